@@ -1,0 +1,100 @@
+/** The shape of a validated PROCESS.md, as the rest of workboard uses it. */
+
+export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'datetime', 'list', 'object', 'person'] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+export const STEP_KINDS = ['agent', 'task', 'approve', 'wait', 'wait_until', 'wait_for', 'finish', 'parallel'] as const;
+export type StepKind = (typeof STEP_KINDS)[number];
+
+export const EVIDENCE_KINDS = ['file', 'link'] as const;
+export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
+
+export type Scalar = string | number | boolean;
+
+export interface FieldSpec {
+  type: FieldType;
+  description?: string;
+  optional: boolean;
+  oneOf?: Scalar[];
+  items?: FieldSpec;
+}
+
+export type Fields = Record<string, FieldSpec>;
+
+export interface Route {
+  to: string;
+  when?: string;
+}
+
+export type CheckQuestion =
+  | { kind: 'yes_no'; ask: string; pass?: number; fail?: number }
+  | { kind: 'choice'; ask: string; oneOf: Record<string, string>; pass: string[]; unsure: string[]; confidence?: number }
+  | { kind: 'rubric'; ask: string; levels: string[]; pass: number; confidence?: number };
+
+export interface Step {
+  id: string;
+  kind: StepKind;
+  /** The kind key's value: instructions, duration, data path, event name or outcome. Empty for parallel. */
+  value: string;
+  /** Branch entries of a parallel step. */
+  branches?: string[];
+  output?: Fields;
+  evidence?: EvidenceKind[];
+  /**
+   * Where the run goes next, resolved: a step id (the following step when the
+   * file names none), `join` inside a parallel branch, a list of routes, or
+   * null for a finish.
+   */
+  next: string | Route[] | null;
+  person?: string;
+  onReject?: string;
+  due?: string;
+  timeout?: string;
+  onTimeout?: string;
+  check?: CheckQuestion[];
+  advisory?: boolean;
+}
+
+export interface Process {
+  name: string;
+  description: string;
+  inputs: Fields;
+  requires?: { systems: string[] };
+  steps: Step[];
+  /** The frontmatter exactly as parsed: what the content hash covers and what tools echo back. */
+  frontmatter: Record<string, unknown>;
+  body: string;
+}
+
+/** The reserved `next` value that ends a parallel branch. */
+export const JOIN = 'join';
+
+export const NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const STEP_ID_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
+/** Our rule for role names: like a step id but may start with a digit; never a dot (a dot makes a path). */
+export const ROLE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+/** Our rule for field names: a letter first, so `__proto__` and friends can never be fields. */
+export const FIELD_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+export const DURATION_PATTERN = /^(\d{1,9})(m|h|d)$/;
+
+export function stepsById(process: Pick<Process, 'steps'>): Map<string, Step> {
+  return new Map(process.steps.map((s) => [s.id, s]));
+}
+
+/** The step ids a step can move to along `next` and `on_timeout` (not `on_reject`, not `join`). */
+export function forwardTargets(step: Step): string[] {
+  const out: string[] = [];
+  if (typeof step.next === 'string') out.push(step.next);
+  else if (Array.isArray(step.next)) out.push(...step.next.map((r) => r.to));
+  if (step.onTimeout !== undefined) out.push(step.onTimeout);
+  return out.filter((t) => t !== JOIN);
+}
+
+/** Duration in milliseconds; the pattern is checked at validation. */
+export function durationMs(d: string): number {
+  const m = DURATION_PATTERN.exec(d);
+  if (!m) throw new Error(`not a duration: ${d}`);
+  const n = Number(m[1]);
+  const unit = m[2] === 'm' ? 60_000 : m[2] === 'h' ? 3_600_000 : 86_400_000;
+  return n * unit;
+}
