@@ -294,7 +294,7 @@ class Validator {
         step.value = this.duration(v, kp) ?? '';
         break;
       case 'wait_until':
-        if (typeof v !== 'string') this.add(kp, 'expected a path such as inputs.startDate');
+        if (typeof v !== 'string' || v === '') this.add(kp, 'expected a path such as inputs.startDate');
         else step.value = v;
         break;
       case 'wait_for':
@@ -634,10 +634,26 @@ class Validator {
     const state = new Map<string, 'open' | 'done'>();
     const stack: string[] = [];
     const reported = new Set<string>();
-    const visit = (d: StepDraft) => {
+    // Depth-first with an explicit stack, not recursion: a long chain of steps must not overflow the call stack.
+    const frames: { d: StepDraft; edges: [string, PathSegment[]][]; next: number }[] = [];
+    const open = (d: StepDraft) => {
       state.set(d.step.id, 'open');
       stack.push(d.step.id);
-      for (const [to, path] of this.edges(d)) {
+      frames.push({ d, edges: this.edges(d), next: 0 });
+    };
+    for (const start of drafts) {
+      if (state.has(start.step.id)) continue;
+      open(start);
+      while (frames.length > 0) {
+        const frame = frames[frames.length - 1]!;
+        const edge = frame.edges[frame.next++];
+        if (edge === undefined) {
+          frames.pop();
+          stack.pop();
+          state.set(frame.d.step.id, 'done');
+          continue;
+        }
+        const [to, path] = edge;
         const t = byId.get(to);
         if (!t) continue;
         const st = state.get(to);
@@ -647,12 +663,9 @@ class Validator {
             reported.add(loop);
             this.add(path, `goes back to "${to}" (${loop}); only on_reject may go back`);
           }
-        } else if (st === undefined) visit(t);
+        } else if (st === undefined) open(t);
       }
-      stack.pop();
-      state.set(d.step.id, 'done');
-    };
-    for (const d of drafts) if (!state.has(d.step.id)) visit(d);
+    }
   }
 
   /** Forward edges of a step with the path of the key that makes each one. */

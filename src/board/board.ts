@@ -1,0 +1,93 @@
+/**
+ * A board on disk: find it, create it, open it. Every command and server
+ * works on a `Board`; its `store` is the only way files change.
+ */
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { BoardError } from './errors.js';
+import { BOARD_CHAIN, STATE_DIR, WORK_FILE } from './layout.js';
+import { DEFAULT_SETTINGS, manifestFrom, newManifestData, type Manifest } from './manifest.js';
+import { BoardStore, type StoreOptions } from './store.js';
+import { NAME_PATTERN } from '../process/model.js';
+
+/** How long a writer waits for a lock before answering `retry`. */
+const LOCK_TIMEOUT_MS = 30_000;
+
+export const BOARD_GITIGNORE = `# workboard: coordinator state (locks, leases, journals, secrets) is never committed
+${STATE_DIR}/
+# temp files of an interrupted write; the next writer removes them
+*.tmp-*
+`;
+
+export class Board {
+  private constructor(
+    readonly root: string,
+    readonly store: BoardStore,
+    readonly manifest: Manifest,
+  ) {}
+
+  static async open(root: string, options: Partial<StoreOptions> = {}): Promise<Board> {
+    const abs = path.resolve(root);
+    const probe = new BoardStore(abs, { lockStaleMs: DEFAULT_SETTINGS.lockStaleSeconds * 1000, lockTimeoutMs: LOCK_TIMEOUT_MS, ...options });
+    const doc = await probe.read(WORK_FILE);
+    if (!doc) throw new BoardError('invalid', `no board at ${abs}: ${WORK_FILE} is missing (run workboard init)`);
+    const manifest = manifestFrom(doc);
+    const store = new BoardStore(abs, {
+      lockStaleMs: manifest.settings.lockStaleSeconds * 1000,
+      lockTimeoutMs: LOCK_TIMEOUT_MS,
+      ...options,
+    });
+    return new Board(abs, store, manifest);
+  }
+
+  /**
+   * Find the board root: `--board`, then WORKBOARD_DIR, then the nearest
+   * directory holding WORK.md from `cwd` upwards, as git finds `.git`.
+   */
+  static locate(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+    if (explicit) return path.resolve(cwd, explicit);
+    if (env.WORKBOARD_DIR) return path.resolve(cwd, env.WORKBOARD_DIR);
+    for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+      if (existsSync(path.join(dir, WORK_FILE))) return dir;
+      if (path.dirname(dir) === dir) break;
+    }
+    throw new BoardError('invalid', `no board found: no ${WORK_FILE} in ${cwd} or any parent; pass --board <dir>, set WORKBOARD_DIR, or run workboard init`);
+  }
+
+  /** Create a new board in `dir`: WORK.md, .gitignore, folders. Refuses a folder that already has a board. */
+  static async init(dir: string, opts: { name?: string; title?: string; description?: string; actor: string }): Promise<Board> {
+    const root = path.resolve(dir);
+    if (existsSync(path.join(root, WORK_FILE))) throw new BoardError('conflict', `${root} already has a board (${WORK_FILE} exists)`);
+    const name = opts.name ?? slug(path.basename(root));
+    if (!NAME_PATTERN.test(name) || name.length > 64) {
+      throw new BoardError('invalid', `board name "${name}" must be lowercase words joined by hyphens; pass --name`, [{ path: 'name', message: 'must match ^[a-z0-9]+(-[a-z0-9]+)*$' }]);
+    }
+    await fs.mkdir(root, { recursive: true });
+    for (const d of ['processes', 'runs', 'audit', 'files', STATE_DIR]) await fs.mkdir(path.join(root, d), { recursive: true });
+    for (const d of ['processes', 'runs', 'files']) {
+      const keep = path.join(root, d, '.gitkeep');
+      if (!existsSync(keep)) await fs.writeFile(keep, '');
+    }
+    const gitignore = path.join(root, '.gitignore');
+    const existing = existsSync(gitignore) ? await fs.readFile(gitignore, 'utf8') : '';
+    if (!existing.split('\n').some((l) => l.trim() === `${STATE_DIR}/`)) {
+      await fs.writeFile(gitignore, `${existing}${existing && !existing.endsWith('\n') ? '\n' : ''}${BOARD_GITIGNORE}`);
+    }
+    const store = new BoardStore(root, { lockStaleMs: DEFAULT_SETTINGS.lockStaleSeconds * 1000, lockTimeoutMs: LOCK_TIMEOUT_MS });
+    const title = opts.title ?? name;
+    const description = opts.description ?? 'Runs of our processes, coordinated by workboard.';
+    await store.transact({ kind: 'board' }, (tx) => {
+      tx.write(WORK_FILE, newManifestData(name, title, description), `# ${title}\n\n${description}\n`);
+      tx.audit({ actor: opts.actor, action: 'board.created', entity: WORK_FILE, changes: { name } });
+    });
+    return Board.open(root);
+  }
+
+  get chainFiles(): string {
+    return BOARD_CHAIN;
+  }
+}
+
+function slug(s: string): string {
+  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 64) || 'board';
+}

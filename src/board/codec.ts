@@ -1,0 +1,37 @@
+/**
+ * How board files look on disk, for reviewers reading git diffs: YAML
+ * frontmatter in a fixed key order, block style, timestamps and other
+ * ambiguous strings double-quoted, LF line ends, one final newline.
+ * Rendering the same data twice gives the same bytes.
+ */
+import { Document, Scalar, visit } from 'yaml';
+
+/** Strings a YAML 1.1 reader would take for a date, boolean or null: quote them for every reader's sake. */
+const AMBIGUOUS = /^(\d{4}-\d{2}-\d{2}([Tt ].*)?|y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE|false|False|FALSE|null|Null|NULL|~|)$/;
+
+/** Order the top-level keys: known keys first in the given order, then any others as they came. */
+export function ordered(data: Record<string, unknown>, order: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of order) if (Object.hasOwn(data, k) && data[k] !== undefined) out[k] = data[k];
+  for (const k of Object.keys(data)) if (!Object.hasOwn(out, k) && data[k] !== undefined) out[k] = data[k];
+  return out;
+}
+
+export function renderYaml(data: unknown): string {
+  const doc = new Document(data, { version: '1.2', schema: 'core' });
+  visit(doc, {
+    Scalar(key, node: Scalar) {
+      if (key === 'key') return;
+      if (typeof node.value === 'string' && AMBIGUOUS.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  return doc.toString({ lineWidth: 0, minContentWidth: 0, indent: 2, indentSeq: true, blockQuote: 'literal', nullStr: 'null' });
+}
+
+/** A markdown file: `---`, the YAML, `---`, then the body with exactly one final newline (or none when empty). */
+export function renderMarkdown(data: Record<string, unknown>, body: string, order: readonly string[] = []): string {
+  const yaml = renderYaml(ordered(data, order));
+  const text = body.replace(/\r\n/g, '\n').replace(/\n*$/, '');
+  return `---\n${yaml}---\n${text === '' ? '' : `${text}\n`}`;
+}
+

@@ -1,0 +1,90 @@
+/** The few file operations the write path is built from, with their fsyncs. */
+import { randomBytes } from 'node:crypto';
+import { promises as fs, constants, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import path from 'node:path';
+
+export const HOST = hostname();
+
+/**
+ * Read a whole small file, or null when it does not exist. Synchronous on
+ * purpose: board files are small, and a blocking read takes microseconds
+ * where the promise API's five thread-pool round trips take milliseconds.
+ */
+export async function readIfExists(file: string): Promise<Buffer | null> {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return null;
+    throw e;
+  }
+}
+
+export function isCode(e: unknown, ...codes: string[]): boolean {
+  return typeof e === 'object' && e !== null && codes.includes((e as NodeJS.ErrnoException).code ?? '');
+}
+
+/** A temp file name in the same directory, so rename never crosses a filesystem. */
+export function tempPathFor(file: string): string {
+  return `${file}.tmp-${HOST}-${process.pid}-${randomBytes(4).toString('hex')}`;
+}
+
+export const TEMP_MARK = '.tmp-';
+
+/** Write a file's bytes to a new temp file beside it and fsync it. Returns the temp path. */
+export async function writeTemp(file: string, data: string | Uint8Array): Promise<string> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = tempPathFor(file);
+  const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  return tmp;
+}
+
+export async function fsyncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await fs.open(dir, constants.O_RDONLY);
+    await fh.sync();
+  } catch (e) {
+    // Some filesystems refuse fsync on a directory; the rename is still atomic there.
+    if (!isCode(e, 'EISDIR', 'EINVAL', 'EPERM', 'ENOENT')) throw e;
+  } finally {
+    await fh?.close();
+  }
+}
+
+/** Replace a file atomically: temp + fsync + rename + directory fsync. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const tmp = await writeTemp(file, data);
+  await fs.rename(tmp, file);
+  await fsyncDir(path.dirname(file));
+}
+
+/** Append bytes and fsync before returning. */
+export async function appendDurable(file: string, data: string): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const fh = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o644);
+  try {
+    await fh.write(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function removeIfExists(file: string): Promise<boolean> {
+  try {
+    await fs.unlink(file);
+    return true;
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return false;
+    throw e;
+  }
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -1,0 +1,92 @@
+/**
+ * Where everything lives on a board, and which paths are safe. Every id that
+ * becomes part of a path is checked here first, so no input can address a
+ * file outside the board (no `..`, no separators, no NUL, no absolute paths).
+ */
+import path from 'node:path';
+import { NAME_PATTERN, STEP_ID_PATTERN } from '../process/model.js';
+import type { FileKind } from './schemas.js';
+
+export const RUN_ID_PATTERN = /^r-[0-9a-z]{26}$/;
+
+export type Scope = { kind: 'run'; id: string } | { kind: 'board' };
+
+export const WORK_FILE = 'WORK.md';
+export const STATE_DIR = '.work';
+export const BOARD_CHAIN = 'audit/board.jsonl';
+
+export function isRunId(id: string): boolean {
+  return RUN_ID_PATTERN.test(id);
+}
+
+function assertId(id: string, pattern: RegExp, what: string): void {
+  if (!pattern.test(id)) throw new Error(`not a valid ${what}: ${JSON.stringify(id)}`);
+}
+
+export const paths = {
+  runDir(runId: string): string {
+    assertId(runId, RUN_ID_PATTERN, 'run id');
+    return `runs/${runId}`;
+  },
+  runFile(runId: string): string {
+    return `${paths.runDir(runId)}/RUN.md`;
+  },
+  stepFile(runId: string, stepId: string): string {
+    assertId(stepId, STEP_ID_PATTERN, 'step id');
+    return `${paths.runDir(runId)}/${stepId}.md`;
+  },
+  runChain(runId: string): string {
+    return `${paths.runDir(runId)}/audit.jsonl`;
+  },
+  processDir(name: string): string {
+    assertId(name, NAME_PATTERN, 'process name');
+    return `processes/${name}`;
+  },
+  draft(name: string): string {
+    return `${paths.processDir(name)}/PROCESS.md`;
+  },
+  versionDir(name: string, version: number): string {
+    if (!Number.isSafeInteger(version) || version < 1) throw new Error(`not a valid version: ${version}`);
+    return `${paths.processDir(name)}/v${version}`;
+  },
+  leaseDir(runId: string): string {
+    return `${STATE_DIR}/leases/${paths.runDir(runId).slice('runs/'.length)}`;
+  },
+};
+
+/** The lock, journal, audit chain and directories that belong to one scope. */
+export function scopeFiles(scope: Scope): { name: string; lock: string; journal: string; chain: string; head: string | null; dirs: string[] } {
+  if (scope.kind === 'board') {
+    return { name: 'board', lock: `${STATE_DIR}/locks/board.lock`, journal: `${STATE_DIR}/journal/board.json`, chain: BOARD_CHAIN, head: null, dirs: ['.', 'audit'] };
+  }
+  const dir = paths.runDir(scope.id);
+  return {
+    name: `run ${scope.id}`,
+    lock: `${STATE_DIR}/locks/run-${scope.id}.lock`,
+    journal: `${STATE_DIR}/journal/run-${scope.id}.json`,
+    chain: paths.runChain(scope.id),
+    head: paths.runFile(scope.id),
+    dirs: [dir, paths.leaseDir(scope.id)],
+  };
+}
+
+/** Which schema a committed markdown file is checked against, by where it lives. */
+export function fileKind(rel: string): FileKind | null {
+  if (rel === WORK_FILE) return 'work';
+  if (/^processes\/[^/]+\/v\d+\/VERSION\.md$/.test(rel)) return 'version';
+  if (/^runs\/[^/]+\/RUN\.md$/.test(rel)) return 'run';
+  if (/^runs\/[^/]+\/[^/]+\.md$/.test(rel)) return 'step';
+  return null;
+}
+
+/** Is a relative path inside the board (after normalisation) and free of NUL? */
+export function isInside(rel: string): boolean {
+  if (rel.includes('\0') || path.isAbsolute(rel)) return false;
+  const norm = path.posix.normalize(rel);
+  return norm !== '..' && !norm.startsWith('../') && norm !== '';
+}
+
+/** Uncommitted coordinator state: never audited, never part of board truth. */
+export function isStatePath(rel: string): boolean {
+  return rel === STATE_DIR || rel.startsWith(`${STATE_DIR}/`);
+}

@@ -1,0 +1,159 @@
+/**
+ * Exclusive lock files (AIP-20 §4.2): created with O_CREAT|O_EXCL, holding
+ * `{host, pid, acquiredAt, token}`, retried with jittered backoff.
+ *
+ * A lock may be broken when its holder is provably gone: on this host, its
+ * pid no longer exists; on another host, it is older than lockStaleSeconds;
+ * a lock file left empty by a writer that died creating it, after a second.
+ * A live pid on this host is always respected, however old its lock. Breaking
+ * goes through a second exclusive file so two waiters can never both break
+ * and one of them delete the other's fresh lock.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs, constants } from 'node:fs';
+import path from 'node:path';
+import { HOST, isCode, readIfExists, removeIfExists, sleep } from './fsutil.js';
+
+export interface LockInfo {
+  host: string;
+  pid: number;
+  acquiredAt: string;
+  token: string;
+}
+
+export interface LockOptions {
+  staleMs: number;
+  /** Give up after this long; the caller reports `retry`. */
+  timeoutMs: number;
+  now?: () => number;
+}
+
+export class LockTimeout extends Error {
+  constructor(readonly file: string, readonly holder: LockInfo | null) {
+    super(`lock ${path.basename(file)} is held${holder ? ` by pid ${holder.pid} on ${holder.host} since ${holder.acquiredAt}` : ''}`);
+  }
+}
+
+export interface HeldLock {
+  file: string;
+  info: LockInfo;
+  /** Locks found stale and broken on the way in, for the audit. */
+  broken: LockInfo[];
+  release(): Promise<void>;
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return !isCode(e, 'ESRCH');
+  }
+}
+
+async function tryCreate(file: string, info: LockInfo): Promise<boolean> {
+  let fh;
+  try {
+    fh = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  } catch (e) {
+    if (isCode(e, 'EEXIST')) return false;
+    if (isCode(e, 'ENOENT')) {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      return tryCreate(file, info);
+    }
+    throw e;
+  }
+  try {
+    await fh.writeFile(JSON.stringify(info));
+  } finally {
+    await fh.close();
+  }
+  return true;
+}
+
+/** Read a lock file; a torn or foreign one is described by its mtime alone. */
+async function readLock(file: string): Promise<{ info: LockInfo | null; raw: string; mtimeMs: number } | null> {
+  let stat;
+  try {
+    stat = await fs.stat(file);
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return null;
+    throw e;
+  }
+  const buf = await readIfExists(file);
+  if (buf === null) return null;
+  const raw = buf.toString('utf8');
+  try {
+    const v = JSON.parse(raw) as Partial<LockInfo>;
+    if (typeof v.host === 'string' && typeof v.pid === 'number' && typeof v.acquiredAt === 'string' && typeof v.token === 'string') {
+      return { info: v as LockInfo, raw, mtimeMs: stat.mtimeMs };
+    }
+  } catch {
+    // fall through: unreadable content
+  }
+  return { info: null, raw, mtimeMs: stat.mtimeMs };
+}
+
+/**
+ * A lock file with no readable content was created by a writer that died
+ * before writing it (the write takes microseconds): breakable after this grace.
+ */
+const TORN_LOCK_GRACE_MS = 1000;
+
+export function isBreakable(found: { info: LockInfo | null; mtimeMs: number }, staleMs: number, now: number): boolean {
+  const { info } = found;
+  if (!info) return now - found.mtimeMs > Math.min(staleMs, TORN_LOCK_GRACE_MS);
+  if (info.host === HOST) return !pidAlive(info.pid);
+  const acquired = Date.parse(info.acquiredAt);
+  return !Number.isFinite(acquired) || now - acquired > staleMs;
+}
+
+export async function acquireLock(file: string, opts: LockOptions): Promise<HeldLock> {
+  const now = opts.now ?? Date.now;
+  const start = now();
+  const broken: LockInfo[] = [];
+  let delay = 1;
+  for (;;) {
+    const info: LockInfo = { host: HOST, pid: process.pid, acquiredAt: new Date(now()).toISOString(), token: randomBytes(8).toString('hex') };
+    if (await tryCreate(file, info)) {
+      return { file, info, broken, release: () => releaseLock(file, info) };
+    }
+    const found = await readLock(file);
+    if (found === null) continue; // released between our two calls
+    if (isBreakable(found, opts.staleMs, now())) {
+      const gone = await breakLock(file, found.raw, opts.staleMs, now);
+      if (gone) {
+        broken.push(found.info ?? { host: '?', pid: 0, acquiredAt: new Date(found.mtimeMs).toISOString(), token: '' });
+        continue;
+      }
+    }
+    if (now() - start > opts.timeoutMs) throw new LockTimeout(file, found.info);
+    await sleep(delay * (0.5 + Math.random()));
+    delay = Math.min(delay * 2, 16);
+  }
+}
+
+/** Remove a stale lock only if it is still the very lock we judged stale. */
+async function breakLock(file: string, judged: string, staleMs: number, now: () => number): Promise<boolean> {
+  const guard = `${file}.break`;
+  const guardInfo: LockInfo = { host: HOST, pid: process.pid, acquiredAt: new Date(now()).toISOString(), token: randomBytes(8).toString('hex') };
+  if (!(await tryCreate(guard, guardInfo))) {
+    const g = await readLock(guard);
+    if (g && isBreakable(g, staleMs, now())) await removeIfExists(guard);
+    return false;
+  }
+  try {
+    const again = await readIfExists(file);
+    if (again === null || again.toString('utf8') !== judged) return false;
+    await removeIfExists(file);
+    return true;
+  } finally {
+    await removeIfExists(guard);
+  }
+}
+
+async function releaseLock(file: string, info: LockInfo): Promise<void> {
+  const buf = await readIfExists(file);
+  // Only remove our own lock: if it was broken and retaken meanwhile, it is not ours to delete.
+  if (buf !== null && buf.toString('utf8') === JSON.stringify(info)) await removeIfExists(file);
+}

@@ -1,0 +1,190 @@
+/**
+ * Published processes on a board: `processes/<name>/v<N>/PROCESS.md` byte
+ * for byte as published, never rewritten, beside `VERSION.md` with its
+ * number, content hash, who published it and the role → group map.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Issue } from '../core/issues.js';
+import { loadProcess } from '../process/load.js';
+import type { Process } from '../process/model.js';
+import type { Offer } from '../process/profiles.js';
+import type { Board } from './board.js';
+import { BoardError } from './errors.js';
+import { isCode, readIfExists } from './fsutil.js';
+import { paths, WORK_FILE } from './layout.js';
+import { manifestFrom } from './manifest.js';
+import { canonicalJson } from '../process/hash.js';
+
+export interface PublishedVersion {
+  name: string;
+  version: number;
+  hash: string;
+  publishedAt: string;
+  publishedBy: string;
+  roles: Record<string, string>;
+  process: Process;
+}
+
+/** The role names a process assigns people by (not `initiator`, not paths). */
+export function roleNames(process: Process): string[] {
+  const roles = new Set<string>();
+  for (const s of process.steps) if (s.person !== undefined && s.person !== 'initiator' && !s.person.includes('.')) roles.add(s.person);
+  return [...roles];
+}
+
+export async function listVersions(board: Board, name: string): Promise<number[]> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(board.store.abs(paths.processDir(name)));
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
+    throw e;
+  }
+  return entries
+    .map((e) => /^v([1-9]\d*)$/.exec(e))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => Number(m[1]))
+    .sort((a, b) => a - b);
+}
+
+export async function listProcessNames(board: Board): Promise<string[]> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(board.store.abs('processes'));
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return [];
+    throw e;
+  }
+  const names: string[] = [];
+  for (const e of entries.sort()) {
+    try {
+      if ((await listVersions(board, e)).length > 0) names.push(e);
+    } catch {
+      // not a process folder
+    }
+  }
+  return names;
+}
+
+/**
+ * Load a published version and check that its bytes still hash to what was
+ * recorded at publication. A version that no longer matches is never served.
+ */
+export async function loadVersion(board: Board, name: string, version: number, offer: Offer): Promise<PublishedVersion> {
+  const dir = paths.versionDir(name, version);
+  const meta = await board.store.read(`${dir}/VERSION.md`);
+  const text = await readIfExists(board.store.abs(`${dir}/PROCESS.md`));
+  if (!meta || text === null) throw new BoardError('invalid', `process ${name} has no version ${version}`);
+  const loaded = loadProcess(text.toString('utf8'), offer);
+  if (!loaded.ok) throw new BoardError('invalid', `${dir}/PROCESS.md no longer validates`, loaded.issues);
+  const d = meta.data as { hash: string; publishedAt: string; publishedBy: string; roles: Record<string, string> };
+  if (loaded.hash !== d.hash) {
+    throw new BoardError('corrupt', `${dir}/PROCESS.md was changed after publication: its hash is ${loaded.hash}, VERSION.md records ${d.hash}`, [
+      { path: `${dir}/PROCESS.md`, message: 'content hash does not match the published hash' },
+    ]);
+  }
+  return { name, version, hash: d.hash, publishedAt: d.publishedAt, publishedBy: d.publishedBy, roles: d.roles, process: loaded.process };
+}
+
+export interface PublishRequest {
+  /** The folder holding PROCESS.md; its name must equal the process name. */
+  folder: string;
+  /** Role → group, as given (`--role finance-approver=finance`). */
+  roles: Record<string, string>;
+  actor: string;
+  offer: Offer;
+}
+
+export interface PublishResult {
+  name: string;
+  version: number;
+  hash: string;
+  created: boolean;
+  roles: Record<string, string>;
+  requires: { systems: string[] } | null;
+}
+
+/** What publishing would need that is missing: roles without a group. For prompting before `publish`. */
+export async function missingRoles(board: Board, process: Process, given: Record<string, string>): Promise<string[]> {
+  const resolved = await resolveRoles(board, process, given, board.manifest.groups);
+  return roleNames(process).filter((r) => !Object.hasOwn(resolved, r));
+}
+
+async function resolveRoles(board: Board, process: Process, given: Record<string, string>, groups: Record<string, string[]>): Promise<Record<string, string>> {
+  const versions = await listVersions(board, process.name);
+  const latest = versions[versions.length - 1];
+  const previous = latest ? (((await board.store.read(`${paths.versionDir(process.name, latest)}/VERSION.md`))?.data.roles ?? {}) as Record<string, string>) : {};
+  const out: Record<string, string> = {};
+  for (const role of roleNames(process)) {
+    const group = given[role] ?? previous[role] ?? (Object.hasOwn(groups, role) ? role : undefined);
+    if (group !== undefined) out[role] = group;
+  }
+  return out;
+}
+
+export async function publish(board: Board, req: PublishRequest): Promise<PublishResult> {
+  const file = path.join(req.folder, 'PROCESS.md');
+  const bytes = await readIfExists(file);
+  if (bytes === null) throw new BoardError('invalid', `${file} not found`, [{ path: '', message: `no PROCESS.md in ${req.folder}` }]);
+  const text = bytes.toString('utf8');
+  const loaded = loadProcess(text, req.offer);
+  if (!loaded.ok) throw new BoardError('invalid', `${file} is not a valid process`, loaded.issues);
+  const { process, hash } = loaded;
+
+  const { value } = await board.store.transact({ kind: 'board' }, async (tx) => {
+    // The manifest as it is now, under the lock (a hand edit to WORK.md is adopted here).
+    const work = await tx.read(WORK_FILE);
+    const groups = work ? manifestFrom(work).groups : {};
+    const roles = await resolveRoles(board, process, req.roles, groups);
+    const issues: Issue[] = [];
+    const folderName = path.basename(path.resolve(req.folder));
+    if (folderName !== process.name) issues.push({ path: 'name', message: `"${process.name}" differs from its folder name "${folderName}"; a process travels in a folder of its own name` });
+    for (const role of roleNames(process)) {
+      const group = roles[role];
+      if (group === undefined) issues.push({ path: 'roles', message: `role "${role}" has no group; pass --role ${role}=<group>` });
+      else if (!Object.hasOwn(groups, group)) issues.push({ path: 'roles', message: `role "${role}" maps to group "${group}", which WORK.md does not declare` });
+    }
+    for (const role of Object.keys(req.roles)) {
+      if (!roleNames(process).includes(role)) issues.push({ path: 'roles', message: `role "${role}" is not used by any step of ${process.name}` });
+    }
+    if (issues.length > 0) throw new BoardError('invalid', `cannot publish ${process.name}`, issues);
+
+    const versions = await listVersions(board, process.name);
+    const latest = versions[versions.length - 1];
+    if (latest !== undefined) {
+      const meta = await tx.read(`${paths.versionDir(process.name, latest)}/VERSION.md`);
+      if (meta && meta.data.hash === hash && canonicalJson(meta.data.roles) === canonicalJson(roles)) {
+        return { version: latest, created: false, roles };
+      }
+    }
+    const version = (latest ?? 0) + 1;
+    const dir = paths.versionDir(process.name, version);
+    await tx.create(`${dir}/PROCESS.md`, text);
+    tx.write(
+      `${dir}/VERSION.md`,
+      {
+        process: process.name,
+        version,
+        hash,
+        publishedAt: tx.now.toISOString(),
+        publishedBy: req.actor,
+        roles,
+        profiles: profilesUsed(process),
+        ...(process.requires ? { requires: process.requires } : {}),
+      },
+      `# ${process.name} v${version}\n\n${process.description}\n`,
+    );
+    tx.audit({ actor: req.actor, action: 'process.published', entity: `${process.name}@v${version}`, changes: { version, hash, roles } });
+    return { version, created: true, roles };
+  });
+  return { name: process.name, version: value.version, hash, created: value.created, roles: value.roles, requires: process.requires ?? null };
+}
+
+/** The profiles a process needs, recorded on its version. */
+export function profilesUsed(process: Process): string[] {
+  const out: string[] = [];
+  if (process.steps.some((s) => s.kind === 'parallel')) out.push('parallel-1');
+  if (process.steps.some((s) => s.check !== undefined)) out.push('check-1');
+  return out;
+}

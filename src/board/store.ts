@@ -1,0 +1,566 @@
+/**
+ * The board store: plain files as the only truth, safe under many writer
+ * processes and crashes (AIP-20 §4, DESIGN.md "The write path").
+ *
+ * A transaction holds one scope's lock file, rolls forward any journal a dead
+ * writer left, reads files (checking each against the audit chain's record of
+ * what the board's writers last wrote: anything else is an external edit),
+ * stages writes, and commits them all-or-nothing:
+ *
+ *   temp files + fsync → journal + fsync → renames → dir fsync → audit append + fsync → journal removed
+ *
+ * A crash before the journal exists leaves the old state (orphan temps are
+ * cleaned by the next writer); a crash after leaves a journal that the next
+ * writer, or start-up, rolls forward to the whole new state.
+ *
+ * Readers never lock: `read` sees whole files (rename is atomic), and
+ * `snapshot` sees one consistent state of a scope across several files.
+ */
+import { randomBytes } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Issue } from '../core/issues.js';
+import { sha256Hex } from '../process/hash.js';
+import { parseMarkdown } from '../process/parse.js';
+import { eventLine, recordedFiles, sealEvent, verifyChain, type AuditDraft, type AuditEvent, type ChainHead } from './audit.js';
+import { renderMarkdown } from './codec.js';
+import { BoardError } from './errors.js';
+import { appendDurable, fsyncDir, isCode, readIfExists, removeIfExists, sleep, TEMP_MARK, writeFileAtomic, writeTemp } from './fsutil.js';
+import { fileKind, isInside, isStatePath, scopeFiles, type Scope } from './layout.js';
+import { acquireLock, LockTimeout, type LockInfo } from './lock.js';
+import { keyOrder, schemaIssues } from './schemas.js';
+
+export interface BoardDoc {
+  rel: string;
+  data: Record<string, unknown>;
+  body: string;
+  rev: number;
+  sha256: string;
+}
+
+export interface StoreOptions {
+  lockStaleMs: number;
+  lockTimeoutMs: number;
+  now?: () => Date;
+}
+
+/** A parsed and schema-checked committed markdown file, or every problem with it. */
+export function decodeDoc(rel: string, bytes: Buffer): { ok: true; doc: BoardDoc } | { ok: false; issues: Issue[] } {
+  const text = bytes.toString('utf8');
+  const parsed = parseMarkdown(text);
+  if (!parsed.ok) return parsed;
+  const data = parsed.value.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, issues: [{ path: '', message: 'frontmatter must be a map' }] };
+  const kind = fileKind(rel);
+  if (kind) {
+    const issues = schemaIssues(kind, data).map((i) => ({ ...i, ...(parsed.value.locate(i.path.split(/\.|\[|\]/).filter(Boolean)) ?? {}) }));
+    if (issues.length > 0) return { ok: false, issues };
+  }
+  const rev = (data as Record<string, unknown>).rev;
+  if (typeof rev !== 'number' || !Number.isInteger(rev) || rev < 1) return { ok: false, issues: [{ path: 'rev', message: 'required: a whole number from 1' }] };
+  return { ok: true, doc: { rel, data: data as Record<string, unknown>, body: parsed.value.body, rev, sha256: sha256Hex(bytes) } };
+}
+
+export function encodeDoc(rel: string, data: Record<string, unknown>, body: string): string {
+  const kind = fileKind(rel);
+  return renderMarkdown(data, body, kind ? keyOrder(kind) : ['rev']);
+}
+
+/** Replace the single top-level `rev:` line of a file's frontmatter, or undefined when there is not exactly one. */
+export function withRev(text: string, rev: number): string | undefined {
+  const lines = text.split('\n');
+  const close = lines.findIndex((l, i) => i > 0 && l.replace(/\r$/, '') === '---');
+  if (close < 0) return undefined;
+  const hits = lines.slice(1, close).map((l, i) => (/^rev:\s*\d+\s*(#.*)?\r?$/.test(l) ? i + 1 : -1)).filter((i) => i > 0);
+  if (hits.length !== 1) return undefined;
+  const at = hits[0]!;
+  lines[at] = lines[at]!.replace(/^rev:\s*\d+/, `rev: ${rev}`);
+  return lines.join('\n');
+}
+
+interface Journal {
+  id: string;
+  scope: string;
+  renames: { tmp: string; to: string }[];
+  removes: string[];
+  chain: string;
+  lines: string[];
+  firstSeq: number;
+}
+
+type Staged =
+  | { kind: 'doc'; data: Record<string, unknown>; body: string }
+  | { kind: 'raw'; bytes: string }
+  | { kind: 'create'; bytes: string }
+  | { kind: 'adopt'; text: string; data: Record<string, unknown>; body: string }
+  | { kind: 'remove' };
+
+/** One transaction on one scope, under its lock. */
+export class Tx {
+  private readonly staged = new Map<string, Staged>();
+  private readonly drafts: AuditDraft[] = [];
+  private readonly seen = new Map<string, BoardDoc | null>();
+  private readonly adopted: { rel: string; fileRev: number; knownRev: number; sha256: string }[] = [];
+
+  constructor(
+    private readonly store: BoardStore,
+    readonly scope: Scope,
+    private readonly recorded: Map<string, { rev: number; sha256: string }>,
+    readonly now: Date,
+    readonly brokenLocks: LockInfo[],
+  ) {}
+
+  /**
+   * Read a committed markdown file of this scope. A file whose bytes differ
+   * from what the audit chain records is an external edit: adopted when it
+   * is valid and not older than the recorded rev, refused otherwise.
+   */
+  async read(rel: string): Promise<BoardDoc | null> {
+    const cached = this.seen.get(rel);
+    if (cached !== undefined) return cached;
+    const bytes = await readIfExists(this.store.abs(rel));
+    const known = this.recorded.get(rel);
+    if (bytes === null) {
+      if (known) throw new BoardError('invalid', `${rel} was deleted outside workboard`, [{ path: rel, message: `missing; the audit chain records rev ${known.rev}` }]);
+      this.seen.set(rel, null);
+      return null;
+    }
+    const decoded = decodeDoc(rel, bytes);
+    if (!decoded.ok) {
+      throw new BoardError('invalid', `${rel} is not a valid board file; fix it or restore it from git`, decoded.issues.map((i) => ({ ...i, path: i.path ? `${rel}: ${i.path}` : rel })));
+    }
+    const doc = decoded.doc;
+    if (!known || known.sha256 !== doc.sha256) {
+      const knownRev = known?.rev ?? 0;
+      if (doc.rev < knownRev) {
+        throw new BoardError('invalid', `${rel} was edited outside workboard from an older version`, [
+          { path: `${rel}: rev`, message: `${doc.rev} is below the last recorded rev ${knownRev}; redo the edit on the current file` },
+        ]);
+      }
+      this.adopted.push({ rel, fileRev: doc.rev, knownRev, sha256: doc.sha256 });
+      // Adoption rewrites the file with rev max(known, file) + 1 when this transaction commits.
+      const rev = Math.max(knownRev, doc.rev);
+      doc.rev = rev;
+      doc.data = { ...doc.data, rev };
+      this.staged.set(rel, { kind: 'adopt', text: bytes.toString('utf8'), data: doc.data, body: doc.body });
+    }
+    this.seen.set(rel, doc);
+    return doc;
+  }
+
+  /** Compare-and-swap: refuse with `conflict` (carrying the current file) when its rev is not the one expected. */
+  async expectRev(rel: string, rev: number): Promise<BoardDoc | null> {
+    const doc = await this.read(rel);
+    const current = doc?.rev ?? 0;
+    if (current !== rev) throw new BoardError('conflict', `${rel} changed: rev ${current}, expected ${rev}`, [{ path: rel, message: `rev is ${current}, not ${rev}` }], doc);
+    return doc;
+  }
+
+  /** Stage a committed markdown file. Its rev is set at commit: unchanged content is not written at all. */
+  write(rel: string, data: Record<string, unknown>, body = ''): void {
+    this.checkPath(rel);
+    if (isStatePath(rel)) throw new Error(`use writeState for ${rel}`);
+    this.staged.set(rel, { kind: 'doc', data, body });
+  }
+
+  /**
+   * Stage a committed file written once and never rewritten (a published
+   * PROCESS.md, byte for byte). Refused if the file already exists.
+   */
+  async create(rel: string, bytes: string): Promise<void> {
+    this.checkPath(rel);
+    if (isStatePath(rel)) throw new Error(`use writeState for ${rel}`);
+    if ((await readIfExists(this.store.abs(rel))) !== null) {
+      throw new BoardError('conflict', `${rel} already exists and is never rewritten`, [{ path: rel, message: 'already exists' }]);
+    }
+    this.staged.set(rel, { kind: 'create', bytes });
+  }
+
+  /** Stage a file of coordinator state under `.work/` (leases, replay records). */
+  writeState(rel: string, bytes: string): void {
+    this.checkPath(rel);
+    if (!isStatePath(rel)) throw new Error(`not a state path: ${rel}`);
+    this.staged.set(rel, { kind: 'raw', bytes });
+  }
+
+  removeState(rel: string): void {
+    this.checkPath(rel);
+    if (!isStatePath(rel)) throw new Error(`not a state path: ${rel}`);
+    this.staged.set(rel, { kind: 'remove' });
+  }
+
+  async readState(rel: string): Promise<string | null> {
+    this.checkPath(rel);
+    const st = this.staged.get(rel);
+    if (st?.kind === 'raw') return st.bytes;
+    if (st?.kind === 'remove') return null;
+    return (await readIfExists(this.store.abs(rel)))?.toString('utf8') ?? null;
+  }
+
+  audit(draft: Omit<AuditDraft, 'input'> & { changes?: Record<string, unknown>; input?: Record<string, unknown> }): void {
+    this.drafts.push({ actor: draft.actor, action: draft.action, entity: draft.entity, input: { fromRev: 0, toRev: 0, ...(draft.input ?? {}), ...(draft.changes ? { changes: draft.changes } : {}) } });
+  }
+
+  private checkPath(rel: string) {
+    if (!isInside(rel)) throw new BoardError('invalid', `path outside the board: ${JSON.stringify(rel)}`, [{ path: '', message: `path outside the board: ${JSON.stringify(rel)}` }]);
+  }
+
+  /** @internal */
+  plan(): { staged: Map<string, Staged>; drafts: AuditDraft[]; adopted: Tx['adopted']; seen: Map<string, BoardDoc | null> } {
+    return { staged: this.staged, drafts: this.drafts, adopted: this.adopted, seen: this.seen };
+  }
+}
+
+export interface CommitReport {
+  /** Committed files written (relative paths), with their new revs. */
+  written: Record<string, number>;
+  events: AuditEvent[];
+}
+
+interface ChainState {
+  size: number;
+  lines: number;
+  head: ChainHead | null;
+  recorded: Map<string, { rev: number; sha256: string }>;
+}
+
+export class BoardStore {
+  readonly root: string;
+  private readonly now: () => Date;
+  private readonly chains = new Map<string, ChainState>();
+
+  constructor(root: string, readonly options: StoreOptions) {
+    this.root = path.resolve(root);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  abs(rel: string): string {
+    return path.join(this.root, rel);
+  }
+
+  /** Read one committed markdown file without locking. Never sees a torn file. */
+  async read(rel: string): Promise<BoardDoc | null> {
+    if (!isInside(rel)) return null;
+    const bytes = await readIfExists(this.abs(rel));
+    if (bytes === null) return null;
+    const d = decodeDoc(rel, bytes);
+    if (!d.ok) throw new BoardError('invalid', `${rel} is not a valid board file`, d.issues.map((i) => ({ ...i, path: i.path ? `${rel}: ${i.path}` : rel })));
+    return d.doc;
+  }
+
+  /**
+   * Run `fn` under the scope's lock and commit what it staged, all or nothing.
+   * If `fn` throws, nothing is written and nothing is audited.
+   */
+  async transact<T>(scope: Scope, fn: (tx: Tx) => Promise<T> | T): Promise<{ value: T; commit: CommitReport }> {
+    const sf = scopeFiles(scope);
+    let held;
+    try {
+      held = await acquireLock(this.abs(sf.lock), { staleMs: this.options.lockStaleMs, timeoutMs: this.options.lockTimeoutMs, now: () => this.now().getTime() });
+    } catch (e) {
+      if (e instanceof LockTimeout) throw new BoardError('busy', `${sf.name} is busy: ${e.message}; retry`, []);
+      throw e;
+    }
+    try {
+      await this.rollForward(scope);
+      await this.cleanTemps(scope);
+      const chain = await this.chainState(sf.chain);
+      const tx = new Tx(this, scope, new Map(chain.recorded), this.now(), held.broken);
+      const value = await fn(tx);
+      const commit = await this.commit(scope, tx, chain.head);
+      return { value, commit };
+    } finally {
+      await held.release();
+    }
+  }
+
+  private async commit(scope: Scope, tx: Tx, head: ChainHead | null): Promise<CommitReport> {
+    const sf = scopeFiles(scope);
+    const { staged, drafts, adopted, seen } = tx.plan();
+    const now = tx.now.toISOString();
+
+    // Final bytes for every staged file; unchanged content is dropped.
+    const writes: { rel: string; bytes: string }[] = [];
+    const removes: string[] = [];
+    const written: Record<string, { rev: number; sha256: string; fromRev: number }> = {};
+    const adoptedRels = new Set(adopted.map((a) => a.rel));
+    for (const [rel, st] of staged) {
+      if (st.kind === 'remove') {
+        if ((await readIfExists(this.abs(rel))) !== null) removes.push(rel);
+        continue;
+      }
+      if (st.kind === 'create') {
+        writes.push({ rel, bytes: st.bytes });
+        written[rel] = { rev: 1, sha256: sha256Hex(st.bytes), fromRev: 0 };
+        continue;
+      }
+      if (st.kind === 'raw') {
+        const cur = await readIfExists(this.abs(rel));
+        if (cur === null || cur.toString('utf8') !== st.bytes) writes.push({ rel, bytes: st.bytes });
+        continue;
+      }
+      const current = seen.has(rel) ? seen.get(rel)! : await this.readCurrent(rel);
+      const currentRev = current?.rev ?? 0;
+      if (st.kind === 'adopt') {
+        // Keep the editor's bytes (comments, layout); only the rev line moves on.
+        const rev = currentRev + 1;
+        const bytes = withRev(st.text, rev) ?? encodeDoc(rel, { ...st.data, rev }, st.body);
+        writes.push({ rel, bytes });
+        written[rel] = { rev, sha256: sha256Hex(bytes), fromRev: currentRev };
+        continue;
+      }
+      const same = current !== null && !adoptedRels.has(rel) && encodeDoc(rel, { ...st.data, rev: currentRev }, st.body) === encodeDoc(rel, current.data, current.body);
+      if (same) continue;
+      const rev = currentRev + 1;
+      const bytes = encodeDoc(rel, { ...st.data, rev }, st.body);
+      writes.push({ rel, bytes });
+      written[rel] = { rev, sha256: sha256Hex(bytes), fromRev: currentRev };
+    }
+    const committedWrites = Object.keys(written);
+    if (writes.length === 0 && removes.length === 0 && drafts.length === 0) return { written: {}, events: [] };
+
+    // Audit: adoptions first, then the caller's events; the last event records every file written.
+    const events: AuditDraft[] = adopted.map((a) => ({
+      actor: 'external',
+      action: `${fileKind(a.rel) ?? 'file'}.external-edit`,
+      entity: a.rel,
+      input: { fromRev: a.knownRev, toRev: written[a.rel]?.rev ?? a.fileRev, changes: { fileRev: a.fileRev, sha256: a.sha256 } },
+    }));
+    for (const info of tx.brokenLocks) {
+      events.push({ actor: 'coordinator', action: 'lock.broken', entity: sf.lock, input: { fromRev: 0, toRev: 0, holder: { ...info } } });
+    }
+    events.push(...drafts);
+    if (committedWrites.length > 0 && drafts.length === 0 && adopted.length === 0) {
+      throw new Error(`a transaction on ${sf.name} changed committed files without an audit event`);
+    }
+    const headRel = sf.head ?? committedWrites[0];
+    const headRev = headRel && written[headRel] ? written[headRel] : undefined;
+    const headBefore = headRel ? ((seen.get(headRel)?.rev ?? (await this.readCurrent(headRel))?.rev) ?? 0) : 0;
+    for (const ev of events) {
+      if (ev.input.fromRev === 0 && ev.input.toRev === 0) {
+        ev.input.fromRev = headBefore;
+        ev.input.toRev = headRev?.rev ?? headBefore;
+      }
+    }
+    const last = events[events.length - 1];
+    if (last && committedWrites.length > 0) {
+      last.input.files = Object.fromEntries(committedWrites.sort().map((rel) => [rel, { rev: written[rel]!.rev, sha256: written[rel]!.sha256 }]));
+    }
+    const sealed: AuditEvent[] = [];
+    let h = head;
+    for (const ev of events) {
+      const s = sealEvent(ev, h, now);
+      sealed.push(s);
+      h = { seq: s.seq, hash: s.hash, ts: s.ts };
+    }
+
+    // 1. temp files, fsynced
+    const renames: { tmp: string; to: string }[] = [];
+    try {
+      for (const w of writes) {
+        const tmp = await writeTemp(this.abs(w.rel), w.bytes);
+        renames.push({ tmp: path.relative(this.root, tmp), to: w.rel });
+      }
+    } catch (e) {
+      await Promise.all(renames.map((r) => removeIfExists(this.abs(r.tmp))));
+      throw e;
+    }
+    // 2. the journal: from here on the commit will complete, now or at roll-forward
+    const journal: Journal = {
+      id: randomBytes(8).toString('hex'),
+      scope: sf.name,
+      renames,
+      removes,
+      chain: sf.chain,
+      lines: sealed.map(eventLine),
+      firstSeq: sealed[0]?.seq ?? 0,
+    };
+    await writeFileAtomic(this.abs(sf.journal), JSON.stringify(journal));
+    // 3-5. renames, directory fsyncs, audit append, journal removal
+    await this.applyJournal(journal, sf.journal);
+    return { written: Object.fromEntries(committedWrites.map((r) => [r, written[r]!.rev])), events: sealed };
+  }
+
+  /**
+   * The chain's head and the file states it records. Lines this process has
+   * verified before are not verified again: only what was appended since is
+   * read. A chain that shrank is read whole. Call under the scope's lock.
+   */
+  private async chainState(rel: string): Promise<ChainState> {
+    const file = this.abs(rel);
+    let fh;
+    try {
+      fh = await fs.open(file, 'r');
+    } catch (e) {
+      if (!isCode(e, 'ENOENT')) throw e;
+      this.chains.delete(rel);
+      return { size: 0, lines: 0, head: null, recorded: new Map() };
+    }
+    try {
+      const { size } = await fh.stat();
+      let base = this.chains.get(rel);
+      if (!base || size < base.size) base = { size: 0, lines: 0, head: null, recorded: new Map() };
+      if (size === base.size) return base;
+      const buf = Buffer.alloc(size - base.size);
+      await fh.read(buf, 0, buf.length, base.size);
+      const report = verifyChain(buf.toString('utf8'), base.head, base.lines + 1);
+      if (report.breaks.length > 0) {
+        this.chains.delete(rel);
+        throw new BoardError('corrupt', `the audit chain ${rel} is broken; run workboard audit verify`, report.breaks.map((b) => ({ path: `${rel}:${b.line}`, message: b.reason })));
+      }
+      const next: ChainState = { size, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)) };
+      this.chains.set(rel, next);
+      return next;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  private async readCurrent(rel: string): Promise<BoardDoc | null> {
+    const bytes = await readIfExists(this.abs(rel));
+    if (bytes === null) return null;
+    const d = decodeDoc(rel, bytes);
+    return d.ok ? d.doc : null;
+  }
+
+  /** Idempotent: apply a journal's renames, removals and audit lines, then delete it. */
+  private async applyJournal(j: Journal, journalRel: string): Promise<void> {
+    const dirs = new Set<string>();
+    for (const r of j.renames) {
+      try {
+        await fs.rename(this.abs(r.tmp), this.abs(r.to));
+      } catch (e) {
+        if (!isCode(e, 'ENOENT')) throw e; // already renamed by an earlier attempt
+      }
+      dirs.add(path.dirname(this.abs(r.to)));
+    }
+    for (const rel of j.removes) {
+      await removeIfExists(this.abs(rel));
+      dirs.add(path.dirname(this.abs(rel)));
+    }
+    for (const d of dirs) await fsyncDir(d);
+    if (j.lines.length > 0) await this.appendMissing(j.chain, j.lines, j.firstSeq);
+    await removeIfExists(this.abs(journalRel));
+  }
+
+  /** Append the journal's audit lines that are not in the chain yet, repairing our own torn append. */
+  private async appendMissing(chainRel: string, lines: string[], firstSeq: number): Promise<void> {
+    const file = this.abs(chainRel);
+    const text = (await readIfExists(file))?.toString('utf8') ?? '';
+    let complete = text;
+    const cut = text.lastIndexOf('\n') + 1;
+    const tail = text.slice(cut);
+    if (tail !== '') {
+      // A torn last line can only be an interrupted append of this very journal (appends happen under the lock).
+      if (!lines.some((l) => l.startsWith(tail))) {
+        throw new BoardError('corrupt', `${chainRel} ends with a torn line that no pending commit explains`, [{ path: chainRel, message: 'torn last line' }]);
+      }
+      await fs.truncate(file, Buffer.byteLength(text.slice(0, cut)));
+      complete = text.slice(0, cut);
+    }
+    const have = complete === '' ? 0 : complete.split('\n').length - 1;
+    if (have < firstSeq) {
+      throw new BoardError('corrupt', `${chainRel} has ${have} lines but a pending commit continues it at seq ${firstSeq}`, [{ path: chainRel, message: 'lines are missing' }]);
+    }
+    const missing = lines.slice(have - firstSeq);
+    if (missing.length > 0) await appendDurable(file, missing.join(''));
+  }
+
+  /** Roll forward a journal left by a writer that died mid-commit. Call only under the scope's lock. */
+  private async rollForward(scope: Scope): Promise<void> {
+    const sf = scopeFiles(scope);
+    const raw = await readIfExists(this.abs(sf.journal));
+    if (raw === null) return;
+    let j: Journal;
+    try {
+      j = JSON.parse(raw.toString('utf8')) as Journal;
+    } catch {
+      throw new BoardError('corrupt', `journal ${sf.journal} is unreadable`, [{ path: sf.journal, message: 'not valid JSON' }]);
+    }
+    await this.applyJournal(j, sf.journal);
+  }
+
+  /** Remove temp files a dead writer left in this scope's directories. Call only under the scope's lock. */
+  private async cleanTemps(scope: Scope): Promise<void> {
+    for (const dir of scopeFiles(scope).dirs) {
+      let names: string[];
+      try {
+        names = await fs.readdir(this.abs(dir));
+      } catch (e) {
+        if (isCode(e, 'ENOENT', 'ENOTDIR')) continue;
+        throw e;
+      }
+      for (const n of names) if (n.includes(TEMP_MARK)) await removeIfExists(this.abs(path.join(dir, n)));
+    }
+  }
+
+  /** Bring every scope to a whole state: roll forward journals and clean temps (start-up, `doctor`). */
+  async recover(): Promise<{ rolledForward: string[] }> {
+    const journalDir = this.abs('.work/journal');
+    let names: string[] = [];
+    try {
+      names = await fs.readdir(journalDir);
+    } catch (e) {
+      if (!isCode(e, 'ENOENT')) throw e;
+    }
+    const rolled: string[] = [];
+    for (const n of names) {
+      const m = /^(board|run-(r-[0-9a-z]{26}))\.json$/.exec(n);
+      if (!m) continue;
+      const scope: Scope = m[2] ? { kind: 'run', id: m[2] } : { kind: 'board' };
+      await this.transact(scope, () => undefined);
+      rolled.push(scopeFiles(scope).name);
+    }
+    return { rolledForward: rolled };
+  }
+
+  /**
+   * Read several files of one scope as one consistent state, without locking:
+   * retried while a commit is in flight (its journal exists or the chain grew
+   * during the read). A journal that stays (a dead writer) is read through:
+   * its temp files are the new state it was committing.
+   */
+  async snapshot<T>(scope: Scope, fn: (read: (rel: string) => Promise<BoardDoc | null>) => Promise<T>): Promise<T> {
+    const sf = scopeFiles(scope);
+    const chainSize = async () => {
+      try {
+        return (await fs.stat(this.abs(sf.chain))).size;
+      } catch (e) {
+        if (isCode(e, 'ENOENT')) return -1;
+        throw e;
+      }
+    };
+    for (let attempt = 0; ; attempt++) {
+      const s1 = await chainSize();
+      const j1 = await readIfExists(this.abs(sf.journal));
+      if (j1 === null) {
+        const value = await fn((rel) => this.read(rel));
+        const j2 = await readIfExists(this.abs(sf.journal));
+        if (j2 === null && (await chainSize()) === s1) return value;
+      } else if (attempt >= 20) {
+        let j: Journal;
+        try {
+          j = JSON.parse(j1.toString('utf8')) as Journal;
+        } catch {
+          await sleep(5);
+          continue;
+        }
+        const overlay = new Map(j.renames.map((r) => [r.to, r.tmp]));
+        const value = await fn(async (rel) => {
+          const tmp = overlay.get(rel);
+          if (tmp !== undefined) {
+            const bytes = await readIfExists(this.abs(tmp));
+            if (bytes !== null) {
+              const d = decodeDoc(rel, bytes);
+              if (d.ok) return d.doc;
+            }
+          }
+          return this.read(rel);
+        });
+        const j2 = await readIfExists(this.abs(sf.journal));
+        if (j2 === null || j2.equals(j1)) return value;
+      }
+      await sleep(Math.min(1 + attempt, 10));
+    }
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * `workboard audit verify`: check every chain on the board, and that every
+ * file a chain records still has the bytes it recorded. The second check is
+ * what catches a chain cut short at its end, which links alone cannot.
+ */
+import { promises as fs } from 'node:fs';
+import { sha256Hex } from '../process/hash.js';
+import { recordedFiles, verifyChain } from './audit.js';
+import type { Board } from './board.js';
+import { isCode, readIfExists } from './fsutil.js';
+import { BOARD_CHAIN, isRunId, paths } from './layout.js';
+
+export interface ChainResult {
+  file: string;
+  events: number;
+  breaks: { file: string; line: number | null; reason: string }[];
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  chains: ChainResult[];
+}
+
+export async function listChains(board: Board): Promise<string[]> {
+  const chains = [BOARD_CHAIN];
+  let runs: string[] = [];
+  try {
+    runs = await fs.readdir(board.store.abs('runs'));
+  } catch (e) {
+    if (!isCode(e, 'ENOENT')) throw e;
+  }
+  for (const r of runs.sort()) if (isRunId(r)) chains.push(paths.runChain(r));
+  return chains;
+}
+
+export async function verifyBoard(board: Board): Promise<VerifyReport> {
+  const chains: ChainResult[] = [];
+  for (const file of await listChains(board)) {
+    const bytes = await readIfExists(board.store.abs(file));
+    if (bytes === null) {
+      if (file !== BOARD_CHAIN) chains.push({ file, events: 0, breaks: [{ file, line: null, reason: 'missing: the run has no audit chain' }] });
+      continue;
+    }
+    const report = verifyChain(bytes.toString('utf8'));
+    const breaks: ChainResult['breaks'] = report.breaks.map((b) => ({ file, line: b.line, reason: b.reason }));
+    for (const [rel, rec] of recordedFiles(report.events)) {
+      const cur = await readIfExists(board.store.abs(rel));
+      if (cur === null) breaks.push({ file: rel, line: null, reason: `missing, but ${file} records rev ${rec.rev}` });
+      else if (sha256Hex(cur) !== rec.sha256)
+        breaks.push({ file: rel, line: null, reason: `differs from its last audited state in ${file} (an external edit not yet adopted, or audit lines removed)` });
+    }
+    chains.push({ file, events: report.events.length, breaks });
+  }
+  return { ok: chains.every((c) => c.breaks.length === 0), chains };
+}

@@ -1,0 +1,69 @@
+import { existsSync, promises as fs, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { Issue } from '../../core/issues.js';
+import { loadProcess } from '../../process/load.js';
+import { FULL_OFFER, parseProfiles, type Offer } from '../../process/profiles.js';
+import { color, EXIT, issueLine, printJson } from '../output.js';
+import type { Cli } from '../cli.js';
+
+interface FileResult {
+  file: string;
+  ok: boolean;
+  name?: string;
+  hash?: string;
+  issues: Issue[];
+}
+
+/** Every PROCESS.md under the given files and folders, in a stable order. */
+async function collect(targets: string[]): Promise<{ files: string[]; missing: string[] }> {
+  const files: string[] = [];
+  const missing: string[] = [];
+  const walk = async (dir: string) => {
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory() && !['node_modules', '.work', '.git'].includes(e.name)) await walk(path.join(dir, e.name));
+      else if (e.isFile() && e.name === 'PROCESS.md') files.push(path.join(dir, e.name));
+    }
+  };
+  for (const t of targets) {
+    if (!existsSync(t)) missing.push(t);
+    else if (statSync(t).isDirectory()) await walk(t);
+    else files.push(t);
+  }
+  return { files, missing };
+}
+
+export function register(program: Command, cli: Cli): void {
+  program
+    .command('validate')
+    .description('check PROCESS.md files against the format and the enabled profiles; every issue is printed at once')
+    .argument('<paths...>', 'PROCESS.md files, or folders searched for them')
+    .option('--profiles <list>', 'profiles counted as enabled: comma-separated, all or none', 'all')
+    .addHelpText('after', '\nExamples:\n  workboard validate processes/\n  workboard validate processes/expense/PROCESS.md --profiles none --json')
+    .action(async (targets: string[], opts: { profiles: string }) => {
+      const json = cli.json();
+      const { profiles, unknown } = parseProfiles(opts.profiles);
+      if (unknown.length > 0) return cli.usage(`unknown profile ${unknown.join(', ')}; known: ${[...FULL_OFFER.profiles].join(', ')}`);
+      const offer: Offer = { profiles, tools: FULL_OFFER.tools };
+      const { files, missing } = await collect(targets);
+      const results: FileResult[] = missing.map((file) => ({ file, ok: false, issues: [{ path: '', message: 'no such file or folder' }] }));
+      if (files.length === 0 && missing.length === 0) return cli.usage(`no PROCESS.md found in ${targets.join(', ')}`);
+      for (const file of files) {
+        const loaded = loadProcess(await fs.readFile(file, 'utf8'), offer);
+        results.push(loaded.ok ? { file, ok: true, name: loaded.process.name, hash: loaded.hash, issues: [] } : { file, ok: false, issues: loaded.issues });
+      }
+      const ok = results.every((r) => r.ok);
+      if (json) printJson({ ok, files: results });
+      else
+        for (const r of results) {
+          if (r.ok) process.stdout.write(`${color.green('valid')}   ${r.file}  ${color.dim(`${r.name} sha256:${r.hash}`)}\n`);
+          else for (const i of r.issues) process.stdout.write(`${issueLine(i, r.file)}\n`);
+        }
+      if (!json && !ok) {
+        const n = results.reduce((a, r) => a + r.issues.length, 0);
+        process.stderr.write(`${color.red(`${n} issue${n === 1 ? '' : 's'}`)} in ${results.filter((r) => !r.ok).length} of ${results.length} file(s)\n`);
+      }
+      cli.exit(ok ? EXIT.ok : EXIT.refused);
+    });
+}

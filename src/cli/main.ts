@@ -1,0 +1,36 @@
+/** The `workboard` command. Every command is a thin shell over the layers below. */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { Cli, CliExit } from './cli.js';
+import { EXIT, printError } from './output.js';
+import * as audit from './commands/audit.js';
+import * as init from './commands/init.js';
+import * as processes from './commands/processes.js';
+import * as publish from './commands/publish.js';
+import * as validate from './commands/validate.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+export async function main(argv: string[]): Promise<number> {
+  const program = new Command();
+  program
+    .name('workboard')
+    .description('An Agent Process server whose only source of truth is a folder of plain files you commit to git.')
+    .version(pkg.version, '-V, --version')
+    .option('--board <dir>', 'the board root (default: WORKBOARD_DIR, or the nearest folder upwards with WORK.md)')
+    .option('--json', 'print exactly one JSON result object')
+    .option('--as <identity>', 'act as this person or agent (default: WORKBOARD_AS, or your login)')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .showHelpAfterError('(run workboard help <command> for examples)');
+  const cli = new Cli(program);
+  for (const m of [init, validate, publish, processes, audit]) m.register(program, cli);
+  try {
+    await program.parseAsync(argv);
+    return EXIT.ok;
+  } catch (e) {
+    if (e instanceof CliExit) return e.code;
+    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    return printError(e, program.opts().json === true);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Run the real `workboard` binary (bin/workboard.js, which imports dist/) in a
+ * child process. `ensureBuilt` compiles src/ first when dist/ is missing or
+ * older than a source file; concurrent test files serialise the build with an
+ * exclusive lock directory so none of them imports a half-written dist/.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'bin', 'workboard.js');
+
+async function newestMtime(dir: string, ext: string): Promise<{ newest: number; files: string[] }> {
+  let newest = 0;
+  const files: string[] = [];
+  const walk = async (d: string) => {
+    for (const e of await fs.readdir(d, { withFileTypes: true })) {
+      const abs = path.join(d, e.name);
+      if (e.isDirectory()) await walk(abs);
+      else if (e.name.endsWith(ext)) {
+        files.push(abs);
+        newest = Math.max(newest, (await fs.stat(abs)).mtimeMs);
+      }
+    }
+  };
+  await walk(dir);
+  return { newest, files };
+}
+
+async function distIsCurrent(): Promise<boolean> {
+  const src = await newestMtime(path.join(ROOT, 'src'), '.ts');
+  for (const f of src.files) {
+    const rel = path.relative(path.join(ROOT, 'src'), f).replace(/\.ts$/, '.js');
+    try {
+      const st = await fs.stat(path.join(ROOT, 'dist', rel));
+      if (st.mtimeMs < (await fs.stat(f)).mtimeMs) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(cmd, args, { cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+/** Compile src/ into dist/ unless dist/ is already current. Safe to call from parallel test files. */
+export async function ensureBuilt(): Promise<void> {
+  if (await distIsCurrent()) return;
+  const lock = path.join(os.tmpdir(), `workboard-test-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    try {
+      await fs.mkdir(lock);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      try {
+        const st = await fs.stat(lock);
+        if (Date.now() - st.mtimeMs > 120_000) await fs.rm(lock, { recursive: true, force: true });
+      } catch {
+        // released meanwhile
+      }
+      if (Date.now() > deadline) throw new Error(`timed out waiting for the build lock ${lock}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  try {
+    if (await distIsCurrent()) return;
+    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const r = await run(process.execPath, [tsc, '-p', ROOT], ROOT);
+    if (r.code !== 0) throw new Error(`tsc failed:\n${r.stdout}${r.stderr}`);
+  } finally {
+    await fs.rm(lock, { recursive: true, force: true });
+  }
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run `node bin/workboard.js ...args` in `cwd`. The environment is this
+ * process's minus any WORKBOARD_* variable (so a developer's settings never
+ * leak in), with NO_COLOR set, plus `env`.
+ */
+export function workboard(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKBOARD_')) env[k] = v;
+  env.NO_COLOR = '1';
+  Object.assign(env, opts.env ?? {});
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, maxBuffer: 16 * 1024 * 1024, timeout: 30_000 }, (err, stdout, stderr) => {
+      let code = 0;
+      if (err) {
+        const c = (err as { code?: unknown }).code;
+        code = typeof c === 'number' ? c : -1;
+      }
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
