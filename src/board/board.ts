@@ -5,7 +5,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from './errors.js';
-import { BOARD_CHAIN, STATE_DIR, WORK_FILE } from './layout.js';
+import { STATE_DIR, WORK_FILE } from './layout.js';
 import { DEFAULT_SETTINGS, manifestFrom, newManifestData, type Manifest } from './manifest.js';
 import { BoardStore, type StoreOptions } from './store.js';
 import { NAME_PATTERN } from '../process/model.js';
@@ -17,6 +17,12 @@ export const BOARD_GITIGNORE = `# workboard: coordinator state (locks, leases, j
 ${STATE_DIR}/
 # temp files of an interrupted write; the next writer removes them
 *.tmp-*
+`;
+
+/** Board files are hashed byte for byte: git must never rewrite their line ends. */
+export const BOARD_GITATTRIBUTES = `*.md text eol=lf
+*.jsonl text eol=lf
+files/** -text
 `;
 
 export class Board {
@@ -73,6 +79,8 @@ export class Board {
     if (!existing.split('\n').some((l) => l.trim() === `${STATE_DIR}/`)) {
       await fs.writeFile(gitignore, `${existing}${existing && !existing.endsWith('\n') ? '\n' : ''}${BOARD_GITIGNORE}`);
     }
+    const attributes = path.join(root, '.gitattributes');
+    if (!existsSync(attributes)) await fs.writeFile(attributes, BOARD_GITATTRIBUTES);
     const store = new BoardStore(root, { lockStaleMs: DEFAULT_SETTINGS.lockStaleSeconds * 1000, lockTimeoutMs: LOCK_TIMEOUT_MS });
     const title = opts.title ?? name;
     const description = opts.description ?? 'Runs of our processes, coordinated by workboard.';
@@ -83,9 +91,6 @@ export class Board {
     return Board.open(root);
   }
 
-  get chainFiles(): string {
-    return BOARD_CHAIN;
-  }
 }
 
 function slug(s: string): string {

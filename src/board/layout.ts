@@ -50,7 +50,8 @@ export const paths = {
     return `${paths.processDir(name)}/v${version}`;
   },
   leaseDir(runId: string): string {
-    return `${STATE_DIR}/leases/${paths.runDir(runId).slice('runs/'.length)}`;
+    assertId(runId, RUN_ID_PATTERN, 'run id');
+    return `${STATE_DIR}/leases/${runId}`;
   },
 };
 
@@ -79,14 +80,37 @@ export function fileKind(rel: string): FileKind | null {
   return null;
 }
 
-/** Is a relative path inside the board (after normalisation) and free of NUL? */
-export function isInside(rel: string): boolean {
-  if (rel.includes('\0') || path.isAbsolute(rel)) return false;
+/**
+ * The normal form of a path relative to the board root, or null when it is
+ * not a path to a file inside the board (absolute, `..`, NUL, backslashes, empty).
+ */
+export function normalizeRel(rel: string): string | null {
+  if (typeof rel !== 'string' || rel === '' || rel.includes('\0') || rel.includes('\\') || path.isAbsolute(rel)) return null;
   const norm = path.posix.normalize(rel);
-  return norm !== '..' && !norm.startsWith('../') && norm !== '';
+  if (norm === '.' || norm === '..' || norm.startsWith('../') || norm.endsWith('/')) return null;
+  return norm;
+}
+
+export function isInside(rel: string): boolean {
+  return normalizeRel(rel) !== null;
 }
 
 /** Uncommitted coordinator state: never audited, never part of board truth. */
 export function isStatePath(rel: string): boolean {
-  return rel === STATE_DIR || rel.startsWith(`${STATE_DIR}/`);
+  const norm = normalizeRel(rel);
+  return norm !== null && norm.startsWith(`${STATE_DIR}/`);
+}
+
+/**
+ * May a transaction on this scope write this (normalised) path? A run's
+ * transaction writes only that run's folder and its leases; the board's
+ * writes everything else that is committed. Audit chains are appended by
+ * the store alone, never written.
+ */
+export function scopeOwns(scope: Scope, rel: string): boolean {
+  if (rel.endsWith('.jsonl')) return false;
+  if (scope.kind === 'run') {
+    return rel.startsWith(`${paths.runDir(scope.id)}/`) || rel.startsWith(`${paths.leaseDir(scope.id)}/`) || rel.startsWith(`${STATE_DIR}/requests/`);
+  }
+  return !rel.startsWith('runs/') && !rel.startsWith(`${STATE_DIR}/leases/`) && !rel.startsWith(`${STATE_DIR}/locks/`) && !rel.startsWith(`${STATE_DIR}/journal/`);
 }

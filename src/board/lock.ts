@@ -85,8 +85,9 @@ async function readLock(file: string): Promise<{ info: LockInfo | null; raw: str
   const raw = buf.toString('utf8');
   try {
     const v = JSON.parse(raw) as Partial<LockInfo>;
-    if (typeof v.host === 'string' && typeof v.pid === 'number' && typeof v.acquiredAt === 'string' && typeof v.token === 'string') {
-      return { info: v as LockInfo, raw, mtimeMs: stat.mtimeMs };
+    // AIP-20's lock holds {host, pid, acquiredAt}; our token is an addition, so a lock without one is still understood.
+    if (typeof v.host === 'string' && Number.isInteger(v.pid) && typeof v.acquiredAt === 'string') {
+      return { info: { host: v.host, pid: v.pid as number, acquiredAt: v.acquiredAt, token: typeof v.token === 'string' ? v.token : '' }, raw, mtimeMs: stat.mtimeMs };
     }
   } catch {
     // fall through: unreadable content

@@ -26,7 +26,7 @@ import { eventLine, recordedFiles, sealEvent, verifyChain, type AuditDraft, type
 import { renderMarkdown } from './codec.js';
 import { BoardError } from './errors.js';
 import { appendDurable, fsyncDir, isCode, readIfExists, removeIfExists, sleep, TEMP_MARK, writeFileAtomic, writeTemp } from './fsutil.js';
-import { fileKind, isInside, isStatePath, scopeFiles, type Scope } from './layout.js';
+import { fileKind, isStatePath, normalizeRel, scopeFiles, scopeOwns, type Scope } from './layout.js';
 import { acquireLock, LockTimeout, type LockInfo } from './lock.js';
 import { keyOrder, schemaIssues } from './schemas.js';
 
@@ -115,10 +115,11 @@ export class Tx {
    * from what the audit chain records is an external edit: adopted when it
    * is valid and not older than the recorded rev, refused otherwise.
    */
-  async read(rel: string): Promise<BoardDoc | null> {
+  async read(path: string): Promise<BoardDoc | null> {
+    const rel = this.checkPath(path);
     const cached = this.seen.get(rel);
     if (cached !== undefined) return cached;
-    const bytes = await readIfExists(this.store.abs(rel));
+    const bytes = await this.store.readBytes(rel);
     const known = this.recorded.get(rel);
     if (bytes === null) {
       if (known) throw new BoardError('invalid', `${rel} was deleted outside workboard`, [{ path: rel, message: `missing; the audit chain records rev ${known.rev}` }]);
@@ -142,7 +143,7 @@ export class Tx {
       const rev = Math.max(knownRev, doc.rev);
       doc.rev = rev;
       doc.data = { ...doc.data, rev };
-      this.staged.set(rel, { kind: 'adopt', text: bytes.toString('utf8'), data: doc.data, body: doc.body });
+      if (!this.staged.has(rel)) this.staged.set(rel, { kind: 'adopt', text: bytes.toString('utf8'), data: doc.data, body: doc.body });
     }
     this.seen.set(rel, doc);
     return doc;
@@ -157,9 +158,8 @@ export class Tx {
   }
 
   /** Stage a committed markdown file. Its rev is set at commit: unchanged content is not written at all. */
-  write(rel: string, data: Record<string, unknown>, body = ''): void {
-    this.checkPath(rel);
-    if (isStatePath(rel)) throw new Error(`use writeState for ${rel}`);
+  write(path: string, data: Record<string, unknown>, body = ''): void {
+    const rel = this.checkWrite(path, false);
     this.staged.set(rel, { kind: 'doc', data, body });
   }
 
@@ -167,42 +167,51 @@ export class Tx {
    * Stage a committed file written once and never rewritten (a published
    * PROCESS.md, byte for byte). Refused if the file already exists.
    */
-  async create(rel: string, bytes: string): Promise<void> {
-    this.checkPath(rel);
-    if (isStatePath(rel)) throw new Error(`use writeState for ${rel}`);
-    if ((await readIfExists(this.store.abs(rel))) !== null) {
+  async create(path: string, bytes: string): Promise<void> {
+    const rel = this.checkWrite(path, false);
+    if ((await this.store.readBytes(rel)) !== null) {
       throw new BoardError('conflict', `${rel} already exists and is never rewritten`, [{ path: rel, message: 'already exists' }]);
     }
     this.staged.set(rel, { kind: 'create', bytes });
   }
 
   /** Stage a file of coordinator state under `.work/` (leases, replay records). */
-  writeState(rel: string, bytes: string): void {
-    this.checkPath(rel);
-    if (!isStatePath(rel)) throw new Error(`not a state path: ${rel}`);
+  writeState(path: string, bytes: string): void {
+    const rel = this.checkWrite(path, true);
     this.staged.set(rel, { kind: 'raw', bytes });
   }
 
-  removeState(rel: string): void {
-    this.checkPath(rel);
-    if (!isStatePath(rel)) throw new Error(`not a state path: ${rel}`);
+  removeState(path: string): void {
+    const rel = this.checkWrite(path, true);
     this.staged.set(rel, { kind: 'remove' });
   }
 
-  async readState(rel: string): Promise<string | null> {
-    this.checkPath(rel);
+  async readState(path: string): Promise<string | null> {
+    const rel = this.checkPath(path);
     const st = this.staged.get(rel);
     if (st?.kind === 'raw') return st.bytes;
     if (st?.kind === 'remove') return null;
-    return (await readIfExists(this.store.abs(rel)))?.toString('utf8') ?? null;
+    return (await this.store.readBytes(rel))?.toString('utf8') ?? null;
   }
 
   audit(draft: Omit<AuditDraft, 'input'> & { changes?: Record<string, unknown>; input?: Record<string, unknown> }): void {
     this.drafts.push({ actor: draft.actor, action: draft.action, entity: draft.entity, input: { fromRev: 0, toRev: 0, ...(draft.input ?? {}), ...(draft.changes ? { changes: draft.changes } : {}) } });
   }
 
-  private checkPath(rel: string) {
-    if (!isInside(rel)) throw new BoardError('invalid', `path outside the board: ${JSON.stringify(rel)}`, [{ path: '', message: `path outside the board: ${JSON.stringify(rel)}` }]);
+  private checkPath(path: string): string {
+    const rel = normalizeRel(path);
+    if (rel === null) throw new BoardError('invalid', `not a path inside the board: ${JSON.stringify(path)}`, [{ path: '', message: `not a path inside the board: ${JSON.stringify(path)}` }]);
+    return rel;
+  }
+
+  /** A write must stay inside this transaction's scope, and state files apart from committed ones. */
+  private checkWrite(path: string, state: boolean): string {
+    const rel = this.checkPath(path);
+    if (isStatePath(rel) !== state) throw new Error(state ? `not a state path: ${rel}` : `${rel} is coordinator state; use writeState`);
+    if (!scopeOwns(this.scope, rel)) {
+      throw new BoardError('invalid', `${rel} does not belong to ${scopeFiles(this.scope).name}`, [{ path: rel, message: `outside the scope of ${scopeFiles(this.scope).name}` }]);
+    }
+    return rel;
   }
 
   /** @internal */
@@ -238,10 +247,40 @@ export class BoardStore {
     return path.join(this.root, rel);
   }
 
+  /**
+   * A file's bytes, or null when absent. Refuses a path that leaves the board
+   * or passes through a symbolic link (git can commit links; none is followed).
+   */
+  async readBytes(rel: string): Promise<Buffer | null> {
+    const norm = normalizeRel(rel);
+    if (norm === null) throw new BoardError('invalid', `not a path inside the board: ${JSON.stringify(rel)}`);
+    await this.assertNoLinks(norm);
+    return readIfExists(this.abs(norm));
+  }
+
+  /** No component of the path below the root may be a symbolic link. */
+  async assertNoLinks(rel: string): Promise<void> {
+    let cur = this.root;
+    for (const part of rel.split('/')) {
+      cur = path.join(cur, part);
+      let st;
+      try {
+        st = await fs.lstat(cur);
+      } catch (e) {
+        if (isCode(e, 'ENOENT', 'ENOTDIR')) return;
+        throw e;
+      }
+      if (st.isSymbolicLink()) {
+        throw new BoardError('invalid', `${rel} passes through a symbolic link; workboard never follows links inside a board`, [
+          { path: path.relative(this.root, cur), message: 'is a symbolic link' },
+        ]);
+      }
+    }
+  }
+
   /** Read one committed markdown file without locking. Never sees a torn file. */
   async read(rel: string): Promise<BoardDoc | null> {
-    if (!isInside(rel)) return null;
-    const bytes = await readIfExists(this.abs(rel));
+    const bytes = await this.readBytes(rel);
     if (bytes === null) return null;
     const d = decodeDoc(rel, bytes);
     if (!d.ok) throw new BoardError('invalid', `${rel} is not a valid board file`, d.issues.map((i) => ({ ...i, path: i.path ? `${rel}: ${i.path}` : rel })));
@@ -278,6 +317,8 @@ export class BoardStore {
     const sf = scopeFiles(scope);
     const { staged, drafts, adopted, seen } = tx.plan();
     const now = tx.now.toISOString();
+    // A file written without being read is still checked for an external edit first.
+    for (const [rel, st] of [...staged]) if (st.kind === 'doc' && !seen.has(rel)) await tx.read(rel);
 
     // Final bytes for every staged file; unchanged content is dropped.
     const writes: { rel: string; bytes: string }[] = [];
@@ -299,7 +340,7 @@ export class BoardStore {
         if (cur === null || cur.toString('utf8') !== st.bytes) writes.push({ rel, bytes: st.bytes });
         continue;
       }
-      const current = seen.has(rel) ? seen.get(rel)! : await this.readCurrent(rel);
+      const current = seen.get(rel) ?? null;
       const currentRev = current?.rev ?? 0;
       if (st.kind === 'adopt') {
         // Keep the editor's bytes (comments, layout); only the rev line moves on.
@@ -317,7 +358,7 @@ export class BoardStore {
       written[rel] = { rev, sha256: sha256Hex(bytes), fromRev: currentRev };
     }
     const committedWrites = Object.keys(written);
-    if (writes.length === 0 && removes.length === 0 && drafts.length === 0) return { written: {}, events: [] };
+    if (writes.length === 0 && removes.length === 0 && drafts.length === 0 && tx.brokenLocks.length === 0) return { written: {}, events: [] };
 
     // Audit: adoptions first, then the caller's events; the last event records every file written.
     const events: AuditDraft[] = adopted.map((a) => ({
@@ -335,7 +376,7 @@ export class BoardStore {
     }
     const headRel = sf.head ?? committedWrites[0];
     const headRev = headRel && written[headRel] ? written[headRel] : undefined;
-    const headBefore = headRel ? ((seen.get(headRel)?.rev ?? (await this.readCurrent(headRel))?.rev) ?? 0) : 0;
+    const headBefore = headRel ? ((seen.get(headRel) ?? (await this.readCurrent(headRel)))?.rev ?? 0) : 0;
     for (const ev of events) {
       if (ev.input.fromRev === 0 && ev.input.toRev === 0) {
         ev.input.fromRev = headBefore;
@@ -358,6 +399,7 @@ export class BoardStore {
     const renames: { tmp: string; to: string }[] = [];
     try {
       for (const w of writes) {
+        await this.assertNoLinks(w.rel);
         const tmp = await writeTemp(this.abs(w.rel), w.bytes);
         renames.push({ tmp: path.relative(this.root, tmp), to: w.rel });
       }
@@ -417,7 +459,7 @@ export class BoardStore {
   }
 
   private async readCurrent(rel: string): Promise<BoardDoc | null> {
-    const bytes = await readIfExists(this.abs(rel));
+    const bytes = await this.readBytes(rel);
     if (bytes === null) return null;
     const d = decodeDoc(rel, bytes);
     return d.ok ? d.doc : null;

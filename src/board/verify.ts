@@ -7,8 +7,9 @@ import { promises as fs } from 'node:fs';
 import { sha256Hex } from '../process/hash.js';
 import { recordedFiles, verifyChain } from './audit.js';
 import type { Board } from './board.js';
-import { isCode, readIfExists } from './fsutil.js';
-import { BOARD_CHAIN, isRunId, paths } from './layout.js';
+import { isCode, readIfExists, TEMP_MARK } from './fsutil.js';
+import { BOARD_CHAIN, isRunId, paths, WORK_FILE } from './layout.js';
+import { listProcessNames, listVersions } from './processes.js';
 
 export interface ChainResult {
   file: string;
@@ -33,6 +34,27 @@ export async function listChains(board: Board): Promise<string[]> {
   return chains;
 }
 
+/** The committed files a chain must account for: a run's folder, or the board's manifest and published versions. */
+async function trackedFiles(board: Board, chain: string): Promise<string[]> {
+  const list = async (dir: string) => {
+    try {
+      return (await fs.readdir(board.store.abs(dir), { withFileTypes: true })).filter((e) => e.isFile()).map((e) => `${dir}/${e.name}`);
+    } catch (e) {
+      if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
+      throw e;
+    }
+  };
+  if (chain !== BOARD_CHAIN) {
+    const dir = chain.slice(0, chain.lastIndexOf('/'));
+    return (await list(dir)).filter((f) => f.endsWith('.md') && !f.includes(TEMP_MARK));
+  }
+  const out = [WORK_FILE];
+  for (const name of await listProcessNames(board)) {
+    for (const v of await listVersions(board, name)) out.push(...(await list(paths.versionDir(name, v))).filter((f) => !f.includes(TEMP_MARK)));
+  }
+  return out;
+}
+
 export async function verifyBoard(board: Board): Promise<VerifyReport> {
   const chains: ChainResult[] = [];
   for (const file of await listChains(board)) {
@@ -43,7 +65,11 @@ export async function verifyBoard(board: Board): Promise<VerifyReport> {
     }
     const report = verifyChain(bytes.toString('utf8'));
     const breaks: ChainResult['breaks'] = report.breaks.map((b) => ({ file, line: b.line, reason: b.reason }));
-    for (const [rel, rec] of recordedFiles(report.events)) {
+    const recorded = recordedFiles(report.events);
+    for (const rel of await trackedFiles(board, file)) {
+      if (!recorded.has(rel)) breaks.push({ file: rel, line: null, reason: `not recorded by any event of ${file} (added outside workboard, or audit lines removed)` });
+    }
+    for (const [rel, rec] of recorded) {
       const cur = await readIfExists(board.store.abs(rel));
       if (cur === null) breaks.push({ file: rel, line: null, reason: `missing, but ${file} records rev ${rec.rev}` });
       else if (sha256Hex(cur) !== rec.sha256)

@@ -73,7 +73,9 @@ export function parseMarkdown(text: string): ParseResult {
   if (engineError !== undefined || (yamlText.trim() !== '' && yamlText.replace(/^\r?\n/, '') !== frontmatter) || bodyFromMatter !== body) {
     return fail('frontmatter delimiters are ambiguous; use a line that is exactly `---` to open and to close it', 1, 1);
   }
-  return parseYaml(frontmatter, body, 1);
+  // The line break before the closing line belongs to the delimiter; with CRLF its CR is not YAML content
+  // (the YAML parser would otherwise keep it at the end of the last value).
+  return parseYaml(frontmatter.replace(/\r$/, ''), body, 1);
 }
 
 function stripCR(line: string | undefined): string | undefined {

@@ -252,7 +252,7 @@ describe('paths', () => {
     }
     expect((await fs.readdir(parent)).sort()).toEqual(['board']);
     expect(await snapshotDir(root)).toEqual(before);
-    expect(await board.store.read('../x.md')).toBeNull();
+    expect((await boardError(board.store.read('../x.md'))).code).toBe('invalid');
   });
 
   it('a state path cannot be used to reach a committed file (.work/../WORK.md)', async () => {

@@ -1,0 +1,159 @@
+/**
+ * The run engine's plain data. The engine is pure: it takes a run's state,
+ * a command, the time and fresh ids, and returns the new state, audit
+ * events and a result, or a refusal. No fs, no clock, no randomness here.
+ */
+import type { EvidenceKind, Process, StepKind } from '../process/model.js';
+
+/** Who is calling. People are named by email; agents by their id in WORK.md. */
+export type Actor = { kind: 'agent'; id: string } | { kind: 'person'; email: string; operator: boolean };
+
+export function actorName(a: Actor): string {
+  return a.kind === 'agent' ? a.id : a.email;
+}
+
+export const SERVER = 'server';
+
+export type ErrorCode = 'invalid' | 'not_accepted' | 'stale' | 'conflict' | 'forbidden' | 'not_found' | 'retry';
+
+/** A refusal exactly as the tool contracts shape it. Nothing changed. */
+export class ToolError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly issues: string[] = [],
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+export interface EvidenceRecord {
+  kind: EvidenceKind;
+  ref: string;
+  sha256?: string;
+}
+
+/** One completion of a step, as run data shows it (plus the work item it closed, kept for `already_decided`). */
+export interface Completion {
+  output?: Record<string, unknown>;
+  evidence?: EvidenceRecord[];
+  summary?: string;
+  next?: string;
+  reason?: string;
+  decision?: 'approved' | 'rejected' | 'failed';
+  note?: string;
+  check?: Record<string, unknown>;
+  by: string;
+  at: string;
+  workItem?: string;
+}
+
+export interface Handoff {
+  progress?: string;
+  returned?: { note: string; by: string; at: string };
+  issues?: string[];
+  check?: Record<string, unknown>;
+}
+
+export interface Escalation {
+  note: string;
+  by: string;
+  at: string;
+  check?: Record<string, unknown>;
+  candidate?: Record<string, unknown>;
+}
+
+export type StoredStepState = 'ready' | 'waiting' | 'done' | 'failed' | 'cancelled' | null;
+
+export interface StepState {
+  id: string;
+  kind: StepKind;
+  state: StoredStepState;
+  /** When this attempt became ready (agent steps) or its work item opened. */
+  readySince: string | null;
+  due: string | null;
+  overdue: boolean;
+  /** The open work item's id: person steps and escalated agent steps. */
+  workItem: string | null;
+  /** Work items of this step decided before, so a late decision learns `already_decided`. */
+  decided: string[];
+  /** When a wait continues on its own (wait, wait_until, wait_for timeout). */
+  wakeAt: string | null;
+  /** Parallel step: branch entries that have reached join in this fork. */
+  joined: string[];
+  handoff: Handoff | null;
+  escalation: Escalation | null;
+  current: Completion | null;
+  history: Completion[];
+}
+
+export interface HeldEvent {
+  name: string;
+  data?: Record<string, unknown>;
+  by: string;
+  at: string;
+}
+
+export interface RunRecord {
+  id: string;
+  process: string;
+  version: number;
+  hash: string;
+  mode: 'live' | 'test';
+  state: 'active' | 'waiting' | 'ended' | 'cancelled';
+  outcome: string | null;
+  ended: { by: string; at: string; note: string | null } | null;
+  startedBy: string;
+  /** The person who started the run; null when an agent did. */
+  initiator: string | null;
+  startedAt: string;
+  updatedAt: string;
+  inputs: Record<string, unknown>;
+  events: HeldEvent[];
+}
+
+/** A live claim on an agent step. Kept under `.work/leases/`, never committed. */
+export interface Lease {
+  stepId: string;
+  claimId: string;
+  agent: string;
+  claimedAt: string;
+  expiresAt: string;
+  progress?: string;
+}
+
+/** Everything the engine needs about a run. */
+export interface RunState {
+  run: RunRecord;
+  steps: Record<string, StepState>;
+  leases: Record<string, Lease>;
+}
+
+/** The published version a run is pinned to, with its role → group map. */
+export interface Pinned {
+  process: Process;
+  version: number;
+  hash: string;
+  roles: Record<string, string>;
+}
+
+export interface Limits {
+  runDataBytes: number;
+  leaseSeconds: number;
+}
+
+/** The world around a command: time, fresh ids, limits. */
+export interface Context {
+  now: Date;
+  newId: (prefix: string) => string;
+  limits: Limits;
+}
+
+/** An audit event the engine asks the store to record. */
+export interface EngineEvent {
+  action: string;
+  actor: string;
+  entity: string;
+  changes?: Record<string, unknown>;
+}
