@@ -91,7 +91,7 @@ interface Journal {
 type Staged =
   | { kind: 'doc'; data: Record<string, unknown>; body: string }
   | { kind: 'raw'; bytes: string }
-  | { kind: 'create'; bytes: string }
+  | { kind: 'create'; bytes: string | Buffer }
   | { kind: 'adopt'; text: string; data: Record<string, unknown>; body: string }
   | { kind: 'remove' };
 
@@ -167,7 +167,7 @@ export class Tx {
    * Stage a committed file written once and never rewritten (a published
    * PROCESS.md, byte for byte). Refused if the file already exists.
    */
-  async create(path: string, bytes: string): Promise<void> {
+  async create(path: string, bytes: string | Buffer): Promise<void> {
     const rel = this.checkWrite(path, false);
     if ((await this.store.readBytes(rel)) !== null) {
       throw new BoardError('conflict', `${rel} already exists and is never rewritten`, [{ path: rel, message: 'already exists' }]);
@@ -321,7 +321,7 @@ export class BoardStore {
     for (const [rel, st] of [...staged]) if (st.kind === 'doc' && !seen.has(rel)) await tx.read(rel);
 
     // Final bytes for every staged file; unchanged content is dropped.
-    const writes: { rel: string; bytes: string }[] = [];
+    const writes: { rel: string; bytes: string | Buffer }[] = [];
     const removes: string[] = [];
     const written: Record<string, { rev: number; sha256: string; fromRev: number }> = {};
     const adoptedRels = new Set(adopted.map((a) => a.rel));

@@ -201,10 +201,7 @@ export class Machine {
     const def = this.def(id);
     const st = this.step(id);
     if (st.current) st.history.push(st.current);
-    if (st.workItem) {
-      completion.workItem = st.workItem;
-      st.decided.push(st.workItem);
-    }
+    if (st.workItem) st.decided.push(st.workItem);
     st.current = completion;
     st.state = 'done';
     st.workItem = null;

@@ -34,7 +34,7 @@ export interface EvidenceRecord {
   sha256?: string;
 }
 
-/** One completion of a step, as run data shows it (plus the work item it closed, kept for `already_decided`). */
+/** One completion of a step, as run data shows it. */
 export interface Completion {
   output?: Record<string, unknown>;
   evidence?: EvidenceRecord[];
@@ -46,7 +46,6 @@ export interface Completion {
   check?: Record<string, unknown>;
   by: string;
   at: string;
-  workItem?: string;
 }
 
 export interface Handoff {

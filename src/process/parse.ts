@@ -7,7 +7,7 @@
  * board file (RUN.md, step files, WORK.md, VERSION.md).
  */
 import matter from 'gray-matter';
-import { isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node } from 'yaml';
+import { isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { formatPath, type Issue, type PathSegment } from '../core/issues.js';
 
 /** The tags of the YAML 1.2 core schema; any other explicit tag is refused. */
@@ -41,6 +41,9 @@ export function parseMarkdown(text: string): ParseResult {
     return fail(`file is larger than ${MAX_FILE_BYTES} bytes`);
   }
   if (text.includes('\u0000')) return fail('file contains a NUL byte; expected UTF-8 text');
+  // With the u flag a surrogate pair is one code point, so this finds only lone halves, which no UTF-8 file can hold
+  // and RFC 8785 (the content hash) cannot encode.
+  if (/\p{Cs}/u.test(text)) return fail('file contains a lone surrogate; expected UTF-8 text');
   const lines = text.split('\n');
   if (stripCR(lines[0]) !== '---') {
     return fail('file must start with a line `---` that opens the YAML frontmatter', 1, 1);
@@ -100,7 +103,8 @@ export function parseYaml(yamlText: string, body: string, lineOffset = 0): Parse
     doc = parseDocument(yamlText, {
       schema: 'core',
       version: '1.2',
-      uniqueKeys: true,
+      // Duplicate keys are refused in structuralIssues: the library's own check is quadratic in a map's size.
+      uniqueKeys: false,
       merge: false,
       strict: true,
       prettyErrors: false,
@@ -154,6 +158,14 @@ function structuralIssues(doc: Document.Parsed, at: (o: number | undefined) => {
       if (node.tag && !CORE_TAGS.has(node.tag)) {
         issues.push({ path: '', message: `tag ${node.tag} is not allowed; only the YAML 1.2 core schema is`, ...where(node) });
       }
+      if (isMap(node)) {
+        const seen = new Set<unknown>();
+        for (const pair of node.items) {
+          if (!isScalar(pair.key)) continue;
+          if (seen.has(pair.key.value)) issues.push({ path: '', message: 'duplicate key', ...where(pair.key) });
+          seen.add(pair.key.value);
+        }
+      }
       return undefined;
     },
     Pair(_key, pair) {
@@ -192,13 +204,25 @@ function toPlain(node: unknown): unknown {
   throw new Error('unsupported YAML node');
 }
 
+/** Each map's pairs by key (the first of each), built once: locating many issues in a big map stays linear. */
+const keyIndexes = new WeakMap<YAMLMap, Map<unknown, Pair>>();
+function keyIndex(map: YAMLMap): Map<unknown, Pair> {
+  let index = keyIndexes.get(map);
+  if (!index) {
+    index = new Map();
+    for (const p of map.items) if (isScalar(p.key) && !index.has(p.key.value)) index.set(p.key.value, p);
+    keyIndexes.set(map, index);
+  }
+  return index;
+}
+
 /** The node at a path, or the nearest ancestor that exists (for a missing key). */
 function nodeAt(doc: Document.Parsed, path: readonly PathSegment[]): Node | undefined {
   let node: unknown = doc.contents;
   let last: Node | undefined = isNode(node) ? node : undefined;
   for (const seg of path) {
     if (isMap(node)) {
-      const pair = node.items.find((p) => isScalar(p.key) && p.key.value === seg);
+      const pair = keyIndex(node).get(seg);
       if (!pair) return last;
       node = pair.value ?? pair.key;
       if (node === null && isNode(pair.key)) node = pair.key;

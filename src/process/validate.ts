@@ -633,11 +633,13 @@ class Validator {
   private cycles(drafts: StepDraft[], byId: Map<string, StepDraft>) {
     const state = new Map<string, 'open' | 'done'>();
     const stack: string[] = [];
+    const depth = new Map<string, number>();
     const reported = new Set<string>();
     // Depth-first with an explicit stack, not recursion: a long chain of steps must not overflow the call stack.
     const frames: { d: StepDraft; edges: [string, PathSegment[]][]; next: number }[] = [];
     const open = (d: StepDraft) => {
       state.set(d.step.id, 'open');
+      depth.set(d.step.id, stack.length);
       stack.push(d.step.id);
       frames.push({ d, edges: this.edges(d), next: 0 });
     };
@@ -658,7 +660,11 @@ class Validator {
         if (!t) continue;
         const st = state.get(to);
         if (st === 'open') {
-          const loop = [...stack.slice(stack.indexOf(to)), to].join(' → ');
+          // A long loop is shortened in the message, so a file cannot make the issue text grow with the square of its size.
+          const from = depth.get(to)!;
+          const size = stack.length - from;
+          const ids = size <= 12 ? stack.slice(from) : [...stack.slice(from, from + 5), `… ${size - 8} more …`, ...stack.slice(-3)];
+          const loop = [...ids, to].join(' → ');
           if (!reported.has(loop)) {
             reported.add(loop);
             this.add(path, `goes back to "${to}" (${loop}); only on_reject may go back`);

@@ -1,0 +1,276 @@
+/**
+ * The protocol's writes as functions over a Machine (spec §3–§6, tool
+ * contracts). Each checks in the documented order, refuses with a ToolError
+ * (changing nothing), or applies the transition and everything it triggers.
+ */
+import { formatPath } from '../core/issues.js';
+import type { Process } from '../process/model.js';
+import { checkValues } from '../process/values.js';
+import { accept, type FileCheck, type Submission } from './acceptance.js';
+import { Machine } from './machine.js';
+import { actorName, ToolError, type Actor, type Completion, type Context, type Lease, type Pinned, type RunState, type StepState } from './types.js';
+import { assignment, decisionsFor, snapshotOf, OPERATORS } from './view.js';
+
+const RUN_ENDED = () => new ToolError('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
+
+export function dataBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
+}
+
+function capIssue(m: Machine, extra: unknown): string | null {
+  const size = dataBytes({ inputs: m.state.run.inputs, steps: m.state.steps, events: m.state.run.events, extra });
+  return size > m.ctx.limits.runDataBytes ? `run data: ${size} bytes, over the limit of ${m.ctx.limits.runDataBytes}` : null;
+}
+
+/** Does any step assign work to the initiator (refused for an agent starter)? */
+function usesInitiator(p: Process): boolean {
+  return p.steps.some((s) => s.person === 'initiator');
+}
+
+export function startRun(
+  pinned: Pinned,
+  args: { inputs: unknown; mode: 'live' | 'test' },
+  actor: Actor,
+  ctx: Context,
+  runId: string,
+): Machine {
+  const issues: string[] = [];
+  checkValues(pinned.process.inputs, args.inputs, ['inputs'], (path, message) => issues.push(`${formatPath(path)}: ${message}`));
+  if (actor.kind === 'agent' && usesInitiator(pinned.process)) {
+    issues.push('initiator: this process assigns work to the person who starts it; an agent cannot start it');
+  }
+  const inputs = (args.inputs ?? {}) as Record<string, unknown>;
+  if (dataBytes(inputs) > ctx.limits.runDataBytes) issues.push(`inputs: ${dataBytes(inputs)} bytes, over the limit of ${ctx.limits.runDataBytes}`);
+  if (issues.length > 0) throw new ToolError('invalid', `the inputs do not fit ${pinned.process.name} v${pinned.version}`, issues);
+  const now = ctx.now.toISOString();
+  const state: RunState = {
+    run: {
+      id: runId,
+      process: pinned.process.name,
+      version: pinned.version,
+      hash: pinned.hash,
+      mode: args.mode,
+      state: 'active',
+      outcome: null,
+      ended: null,
+      startedBy: actorName(actor),
+      initiator: actor.kind === 'person' ? actor.email : null,
+      startedAt: now,
+      updatedAt: now,
+      inputs,
+      events: [],
+    },
+    steps: {},
+    leases: {},
+  };
+  const m = new Machine(state, pinned, ctx);
+  m.emit('run.started', actorName(actor), `run:${runId}`, { process: pinned.process.name, version: pinned.version, mode: args.mode });
+  m.enter(pinned.process.steps[0]!.id);
+  return m;
+}
+
+export function claim(m: Machine, stepId: string, actor: Actor): Lease {
+  if (m.ended) throw RUN_ENDED();
+  if (actor.kind !== 'agent') throw new ToolError('forbidden', 'only an agent claims steps; people use get_work and decide');
+  const def = m.defs.get(stepId);
+  if (!def) throw new ToolError('not_found', `no step ${stepId} in this run`);
+  if (def.kind !== 'agent') throw new ToolError('forbidden', `${stepId} is a ${def.kind} step, not an agent step`);
+  const st = m.state.steps[stepId];
+  const lease = m.state.leases[stepId];
+  if (lease) {
+    const mine = lease.agent === actor.id;
+    throw new ToolError('conflict', mine ? 'you already hold this claim' : 'another agent holds this step', [mine ? 'claimed_by_you' : 'claimed_by_other']);
+  }
+  if (!st || st.state !== 'ready') throw new ToolError('conflict', `${stepId} is not ready`, ['not_ready']);
+  const now = m.ctx.now.getTime();
+  const claimed: Lease = {
+    stepId,
+    claimId: m.ctx.newId('c'),
+    agent: actor.id,
+    claimedAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + m.ctx.limits.leaseSeconds * 1000).toISOString(),
+  };
+  m.state.leases[stepId] = claimed;
+  m.emit('step.claimed', actor.id, stepId, { expiresAt: claimed.expiresAt });
+  return claimed;
+}
+
+/** The lease a token names, if it is still the live one (§6 rule 2); `stale` otherwise. */
+function liveLease(m: Machine, stepId: string, claimId: string): Lease {
+  const lease = m.state.leases[stepId];
+  if (!lease || lease.claimId !== claimId || Date.parse(lease.expiresAt) <= m.ctx.now.getTime()) {
+    throw new ToolError('stale', 'this claim is no longer current (its lease ended or it was replaced); call get_work again');
+  }
+  return lease;
+}
+
+export function renew(m: Machine, stepId: string, claimId: string, progress: string | undefined): Lease {
+  if (m.ended) throw RUN_ENDED();
+  const old = liveLease(m, stepId, claimId);
+  const now = m.ctx.now.getTime();
+  const next: Lease = {
+    ...old,
+    claimId: m.ctx.newId('c'),
+    expiresAt: new Date(now + m.ctx.limits.leaseSeconds * 1000).toISOString(),
+    ...(progress !== undefined ? { progress } : {}),
+  };
+  m.state.leases[stepId] = next;
+  return next;
+}
+
+export function submit(m: Machine, stepId: string, claimId: string, sub: Submission, actor: Actor, checkFile: FileCheck): void {
+  if (m.ended) throw RUN_ENDED();
+  liveLease(m, stepId, claimId);
+  const def = m.def(stepId);
+  const { issues, evidence } = accept(def, sub, { summaryRequired: true, checkFile });
+  const cap = issues.length === 0 ? capIssue(m, sub) : null;
+  if (cap) issues.push(cap);
+  if (issues.length > 0) throw new ToolError('not_accepted', `the submission for ${stepId} was not accepted; fix every issue and submit again`, issues);
+  m.complete(
+    stepId,
+    {
+      output: (sub.output ?? {}) as Record<string, unknown>,
+      ...(evidence.length > 0 ? { evidence } : {}),
+      summary: sub.summary!,
+      ...(sub.next !== undefined ? { next: sub.next, reason: sub.reason! } : {}),
+      by: actorName(actor),
+      at: m.at,
+    },
+    sub.next,
+  );
+}
+
+export function escalate(m: Machine, stepId: string, claimId: string, note: string, actor: Actor): void {
+  if (m.ended) throw RUN_ENDED();
+  liveLease(m, stepId, claimId);
+  const st = m.step(stepId);
+  delete m.state.leases[stepId];
+  st.state = 'waiting';
+  st.workItem = m.ctx.newId('w');
+  st.escalation = { note, by: actorName(actor), at: m.at };
+  m.emit('step.escalated', actorName(actor), stepId, { workItem: st.workItem, note });
+}
+
+export interface Decision extends Submission {
+  workItemId: string;
+  snapshot: string;
+  decision: 'completed' | 'approved' | 'rejected' | 'returned' | 'failed';
+  note?: string;
+}
+
+/** Is this person among those the work item is assigned to? */
+export function mayDecide(actor: Actor, assigned: { group?: string; person?: string }, groups: Record<string, string[]>): boolean {
+  if (actor.kind !== 'person') return false;
+  if (assigned.person !== undefined) return assigned.person.toLowerCase() === actor.email.toLowerCase();
+  if (assigned.group === OPERATORS) return actor.operator;
+  return (groups[assigned.group ?? ''] ?? []).some((e) => e.toLowerCase() === actor.email.toLowerCase());
+}
+
+export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<string, string[]>, checkFile: FileCheck): void {
+  // The documented order: run_ended, already_decided, not_found, stale, forbidden, not_accepted.
+  if (m.ended) throw RUN_ENDED();
+  const steps = Object.values(m.state.steps);
+  const st = steps.find((s) => s.workItem === d.workItemId);
+  if (!st) {
+    if (steps.some((s) => s.decided.includes(d.workItemId))) throw new ToolError('conflict', 'this work item was already decided', ['already_decided']);
+    throw new ToolError('not_found', `no work item ${d.workItemId} on this run`);
+  }
+  if (d.snapshot !== snapshotOf(m.state, m.pinned)) {
+    throw new ToolError('stale', 'the run data changed since you read it; call get_run for a fresh snapshot and decide again');
+  }
+  const def = m.def(st.id);
+  if (actor.kind !== 'person') throw new ToolError('forbidden', 'only a person decides; an agent identity never can');
+  if (!mayDecide(actor, assignment(m.state, m.pinned, def, st), groups)) {
+    throw new ToolError('forbidden', `${actor.email} is not assigned this work item`);
+  }
+  const allowed = decisionsFor(def, st);
+  const issues: string[] = [];
+  if (!allowed.includes(d.decision)) issues.push(`decision: ${d.decision} is not allowed here; one of ${allowed.join(', ')}`);
+  if (d.decision !== 'completed') {
+    for (const k of ['output', 'evidence', 'summary', 'next', 'reason'] as const) if (d[k] !== undefined) issues.push(`${k}: only with decision completed`);
+    if ((d.decision === 'rejected' || d.decision === 'returned' || d.decision === 'failed') && (d.note === undefined || d.note.trim() === '')) {
+      issues.push(`note: required with decision ${d.decision}`);
+    }
+  } else if (d.note !== undefined) issues.push('note: not allowed with decision completed; use summary');
+  if (issues.length > 0) throw new ToolError('invalid', 'this decision does not fit the work item', issues);
+
+  const by = actor.email;
+  switch (d.decision) {
+    case 'approved':
+      m.complete(st.id, { decision: 'approved', by, at: m.at });
+      return;
+    case 'rejected':
+      close(st, { decision: 'rejected', note: d.note!, by, at: m.at }, 'done');
+      m.emit('step.rejected', by, st.id, { note: d.note, ...(def.onReject ? { to: def.onReject } : {}) });
+      if (def.onReject) m.rework(def.onReject, st.id);
+      else m.end('ended', 'rejected', { by, at: m.at, note: d.note! });
+      return;
+    case 'failed':
+      close(st, { decision: 'failed', note: d.note!, by, at: m.at }, 'failed');
+      m.emit('step.failed', by, st.id, { note: d.note });
+      m.end('ended', 'failed', { by, at: m.at, note: d.note! });
+      return;
+    case 'returned':
+      st.decided.push(st.workItem!);
+      st.workItem = null;
+      st.escalation = null;
+      st.state = 'ready';
+      st.readySince = m.at;
+      st.handoff = { returned: { note: d.note!, by, at: m.at } };
+      m.emit('step.returned', by, st.id, { note: d.note });
+      return;
+    case 'completed': {
+      const { issues: problems, evidence } = accept(def, d, { summaryRequired: false, checkFile });
+      const cap = problems.length === 0 ? capIssue(m, d) : null;
+      if (cap) problems.push(cap);
+      if (problems.length > 0) throw new ToolError('not_accepted', `the completion of ${st.id} was not accepted; fix every issue and decide again`, problems);
+      m.complete(
+        st.id,
+        {
+          output: (d.output ?? {}) as Record<string, unknown>,
+          ...(evidence.length > 0 ? { evidence } : {}),
+          ...(d.summary !== undefined ? { summary: d.summary } : {}),
+          ...(d.next !== undefined ? { next: d.next, reason: d.reason! } : {}),
+          by,
+          at: m.at,
+        },
+        d.next,
+      );
+      return;
+    }
+  }
+}
+
+/** Close a work item with a decision that does not move along `next`. */
+function close(st: StepState, completion: Completion, state: 'done' | 'failed'): void {
+  if (st.current) st.history.push(st.current);
+  st.current = completion;
+  if (st.workItem) st.decided.push(st.workItem);
+  st.workItem = null;
+  st.state = state;
+}
+
+export function cancel(m: Machine, reason: string, actor: Actor): void {
+  if (m.ended) throw RUN_ENDED();
+  if (actor.kind !== 'person' || !actor.operator) throw new ToolError('forbidden', 'only an operator cancels a run');
+  m.end('cancelled', null, { by: actor.email, at: m.at, note: reason });
+}
+
+/** §3.6: deliver an event to the wait that is ready for it, or hold it. Returns the step that consumed it, or null. */
+export function sendEvent(m: Machine, name: string, data: Record<string, unknown> | undefined, actor: Actor): string | null {
+  if (m.ended) throw RUN_ENDED();
+  if (actor.kind === 'person' && !actor.operator) throw new ToolError('forbidden', 'events come from agents and operators');
+  const by = actorName(actor);
+  const waiting = m.pinned.process.steps.find((s) => s.kind === 'wait_for' && s.value === name && m.state.steps[s.id]?.state === 'waiting');
+  if (waiting) {
+    m.emit('event.received', by, waiting.id, { name });
+    m.complete(waiting.id, { output: data ?? {}, by, at: m.at });
+    return waiting.id;
+  }
+  const held = { name, ...(data !== undefined ? { data } : {}), by, at: m.at };
+  const cap = capIssue(m, held);
+  if (cap) throw new ToolError('not_accepted', 'the event does not fit in the run data', [cap]);
+  m.state.run.events.push(held);
+  m.emit('event.held', by, `run:${m.state.run.id}`, { name });
+  return null;
+}

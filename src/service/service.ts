@@ -1,0 +1,514 @@
+/**
+ * The fourteen tools (tool contracts) as one service over the engine and the
+ * board. Every transport (MCP, CLI) calls `call`; arguments, identity rights,
+ * replay and error codes are handled here once.
+ *
+ * A write: check arguments → lock the run → roll forward, read its files →
+ * replay? → apply elapsed deadlines → the engine command → commit every
+ * changed file, lease and audit event together. A refusal writes nothing.
+ * A read applies elapsed deadlines to what it shows without writing them.
+ */
+import { promises as fs } from 'node:fs';
+import { ulid } from 'ulid';
+import type { Board } from '../board/board.js';
+import { BoardError } from '../board/errors.js';
+import { isCode, readIfExists } from '../board/fsutil.js';
+import { isRunId, paths, STATE_DIR } from '../board/layout.js';
+import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
+import type { BoardDoc, Tx } from '../board/store.js';
+import { issueText } from '../core/issues.js';
+import type { FileCheck, Submission } from '../engine/acceptance.js';
+import * as cmd from '../engine/commands.js';
+import { Machine } from '../engine/machine.js';
+import { actorName, ToolError, type Actor, type Context, type Lease, type Pinned, type RunState, type StepState } from '../engine/types.js';
+import { leaseLive, requirements, runView, snapshotOf, workItems, type FileUrl } from '../engine/view.js';
+import { canonicalJson, sha256Hex } from '../process/hash.js';
+import { TOOLS, type Offer, type Tool } from '../process/profiles.js';
+import { leasePath, parseLease, runDoc, runFromDoc, stepDoc, stepFromDoc } from './runfiles.js';
+import { argumentIssues } from './schemas.js';
+import { TokenKey } from './tokens.js';
+
+export type ToolResult = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; issues?: string[] } };
+
+const WRITES = new Set<Tool>(['start_run', 'claim', 'renew', 'upload', 'submit', 'escalate', 'decide', 'cancel', 'send_event']);
+
+/** What this server offers today: parallel-1, and check-1 only once an evaluator is configured (not yet). */
+export const SERVER_OFFER: Offer = { profiles: new Set(['parallel-1']), tools: new Set(TOOLS) };
+
+export const CHECK_DEFAULTS = { checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 64 * 1024 };
+
+interface Loaded {
+  state: RunState;
+  pinned: Pinned;
+}
+
+export interface ServiceOptions {
+  now?: () => Date;
+  offer?: Offer;
+}
+
+export class Service {
+  private readonly pinnedCache = new Map<string, Pinned>();
+  private readonly now: () => Date;
+  readonly offer: Offer;
+
+  private constructor(
+    readonly board: Board,
+    private readonly tokens: TokenKey,
+    opts: ServiceOptions,
+  ) {
+    this.now = opts.now ?? (() => new Date());
+    this.offer = opts.offer ?? SERVER_OFFER;
+  }
+
+  static async open(board: Board, opts: ServiceOptions = {}): Promise<Service> {
+    return new Service(board, await TokenKey.load(board.store.abs(STATE_DIR)), opts);
+  }
+
+  /** Call a tool as an identity. Never throws: every outcome is a result object. */
+  async call(tool: string, args: unknown, actor: Actor): Promise<ToolResult> {
+    try {
+      if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
+      const t = tool as Tool;
+      const a = args === undefined ? {} : args;
+      const issues = argumentIssues(t, a);
+      if (issues.length > 0) throw new ToolError('invalid', `the arguments of ${t} do not match its schema`, issues);
+      const data = await this.dispatch(t, a as Record<string, unknown>, actor);
+      return { ok: true, data };
+    } catch (e) {
+      return toError(e);
+    }
+  }
+
+  private async dispatch(tool: Tool, a: Record<string, unknown>, actor: Actor): Promise<unknown> {
+    switch (tool) {
+      case 'describe':
+        return this.describe();
+      case 'list_processes':
+        return this.listProcesses(a.cursor as string | undefined);
+      case 'get_run':
+        return this.getRun(a.runId as string);
+      case 'get_work':
+        return this.getWork(actor, a as { limit?: number; cursor?: string; process?: string });
+      case 'list_runs':
+        return this.listRuns(a as { process?: string; state?: string; inputs?: Record<string, unknown>; limit?: number; cursor?: string });
+      case 'start_run':
+        return this.startRun(a, actor);
+      case 'upload':
+        return this.upload(a, actor);
+      default:
+        return this.runWrite(tool, a, actor);
+    }
+  }
+
+  describe(): Record<string, unknown> {
+    const s = this.board.manifest.settings;
+    return {
+      protocol: 'agentprocess',
+      version: 'core-2',
+      profiles: [...this.offer.profiles],
+      leaseSeconds: s.leaseSeconds,
+      person: { format: 'email' },
+      tools: [...this.offer.tools],
+      maxUploadBytes: s.maxUploadBytes,
+      limits: { runDataBytes: s.runDataBytes, ...CHECK_DEFAULTS },
+    };
+  }
+
+  private context(now: Date): Context {
+    const s = this.board.manifest.settings;
+    return { now, newId: (prefix) => `${prefix}-${ulid(now.getTime()).toLowerCase()}`, limits: { runDataBytes: s.runDataBytes, leaseSeconds: s.leaseSeconds } };
+  }
+
+  // ---- processes ------------------------------------------------------------
+
+  private async pinned(name: string, version: number, hash?: string): Promise<Pinned> {
+    const key = `${name}@${version}`;
+    let p = this.pinnedCache.get(key);
+    if (!p) {
+      const v = await loadVersion(this.board, name, version, this.offer);
+      p = { process: v.process, version: v.version, hash: v.hash, roles: v.roles };
+      this.pinnedCache.set(key, p);
+    }
+    if (hash !== undefined && p.hash !== hash) {
+      throw new ToolError('conflict', `${name} v${version} no longer has the content this run was started with`, ['process_version_changed']);
+    }
+    return p;
+  }
+
+  private async listProcesses(cursor?: string) {
+    const items = [];
+    for (const name of await listProcessNames(this.board)) {
+      const versions = await listVersions(this.board, name);
+      try {
+        const p = await this.pinned(name, versions[versions.length - 1]!);
+        items.push({
+          name,
+          description: p.process.description,
+          version: p.version,
+          inputs: p.process.frontmatter.inputs ?? {},
+          ...(p.process.requires ? { requires: p.process.requires } : {}),
+        });
+      } catch {
+        // a version that no longer verifies is never offered
+      }
+    }
+    return page(items, (i) => i.name, 100, cursor);
+  }
+
+  // ---- reading runs -------------------------------------------------------------
+
+  /** A run's state from its files, read without locking as one consistent whole. */
+  private async readRun(runId: string): Promise<Loaded> {
+    if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
+    return this.board.store.snapshot({ kind: 'run', id: runId }, (read) => this.assemble(runId, read, (rel) => readIfExists(this.board.store.abs(rel))));
+  }
+
+  private async assemble(runId: string, read: (rel: string) => Promise<BoardDoc | null>, readState: (rel: string) => Promise<Buffer | string | null>): Promise<Loaded> {
+    const runDocument = await read(paths.runFile(runId));
+    if (!runDocument) throw new ToolError('not_found', `no run ${runId}`);
+    const run = runFromDoc(runDocument);
+    const pinned = await this.pinned(run.process, run.version, run.hash);
+    const steps: Record<string, StepState> = {};
+    const leases: Record<string, Lease> = {};
+    for (const def of pinned.process.steps) {
+      const doc = await read(paths.stepFile(runId, def.id));
+      if (doc) steps[def.id] = stepFromDoc(doc);
+      const l = await readState(leasePath(runId, def.id));
+      const lease = l === null ? null : parseLease(l.toString());
+      if (lease) leases[def.id] = lease;
+    }
+    return { state: { run, steps, leases }, pinned };
+  }
+
+  /** The state as of now: elapsed deadlines applied in memory. */
+  private current(loaded: Loaded, now: Date): Machine {
+    const m = new Machine(structuredClone(loaded.state), loaded.pinned, this.context(now));
+    m.applyDeadlines();
+    m.settle();
+    return m;
+  }
+
+  private fileUrl: FileUrl = (ref) => `file://${this.board.store.abs(`files/${ref}/content`)}`;
+
+  async getRun(runId: string) {
+    const now = this.now();
+    const m = this.current(await this.readRun(runId), now);
+    return runView(m.state, m.pinned, now, this.fileUrl);
+  }
+
+  private async runIds(): Promise<string[]> {
+    try {
+      return (await fs.readdir(this.board.store.abs('runs'))).filter(isRunId).sort();
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return [];
+      throw e;
+    }
+  }
+
+  /** Runs still open, read as of now. Ended runs are skipped by their RUN.md alone. */
+  private async *openRuns(process?: string): AsyncGenerator<Machine> {
+    const now = this.now();
+    for (const id of await this.runIds()) {
+      const doc = await this.board.store.read(paths.runFile(id)).catch(() => null);
+      if (!doc || doc.data.state === 'ended' || doc.data.state === 'cancelled') continue;
+      if (process !== undefined && doc.data.process !== process) continue;
+      try {
+        yield this.current(await this.readRun(id), now);
+      } catch {
+        // a run whose files are being repaired is skipped, not fatal to everyone's inbox
+      }
+    }
+  }
+
+  async getWork(actor: Actor, a: { limit?: number; cursor?: string; process?: string }) {
+    const now = this.now();
+    const items: { key: string; item: Record<string, unknown> }[] = [];
+    const groups = this.board.manifest.groups;
+    for await (const m of this.openRuns(a.process)) {
+      const r = m.state.run;
+      const test = r.mode === 'test' ? { mode: 'test' as const } : { mode: 'live' as const };
+      if (actor.kind === 'agent') {
+        for (const def of m.pinned.process.steps) {
+          const st = m.state.steps[def.id];
+          if (def.kind !== 'agent' || st?.state !== 'ready' || leaseLive(m.state, def.id, now)) continue;
+          items.push({
+            key: `${st.readySince}|${r.id}|${def.id}`,
+            item: {
+              runId: r.id,
+              stepId: def.id,
+              process: r.process,
+              version: r.version,
+              ...test,
+              readySince: st.readySince,
+              due: st.due,
+              overdue: st.overdue,
+              handoff: st.handoff,
+              claim: { tool: 'claim', arguments: { runId: r.id, stepId: def.id, requestId: '<new UUID>' } },
+            },
+          });
+        }
+      } else {
+        const snapshot = snapshotOf(m.state, m.pinned);
+        for (const wi of workItems(m.state, m.pinned, snapshot)) {
+          if (!cmd.mayDecide(actor, wi.assignedTo as { group?: string; person?: string }, groups)) continue;
+          const st = m.state.steps[wi.stepId as string]!;
+          items.push({ key: `${st.readySince}|${r.id}|${wi.id}`, item: { runId: r.id, process: r.process, version: r.version, ...test, workItem: wi } });
+        }
+      }
+    }
+    items.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    const p = page(items, (i) => i.key, a.limit ?? 20, a.cursor);
+    return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
+  }
+
+  async listRuns(a: { process?: string; state?: string; inputs?: Record<string, unknown>; limit?: number; cursor?: string }) {
+    const rows: { key: string; item: Record<string, unknown> }[] = [];
+    for (const id of (await this.runIds()).reverse()) {
+      const doc = await this.board.store.read(paths.runFile(id)).catch(() => null);
+      if (!doc) continue;
+      const r = runFromDoc(doc);
+      if (a.process !== undefined && r.process !== a.process) continue;
+      if (a.inputs && !Object.entries(a.inputs).every(([k, v]) => Object.hasOwn(r.inputs, k) && canonicalJson(r.inputs[k]) === canonicalJson(v))) continue;
+      let state = r.state;
+      if (state === 'active' || state === 'waiting') {
+        try {
+          state = this.current(await this.readRun(id), this.now()).state.run.state;
+        } catch {
+          // keep the recorded state
+        }
+      }
+      if (a.state !== undefined && state !== a.state) continue;
+      rows.push({
+        key: id,
+        item: { id: r.id, process: r.process, version: r.version, state, outcome: r.outcome, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs },
+      });
+    }
+    const p = page(rows, (i) => i.key, a.limit ?? 20, a.cursor, true);
+    return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
+  }
+
+  // ---- writes -----------------------------------------------------------------
+
+  /** The replay record of a requestId: the original result for the same call, `conflict` for another. */
+  private requestPath(requestId: string): string {
+    return `${STATE_DIR}/requests/${sha256Hex(requestId)}.json`;
+  }
+
+  private fingerprint(tool: Tool, a: Record<string, unknown>, actor: Actor): string {
+    const { requestId: _r, ...rest } = a;
+    return sha256Hex(canonicalJson({ tool, actor: actorName(actor), args: rest }));
+  }
+
+  private async replay(tx: Pick<Tx, 'readState'> | null, tool: Tool, a: Record<string, unknown>, actor: Actor): Promise<unknown | undefined> {
+    const rel = this.requestPath(a.requestId as string);
+    const text = tx ? await tx.readState(rel) : (await readIfExists(this.board.store.abs(rel)))?.toString('utf8') ?? null;
+    if (text === null) return undefined;
+    const rec = JSON.parse(text) as { fingerprint: string; data: unknown };
+    if (rec.fingerprint !== this.fingerprint(tool, a, actor)) {
+      throw new ToolError('conflict', 'this requestId was already used for a different call; use a new requestId', ['request_id_reused']);
+    }
+    return rec.data;
+  }
+
+  private record(tx: Tx, tool: Tool, a: Record<string, unknown>, actor: Actor, data: unknown): void {
+    tx.writeState(this.requestPath(a.requestId as string), JSON.stringify({ requestId: a.requestId, tool, fingerprint: this.fingerprint(tool, a, actor), data }));
+  }
+
+  /** Persist a machine's run: RUN.md (always: updatedAt moves), changed step files, leases, audit events. */
+  private persist(tx: Tx, m: Machine, before: RunState): void {
+    const r = m.state.run;
+    const run = runDoc(r);
+    tx.write(paths.runFile(r.id), run.data, run.body);
+    for (const [id, st] of Object.entries(m.state.steps)) {
+      const doc = stepDoc(st);
+      tx.write(paths.stepFile(r.id, id), doc.data, doc.body);
+    }
+    for (const id of new Set([...Object.keys(before.leases), ...Object.keys(m.state.leases)])) {
+      const lease = m.state.leases[id];
+      if (!lease) tx.removeState(leasePath(r.id, id));
+      else if (JSON.stringify(lease) !== JSON.stringify(before.leases[id])) tx.writeState(leasePath(r.id, id), JSON.stringify(lease));
+    }
+    for (const ev of m.events) {
+      tx.audit({ actor: ev.actor, action: ev.action, entity: ev.entity.startsWith('run:') ? ev.entity : `${r.id}/${ev.entity}`, ...(ev.changes ? { changes: ev.changes } : {}) });
+    }
+  }
+
+  private async startRun(a: Record<string, unknown>, actor: Actor) {
+    const prior = await this.replay(null, 'start_run', a, actor);
+    if (prior !== undefined) return prior;
+    const name = a.process as string;
+    const versions = await listVersions(this.board, name).catch((): number[] => []);
+    if (versions.length === 0) throw new ToolError('not_found', `no published process ${name}`);
+    const version = (a.version as number | undefined) ?? versions[versions.length - 1]!;
+    if (!versions.includes(version)) throw new ToolError('not_found', `${name} has no version ${version} (published: ${versions.join(', ')})`);
+    const pinned = await this.pinned(name, version);
+    const now = this.now();
+    const ctx = this.context(now);
+    const runId = ctx.newId('r');
+    const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      const m = cmd.startRun(pinned, { inputs: a.inputs, mode: (a.mode as 'live' | 'test' | undefined) ?? 'live' }, actor, ctx, runId);
+      m.applyDeadlines();
+      m.settle();
+      this.persist(tx, m, { run: m.state.run, steps: {}, leases: {} });
+      const view = runView(m.state, pinned, now, this.fileUrl);
+      this.record(tx, 'start_run', a, actor, view);
+      return view;
+    });
+    return value;
+  }
+
+  /** Writes on an existing run: claim, renew, submit, escalate, decide, cancel, send_event. */
+  private async runWrite(tool: Tool, a: Record<string, unknown>, actor: Actor): Promise<unknown> {
+    let runId: string;
+    let claims: ReturnType<TokenKey['verify']> = null;
+    if (tool === 'renew' || tool === 'submit' || tool === 'escalate') {
+      claims = this.tokens.verify(a.token);
+      if (!claims) {
+        const prior = await this.replay(null, tool, a, actor);
+        if (prior !== undefined) return prior;
+        throw new ToolError('invalid', 'the token does not verify: it was not issued by this board, or it was altered', ['token: does not verify']);
+      }
+      runId = claims.runId;
+    } else runId = a.runId as string;
+    if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
+    const now = this.now();
+    const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      const prior = await this.replay(tx, tool, a, actor);
+      if (prior !== undefined) return prior;
+      const loaded = await this.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
+      const before = structuredClone(loaded.state);
+      const m = new Machine(structuredClone(loaded.state), loaded.pinned, this.context(now));
+      // Deadlines that fell due are applied first and written with this call. A refused
+      // call writes nothing at all; the next write (or the daemon) records them.
+      m.applyDeadlines();
+      m.state.run.updatedAt = now.toISOString();
+      const data = await this.apply(tool, m, a, actor, claims);
+      m.settle();
+      this.persist(tx, m, before);
+      this.record(tx, tool, a, actor, data);
+      return data;
+    });
+    return value;
+  }
+
+  private async apply(tool: Tool, m: Machine, a: Record<string, unknown>, actor: Actor, claims: ReturnType<TokenKey['verify']>): Promise<unknown> {
+    const view = () => runView(m.state, m.pinned, m.ctx.now, this.fileUrl);
+    switch (tool) {
+      case 'claim': {
+        const lease = cmd.claim(m, a.stepId as string, actor);
+        const def = m.def(lease.stepId);
+        const st = m.state.steps[lease.stepId]!;
+        const req = requirements(def);
+        const full = view();
+        return {
+          token: this.tokens.sign({ runId: m.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt }),
+          expiresAt: lease.expiresAt,
+          mode: m.state.run.mode,
+          step: { id: def.id, instructions: def.value, output: req.output, evidence: req.evidence, next: req.next },
+          handoff: st.handoff,
+          body: m.pinned.process.body,
+          data: full.data,
+        };
+      }
+      case 'renew': {
+        const lease = cmd.renew(m, claims!.stepId, claims!.claimId, a.progress as string | undefined);
+        return { token: this.tokens.sign({ runId: m.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt }), expiresAt: lease.expiresAt };
+      }
+      case 'submit':
+        cmd.submit(m, claims!.stepId, claims!.claimId, a as Submission, actor, await this.fileChecks(a.evidence));
+        return view();
+      case 'escalate':
+        cmd.escalate(m, claims!.stepId, claims!.claimId, a.note as string, actor);
+        return view();
+      case 'decide':
+        cmd.decide(m, a as unknown as cmd.Decision, actor, this.board.manifest.groups, await this.fileChecks(a.evidence));
+        return view();
+      case 'cancel':
+        cmd.cancel(m, a.reason as string, actor);
+        return view();
+      case 'send_event':
+        return { consumedBy: cmd.sendEvent(m, a.name as string, a.data as Record<string, unknown> | undefined, actor) };
+      default:
+        throw new Error(`not a run write: ${tool}`);
+    }
+  }
+
+  // ---- files --------------------------------------------------------------------
+
+  /** Verify every `file` evidence ref before the engine runs: it exists and its bytes still match (§5). */
+  private async fileChecks(evidence: unknown): Promise<FileCheck> {
+    const results = new Map<string, ReturnType<FileCheck>>();
+    for (const item of Array.isArray(evidence) ? (evidence as { kind: string; ref: string }[]) : []) {
+      if (item.kind !== 'file' || results.has(item.ref)) continue;
+      results.set(item.ref, await this.checkFile(item.ref));
+    }
+    return (ref) => results.get(ref) ?? { ok: false, problem: 'not found' };
+  }
+
+  private async checkFile(ref: string): Promise<ReturnType<FileCheck>> {
+    if (!/^f-[0-9a-f]{32}$/.test(ref)) return { ok: false, problem: 'not found' };
+    const meta = await readIfExists(this.board.store.abs(`files/${ref}/meta.json`));
+    const bytes = await readIfExists(this.board.store.abs(`files/${ref}/content`));
+    if (!meta || !bytes) return { ok: false, problem: 'not found' };
+    const recorded = (JSON.parse(meta.toString('utf8')) as { sha256: string }).sha256;
+    const actual = sha256Hex(bytes);
+    return actual === recorded ? { ok: true, sha256: recorded } : { ok: false, problem: 'stored bytes no longer match the hash recorded at upload' };
+  }
+
+  private async upload(a: Record<string, unknown>, actor: Actor) {
+    const b64 = a.contentBase64 as string;
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) throw new ToolError('invalid', 'contentBase64 is not base64', ['contentBase64: not base64']);
+    const bytes = Buffer.from(b64, 'base64');
+    const max = this.board.manifest.settings.maxUploadBytes;
+    if (bytes.length > max) throw new ToolError('invalid', `the file is ${bytes.length} bytes; the limit is ${max}`, [`contentBase64: ${bytes.length} bytes, over maxUploadBytes ${max}`]);
+    const sha256 = sha256Hex(bytes);
+    const id = `f-${sha256.slice(0, 32)}`;
+    const { value } = await this.board.store.transact({ kind: 'board' }, async (tx) => {
+      const prior = await this.replay(tx, 'upload', a, actor);
+      if (prior !== undefined) return prior;
+      const data = { id, sha256, bytes: bytes.length };
+      if ((await readIfExists(this.board.store.abs(`files/${id}/meta.json`))) === null) {
+        await tx.create(`files/${id}/content`, bytes);
+        await tx.create(
+          `files/${id}/meta.json`,
+          `${JSON.stringify({ id, sha256, bytes: bytes.length, fileName: a.fileName, contentType: a.contentType, uploadedBy: actorName(actor), uploadedAt: this.now().toISOString() }, null, 2)}\n`,
+        );
+        tx.audit({ actor: actorName(actor), action: 'file.uploaded', entity: id, changes: { fileName: a.fileName, bytes: bytes.length, sha256 } });
+      }
+      this.record(tx, 'upload', a, actor, data);
+      return data;
+    });
+    return value;
+  }
+}
+
+/** Keyset paging: items sorted by key; the cursor is the last key returned. */
+function page<T>(items: T[], key: (t: T) => string, limit: number, cursor?: string, descending = false): { items: T[]; nextCursor: string | null } {
+  let start = 0;
+  if (cursor !== undefined) {
+    let after: string;
+    try {
+      after = Buffer.from(cursor, 'base64url').toString('utf8');
+    } catch {
+      throw new ToolError('invalid', 'the cursor is not one this server returned', ['cursor: unknown']);
+    }
+    start = items.findIndex((i) => (descending ? key(i) < after : key(i) > after));
+    if (start < 0) start = items.length;
+  }
+  const slice = items.slice(start, start + limit);
+  const more = start + limit < items.length;
+  return { items: slice, nextCursor: more && slice.length > 0 ? Buffer.from(key(slice[slice.length - 1]!)).toString('base64url') : null };
+}
+
+function toError(e: unknown): ToolResult {
+  if (e instanceof ToolError) return { ok: false, error: { code: e.code, message: e.message, ...(e.issues.length > 0 ? { issues: e.issues } : {}) } };
+  if (e instanceof BoardError) {
+    if (e.code === 'busy') return { ok: false, error: { code: 'retry', message: e.message } };
+    if (e.code === 'conflict') return { ok: false, error: { code: 'conflict', message: e.message, issues: e.issues.map(issueText) } };
+    return { ok: false, error: { code: 'conflict', message: `${e.message}; an operator must fix the board (workboard doctor)`, issues: ['board_file_invalid', ...e.issues.map(issueText)] } };
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return { ok: false, error: { code: 'retry', message: `internal error: ${message}` } };
+}
+

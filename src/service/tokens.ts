@@ -1,0 +1,78 @@
+/**
+ * Claim tokens: opaque and unforgeable (§6 rule 2). A token is
+ * `base64url(JSON{r,s,c,e}).base64url(HMAC-SHA256)` under a secret kept in
+ * `.work/secret`, compared in constant time. Whether it is still *current* is
+ * the lease's business: a token that verifies but names an ended or replaced
+ * lease is `stale`; one that does not verify at all is `invalid`.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { promises as fs, constants } from 'node:fs';
+import path from 'node:path';
+import { isCode, readIfExists } from '../board/fsutil.js';
+
+export interface TokenClaims {
+  runId: string;
+  stepId: string;
+  claimId: string;
+  expiresAt: string;
+}
+
+const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64url');
+
+export class TokenKey {
+  private constructor(private readonly secret: Buffer) {}
+
+  /** The board's token secret, created once with O_EXCL so concurrent coordinators agree on it. */
+  static async load(stateDir: string): Promise<TokenKey> {
+    const file = path.join(stateDir, 'secret');
+    for (;;) {
+      const existing = await readIfExists(file);
+      if (existing !== null && existing.length >= 32) return new TokenKey(existing);
+      if (existing !== null) {
+        await new Promise((r) => setTimeout(r, 5)); // another coordinator is writing it
+        continue;
+      }
+      await fs.mkdir(stateDir, { recursive: true });
+      const secret = randomBytes(32);
+      try {
+        const fh = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+        try {
+          await fh.writeFile(secret);
+          await fh.sync();
+        } finally {
+          await fh.close();
+        }
+        return new TokenKey(secret);
+      } catch (e) {
+        if (!isCode(e, 'EEXIST')) throw e;
+      }
+    }
+  }
+
+  sign(c: TokenClaims): string {
+    const body = b64(JSON.stringify({ r: c.runId, s: c.stepId, c: c.claimId, e: c.expiresAt }));
+    return `${body}.${b64(this.mac(body))}`;
+  }
+
+  /** The claims of a token this board signed, or null for anything else. */
+  verify(token: unknown): TokenClaims | null {
+    if (typeof token !== 'string' || token.length > 2048) return null;
+    const dot = token.indexOf('.');
+    if (dot <= 0 || dot !== token.lastIndexOf('.')) return null;
+    const body = token.slice(0, dot);
+    const sig = Buffer.from(token.slice(dot + 1), 'base64url');
+    const want = this.mac(body);
+    if (sig.length !== want.length || !timingSafeEqual(sig, want)) return null;
+    try {
+      const v = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
+      if (typeof v.r !== 'string' || typeof v.s !== 'string' || typeof v.c !== 'string' || typeof v.e !== 'string') return null;
+      return { runId: v.r, stepId: v.s, claimId: v.c, expiresAt: v.e };
+    } catch {
+      return null;
+    }
+  }
+
+  private mac(body: string): Buffer {
+    return createHmac('sha256', this.secret).update(body).digest();
+  }
+}
