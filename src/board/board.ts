@@ -26,11 +26,30 @@ files/** -text
 `;
 
 export class Board {
+  private seenManifest: string;
+
   private constructor(
     readonly root: string,
     readonly store: BoardStore,
-    readonly manifest: Manifest,
-  ) {}
+    private current: Manifest,
+    manifestHash: string,
+  ) {
+    this.seenManifest = manifestHash;
+  }
+
+  /** WORK.md as last read; `refresh` picks up edits made since (people, groups, settings). */
+  get manifest(): Manifest {
+    return this.current;
+  }
+
+  /** Re-read WORK.md when its bytes changed; a long-running server calls this before each request. */
+  async refresh(): Promise<void> {
+    const doc = await this.store.read(WORK_FILE).catch(() => null);
+    if (doc && doc.sha256 !== this.seenManifest) {
+      this.current = manifestFrom(doc);
+      this.seenManifest = doc.sha256;
+    }
+  }
 
   static async open(root: string, options: Partial<StoreOptions> = {}): Promise<Board> {
     const abs = path.resolve(root);
@@ -43,7 +62,7 @@ export class Board {
       lockTimeoutMs: LOCK_TIMEOUT_MS,
       ...options,
     });
-    return new Board(abs, store, manifest);
+    return new Board(abs, store, manifest, doc.sha256);
   }
 
   /**

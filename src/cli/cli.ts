@@ -22,6 +22,11 @@ export class Cli {
     return this.globals().json === true;
   }
 
+  /** The identity named on the command line or in WORKBOARD_AS, if any. */
+  explicitAs(): string | undefined {
+    return this.globals().as ?? process.env.WORKBOARD_AS;
+  }
+
   /** Who is acting: --as, else WORKBOARD_AS, else the login name. */
   actor(): string {
     const g = this.globals();

@@ -5,6 +5,7 @@ import { Cli, CliExit } from './cli.js';
 import { EXIT, printError } from './output.js';
 import * as audit from './commands/audit.js';
 import * as init from './commands/init.js';
+import * as mcp from './commands/mcp.js';
 import * as processes from './commands/processes.js';
 import * as publish from './commands/publish.js';
 import * as validate from './commands/validate.js';
@@ -24,7 +25,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run workboard help <command> for examples)');
   const cli = new Cli(program);
-  for (const m of [init, validate, publish, processes, audit]) m.register(program, cli);
+  for (const m of [init, validate, publish, processes, audit, mcp]) m.register(program, cli);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

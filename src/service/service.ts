@@ -71,6 +71,7 @@ export class Service {
       if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
       const t = tool as Tool;
       const a = args === undefined ? {} : args;
+      await this.board.refresh();
       const issues = argumentIssues(t, a);
       if (issues.length > 0) throw new ToolError('invalid', `the arguments of ${t} do not match its schema`, issues);
       const data = await this.dispatch(t, a as Record<string, unknown>, actor);

@@ -1,0 +1,49 @@
+/**
+ * MCP for agents: the fourteen tools with our JSON Schemas as input schemas.
+ * Each result is the tool's `{ok, data}` / `{ok: false, error}` object, carried
+ * both as `structuredContent` and as JSON text so any client can read it.
+ * A thin shell: every rule lives in the service.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Actor } from '../engine/types.js';
+import { TOOLS, type Tool } from '../process/profiles.js';
+import { argumentSchema } from '../service/schemas.js';
+import type { Service } from '../service/service.js';
+
+export const INSTRUCTIONS = `This server runs processes (PROCESS.md) step by step. Your loop:
+1. get_work: ready steps you may claim, oldest first, each with the exact claim call.
+2. claim: you get a token, the step's instructions and requirements, the process body, the run data and a handoff (what an earlier attempt left).
+3. Do the work with your own tools. renew before expiresAt if you need longer (new token; the old one dies); add progress notes.
+4. upload files you must attach as file evidence, then submit: output, evidence, a short summary, and next + reason when the step offers routes.
+5. escalate with a note if you cannot finish: a person takes over.
+Errors: invalid = fix the call; not_accepted = fix the work and submit again (every issue is listed); stale = stop, call get_work again; conflict = move on (run_ended, claimed_by_other, already_decided); forbidden = stop; not_found = stop; retry = retry with the same requestId.
+Every write takes a fresh requestId; repeating it returns the original result (use that after a lost response). In a run with mode "test", cause no real external effects.`;
+
+function inputSchema(tool: Tool): Record<string, unknown> {
+  const { $schema: _s, $id: _i, title: _t, description: _d, ...schema } = argumentSchema(tool);
+  return schema;
+}
+
+export function toolList(offered: readonly string[]) {
+  return TOOLS.filter((t) => offered.includes(t)).map((t) => ({
+    name: t,
+    description: String(argumentSchema(t).description ?? t),
+    inputSchema: inputSchema(t),
+  }));
+}
+
+export function createMcpServer(service: Service, actor: Actor, version: string): Server {
+  const server = new Server({ name: 'workboard', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const offered = [...service.offer.tools];
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList(offered) }));
+  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    const result = await service.call(req.params.name, req.params.arguments ?? {}, actor);
+    return {
+      content: [{ type: 'text' as const, text: JSON.stringify(result) }],
+      structuredContent: result as unknown as Record<string, unknown>,
+      isError: !result.ok,
+    };
+  });
+  return server;
+}
