@@ -8,6 +8,7 @@ import * as init from './commands/init.js';
 import * as mcp from './commands/mcp.js';
 import * as processes from './commands/processes.js';
 import * as publish from './commands/publish.js';
+import * as tools from './commands/tools.js';
 import * as validate from './commands/validate.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -25,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run workboard help <command> for examples)');
   const cli = new Cli(program);
-  for (const m of [init, validate, publish, processes, audit, mcp]) m.register(program, cli);
+  for (const m of [init, validate, publish, processes, tools, audit, mcp]) m.register(program, cli);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createMcpServer } from '../../mcp/server.js';
 import { resolveActor } from '../../service/identity.js';
 import { Service } from '../../service/service.js';
 import { BoardError } from '../../board/errors.js';
@@ -22,6 +20,9 @@ export function register(program: Command, cli: Cli): void {
       const who = resolveActor(board.manifest, opts.as);
       if (!who.ok) throw new BoardError('invalid', `${who.message}; add it with workboard agent add ${opts.as}`);
       if (who.actor.kind !== 'agent') throw new BoardError('invalid', `${opts.as} is a person; workboard mcp acts only as an agent, so a person's decisions stay human`);
+      // Loaded here so every other command starts without the MCP SDK.
+      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+      const { createMcpServer } = await import('../../mcp/server.js');
       const service = await Service.open(board);
       const server = createMcpServer(service, who.actor, pkg.version);
       await server.connect(new StdioServerTransport());

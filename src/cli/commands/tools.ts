@@ -1,0 +1,234 @@
+/**
+ * The protocol's tools from the command line, for people, operators and
+ * scripts: each command is one service call as the `--as` identity. With
+ * --json it prints exactly the tool's result object.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { BoardError } from '../../board/errors.js';
+import { resolveActor } from '../../service/identity.js';
+import { Service, type ToolResult } from '../../service/service.js';
+import { color, EXIT, printJson } from '../output.js';
+import type { Cli } from '../cli.js';
+
+type Obj = Record<string, unknown>;
+
+/** `k=v`: v is read as JSON when it parses (numbers, booleans, lists), else as a string. */
+export function parsePairs(pairs: string[], what: string, cli: Cli): Obj {
+  const out: Obj = {};
+  for (const p of pairs) {
+    const i = p.indexOf('=');
+    if (i <= 0) cli.usage(`${what} expects key=value, got "${p}"`);
+    const raw = p.slice(i + 1);
+    let v: unknown = raw;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      // a plain string
+    }
+    out[p.slice(0, i)] = v;
+  }
+  return out;
+}
+
+function readJson(file: string, cli: Cli): Obj {
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) cli.usage(`${file} must hold a JSON object`);
+    return v as Obj;
+  } catch (e) {
+    if (e instanceof Error && e.name === 'CliExit') throw e;
+    return cli.usage(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+const collect = (v: string, acc: string[]) => [...acc, v];
+
+async function call(cli: Cli, tool: string, args: Obj, human: (data: Obj) => void): Promise<never> {
+  const board = await cli.board();
+  const who = resolveActor(board.manifest, cli.actor());
+  if (!who.ok) throw new BoardError('invalid', `${who.message}; pass --as <email-or-agent-id> or set WORKBOARD_AS`);
+  const service = await Service.open(board);
+  const result: ToolResult = await service.call(tool, args, who.actor);
+  if (cli.json()) printJson(result);
+  else if (result.ok) human(result.data as Obj);
+  else {
+    process.stderr.write(`${color.red(`${result.error.code}`)}: ${result.error.message}\n`);
+    for (const i of result.error.issues ?? []) process.stderr.write(`  ${i}\n`);
+  }
+  return cli.exit(result.ok ? EXIT.ok : EXIT.refused);
+}
+
+function printRun(v: Obj): void {
+  const run = v.run as Obj;
+  const state = String(run.state);
+  const paint = state === 'active' ? color.green : state === 'waiting' ? color.yellow : color.dim;
+  process.stdout.write(`${color.bold(String(run.id))}  ${run.process} v${run.version}  ${paint(state)}${run.outcome ? ` (${run.outcome})` : ''}${run.mode === 'test' ? color.yellow('  TEST') : ''}\n`);
+  process.stdout.write(`  started ${run.startedAt} by ${run.startedBy}, updated ${run.updatedAt}\n`);
+  const ended = run.ended as Obj | null;
+  if (ended) process.stdout.write(`  ended ${ended.at} by ${ended.by}${ended.note ? `: ${ended.note}` : ''}\n`);
+  const data = v.data as { steps: Record<string, Obj> };
+  for (const s of v.steps as Obj[]) {
+    const d = data.steps[String(s.id)];
+    const st = s.state === null ? color.dim('·') : String(s.state);
+    const due = s.due ? `  due ${s.due}${s.overdue ? color.red(' OVERDUE') : ''}` : '';
+    process.stdout.write(`  ${String(s.id).padEnd(24)} ${String(s.kind).padEnd(10)} ${st}${due}\n`);
+    if (d?.by) process.stdout.write(color.dim(`      by ${d.by} at ${d.at}${d.decision ? `: ${d.decision}` : ''}${d.next ? ` → ${d.next}` : ''}\n`));
+    if (d?.summary) process.stdout.write(color.dim(`      ${String(d.summary).split('\n')[0]}\n`));
+    if (d?.note) process.stdout.write(color.dim(`      note: ${d.note}\n`));
+    for (const e of (d?.evidence as Obj[] | undefined) ?? []) process.stdout.write(color.dim(`      evidence ${e.kind} ${e.ref}${e.sha256 ? ` sha256:${e.sha256}` : ''}\n`));
+    const h = (d?.history as unknown[] | undefined) ?? [];
+    if (h.length > 0) process.stdout.write(color.dim(`      ${h.length} earlier attempt(s)\n`));
+  }
+  for (const w of v.workItems as Obj[]) {
+    const to = w.assignedTo as Obj;
+    process.stdout.write(`  ${color.yellow('work item')} ${w.id} on ${w.stepId} for ${to.group ? `group ${to.group}` : to.person}: ${(w.decide as Obj).decisions}\n`);
+  }
+}
+
+export function register(program: Command, cli: Cli): void {
+  program
+    .command('start')
+    .description('start a run of a published process')
+    .argument('<process>', 'the process name')
+    .option('--input <key=value>', 'an input (repeatable); the value is read as JSON when it parses', collect, [])
+    .option('--inputs-file <file>', 'a JSON object of inputs')
+    .option('--version-number <n>', 'pin this published version instead of the latest')
+    .option('--test', 'a test run: agents must cause no real effects')
+    .option('--request-id <id>', 'make the call idempotent (default: a new UUID)')
+    .addHelpText('after', '\nExample:\n  workboard start expense-approval --input claimant=mira@example.com --input amount=120 --input receiptUrl=https://…')
+    .action(async (name: string, o: { input: string[]; inputsFile?: string; versionNumber?: string; test?: boolean; requestId?: string }) => {
+      const inputs = { ...(o.inputsFile ? readJson(o.inputsFile, cli) : {}), ...parsePairs(o.input, '--input', cli) };
+      const args: Obj = { process: name, inputs, mode: o.test ? 'test' : 'live', requestId: o.requestId ?? randomUUID() };
+      if (o.versionNumber) args.version = Number(o.versionNumber);
+      await call(cli, 'start_run', args, printRun);
+    });
+
+  program
+    .command('runs')
+    .description('list runs, newest first')
+    .option('--process <name>', 'only this process')
+    .option('--state <state>', 'active, waiting, ended or cancelled')
+    .option('--input <key=value>', 'only runs whose input equals this (repeatable)', collect, [])
+    .option('--limit <n>', 'page size (1–100)', '20')
+    .option('--cursor <c>', 'the next page, from the previous output')
+    .addHelpText('after', '\nExample:\n  workboard runs --process expense-approval --state waiting')
+    .action(async (o: { process?: string; state?: string; input: string[]; limit: string; cursor?: string }) => {
+      const args: Obj = { limit: Number(o.limit) };
+      if (o.process) args.process = o.process;
+      if (o.state) args.state = o.state;
+      if (o.input.length) args.inputs = parsePairs(o.input, '--input', cli);
+      if (o.cursor) args.cursor = o.cursor;
+      await call(cli, 'list_runs', args, (d) => {
+        for (const r of d.items as Obj[]) process.stdout.write(`${r.id}  ${String(r.process).padEnd(24)} ${String(r.state).padEnd(9)} ${r.outcome ?? ''}  ${r.startedAt}\n`);
+        if (d.nextCursor) process.stdout.write(color.dim(`more: --cursor ${d.nextCursor}\n`));
+      });
+    });
+
+  program
+    .command('show')
+    .description('a run: every step with its state, who, when, outputs, evidence and open work items')
+    .argument('<run>', 'the run id')
+    .addHelpText('after', '\nExample:\n  workboard show r-01jd…')
+    .action(async (runId: string) => call(cli, 'get_run', { runId }, printRun));
+
+  program
+    .command('inbox')
+    .description('my open work items, oldest first (as a person), or ready steps (as an agent)')
+    .option('--process <name>', 'only this process')
+    .option('--limit <n>', 'page size (1–100)', '20')
+    .addHelpText('after', '\nExample:\n  workboard inbox --as mira@example.com')
+    .action(async (o: { process?: string; limit: string }) => {
+      const args: Obj = { limit: Number(o.limit) };
+      if (o.process) args.process = o.process;
+      await call(cli, 'get_work', args, (d) => {
+        const items = d.items as Obj[];
+        if (items.length === 0) process.stdout.write('nothing waiting for you\n');
+        for (const i of items) {
+          const w = i.workItem as Obj | undefined;
+          if (w) process.stdout.write(`${i.runId}  ${w.id}  ${w.stepId} (${w.kind})${i.mode === 'test' ? color.yellow(' TEST') : ''}  due ${w.due ?? '-'}\n  ${String(w.text).split('\n')[0]}\n  decide: ${(w.decide as Obj).decisions}\n`);
+          else process.stdout.write(`${i.runId}  ${i.stepId}  ready since ${i.readySince}${i.mode === 'test' ? color.yellow(' TEST') : ''}\n`);
+        }
+      });
+    });
+
+  program
+    .command('decide')
+    .description('decide a work item: approved, rejected, completed, returned or failed')
+    .argument('<run>', 'the run id')
+    .argument('<work-item>', 'the work item id')
+    .argument('<decision>', 'approved | rejected | completed | returned | failed')
+    .option('--note <text>', 'why (required to reject, return or fail)')
+    .option('--output <key=value>', 'an output field (repeatable)', collect, [])
+    .option('--output-file <file>', 'a JSON object of output fields')
+    .option('--evidence <kind:ref>', 'file:<upload id> or link:<url> (repeatable)', collect, [])
+    .option('--summary <text>', 'what was done')
+    .option('--next <step>', 'the chosen route, when the step offers routes')
+    .option('--reason <text>', 'why that route')
+    .option('--request-id <id>', 'make the call idempotent (default: a new UUID)')
+    .addHelpText('after', '\nExample:\n  workboard decide r-01jd… w-01jd… rejected --note "Receipt is missing" --as mira@example.com')
+    .action(async (runId: string, workItemId: string, decision: string, o: Obj) => {
+      const board = await cli.board();
+      const who = resolveActor(board.manifest, cli.actor());
+      if (!who.ok) throw new BoardError('invalid', `${who.message}; pass --as <email>`);
+      const view = await (await Service.open(board)).call('get_run', { runId }, who.actor);
+      if (!view.ok) {
+        if (cli.json()) printJson(view);
+        else process.stderr.write(`${view.error.code}: ${view.error.message}\n`);
+        return cli.exit(EXIT.refused);
+      }
+      const item = ((view.data as Obj).workItems as Obj[]).find((w) => w.id === workItemId);
+      const args: Obj = { runId, workItemId, snapshot: item ? item.snapshot : 'none', decision, requestId: (o.requestId as string | undefined) ?? randomUUID() };
+      const output = { ...(o.outputFile ? readJson(o.outputFile as string, cli) : {}), ...parsePairs(o.output as string[], '--output', cli) };
+      if (Object.keys(output).length > 0 || (decision === 'completed' && !o.outputFile)) args.output = output;
+      const evidence = (o.evidence as string[]).map((e) => {
+        const m = /^(file|link):(.+)$/.exec(e);
+        if (!m) cli.usage(`--evidence expects file:<id> or link:<url>, got "${e}"`);
+        return { kind: m[1], ref: m[2] };
+      });
+      if (evidence.length) args.evidence = evidence;
+      for (const k of ['note', 'summary', 'next', 'reason']) if (o[k] !== undefined) args[k] = o[k];
+      await call(cli, 'decide', args, printRun);
+    });
+
+  program
+    .command('cancel')
+    .description('cancel an active or waiting run (operators)')
+    .argument('<run>', 'the run id')
+    .requiredOption('--reason <text>', 'why')
+    .addHelpText('after', '\nExample:\n  workboard cancel r-01jd… --reason "Duplicate claim" --as ops@example.com')
+    .action(async (runId: string, o: { reason: string }) => call(cli, 'cancel', { runId, reason: o.reason, requestId: randomUUID() }, printRun));
+
+  program
+    .command('event')
+    .description('send a named event to a run (agents and operators)')
+    .argument('<run>', 'the run id')
+    .argument('<name>', 'the event name a wait_for step waits on')
+    .option('--data-file <file>', 'a JSON object carried as the event data')
+    .addHelpText('after', '\nExample:\n  workboard event r-01jd… release-tagged --data-file tag.json --as reviewer')
+    .action(async (runId: string, name: string, o: { dataFile?: string }) => {
+      const args: Obj = { runId, name, requestId: randomUUID() };
+      if (o.dataFile) args.data = readJson(o.dataFile, cli);
+      await call(cli, 'send_event', args, (d) => process.stdout.write(d.consumedBy ? `consumed by ${d.consumedBy}\n` : 'held until a wait for it is ready\n'));
+    });
+
+  program
+    .command('upload')
+    .description('store a file for file evidence; prints its id')
+    .argument('<file>', 'the file to store')
+    .option('--content-type <type>', 'its media type', 'application/octet-stream')
+    .addHelpText('after', '\nExample:\n  workboard upload report.pdf --content-type application/pdf --as reviewer')
+    .action(async (file: string, o: { contentType: string }) => {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(file);
+      } catch (e) {
+        return cli.usage(`cannot read ${file}: ${(e as Error).message}`);
+      }
+      await call(cli, 'upload', { fileName: path.basename(file), contentType: o.contentType, contentBase64: bytes.toString('base64'), requestId: randomUUID() }, (d) =>
+        process.stdout.write(`${d.id}  sha256:${d.sha256}  ${d.bytes} bytes\n`),
+      );
+    });
+}
