@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { listProcessNames, listVersions, loadVersion } from '../../board/processes.js';
-import { FULL_OFFER } from '../../process/profiles.js';
+import { SERVER_OFFER } from '../../service/service.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
@@ -14,7 +14,7 @@ export function register(program: Command, cli: Cli): void {
       const items = [];
       for (const name of await listProcessNames(board)) {
         const versions = await listVersions(board, name);
-        const v = await loadVersion(board, name, versions[versions.length - 1]!, FULL_OFFER);
+        const v = await loadVersion(board, name, versions[versions.length - 1]!, SERVER_OFFER);
         items.push({
           name,
           description: v.process.description,
