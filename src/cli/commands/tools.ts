@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
+import type { Actor } from '../../engine/types.js';
 import { resolveActor } from '../../service/identity.js';
 import { Service, type ToolResult } from '../../service/service.js';
 import { color, EXIT, printJson } from '../output.js';
@@ -46,12 +47,17 @@ function readJson(file: string, cli: Cli): Obj {
 
 const collect = (v: string, acc: string[]) => [...acc, v];
 
-async function call(cli: Cli, tool: string, args: Obj, human: (data: Obj) => void): Promise<never> {
+/**
+ * One tool call as the CLI's identity. Reads that are for anyone (`anyone`)
+ * also work for an identity WORK.md does not declare.
+ */
+export async function call(cli: Cli, tool: string, args: Obj, human: (data: Obj) => void, anyone = false): Promise<never> {
   const board = await cli.board();
   const who = resolveActor(board.manifest, cli.actor());
-  if (!who.ok) throw new BoardError('invalid', `${who.message}; pass --as <email-or-agent-id> or set WORKBOARD_AS`);
+  if (!who.ok && !anyone) throw new BoardError('invalid', `${who.message}; pass --as <email-or-agent-id> or set WORKBOARD_AS`);
+  const actor: Actor = who.ok ? who.actor : { kind: 'person', email: cli.actor(), operator: false };
   const service = await Service.open(board);
-  const result: ToolResult = await service.call(tool, args, who.actor);
+  const result: ToolResult = await service.call(tool, args, actor);
   if (cli.json()) printJson(result);
   else if (result.ok) human(result.data as Obj);
   else {
