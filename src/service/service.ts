@@ -8,11 +8,10 @@
  * changed file, lease and audit event together. A refusal writes nothing.
  * A read applies elapsed deadlines to what it shows without writing them.
  */
-import { promises as fs } from 'node:fs';
 import { ulid } from 'ulid';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { isCode, readIfExists } from '../board/fsutil.js';
+import { readIfExists } from '../board/fsutil.js';
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
 import type { BoardDoc, Tx } from '../board/store.js';
@@ -25,12 +24,11 @@ import { leaseLive, requirements, runView, snapshotOf, workItems, type FileUrl }
 import { canonicalJson, sha256Hex } from '../process/hash.js';
 import { TOOLS, type Offer, type Tool } from '../process/profiles.js';
 import { leasePath, parseLease, runDoc, runFromDoc, stepDoc, stepFromDoc } from './runfiles.js';
+import { RunIndex, runStamp } from './run-index.js';
 import { argumentIssues } from './schemas.js';
 import { TokenKey } from './tokens.js';
 
 export type ToolResult = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; issues?: string[] } };
-
-const WRITES = new Set<Tool>(['start_run', 'claim', 'renew', 'upload', 'submit', 'escalate', 'decide', 'cancel', 'send_event']);
 
 /** What this server offers today: parallel-1, and check-1 only once an evaluator is configured (not yet). */
 export const SERVER_OFFER: Offer = { profiles: new Set(['parallel-1']), tools: new Set(TOOLS) };
@@ -49,6 +47,9 @@ export interface ServiceOptions {
 
 export class Service {
   private readonly pinnedCache = new Map<string, Pinned>();
+  private readonly index: RunIndex;
+  /** Open runs as last read, reused while nothing in their folder or leases changed. */
+  private readonly runCache = new Map<string, { stamp: string; loaded: Loaded }>();
   private readonly now: () => Date;
   readonly offer: Offer;
 
@@ -59,6 +60,7 @@ export class Service {
   ) {
     this.now = opts.now ?? (() => new Date());
     this.offer = opts.offer ?? SERVER_OFFER;
+    this.index = new RunIndex(board.store);
   }
 
   static async open(board: Board, opts: ServiceOptions = {}): Promise<Service> {
@@ -162,6 +164,15 @@ export class Service {
   /** A run's state from its files, read without locking as one consistent whole. */
   private async readRun(runId: string): Promise<Loaded> {
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
+    const stamp = await runStamp(this.board.store, runId);
+    const cached = this.runCache.get(runId);
+    if (cached && cached.stamp === stamp) return cached.loaded;
+    const loaded = await this.readRunFiles(runId);
+    this.runCache.set(runId, { stamp, loaded });
+    return loaded;
+  }
+
+  private async readRunFiles(runId: string): Promise<Loaded> {
     return this.board.store.snapshot({ kind: 'run', id: runId }, (read) => this.assemble(runId, read, (rel) => readIfExists(this.board.store.abs(rel))));
   }
 
@@ -198,24 +209,14 @@ export class Service {
     return runView(m.state, m.pinned, now, this.fileUrl);
   }
 
-  private async runIds(): Promise<string[]> {
-    try {
-      return (await fs.readdir(this.board.store.abs('runs'))).filter(isRunId).sort();
-    } catch (e) {
-      if (isCode(e, 'ENOENT')) return [];
-      throw e;
-    }
-  }
-
-  /** Runs still open, read as of now. Ended runs are skipped by their RUN.md alone. */
+  /** Runs still open, read as of now. Ended runs are skipped by the index alone. */
   private async *openRuns(process?: string): AsyncGenerator<Machine> {
     const now = this.now();
-    for (const id of await this.runIds()) {
-      const doc = await this.board.store.read(paths.runFile(id)).catch(() => null);
-      if (!doc || doc.data.state === 'ended' || doc.data.state === 'cancelled') continue;
-      if (process !== undefined && doc.data.process !== process) continue;
+    for (const r of await this.index.summaries()) {
+      if (r.state === 'ended' || r.state === 'cancelled') continue;
+      if (process !== undefined && r.process !== process) continue;
       try {
-        yield this.current(await this.readRun(id), now);
+        yield this.current(await this.readRun(r.id), now);
       } catch {
         // a run whose files are being repaired is skipped, not fatal to everyone's inbox
       }
@@ -265,10 +266,8 @@ export class Service {
 
   async listRuns(a: { process?: string; state?: string; inputs?: Record<string, unknown>; limit?: number; cursor?: string }) {
     const rows: { key: string; item: Record<string, unknown> }[] = [];
-    for (const id of (await this.runIds()).reverse()) {
-      const doc = await this.board.store.read(paths.runFile(id)).catch(() => null);
-      if (!doc) continue;
-      const r = runFromDoc(doc);
+    for (const r of (await this.index.summaries()).reverse()) {
+      const id = r.id;
       if (a.process !== undefined && r.process !== a.process) continue;
       if (a.inputs && !Object.entries(a.inputs).every(([k, v]) => Object.hasOwn(r.inputs, k) && canonicalJson(r.inputs[k]) === canonicalJson(v))) continue;
       let state = r.state;

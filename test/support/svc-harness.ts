@@ -57,16 +57,19 @@ export const WRITE_TOOLS = new Set(['start_run', 'claim', 'renew', 'upload', 'su
 // ---- upstream schemas -------------------------------------------------------------
 
 interface Validators {
-  results: Map<string, ValidateFunction>;
-  args: Map<string, ValidateFunction>;
+  result(tool: string): ValidateFunction | undefined;
+  args(tool: string): ValidateFunction | undefined;
+  shared(name: string): ValidateFunction;
   error: ValidateFunction;
-  shared: Map<string, ValidateFunction>;
   files: string[];
 }
 
 let validators: Validators | null | undefined;
 
-/** Every upstream schema added to one Ajv 2020 instance; null when ../shared is absent. */
+/**
+ * Every upstream schema added to one Ajv 2020 instance (compiled on first
+ * use, so a file pays only for the tools it calls); null when ../shared is absent.
+ */
 export function upstream(): Validators | null {
   if (validators !== undefined) return validators;
   if (!HAS_SCHEMAS) return (validators = null);
@@ -84,16 +87,17 @@ export function upstream(): Validators | null {
     ajv.addSchema(schema);
     ids.set(f, schema.$id);
   }
-  const get = (f: string) => {
+  const get = (f: string | undefined) => {
+    if (f === undefined) return undefined;
     const v = ajv.getSchema(ids.get(f)!);
     if (!v) throw new Error(`schema ${f} did not compile`);
     return v;
   };
   validators = {
-    results: new Map(Object.entries(index.tools).map(([t, s]) => [t, get(s.result)])),
-    args: new Map(Object.entries(index.tools).map(([t, s]) => [t, get(s.arguments)])),
-    error: get(index.shared['tool-error']!),
-    shared: new Map(Object.entries(index.shared).map(([k, f]) => [k, get(f)])),
+    result: (tool) => get(index.tools[tool]?.result),
+    args: (tool) => get(index.tools[tool]?.arguments),
+    shared: (name) => get(index.shared[name])!,
+    error: get(index.shared['tool-error'])!,
     files,
   };
   return validators;
@@ -116,7 +120,7 @@ export function conformanceIssues(tool: string, res: unknown): string[] {
   const keys = Object.keys(r).sort().join(',');
   if (r.ok === true) {
     if (keys !== 'data,ok') return [`envelope: keys ${keys}, expected data,ok`];
-    const rv = v.results.get(tool);
+    const rv = v.result(tool);
     if (!rv) return [`no result schema for tool ${tool}, yet it answered ok`];
     return errorsOf(rv, r.data).map((e) => `${tool}.result ${e}`);
   }
@@ -131,7 +135,7 @@ export function conformanceIssues(tool: string, res: unknown): string[] {
 export function argumentIssues(tool: string, args: unknown): string[] {
   const v = upstream();
   if (!v) return [];
-  const av = v.args.get(tool);
+  const av = v.args(tool);
   return av ? errorsOf(av, args) : [`no argument schema for ${tool}`];
 }
 
