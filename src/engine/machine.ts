@@ -323,6 +323,7 @@ export class Machine {
         delete this.state.leases[lease.stepId];
         const st = this.step(lease.stepId);
         if (lease.progress) st.handoff = { ...(st.handoff ?? {}), progress: lease.progress };
+        if (lease.issues) st.handoff = { ...(st.handoff ?? {}), issues: lease.issues };
         this.emit('lease.expired', SERVER, lease.stepId, { agent: lease.agent });
       });
     }

@@ -120,6 +120,8 @@ export interface Lease {
   claimedAt: string;
   expiresAt: string;
   progress?: string;
+  /** The issues of this claim's last refused submission, handed to the next claimant if the lease ends. */
+  issues?: string[];
 }
 
 /** Everything the engine needs about a run. */

@@ -383,12 +383,25 @@ export class Service {
       // call writes nothing at all; the next write (or the daemon) records them.
       m.applyDeadlines();
       m.state.run.updatedAt = now.toISOString();
-      const data = await this.apply(tool, m, a, actor, claims);
+      let data: unknown;
+      try {
+        data = await this.apply(tool, m, a, actor, claims);
+      } catch (e) {
+        // A refused submission changes nothing in the run; its issues are kept with the
+        // claim (coordinator state, not committed) so a next claimant's handoff shows them.
+        const lease = claims ? loaded.state.leases[claims.stepId] : undefined;
+        if (e instanceof ToolError && e.code === 'not_accepted' && tool === 'submit' && lease?.claimId === claims?.claimId && lease) {
+          tx.writeState(leasePath(runId, lease.stepId), JSON.stringify({ ...lease, issues: e.issues }));
+          return { refused: e };
+        }
+        throw e;
+      }
       m.settle();
       this.persist(tx, m, before);
       this.record(tx, tool, a, actor, data);
       return data;
     });
+    if (value instanceof Object && 'refused' in value && value.refused instanceof ToolError) throw value.refused;
     return value;
   }
 
