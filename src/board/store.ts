@@ -396,16 +396,14 @@ export class BoardStore {
     }
 
     // 1. temp files, fsynced
-    const renames: { tmp: string; to: string }[] = [];
-    try {
-      for (const w of writes) {
-        await this.assertNoLinks(w.rel);
-        const tmp = await writeTemp(this.abs(w.rel), w.bytes);
-        renames.push({ tmp: path.relative(this.root, tmp), to: w.rel });
-      }
-    } catch (e) {
+    // Written and fsynced side by side: the disk can flush them in one go.
+    for (const w of writes) await this.assertNoLinks(w.rel);
+    const temps = await Promise.allSettled(writes.map((w) => writeTemp(this.abs(w.rel), w.bytes)));
+    const renames = temps.flatMap((t, i) => (t.status === 'fulfilled' ? [{ tmp: path.relative(this.root, t.value), to: writes[i]!.rel }] : []));
+    const failed = temps.find((t): t is PromiseRejectedResult => t.status === 'rejected');
+    if (failed) {
       await Promise.all(renames.map((r) => removeIfExists(this.abs(r.tmp))));
-      throw e;
+      throw failed.reason;
     }
     // 2. the journal: from here on the commit will complete, now or at roll-forward
     const journal: Journal = {
@@ -480,7 +478,7 @@ export class BoardStore {
       await removeIfExists(this.abs(rel));
       dirs.add(path.dirname(this.abs(rel)));
     }
-    for (const d of dirs) await fsyncDir(d);
+    await Promise.all([...dirs].map((d) => fsyncDir(d)));
     if (j.lines.length > 0) await this.appendMissing(j.chain, j.lines, j.firstSeq);
     await removeIfExists(this.abs(journalRel));
   }

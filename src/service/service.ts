@@ -382,6 +382,7 @@ export class Service {
       // Deadlines that fell due are applied first and written with this call. A refused
       // call writes nothing at all; the next write (or the daemon) records them.
       m.applyDeadlines();
+      const updatedBefore = m.state.run.updatedAt;
       m.state.run.updatedAt = now.toISOString();
       let data: unknown;
       try {
@@ -396,6 +397,8 @@ export class Service {
         }
         throw e;
       }
+      // A call that moved nothing (renew) touches no committed file: leases are coordinator state.
+      if (m.events.length === 0) m.state.run.updatedAt = updatedBefore;
       m.settle();
       this.persist(tx, m, before);
       this.record(tx, tool, a, actor, data);

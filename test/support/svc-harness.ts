@@ -181,7 +181,7 @@ export async function cleanupHarnesses(): Promise<void> {
   await Promise.all(dirs.map((d) => fs.rm(d, { recursive: true, force: true })));
 }
 
-const DURATION = /^(\d+)(ms|s|m|h|d)$/;
+const DURATION = /^(-?\d+)(ms|s|m|h|d)$/;
 export function ms(d: string | number): number {
   if (typeof d === 'number') return d;
   const m = DURATION.exec(d);

@@ -1,0 +1,125 @@
+// npm run bench [-- --quick]: transition latency through the service on a real
+// board, against the floor of the bare file operations each transition cannot
+// avoid on this disk, measured in the same run. Prints a markdown table and
+// writes the same figures to bench/results/<date>.json. Not a test.
+import { promises as fs, constants, mkdtempSync, cpSync, rmSync } from 'node:fs';
+import { tmpdir, cpus, totalmem } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Board } from '../dist/board/board.js';
+import { Service } from '../dist/service/service.js';
+import { resolveActor } from '../dist/service/identity.js';
+
+const quick = process.argv.includes('--quick');
+const N = quick ? 40 : 200;
+const ROUNDS = quick ? 3 : 5;
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const median = (xs) => pct(xs, 50);
+
+/** The floor: write `files` files with temp + fsync + rename, fsync their directory, append one fsync'd line. */
+async function floorOnce(dir, files) {
+  const t = performance.now();
+  for (let i = 0; i < files; i++) {
+    const f = path.join(dir, `f${i}.md`);
+    const tmp = `${f}.tmp`;
+    const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o644);
+    await fh.writeFile('---\nid: x\nrev: 1\n---\n');
+    await fh.sync();
+    await fh.close();
+    await fs.rename(tmp, f);
+  }
+  const d = await fs.open(dir, 'r');
+  await d.sync();
+  await d.close();
+  const a = await fs.open(path.join(dir, 'audit.jsonl'), 'a');
+  await a.write('{"seq":0}\n');
+  await a.sync();
+  await a.close();
+  return performance.now() - t;
+}
+
+async function setup() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'wb-bench-'));
+  cpSync(path.join(here, '../examples/board'), dir, { recursive: true });
+  rmSync(path.join(dir, '.work'), { recursive: true, force: true });
+  const board = await Board.open(dir);
+  const svc = await Service.open(board);
+  const A = (n) => resolveActor(board.manifest, n).actor;
+  return { dir, board, svc, agent: A('reviewer'), mira: A('mira@example.com') };
+}
+
+async function timed(fn) {
+  const t = performance.now();
+  const r = await fn();
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  return { ms: performance.now() - t, data: r.data };
+}
+
+let rid = 0;
+const req = () => `bench-${process.pid}-${++rid}`;
+
+async function transitions() {
+  const { dir, svc, agent, mira } = await setup();
+  const t = { start_run: [], claim: [], renew: [], submit: [], decide: [], get_work: [], get_run: [] };
+  for (let i = 0; i < N; i++) {
+    const s = await timed(() => svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: req() }, mira));
+    t.start_run.push(s.ms);
+    const runId = s.data.run.id;
+    t.get_work.push((await timed(() => svc.call('get_work', { limit: 5 }, agent))).ms);
+    const c = await timed(() => svc.call('claim', { runId, stepId: 'review_claim', requestId: req() }, agent));
+    t.claim.push(c.ms);
+    const r = await timed(() => svc.call('renew', { token: c.data.token, progress: 'reading', requestId: req() }, agent));
+    t.renew.push(r.ms);
+    t.submit.push(
+      (await timed(() => svc.call('submit', { token: r.data.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy', requestId: req() }, agent))).ms,
+    );
+    const v = await timed(() => svc.call('get_run', { runId }, mira));
+    t.get_run.push(v.ms);
+    const wi = v.data.workItems[0];
+    t.decide.push((await timed(() => svc.call('decide', { runId, workItemId: wi.id, snapshot: wi.snapshot, decision: 'approved', requestId: req() }, mira))).ms);
+  }
+  await fs.rm(dir, { recursive: true, force: true });
+  return t;
+}
+
+// Files each transition commits (committed + state + request record), for its floor.
+const FILES = { start_run: 3, claim: 3, renew: 2, submit: 4, decide: 5 };
+
+async function main() {
+  const floorDir = mkdtempSync(path.join(tmpdir(), 'wb-floor-'));
+  const floors = {};
+  for (const [k, n] of Object.entries(FILES)) {
+    const xs = [];
+    for (let i = 0; i < N; i++) xs.push(await floorOnce(floorDir, n));
+    floors[k] = xs;
+  }
+  await fs.rm(floorDir, { recursive: true, force: true });
+
+  const rounds = [];
+  for (let r = 0; r < ROUNDS; r++) rounds.push(await transitions());
+  const rows = [];
+  for (const k of Object.keys(rounds[0])) {
+    const p50s = rounds.map((t) => median(t[k]));
+    const p99s = rounds.map((t) => pct(t[k], 99));
+    const floor = floors[k] ? median(floors[k]) : null;
+    rows.push({ op: k, p50: median(p50s), p50min: Math.min(...p50s), p50max: Math.max(...p50s), p99: median(p99s), floor, ratio: floor ? median(p50s) / floor : null });
+  }
+  const f = (x) => (x === null ? '–' : x.toFixed(2));
+  const lines = [
+    `| operation | p50 ms (min–max of ${ROUNDS} rounds) | p99 ms | floor p50 ms | ours / floor |`,
+    '|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.op} | ${f(r.p50)} (${f(r.p50min)}–${f(r.p50max)}) | ${f(r.p99)} | ${f(r.floor)} | ${r.ratio === null ? '–' : r.ratio.toFixed(2)} |`),
+  ];
+  const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
+  console.log(`${N} runs per round, ${ROUNDS} rounds, ${machine}\n`);
+  console.log(lines.join('\n'));
+  await fs.mkdir(path.join(here, 'results'), { recursive: true });
+  await fs.writeFile(path.join(here, 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ quick, N, ROUNDS, machine, rows }, null, 2));
+}
+
+await main();
