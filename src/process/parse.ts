@@ -46,6 +46,7 @@ export function parseMarkdown(text: string): ParseResult {
   if (/\p{Cs}/u.test(text)) return fail('file contains a lone surrogate; expected UTF-8 text');
   const lines = text.split('\n');
   if (stripCR(lines[0]) !== '---') {
+    if (text.startsWith('\uFEFF')) return fail('file starts with a byte-order mark; save it as UTF-8 without one so it starts with `---`', 1, 1);
     return fail('file must start with a line `---` that opens the YAML frontmatter', 1, 1);
   }
   const closeLine = lines.findIndex((l, i) => i > 0 && stripCR(l) === '---');

@@ -122,7 +122,7 @@ describe('frontmatter delimiters', () => {
 
   it('refuses a byte-order mark before the opening line', () => {
     expect(pm(issues(`\uFEFF${withInputs(['x: string'])}`))).toEqual([
-      { path: '', message: 'file must start with a line `---` that opens the YAML frontmatter' },
+      { path: '', message: 'file starts with a byte-order mark; save it as UTF-8 without one so it starts with `---`' },
     ]);
   });
 
