@@ -31,17 +31,33 @@ export function tempPathFor(file: string): string {
 
 export const TEMP_MARK = '.tmp-';
 
-/** Write a file's bytes to a new temp file beside it and fsync it. Returns the temp path. */
-export async function writeTemp(file: string, data: string | Uint8Array): Promise<string> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = tempPathFor(file);
-  const fh = await fs.open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+/**
+ * Create a file that must not exist yet (O_CREAT|O_EXCL) with its bytes, making
+ * its folder when missing. False when it already exists. `sync` fsyncs it.
+ */
+export async function createExclusive(file: string, data: string | Uint8Array, opts: { mode?: number; sync?: boolean } = {}): Promise<boolean> {
+  let fh;
+  try {
+    fh = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, opts.mode ?? 0o644);
+  } catch (e) {
+    if (isCode(e, 'EEXIST')) return false;
+    if (!isCode(e, 'ENOENT')) throw e;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    return createExclusive(file, data, opts);
+  }
   try {
     await fh.writeFile(data);
-    await fh.sync();
+    if (opts.sync) await fh.sync();
   } finally {
     await fh.close();
   }
+  return true;
+}
+
+/** Write a file's bytes to a new temp file beside it and fsync it. Returns the temp path. */
+export async function writeTemp(file: string, data: string | Uint8Array): Promise<string> {
+  const tmp = tempPathFor(file);
+  if (!(await createExclusive(tmp, data, { sync: true }))) throw new Error(`temp file ${tmp} already exists`);
   return tmp;
 }
 

@@ -10,9 +10,9 @@
  * and one of them delete the other's fresh lock.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs, constants } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { HOST, isCode, readIfExists, removeIfExists, sleep } from './fsutil.js';
+import { createExclusive, HOST, isCode, readIfExists, removeIfExists, sleep } from './fsutil.js';
 
 export interface LockInfo {
   host: string;
@@ -51,24 +51,8 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-async function tryCreate(file: string, info: LockInfo): Promise<boolean> {
-  let fh;
-  try {
-    fh = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-  } catch (e) {
-    if (isCode(e, 'EEXIST')) return false;
-    if (isCode(e, 'ENOENT')) {
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      return tryCreate(file, info);
-    }
-    throw e;
-  }
-  try {
-    await fh.writeFile(JSON.stringify(info));
-  } finally {
-    await fh.close();
-  }
-  return true;
+function tryCreate(file: string, info: LockInfo): Promise<boolean> {
+  return createExclusive(file, JSON.stringify(info));
 }
 
 /** Read a lock file; a torn or foreign one is described by its mtime alone. */

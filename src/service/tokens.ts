@@ -6,9 +6,8 @@
  * lease is `stale`; one that does not verify at all is `invalid`.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { promises as fs, constants } from 'node:fs';
 import path from 'node:path';
-import { isCode, readIfExists } from '../board/fsutil.js';
+import { createExclusive, readIfExists } from '../board/fsutil.js';
 
 export interface TokenClaims {
   runId: string;
@@ -32,20 +31,8 @@ export class TokenKey {
         await new Promise((r) => setTimeout(r, 5)); // another coordinator is writing it
         continue;
       }
-      await fs.mkdir(stateDir, { recursive: true });
       const secret = randomBytes(32);
-      try {
-        const fh = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-        try {
-          await fh.writeFile(secret);
-          await fh.sync();
-        } finally {
-          await fh.close();
-        }
-        return new TokenKey(secret);
-      } catch (e) {
-        if (!isCode(e, 'EEXIST')) throw e;
-      }
+      if (await createExclusive(file, secret, { mode: 0o600, sync: true })) return new TokenKey(secret);
     }
   }
 
