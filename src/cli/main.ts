@@ -6,6 +6,7 @@ import { EXIT, printError } from './output.js';
 import * as audit from './commands/audit.js';
 import * as init from './commands/init.js';
 import * as mcp from './commands/mcp.js';
+import * as people from './commands/people.js';
 import * as processes from './commands/processes.js';
 import * as publish from './commands/publish.js';
 import * as tools from './commands/tools.js';
@@ -26,7 +27,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run workboard help <command> for examples)');
   const cli = new Cli(program);
-  for (const m of [init, validate, publish, processes, tools, audit, mcp]) m.register(program, cli);
+  for (const m of [init, people, validate, publish, processes, tools, audit, mcp]) m.register(program, cli);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
