@@ -9,6 +9,7 @@ import * as mcp from './commands/mcp.js';
 import * as people from './commands/people.js';
 import * as processes from './commands/processes.js';
 import * as publish from './commands/publish.js';
+import * as serve from './commands/serve.js';
 import * as tools from './commands/tools.js';
 import * as validate from './commands/validate.js';
 
@@ -27,7 +28,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run workboard help <command> for examples)');
   const cli = new Cli(program);
-  for (const m of [init, people, validate, publish, processes, tools, audit, mcp]) m.register(program, cli);
+  for (const m of [init, people, validate, publish, processes, tools, audit, mcp, serve]) m.register(program, cli);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

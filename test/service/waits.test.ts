@@ -15,7 +15,10 @@ import { CAST, cleanupHarnesses, Harness, states } from '../support/svc-harness.
 
 afterAll(cleanupHarnesses);
 
-const SPEC = { processes: [{ folder: 'timed-release' }, { folder: 'two-payments' }] };
+const SPEC = {
+  groups: { 'desk-team': [CAST.ann] },
+  processes: [{ folder: 'timed-release' }, { folder: 'two-payments' }, { folder: 'cooling-off', roles: { desk: 'desk-team' } }],
+};
 
 describe('wait, wait_until and wait_for', () => {
   it('waits for the duration, then until the release time, then for the event; nobody works meanwhile', async () => {
@@ -114,6 +117,29 @@ describe('wait, wait_until and wait_for', () => {
     const view = await h.view(v.run.id);
     // No data: the wait's output is the empty object the event carried (or none).
     expect(view.data.steps.tagged.by).toBe(CAST.operator);
+  });
+});
+
+describe('a wait that continues into a person step', () => {
+  it('opens one work item, the same one on every read, that its assignee can decide', async () => {
+    const h = await Harness.open(SPEC);
+    const v = await h.start('cooling-off', {});
+    expect(states(v)).toEqual({ cool_off: 'waiting', confirm: null, confirmed: null });
+    h.advance('1d');
+    h.advance('1m');
+    const first = await h.view(v.run.id);
+    expect(states(first)).toEqual({ cool_off: 'done', confirm: 'waiting', confirmed: null });
+    const wi = h.item(first, 'confirm');
+    expect(wi.assignedTo).toEqual({ group: 'desk-team' });
+    // A work item is one thing: every read shows it under the same id.
+    const second = await h.view(v.run.id);
+    expect(h.item(second, 'confirm').id).toBe(wi.id);
+    const inbox = await h.ok('get_work', {}, CAST.ann);
+    expect(inbox.items.map((i: { workItem: { id: string } }) => i.workItem.id)).toEqual([wi.id]);
+    // The exact decide call from get_work works.
+    const item = inbox.items[0].workItem;
+    const end = await h.ok('decide', { ...item.decide.arguments, requestId: 'cooling-off-1', decision: 'approved' }, CAST.ann);
+    expect(end.run).toMatchObject({ state: 'ended', outcome: 'confirmed' });
   });
 });
 
