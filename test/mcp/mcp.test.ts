@@ -1,0 +1,137 @@
+/**
+ * Agents reach the server over MCP: a real `workboard mcp` process over
+ * stdio, and `workboard serve --http` with bearer tokens, driven by the
+ * official SDK client.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Board } from '../../src/board/board.js';
+import { createToken } from '../../src/service/credentials.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const BIN = path.join(ROOT, 'bin/workboard.js');
+const TOOLS = ['describe', 'list_processes', 'start_run', 'get_run', 'get_work', 'claim', 'renew', 'upload', 'submit', 'escalate', 'decide', 'cancel', 'send_event', 'list_runs'];
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'wb-mcp-'));
+  cpSync(path.join(ROOT, 'examples/board'), dir, { recursive: true });
+  rmSync(path.join(dir, '.work'), { recursive: true, force: true });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Result = { ok: boolean; data?: any; error?: { code: string; issues?: string[] } };
+async function call(c: Client, name: string, args: Record<string, unknown>): Promise<Result> {
+  const r = await c.callTool({ name, arguments: args });
+  const structured = r.structuredContent as unknown as Result;
+  const text = JSON.parse((r.content as { type: string; text: string }[])[0]!.text) as Result;
+  expect(text).toEqual(structured); // the same object in both forms
+  expect(r.isError === true).toBe(!structured.ok);
+  return structured;
+}
+
+async function stdio(as: string): Promise<Client> {
+  const c = new Client({ name: 'test', version: '1' });
+  await c.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--as', as, '--board', dir], stderr: 'pipe' }));
+  return c;
+}
+
+describe('workboard mcp over stdio', () => {
+  it('offers exactly the fourteen tools, describes them, and teaches the loop', async () => {
+    const c = await stdio('reviewer');
+    const list = await c.listTools();
+    expect(list.tools.map((t) => t.name).sort()).toEqual([...TOOLS].sort());
+    for (const t of list.tools) expect(t.description?.length).toBeGreaterThan(20);
+    expect(c.getInstructions()).toMatch(/get_work/);
+    const d = await call(c, 'describe', {});
+    expect(d.data.tools.sort()).toEqual([...TOOLS].sort());
+    await c.close();
+  });
+
+  it('runs the agent loop, and an agent can never decide', async () => {
+    const c = await stdio('reviewer');
+    const started = await call(c, 'start_run', { process: 'release-notes', inputs: { version: '1.0', releaseDate: '2026-12-01' }, requestId: 'mcp-1' });
+    expect(started.ok).toBe(true);
+    const runId = started.data.run.id;
+    const work = await call(c, 'get_work', {});
+    expect(work.data.items.map((i: { runId: string }) => i.runId)).toContain(runId);
+    const claim = await call(c, 'claim', { runId, stepId: 'draft', requestId: 'mcp-2' });
+    expect(claim.data.step.id).toBe('draft');
+    const bad = await call(c, 'submit', { token: claim.data.token, output: {}, summary: 'x', requestId: 'mcp-3' });
+    expect(bad.error?.code).toBe('not_accepted');
+    // decide checks not_found before forbidden (tool contracts); on a real item an agent gets forbidden (HTTP test below).
+    const decide = await call(c, 'decide', { runId, workItemId: 'w-x', snapshot: 's', decision: 'approved', requestId: 'mcp-4' });
+    expect(decide.error?.code).toBe('not_found');
+    const invalid = await call(c, 'get_work', { limit: 'ten' });
+    expect(invalid.error?.code).toBe('invalid');
+    await c.close();
+  });
+
+  it('refuses to act as a person or as an unknown identity', async () => {
+    for (const as of ['mira@example.com', 'nobody']) {
+      const child = spawn(process.execPath, [BIN, 'mcp', '--as', as, '--board', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => (err += d));
+      const code = await new Promise((r) => child.on('close', r));
+      expect(code).toBe(1);
+      expect(err).toMatch(as === 'nobody' ? /unknown identity/ : /only as an agent/);
+    }
+  });
+});
+
+describe('workboard serve --http', () => {
+  let server: ChildProcess;
+  let url: URL;
+  let agentToken: string;
+  let personToken: string;
+
+  beforeAll(async () => {
+    const board = await Board.open(dir);
+    agentToken = (await createToken(board.store, 'reviewer', new Date())).token;
+    personToken = (await createToken(board.store, 'jon@example.com', new Date())).token;
+    server = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--board', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const line = await new Promise<string>((resolve) => server.stdout!.on('data', (d) => resolve(String(d))));
+    url = new URL(/(http:\S+)/.exec(line)![1]!);
+  });
+  afterAll(() => server?.kill());
+
+  async function http(token: string): Promise<Client> {
+    const c = new Client({ name: 'test', version: '1' });
+    await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    return c;
+  }
+
+  it('answers 401 and nothing else without a known bearer token', async () => {
+    for (const headers of [{}, { Authorization: 'Bearer wb_forged' }, { Authorization: 'Basic x' }]) {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: 'unauthorized' });
+    }
+  });
+
+  it("a person's token may decide; an agent's token never", async () => {
+    const a = await http(agentToken);
+    const started = await call(a, 'start_run', { process: 'release-notes', inputs: { version: '2.0', releaseDate: '2026-12-02' }, requestId: 'h-1' });
+    const runId = started.data.run.id;
+    const claim = await call(a, 'claim', { runId, stepId: 'draft', requestId: 'h-2' });
+    const done = await call(a, 'submit', { token: claim.data.token, output: { notes: 'n', highlights: ['a'] }, evidence: [{ kind: 'link', ref: 'https://example.com/pr' }], summary: 'Drafted.', requestId: 'h-3' });
+    expect(done.ok).toBe(true);
+    expect((await call(a, 'send_event', { runId, name: 'release-tagged', requestId: 'h-4' })).data).toEqual({ consumedBy: 'tagged' });
+    const p = await http(personToken);
+    const inbox = await call(p, 'get_work', {});
+    const item = inbox.data.items.find((i: { runId: string }) => i.runId === runId).workItem;
+    const byAgent = await call(a, 'decide', { runId, workItemId: item.id, snapshot: item.snapshot, decision: 'approved', requestId: 'h-5' });
+    expect(byAgent.error?.code).toBe('forbidden');
+    const byPerson = await call(p, 'decide', { runId, workItemId: item.id, snapshot: item.snapshot, decision: 'approved', requestId: 'h-6' });
+    expect(byPerson.data.run).toMatchObject({ state: 'ended', outcome: 'published' });
+    await a.close();
+    await p.close();
+  });
+});
