@@ -5,11 +5,11 @@
  * `run_ended`, checked before anything else; cancelling again is a conflict.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, states } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
-const SPEC = { groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] };
+const SPEC: BoardSpec = { groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] };
 const SUBMISSION = {
   output: { withinPolicy: true, notes: 'Fine.', risk: 'low', lines: ['hotel'] },
   evidence: [{ kind: 'link', ref: 'https://policy.example.com' }],
@@ -37,7 +37,7 @@ describe('cancel', () => {
     const c = await h.claim(v.run.id, 'check');
     h.advance('1h');
     const x = await h.ok('cancel', { runId: v.run.id, reason: 'Duplicate claim.' }, CAST.operator);
-    expect(x.run).toMatchObject({ state: 'cancelled', outcome: null, ended: { by: CAST.operator, at: h.iso(), note: 'Duplicate claim.' } });
+    expect(x.run).toMatchObject({ state: 'cancelled', outcome: null, ended: { by: CAST.operator, at: h.at(), note: 'Duplicate claim.' } });
     expect(states(x)).toEqual({ check: 'cancelled', approve: null, refused: null, paid: null });
     expect(x.workItems).toEqual([]);
     expect(x.data.steps).toEqual({});

@@ -4,11 +4,11 @@
  * stays open. Shown on steps[] (due, overdue), get_work items and work items.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, states, stepView } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, stepView, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
-const SPEC = { groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] };
+const SPEC: BoardSpec = { groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] };
 const SUBMISSION = {
   output: { withinPolicy: true, notes: 'Fine.', risk: 'low', lines: ['hotel'] },
   evidence: [{ kind: 'link', ref: 'https://policy.example.com' }],
@@ -21,7 +21,7 @@ describe('due and overdue', () => {
   it('an agent step becomes overdue when its due passes, and stays open and claimable', async () => {
     const h = await Harness.open(SPEC);
     const v = await h.start('claim-review', { claimant: CAST.ann, amount: 10 });
-    const due = h.iso('4h');
+    const due = h.at('4h');
     expect(stepView(v, 'check')).toEqual({ id: 'check', kind: 'agent', state: 'ready', due, overdue: false });
 
     h.advance('3h');
@@ -49,18 +49,18 @@ describe('due and overdue', () => {
     h.advance('1h');
     const c = await h.claim(v.run.id, 'check');
     const s = await h.ok('submit', { token: c.token, ...SUBMISSION }, CAST.agent);
-    const due = h.iso('2d');
+    const due = h.at('2d');
     expect(stepView(s, 'approve')).toEqual({ id: 'approve', kind: 'approve', state: 'waiting', due, overdue: false });
-    expect(h.item(s, 'approve').due).toBe(due);
+    expect(h.item(s, 'approve').due).toEqual(due);
 
     h.advance('2d');
     h.advance('1m');
     const late = await h.view(v.run.id);
     expect(stepView(late, 'approve')).toEqual({ id: 'approve', kind: 'approve', state: 'waiting', due, overdue: true });
-    expect(h.item(late, 'approve').due).toBe(due);
+    expect(h.item(late, 'approve').due).toEqual(due);
     const inbox = await h.ok('get_work', {}, CAST.fin);
     expect(inbox.items).toHaveLength(1);
-    expect(inbox.items[0].workItem.due).toBe(due);
+    expect(inbox.items[0].workItem.due).toEqual(due);
 
     const end = await h.decide(late, 'approve', 'approved', CAST.fin);
     expect(end.run).toMatchObject({ state: 'ended', outcome: 'paid' });

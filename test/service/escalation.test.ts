@@ -6,11 +6,11 @@
  * acceptance, or fails the run.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, states, stepView } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, stepView, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
-const SPEC = { groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] };
+const SPEC: BoardSpec = { groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] };
 const WORK = {
   output: { withinPolicy: true, notes: 'Readable after a rescan.', risk: 'low', lines: ['meal'] },
   evidence: [{ kind: 'link', ref: 'https://policy.example.com/meals' }],
@@ -26,7 +26,7 @@ async function escalated(h: Harness) {
   const c = await h.claim(v.run.id, 'check');
   h.advance('5m');
   const e = await h.ok('escalate', { token: c.token, note: NOTE }, CAST.agent);
-  return { v, c, e, due, at: h.iso() };
+  return { v, c, e, due, at: h.at() };
 }
 
 describe('escalate', () => {
@@ -81,7 +81,7 @@ describe('escalate', () => {
 
     h.advance('30m');
     const r = await h.ok('decide', { ...base, decision: 'returned', note: 'Rescanned it; the amount is 31.00.' }, CAST.operator);
-    const returned = { returned: { note: 'Rescanned it; the amount is 31.00.', by: CAST.operator, at: h.iso() } };
+    const returned = { returned: { note: 'Rescanned it; the amount is 31.00.', by: CAST.operator, at: h.at() } };
     expect(states(r)).toEqual({ check: 'ready', approve: null, refused: null, paid: null });
     expect.soft(r.run.state).toBe('active');
     expect(r.workItems).toEqual([]);
@@ -117,7 +117,7 @@ describe('escalate', () => {
     h.advance('10m');
     const done = await h.ok('decide', { ...base, ...WORK }, CAST.operator);
     expect(states(done)).toEqual({ check: 'done', approve: 'waiting', refused: null, paid: null });
-    expect(done.data.steps.check).toEqual({ ...WORK, by: CAST.operator, at: h.iso(), history: [] });
+    expect(done.data.steps.check).toEqual({ ...WORK, by: CAST.operator, at: h.at(), history: [] });
     expect(h.item(done, 'approve').assignedTo).toEqual({ group: 'finance' });
   });
 
@@ -126,9 +126,9 @@ describe('escalate', () => {
     const { e, v } = await escalated(h);
     h.advance('10m');
     const end = await h.decide(e, 'check', 'failed', CAST.operator, { note: 'Fraudulent receipt.' });
-    expect(end.run).toMatchObject({ id: v.run.id, state: 'ended', outcome: 'failed', ended: { by: CAST.operator, at: h.iso(), note: 'Fraudulent receipt.' } });
+    expect(end.run).toMatchObject({ id: v.run.id, state: 'ended', outcome: 'failed', ended: { by: CAST.operator, at: h.at(), note: 'Fraudulent receipt.' } });
     expect(states(end)).toEqual({ check: 'failed', approve: null, refused: null, paid: null });
-    expect(end.data.steps.check).toEqual({ decision: 'failed', note: 'Fraudulent receipt.', by: CAST.operator, at: h.iso(), history: [] });
+    expect(end.data.steps.check).toEqual({ decision: 'failed', note: 'Fraudulent receipt.', by: CAST.operator, at: h.at(), history: [] });
     expect(end.workItems).toEqual([]);
     expect((await h.ok('get_work', {}, CAST.operator)).items).toEqual([]);
   });

@@ -6,11 +6,11 @@
  * failed is not recorded, so a retry can succeed.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, rid, states } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, rid, states, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
-const SPEC = {
+const SPEC: BoardSpec = {
   groups: { finance: [CAST.fin, CAST.cat], editors: [CAST.ed] },
   processes: [
     { folder: 'claim-review', roles: { 'finance-approver': 'finance' } },

@@ -5,12 +5,12 @@
  * the claim standing, and nothing changes.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, states } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
 const CAP = 4096;
-const SPEC = {
+const SPEC: BoardSpec = {
   runDataBytes: CAP,
   groups: { 'desk-team': [CAST.ann], finance: [CAST.fin] },
   processes: [

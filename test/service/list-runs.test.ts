@@ -3,11 +3,11 @@
  * filter by process, state and equality of input fields; paged with cursors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, instant, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
-const SPEC = {
+const SPEC: BoardSpec = {
   groups: { finance: [CAST.fin] },
   processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }, { folder: 'two-payments' }],
 };
@@ -50,7 +50,7 @@ describe('list_runs', () => {
       version: 1,
       state: 'waiting',
       outcome: null,
-      startedAt: '2026-10-06T09:02:00.000Z',
+      startedAt: instant('2026-10-06T09:02:00Z'),
       updatedAt: expect.any(String),
       inputs: { claimant: CAST.ann, amount: 99.5 },
     });

@@ -6,11 +6,11 @@
  * and a fresh due. Without on_reject the run ends `rejected`.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, states, stepView } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, stepView, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
-const SPEC = {
+const SPEC: BoardSpec = {
   groups: { editors: [CAST.ed], finance: [CAST.fin] },
   processes: [
     { folder: 'draft-review', roles: { editor: 'editors' } },
@@ -28,29 +28,29 @@ describe('rejection into on_reject', () => {
     const h = await Harness.open(SPEC);
     const v = await h.start('draft-review', {});
     const id = v.run.id;
-    expect(stepView(v, 'draft').due).toBe(h.iso('1h'));
+    expect(stepView(v, 'draft').due).toEqual(h.at('1h'));
 
     h.advance('10m');
     const d1 = await agentDoes(h, id, 'draft', { text: 'Draft one' }, 'Wrote the first draft.');
-    const d1at = h.iso();
+    const d1at = h.at();
     expect(states(d1.view)).toEqual({ draft: 'done', polish: 'ready', review: null, publish: null, published: null });
     h.advance('10m');
     const p1 = await agentDoes(h, id, 'polish', { text: 'Draft one, polished' }, 'Tightened it.');
-    const p1at = h.iso();
+    const p1at = h.at();
     expect(states(p1.view)).toEqual({ draft: 'done', polish: 'done', review: 'waiting', publish: null, published: null });
 
     // The editor rejects.
     h.advance('10m');
     const note1 = 'The second paragraph repeats the first.';
     const r1 = await h.decide(p1.view, 'review', 'rejected', CAST.ed, { note: note1 });
-    const r1at = h.iso();
+    const r1at = h.at();
     expect(states(r1)).toEqual({ draft: 'ready', polish: null, review: 'done', publish: null, published: null });
     expect.soft(r1.run.state).toBe('active');
     expect(r1.data.steps.polish).toEqual({ history: [{ output: { text: 'Draft one, polished' }, summary: 'Tightened it.', by: CAST.agent, at: p1at }] });
     expect(r1.data.steps.review).toEqual({ decision: 'rejected', note: note1, by: CAST.ed, at: r1at, history: [] });
     expect(r1.workItems).toEqual([]);
     // A repeat of the step restarts its due clock.
-    expect(stepView(r1, 'draft')).toMatchObject({ due: h.iso('1h'), overdue: false });
+    expect(stepView(r1, 'draft')).toMatchObject({ due: h.at('1h'), overdue: false });
 
     const returned = { returned: { note: note1, by: CAST.ed, at: r1at } };
     const work = await h.ok('get_work', {}, CAST.agent);
@@ -61,7 +61,7 @@ describe('rejection into on_reject', () => {
     const d2 = await agentDoes(h, id, 'draft', { text: 'Draft two' }, 'Removed the repetition.');
     expect(d2.claim.handoff).toEqual(returned);
     expect(d2.claim.data.steps.review.note).toBe(note1);
-    const d2at = h.iso();
+    const d2at = h.at();
     expect(d2.view.data.steps.draft).toEqual({
       output: { text: 'Draft two' },
       summary: 'Removed the repetition.',
@@ -74,7 +74,7 @@ describe('rejection into on_reject', () => {
 
     h.advance('10m');
     const p2 = await agentDoes(h, id, 'polish', { text: 'Draft two, polished' }, 'Polished again.');
-    const p2at = h.iso();
+    const p2at = h.at();
     expect(p2.claim.handoff).toBeNull();
     expect(p2.view.data.steps.polish.output).toEqual({ text: 'Draft two, polished' });
     expect(p2.view.data.steps.polish.history).toHaveLength(1);
@@ -84,7 +84,7 @@ describe('rejection into on_reject', () => {
     h.advance('10m');
     const note2 = 'Better. The headline is still wrong.';
     const r2 = await h.decide(p2.view, 'review', 'rejected', CAST.ed, { note: note2 });
-    const r2at = h.iso();
+    const r2at = h.at();
     expect(states(r2)).toEqual({ draft: 'ready', polish: null, review: 'done', publish: null, published: null });
     expect(r2.data.steps.polish.history.map((x: { output: { text: string } }) => x.output.text)).toEqual(['Draft one, polished', 'Draft two, polished']);
     expect(Object.keys(r2.data.steps.polish)).toEqual(['history']);
@@ -95,13 +95,13 @@ describe('rejection into on_reject', () => {
       at: r2at,
       history: [{ decision: 'rejected', note: note1, by: CAST.ed, at: r1at }],
     });
-    expect(r2.data.steps.polish.history[1].at).toBe(p2at);
+    expect(r2.data.steps.polish.history[1].at).toEqual(p2at);
 
     h.advance('10m');
     const d3 = await agentDoes(h, id, 'draft', { text: 'Draft three' }, 'Fixed the headline.');
     expect(d3.claim.handoff).toEqual({ returned: { note: note2, by: CAST.ed, at: r2at } });
     expect(d3.view.data.steps.draft.history.map((x: { output: { text: string } }) => x.output.text)).toEqual(['Draft one', 'Draft two']);
-    expect(d3.view.data.steps.draft.history[1].at).toBe(d2at);
+    expect(d3.view.data.steps.draft.history[1].at).toEqual(d2at);
     h.advance('10m');
     const p3 = await agentDoes(h, id, 'polish', { text: 'Draft three, polished' }, 'Last polish.');
 
@@ -111,7 +111,7 @@ describe('rejection into on_reject', () => {
     expect(ok.data.steps.review).toEqual({
       decision: 'approved',
       by: CAST.ed,
-      at: h.iso(),
+      at: h.at(),
       history: [
         { decision: 'rejected', note: note1, by: CAST.ed, at: r1at },
         { decision: 'rejected', note: note2, by: CAST.ed, at: r2at },
@@ -146,9 +146,9 @@ describe('rejection without on_reject', () => {
     h.advance('1d');
     const note = 'No exception on file; business class is not covered.';
     const end = await h.decide(s, 'approve', 'rejected', CAST.fin, { note });
-    expect(end.run).toMatchObject({ state: 'ended', outcome: 'rejected', ended: { by: CAST.fin, at: h.iso(), note } });
+    expect(end.run).toMatchObject({ state: 'ended', outcome: 'rejected', ended: { by: CAST.fin, at: h.at(), note } });
     expect(states(end)).toEqual({ check: 'done', approve: 'done', refused: null, paid: null });
-    expect(end.data.steps.approve).toEqual({ decision: 'rejected', note, by: CAST.fin, at: h.iso(), history: [] });
+    expect(end.data.steps.approve).toEqual({ decision: 'rejected', note, by: CAST.fin, at: h.at(), history: [] });
     expect(end.workItems).toEqual([]);
   });
 });

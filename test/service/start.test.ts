@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, CAST, cleanupHarnesses, FIXTURES, Harness, rid, states, T0 } from '../support/svc-harness.js';
+import { bodyOf, CAST, cleanupHarnesses, FIXTURES, Harness, instant, rid, states, T0 } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
@@ -37,7 +37,7 @@ describe('start_run', () => {
 
   it('returns the run view with the first step ready, inputs kept exactly, numbers unrounded', async () => {
     const v = await h.start('intake-form', GOOD, CAST.ann);
-    expect(v.run).toMatchObject({ process: 'intake-form', version: 1, mode: 'live', state: 'active', outcome: null, ended: null, startedBy: CAST.ann, startedAt: T0 });
+    expect(v.run).toMatchObject({ process: 'intake-form', version: 1, mode: 'live', state: 'active', outcome: null, ended: null, startedBy: CAST.ann, startedAt: instant(T0) });
     expect(typeof v.run.id).toBe('string');
     expect(v.data).toEqual({ inputs: GOOD, steps: {} });
     expect(v.data.inputs.amount).toBe(1234.5678901234567);

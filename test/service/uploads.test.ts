@@ -7,12 +7,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, sha256, states } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, sha256, states, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
 const LIMIT = 64;
-const SPEC = { maxUploadBytes: LIMIT, groups: { clerks: [CAST.cat] }, processes: [{ folder: 'receipt-filing', roles: { clerks: 'clerks' } }] };
+const SPEC: BoardSpec = { maxUploadBytes: LIMIT, groups: { clerks: [CAST.cat] }, processes: [{ folder: 'receipt-filing', roles: { clerks: 'clerks' } }] };
 
 /** Where the board keeps the bytes of an upload: found by content, not by knowing the layout. */
 async function storedCopies(root: string, content: Buffer): Promise<string[]> {

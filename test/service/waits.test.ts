@@ -11,11 +11,11 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, states } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
-const SPEC = {
+const SPEC: BoardSpec = {
   groups: { 'desk-team': [CAST.ann] },
   processes: [{ folder: 'timed-release' }, { folder: 'two-payments' }, { folder: 'cooling-off', roles: { desk: 'desk-team' } }],
 };
@@ -36,14 +36,14 @@ describe('wait, wait_until and wait_for', () => {
     h.advance('1m');
     const at2h = await h.view(id);
     expect(states(at2h)).toMatchObject({ cool_off: 'done', release_time: 'waiting', tagged: null });
-    expect(at2h.data.steps.cool_off).toEqual({ by: 'server', at: h.iso(), history: [] });
+    expect(at2h.data.steps.cool_off).toEqual({ by: 'server', at: h.at(), history: [] });
     expect(at2h.run.state).toBe('waiting');
     expect((await h.ok('get_work', {}, CAST.agent)).items).toEqual([]);
 
     h.advance('3h');
     const at5h = await h.view(id);
     expect(states(at5h)).toMatchObject({ cool_off: 'done', release_time: 'done', tagged: 'waiting', chase: null });
-    expect(at5h.data.steps.release_time).toEqual({ by: 'server', at: h.iso(), history: [] });
+    expect(at5h.data.steps.release_time).toEqual({ by: 'server', at: h.at(), history: [] });
 
     h.advance('1h');
     const sent = await h.ok('send_event', { runId: id, name: 'release-tagged', data: { tag: 'v2.1.0' } }, CAST.agent);
@@ -51,7 +51,7 @@ describe('wait, wait_until and wait_for', () => {
     const after = await h.view(id);
     expect(states(after)).toEqual({ cool_off: 'done', release_time: 'done', tagged: 'done', chase: null, ship: 'ready', shipped: null });
     expect(after.run.state).toBe('active');
-    expect(after.data.steps.tagged).toEqual({ output: { tag: 'v2.1.0' }, by: CAST.agent, at: h.iso(), history: [] });
+    expect(after.data.steps.tagged).toEqual({ output: { tag: 'v2.1.0' }, by: CAST.agent, at: h.at(), history: [] });
 
     const c = await h.claim(id, 'ship');
     expect(c.data.steps.tagged.output).toEqual({ tag: 'v2.1.0' });
@@ -74,9 +74,9 @@ describe('wait, wait_until and wait_for', () => {
     const v = await h.start('timed-release', {});
     h.advance('2h');
     const view = await h.view(v.run.id);
-    expect(view.run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { by: 'server', at: h.iso(), note: expect.any(String) } });
+    expect(view.run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { by: 'server', at: h.at(), note: expect.any(String) } });
     expect(states(view)).toEqual({ cool_off: 'done', release_time: 'failed', tagged: null, chase: null, ship: null, shipped: null });
-    expect(view.data.steps.release_time).toEqual({ decision: 'failed', note: expect.any(String), by: 'server', at: h.iso(), history: [] });
+    expect(view.data.steps.release_time).toEqual({ decision: 'failed', note: expect.any(String), by: 'server', at: h.at(), history: [] });
     // list_runs agrees, and the run is closed to writes.
     const listed = await h.ok('list_runs', { process: 'timed-release' }, CAST.ann);
     expect(listed.items.find((r: { id: string }) => r.id === v.run.id)).toMatchObject({ state: 'ended', outcome: 'failed' });
@@ -94,7 +94,7 @@ describe('wait, wait_until and wait_for', () => {
     h.advance('1m');
     const view = await h.view(v.run.id);
     expect(states(view)).toEqual({ cool_off: 'done', release_time: 'done', tagged: 'done', chase: 'ready', ship: null, shipped: null });
-    expect(view.data.steps.tagged).toMatchObject({ by: 'server', at: h.iso() });
+    expect(view.data.steps.tagged).toMatchObject({ by: 'server', at: h.at() });
     expect(view.data.steps.tagged.output).toBeUndefined();
 
     h.advance('5m');

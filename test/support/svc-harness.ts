@@ -251,8 +251,14 @@ export class Harness {
     return new Date(this.clock);
   }
 
+  /** The clock (plus an offset) as a datetime string, for inputs. */
   iso(offset: string | number = 0): string {
     return new Date(this.clock + ms(offset)).toISOString();
+  }
+
+  /** Matches any RFC 3339 datetime naming the clock's instant (plus an offset): the spec fixes the instant, not the spelling. */
+  at(offset: string | number = 0): Instant {
+    return new Instant(this.clock + ms(offset));
   }
 
   advance(d: string | number): void {
@@ -345,6 +351,27 @@ export class Harness {
     await walk(this.root);
     return out;
   }
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** An asymmetric matcher: an RFC 3339 datetime with offset that names this instant. */
+export class Instant {
+  readonly $$typeof = Symbol.for('jest.asymmetricMatcher');
+  constructor(readonly ms: number) {}
+  asymmetricMatch(actual: unknown): boolean {
+    return typeof actual === 'string' && RFC3339.test(actual) && Date.parse(actual) === this.ms;
+  }
+  toString(): string {
+    return `Instant<${new Date(this.ms).toISOString()}>`;
+  }
+  toAsymmetricMatcher(): string {
+    return this.toString();
+  }
+}
+
+export function instant(iso: string): Instant {
+  return new Instant(Date.parse(iso));
 }
 
 export function rid(): string {
