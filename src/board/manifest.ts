@@ -24,6 +24,7 @@ export interface Manifest {
   groups: Record<string, string[]>;
   operators: string[];
   agents: { id: string; description?: string }[];
+  notify: { command: string; args: string[] } | null;
 }
 
 export function manifestFrom(doc: BoardDoc): Manifest {
@@ -37,6 +38,7 @@ export function manifestFrom(doc: BoardDoc): Manifest {
     groups?: Record<string, string[]>;
     operators?: string[];
     agents?: { id: string; description?: string }[];
+    notify?: { command: string; args?: string[] };
   };
   return {
     name: d.name,
@@ -47,6 +49,7 @@ export function manifestFrom(doc: BoardDoc): Manifest {
     groups: d.groups ?? {},
     operators: d.operators ?? [],
     agents: d.agents ?? [],
+    notify: d.notify ? { command: d.notify.command, args: d.notify.args ?? [] } : null,
   };
 }
 

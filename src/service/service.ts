@@ -19,7 +19,7 @@ import { issueText } from '../core/issues.js';
 import type { FileCheck, Submission } from '../engine/acceptance.js';
 import * as cmd from '../engine/commands.js';
 import { Machine } from '../engine/machine.js';
-import { actorName, ToolError, type Actor, type Context, type Lease, type Pinned, type RunState, type StepState } from '../engine/types.js';
+import { actorName, ToolError, type Actor, type Context, type EngineEvent, type Lease, type Pinned, type RunRecord, type RunState, type StepState } from '../engine/types.js';
 import { leaseLive, requirements, runView, snapshotOf, workItems, type FileUrl } from '../engine/view.js';
 import { canonicalJson, sha256Hex } from '../process/hash.js';
 import { TOOLS, type Offer, type Tool } from '../process/profiles.js';
@@ -406,6 +406,45 @@ export class Service {
     });
     if (value instanceof Object && 'refused' in value && value.refused instanceof ToolError) throw value.refused;
     return value;
+  }
+
+  /**
+   * The daemon's tick: apply a run's elapsed deadlines now and write them down,
+   * adopting or refusing any hand-edited file of the run on the way (every file
+   * is read in the transaction). Returns what happened, for notifications.
+   */
+  async tick(runId: string): Promise<{ events: EngineEvent[]; run: RunRecord; pinned: Pinned; state: RunState }> {
+    const now = this.now();
+    const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      const loaded = await this.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
+      const before = structuredClone(loaded.state);
+      const m = new Machine(structuredClone(loaded.state), loaded.pinned, this.context(now));
+      m.applyDeadlines();
+      if (m.events.length > 0) {
+        m.state.run.updatedAt = now.toISOString();
+        m.settle();
+        this.persist(tx, m, before);
+      }
+      return { events: m.events, run: m.state.run, pinned: m.pinned, state: m.state };
+    });
+    return value;
+  }
+
+  /** When each open run's next deadline falls (ms since the epoch), as the files say now. */
+  async deadlines(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const r of await this.index.summaries()) {
+      if (r.state === 'ended' || r.state === 'cancelled') continue;
+      try {
+        const loaded = await this.readRun(r.id);
+        // As stored: deadlines already past are exactly the ones still to write down.
+        const d = new Machine(structuredClone(loaded.state), loaded.pinned, this.context(this.now())).nextDeadline();
+        if (d) out.set(r.id, d.at);
+      } catch {
+        // a run that cannot be read now is looked at again on its next change
+      }
+    }
+    return out;
   }
 
   private async apply(tool: Tool, m: Machine, a: Record<string, unknown>, actor: Actor, claims: ReturnType<TokenKey['verify']>): Promise<unknown> {

@@ -97,8 +97,16 @@ describe('workboard serve --http', () => {
     agentToken = (await createToken(board.store, 'reviewer', new Date())).token;
     personToken = (await createToken(board.store, 'jon@example.com', new Date())).token;
     server = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--board', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const line = await new Promise<string>((resolve) => server.stdout!.on('data', (d) => resolve(String(d))));
-    url = new URL(/(http:\S+)/.exec(line)![1]!);
+    let out = '';
+    const found = await new Promise<string>((resolve, reject) => {
+      server.stdout!.on('data', (d) => {
+        out += String(d);
+        const m = /MCP over HTTP at (http:\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      server.on('close', () => reject(new Error(`serve exited: ${out}`)));
+    });
+    url = new URL(found);
   });
   afterAll(() => server?.kill());
 

@@ -5,7 +5,7 @@
  * every issue at once and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bodyOf, CAST, cleanupHarnesses, Harness, Instant, instant, rid, stateOf, states, stepView, T0, type BoardSpec } from '../support/svc-harness.js';
+import { bodyOf, CAST, cleanupHarnesses, Harness, Instant, instant, rid, stateOf, states, T0, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
@@ -202,6 +202,43 @@ describe('renew and lease expiry', () => {
     expect(next.handoff).toEqual({ progress: 'Both lines checked; writing the notes.' });
     const done = await h.ok('submit', { token: next.token, ...GOOD }, CAST.rival);
     expect(done.data.steps.check.by).toBe(CAST.rival);
+  });
+});
+
+describe('the view a write returns', () => {
+  // §4: "A write returns only after every automatic transition it triggered has been
+  // applied: the run view it returns already shows the steps and work items the write
+  // made ready." So a write's view is what get_run shows at the same instant.
+  it('is the view get_run returns right after, for every write that returns one', async () => {
+    const h = await Harness.open(SPEC);
+    const same = async (tool: string, view: Record<string, unknown> & { run: { id: string } }) => {
+      const read = await h.view(view.run.id);
+      expect.soft(view, `${tool}: the returned view and get_run differ`).toEqual(read);
+    };
+    const v = await h.start('claim-review', INPUTS);
+    await same('start_run', v);
+    const c = await h.claim(v.run.id, 'check');
+    const s = await h.ok('submit', { token: c.token, ...GOOD }, CAST.agent); // active → waiting
+    await same('submit', s);
+    const x = await h.ok('cancel', { runId: v.run.id, reason: 'Done testing.' }, CAST.operator);
+    await same('cancel', x);
+
+    const v2 = await h.start('claim-review', INPUTS);
+    const c2 = await h.claim(v2.run.id, 'check');
+    const e = await h.ok('escalate', { token: c2.token, note: 'Unreadable.' }, CAST.agent); // active → waiting
+    await same('escalate', e);
+    const r = await h.decide(e, 'check', 'returned', CAST.operator, { note: 'Try the rescan.' }); // waiting → active
+    await same('decide returned', r);
+
+    const d = await h.start('draft-review', {});
+    const dc = await h.claim(d.run.id, 'draft');
+    const d1 = await h.ok('submit', { token: dc.token, output: { text: 'One' }, summary: 'Drafted.' }, CAST.agent);
+    await same('submit (agent → agent)', d1);
+    const pc = await h.claim(d.run.id, 'polish');
+    const p1 = await h.ok('submit', { token: pc.token, output: { text: 'One!' }, summary: 'Polished.' }, CAST.agent); // → waiting
+    await same('submit (agent → approval)', p1);
+    const rej = await h.decide(p1, 'review', 'rejected', CAST.ed, { note: 'Again.' }); // waiting → active
+    await same('decide rejected into on_reject', rej);
   });
 });
 

@@ -28,7 +28,8 @@ import { Service, SERVER_OFFER, type ToolResult } from '../../src/service/servic
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const REPO = path.resolve(HERE, '../..');
-export const SHARED = path.resolve(REPO, '../shared');
+/** The upstream spec checkout; SVC_SHARED_DIR points elsewhere (or nowhere, to see the suite skip cleanly). */
+export const SHARED = path.resolve(REPO, process.env.SVC_SHARED_DIR ?? '../shared');
 export const SCHEMA_DIR = path.join(SHARED, 'schemas/core-2');
 export const UPSTREAM_FIXTURES = path.join(SHARED, 'conformance/fixtures');
 export const HAS_SCHEMAS = existsSync(path.join(SCHEMA_DIR, 'index.json'));
@@ -235,11 +236,11 @@ export class Harness {
       const folder = path.isAbsolute(p.folder) ? p.folder : path.join(FIXTURES, p.folder);
       await publish(board, { folder, roles: p.roles ?? {}, actor: CAST.operator, offer: SERVER_OFFER });
     }
-    const clock = { ms: Date.parse(spec.start ?? T0) };
-    const h: { value?: Harness } = {};
-    const service = await Service.open(board, { now: () => new Date(h.value!.clock) });
-    h.value = new Harness(root, board, service, clock.ms);
-    return h.value;
+    // The service reads the time from the harness, so a test moves it with advance()/setTime().
+    const ref: { harness?: Harness } = {};
+    const service = await Service.open(board, { now: () => new Date(ref.harness!.clock) });
+    ref.harness = new Harness(root, board, service, Date.parse(spec.start ?? T0));
+    return ref.harness;
   }
 
   /** Publish one more version (after the service opened). */

@@ -28,27 +28,39 @@ export function register(program: Command, cli: Cli): void {
 
   program
     .command('serve')
-    .description('serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create)')
-    .option('--http <host:port>', 'where to listen; loopback unless told otherwise', '127.0.0.1:7420')
+    .description('the long-running coordinator: timers on time, hand edits adopted or refused as they land, and MCP over HTTP with --http')
+    .option('--http <host:port>', 'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create); binds to loopback unless told otherwise')
     .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420')
-    .action(async (o: { http: string }) => {
-      const m = /^(.*):(\d+)$/.exec(o.http);
-      if (!m) cli.usage(`--http expects host:port, got "${o.http}"`);
+    .action(async (o: { http?: string }) => {
+      const m = o.http === undefined ? null : /^(.*):(\d+)$/.exec(o.http);
+      if (o.http !== undefined && !m) cli.usage(`--http expects host:port, got "${o.http}"`);
       const board = await cli.board();
       const service = await Service.open(board);
-      const { createHttpServer } = await import('../../mcp/http.js');
-      const server = createHttpServer(service, pkg.version);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(Number(m[2]), m[1]!.replace(/^\[|\]$/g, ''), () => resolve());
-      });
-      const addr = server.address();
-      const where = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}/mcp` : o.http;
-      process.stdout.write(`workboard serving ${board.manifest.name} at ${where}\n`);
+      const { Daemon } = await import('../../daemon/daemon.js');
+      const daemon = new Daemon(board, service);
+      await daemon.start();
+      process.stdout.write(`workboard coordinating board ${board.manifest.name} in ${board.root}\n`);
+      let server: import('node:http').Server | null = null;
+      if (m) {
+        const { createHttpServer } = await import('../../mcp/http.js');
+        const http = createHttpServer(service, pkg.version);
+        server = http;
+        await new Promise<void>((resolve, reject) => {
+          http.once('error', reject);
+          http.listen(Number(m[2]), m[1]!.replace(/^\[|\]$/g, ''), () => resolve());
+        });
+        const addr = http.address();
+        const where = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}/mcp` : o.http;
+        process.stdout.write(`MCP over HTTP at ${where} (Authorization: Bearer <token from workboard token create>)\n`);
+      }
       await new Promise<void>((resolve) => {
-        const stop = () => server.close(() => resolve());
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        const stop = async () => {
+          await daemon.stop();
+          if (server) server.close(() => resolve());
+          else resolve();
+        };
+        process.once('SIGINT', () => void stop());
+        process.once('SIGTERM', () => void stop());
       });
     });
 }

@@ -1,0 +1,146 @@
+/**
+ * The long-running coordinator. Deadlines live in the files; the daemon only
+ * makes them happen on time: it sleeps until the earliest one across the open
+ * runs (no polling loop), applies what fell due through the service (the lock
+ * and the revs make two daemons harmless), and re-plans whenever the board
+ * changes. The watcher adopts or refuses hand edits as soon as they land, and
+ * re-validates draft processes.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Board } from '../board/board.js';
+import { BoardError } from '../board/errors.js';
+import { writeFileAtomic } from '../board/fsutil.js';
+import { isRunId, STATE_DIR } from '../board/layout.js';
+import { issueText } from '../core/issues.js';
+import { loadProcess } from '../process/load.js';
+import type { Service } from '../service/service.js';
+import { deliver, overdueNotification } from './notify.js';
+
+/** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
+const MAX_SLEEP_MS = 6 * 3600_000;
+const SETTLE_MS = 50;
+
+export interface DaemonOptions {
+  log?: (line: string) => void;
+}
+
+export class Daemon {
+  private timer: NodeJS.Timeout | null = null;
+  private watcher: FSWatcher | null = null;
+  private planning: Promise<void> | null = null;
+  private again = false;
+  private debounce: NodeJS.Timeout | null = null;
+  private readonly touched = new Set<string>();
+  /** Files refused as invalid, with why: what `workboard doctor` reports. */
+  readonly refused = new Map<string, string[]>();
+  private stopped = false;
+  private readonly log: (line: string) => void;
+
+  constructor(
+    private readonly board: Board,
+    private readonly service: Service,
+    opts: DaemonOptions = {},
+  ) {
+    this.log = opts.log ?? ((line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`));
+  }
+
+  async start(): Promise<void> {
+    const { rolledForward } = await this.board.store.recover();
+    for (const s of rolledForward) this.log(`recovered an interrupted commit on ${s}`);
+    this.watcher = watch([path.join(this.board.root, 'runs'), path.join(this.board.root, 'processes'), path.join(this.board.root, STATE_DIR, 'leases'), path.join(this.board.root, 'WORK.md')], {
+      ignoreInitial: true,
+      ignored: (p) => p.includes('.tmp-'),
+      awaitWriteFinish: false,
+    });
+    this.watcher.on('all', (_event, file) => this.changed(file));
+    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
+    await this.plan();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.debounce) clearTimeout(this.debounce);
+    await this.watcher?.close();
+    await this.planning;
+  }
+
+  /** A file changed: remember which run (to adopt or refuse its edits), then re-plan once things settle. */
+  private changed(file: string): void {
+    const rel = path.relative(this.board.root, file).split(path.sep).join('/');
+    const m = /^runs\/([^/]+)\/[^/]+\.md$/.exec(rel);
+    if (m && isRunId(m[1]!)) this.touched.add(m[1]!);
+    const draft = /^processes\/([^/]+)\/PROCESS\.md$/.exec(rel);
+    if (draft) void this.checkDraft(rel);
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => void this.plan(), SETTLE_MS);
+  }
+
+  private async checkDraft(rel: string): Promise<void> {
+    try {
+      const loaded = loadProcess(await fs.readFile(this.board.store.abs(rel), 'utf8'), this.service.offer);
+      if (loaded.ok) this.log(`${rel}: valid (${loaded.process.name}, sha256:${loaded.hash.slice(0, 12)}…)`);
+      else for (const i of loaded.issues) this.log(`${rel}:${i.line ?? 1}:${i.col ?? 1}: ${issueText(i)}`);
+    } catch {
+      // deleted meanwhile
+    }
+  }
+
+  /** Apply what is due and sleep until the next deadline. Serialised: one plan at a time. */
+  plan(): Promise<void> {
+    if (this.planning) {
+      this.again = true;
+      return this.planning;
+    }
+    this.planning = (async () => {
+      do {
+        this.again = false;
+        await this.runOnce();
+      } while (this.again && !this.stopped);
+      this.planning = null;
+    })();
+    return this.planning;
+  }
+
+  private async runOnce(): Promise<void> {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    // Runs whose files changed: a tick reads every file, adopting valid edits and refusing invalid ones.
+    const touched = [...this.touched];
+    this.touched.clear();
+    for (const id of touched) await this.tick(id);
+    const deadlines = await this.service.deadlines();
+    const now = Date.now();
+    for (const [id, at] of deadlines) if (at <= now) await this.tick(id);
+    const next = Math.min(...[...(await this.service.deadlines()).values()], now + MAX_SLEEP_MS);
+    if (this.stopped) return;
+    this.timer = setTimeout(() => void this.plan(), Math.max(0, next - Date.now()));
+    this.timer.unref?.();
+  }
+
+  private async tick(runId: string): Promise<void> {
+    try {
+      const r = await this.service.tick(runId);
+      if (this.refused.delete(runId)) await this.saveRefused();
+      for (const ev of r.events) {
+        this.log(`${runId}: ${ev.action} ${ev.entity}`);
+        if (ev.action === 'step.overdue') await deliver(this.board, overdueNotification(this.board, r.state, r.pinned, ev.entity, new Date().toISOString()), this.log);
+      }
+    } catch (e) {
+      if (e instanceof BoardError && (e.code === 'invalid' || e.code === 'corrupt')) {
+        const problems = e.issues.map(issueText);
+        this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`);
+        this.refused.set(runId, [e.message, ...problems]);
+        await this.saveRefused();
+      } else if (!(e instanceof BoardError && e.code === 'busy')) {
+        this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+
+  private async saveRefused(): Promise<void> {
+    await writeFileAtomic(this.board.store.abs(`${STATE_DIR}/refused.json`), `${JSON.stringify(Object.fromEntries(this.refused), null, 2)}\n`);
+  }
+}
