@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { Cli, CliExit } from './cli.js';
 import { EXIT, printError } from './output.js';
 import * as audit from './commands/audit.js';
+import * as doctor from './commands/doctor.js';
 import * as init from './commands/init.js';
 import * as mcp from './commands/mcp.js';
 import * as people from './commands/people.js';
@@ -28,7 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run workboard help <command> for examples)');
   const cli = new Cli(program);
-  for (const m of [init, people, validate, publish, processes, tools, audit, mcp, serve]) m.register(program, cli);
+  for (const m of [init, people, validate, publish, processes, tools, audit, doctor, mcp, serve]) m.register(program, cli);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

@@ -1,0 +1,81 @@
+import { promises as fs } from 'node:fs';
+import type { Command } from 'commander';
+import { isCode, readIfExists } from '../../board/fsutil.js';
+import { STATE_DIR } from '../../board/layout.js';
+import { isBreakable, pidAlive } from '../../board/lock.js';
+import { verifyBoard } from '../../board/verify.js';
+import { color, EXIT, printJson } from '../output.js';
+import type { Cli } from '../cli.js';
+
+interface Finding {
+  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody';
+  where: string;
+  detail: string;
+}
+
+async function list(dir: string): Promise<string[]> {
+  try {
+    return (await fs.readdir(dir)).sort();
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return [];
+    throw e;
+  }
+}
+
+export function register(program: Command, cli: Cli): void {
+  program
+    .command('doctor')
+    .description('what needs an operator: stale locks, interrupted commits, refused files, audit breaks, overdue work, work assigned to nobody')
+    .addHelpText('after', '\nExample:\n  workboard doctor --json')
+    .action(async () => {
+      const board = await cli.board();
+      const findings: Finding[] = [];
+      const lockDir = board.store.abs(`${STATE_DIR}/locks`);
+      for (const n of await list(lockDir)) {
+        const raw = await readIfExists(`${lockDir}/${n}`);
+        if (!raw) continue;
+        const st = await fs.stat(`${lockDir}/${n}`);
+        let info: { host: string; pid: number; acquiredAt: string } | null = null;
+        try {
+          info = JSON.parse(raw.toString('utf8'));
+        } catch {
+          info = null;
+        }
+        const breakable = isBreakable({ info: info ? { ...info, token: '' } : null, mtimeMs: st.mtimeMs }, board.manifest.settings.lockStaleSeconds * 1000, Date.now());
+        findings.push({
+          kind: breakable ? 'stale-lock' : 'held-lock',
+          where: n,
+          detail: info ? `pid ${info.pid} on ${info.host} since ${info.acquiredAt}${pidAlive(info.pid) ? '' : ' (pid gone)'}` : 'unreadable lock file',
+        });
+      }
+      for (const n of await list(board.store.abs(`${STATE_DIR}/journal`))) findings.push({ kind: 'pending-journal', where: n, detail: 'an interrupted commit; the next write or workboard serve rolls it forward' });
+      const refused = await readIfExists(board.store.abs(`${STATE_DIR}/refused.json`));
+      if (refused) for (const [run, why] of Object.entries(JSON.parse(refused.toString('utf8')) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
+      const audit = await verifyBoard(board);
+      for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
+      const { Service } = await import('../../service/service.js');
+      const service = await Service.open(board);
+      const open: string[] = [];
+      for (let cursor: string | undefined; ; ) {
+        const pageOf = (await service.listRuns({ limit: 100, ...(cursor ? { cursor } : {}) })) as unknown as { items: { id: string; state: string }[]; nextCursor: string | null };
+        open.push(...pageOf.items.filter((x) => x.state === 'active' || x.state === 'waiting').map((x) => x.id));
+        if (!pageOf.nextCursor) break;
+        cursor = pageOf.nextCursor;
+      }
+      const people = new Set([...board.manifest.people.map((p) => p.email.toLowerCase()), ...board.manifest.operators.map((o) => o.toLowerCase())]);
+      for (const id of open) {
+        const r = { id };
+        const view = (await service.getRun(id)) as unknown as { steps: { id: string; overdue?: boolean; due?: string }[]; workItems: { id: string; stepId: string; assignedTo: { group?: string; person?: string } }[] };
+        for (const s of view.steps) if (s.overdue) findings.push({ kind: 'overdue', where: `${r.id}/${s.id}`, detail: `due ${s.due}` });
+        for (const w of view.workItems) {
+          const to = w.assignedTo;
+          const members = to.group === 'operators' ? board.manifest.operators : to.group ? (board.manifest.groups[to.group] ?? []) : [to.person ?? ''];
+          if (!members.some((m) => people.has(m.toLowerCase()))) findings.push({ kind: 'nobody', where: `${r.id}/${w.stepId}`, detail: `work item ${w.id} is assigned to ${to.group ? `group ${to.group}` : to.person}, which has no one on this board` });
+        }
+      }
+      if (cli.json()) printJson({ ok: findings.length === 0, data: { findings } });
+      else if (findings.length === 0) process.stdout.write(`${color.green('healthy')}: nothing needs an operator\n`);
+      else for (const f of findings) process.stdout.write(`${color.yellow(f.kind.padEnd(15))} ${f.where}: ${f.detail}\n`);
+      cli.exit(findings.some((f) => f.kind !== 'held-lock') ? EXIT.refused : EXIT.ok);
+    });
+}
