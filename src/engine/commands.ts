@@ -146,7 +146,7 @@ export function escalate(m: Machine, stepId: string, claimId: string, note: stri
   const st = m.step(stepId);
   delete m.state.leases[stepId];
   st.state = 'waiting';
-  st.workItem = m.ctx.newId('w');
+  st.workItem = m.workItemId(stepId);
   st.escalation = { note, by: actorName(actor), at: m.at };
   m.emit('step.escalated', actorName(actor), stepId, { workItem: st.workItem, note });
 }

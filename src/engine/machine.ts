@@ -5,6 +5,7 @@
  */
 import { durationMs, forwardTargets, JOIN, type Step } from '../process/model.js';
 import { isDateTime } from '../process/values.js';
+import { sha256Hex } from '../process/hash.js';
 import { SERVER, type Completion, type Context, type EngineEvent, type Pinned, type RunState, type StepState } from './types.js';
 
 export function emptyStep(def: Step): StepState {
@@ -130,7 +131,7 @@ export class Machine {
           return;
         }
         st.state = 'waiting';
-        st.workItem = this.ctx.newId('w');
+        st.workItem = this.workItemId(id);
         this.emit('work-item.opened', SERVER, id, { workItem: st.workItem });
         return;
       }
@@ -183,6 +184,17 @@ export class Machine {
         for (const entry of def.branches ?? []) this.enter(entry);
         return;
     }
+  }
+
+  /**
+   * A work item's id, derived from the run, the step, the moment it opens and
+   * how many items the step had before: the same on every read that applies
+   * the same elapsed deadline, and on the write that finally records it.
+   */
+  workItemId(stepId: string): string {
+    const st = this.step(stepId);
+    const seed = `${this.state.run.id}|${stepId}|${this.at}|${st.decided.length}`;
+    return `w-${sha256Hex(seed).slice(0, 26)}`;
   }
 
   /** Why a person step cannot be assigned, or null when it can (§3.4). */

@@ -270,18 +270,18 @@ export class Service {
       const id = r.id;
       if (a.process !== undefined && r.process !== a.process) continue;
       if (a.inputs && !Object.entries(a.inputs).every(([k, v]) => Object.hasOwn(r.inputs, k) && canonicalJson(r.inputs[k]) === canonicalJson(v))) continue;
-      let state = r.state;
-      if (state === 'active' || state === 'waiting') {
+      let run: Pick<RunRecord, 'state' | 'outcome' | 'updatedAt'> = r;
+      if (r.state === 'active' || r.state === 'waiting') {
         try {
-          state = this.current(await this.readRun(id), this.now()).state.run.state;
+          run = this.current(await this.readRun(id), this.now()).state.run;
         } catch {
-          // keep the recorded state
+          // keep the recorded summary
         }
       }
-      if (a.state !== undefined && state !== a.state) continue;
+      if (a.state !== undefined && run.state !== a.state) continue;
       rows.push({
         key: id,
-        item: { id: r.id, process: r.process, version: r.version, state, outcome: r.outcome, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs },
+        item: { id: r.id, process: r.process, version: r.version, state: run.state, outcome: run.outcome, startedAt: r.startedAt, updatedAt: run.updatedAt, inputs: r.inputs },
       });
     }
     const p = page(rows, (i) => i.key, a.limit ?? 20, a.cursor, true);
@@ -448,7 +448,11 @@ export class Service {
   }
 
   private async apply(tool: Tool, m: Machine, a: Record<string, unknown>, actor: Actor, claims: ReturnType<TokenKey['verify']>): Promise<unknown> {
-    const view = () => runView(m.state, m.pinned, m.ctx.now, this.fileUrl);
+    // The view a write returns shows every transition it triggered, run state included (§4).
+    const view = () => {
+      m.settle();
+      return runView(m.state, m.pinned, m.ctx.now, this.fileUrl);
+    };
     switch (tool) {
       case 'claim': {
         const lease = cmd.claim(m, a.stepId as string, actor);
