@@ -12,18 +12,48 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { Board } from '../../src/board/board.js';
+import { addAgent } from '../../src/board/people.js';
+import { publish } from '../../src/board/processes.js';
 import { createToken } from '../../src/service/credentials.js';
+import { SERVER_OFFER } from '../../src/service/service.js';
+import { conformanceIssues } from '../support/svc-harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin/workboard.js');
 const TOOLS = ['describe', 'list_processes', 'start_run', 'get_run', 'get_work', 'claim', 'renew', 'upload', 'submit', 'escalate', 'decide', 'cancel', 'send_event', 'list_runs'];
 
+const FILING = `---
+name: filing
+description: File a signed receipt and have an editor approve it.
+steps:
+  - id: file_receipt
+    agent: Attach the signed receipt.
+    output: { receiptNumber: string }
+    evidence: [file]
+  - id: check
+    person: editor
+    approve: The receipt is signed and legible.
+    next: filed
+  - id: filed
+    finish: filed
+---
+Our own process for the MCP end-to-end test.
+`;
+
 let dir: string;
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'wb-mcp-'));
   cpSync(path.join(ROOT, 'examples/board'), dir, { recursive: true });
   rmSync(path.join(dir, '.work'), { recursive: true, force: true });
+  const board = await Board.open(dir);
+  await addAgent(board, 'test', 'second');
+  mkdirSync(path.join(dir, 'processes/filing'), { recursive: true });
+  writeFileSync(path.join(dir, 'processes/filing/PROCESS.md'), FILING);
+  await publish(board, { folder: path.join(dir, 'processes/filing'), roles: { editor: 'editors' }, actor: 'test', offer: SERVER_OFFER });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -34,6 +64,7 @@ async function call(c: Client, name: string, args: Record<string, unknown>): Pro
   const text = JSON.parse((r.content as { type: string; text: string }[])[0]!.text) as Result;
   expect(text).toEqual(structured); // the same object in both forms
   expect(r.isError === true).toBe(!structured.ok);
+  expect(conformanceIssues(name, structured)).toEqual([]); // upstream schemas, when ../shared is present
   return structured;
 }
 
@@ -72,6 +103,37 @@ describe('workboard mcp over stdio', () => {
     const invalid = await call(c, 'get_work', { limit: 'ten' });
     expect(invalid.error?.code).toBe('invalid');
     await c.close();
+  });
+
+  it('an agent works our own process end to end (get_work, claim, upload, submit); a person decides through the CLI', async () => {
+    const c = await stdio('reviewer');
+    const started = await call(c, 'start_run', { process: 'filing', inputs: {}, requestId: 'e2e-1' });
+    const runId = started.data.run.id;
+    const item = (await call(c, 'get_work', { process: 'filing' })).data.items.find((i: { runId: string }) => i.runId === runId);
+    const claim = await call(c, item.claim.tool, { ...item.claim.arguments, requestId: 'e2e-2' });
+    const up = await call(c, 'upload', { fileName: 'receipt.txt', contentType: 'text/plain', contentBase64: Buffer.from('signed receipt 42').toString('base64'), requestId: 'e2e-3' });
+    const done = await call(c, 'submit', { token: claim.data.token, output: { receiptNumber: '42' }, evidence: [{ kind: 'file', ref: up.data.id }], summary: 'Attached the signed receipt.', requestId: 'e2e-4' });
+    expect(done.data.data.steps.file_receipt.evidence[0]).toMatchObject({ kind: 'file', ref: up.data.id, sha256: up.data.sha256 });
+    const wi = done.data.workItems[0];
+    await c.close();
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, '--board', dir, '--as', 'jon@example.com', '--json', 'decide', runId, wi.id, 'approved']);
+    const decided = JSON.parse(stdout) as Result;
+    expect(conformanceIssues('decide', decided)).toEqual([]);
+    expect(decided.data.run).toMatchObject({ state: 'ended', outcome: 'filed' });
+  });
+
+  it('two stdio servers, two agents, one ready step: exactly one claim succeeds', async () => {
+    const [a, b] = await Promise.all([stdio('reviewer'), stdio('second')]);
+    const started = await call(a, 'start_run', { process: 'filing', inputs: {}, requestId: 'two-1' });
+    const runId = started.data.run.id;
+    const results = await Promise.all([
+      call(a, 'claim', { runId, stepId: 'file_receipt', requestId: 'two-a' }),
+      call(b, 'claim', { runId, stepId: 'file_receipt', requestId: 'two-b' }),
+    ]);
+    expect(results.filter((r) => r.ok)).toHaveLength(1);
+    const lost = results.find((r) => !r.ok)!;
+    expect(lost.error).toMatchObject({ code: 'conflict', issues: ['claimed_by_other'] });
+    await Promise.all([a.close(), b.close()]);
   });
 
   it('refuses to act as a person or as an unknown identity', async () => {
