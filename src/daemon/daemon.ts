@@ -123,7 +123,10 @@ export class Daemon {
   private async tick(runId: string): Promise<void> {
     try {
       const r = await this.service.tick(runId);
-      if (this.refused.delete(runId)) await this.saveRefused();
+      if (this.refused.delete(runId)) {
+        await this.saveRefused();
+        await this.service.keepLastValid(runId, false);
+      }
       for (const ev of r.events) {
         this.log(`${runId}: ${ev.action} ${ev.entity}`);
         if (ev.action === 'step.overdue') await deliver(this.board, overdueNotification(this.board, r.state, r.pinned, ev.entity, new Date().toISOString()), this.log);
@@ -134,6 +137,7 @@ export class Daemon {
         this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`);
         this.refused.set(runId, [e.message, ...problems]);
         await this.saveRefused();
+        await this.service.keepLastValid(runId, true);
       } else if (!(e instanceof BoardError && e.code === 'busy')) {
         this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`);
       }

@@ -11,7 +11,7 @@
 import { ulid } from 'ulid';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { readIfExists } from '../board/fsutil.js';
+import { readIfExists, removeIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
 import type { BoardDoc, Tx } from '../board/store.js';
@@ -167,9 +167,44 @@ export class Service {
     const stamp = await runStamp(this.board.store, runId);
     const cached = this.runCache.get(runId);
     if (cached && cached.stamp === stamp) return cached.loaded;
-    const loaded = await this.readRunFiles(runId);
+    let loaded: Loaded;
+    try {
+      loaded = await this.readRunFiles(runId);
+    } catch (e) {
+      // A hand edit made a file invalid: keep serving the last valid state, read-only
+      // (every write still goes through the store, which refuses the run until it is fixed).
+      const last = e instanceof BoardError && e.code === 'invalid' ? (cached?.loaded ?? (await this.lastValid(runId))) : null;
+      if (last) return last;
+      throw e;
+    }
     this.runCache.set(runId, { stamp, loaded });
     return loaded;
+  }
+
+  private lastValidPath(runId: string): string {
+    return `${STATE_DIR}/last-valid/${runId}.json`;
+  }
+
+  /**
+   * Remember a run's last valid state when one of its files is refused, so
+   * every process serves it until the file is fixed; forget it once fixed.
+   */
+  async keepLastValid(runId: string, refused: boolean): Promise<void> {
+    const file = this.board.store.abs(this.lastValidPath(runId));
+    const cached = this.runCache.get(runId);
+    if (refused && cached) await writeFileAtomic(file, JSON.stringify(cached.loaded.state));
+    if (!refused) await removeIfExists(file);
+  }
+
+  private async lastValid(runId: string): Promise<Loaded | null> {
+    const raw = await readIfExists(this.board.store.abs(this.lastValidPath(runId)));
+    if (!raw) return null;
+    try {
+      const state = JSON.parse(raw.toString('utf8')) as RunState;
+      return { state, pinned: await this.pinned(state.run.process, state.run.version, state.run.hash) };
+    } catch {
+      return null;
+    }
   }
 
   private async readRunFiles(runId: string): Promise<Loaded> {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
-import { addAgent } from '../../src/board/people.js';
+import { addAgent, addOperator, editManifest } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { verifyChain } from '../../src/board/audit.js';
 import { resolveActor } from '../../src/service/identity.js';
@@ -145,6 +145,11 @@ describe('workboard serve', () => {
     expect(refused.join('\n')).toMatch(/mode/);
     const write = await service.call('cancel', { runId, reason: 'x', requestId: 'c1' }, { kind: 'person', email: 'op@example.com', operator: true });
     expect(write).toMatchObject({ ok: false, error: { code: 'conflict', issues: expect.arrayContaining(['board_file_invalid']) } });
+    // A fresh process still serves the last valid version, read-only.
+    const fresh = await Service.open(await Board.open(b.root));
+    const view = (await fresh.call('get_run', { runId }, { kind: 'person', email: 'op@example.com', operator: true })) as { ok: boolean; data: { run: { mode: string } } };
+    expect(view.ok).toBe(true);
+    expect(view.data.run.mode).toBe('live');
 
     await fs.writeFile(file, adopted);
     await until(async () => {
@@ -152,4 +157,39 @@ describe('workboard serve', () => {
       return (JSON.parse(raw) as Record<string, unknown>)[runId] === undefined ? true : undefined;
     });
   }, 60_000);
+
+  it('a `due: 1m` step goes overdue on time under a moved clock, and the notification reaches the notify command (never for test runs)', async () => {
+    const { board: b, bot } = await board();
+    await addOperator(b, 'test', 'ops@example.com');
+    const out = path.join(b.root, 'notified.jsonl');
+    await editManifest(b, 'test', 'notify.set', (d) => {
+      d.notify = { command: process.execPath, args: ['-e', `require('fs').appendFileSync(${JSON.stringify(out)}, require('fs').readFileSync(0, 'utf8') + '\\n')`] };
+      return 'notify';
+    });
+    await fs.mkdir(path.join(b.root, 'processes/chore'), { recursive: true });
+    await fs.writeFile(
+      path.join(b.root, 'processes/chore/PROCESS.md'),
+      '---\nname: chore\ndescription: One agent step due in a minute.\nsteps:\n  - id: work\n    agent: Do it.\n    due: 1m\n  - id: done\n    finish: done\n---\nBody.\n',
+    );
+    await publish(b, { folder: path.join(b.root, 'processes/chore'), roles: {}, actor: 'test', offer: SERVER_OFFER });
+    // Both runs start 59 s ago by the service's clock: their minute is up a second after now.
+    const past = await Service.open(b, { now: () => new Date(Date.now() - 59_000) });
+    const actor = bot.ok ? bot.actor : (undefined as never);
+    const live = (await past.call('start_run', { process: 'chore', inputs: {}, requestId: 'n1' }, actor)) as { ok: true; data: { run: { id: string } } };
+    const test = (await past.call('start_run', { process: 'chore', inputs: {}, mode: 'test', requestId: 'n2' }, actor)) as { ok: true; data: { run: { id: string } } };
+    await serve(b.root);
+    const line = await until(async () => {
+      const text = await fs.readFile(out, 'utf8').catch(() => '');
+      return text.trim() === '' ? undefined : text;
+    });
+    await until(async () => ((await b.store.read(`runs/${test.data.run.id}/work.md`))?.data.overdue === true ? true : undefined));
+    await new Promise((r) => setTimeout(r, 300));
+    const sent = (await fs.readFile(out, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { runId: string; stepId: string; recipients: string[]; kind: string });
+    expect(line).toBeTruthy();
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ kind: 'overdue', runId: live.data.run.id, stepId: 'work', recipients: ['ops@example.com'] });
+    const records = await fs.readdir(path.join(b.root, '.work/notifications'));
+    expect(records.filter((f) => f.startsWith(test.data.run.id))).toHaveLength(1); // recorded, but not sent
+    expect((await b.store.read(`runs/${live.data.run.id}/work.md`))?.data.state).toBe('ready'); // the work stays open
+  }, 30_000);
 });
