@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import type { Command } from 'commander';
 import { isCode, readIfExists } from '../../board/fsutil.js';
@@ -8,9 +9,19 @@ import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
 interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody';
+  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict';
   where: string;
   detail: string;
+}
+
+/** Board files git reports as unmerged, when the board is in a git repository. */
+function unmerged(root: string): string[] {
+  try {
+    const out = execFileSync('git', ['-C', root, 'ls-files', '-u', '--full-name', '--', '.'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return [...new Set(out.split('\n').filter(Boolean).map((l) => l.split('\t')[1]!))];
+  } catch {
+    return [];
+  }
 }
 
 async function list(dir: string): Promise<string[]> {
@@ -51,6 +62,7 @@ export function register(program: Command, cli: Cli): void {
       for (const n of await list(board.store.abs(`${STATE_DIR}/journal`))) findings.push({ kind: 'pending-journal', where: n, detail: 'an interrupted commit; the next write or workboard serve rolls it forward' });
       const refused = await readIfExists(board.store.abs(`${STATE_DIR}/refused.json`));
       if (refused) for (const [run, why] of Object.entries(JSON.parse(refused.toString('utf8')) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
+      for (const file of unmerged(board.root)) findings.push({ kind: 'merge-conflict', where: file, detail: 'a git merge left this board file unresolved (equal revs with different content, or diverging audit chains)' });
       const audit = await verifyBoard(board);
       for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
       const { Service } = await import('../../service/service.js');

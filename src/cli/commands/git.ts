@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import { mergeBoardFile } from '../../git/merge.js';
+import { color, EXIT } from '../output.js';
+import type { Cli } from '../cli.js';
+
+/** Which board files go through our merge driver. */
+export const MERGE_ATTRIBUTES = ['runs/**/*.md merge=workboard', 'runs/**/audit.jsonl merge=workboard'];
+
+/** Register the merge driver in the git repository holding the board (local config, never committed). */
+export function setUpGit(root: string): string {
+  const bin = fileURLToPath(new URL('../../../bin/workboard.js', import.meta.url));
+  const attributes = path.join(root, '.gitattributes');
+  const current = existsSync(attributes) ? readFileSync(attributes, 'utf8') : '';
+  const missing = MERGE_ATTRIBUTES.filter((l) => !current.split('\n').includes(l));
+  if (missing.length > 0) writeFileSync(attributes, `${current}${current && !current.endsWith('\n') ? '\n' : ''}${missing.join('\n')}\n`);
+  const driver = `"${process.execPath}" "${bin}" merge-driver %O %A %B %P`;
+  execFileSync('git', ['-C', root, 'config', 'merge.workboard.name', 'workboard: higher rev wins']);
+  execFileSync('git', ['-C', root, 'config', 'merge.workboard.driver', driver]);
+  return driver;
+}
+
+export function register(program: Command, cli: Cli): void {
+  program
+    .command('merge-driver')
+    .description('git merge driver for board files: the higher rev wins; equal revs with different content stay a conflict (set up by workboard init --git)')
+    .argument('<base>', '%O: the common ancestor')
+    .argument('<ours>', '%A: our version; the result is written here')
+    .argument('<theirs>', '%B: their version')
+    .argument('[path]', '%P: the path in the repository')
+    .action((_base: string, ours: string, theirs: string, file?: string) => {
+      const name = file ?? ours;
+      const out = mergeBoardFile(name, readFileSync(ours, 'utf8'), readFileSync(theirs, 'utf8'));
+      if (out.result === 'theirs') writeFileSync(ours, readFileSync(theirs));
+      if (out.result === 'conflict') {
+        process.stderr.write(`workboard merge: ${name}: ${out.reason}; resolve it by hand (workboard doctor lists it)\n`);
+        return cli.exit(EXIT.refused);
+      }
+      return cli.exit(EXIT.ok);
+    });
+
+  program
+    .command('git-setup')
+    .description('register the board merge driver in this git repository (what init --git does)')
+    .action(async () => {
+      const root = cli.boardRoot();
+      setUpGit(root);
+      process.stdout.write(`${color.green('set up')} the workboard merge driver for ${root}\n`);
+      cli.exit(EXIT.ok);
+    });
+}

@@ -1,0 +1,89 @@
+/**
+ * Boards in git: two clones change one run on two branches and merge through
+ * the workboard merge driver; the higher rev wins, an equal rev with other
+ * content stays a conflict that doctor reports. Real git, real binary.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { mergeBoardFile } from '../../src/git/merge.js';
+
+const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
+const wb = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8' });
+const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+const hasGit = spawnSync('git', ['--version']).status === 0;
+
+const step = (rev: number, note: string) => `---\nid: work\nkind: agent\nstate: ready\nrev: ${rev}\n---\n${note}\n`;
+
+describe('mergeBoardFile', () => {
+  it('takes the higher rev, and leaves equal revs with other content as a conflict', () => {
+    expect(mergeBoardFile('runs/r/work.md', step(3, 'a'), step(5, 'b'))).toEqual({ result: 'theirs' });
+    expect(mergeBoardFile('runs/r/work.md', step(6, 'a'), step(5, 'b'))).toEqual({ result: 'ours' });
+    expect(mergeBoardFile('runs/r/work.md', step(5, 'a'), step(5, 'b')).result).toBe('conflict');
+    expect(mergeBoardFile('runs/r/work.md', 'not a board file', step(5, 'b')).result).toBe('conflict');
+  });
+});
+
+describe.skipIf(!hasGit)('two clones, two branches, one run', () => {
+  it('merges through the driver: the higher rev wins; equal revs conflict and doctor reports it', async () => {
+    const root = await fs.mkdtemp(path.join(tmpdir(), 'wb-git-'));
+    const origin = path.join(root, 'origin');
+    await fs.mkdir(origin);
+    git(origin, 'init', '-q', '-b', 'main');
+    expect(wb(origin, 'init', 'board', '--name', 'team', '--git').status).toBe(0);
+    wb(path.join(origin, 'board'), 'agent', 'add', 'bot');
+    await fs.mkdir(path.join(origin, 'board/processes/chore'), { recursive: true });
+    await fs.writeFile(path.join(origin, 'board/processes/chore/PROCESS.md'), '---\nname: chore\ndescription: One step.\nsteps:\n  - id: work\n    agent: Do it.\n  - id: done\n    finish: done\n---\nBody.\n');
+    expect(wb(path.join(origin, 'board'), 'publish', 'processes/chore').status).toBe(0);
+    const start = wb(path.join(origin, 'board'), '--as', 'bot', '--json', 'start', 'chore');
+    const runId = (JSON.parse(start.stdout) as { data: { run: { id: string } } }).data.run.id;
+    git(origin, 'add', '-A');
+    git(origin, 'commit', '-qm', 'board with one run');
+
+    const clone = (name: string) => {
+      const dir = path.join(root, name);
+      git(root, 'clone', '-q', origin, name);
+      wb(path.join(dir, 'board'), 'git-setup');
+      return dir;
+    };
+    const a = clone('a');
+    const b = clone('b');
+    const file = (dir: string) => path.join(dir, 'board/runs', runId, 'work.md');
+    const edit = async (dir: string, rev: number, note: string) => {
+      const text = await fs.readFile(file(dir), 'utf8');
+      await fs.writeFile(file(dir), `${text.replace(/^rev: \d+$/m, `rev: ${rev}`).trimEnd()}\n${note}\n`);
+    };
+
+    // Branch a raises the step to rev 3, branch b to rev 2: a's version wins whichever way we merge.
+    git(a, 'checkout', '-q', '-b', 'ops');
+    await edit(a, 3, 'note from ops');
+    git(a, 'commit', '-qam', 'ops edit');
+    git(a, 'push', '-q', 'origin', 'ops');
+    git(b, 'checkout', '-q', '-b', 'desk');
+    await edit(b, 2, 'note from desk');
+    git(b, 'commit', '-qam', 'desk edit');
+    git(b, 'fetch', '-q', 'origin');
+    git(b, 'merge', '-q', '--no-edit', 'origin/ops');
+    const merged = await fs.readFile(file(b), 'utf8');
+    expect(merged).toMatch(/^rev: 3$/m);
+    expect(merged).toContain('note from ops');
+    expect(merged).not.toContain('note from desk');
+
+    // Equal revs with different content: a conflict, reported by doctor.
+    git(b, 'checkout', '-q', '-b', 'left', 'main');
+    await edit(b, 4, 'left');
+    git(b, 'commit', '-qam', 'left');
+    git(b, 'checkout', '-q', '-b', 'right', 'main');
+    await edit(b, 4, 'right');
+    git(b, 'commit', '-qam', 'right');
+    const m = spawnSync('git', ['merge', '--no-edit', 'left'], { cwd: b, encoding: 'utf8' });
+    expect(m.status).not.toBe(0);
+    const doctor = wb(path.join(b, 'board'), 'doctor', '--json');
+    const findings = (JSON.parse(doctor.stdout) as { data: { findings: { kind: string; where: string }[] } }).data.findings;
+    expect(findings).toContainEqual(expect.objectContaining({ kind: 'merge-conflict', where: expect.stringContaining(`${runId}/work.md`) }));
+    await fs.rm(root, { recursive: true, force: true });
+  }, 60_000);
+});
