@@ -16,6 +16,7 @@ import { isRunId, STATE_DIR } from '../board/layout.js';
 import { issueText } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
+import { commitBoard } from '../git/commit.js';
 import { deliver, overdueNotification } from './notify.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
@@ -24,6 +25,8 @@ const SETTLE_MS = 50;
 
 export interface DaemonOptions {
   log?: (line: string) => void;
+  /** Commit board changes to git at most once per this many milliseconds. */
+  gitCommitMs?: number;
 }
 
 export class Daemon {
@@ -37,11 +40,12 @@ export class Daemon {
   readonly refused = new Map<string, string[]>();
   private stopped = false;
   private readonly log: (line: string) => void;
+  private gitTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly board: Board,
     private readonly service: Service,
-    opts: DaemonOptions = {},
+    private readonly opts: DaemonOptions = {},
   ) {
     this.log = opts.log ?? ((line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`));
   }
@@ -57,11 +61,22 @@ export class Daemon {
     this.watcher.on('all', (_event, file) => this.changed(file));
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
     await this.plan();
+    if (this.opts.gitCommitMs) this.gitTimer = setInterval(() => void this.commitToGit(), this.opts.gitCommitMs);
+  }
+
+  private async commitToGit(): Promise<void> {
+    try {
+      const msg = await commitBoard(this.board.root);
+      if (msg) this.log(`committed to git: ${msg.split('\n')[0]}`);
+    } catch (e) {
+      this.log(`git commit failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.gitTimer) clearInterval(this.gitTimer);
     if (this.debounce) clearTimeout(this.debounce);
     await this.watcher?.close();
     await this.planning;

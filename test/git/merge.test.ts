@@ -87,3 +87,49 @@ describe.skipIf(!hasGit)('two clones, two branches, one run', () => {
     await fs.rm(root, { recursive: true, force: true });
   }, 60_000);
 });
+
+describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
+  it('commits board changes in batches with a summary, never .work/, and renewals leave the tree clean', async () => {
+    const root = await fs.mkdtemp(path.join(tmpdir(), 'wb-gitc-'));
+    git(root, 'init', '-q', '-b', 'main');
+    expect(wb(root, 'init', 'board', '--name', 'team').status).toBe(0);
+    const board = path.join(root, 'board');
+    wb(board, 'agent', 'add', 'bot');
+    await fs.mkdir(path.join(board, 'processes/chore'), { recursive: true });
+    await fs.writeFile(path.join(board, 'processes/chore/PROCESS.md'), '---\nname: chore\ndescription: One step.\nsteps:\n  - id: work\n    agent: Do it.\n  - id: done\n    finish: done\n---\nBody.\n');
+    wb(board, 'publish', 'processes/chore');
+    git(root, 'add', '-A');
+    git(root, 'commit', '-qm', 'start');
+    const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' };
+    const { spawn } = await import('node:child_process');
+    const daemon = spawn(process.execPath, [BIN, 'serve', '--git-commit', '1', '--board', board], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await new Promise<void>((resolve) => daemon.stdout!.on('data', (d) => String(d).includes('coordinating') && resolve()));
+      const { Board } = await import('../../src/board/board.js');
+      const { Service } = await import('../../src/service/service.js');
+      const service = await Service.open(await Board.open(board));
+      const bot = { kind: 'agent' as const, id: 'bot' };
+      const started = (await service.call('start_run', { process: 'chore', inputs: {}, requestId: 'g1' }, bot)) as { ok: true; data: { run: { id: string } } };
+      const runId = started.data.run.id;
+      const claim = (await service.call('claim', { runId, stepId: 'work', requestId: 'g2' }, bot)) as { ok: true; data: { token: string } };
+      const deadline = Date.now() + 15_000;
+      let log = '';
+      while (Date.now() < deadline) {
+        log = git(root, 'log', '--format=%B');
+        if (log.includes('step.claimed')) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(log).toMatch(/^workboard: \d+ transitions?/m);
+      expect(log).toContain(`${runId}: run.started`);
+      expect(log).toContain('step.claimed');
+      expect(git(root, 'ls-files', '--', 'board/.work')).toBe('');
+      expect(git(root, 'status', '--porcelain', '--', 'board')).toBe('');
+      // A renewal is coordinator state only: the work tree stays clean.
+      expect((await service.call('renew', { token: claim.data.token, progress: 'half', requestId: 'g3' }, bot)).ok).toBe(true);
+      expect(git(root, 'status', '--porcelain', '--', 'board')).toBe('');
+    } finally {
+      daemon.kill();
+    }
+    await fs.rm(root, { recursive: true, force: true });
+  }, 60_000);
+});

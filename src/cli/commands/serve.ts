@@ -29,15 +29,18 @@ export function register(program: Command, cli: Cli): void {
   program
     .command('serve')
     .description('the long-running coordinator: timers on time, hand edits adopted or refused as they land, and MCP over HTTP with --http')
+    .option('--git-commit <seconds>', 'commit board changes to git at most once per this many seconds (never .work/)')
     .option('--http <host:port>', 'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create); binds to loopback unless told otherwise')
     .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420')
-    .action(async (o: { http?: string }) => {
+    .action(async (o: { http?: string; gitCommit?: string }) => {
+      const gitSeconds = o.gitCommit === undefined ? undefined : Number(o.gitCommit);
+      if (gitSeconds !== undefined && !(gitSeconds >= 1)) cli.usage(`--git-commit expects a number of seconds, got "${o.gitCommit}"`);
       const m = o.http === undefined ? null : /^(.*):(\d+)$/.exec(o.http);
       if (o.http !== undefined && !m) cli.usage(`--http expects host:port, got "${o.http}"`);
       const board = await cli.board();
       const service = await Service.open(board);
       const { Daemon } = await import('../../daemon/daemon.js');
-      const daemon = new Daemon(board, service);
+      const daemon = new Daemon(board, service, gitSeconds ? { gitCommitMs: gitSeconds * 1000 } : {});
       await daemon.start();
       process.stdout.write(`workboard coordinating board ${board.manifest.name} in ${board.root}\n`);
       let server: import('node:http').Server | null = null;
