@@ -219,8 +219,17 @@ export class Service {
     const steps: Record<string, StepState> = {};
     const leases: Record<string, Lease> = {};
     for (const def of pinned.process.steps) {
-      const doc = await read(paths.stepFile(runId, def.id));
-      if (doc) steps[def.id] = stepFromDoc(doc);
+      const file = paths.stepFile(runId, def.id);
+      const doc = await read(file);
+      if (doc) {
+        // A step file must still describe this step of the pinned process (a hand edit could break that).
+        if (doc.data.id !== def.id || doc.data.kind !== def.kind) {
+          throw new BoardError('invalid', `${file} does not match step ${def.id} of ${pinned.process.name} v${pinned.version}`, [
+            { path: `${file}: id/kind`, message: `expected id ${def.id} and kind ${def.kind}, found ${String(doc.data.id)} and ${String(doc.data.kind)}` },
+          ]);
+        }
+        steps[def.id] = stepFromDoc(doc);
+      }
       const l = await readState(leasePath(runId, def.id));
       const lease = l === null ? null : parseLease(l.toString());
       if (lease) leases[def.id] = lease;
