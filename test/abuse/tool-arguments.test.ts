@@ -1,0 +1,143 @@
+/**
+ * Malformed tool calls, thousands of them: each answers with one of the
+ * contract's codes, nothing throws, and a refused call leaves every byte of
+ * the board (outside .work/) as it was.
+ */
+import { createHash } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Board } from '../../src/board/board.js';
+import { TOOLS } from '../../src/process/profiles.js';
+import { Service } from '../../src/service/service.js';
+import type { Actor } from '../../src/engine/types.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const CODES = new Set(['invalid', 'not_accepted', 'stale', 'conflict', 'forbidden', 'not_found', 'retry']);
+const agent: Actor = { kind: 'agent', id: 'reviewer' };
+const person: Actor = { kind: 'person', email: 'mira@example.com', operator: true };
+
+let dir: string;
+let service: Service;
+let runId: string;
+let token: string;
+let workItem: { id: string; snapshot: string };
+
+async function snapshot(root: string): Promise<string> {
+  const h = createHash('sha256');
+  const walk = async (d: string) => {
+    for (const e of (await fs.readdir(d, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.name === '.work') continue;
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else h.update(p).update(await fs.readFile(p));
+    }
+  };
+  await walk(root);
+  return h.digest('hex');
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'wb-abuse-'));
+  cpSync(path.join(ROOT, 'examples/board'), dir, { recursive: true });
+  rmSync(path.join(dir, '.work'), { recursive: true, force: true });
+  service = await Service.open(await Board.open(dir));
+  const started = (await service.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 5, receiptUrl: 'u' }, requestId: 'seed-1' }, person)) as { ok: true; data: { run: { id: string } } };
+  runId = started.data.run.id;
+  const claim = (await service.call('claim', { runId, stepId: 'review_claim', requestId: 'seed-2' }, agent)) as { ok: true; data: { token: string } };
+  token = claim.data.token;
+  const other = (await service.call('start_run', { process: 'release-notes', inputs: { version: '1', releaseDate: '2026-01-01' }, requestId: 'seed-3' }, agent)) as { ok: true; data: { run: { id: string } } };
+  const c2 = (await service.call('claim', { runId: other.data.run.id, stepId: 'draft', requestId: 'seed-4' }, agent)) as { ok: true; data: { token: string } };
+  await service.call('submit', { token: c2.data.token, output: { notes: 'n', highlights: [] }, evidence: [{ kind: 'link', ref: 'x' }], summary: 's', requestId: 'seed-5' }, agent);
+  await service.call('send_event', { runId: other.data.run.id, name: 'release-tagged', requestId: 'seed-6' }, agent);
+  const view = (await service.call('get_run', { runId: other.data.run.id }, person)) as { ok: true; data: { workItems: { id: string; snapshot: string }[] } };
+  workItem = view.data.workItems[0]!;
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const hostileString = fc.oneof(
+  fc.string(),
+  fc.constantFrom('', '../../etc/passwd', '/etc/passwd', 'a\u0000b', '\uD800', 'r-01m8mp018ecpmzed18ecv47hg8', '__proto__', 'constructor', '<new UUID>', 'x'.repeat(100_000)),
+);
+const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  v: fc.oneof(
+    { depthSize: 'small' },
+    hostileString,
+    fc.integer(),
+    fc.double(),
+    fc.constantFrom(Number.MAX_SAFE_INTEGER, -0, 1e308, Number.NaN, Number.POSITIVE_INFINITY),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('v'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(hostileString, fc.constantFrom('__proto__', 'constructor', 'requestId', 'token', 'runId')), tie('v'), { maxKeys: 5 }),
+  ),
+})).v;
+
+/** Plausible arguments with one or more fields broken, so the deeper checks are reached too. */
+function mutated(): fc.Arbitrary<[string, Record<string, unknown>]> {
+  const valid = (): Record<string, Record<string, unknown>> => ({
+    start_run: { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1, receiptUrl: 'u' }, requestId: 'x' },
+    get_run: { runId },
+    claim: { runId, stepId: 'review_claim', requestId: 'x' },
+    renew: { token, requestId: 'x' },
+    submit: { token, output: { withinPolicy: true, notes: 'n' }, summary: 's', requestId: 'x' },
+    escalate: { token, note: 'n', requestId: 'x' },
+    decide: { runId, workItemId: workItem.id, snapshot: workItem.snapshot, decision: 'approved', requestId: 'x' },
+    cancel: { runId, reason: 'r', requestId: 'x' },
+    send_event: { runId, name: 'go', requestId: 'x' },
+    upload: { fileName: 'f', contentType: 'text/plain', contentBase64: 'aGk=', requestId: 'x' },
+    get_work: { limit: 5 },
+    list_runs: { limit: 5 },
+    list_processes: {},
+    describe: {},
+  });
+  return fc
+    .tuple(fc.constantFrom(...TOOLS), fc.array(fc.tuple(fc.oneof(fc.constantFrom('runId', 'token', 'output', 'evidence', 'summary', 'next', 'reason', 'note', 'snapshot', 'decision', 'inputs', 'limit', 'cursor', 'contentBase64', 'requestId', 'stepId', 'workItemId', 'name', 'data'), hostileString), hostileValue), { minLength: 1, maxLength: 3 }))
+    .map(([tool, edits]) => {
+      const args = { ...valid()[tool]! };
+      for (const [k, v] of edits) Object.defineProperty(args, k, { value: v, enumerable: true, writable: true, configurable: true });
+      return [tool, args] as [string, Record<string, unknown>];
+    });
+}
+
+describe('malformed tool calls', () => {
+  it('every call answers with a contract code or succeeds; refused calls change no byte of the board', async () => {
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(mutated(), fc.boolean(), fc.nat(1_000_000), async ([tool, args], asPerson, n) => {
+        // Unique requestIds so no call replays an earlier one by accident.
+        if (typeof args.requestId === 'string') args.requestId = `${args.requestId}-${n}-${Math.random()}`;
+        const before = await snapshot(dir);
+        const r = await service.call(tool, args, asPerson ? person : agent);
+        expect(typeof r.ok).toBe('boolean');
+        if (!r.ok) {
+          refused++;
+          expect(CODES.has(r.error.code), JSON.stringify(r.error)).toBe(true);
+          expect(r.error.code).not.toBe('retry'); // retry would mean an internal error here
+          expect(await snapshot(dir)).toBe(before);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+    expect(refused).toBeGreaterThan(1000);
+  }, 240_000);
+
+  it('forged and truncated tokens are invalid; a token of another board is invalid', async () => {
+    const flip = (t: string, i: number) => t.slice(0, i) + (t[i] === 'A' ? 'B' : 'A') + t.slice(i + 1);
+    for (const bad of [flip(token, 5), flip(token, token.length - 3), token.slice(0, -4), `${token}x`, 'a.b', '', '.']) {
+      const r = await service.call('submit', { token: bad, output: {}, summary: 's', requestId: `f-${Math.random()}` }, agent);
+      expect(r.ok ? 'ok' : r.error.code).toBe('invalid');
+    }
+    const otherDir = mkdtempSync(path.join(tmpdir(), 'wb-abuse2-'));
+    cpSync(path.join(ROOT, 'examples/board'), otherDir, { recursive: true });
+    rmSync(path.join(otherDir, '.work'), { recursive: true, force: true });
+    const other = await Service.open(await Board.open(otherDir));
+    const r = await other.call('renew', { token, requestId: 'f-other' }, agent);
+    expect(r.ok ? 'ok' : r.error.code).toBe('invalid');
+    rmSync(otherDir, { recursive: true, force: true });
+  });
+});
