@@ -18,6 +18,10 @@ import * as validate from './commands/validate.js';
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 export async function main(argv: string[]): Promise<number> {
+  // A reader that goes away (`| head`) ends us quietly, as it does any Unix tool.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+  });
   const program = new Command();
   program
     .name('workboard')

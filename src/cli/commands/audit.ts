@@ -1,4 +1,8 @@
 import type { Command } from 'commander';
+import { verifyChain } from '../../board/audit.js';
+import { BoardError } from '../../board/errors.js';
+import { readIfExists } from '../../board/fsutil.js';
+import { isRunId, paths } from '../../board/layout.js';
 import { verifyBoard } from '../../board/verify.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -23,4 +27,27 @@ export function register(program: Command, cli: Cli): void {
       }
       cli.exit(report.ok ? EXIT.ok : EXIT.refused);
     });
+
+  program
+    .command('log')
+    .description("a run's audit timeline in words, verified as it is read")
+    .argument('<run>', 'the run id')
+    .addHelpText('after', '\nExample:\n  workboard log r-01jd…')
+    .action(async (runId: string) => {
+      const board = await cli.board();
+      if (!isRunId(runId)) throw new BoardError('invalid', `not a run id: ${runId}`);
+      const text = (await readIfExists(board.store.abs(paths.runChain(runId))))?.toString('utf8');
+      if (text === undefined) throw new BoardError('invalid', `no run ${runId} on this board`);
+      const report = verifyChain(text);
+      if (cli.json()) printJson({ ok: report.breaks.length === 0, data: { events: report.events, breaks: report.breaks } });
+      else {
+        for (const e of report.events) {
+          const changes = e.input.changes ? Object.entries(e.input.changes).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ') : '';
+          process.stdout.write(`${color.dim(e.ts)}  ${e.actor.padEnd(22)} ${e.action.padEnd(20)} ${e.entity.replace(`${runId}/`, '')}${changes ? color.dim(`  ${changes}`) : ''}\n`);
+        }
+        for (const b of report.breaks) process.stdout.write(`${color.red('BROKEN')} line ${b.line}: ${b.reason}\n`);
+      }
+      cli.exit(report.breaks.length === 0 ? EXIT.ok : EXIT.refused);
+    });
 }
+

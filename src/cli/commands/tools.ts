@@ -189,11 +189,7 @@ export function register(program: Command, cli: Cli): void {
       const args: Obj = { runId, workItemId, snapshot: item ? item.snapshot : 'none', decision, requestId: (o.requestId as string | undefined) ?? randomUUID() };
       const output = { ...(o.outputFile ? readJson(o.outputFile as string, cli) : {}), ...parsePairs(o.output as string[], '--output', cli) };
       if (Object.keys(output).length > 0 || (decision === 'completed' && !o.outputFile)) args.output = output;
-      const evidence = (o.evidence as string[]).map((e) => {
-        const m = /^(file|link):(.+)$/.exec(e);
-        if (!m) cli.usage(`--evidence expects file:<id> or link:<url>, got "${e}"`);
-        return { kind: m[1], ref: m[2] };
-      });
+      const evidence = evidenceArgs(o.evidence as string[], cli);
       if (evidence.length) args.evidence = evidence;
       for (const k of ['note', 'summary', 'next', 'reason']) if (o[k] !== undefined) args[k] = o[k];
       await call(cli, 'decide', args, printRun);
@@ -237,4 +233,76 @@ export function register(program: Command, cli: Cli): void {
         process.stdout.write(`${d.id}  sha256:${d.sha256}  ${d.bytes} bytes\n`),
       );
     });
+
+  // ---- agents without MCP: the loop for scripts and tests ----
+
+  program
+    .command('work')
+    .description('ready steps I may claim (as an agent), oldest first, each with its claim call')
+    .option('--process <name>', 'only this process')
+    .option('--limit <n>', 'page size (1–100)', '20')
+    .addHelpText('after', '\nExample:\n  workboard work --as reviewer --json')
+    .action(async (o: { process?: string; limit: string }) =>
+      call(cli, 'get_work', { limit: Number(o.limit), ...(o.process ? { process: o.process } : {}) }, (d) => {
+        for (const i of d.items as Obj[]) process.stdout.write(`${i.runId}  ${i.stepId ?? (i.workItem as Obj | undefined)?.stepId}  ${i.readySince ?? ''}\n`);
+      }),
+    );
+
+  program
+    .command('claim')
+    .description('claim a ready agent step; prints the token (keep it for renew, submit, escalate)')
+    .argument('<run>', 'the run id')
+    .argument('<step>', 'the step id')
+    .option('--request-id <id>', 'make the call idempotent (default: a new UUID)')
+    .addHelpText('after', '\nExample:\n  TOKEN=$(workboard claim r-01jd… review_claim --as reviewer --json | jq -r .data.token)')
+    .action(async (runId: string, stepId: string, o: { requestId?: string }) =>
+      call(cli, 'claim', { runId, stepId, requestId: o.requestId ?? randomUUID() }, (d) => process.stdout.write(`${d.token}\n${color.dim(`expires ${d.expiresAt}`)}\n`)),
+    );
+
+  program
+    .command('renew')
+    .description('extend a claim; prints the new token (the old one stops working)')
+    .argument('<token>', 'the current token')
+    .option('--progress <text>', 'a note of what is done so far')
+    .addHelpText('after', '\nExample:\n  workboard renew "$TOKEN" --progress "read the receipt" --as reviewer')
+    .action(async (token: string, o: { progress?: string }) =>
+      call(cli, 'renew', { token, ...(o.progress ? { progress: o.progress } : {}), requestId: randomUUID() }, (d) => process.stdout.write(`${d.token}\n${color.dim(`expires ${d.expiresAt}`)}\n`)),
+    );
+
+  program
+    .command('submit')
+    .description('submit a claimed step: output, evidence, summary, and next + reason when the step offers routes')
+    .argument('<token>', 'the claim token')
+    .option('--output <key=value>', 'an output field (repeatable)', collect, [])
+    .option('--output-file <file>', 'a JSON object of output fields')
+    .option('--evidence <kind:ref>', 'file:<upload id> or link:<url> (repeatable)', collect, [])
+    .requiredOption('--summary <text>', 'what you did, found and left undone')
+    .option('--next <step>', 'the chosen route')
+    .option('--reason <text>', 'why that route')
+    .addHelpText('after', '\nExample:\n  workboard submit "$TOKEN" --output withinPolicy=true --output notes=ok --evidence link:https://… --summary "Checked." --next approve --reason "in policy" --as reviewer')
+    .action(async (token: string, o: Obj) => {
+      const args: Obj = { token, output: { ...(o.outputFile ? readJson(o.outputFile as string, cli) : {}), ...parsePairs(o.output as string[], '--output', cli) }, summary: o.summary, requestId: randomUUID() };
+      const evidence = evidenceArgs(o.evidence as string[], cli);
+      if (evidence.length) args.evidence = evidence;
+      for (const k of ['next', 'reason']) if (o[k] !== undefined) args[k] = o[k];
+      await call(cli, 'submit', args, printRun);
+    });
+
+  program
+    .command('escalate')
+    .description('hand a claimed step to a person with a note')
+    .argument('<token>', 'the claim token')
+    .requiredOption('--note <text>', 'what blocks you')
+    .addHelpText('after', '\nExample:\n  workboard escalate "$TOKEN" --note "The receipt is unreadable" --as reviewer')
+    .action(async (token: string, o: { note: string }) => call(cli, 'escalate', { token, note: o.note, requestId: randomUUID() }, printRun));
 }
+
+/** `file:<id>` or `link:<url>` items. */
+function evidenceArgs(items: string[], cli: Cli): { kind: string; ref: string }[] {
+  return items.map((e) => {
+    const m = /^(file|link):(.+)$/.exec(e);
+    if (!m) cli.usage(`--evidence expects file:<id> or link:<url>, got "${e}"`);
+    return { kind: m[1]!, ref: m[2]! };
+  });
+}
+
