@@ -5,18 +5,12 @@
  * `run_ended`, checked before anything else; cancelling again is a conflict.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, states, type BoardSpec } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, type BoardSpec, CLAIM_REVIEW_SUBMISSION } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
 const SPEC: BoardSpec = { groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] };
-const SUBMISSION = {
-  output: { withinPolicy: true, notes: 'Fine.', risk: 'low', lines: ['hotel'] },
-  evidence: [{ kind: 'link', ref: 'https://policy.example.com' }],
-  summary: 'Checked.',
-  next: 'approve',
-  reason: 'Within policy.',
-};
+const SUBMISSION = CLAIM_REVIEW_SUBMISSION;
 const RUN_ENDED = { code: 'conflict', issues: ['run_ended'] };
 
 describe('cancel', () => {

@@ -6,7 +6,7 @@
  * failed is not recorded, so a retry can succeed.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, rid, states, type BoardSpec } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, rid, states, type BoardSpec, CLAIM_REVIEW_SUBMISSION } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
@@ -19,13 +19,7 @@ const SPEC: BoardSpec = {
   ],
 };
 const INPUTS = { claimant: CAST.ann, amount: 10 };
-const SUBMISSION = {
-  output: { withinPolicy: true, notes: 'Fine.', risk: 'low', lines: ['hotel'] },
-  evidence: [{ kind: 'link', ref: 'https://policy.example.com' }],
-  summary: 'Checked.',
-  next: 'approve',
-  reason: 'Within policy.',
-};
+const SUBMISSION = CLAIM_REVIEW_SUBMISSION;
 
 describe('replay', () => {
   it('start_run: the same requestId and arguments return the original run; other arguments are a conflict', async () => {

@@ -3,7 +3,7 @@
  * filter by process, state and equality of input fields; paged with cursors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, instant, type BoardSpec } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, instant, type BoardSpec, CLAIM_REVIEW_SUBMISSION } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
@@ -11,13 +11,7 @@ const SPEC: BoardSpec = {
   groups: { finance: [CAST.fin] },
   processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }, { folder: 'two-payments' }],
 };
-const SUBMISSION = {
-  output: { withinPolicy: true, notes: 'Fine.', risk: 'low', lines: ['hotel'] },
-  evidence: [{ kind: 'link', ref: 'https://policy.example.com' }],
-  summary: 'Checked.',
-  next: 'approve',
-  reason: 'Within policy.',
-};
+const SUBMISSION = CLAIM_REVIEW_SUBMISSION;
 
 describe('list_runs', () => {
   let h: Harness;

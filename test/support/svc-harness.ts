@@ -55,6 +55,15 @@ export const TOOL_NAMES = [
 ] as const;
 export const WRITE_TOOLS = new Set(['start_run', 'claim', 'renew', 'upload', 'submit', 'escalate', 'decide', 'cancel', 'send_event']);
 
+/** A submission that the claim-review fixture's agent step accepts. */
+export const CLAIM_REVIEW_SUBMISSION = {
+  output: { withinPolicy: true, notes: 'Fine.', risk: 'low', lines: ['hotel'] },
+  evidence: [{ kind: 'link', ref: 'https://policy.example.com' }],
+  summary: 'Checked.',
+  next: 'approve',
+  reason: 'Within policy.',
+};
+
 // ---- upstream schemas -------------------------------------------------------------
 
 interface Validators {
