@@ -10,7 +10,9 @@ import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
 import type { Actor } from '../../engine/types.js';
 import { resolveActor } from '../../service/identity.js';
-import { Service, type ToolResult } from '../../service/service.js';
+import { Service, SERVER_OFFER, type ToolResult } from '../../service/service.js';
+import { loadVersion } from '../../board/processes.js';
+import { mapModel, toMermaid } from '../../process/map.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
@@ -51,7 +53,7 @@ const collect = (v: string, acc: string[]) => [...acc, v];
  * One tool call as the CLI's identity. Reads that are for anyone (`anyone`)
  * also work for an identity WORK.md does not declare.
  */
-export async function call(cli: Cli, tool: string, args: Obj, human: (data: Obj) => void, anyone = false): Promise<never> {
+export async function call(cli: Cli, tool: string, args: Obj, human: (data: Obj) => unknown, anyone = false): Promise<never> {
   const board = await cli.board();
   const who = resolveActor(board.manifest, cli.actor());
   if (!who.ok && !anyone) throw new BoardError('invalid', `${who.message}; pass --as <email-or-agent-id> or set WORKBOARD_AS`);
@@ -59,7 +61,7 @@ export async function call(cli: Cli, tool: string, args: Obj, human: (data: Obj)
   const service = await Service.open(board);
   const result: ToolResult = await service.call(tool, args, actor);
   if (cli.json()) printJson(result);
-  else if (result.ok) human(result.data as Obj);
+  else if (result.ok) await human(result.data as Obj);
   else {
     process.stderr.write(`${color.red(`${result.error.code}`)}: ${result.error.message}\n`);
     for (const i of result.error.issues ?? []) process.stderr.write(`  ${i}\n`);
@@ -137,8 +139,18 @@ export function register(program: Command, cli: Cli): void {
     .command('show')
     .description('a run: every step with its state, who, when, outputs, evidence and open work items')
     .argument('<run>', 'the run id')
-    .addHelpText('after', '\nExample:\n  workboard show r-01jd…')
-    .action(async (runId: string) => call(cli, 'get_run', { runId }, printRun));
+    .option('--map', 'draw the run on its process map (Mermaid), each step marked with its state')
+    .addHelpText('after', '\nExample:\n  workboard show r-01jd… --map')
+    .action(async (runId: string, o: { map?: boolean }) =>
+      call(cli, 'get_run', { runId }, async (v) => {
+        if (!o.map) return printRun(v);
+        const run = v.run as Obj;
+        const board = await cli.board();
+        const p = await loadVersion(board, String(run.process), Number(run.version), SERVER_OFFER);
+        const states = Object.fromEntries((v.steps as { id: string; state: string | null }[]).map((s) => [s.id, s.state]));
+        process.stdout.write(toMermaid(mapModel(p.process), states));
+      }),
+    );
 
   program
     .command('inbox')
