@@ -160,11 +160,12 @@ export function toSvg(m: MapModel, states: Record<string, string | null> = {}): 
     parts.push(`<rect x="10" y="${y}" width="${width - 20}" height="${LANE - 6}" fill="${i % 2 ? '#fafafa' : '#ffffff'}" stroke="#dadce0"/>`);
     parts.push(`<text x="20" y="${y + LANE / 2}" font-weight="bold" fill="#3c4043">${esc(clip(lane, 18))}</text>`);
   });
+  const labelled = new Map<string, number>();
   for (const e of m.edges) {
     const a = pos.get(e.from);
     const b = pos.get(e.to);
     if (!a || !b) continue;
-    const x1 = a.x + W;
+    const x1 = e.from === 'start' ? a.x + W / 2 + 18 : a.x + W;
     const y1 = a.y + H / 2;
     const x2 = b.x;
     const y2 = b.y + H / 2;
@@ -172,9 +173,12 @@ export function toSvg(m: MapModel, states: Record<string, string | null> = {}): 
     const d = back ? `M${a.x + W / 2},${a.y + H} C${a.x + W / 2},${a.y + H + 50} ${b.x + W / 2},${b.y + H + 50} ${b.x + W / 2},${b.y + H}` : `M${x1},${y1} C${x1 + 40},${y1} ${x2 - 40},${y2} ${x2},${y2}`;
     parts.push(`<path d="${d}" fill="none" stroke="${e.kind === 'rejected' ? '#d93025' : '#5f6368'}"${e.kind === 'rejected' ? ' stroke-dasharray="6 4"' : ''} marker-end="url(#arrow)"/>`);
     if (e.label) {
-      const lx = back ? (a.x + b.x + W) / 2 : (x1 + x2) / 2;
-      const ly = back ? Math.max(a.y, b.y) + H + 46 : (y1 + y2) / 2 - 6;
-      parts.push(`<text x="${lx}" y="${ly}" text-anchor="middle" fill="${e.kind === 'rejected' ? '#d93025' : '#3c4043'}" font-size="11">${esc(clip(e.label, 40))}</text>`);
+      // Labels sit near where their line leaves the card, on a white halo so crossings stay readable.
+      const k = labelled.get(e.from) ?? 0;
+      labelled.set(e.from, k + 1);
+      const lx = back ? (a.x + b.x + W) / 2 : x1 + 8;
+      const ly = back ? Math.max(a.y, b.y) + H + 46 : a.y - 4 - k * 14;
+      parts.push(`<text x="${lx}" y="${ly}" text-anchor="${back ? 'middle' : 'start'}" fill="${e.kind === 'rejected' ? '#d93025' : '#3c4043'}" font-size="11" stroke="#fff" stroke-width="3" paint-order="stroke">${esc(clip(e.label, 40))}</text>`);
     }
   }
   for (const n of m.nodes) {
