@@ -4,6 +4,7 @@
  * --json it prints exactly the tool's result object.
  */
 import { randomUUID } from 'node:crypto';
+import { createInterface } from 'node:readline/promises';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -177,7 +178,7 @@ export function register(program: Command, cli: Cli): void {
     .description('decide a work item: approved, rejected, completed, returned or failed')
     .argument('<run>', 'the run id')
     .argument('<work-item>', 'the work item id')
-    .argument('<decision>', 'approved | rejected | completed | returned | failed')
+    .argument('[decision]', 'approved | rejected | completed | returned | failed (asked for on a terminal when left out)')
     .option('--note <text>', 'why (required to reject, return or fail)')
     .option('--output <key=value>', 'an output field (repeatable)', collect, [])
     .option('--output-file <file>', 'a JSON object of output fields')
@@ -187,7 +188,9 @@ export function register(program: Command, cli: Cli): void {
     .option('--reason <text>', 'why that route')
     .option('--request-id <id>', 'make the call idempotent (default: a new UUID)')
     .addHelpText('after', '\nExample:\n  workboard decide r-01jd… w-01jd… rejected --note "Receipt is missing" --as mira@example.com')
-    .action(async (runId: string, workItemId: string, decision: string, o: Obj) => {
+    .action(async (runId: string, workItemId: string, given: string | undefined, o: Obj) => {
+      const askable = process.stdin.isTTY === true && !cli.json();
+      if (given === undefined && !askable) cli.usage('give a decision (approved, rejected, completed, returned or failed); it is asked for only on a terminal');
       const board = await cli.board();
       const who = resolveActor(board.manifest, cli.actor());
       if (!who.ok) throw new BoardError('invalid', `${who.message}; pass --as <email>`);
@@ -198,6 +201,12 @@ export function register(program: Command, cli: Cli): void {
         return cli.exit(EXIT.refused);
       }
       const item = ((view.data as Obj).workItems as Obj[]).find((w) => w.id === workItemId);
+      let decision = given;
+      if (decision === undefined) {
+        if (!item) throw new BoardError('invalid', `no open work item ${workItemId} on run ${runId}`);
+        Object.assign(o, await ask(view.data as Obj, item));
+        decision = o.decision as string;
+      }
       const args: Obj = { runId, workItemId, snapshot: item ? item.snapshot : 'none', decision, requestId: (o.requestId as string | undefined) ?? randomUUID() };
       const output = { ...(o.outputFile ? readJson(o.outputFile as string, cli) : {}), ...parsePairs(o.output as string[], '--output', cli) };
       if (Object.keys(output).length > 0 || (decision === 'completed' && !o.outputFile)) args.output = output;
@@ -316,5 +325,60 @@ function evidenceArgs(items: string[], cli: Cli): { kind: string; ref: string }[
     if (!m) cli.usage(`--evidence expects file:<id> or link:<url>, got "${e}"`);
     return { kind: m[1]!, ref: m[2]! };
   });
+}
+
+/**
+ * On a terminal: show the step, the run data a person needs and the allowed
+ * decisions, then ask for the decision and what it requires.
+ */
+async function ask(view: Obj, item: Obj): Promise<Obj> {
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  // Lines typed ahead are queued by the iterator, so no answer is lost between questions.
+  const lines = rl[Symbol.asyncIterator]();
+  const q = async (prompt: string) => {
+    process.stdout.write(prompt);
+    const r = await lines.next();
+    if (r.done) throw new BoardError('invalid', 'input ended before the decision was complete; nothing was decided');
+    return String(r.value).trim();
+  };
+  try {
+    const run = view.run as Obj;
+    const data = view.data as { inputs: Obj; steps: Record<string, Obj> };
+    process.stdout.write(`${color.bold(`${run.process} · ${item.stepId} (${item.kind})`)}${run.mode === 'test' ? color.yellow('  TEST RUN') : ''}\n${String(item.text).trim()}\n\n`);
+    process.stdout.write(`${color.dim('inputs')}  ${JSON.stringify(data.inputs)}\n`);
+    for (const [id, d] of Object.entries(data.steps)) {
+      const shown = { ...(d.output ? { output: d.output } : {}), ...(d.decision ? { decision: d.decision } : {}), ...(d.note ? { note: d.note } : {}), ...(d.summary ? { summary: d.summary } : {}) };
+      if (Object.keys(shown).length) process.stdout.write(`${color.dim(id)}  ${JSON.stringify(shown)}\n`);
+    }
+    const decisions = (item.decide as Obj).decisions as string[];
+    let decision = '';
+    while (!decisions.includes(decision)) decision = await q(`\nDecision (${decisions.join(', ')}): `);
+    const out: Obj = { decision };
+    if (decision === 'rejected' || decision === 'returned' || decision === 'failed') {
+      let note = '';
+      while (note === '') note = await q('Note (why): ');
+      out.note = note;
+    }
+    if (decision === 'completed') {
+      const fields = (item.output as Obj | null) ?? {};
+      const output: string[] = [];
+      for (const name of Object.keys(fields)) output.push(`${name}=${await q(`${name} (${JSON.stringify(fields[name])}): `)}`);
+      out.output = output;
+      const ev = await q('Evidence (file:<id> or link:<url>, comma-separated, empty for none): ');
+      out.evidence = ev === '' ? [] : ev.split(',').map((x) => x.trim());
+      const routes = item.next as { to: string; when?: string }[] | null;
+      if (routes) {
+        let next = '';
+        while (!routes.some((r) => r.to === next)) next = await q(`Next (${routes.map((r) => r.to + (r.when ? ` = ${r.when}` : '')).join('; ')}): `);
+        out.next = next;
+        out.reason = await q('Reason: ');
+      }
+      const summary = await q('Summary (optional): ');
+      if (summary) out.summary = summary;
+    }
+    return out;
+  } finally {
+    rl.close();
+  }
 }
 
