@@ -55,9 +55,11 @@ async function trackedFiles(board: Board, chain: string): Promise<string[]> {
   return out;
 }
 
-export async function verifyBoard(board: Board): Promise<VerifyReport> {
+export async function verifyBoard(board: Board, onProgress?: (done: number, total: number) => void): Promise<VerifyReport> {
   const chains: ChainResult[] = [];
-  for (const file of await listChains(board)) {
+  const all = await listChains(board);
+  for (const [i, file] of all.entries()) {
+    onProgress?.(i, all.length);
     const bytes = await readIfExists(board.store.abs(file));
     if (bytes === null) {
       if (file !== BOARD_CHAIN) chains.push({ file, events: 0, breaks: [{ file, line: null, reason: 'missing: the run has no audit chain' }] });

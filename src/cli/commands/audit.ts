@@ -5,6 +5,7 @@ import { readIfExists } from '../../board/fsutil.js';
 import { isRunId, paths } from '../../board/layout.js';
 import { verifyBoard } from '../../board/verify.js';
 import { color, EXIT, printJson } from '../output.js';
+import { progress } from '../progress.js';
 import type { Cli } from '../cli.js';
 
 export function register(program: Command, cli: Cli): void {
@@ -15,7 +16,9 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard audit verify --json')
     .action(async () => {
       const board = await cli.board();
-      const report = await verifyBoard(board);
+      const shown = progress('verifying audit chains');
+      const report = await verifyBoard(board, shown.tick);
+      shown.done();
       if (cli.json()) printJson({ ok: report.ok, data: report });
       else {
         for (const c of report.chains) {

@@ -5,6 +5,7 @@ import type { Issue } from '../../core/issues.js';
 import { loadProcess } from '../../process/load.js';
 import { FULL_OFFER, parseProfiles, type Offer } from '../../process/profiles.js';
 import { color, EXIT, issueLine, printJson } from '../output.js';
+import { progress } from '../progress.js';
 import type { Cli } from '../cli.js';
 
 interface FileResult {
@@ -49,10 +50,13 @@ export function register(program: Command, cli: Cli): void {
       const { files, missing } = await collect(targets);
       const results: FileResult[] = missing.map((file) => ({ file, ok: false, issues: [{ path: '', message: 'no such file or folder' }] }));
       if (files.length === 0 && missing.length === 0) return cli.usage(`no PROCESS.md found in ${targets.join(', ')}`);
-      for (const file of files) {
+      const shown = progress('validating');
+      for (const [i, file] of files.entries()) {
+        shown.tick(i, files.length);
         const loaded = loadProcess(await fs.readFile(file, 'utf8'), offer);
         results.push(loaded.ok ? { file, ok: true, name: loaded.process.name, hash: loaded.hash, issues: [] } : { file, ok: false, issues: loaded.issues });
       }
+      shown.done();
       const ok = results.every((r) => r.ok);
       if (json) printJson({ ok, files: results });
       else
