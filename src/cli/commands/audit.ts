@@ -9,7 +9,8 @@ import { progress } from '../progress.js';
 import type { Cli } from '../cli.js';
 
 export function register(program: Command, cli: Cli): void {
-  const audit = program.command('audit').description('the hash-linked audit chains');
+  const audit = program.command('audit').description('the hash-linked audit chains')
+    .addHelpText('after', '\nExample:\n  workboard audit verify');
   audit
     .command('verify')
     .description('check every audit chain and that every audited file still has its recorded bytes')

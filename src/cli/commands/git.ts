@@ -31,6 +31,7 @@ export function register(program: Command, cli: Cli): void {
     .argument('<ours>', '%A: our version; the result is written here')
     .argument('<theirs>', '%B: their version')
     .argument('[path]', '%P: the path in the repository')
+    .addHelpText('after', '\nExample:\n  git config merge.workboard.driver "workboard merge-driver %O %A %B %P"')
     .action((_base: string, ours: string, theirs: string, file?: string) => {
       const name = file ?? ours;
       const out = mergeBoardFile(name, readFileSync(ours, 'utf8'), readFileSync(theirs, 'utf8'));
@@ -45,6 +46,7 @@ export function register(program: Command, cli: Cli): void {
   program
     .command('git-setup')
     .description('register the board merge driver in this git repository (what init --git does)')
+    .addHelpText('after', '\nExample:\n  workboard git-setup')
     .action(async () => {
       const root = cli.boardRoot();
       setUpGit(root);

@@ -10,7 +10,8 @@ function done(cli: Cli, change: string | null, what: string): never {
 }
 
 export function register(program: Command, cli: Cli): void {
-  const person = program.command('person').description('people on this board (named by email)');
+  const person = program.command('person').description('people on this board (named by email)')
+    .addHelpText('after', '\nExample:\n  workboard person add mira@example.com --name "Mira Okafor"');
   person
     .command('add')
     .argument('<email>', 'their email address')
@@ -19,7 +20,8 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard person add mira@example.com --name "Mira Okafor"')
     .action(async (e: string, o: { name?: string }) => done(cli, await addPerson(await cli.board(), cli.actor(), e, o.name), e));
 
-  const group = program.command('group').description('groups of people; a process role maps to a group at publish');
+  const group = program.command('group').description('groups of people; a process role maps to a group at publish')
+    .addHelpText('after', '\nExample:\n  workboard group add finance mira@example.com');
   group
     .command('add')
     .argument('<group>', 'the group name')
@@ -28,7 +30,8 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard group add finance mira@example.com jon@example.com')
     .action(async (g: string, members: string[]) => done(cli, await addToGroup(await cli.board(), cli.actor(), g, members), `group ${g}`));
 
-  const agent = program.command('agent').description('agents that work through MCP');
+  const agent = program.command('agent').description('agents that work through MCP')
+    .addHelpText('after', '\nExample:\n  workboard agent add reviewer');
   agent
     .command('add')
     .argument('<id>', 'the agent id (lowercase letters, digits, _ or -)')
@@ -37,7 +40,8 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard agent add reviewer --description "Reviews expense claims"')
     .action(async (id: string, o: { description?: string }) => done(cli, await addAgent(await cli.board(), cli.actor(), id, o.description), `agent ${id}`));
 
-  const operator = program.command('operator').description('operators: cancel runs, send events, take escalations');
+  const operator = program.command('operator').description('operators: cancel runs, send events, take escalations')
+    .addHelpText('after', '\nExample:\n  workboard operator add ops@example.com');
   operator
     .command('add')
     .argument('<email>', 'their email address')

@@ -10,7 +10,8 @@ import type { Cli } from '../cli.js';
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 export function register(program: Command, cli: Cli): void {
-  const token = program.command('token').description('bearer tokens for MCP over HTTP');
+  const token = program.command('token').description('bearer tokens for MCP over HTTP')
+    .addHelpText('after', '\nExample:\n  workboard token create reviewer');
   token
     .command('create')
     .argument('<identity>', 'an agent id or a person email declared in WORK.md')
