@@ -75,7 +75,9 @@ describe('tool commands', () => {
     const refused = tool('submit', '--as', 'helper', 'submit', renewed.data.token, '--summary', 'x');
     expect(refused.error.code).toBe('not_accepted');
     expect(refused.error.issues).toEqual(expect.arrayContaining(['output.number: missing', 'evidence: file required']));
-    const done = tool('submit', '--as', 'helper', 'submit', renewed.data.token, '--output', 'number="A-1"', '--evidence', `file:${up.data.id}`, '--summary', 'Attached.');
+    // A local path is uploaded first; the same bytes give the same upload id.
+    const done = tool('submit', '--as', 'helper', 'submit', renewed.data.token, '--output', 'number="A-1"', '--evidence', `file:${file}`, '--summary', 'Attached.');
+    expect(done.data.data.steps.attach.evidence[0]).toMatchObject({ kind: 'file', ref: up.data.id, sha256: up.data.sha256 });
     expect(done.data.steps.find((s: { id: string }) => s.id === 'booked').state).toBe('waiting');
     expect(tool('send_event', '--as', 'helper', 'event', runId, 'books-closed').data).toEqual({ consumedBy: 'booked' });
     const inbox = tool('get_work', '--as', 'ana@example.com', 'inbox');
@@ -87,6 +89,8 @@ describe('tool commands', () => {
     expect(runs.data.items.map((r: { id: string }) => r.id)).toContain(runId);
     const human = wb('--as', 'ana@example.com', 'show', runId);
     expect(human.stdout).toContain('ended (filed)');
+    expect(human.stdout).toContain('output {"number":"A-1"}');
+    expect(human.stdout).toContain(`evidence file ${up.data.id} sha256:${up.data.sha256}`);
     const log = wb('log', runId);
     expect(log.code).toBe(0);
     expect(log.stdout).toMatch(/run\.started[\s\S]*step\.claimed[\s\S]*step\.completed[\s\S]*run\.ended/);

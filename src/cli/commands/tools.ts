@@ -84,17 +84,37 @@ function printRun(v: Obj): void {
     const st = s.state === null ? color.dim('·') : String(s.state);
     const due = s.due ? `  due ${s.due}${s.overdue ? color.red(' OVERDUE') : ''}` : '';
     process.stdout.write(`  ${String(s.id).padEnd(24)} ${String(s.kind).padEnd(10)} ${st}${due}\n`);
-    if (d?.by) process.stdout.write(color.dim(`      by ${d.by} at ${d.at}${d.decision ? `: ${d.decision}` : ''}${d.next ? ` → ${d.next}` : ''}\n`));
-    if (d?.summary) process.stdout.write(color.dim(`      ${String(d.summary).split('\n')[0]}\n`));
-    if (d?.note) process.stdout.write(color.dim(`      note: ${d.note}\n`));
-    for (const e of (d?.evidence as Obj[] | undefined) ?? []) process.stdout.write(color.dim(`      evidence ${e.kind} ${e.ref}${e.sha256 ? ` sha256:${e.sha256}` : ''}\n`));
-    const h = (d?.history as unknown[] | undefined) ?? [];
-    if (h.length > 0) process.stdout.write(color.dim(`      ${h.length} earlier attempt(s)\n`));
+    if (d) printCompletion(d, '      ');
+    for (const [i, h] of (((d?.history as Obj[] | undefined) ?? []).entries())) {
+      process.stdout.write(color.dim(`      earlier attempt ${i + 1}:\n`));
+      printCompletion(h, '        ');
+    }
   }
   for (const w of v.workItems as Obj[]) {
     const to = w.assignedTo as Obj;
-    process.stdout.write(`  ${color.yellow('work item')} ${w.id} on ${w.stepId} for ${to.group ? `group ${to.group}` : to.person}: ${(w.decide as Obj).decisions}\n`);
+    process.stdout.write(`  ${color.yellow('work item')} ${w.id} on ${w.stepId} for ${to.group ? `group ${to.group}` : to.person}: ${(w.decide as Obj).decisions}${needs(w)}\n`);
+    const esc = w.escalation as Obj | null;
+    if (esc) process.stdout.write(color.dim(`      escalated by ${esc.by}: ${esc.note}\n`));
   }
+}
+
+/** One completion: who and when, the decision or route, outputs, summary, note, evidence with its hash. */
+function printCompletion(d: Obj, indent: string): void {
+  const line = (s: string) => process.stdout.write(color.dim(`${indent}${s}\n`));
+  if (d.by) line(`by ${d.by} at ${d.at}${d.decision ? `: ${d.decision}` : ''}${d.next ? ` → ${d.next}${d.reason ? ` (${d.reason})` : ''}` : ''}`);
+  if (d.output && Object.keys(d.output as Obj).length > 0) line(`output ${JSON.stringify(d.output)}`);
+  if (d.summary) line(String(d.summary).split('\n')[0]!);
+  if (d.note) line(`note: ${d.note}`);
+  for (const e of (d.evidence as Obj[] | undefined) ?? []) line(`evidence ${e.kind} ${e.ref}${e.sha256 ? ` sha256:${e.sha256}` : ''}`);
+}
+
+/** What a work item needs beyond the decision: output fields, evidence kinds, a route. */
+function needs(w: Obj): string {
+  const parts: string[] = [];
+  if (w.output) parts.push(`output ${Object.keys(w.output as Obj).join(', ')}`);
+  if (w.evidence) parts.push(`evidence ${(w.evidence as string[]).join(', ')}`);
+  if (w.next) parts.push(`next one of ${(w.next as Obj[]).map((r) => r.to).join(', ')}`);
+  return parts.length ? `; completing needs ${parts.join('; ')}` : '';
 }
 
 export function register(program: Command, cli: Cli): void {
@@ -167,7 +187,7 @@ export function register(program: Command, cli: Cli): void {
         if (items.length === 0) process.stdout.write('nothing waiting for you\n');
         for (const i of items) {
           const w = i.workItem as Obj | undefined;
-          if (w) process.stdout.write(`${i.runId}  ${w.id}  ${w.stepId} (${w.kind})${i.mode === 'test' ? color.yellow(' TEST') : ''}  due ${w.due ?? '-'}\n  ${String(w.text).split('\n')[0]}\n  decide: ${(w.decide as Obj).decisions}\n`);
+          if (w) process.stdout.write(`${i.runId}  ${w.id}  ${w.stepId} (${w.kind})${i.mode === 'test' ? color.yellow(' TEST') : ''}  due ${w.due ?? '-'}\n  ${String(w.text).split('\n')[0]}\n  decide: ${(w.decide as Obj).decisions}${needs(w)}\n`);
           else process.stdout.write(`${i.runId}  ${i.stepId}  ready since ${i.readySince}${i.mode === 'test' ? color.yellow(' TEST') : ''}\n`);
         }
       });
@@ -182,7 +202,7 @@ export function register(program: Command, cli: Cli): void {
     .option('--note <text>', 'why (required to reject, return or fail)')
     .option('--output <key=value>', 'an output field (repeatable)', collect, [])
     .option('--output-file <file>', 'a JSON object of output fields')
-    .option('--evidence <kind:ref>', 'file:<upload id> or link:<url> (repeatable)', collect, [])
+    .option('--evidence <kind:ref>', 'file:<path>, file:<upload id> or link:<url> (repeatable)', collect, [])
     .option('--summary <text>', 'what was done')
     .option('--next <step>', 'the chosen route, when the step offers routes')
     .option('--reason <text>', 'why that route')
@@ -210,7 +230,7 @@ export function register(program: Command, cli: Cli): void {
       const args: Obj = { runId, workItemId, snapshot: item ? item.snapshot : 'none', decision, requestId: (o.requestId as string | undefined) ?? randomUUID() };
       const output = { ...(o.outputFile ? readJson(o.outputFile as string, cli) : {}), ...parsePairs(o.output as string[], '--output', cli) };
       if (Object.keys(output).length > 0 || (decision === 'completed' && !o.outputFile)) args.output = output;
-      const evidence = evidenceArgs(o.evidence as string[], cli);
+      const evidence = await evidenceArgs(o.evidence as string[], cli);
       if (evidence.length) args.evidence = evidence;
       for (const k of ['note', 'summary', 'next', 'reason']) if (o[k] !== undefined) args[k] = o[k];
       await call(cli, 'decide', args, printRun);
@@ -296,14 +316,14 @@ export function register(program: Command, cli: Cli): void {
     .argument('<token>', 'the claim token')
     .option('--output <key=value>', 'an output field (repeatable)', collect, [])
     .option('--output-file <file>', 'a JSON object of output fields')
-    .option('--evidence <kind:ref>', 'file:<upload id> or link:<url> (repeatable)', collect, [])
+    .option('--evidence <kind:ref>', 'file:<path>, file:<upload id> or link:<url> (repeatable)', collect, [])
     .requiredOption('--summary <text>', 'what you did, found and left undone')
     .option('--next <step>', 'the chosen route')
     .option('--reason <text>', 'why that route')
     .addHelpText('after', '\nExample:\n  workboard submit "$TOKEN" --output withinPolicy=true --output notes=ok --evidence link:https://… --summary "Checked." --next approve --reason "in policy" --as reviewer')
     .action(async (token: string, o: Obj) => {
       const args: Obj = { token, output: { ...(o.outputFile ? readJson(o.outputFile as string, cli) : {}), ...parsePairs(o.output as string[], '--output', cli) }, summary: o.summary, requestId: randomUUID() };
-      const evidence = evidenceArgs(o.evidence as string[], cli);
+      const evidence = await evidenceArgs(o.evidence as string[], cli);
       if (evidence.length) args.evidence = evidence;
       for (const k of ['next', 'reason']) if (o[k] !== undefined) args[k] = o[k];
       await call(cli, 'submit', args, printRun);
@@ -318,13 +338,32 @@ export function register(program: Command, cli: Cli): void {
     .action(async (token: string, o: { note: string }) => call(cli, 'escalate', { token, note: o.note, requestId: randomUUID() }, printRun));
 }
 
-/** `file:<id>` or `link:<url>` items. */
-function evidenceArgs(items: string[], cli: Cli): { kind: string; ref: string }[] {
-  return items.map((e) => {
+/**
+ * `file:<path>` (uploaded first), `file:<upload id>` or `link:<url>` items.
+ * A local file is stored through the `upload` tool as the same identity.
+ */
+async function evidenceArgs(items: string[], cli: Cli): Promise<{ kind: string; ref: string }[]> {
+  const out: { kind: string; ref: string }[] = [];
+  for (const e of items) {
     const m = /^(file|link):(.+)$/.exec(e);
-    if (!m) cli.usage(`--evidence expects file:<id> or link:<url>, got "${e}"`);
-    return { kind: m[1]!, ref: m[2]! };
-  });
+    if (!m) cli.usage(`--evidence expects file:<path>, file:<upload id> or link:<url>, got "${e}"`);
+    const ref = m[2]!;
+    if (m[1] === 'file' && !/^f-[0-9a-f]{32}$/.test(ref)) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(ref);
+      } catch (err) {
+        return cli.usage(`--evidence file:${ref}: ${(err as Error).message}`);
+      }
+      const board = await cli.board();
+      const who = resolveActor(board.manifest, cli.actor());
+      if (!who.ok) throw new BoardError('invalid', who.message);
+      const up = await (await Service.open(board)).call('upload', { fileName: path.basename(ref), contentType: 'application/octet-stream', contentBase64: bytes.toString('base64'), requestId: randomUUID() }, who.actor);
+      if (!up.ok) throw new BoardError('invalid', `uploading ${ref}: ${up.error.message}`, (up.error.issues ?? []).map((i) => ({ path: '', message: i })));
+      out.push({ kind: 'file', ref: (up.data as { id: string }).id });
+    } else out.push({ kind: m[1]!, ref });
+  }
+  return out;
 }
 
 /**
