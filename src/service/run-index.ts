@@ -48,7 +48,10 @@ export class RunIndex {
   private loaded = false;
   private dirty = false;
 
-  constructor(private readonly store: BoardStore) {}
+  constructor(
+    private readonly store: BoardStore,
+    private readonly onProgress?: (done: number, total: number) => void,
+  ) {}
 
   private async loadCache(): Promise<void> {
     if (this.loaded) return;
@@ -74,7 +77,8 @@ export class RunIndex {
     }
     const out: RunSummary[] = [];
     const seen = new Set<string>();
-    for (const id of ids) {
+    for (const [i, id] of ids.entries()) {
+      if (i % 256 === 0) this.onProgress?.(i, ids.length);
       seen.add(id);
       const file = this.store.abs(paths.runFile(id));
       const st = await stamp(file);

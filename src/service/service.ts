@@ -43,6 +43,8 @@ interface Loaded {
 export interface ServiceOptions {
   now?: () => Date;
   offer?: Offer;
+  /** Told how reading the board's runs goes, for progress on a large board. */
+  onIndexProgress?: (done: number, total: number) => void;
 }
 
 export class Service {
@@ -60,7 +62,7 @@ export class Service {
   ) {
     this.now = opts.now ?? (() => new Date());
     this.offer = opts.offer ?? SERVER_OFFER;
-    this.index = new RunIndex(board.store);
+    this.index = new RunIndex(board.store, opts.onIndexProgress);
   }
 
   static async open(board: Board, opts: ServiceOptions = {}): Promise<Service> {

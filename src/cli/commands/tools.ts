@@ -15,6 +15,7 @@ import { Service, SERVER_OFFER, type ToolResult } from '../../service/service.js
 import { loadVersion } from '../../board/processes.js';
 import { mapModel, toMermaid } from '../../process/map.js';
 import { color, EXIT, printJson } from '../output.js';
+import { progress } from '../progress.js';
 import type { Cli } from '../cli.js';
 
 type Obj = Record<string, unknown>;
@@ -59,8 +60,10 @@ export async function call(cli: Cli, tool: string, args: Obj, human: (data: Obj)
   const who = resolveActor(board.manifest, cli.actor());
   if (!who.ok && !anyone) throw new BoardError('invalid', `${who.message}; pass --as <email-or-agent-id> or set WORKBOARD_AS`);
   const actor: Actor = who.ok ? who.actor : { kind: 'person', email: cli.actor(), operator: false };
-  const service = await Service.open(board);
+  const shown = progress('reading runs');
+  const service = await Service.open(board, { onIndexProgress: shown.tick });
   const result: ToolResult = await service.call(tool, args, actor);
+  shown.done();
   if (cli.json()) printJson(result);
   else if (result.ok) await human(result.data as Obj);
   else {
