@@ -25,7 +25,7 @@ import { parseMarkdown } from '../process/parse.js';
 import { eventLine, recordedFiles, sealEvent, verifyChain, type AuditDraft, type AuditEvent, type ChainHead } from './audit.js';
 import { renderMarkdown } from './codec.js';
 import { BoardError } from './errors.js';
-import { appendDurable, fsyncDir, isCode, readIfExists, removeIfExists, sleep, TEMP_MARK, writeFileAtomic, writeTemp } from './fsutil.js';
+import { appendDurable, createExclusive, fsyncDir, isCode, readIfExists, removeIfExists, sleep, TEMP_MARK, writeTemp } from './fsutil.js';
 import { fileKind, isStatePath, normalizeRel, scopeFiles, scopeOwns, type Scope } from './layout.js';
 import { acquireLock, LockTimeout, type LockInfo } from './lock.js';
 import { keyOrder, schemaIssues } from './schemas.js';
@@ -258,11 +258,17 @@ export class BoardStore {
     return readIfExists(this.abs(norm));
   }
 
+  /** Folders already seen to be real folders (not links), so each is checked once per store. */
+  private readonly realDirs = new Set<string>();
+
   /** No component of the path below the root may be a symbolic link. */
   async assertNoLinks(rel: string): Promise<void> {
     let cur = this.root;
-    for (const part of rel.split('/')) {
+    const parts = rel.split('/');
+    for (const [i, part] of parts.entries()) {
       cur = path.join(cur, part);
+      const dir = i < parts.length - 1;
+      if (dir && this.realDirs.has(cur)) continue;
       let st;
       try {
         st = await fs.lstat(cur);
@@ -275,6 +281,7 @@ export class BoardStore {
           { path: path.relative(this.root, cur), message: 'is a symbolic link' },
         ]);
       }
+      if (dir && st.isDirectory()) this.realDirs.add(cur);
     }
   }
 
@@ -302,7 +309,8 @@ export class BoardStore {
     }
     try {
       await this.rollForward(scope);
-      await this.cleanTemps(scope);
+      // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
+      if (held.broken.length > 0) await this.cleanTemps(scope);
       const chain = await this.chainState(sf.chain);
       const tx = new Tx(this, scope, new Map(chain.recorded), this.now(), held.broken);
       const value = await fn(tx);
@@ -415,7 +423,7 @@ export class BoardStore {
       lines: sealed.map(eventLine),
       firstSeq: sealed[0]?.seq ?? 0,
     };
-    await writeFileAtomic(this.abs(sf.journal), JSON.stringify(journal));
+    await this.writeJournal(sf.journal, journal);
     // 3-5. renames, directory fsyncs, audit append, journal removal
     await this.applyJournal(journal, sf.journal);
     return { written: Object.fromEntries(committedWrites.map((r) => [r, written[r]!.rev])), events: sealed };
@@ -463,17 +471,31 @@ export class BoardStore {
     return d.ok ? d.doc : null;
   }
 
+  /**
+   * The journal is written in place and fsynced, with its directory, before any
+   * rename. A journal that does not parse was torn by a crash while being
+   * written, so no rename of its commit had happened: it is discarded.
+   */
+  private async writeJournal(rel: string, journal: Journal): Promise<void> {
+    const file = this.abs(rel);
+    await removeIfExists(file);
+    if (!(await createExclusive(file, `${JSON.stringify(journal)}\n`, { sync: true }))) throw new Error(`journal ${rel} appeared while we held the lock`);
+    await fsyncDir(path.dirname(file));
+  }
+
   /** Idempotent: apply a journal's renames, removals and audit lines, then delete it. */
   private async applyJournal(j: Journal, journalRel: string): Promise<void> {
     const dirs = new Set<string>();
-    for (const r of j.renames) {
-      try {
-        await fs.rename(this.abs(r.tmp), this.abs(r.to));
-      } catch (e) {
-        if (!isCode(e, 'ENOENT')) throw e; // already renamed by an earlier attempt
-      }
-      dirs.add(path.dirname(this.abs(r.to)));
-    }
+    await Promise.all(
+      j.renames.map(async (r) => {
+        try {
+          await fs.rename(this.abs(r.tmp), this.abs(r.to));
+        } catch (e) {
+          if (!isCode(e, 'ENOENT')) throw e; // already renamed by an earlier attempt
+        }
+        dirs.add(path.dirname(this.abs(r.to)));
+      }),
+    );
     for (const rel of j.removes) {
       await removeIfExists(this.abs(rel));
       dirs.add(path.dirname(this.abs(rel)));
@@ -515,7 +537,10 @@ export class BoardStore {
     try {
       j = JSON.parse(raw.toString('utf8')) as Journal;
     } catch {
-      throw new BoardError('corrupt', `journal ${sf.journal} is unreadable`, [{ path: sf.journal, message: 'not valid JSON' }]);
+      // Torn while being written: its commit never started renaming. Drop it and its temp files.
+      await removeIfExists(this.abs(sf.journal));
+      await this.cleanTemps(scope);
+      return;
     }
     await this.applyJournal(j, sf.journal);
   }

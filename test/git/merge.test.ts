@@ -128,8 +128,10 @@ describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
       expect((await service.call('renew', { token: claim.data.token, progress: 'half', requestId: 'g3' }, bot)).ok).toBe(true);
       expect(git(root, 'status', '--porcelain', '--', 'board')).toBe('');
     } finally {
+      const gone = new Promise((r) => daemon.once('close', r));
       daemon.kill();
+      await gone;
     }
-    await fs.rm(root, { recursive: true, force: true });
+    await fs.rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }, 60_000);
 });

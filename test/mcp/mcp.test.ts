@@ -55,7 +55,7 @@ beforeAll(async () => {
   writeFileSync(path.join(dir, 'processes/filing/PROCESS.md'), FILING);
   await publish(board, { folder: path.join(dir, 'processes/filing'), roles: { editor: 'editors' }, actor: 'test', offer: SERVER_OFFER });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 
 type Result = { ok: boolean; data?: any; error?: { code: string; issues?: string[] } };
 async function call(c: Client, name: string, args: Record<string, unknown>): Promise<Result> {
@@ -170,7 +170,12 @@ describe('workboard serve --http', () => {
     });
     url = new URL(found);
   });
-  afterAll(() => server?.kill());
+  afterAll(async () => {
+    // Wait for the server to be gone before its board folder is removed.
+    const gone = new Promise((r) => server.once('close', r));
+    server.kill();
+    await gone;
+  });
 
   async function http(token: string): Promise<Client> {
     const c = new Client({ name: 'test', version: '1' });
