@@ -603,14 +603,13 @@ export class BoardStore {
         const j2 = await readIfExists(this.abs(sf.journal));
         if (j2 === null && (await chainSize()) === s1) return value;
       } else if (attempt >= 20) {
-        let j: Journal;
+        let j: Journal | null = null;
         try {
           j = JSON.parse(j1.toString('utf8')) as Journal;
         } catch {
-          await sleep(5);
-          continue;
+          // A journal torn by a dead writer: its commit never renamed anything, so the files are the old state.
         }
-        const overlay = new Map(j.renames.map((r) => [r.to, r.tmp]));
+        const overlay = new Map((j?.renames ?? []).map((r) => [r.to, r.tmp]));
         const value = await fn(async (rel) => {
           const tmp = overlay.get(rel);
           if (tmp !== undefined) {
@@ -623,7 +622,9 @@ export class BoardStore {
           return this.read(rel);
         });
         const j2 = await readIfExists(this.abs(sf.journal));
-        if (j2 === null || j2.equals(j1)) return value;
+        // Through a whole journal the new state is read whatever happened meanwhile; past a torn one,
+        // only if that journal is still there unchanged (its writer never got to renaming).
+        if (j2 !== null ? j2.equals(j1) : j !== null) return value;
       }
       await sleep(Math.min(1 + attempt, 10));
     }

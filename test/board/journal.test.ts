@@ -1,0 +1,57 @@
+/**
+ * Journals left by a writer that died: a whole one is rolled forward (and a
+ * lock-free reader already sees its new state); a torn one means the commit
+ * never renamed anything, so readers see the old state and the next writer
+ * discards it with its temp files.
+ */
+import { promises as fs } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ulid } from 'ulid';
+import { describe, expect, it } from 'vitest';
+import { Board } from '../../src/board/board.js';
+import { encodeDoc } from '../../src/board/store.js';
+
+async function setup() {
+  const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-journal-'));
+  const board = await Board.init(dir, { name: 'j', actor: 'test' });
+  const runId = `r-${ulid().toLowerCase()}`;
+  const rel = `runs/${runId}/work.md`;
+  await board.store.transact({ kind: 'run', id: runId }, (tx) => {
+    tx.write(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 1 } });
+    tx.audit({ actor: 'test', action: 'seeded', entity: rel });
+  });
+  return { board, runId, rel };
+}
+
+const read = (board: Board, runId: string, rel: string) => board.store.snapshot({ kind: 'run', id: runId }, async (r) => (await r(rel))?.data.output);
+
+describe('journals of dead writers', () => {
+  it('a torn journal: readers see the old state; the next writer discards it and its temp file', async () => {
+    const { board, runId, rel } = await setup();
+    const tmp = `${rel}.tmp-deadhost-1-abcd`;
+    await fs.writeFile(board.store.abs(tmp), encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, ''));
+    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), '{"id":"x","renames":[{"tmp":"runs/');
+    expect(await read(board, runId, rel)).toEqual({ k: 1 });
+    await board.store.transact({ kind: 'run', id: runId }, () => undefined);
+    expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
+    expect((await fs.readdir(board.store.abs(`runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect((await board.store.read(rel))?.data.output).toEqual({ k: 1 });
+  });
+
+  it('a whole journal: readers see the new state at once; the next writer rolls it forward', async () => {
+    const { board, runId, rel } = await setup();
+    const tmp = `${rel}.tmp-deadhost-1-beef`;
+    await fs.writeFile(board.store.abs(tmp), encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, ''));
+    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), JSON.stringify({ id: 'y', scope: `run ${runId}`, renames: [{ tmp, to: rel }], removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 1 }));
+    expect(await read(board, runId, rel)).toEqual({ k: 2 });
+    // The chain does not record rev 2 (no audit line in this hand-made journal), so the roll-forward's
+    // result is an external edit to the next transaction: adopted, as any valid edit is.
+    await board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      expect((await tx.read(rel))?.data.output).toEqual({ k: 2 });
+    });
+    expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
+  });
+});
