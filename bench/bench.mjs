@@ -87,6 +87,37 @@ async function transitions() {
   return t;
 }
 
+/** The same calls through a real `workboard mcp` process and the SDK's client: MCP's own cost per call. */
+async function overMcp() {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { dir, svc, agent, mira } = await setup();
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(here, '../bin/workboard.js'), 'mcp', '--as', 'reviewer', '--board', dir] }));
+  const viaMcp = async (name, args) => {
+    const t = performance.now();
+    const r = await client.callTool({ name, arguments: args });
+    const ms = performance.now() - t;
+    if (!r.structuredContent.ok) throw new Error(JSON.stringify(r.structuredContent.error));
+    return { ms, data: r.structuredContent.data };
+  };
+  const t = { 'mcp get_work': [], 'mcp claim': [], 'mcp submit': [], 'direct get_work': [], 'direct claim': [], 'direct submit': [] };
+  for (let i = 0; i < N; i++) {
+    const via = i % 2 === 0; // alternate, so both see the same board sizes
+    const call = via ? viaMcp : (name, args) => timed(() => svc.call(name, args, agent));
+    const tag = via ? 'mcp' : 'direct';
+    const s = await timed(() => svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: req() }, mira));
+    const runId = s.data.run.id;
+    t[`${tag} get_work`].push((await call('get_work', { limit: 5 })).ms);
+    const c = await call('claim', { runId, stepId: 'review_claim', requestId: req() });
+    t[`${tag} claim`].push(c.ms);
+    t[`${tag} submit`].push((await call('submit', { token: c.data.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy', requestId: req() })).ms);
+  }
+  await client.close();
+  await fs.rm(dir, { recursive: true, force: true });
+  return t;
+}
+
 // Files each transition commits (committed + state + request record), for its floor.
 const FILES = { start_run: 3, claim: 3, renew: 2, submit: 4, decide: 5 };
 
@@ -108,6 +139,12 @@ async function main() {
     const p99s = rounds.map((t) => pct(t[k], 99));
     const floor = floors[k] ? median(floors[k]) : null;
     rows.push({ op: k, p50: median(p50s), p50min: Math.min(...p50s), p50max: Math.max(...p50s), p99: median(p99s), floor, ratio: floor ? median(p50s) / floor : null });
+  }
+  const mcp = await overMcp();
+  for (const op of ['get_work', 'claim', 'submit']) {
+    const m = median(mcp[`mcp ${op}`]);
+    const d = median(mcp[`direct ${op}`]);
+    rows.push({ op: `${op} over MCP stdio (direct ${d.toFixed(2)}; MCP adds ${(m - d).toFixed(2)})`, p50: m, p50min: m, p50max: m, p99: pct(mcp[`mcp ${op}`], 99), floor: null, ratio: null });
   }
   const f = (x) => (x === null ? '–' : x.toFixed(2));
   const lines = [
