@@ -37,6 +37,7 @@ export const HAS_FIXTURES = existsSync(UPSTREAM_FIXTURES);
 /** Our own test processes. */
 export const FIXTURES = path.join(REPO, 'fixtures/service');
 
+/** The fourteen tools as the spec names them: written out here, not imported, so tests check the code against the spec. */
 export const TOOL_NAMES = [
   'describe',
   'list_processes',
