@@ -42,8 +42,15 @@ export class Board {
     return this.current;
   }
 
-  /** Re-read WORK.md when its bytes changed; a long-running server calls this before each request. */
+  /** WORK.md's inode, size and mtime when last read: a request only re-reads it when they change. */
+  private seenStat = '';
+
+  /** Re-read WORK.md when it changed; a long-running server calls this before each request. */
   async refresh(): Promise<void> {
+    const st = await fs.stat(this.store.abs(WORK_FILE), { bigint: true }).catch(() => null);
+    const stamp = st ? `${st.ino}:${st.size}:${st.mtimeNs}` : '';
+    if (stamp === this.seenStat) return;
+    this.seenStat = stamp;
     const doc = await this.store.read(WORK_FILE).catch(() => null);
     if (doc && doc.sha256 !== this.seenManifest) {
       this.current = manifestFrom(doc);

@@ -91,10 +91,6 @@ export function normalizeRel(rel: string): string | null {
   return norm;
 }
 
-export function isInside(rel: string): boolean {
-  return normalizeRel(rel) !== null;
-}
-
 /** Uncommitted coordinator state: never audited, never part of board truth. */
 export function isStatePath(rel: string): boolean {
   const norm = normalizeRel(rel);

@@ -126,10 +126,13 @@ export class Daemon {
     const touched = [...this.touched];
     this.touched.clear();
     for (const id of touched) await this.tick(id);
-    const deadlines = await this.service.deadlines();
+    let deadlines = await this.service.deadlines();
     const now = Date.now();
-    for (const [id, at] of deadlines) if (at <= now) await this.tick(id);
-    const next = Math.min(...[...(await this.service.deadlines()).values()], now + MAX_SLEEP_MS);
+    const due = [...deadlines].filter(([, at]) => at <= now).map(([id]) => id);
+    for (const id of due) await this.tick(id);
+    // Ticks move deadlines on; read them again only when something was applied.
+    if (due.length > 0) deadlines = await this.service.deadlines();
+    const next = Math.min(...deadlines.values(), now + MAX_SLEEP_MS);
     if (this.stopped) return;
     this.timer = setTimeout(() => void this.plan(), Math.max(0, next - Date.now()));
     this.timer.unref?.();

@@ -77,10 +77,6 @@ export const ROLE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const FIELD_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const DURATION_PATTERN = /^(\d{1,9})(m|h|d)$/;
 
-export function stepsById(process: Pick<Process, 'steps'>): Map<string, Step> {
-  return new Map(process.steps.map((s) => [s.id, s]));
-}
-
 /** The step ids a step can move to along `next` and `on_timeout` (not `on_reject`, not `join`). */
 export function forwardTargets(step: Step): string[] {
   const out: string[] = [];

@@ -5,7 +5,7 @@
  */
 import { paths } from '../board/layout.js';
 import type { BoardDoc } from '../board/store.js';
-import type { Completion, Lease, RunRecord, RunState, StepState } from '../engine/types.js';
+import type { Completion, Lease, RunRecord, StepState } from '../engine/types.js';
 
 const COMPLETION_KEYS = ['output', 'evidence', 'next', 'reason', 'decision', 'note', 'check', 'by', 'at'] as const;
 const STEP_KEYS = ['readySince', 'due', 'overdue', 'workItem', 'decided', 'wakeAt', 'joined', 'handoff', 'escalation'] as const;
@@ -75,8 +75,4 @@ export function parseLease(text: string): Lease | null {
   } catch {
     return null;
   }
-}
-
-export function stepIdsOf(state: RunState): string[] {
-  return Object.keys(state.steps);
 }
