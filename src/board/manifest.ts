@@ -6,6 +6,10 @@ export interface Settings {
   lockStaleSeconds: number;
   runDataBytes: number;
   maxUploadBytes: number;
+  checkPass: number;
+  checkFail: number | null;
+  checkConfidence: number;
+  checkStateBytes: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -13,7 +17,22 @@ export const DEFAULT_SETTINGS: Settings = {
   lockStaleSeconds: 30,
   runDataBytes: 256 * 1024,
   maxUploadBytes: 10 * 1024 * 1024,
+  checkPass: 0.9,
+  checkFail: null,
+  checkConfidence: 0.8,
+  checkStateBytes: 64 * 1024,
 };
+
+/**
+ * Who answers check-1 questions: an OpenAI-compatible chat-completions
+ * endpoint, or a local command. Configured here, never in a process file;
+ * the API key is named by an environment variable, never written down.
+ */
+export type EvaluatorConfig = ({ kind: 'chat'; url: string; model: string; apiKeyEnv?: string } | { kind: 'command'; command: string; args: string[]; model?: string }) & {
+  timeoutSeconds: number;
+};
+
+export const DEFAULT_EVALUATOR_TIMEOUT_SECONDS = 60;
 
 export interface Manifest {
   name: string;
@@ -25,6 +44,7 @@ export interface Manifest {
   operators: string[];
   agents: { id: string; description?: string }[];
   notify: { command: string; args: string[] } | null;
+  evaluator: EvaluatorConfig | null;
 }
 
 export function manifestFrom(doc: BoardDoc): Manifest {
@@ -33,12 +53,13 @@ export function manifestFrom(doc: BoardDoc): Manifest {
     title: string;
     description: string;
     coordination?: Partial<Pick<Settings, 'leaseSeconds' | 'lockStaleSeconds'>>;
-    limits?: Partial<Pick<Settings, 'runDataBytes' | 'maxUploadBytes'>>;
+    limits?: Partial<Pick<Settings, 'runDataBytes' | 'maxUploadBytes' | 'checkPass' | 'checkFail' | 'checkConfidence' | 'checkStateBytes'>>;
     people?: { email: string; name?: string }[];
     groups?: Record<string, string[]>;
     operators?: string[];
     agents?: { id: string; description?: string }[];
     notify?: { command: string; args?: string[] };
+    evaluator?: { chat?: { url: string; model: string; apiKeyEnv?: string }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number };
   };
   return {
     name: d.name,
@@ -50,7 +71,16 @@ export function manifestFrom(doc: BoardDoc): Manifest {
     operators: d.operators ?? [],
     agents: d.agents ?? [],
     notify: d.notify ? { command: d.notify.command, args: d.notify.args ?? [] } : null,
+    evaluator: evaluatorFrom(d.evaluator),
   };
+}
+
+function evaluatorFrom(e: { chat?: { url: string; model: string; apiKeyEnv?: string }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number } | undefined): EvaluatorConfig | null {
+  if (!e) return null;
+  const timeoutSeconds = e.timeoutSeconds ?? DEFAULT_EVALUATOR_TIMEOUT_SECONDS;
+  if (e.chat) return { kind: 'chat', url: e.chat.url, model: e.chat.model, ...(e.chat.apiKeyEnv ? { apiKeyEnv: e.chat.apiKeyEnv } : {}), timeoutSeconds };
+  if (e.command) return { kind: 'command', command: e.command, args: e.args ?? [], ...(e.model ? { model: e.model } : {}), timeoutSeconds };
+  return null;
 }
 
 /** The frontmatter of a new board's WORK.md. */

@@ -4,11 +4,12 @@
  * (changing nothing), or applies the transition and everything it triggers.
  */
 import { formatPath } from '../core/issues.js';
-import type { Process } from '../process/model.js';
+import type { Process, Step } from '../process/model.js';
+import { checkIssues, checkRequest, NeedsCheck, verdictOf, type CheckOutcome } from './check.js';
 import { checkValues } from '../process/values.js';
 import { accept, type FileCheck, type Submission } from './acceptance.js';
 import { Machine } from './machine.js';
-import { actorName, ToolError, type Actor, type Completion, type Context, type Lease, type Pinned, type RunState, type StepState } from './types.js';
+import { actorName, SERVER, ToolError, type Actor, type Completion, type Context, type Lease, type Pinned, type RunState, type StepState, type Verdict } from './types.js';
 import { assignment, decisionsFor, snapshotOf, OPERATORS } from './view.js';
 
 const RUN_ENDED = () => new ToolError('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
@@ -118,7 +119,7 @@ export function renew(m: Machine, stepId: string, claimId: string, progress: str
   return next;
 }
 
-export function submit(m: Machine, stepId: string, claimId: string, sub: Submission, actor: Actor, checkFile: FileCheck): void {
+export function submit(m: Machine, stepId: string, claimId: string, sub: Submission, actor: Actor, checkFile: FileCheck, check?: CheckOutcome): void {
   if (m.ended) throw RUN_ENDED();
   liveLease(m, stepId, claimId);
   const def = m.def(stepId);
@@ -126,29 +127,61 @@ export function submit(m: Machine, stepId: string, claimId: string, sub: Submiss
   const cap = issues.length === 0 ? capIssue(m, sub) : null;
   if (cap) issues.push(cap);
   if (issues.length > 0) throw new ToolError('not_accepted', `the submission for ${stepId} was not accepted; fix every issue and submit again`, issues);
-  m.complete(
-    stepId,
-    {
-      output: (sub.output ?? {}) as Record<string, unknown>,
-      ...(evidence.length > 0 ? { evidence } : {}),
-      summary: sub.summary!,
-      ...(sub.next !== undefined ? { next: sub.next, reason: sub.reason! } : {}),
-      by: actorName(actor),
-      at: m.at,
-    },
-    sub.next,
-  );
+  const completion: Completion = {
+    output: (sub.output ?? {}) as Record<string, unknown>,
+    ...(evidence.length > 0 ? { evidence } : {}),
+    summary: sub.summary!,
+    ...(sub.next !== undefined ? { next: sub.next, reason: sub.reason! } : {}),
+    by: actorName(actor),
+    at: m.at,
+  };
+  completeChecked(m, def, completion, actor, check);
+}
+
+/** Thrown once a failed check is recorded in the step's handoff: the service writes that, then refuses the call. */
+export class CheckFailed extends ToolError {}
+
+/**
+ * Complete a step through its check, if it has one (check-1 §3): pass and
+ * advisory verdicts complete it with the verdict recorded; fail refuses with
+ * the verdict in the handoff; unsure holds the submission for a person;
+ * an evaluator that did not answer is `retry`.
+ */
+function completeChecked(m: Machine, def: Step, completion: Completion, actor: Actor, outcome: CheckOutcome | undefined): void {
+  if (!def.check) {
+    m.complete(def.id, completion, completion.next);
+    return;
+  }
+  const request = checkRequest(m.state, m.pinned, def, completion, m.ctx.limits);
+  if (!outcome || outcome.material !== request.hash) throw new NeedsCheck(request);
+  const v = verdictOf(def, outcome, request, m.ctx.limits, m.at);
+  const lines = checkIssues(def, v, m.ctx.limits);
+  if (!v.advisory && v.verdict === 'error') {
+    throw new ToolError('retry', `the check evaluator did not answer (${'error' in outcome ? outcome.error : 'no answer'}); nothing changed, submit again with the same requestId`);
+  }
+  if (!v.advisory && v.verdict === 'fail') {
+    const st = m.step(def.id);
+    st.handoff = { ...(st.handoff ?? {}), issues: lines, check: v };
+    m.emit('step.check-failed', actorName(actor), def.id, { issues: lines });
+    throw new CheckFailed('not_accepted', `the check on ${def.id} failed; fix what it names and submit again`, lines);
+  }
+  if (!v.advisory && v.verdict === 'unsure') {
+    m.escalate(def.id, { note: `The check was unsure; a person decides. ${lines.join('; ')}`, by: SERVER, at: m.at, check: v, candidate: completion });
+    return;
+  }
+  m.complete(def.id, withCheck(completion, v), completion.next);
+}
+
+/** A completion with its verdict, in the file's key order (check before by and at). */
+function withCheck(c: Completion, v: Verdict): Completion {
+  const { by, at, check: _old, ...rest } = c;
+  return { ...rest, check: v, by, at };
 }
 
 export function escalate(m: Machine, stepId: string, claimId: string, note: string, actor: Actor): void {
   if (m.ended) throw RUN_ENDED();
   liveLease(m, stepId, claimId);
-  const st = m.step(stepId);
-  delete m.state.leases[stepId];
-  st.state = 'waiting';
-  st.workItem = m.workItemId(stepId);
-  st.escalation = { note, by: actorName(actor), at: m.at };
-  m.emit('step.escalated', actorName(actor), stepId, { workItem: st.workItem, note });
+  m.escalate(stepId, { note, by: actorName(actor), at: m.at });
 }
 
 export interface Decision extends Submission {
@@ -166,7 +199,7 @@ export function mayDecide(actor: Actor, assigned: { group?: string; person?: str
   return (groups[assigned.group ?? ''] ?? []).some((e) => e.toLowerCase() === actor.email.toLowerCase());
 }
 
-export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<string, string[]>, checkFile: FileCheck): void {
+export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<string, string[]>, checkFile: FileCheck, check?: CheckOutcome): void {
   // The documented order: run_ended, already_decided, not_found, stale, forbidden, not_accepted.
   if (m.ended) throw RUN_ENDED();
   const steps = Object.values(m.state.steps);
@@ -210,32 +243,44 @@ export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<str
       m.emit('step.failed', by, st.id, { note: d.note });
       m.end('ended', 'failed', { by, at: m.at, note: d.note! });
       return;
-    case 'returned':
+    case 'returned': {
+      // Back to whoever had it: an agent step is ready again; a task reopens for its person.
+      const check = st.escalation?.check;
       st.decided.push(st.workItem!);
       st.workItem = null;
       st.escalation = null;
-      st.state = 'ready';
       st.readySince = m.at;
-      st.handoff = { returned: { note: d.note!, by, at: m.at } };
-      m.emit('step.returned', by, st.id, { note: d.note });
+      st.handoff = { returned: { note: d.note!, by, at: m.at }, ...(check ? { issues: checkIssues(def, check, m.ctx.limits), check } : {}) };
+      if (def.kind === 'agent') st.state = 'ready';
+      else st.workItem = m.workItemId(st.id);
+      m.emit('step.returned', by, st.id, { note: d.note, ...(st.workItem ? { workItem: st.workItem } : {}) });
       return;
+    }
     case 'completed': {
+      const held = st.escalation?.candidate;
+      const own = (['output', 'evidence', 'summary', 'next', 'reason'] as const).some((k) => d[k] !== undefined);
+      if (held && !own) {
+        // The person takes the submission the check was unsure of, as it was accepted then.
+        m.complete(st.id, withCheck({ ...held, by, at: m.at }, st.escalation!.check!), held.next);
+        return;
+      }
       const { issues: problems, evidence } = accept(def, d, { summaryRequired: false, checkFile });
       const cap = problems.length === 0 ? capIssue(m, d) : null;
       if (cap) problems.push(cap);
       if (problems.length > 0) throw new ToolError('not_accepted', `the completion of ${st.id} was not accepted; fix every issue and decide again`, problems);
-      m.complete(
-        st.id,
-        {
-          output: (d.output ?? {}) as Record<string, unknown>,
-          ...(evidence.length > 0 ? { evidence } : {}),
-          ...(d.summary !== undefined ? { summary: d.summary } : {}),
-          ...(d.next !== undefined ? { next: d.next, reason: d.reason! } : {}),
-          by,
-          at: m.at,
-        },
-        d.next,
-      );
+      const completion: Completion = {
+        output: (d.output ?? {}) as Record<string, unknown>,
+        ...(evidence.length > 0 ? { evidence } : {}),
+        ...(d.summary !== undefined ? { summary: d.summary } : {}),
+        ...(d.next !== undefined ? { next: d.next, reason: d.reason! } : {}),
+        by,
+        at: m.at,
+      };
+      // A person completing an escalated step is not checked again; an ordinary task is (check-1 §3).
+      if (st.escalation) {
+        const v = st.escalation.check;
+        m.complete(st.id, v ? withCheck(completion, v) : completion, d.next);
+      } else completeChecked(m, def, completion, actor, check);
       return;
     }
   }

@@ -6,7 +6,7 @@
 import { durationMs, forwardTargets, JOIN, type Step } from '../process/model.js';
 import { isDateTime } from '../process/values.js';
 import { sha256Hex } from '../process/hash.js';
-import { SERVER, type Completion, type Context, type EngineEvent, type Pinned, type RunState, type StepState } from './types.js';
+import { SERVER, type Completion, type Context, type Escalation, type EngineEvent, type Pinned, type RunState, type StepState } from './types.js';
 
 export function emptyStep(def: Step): StepState {
   return {
@@ -226,6 +226,24 @@ export class Machine {
     const target = Array.isArray(def.next) ? chosen : def.next;
     if (target === undefined || target === null) return;
     this.go(id, target);
+  }
+
+  /**
+   * Hand a step to a person (§3.3, check-1 unsure): it waits on a new work
+   * item for the operators; its claim and any open work item end.
+   */
+  escalate(id: string, escalation: Escalation): void {
+    const st = this.step(id);
+    delete this.state.leases[id];
+    if (st.workItem) st.decided.push(st.workItem);
+    st.state = 'waiting';
+    st.workItem = this.workItemId(id);
+    st.escalation = escalation;
+    this.emit('step.escalated', escalation.by, id, {
+      workItem: st.workItem,
+      note: escalation.note,
+      ...(escalation.check ? { check: escalation.check.verdict } : {}),
+    });
   }
 
   /** Follow an edge: into a step, or `join` out of a branch. */

@@ -43,8 +43,27 @@ export interface Completion {
   reason?: string;
   decision?: 'approved' | 'rejected' | 'failed';
   note?: string;
-  check?: Record<string, unknown>;
+  check?: Verdict;
   by: string;
+  at: string;
+}
+
+/** One question of a check, answered and judged (check-1 §3). */
+export interface QuestionResult {
+  ask: string;
+  kind: 'yes_no' | 'choice' | 'rubric';
+  answer: number | string | null;
+  confidence?: number;
+  result: 'pass' | 'fail' | 'unsure';
+}
+
+/** A check's verdict as run data, handoffs and escalations show it (key order is the file's order). */
+export interface Verdict {
+  verdict: 'pass' | 'fail' | 'unsure' | 'error';
+  advisory: boolean;
+  model: string;
+  questions: QuestionResult[];
+  truncated?: boolean;
   at: string;
 }
 
@@ -52,15 +71,16 @@ export interface Handoff {
   progress?: string;
   returned?: { note: string; by: string; at: string };
   issues?: string[];
-  check?: Record<string, unknown>;
+  check?: Verdict;
 }
 
 export interface Escalation {
   note: string;
   by: string;
   at: string;
-  check?: Record<string, unknown>;
-  candidate?: Record<string, unknown>;
+  check?: Verdict;
+  /** The submission a check was unsure of, held for the person who decides. */
+  candidate?: Completion;
 }
 
 export type StoredStepState = 'ready' | 'waiting' | 'done' | 'failed' | 'cancelled' | null;
@@ -142,6 +162,11 @@ export interface Pinned {
 export interface Limits {
   runDataBytes: number;
   leaseSeconds: number;
+  /** check-1 §5: default thresholds, and how much run data an evaluator is shown. */
+  checkPass: number;
+  checkFail: number | null;
+  checkConfidence: number;
+  checkStateBytes: number;
 }
 
 /** The world around a command: time, fresh ids, limits. */

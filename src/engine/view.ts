@@ -34,10 +34,13 @@ export function runData(state: RunState, pinned: Pinned, url: FileUrl | null): {
   const steps: Record<string, unknown> = {};
   for (const def of pinned.process.steps) {
     const st = state.steps[def.id];
-    if (!st || (!st.current && st.history.length === 0)) continue;
+    // While a check's unsure verdict waits on a person, run data shows it (check-1 §3).
+    const pending = st?.escalation?.check;
+    if (!st || (!st.current && st.history.length === 0 && !pending)) continue;
     if (def.kind === 'parallel' || (def.kind === 'finish' && !st.current)) continue;
     steps[def.id] = {
       ...(st.current ? completionView(def.kind, st.current, url) : {}),
+      ...(pending ? { check: pending } : {}),
       history: st.history.map((h) => completionView(def.kind, h, url)),
     };
   }
@@ -106,7 +109,8 @@ export function assignment(state: RunState, pinned: Pinned, def: Step, st: StepS
 export const OPERATORS = 'operators';
 
 export function decisionsFor(def: Step, st: StepState): string[] {
-  if (def.kind === 'agent' || (st.escalation && def.kind !== 'approve')) return def.kind === 'agent' ? ['returned', 'completed', 'failed'] : ['completed', 'failed'];
+  // An escalation (an agent's, or a check unsure of an agent's or a task's submission) can be returned.
+  if (def.kind === 'agent' || (st.escalation && def.kind === 'task')) return ['returned', 'completed', 'failed'];
   return def.kind === 'approve' ? ['approved', 'rejected', 'failed'] : ['completed', 'failed'];
 }
 

@@ -10,6 +10,9 @@
  */
 import { ulid } from 'ulid';
 import type { Board } from '../board/board.js';
+import type { Manifest } from '../board/manifest.js';
+import { NeedsCheck, type CheckOutcome } from '../engine/check.js';
+import { evaluate } from '../evaluator/evaluator.js';
 import { BoardError } from '../board/errors.js';
 import { readIfExists, removeIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
@@ -22,7 +25,7 @@ import { Machine } from '../engine/machine.js';
 import { actorName, ToolError, type Actor, type Context, type EngineEvent, type Lease, type Pinned, type RunRecord, type RunState, type StepState } from '../engine/types.js';
 import { leaseLive, requirements, runView, snapshotOf, workItems, type FileUrl } from '../engine/view.js';
 import { canonicalJson, sha256Hex } from '../process/hash.js';
-import { TOOLS, type Offer, type Tool } from '../process/profiles.js';
+import { FULL_OFFER, TOOLS, type Offer, type Tool } from '../process/profiles.js';
 import { leasePath, parseLease, runDoc, runFromDoc, stepDoc, stepFromDoc } from './runfiles.js';
 import { RunIndex, runStamp } from './run-index.js';
 import { argumentIssues } from './schemas.js';
@@ -30,10 +33,13 @@ import { TokenKey } from './tokens.js';
 
 export type ToolResult = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; issues?: string[] } };
 
-/** What this server offers today: parallel-1, and check-1 only once an evaluator is configured (not yet). */
-export const SERVER_OFFER: Offer = { profiles: new Set(['parallel-1']), tools: new Set(TOOLS) };
+/** What a board offers: every tool, parallel-1, and check-1 only while WORK.md configures an evaluator (check-1 §1). */
+export function offerFor(manifest: Manifest): Offer {
+  return { profiles: new Set(manifest.evaluator ? ['parallel-1', 'check-1'] : ['parallel-1']), tools: new Set(TOOLS) };
+}
 
-export const CHECK_DEFAULTS = { checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 64 * 1024 };
+/** How often a write asks the evaluator again when run data moved while it was answering. */
+const CHECK_ROUNDS = 3;
 
 interface Loaded {
   state: RunState;
@@ -53,7 +59,7 @@ export class Service {
   /** Open runs as last read, reused while nothing in their folder or leases changed. */
   private readonly runCache = new Map<string, { stamp: string; loaded: Loaded }>();
   private readonly now: () => Date;
-  readonly offer: Offer;
+  private readonly fixedOffer: Offer | undefined;
 
   private constructor(
     readonly board: Board,
@@ -61,7 +67,7 @@ export class Service {
     opts: ServiceOptions,
   ) {
     this.now = opts.now ?? (() => new Date());
-    this.offer = opts.offer ?? SERVER_OFFER;
+    this.fixedOffer = opts.offer;
     this.index = new RunIndex(board.store, opts.onIndexProgress);
   }
 
@@ -106,6 +112,11 @@ export class Service {
     }
   }
 
+  /** What this server offers now: WORK.md is re-read on every call, so configuring an evaluator takes effect at once. */
+  get offer(): Offer {
+    return this.fixedOffer ?? offerFor(this.board.manifest);
+  }
+
   describe(): Record<string, unknown> {
     const s = this.board.manifest.settings;
     return {
@@ -116,13 +127,14 @@ export class Service {
       person: { format: 'email' },
       tools: [...this.offer.tools],
       maxUploadBytes: s.maxUploadBytes,
-      limits: { runDataBytes: s.runDataBytes, ...CHECK_DEFAULTS },
+      limits: { runDataBytes: s.runDataBytes, checkPass: s.checkPass, checkFail: s.checkFail, checkConfidence: s.checkConfidence, checkStateBytes: s.checkStateBytes },
     };
   }
 
   private context(now: Date): Context {
     const s = this.board.manifest.settings;
-    return { now, newId: (prefix) => `${prefix}-${ulid(now.getTime()).toLowerCase()}`, limits: { runDataBytes: s.runDataBytes, leaseSeconds: s.leaseSeconds } };
+    const limits = { runDataBytes: s.runDataBytes, leaseSeconds: s.leaseSeconds, checkPass: s.checkPass, checkFail: s.checkFail, checkConfidence: s.checkConfidence, checkStateBytes: s.checkStateBytes };
+    return { now, newId: (prefix) => `${prefix}-${ulid(now.getTime()).toLowerCase()}`, limits };
   }
 
   // ---- processes ------------------------------------------------------------
@@ -131,7 +143,8 @@ export class Service {
     const key = `${name}@${version}`;
     let p = this.pinnedCache.get(key);
     if (!p) {
-      const v = await loadVersion(this.board, name, version, this.offer);
+      // Publication is where the offer is enforced; a published version stays readable whatever WORK.md says later.
+      const v = await loadVersion(this.board, name, version, FULL_OFFER);
       p = { process: v.process, version: v.version, hash: v.hash, roles: v.roles };
       this.pinnedCache.set(key, p);
     }
@@ -418,6 +431,22 @@ export class Service {
       runId = claims.runId;
     } else runId = a.runId as string;
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
+    // A step with a check: the engine asks for a verdict on exactly the material it would
+    // complete; the evaluator is asked outside the lock, and the write is tried again with
+    // the answer. If run data moved meanwhile (a sibling branch), the material differs and it asks again.
+    let check: CheckOutcome | undefined;
+    for (let round = 1; ; round++) {
+      try {
+        return await this.writeOnce(tool, runId, a, actor, claims, check);
+      } catch (e) {
+        if (!(e instanceof NeedsCheck)) throw e;
+        if (round === CHECK_ROUNDS) throw new ToolError('retry', 'the run kept changing while its check was evaluated; call again with the same requestId');
+        check = await evaluate(this.board.manifest.evaluator, e.request, this.board.root);
+      }
+    }
+  }
+
+  private async writeOnce(tool: Tool, runId: string, a: Record<string, unknown>, actor: Actor, claims: ReturnType<TokenKey['verify']>, check: CheckOutcome | undefined): Promise<unknown> {
     const now = this.now();
     const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
       const prior = await this.replay(tx, tool, a, actor);
@@ -432,8 +461,14 @@ export class Service {
       m.state.run.updatedAt = now.toISOString();
       let data: unknown;
       try {
-        data = await this.apply(tool, m, a, actor, claims);
+        data = await this.apply(tool, m, a, actor, claims, check);
       } catch (e) {
+        // A failed check is recorded (the verdict goes to the step's handoff), then refused.
+        if (e instanceof cmd.CheckFailed) {
+          m.settle();
+          this.persist(tx, m, before);
+          return { refused: e };
+        }
         // A refused submission changes nothing in the run; its issues are kept with the
         // claim (coordinator state, not committed) so a next claimant's handoff shows them.
         const lease = claims ? loaded.state.leases[claims.stepId] : undefined;
@@ -493,7 +528,7 @@ export class Service {
     return out;
   }
 
-  private async apply(tool: Tool, m: Machine, a: Record<string, unknown>, actor: Actor, claims: ReturnType<TokenKey['verify']>): Promise<unknown> {
+  private async apply(tool: Tool, m: Machine, a: Record<string, unknown>, actor: Actor, claims: ReturnType<TokenKey['verify']>, check: CheckOutcome | undefined): Promise<unknown> {
     // The view a write returns shows every transition it triggered, run state included (§4).
     const view = () => {
       m.settle();
@@ -521,13 +556,13 @@ export class Service {
         return { token: this.tokens.sign({ runId: m.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt }), expiresAt: lease.expiresAt };
       }
       case 'submit':
-        cmd.submit(m, claims!.stepId, claims!.claimId, a as Submission, actor, await this.fileChecks(a.evidence));
+        cmd.submit(m, claims!.stepId, claims!.claimId, a as Submission, actor, await this.fileChecks(a.evidence), check);
         return view();
       case 'escalate':
         cmd.escalate(m, claims!.stepId, claims!.claimId, a.note as string, actor);
         return view();
       case 'decide':
-        cmd.decide(m, a as unknown as cmd.Decision, actor, this.board.manifest.groups, await this.fileChecks(a.evidence));
+        cmd.decide(m, a as unknown as cmd.Decision, actor, this.board.manifest.groups, await this.fileChecks(a.evidence), check);
         return view();
       case 'cancel':
         cmd.cancel(m, a.reason as string, actor);

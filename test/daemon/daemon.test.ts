@@ -15,7 +15,7 @@ import { addAgent, addOperator, editManifest } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { verifyChain } from '../../src/board/audit.js';
 import { resolveActor } from '../../src/service/identity.js';
-import { Service, SERVER_OFFER } from '../../src/service/service.js';
+import { Service, offerFor } from '../../src/service/service.js';
 
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
 const children: ChildProcess[] = [];
@@ -45,7 +45,7 @@ async function board(): Promise<{ board: Board; service: Service; bot: ReturnTyp
   await addAgent(b, 'test', 'bot');
   await fs.mkdir(path.join(dir, 'processes/timer'), { recursive: true });
   await fs.writeFile(path.join(dir, 'processes/timer/PROCESS.md'), TIMER);
-  await publish(b, { folder: path.join(dir, 'processes/timer'), roles: {}, actor: 'test', offer: SERVER_OFFER });
+  await publish(b, { folder: path.join(dir, 'processes/timer'), roles: {}, actor: 'test', offer: offerFor(b.manifest) });
   return { board: b, service: await Service.open(b), bot: resolveActor(b.manifest, 'bot') };
 }
 
@@ -171,7 +171,7 @@ describe('workboard serve', () => {
       path.join(b.root, 'processes/chore/PROCESS.md'),
       '---\nname: chore\ndescription: One agent step due in a minute.\nsteps:\n  - id: work\n    agent: Do it.\n    due: 1m\n  - id: done\n    finish: done\n---\nBody.\n',
     );
-    await publish(b, { folder: path.join(b.root, 'processes/chore'), roles: {}, actor: 'test', offer: SERVER_OFFER });
+    await publish(b, { folder: path.join(b.root, 'processes/chore'), roles: {}, actor: 'test', offer: offerFor(b.manifest) });
     // Both runs start 59 s ago by the service's clock: their minute is up a second after now.
     const past = await Service.open(b, { now: () => new Date(Date.now() - 59_000) });
     const actor = bot.ok ? bot.actor : (undefined as never);

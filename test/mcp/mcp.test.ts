@@ -19,7 +19,7 @@ import { Board } from '../../src/board/board.js';
 import { addAgent } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { createToken } from '../../src/service/credentials.js';
-import { SERVER_OFFER } from '../../src/service/service.js';
+import { offerFor } from '../../src/service/service.js';
 import { conformanceIssues } from '../support/svc-harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -53,7 +53,7 @@ beforeAll(async () => {
   await addAgent(board, 'test', 'second');
   mkdirSync(path.join(dir, 'processes/filing'), { recursive: true });
   writeFileSync(path.join(dir, 'processes/filing/PROCESS.md'), FILING);
-  await publish(board, { folder: path.join(dir, 'processes/filing'), roles: { editor: 'editors' }, actor: 'test', offer: SERVER_OFFER });
+  await publish(board, { folder: path.join(dir, 'processes/filing'), roles: { editor: 'editors' }, actor: 'test', offer: offerFor(board.manifest) });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { loadProcess } from '../../src/process/load.js';
 import type { Process } from '../../src/process/model.js';
-import { SERVER_OFFER } from '../../src/service/service.js';
+import { FULL_OFFER } from '../../src/process/profiles.js';
 import { CAST, type Data, type Harness } from './svc-harness.js';
 
 export type DecisionKind = 'completed' | 'approved' | 'rejected' | 'failed' | 'returned';
@@ -34,7 +34,7 @@ export interface Trace {
 }
 
 export function loadFixture(folder: string): Process {
-  const r = loadProcess(readFileSync(path.join(folder, 'PROCESS.md'), 'utf8'), SERVER_OFFER);
+  const r = loadProcess(readFileSync(path.join(folder, 'PROCESS.md'), 'utf8'), FULL_OFFER);
   if (!r.ok) throw new Error(`${folder}: ${JSON.stringify(r.issues)}`);
   return r.process;
 }

@@ -22,7 +22,7 @@ import { Board } from '../../src/board/board.js';
 import { publish } from '../../src/board/processes.js';
 import type { Actor } from '../../src/engine/types.js';
 import { resolveActor } from '../../src/service/identity.js';
-import { Service, SERVER_OFFER, type ToolResult } from '../../src/service/service.js';
+import { Service, offerFor, type ToolResult } from '../../src/service/service.js';
 
 // ---- where things are ---------------------------------------------------------
 
@@ -164,6 +164,10 @@ export interface BoardSpec {
   leaseSeconds?: number;
   runDataBytes?: number;
   maxUploadBytes?: number;
+  /** WORK.md `evaluator`: the board offers check-1 while it is set. */
+  evaluator?: Record<string, unknown>;
+  /** WORK.md check limits (checkPass, checkFail, checkConfidence, checkStateBytes). */
+  checkLimits?: Record<string, number | null>;
   /** Processes to publish: a folder name under fixtures/service, or an absolute folder. */
   processes?: { folder: string; roles?: Record<string, string> }[];
   /** Where the clock starts. */
@@ -233,18 +237,19 @@ export class Harness {
       description: 'A board made by the service tests.',
       rev: 1,
       coordination: { leaseSeconds: spec.leaseSeconds ?? 600, lockStaleSeconds: 30 },
-      limits: { runDataBytes: spec.runDataBytes ?? 256 * 1024, maxUploadBytes: spec.maxUploadBytes ?? 10 * 1024 * 1024 },
+      limits: { runDataBytes: spec.runDataBytes ?? 256 * 1024, maxUploadBytes: spec.maxUploadBytes ?? 10 * 1024 * 1024, ...(spec.checkLimits ?? {}) },
       people: [...people].map((email) => ({ email })),
       groups,
       operators,
       agents: (spec.agents ?? [CAST.agent, CAST.rival]).map((id) => ({ id })),
+      ...(spec.evaluator ? { evaluator: spec.evaluator } : {}),
     };
     // A hand edit of WORK.md before anything opens the service: the next transaction (the first publish) adopts it.
     await fs.writeFile(path.join(root, 'WORK.md'), `---\n${stringify(manifest)}---\n# Service test board\n`);
     const board = await Board.open(root);
     for (const p of spec.processes ?? []) {
       const folder = path.isAbsolute(p.folder) ? p.folder : path.join(FIXTURES, p.folder);
-      await publish(board, { folder, roles: p.roles ?? {}, actor: CAST.operator, offer: SERVER_OFFER });
+      await publish(board, { folder, roles: p.roles ?? {}, actor: CAST.operator, offer: offerFor(board.manifest) });
     }
     // The service reads the time from the harness, so a test moves it with advance()/setTime().
     const ref: { harness?: Harness } = {};
@@ -255,7 +260,7 @@ export class Harness {
 
   /** Publish one more version (after the service opened). */
   async publish(folder: string, roles: Record<string, string> = {}) {
-    return publish(this.board, { folder: path.isAbsolute(folder) ? folder : path.join(FIXTURES, folder), roles, actor: CAST.operator, offer: SERVER_OFFER });
+    return publish(this.board, { folder: path.isAbsolute(folder) ? folder : path.join(FIXTURES, folder), roles, actor: CAST.operator, offer: offerFor(this.board.manifest) });
   }
 
   get now(): Date {

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
 import { listVersions, loadVersion } from '../../board/processes.js';
 import { mapModel, toMermaid, toSvg } from '../../process/map.js';
-import { SERVER_OFFER } from '../../service/service.js';
+import { FULL_OFFER } from '../../process/profiles.js';
 import { EXIT } from '../output.js';
 import type { Cli } from '../cli.js';
 
@@ -19,7 +19,7 @@ export function register(program: Command, cli: Cli): void {
       const board = await cli.board();
       const versions = await listVersions(board, name).catch((): number[] => []);
       if (versions.length === 0) throw new BoardError('invalid', `no published process ${name}`);
-      const v = await loadVersion(board, name, o.versionNumber ? Number(o.versionNumber) : versions[versions.length - 1]!, SERVER_OFFER);
+      const v = await loadVersion(board, name, o.versionNumber ? Number(o.versionNumber) : versions[versions.length - 1]!, FULL_OFFER);
       const model = mapModel(v.process);
       process.stdout.write(o.format === 'svg' ? toSvg(model) : toMermaid(model));
       cli.exit(EXIT.ok);

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { missingRoles, publish } from '../../board/processes.js';
 import { loadProcess } from '../../process/load.js';
-import { SERVER_OFFER } from '../../service/service.js';
+import { offerFor } from '../../service/service.js';
 import { readFileSync } from 'node:fs';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -27,9 +27,9 @@ async function promptRoles(folder: string, given: Record<string, string>, cli: C
   } catch {
     return given;
   }
-  const loaded = loadProcess(text, SERVER_OFFER);
-  if (!loaded.ok) return given;
   const board = await cli.board();
+  const loaded = loadProcess(text, offerFor(board.manifest));
+  if (!loaded.ok) return given;
   const missing = await missingRoles(board, loaded.process, given);
   if (missing.length === 0) return given;
   const groups = Object.keys(board.manifest.groups);
@@ -56,7 +56,7 @@ export function register(program: Command, cli: Cli): void {
     .action(async (folder: string, opts: { role: string[] }) => {
       const roles = await promptRoles(folder, parseRoles(opts.role, cli), cli);
       const board = await cli.board();
-      const r = await publish(board, { folder, roles, actor: cli.actor(), offer: SERVER_OFFER });
+      const r = await publish(board, { folder, roles, actor: cli.actor(), offer: offerFor(board.manifest) });
       if (cli.json()) printJson({ ok: true, data: r });
       else {
         const what = r.created ? color.green(`published ${r.name} v${r.version}`) : `${r.name} v${r.version} is already this content; nothing new published`;

@@ -11,7 +11,8 @@ import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
 import type { Actor } from '../../engine/types.js';
 import { resolveActor } from '../../service/identity.js';
-import { Service, SERVER_OFFER, type ToolResult } from '../../service/service.js';
+import { Service, type ToolResult } from '../../service/service.js';
+import { FULL_OFFER } from '../../process/profiles.js';
 import { loadVersion } from '../../board/processes.js';
 import { mapModel, toMermaid } from '../../process/map.js';
 import { color, EXIT, printJson } from '../output.js';
@@ -170,7 +171,7 @@ export function register(program: Command, cli: Cli): void {
         if (!o.map) return printRun(v);
         const run = v.run as Obj;
         const board = await cli.board();
-        const p = await loadVersion(board, String(run.process), Number(run.version), SERVER_OFFER);
+        const p = await loadVersion(board, String(run.process), Number(run.version), FULL_OFFER);
         const states = Object.fromEntries((v.steps as { id: string; state: string | null }[]).map((s) => [s.id, s.state]));
         process.stdout.write(toMermaid(mapModel(p.process), states));
       }),

@@ -1,0 +1,180 @@
+/**
+ * The check-1 profile's rules (profiles/check §2–§5): what an evaluator is
+ * shown, how its answers become a verdict, and how a verdict reads in
+ * issues. Pure: the evaluator itself is called by the service, outside any
+ * lock, and its answers come back into the engine as a `CheckOutcome`.
+ */
+import { canonicalJson, sha256Hex } from '../process/hash.js';
+import type { CheckQuestion, Step } from '../process/model.js';
+import type { Completion, Limits, Pinned, QuestionResult, RunState, Verdict } from './types.js';
+import { runData } from './view.js';
+
+/** One answer as an evaluator gives it; which shape depends on the question's kind. */
+export type CheckAnswer = { yes: number } | { choice: string; confidence: number } | { level: number; confidence: number };
+
+/** What the evaluator returned for one material: its answers in question order, or why it did not answer. */
+export type CheckOutcome = { material: string; model: string } & ({ answers: CheckAnswer[] } | { error: string });
+
+/** The questions as an evaluator is asked them: no thresholds, so nothing hints at the wanted answer. */
+export type AskedQuestion =
+  | { kind: 'yes_no'; ask: string }
+  | { kind: 'choice'; ask: string; one_of: Record<string, string> }
+  | { kind: 'rubric'; ask: string; levels: string[] };
+
+/** Everything the evaluator sees, and the hash that ties its answers to exactly this material. */
+export interface CheckRequest {
+  material: {
+    step: { id: string; kind: string; instructions: string };
+    body: string;
+    data: { inputs: Record<string, unknown>; steps: Record<string, unknown> };
+    /** Steps left out of `data` to fit `checkStateBytes`, oldest first. */
+    omitted: string[];
+    submission: { output: Record<string, unknown>; summary?: string; evidence: { kind: string; ref: string }[]; next?: string; reason?: string };
+  };
+  questions: AskedQuestion[];
+  truncated: boolean;
+  hash: string;
+}
+
+/**
+ * Thrown by a command that needs a verdict it was not given (or was given
+ * for other material): the service asks the evaluator and calls again.
+ */
+export class NeedsCheck extends Error {
+  constructor(readonly request: CheckRequest) {
+    super('a check verdict is needed');
+    this.name = 'NeedsCheck';
+  }
+}
+
+export function askedQuestions(qs: readonly CheckQuestion[]): AskedQuestion[] {
+  return qs.map((q) => {
+    switch (q.kind) {
+      case 'yes_no':
+        return { kind: 'yes_no', ask: q.ask };
+      case 'choice':
+        return { kind: 'choice', ask: q.ask, one_of: q.oneOf };
+      case 'rubric':
+        return { kind: 'rubric', ask: q.ask, levels: q.levels };
+    }
+  });
+}
+
+const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
+
+/** When a step's entry in run data last changed: its current completion, else its latest earlier one. */
+function lastAt(entry: unknown): string {
+  const e = entry as { at?: string; history?: { at?: string }[] };
+  return e.at ?? e.history?.[e.history.length - 1]?.at ?? '';
+}
+
+/**
+ * The material for a submission: run data cut to `checkStateBytes` by
+ * leaving out whole steps, oldest first (inputs last of all).
+ */
+export function checkRequest(state: RunState, pinned: Pinned, def: Step, sub: Completion, limits: Limits): CheckRequest {
+  const full = runData(state, pinned, null);
+  const steps = { ...full.steps };
+  let inputs = full.inputs;
+  const omitted: string[] = [];
+  const oldestFirst = Object.keys(steps).sort((a, b) => (lastAt(steps[a]) < lastAt(steps[b]) ? -1 : lastAt(steps[a]) > lastAt(steps[b]) ? 1 : 0));
+  for (const id of oldestFirst) {
+    if (bytes({ inputs, steps }) <= limits.checkStateBytes) break;
+    delete steps[id];
+    omitted.push(id);
+  }
+  if (bytes({ inputs, steps }) > limits.checkStateBytes) {
+    inputs = {};
+    omitted.push('inputs');
+  }
+  const material: CheckRequest['material'] = {
+    step: { id: def.id, kind: def.kind, instructions: def.value },
+    body: pinned.process.body,
+    data: { inputs, steps },
+    omitted,
+    submission: {
+      output: sub.output ?? {},
+      ...(sub.summary !== undefined ? { summary: sub.summary } : {}),
+      evidence: (sub.evidence ?? []).map((e) => ({ kind: e.kind, ref: e.ref })),
+      ...(sub.next !== undefined ? { next: sub.next, reason: sub.reason } : {}),
+    },
+  };
+  const questions = askedQuestions(def.check ?? []);
+  return { material, questions, truncated: omitted.length > 0, hash: sha256Hex(canonicalJson({ material, questions })) };
+}
+
+/** Why an answer does not fit its question, or null when it does. */
+export function answerProblem(q: AskedQuestion, a: unknown): string | null {
+  const isProb = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
+  if (typeof a !== 'object' || a === null || Array.isArray(a)) return 'expected an object';
+  const o = a as Record<string, unknown>;
+  switch (q.kind) {
+    case 'yes_no':
+      return isProb(o.yes) ? null : 'expected {"yes": <probability from 0 to 1>}';
+    case 'choice':
+      if (typeof o.choice !== 'string' || !Object.hasOwn(q.one_of, o.choice)) return `expected "choice" to be one of ${Object.keys(q.one_of).join(', ')}`;
+      return isProb(o.confidence) ? null : 'expected "confidence" from 0 to 1';
+    case 'rubric':
+      if (!Number.isInteger(o.level) || (o.level as number) < 0 || (o.level as number) >= q.levels.length) return `expected "level" to be a whole number from 0 to ${q.levels.length - 1}`;
+      return isProb(o.confidence) ? null : 'expected "confidence" from 0 to 1';
+  }
+}
+
+/** One question's result: thresholds from the question, else the server's limits (§2, §5). */
+export function judgeQuestion(q: CheckQuestion, a: CheckAnswer, limits: Limits): QuestionResult {
+  switch (q.kind) {
+    case 'yes_no': {
+      const p = (a as { yes: number }).yes;
+      const pass = q.pass ?? limits.checkPass;
+      const fail = q.fail ?? limits.checkFail;
+      const result = p >= pass ? 'pass' : fail !== null && p >= fail ? 'unsure' : 'fail';
+      return { ask: q.ask, kind: q.kind, answer: p, result };
+    }
+    case 'choice': {
+      const { choice, confidence } = a as { choice: string; confidence: number };
+      let result: QuestionResult['result'] = q.pass.includes(choice) ? 'pass' : q.unsure.includes(choice) ? 'unsure' : 'fail';
+      if (confidence < (q.confidence ?? limits.checkConfidence)) result = 'unsure';
+      return { ask: q.ask, kind: q.kind, answer: choice, confidence, result };
+    }
+    case 'rubric': {
+      const { level, confidence } = a as { level: number; confidence: number };
+      let result: QuestionResult['result'] = level >= q.pass ? 'pass' : 'fail';
+      if (confidence < (q.confidence ?? limits.checkConfidence)) result = 'unsure';
+      return { ask: q.ask, kind: q.kind, answer: level, confidence, result };
+    }
+  }
+}
+
+const RANK = { pass: 0, fail: 1, unsure: 2 } as const;
+
+/** The verdict of an outcome: the worst question (unsure > fail > pass), or `error` when the evaluator did not answer. */
+export function verdictOf(def: Step, outcome: CheckOutcome, request: CheckRequest, limits: Limits, at: string): Verdict {
+  const advisory = def.advisory === true;
+  const tail = { ...(request.truncated ? { truncated: true } : {}), at };
+  if ('error' in outcome) {
+    return { verdict: 'error', advisory, model: outcome.model, questions: request.questions.map((q) => ({ ask: q.ask, kind: q.kind, answer: null, result: 'unsure' })), ...tail };
+  }
+  const questions = (def.check ?? []).map((q, i) => judgeQuestion(q, outcome.answers[i]!, limits));
+  const worst = questions.reduce<QuestionResult['result']>((w, q) => (RANK[q.result] > RANK[w] ? q.result : w), 'pass');
+  return { verdict: worst, advisory, model: outcome.model, questions, ...tail };
+}
+
+const num = (n: number) => String(Math.round(n * 100) / 100);
+
+/** How one answer reads in an issue line: `no (0.12)`, `hedges (0.9)`, `level 1: One list is covered. (0.85)`. */
+export function answerText(def: Step, i: number, r: QuestionResult, limits: Limits): string {
+  const q = (def.check ?? [])[i]!;
+  if (q.kind === 'yes_no') {
+    const p = r.answer as number;
+    return `${p < (q.pass ?? limits.checkPass) ? 'no' : 'yes'} (${num(p)})`;
+  }
+  const conf = ` (${num(r.confidence ?? 0)})`;
+  if (q.kind === 'choice') return `${String(r.answer)}${conf}`;
+  return `level ${String(r.answer)}: ${q.levels[r.answer as number] ?? ''}${conf}`;
+}
+
+/** The issue lines of every question that did not pass: `check: <ask> → <answer>`. */
+export function checkIssues(def: Step, v: Verdict, limits: Limits): string[] {
+  if (v.verdict === 'error') return [];
+  return v.questions.flatMap((r, i) => (r.result === 'pass' ? [] : [`check: ${r.ask} → ${answerText(def, i, r, limits)}`]));
+}
