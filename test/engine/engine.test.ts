@@ -24,7 +24,7 @@ function pinned(frontmatter: string, roles: Record<string, string> = {}): Pinned
 function clock(start = '2026-01-05T09:00:00.000Z') {
   let now = new Date(start);
   let n = 0;
-  const ctx = (): Context => ({ now, newId: (p) => `${p}-${String(++n).padStart(4, '0')}`, limits: { runDataBytes: 10_000, leaseSeconds: 600 } });
+  const ctx = (): Context => ({ now, newId: (p) => `${p}-${String(++n).padStart(4, '0')}`, limits: { runDataBytes: 10_000, leaseSeconds: 600, checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 65_536 } });
   return { ctx, advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
 }
 
