@@ -1,5 +1,7 @@
 /**
- * The ten core upstream fixtures (../shared/conformance/fixtures), published
+ * The twelve upstream fixtures (../shared/conformance/fixtures): the ten core
+ * ones, and major-incident (parallel-1) and vendor-check (check-1, answered by
+ * a command evaluator that passes what it is shown). Each is published
  * on a board with every role mapped to a group we declare, and each driven
  * through the service to every one of its outcomes: each finish outcome,
  * `rejected` where an approval has no on_reject, and `failed`. Alternative
@@ -8,6 +10,7 @@
  * Skipped when ../shared is absent.
  */
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roleNames } from '../../src/board/processes.js';
 import type { Process } from '../../src/process/model.js';
@@ -106,6 +109,23 @@ const CASES: Record<string, Case[]> = {
     { title: 'rejected by the commander', outcome: 'rejected', plan: { decisions: { close_review: 'rejected' } } },
     { title: 'failed by security', outcome: 'failed', plan: { decisions: { security: 'failed' } }, failedAt: 'security', untouched: ['communications', 'close_review'] },
   ],
+  'major-incident': [
+    { title: 'stabilized', outcome: 'stabilized', done: ['activate', 'respond', 'operations', 'security', 'communications', 'close_review', 'done'] },
+    {
+      title: 'stabilized after the commander reopens every branch',
+      outcome: 'stabilized',
+      plan: { decisions: { close_review: ['rejected', 'approved'] } },
+      history: { operations: 1, security: 1, communications: 1, close_review: 1 },
+    },
+    { title: 'failed by operations', outcome: 'failed', plan: { decisions: { operations: 'failed' } }, failedAt: 'operations', untouched: ['close_review'] },
+  ],
+  'vendor-check': [
+    { title: 'onboarded after a passing check', outcome: 'onboarded', done: ['check_vendor', 'approve', 'done'], untouched: ['decline'] },
+    { title: 'declined', outcome: 'declined', plan: { routes: { check_vendor: 'decline' } }, untouched: ['approve', 'done'] },
+    { title: 'onboarded after finance rejects once', outcome: 'onboarded', plan: { decisions: { approve: ['rejected', 'approved'] } }, history: { check_vendor: 1, approve: 1 } },
+    { title: 'failed by finance', outcome: 'failed', plan: { decisions: { approve: 'failed' } }, failedAt: 'approve' },
+    { title: 'failed by an operator after the agent escalates', outcome: 'failed', plan: { escalate: ['check_vendor'], decisions: { check_vendor: 'failed' } }, failedAt: 'check_vendor' },
+  ],
   'supplier-rfp': [
     { title: 'selected', outcome: 'selected', done: ['collect_quotes', 'compare', 'select', 'record_selection', 'done'] },
     { title: 'selected after the manager rejects once', outcome: 'selected', plan: { decisions: { select: ['rejected', 'approved'] } }, history: { collect_quotes: 1, compare: 1, select: 1 } },
@@ -126,6 +146,7 @@ const CASES: Record<string, Case[]> = {
 };
 
 const CORE = Object.keys(CASES);
+const AGREEABLE = fileURLToPath(new URL('../support/evaluators/agreeable.mjs', import.meta.url));
 
 /** Every outcome a process can end with: its finish outcomes, `rejected` when an approval has no on_reject, and `failed`. */
 function outcomesOf(p: Process): string[] {
@@ -135,8 +156,8 @@ function outcomesOf(p: Process): string[] {
   return [...out].sort();
 }
 
-describe.skipIf(!HAS_FIXTURES)('the ten core upstream fixtures, driven to every outcome', () => {
-  it('covers every outcome of every core fixture', () => {
+describe.skipIf(!HAS_FIXTURES)('the upstream fixtures, driven to every outcome', () => {
+  it('covers every outcome of every fixture', () => {
     for (const name of CORE) {
       const p = loadFixture(path.join(UPSTREAM_FIXTURES, name));
       expect(p.name).toBe(name);
@@ -160,6 +181,7 @@ describe.skipIf(!HAS_FIXTURES)('the ten core upstream fixtures, driven to every 
       h = await Harness.open({
         people: [PERSON, STARTER, CAST.operator],
         groups,
+        evaluator: { command: globalThis.process.execPath, args: [AGREEABLE] },
         processes: [{ folder, roles }],
       });
       const published = await h.ok('list_processes', {}, STARTER);
