@@ -5,6 +5,7 @@ import { Cli, CliExit } from './cli.js';
 import { EXIT, printError } from './output.js';
 import * as audit from './commands/audit.js';
 import * as doctor from './commands/doctor.js';
+import * as evaluator from './commands/evaluator.js';
 import * as git from './commands/git.js';
 import * as init from './commands/init.js';
 import * as map from './commands/map.js';
@@ -35,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run workboard help <command> for examples)');
   const cli = new Cli(program);
-  for (const m of [init, people, validate, publish, processes, map, tools, audit, doctor, git, mcp, serve]) m.register(program, cli);
+  for (const m of [init, people, validate, publish, processes, map, tools, audit, doctor, evaluator, git, mcp, serve]) m.register(program, cli);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

@@ -4,12 +4,14 @@ import type { Command } from 'commander';
 import { isCode, readIfExists } from '../../board/fsutil.js';
 import { STATE_DIR } from '../../board/layout.js';
 import { isBreakable, pidAlive } from '../../board/lock.js';
+import { listProcessNames, listVersions, loadVersion } from '../../board/processes.js';
 import { verifyBoard } from '../../board/verify.js';
+import { FULL_OFFER } from '../../process/profiles.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
 interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict';
+  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator';
   where: string;
   detail: string;
 }
@@ -65,6 +67,16 @@ export function register(program: Command, cli: Cli): void {
       for (const file of unmerged(board.root)) findings.push({ kind: 'merge-conflict', where: file, detail: 'a git merge left this board file unresolved (equal revs with different content, or diverging audit chains)' });
       const audit = await verifyBoard(board);
       for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
+      if (!board.manifest.evaluator) {
+        // Published before the evaluator was removed from WORK.md: such steps can no longer complete.
+        for (const name of await listProcessNames(board)) {
+          for (const v of await listVersions(board, name)) {
+            const p = await loadVersion(board, name, v, FULL_OFFER).catch(() => null);
+            const checked = p?.process.steps.filter((s) => s.check).map((s) => s.id) ?? [];
+            if (checked.length > 0) findings.push({ kind: 'no-evaluator', where: `${name} v${v}`, detail: `steps ${checked.join(', ')} have a check but WORK.md configures no evaluator; their submissions answer retry` });
+          }
+        }
+      }
       const { Service } = await import('../../service/service.js');
       const service = await Service.open(board);
       const open: string[] = [];

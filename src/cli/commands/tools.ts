@@ -140,6 +140,25 @@ export function register(program: Command, cli: Cli): void {
     });
 
   program
+    .command('describe')
+    .description('what this server offers: protocol version, profiles (check-1 only while an evaluator is configured), tools and limits')
+    .addHelpText('after', '\nExample:\n  workboard describe --json')
+    .action(async () =>
+      call(
+        cli,
+        'describe',
+        {},
+        (d) => {
+          process.stdout.write(`${d.protocol} ${d.version}  profiles: ${(d.profiles as string[]).join(', ') || 'none'}\n`);
+          process.stdout.write(`  lease ${d.leaseSeconds} s, uploads up to ${d.maxUploadBytes} bytes\n`);
+          for (const [k, v] of Object.entries(d.limits as Obj)) process.stdout.write(`  ${k.padEnd(16)} ${v === null ? 'none' : String(v)}\n`);
+          process.stdout.write(`  tools ${(d.tools as string[]).join(', ')}\n`);
+        },
+        true,
+      ),
+    );
+
+  program
     .command('runs')
     .description('list runs, newest first')
     .option('--process <name>', 'only this process')
