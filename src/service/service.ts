@@ -586,14 +586,25 @@ export class Service {
     return (ref) => results.get(ref) ?? { ok: false, problem: 'not found' };
   }
 
+  /**
+   * A stored file still verifies when its bytes hash to what its id and its
+   * meta.json both say: the id is the hash's prefix, so changing the bytes and
+   * meta.json together is still caught.
+   */
   private async checkFile(ref: string): Promise<ReturnType<FileCheck>> {
     if (!/^f-[0-9a-f]{32}$/.test(ref)) return { ok: false, problem: 'not found' };
     const meta = await readIfExists(this.board.store.abs(`files/${ref}/meta.json`));
     const bytes = await readIfExists(this.board.store.abs(`files/${ref}/content`));
     if (!meta || !bytes) return { ok: false, problem: 'not found' };
-    const recorded = (JSON.parse(meta.toString('utf8')) as { sha256: string }).sha256;
+    let recorded: unknown;
+    try {
+      recorded = (JSON.parse(meta.toString('utf8')) as { sha256?: unknown }).sha256;
+    } catch {
+      return { ok: false, problem: 'its meta.json is damaged (not JSON); an operator must restore it' };
+    }
     const actual = sha256Hex(bytes);
-    return actual === recorded ? { ok: true, sha256: recorded } : { ok: false, problem: 'stored bytes no longer match the hash recorded at upload' };
+    if (actual !== recorded || !ref.endsWith(actual.slice(0, 32))) return { ok: false, problem: 'stored bytes no longer match the hash recorded at upload' };
+    return { ok: true, sha256: actual };
   }
 
   private async upload(a: Record<string, unknown>, actor: Actor) {

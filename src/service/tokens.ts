@@ -47,8 +47,10 @@ export class TokenKey {
     const dot = token.indexOf('.');
     if (dot <= 0 || dot !== token.lastIndexOf('.')) return null;
     const body = token.slice(0, dot);
-    const sig = Buffer.from(token.slice(dot + 1), 'base64url');
-    const want = this.mac(body);
+    // Compared as text: base64url decoding forgives stray characters and spare low bits,
+    // so a decoded comparison would accept altered spellings of the same signature.
+    const sig = Buffer.from(token.slice(dot + 1), 'utf8');
+    const want = Buffer.from(b64(this.mac(body)), 'utf8');
     if (sig.length !== want.length || !timingSafeEqual(sig, want)) return null;
     try {
       const v = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
