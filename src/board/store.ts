@@ -25,7 +25,7 @@ import { parseMarkdown } from '../process/parse.js';
 import { eventLine, recordedFiles, sealEvent, verifyChain, type AuditDraft, type AuditEvent, type ChainHead } from './audit.js';
 import { renderMarkdown } from './codec.js';
 import { BoardError } from './errors.js';
-import { appendDurable, createExclusive, fsyncDir, isCode, readIfExists, removeIfExists, sleep, TEMP_MARK, writeTemp } from './fsutil.js';
+import { appendDurable, createExclusive, fsyncDir, isCode, readIfExists, removeIfExists, sleep, TEMP_MARK, tempPathFor } from './fsutil.js';
 import { fileKind, isStatePath, normalizeRel, scopeFiles, scopeOwns, type Scope } from './layout.js';
 import { acquireLock, LockTimeout, type LockInfo } from './lock.js';
 import { keyOrder, schemaIssues } from './schemas.js';
@@ -81,7 +81,8 @@ export function withRev(text: string, rev: number): string | undefined {
 interface Journal {
   id: string;
   scope: string;
-  renames: { tmp: string; to: string }[];
+  /** Each temp file, where it goes, and the sha256 of its bytes (how recovery knows it reached the disk whole). */
+  renames: { tmp: string; to: string; sha256: string }[];
   removes: string[];
   chain: string;
   lines: string[];
@@ -94,6 +95,15 @@ type Staged =
   | { kind: 'create'; bytes: string | Buffer }
   | { kind: 'adopt'; text: string; data: Record<string, unknown>; body: string }
   | { kind: 'remove' };
+
+function parseJournal(raw: Buffer): Journal | null {
+  try {
+    const j = JSON.parse(raw.toString('utf8')) as Journal;
+    return Array.isArray(j.renames) ? j : null;
+  } catch {
+    return null;
+  }
+}
 
 /** One transaction on one scope, under its lock. */
 export class Tx {
@@ -261,6 +271,11 @@ export class BoardStore {
   /** Folders already seen to be real folders (not links), so each is checked once per store. */
   private readonly realDirs = new Set<string>();
 
+  /** A scope's folders are checked afresh by each transaction and read: one could have been swapped for a link since. */
+  private forgetDirs(scope: Scope): void {
+    for (const d of scopeFiles(scope).dirs) this.realDirs.delete(this.abs(d));
+  }
+
   /** No component of the path below the root may be a symbolic link. */
   async assertNoLinks(rel: string): Promise<void> {
     let cur = this.root;
@@ -308,6 +323,7 @@ export class BoardStore {
       throw e;
     }
     try {
+      this.forgetDirs(scope);
       await this.rollForward(scope);
       // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
       if (held.broken.length > 0) await this.cleanTemps(scope);
@@ -403,17 +419,11 @@ export class BoardStore {
       h = { seq: s.seq, hash: s.hash, ts: s.ts };
     }
 
-    // 1. temp files, fsynced
-    // Written and fsynced side by side: the disk can flush them in one go.
+    // 1. temp files and the journal, written and fsynced side by side. The journal names
+    // each temp's hash, so a journal whose temps did not all reach the disk whole is known,
+    // at recovery, as a commit that never started renaming (see `journalState`).
     for (const w of writes) await this.assertNoLinks(w.rel);
-    const temps = await Promise.allSettled(writes.map((w) => writeTemp(this.abs(w.rel), w.bytes)));
-    const renames = temps.flatMap((t, i) => (t.status === 'fulfilled' ? [{ tmp: path.relative(this.root, t.value), to: writes[i]!.rel }] : []));
-    const failed = temps.find((t): t is PromiseRejectedResult => t.status === 'rejected');
-    if (failed) {
-      await Promise.all(renames.map((r) => removeIfExists(this.abs(r.tmp))));
-      throw failed.reason;
-    }
-    // 2. the journal: from here on the commit will complete, now or at roll-forward
+    const renames = writes.map((w) => ({ tmp: path.relative(this.root, tempPathFor(this.abs(w.rel))), to: w.rel, sha256: sha256Hex(w.bytes) }));
     const journal: Journal = {
       id: randomBytes(8).toString('hex'),
       scope: sf.name,
@@ -423,8 +433,21 @@ export class BoardStore {
       lines: sealed.map(eventLine),
       firstSeq: sealed[0]?.seq ?? 0,
     };
-    await this.writeJournal(sf.journal, journal);
-    // 3-5. renames, directory fsyncs, audit append, journal removal
+    const started = await Promise.allSettled([
+      ...renames.map(async (r, i) => {
+        if (!(await createExclusive(this.abs(r.tmp), writes[i]!.bytes, { sync: true }))) throw new Error(`temp file ${r.tmp} already exists`);
+      }),
+      this.writeJournal(sf.journal, journal),
+    ]);
+    const failed = started.find((t): t is PromiseRejectedResult => t.status === 'rejected');
+    if (failed) {
+      await removeIfExists(this.abs(sf.journal));
+      await Promise.all(renames.map((r) => removeIfExists(this.abs(r.tmp))));
+      throw failed.reason;
+    }
+    // 2. the journal's folder entry made durable: from here on the commit completes, now or at roll-forward
+    await fsyncDir(path.dirname(this.abs(sf.journal)));
+    // 3-5. renames, folder fsyncs with the audit append, journal removal
     await this.applyJournal(journal, sf.journal);
     return { written: Object.fromEntries(committedWrites.map((r) => [r, written[r]!.rev])), events: sealed };
   }
@@ -435,6 +458,7 @@ export class BoardStore {
    * read. A chain that shrank is read whole. Call under the scope's lock.
    */
   private async chainState(rel: string): Promise<ChainState> {
+    await this.assertNoLinks(rel);
     const file = this.abs(rel);
     let fh;
     try {
@@ -480,7 +504,25 @@ export class BoardStore {
     const file = this.abs(rel);
     await removeIfExists(file);
     if (!(await createExclusive(file, `${JSON.stringify(journal)}\n`, { sync: true }))) throw new Error(`journal ${rel} appeared while we held the lock`);
-    await fsyncDir(path.dirname(file));
+  }
+
+  /**
+   * Where a journal's commit stands: `whole` when every temp is on disk with its
+   * hash or already renamed into place (roll forward); `unstarted` when some temp
+   * never reached the disk whole and nothing was renamed yet (discard: renaming
+   * starts only after every temp is written); `broken` when neither holds.
+   */
+  private async journalState(j: Journal): Promise<'whole' | 'unstarted' | 'broken'> {
+    let missing = false;
+    let renamed = false;
+    for (const r of j.renames) {
+      const tmp = await readIfExists(this.abs(r.tmp));
+      if (tmp !== null && sha256Hex(tmp) === r.sha256) continue;
+      const target = tmp === null ? await readIfExists(this.abs(r.to)) : null;
+      if (target !== null && sha256Hex(target) === r.sha256) renamed = true;
+      else missing = true;
+    }
+    return !missing ? 'whole' : renamed ? 'broken' : 'unstarted';
   }
 
   /** Idempotent: apply a journal's renames, removals and audit lines, then delete it. */
@@ -500,13 +542,15 @@ export class BoardStore {
       await removeIfExists(this.abs(rel));
       dirs.add(path.dirname(this.abs(rel)));
     }
-    await Promise.all([...dirs].map((d) => fsyncDir(d)));
-    if (j.lines.length > 0) await this.appendMissing(j.chain, j.lines, j.firstSeq);
+    // The audit append need not wait for the folder fsyncs: until the journal is gone,
+    // a crash rolls the renames forward again and the append skips lines already there.
+    await Promise.all([...[...dirs].map((d) => fsyncDir(d)), j.lines.length > 0 ? this.appendMissing(j.chain, j.lines, j.firstSeq) : null]);
     await removeIfExists(this.abs(journalRel));
   }
 
   /** Append the journal's audit lines that are not in the chain yet, repairing our own torn append. */
   private async appendMissing(chainRel: string, lines: string[], firstSeq: number): Promise<void> {
+    await this.assertNoLinks(chainRel);
     const file = this.abs(chainRel);
     const text = (await readIfExists(file))?.toString('utf8') ?? '';
     let complete = text;
@@ -533,19 +577,22 @@ export class BoardStore {
     const sf = scopeFiles(scope);
     const raw = await readIfExists(this.abs(sf.journal));
     if (raw === null) return;
-    let j: Journal;
-    try {
-      j = JSON.parse(raw.toString('utf8')) as Journal;
-    } catch {
-      // Torn while being written: its commit never started renaming. Drop it and its temp files.
-      await removeIfExists(this.abs(sf.journal));
-      await this.cleanTemps(scope);
+    const j = parseJournal(raw);
+    const state = j ? await this.journalState(j) : 'unstarted';
+    if (state === 'broken') {
+      throw new BoardError('corrupt', `${sf.journal}: an interrupted commit renamed some files but lost others; restore them from git, then remove the journal`, [
+        { path: sf.journal, message: 'temp files missing after renaming began' },
+      ]);
+    }
+    if (state === 'whole') {
+      await this.applyJournal(j!, sf.journal);
       return;
     }
-    await this.applyJournal(j, sf.journal);
+    // Torn, or its temps never all reached the disk: the commit never started renaming. Drop it.
+    await removeIfExists(this.abs(sf.journal));
+    await this.cleanTemps(scope);
   }
 
-  /** Remove temp files a dead writer left in this scope's directories. Call only under the scope's lock. */
   private async cleanTemps(scope: Scope): Promise<void> {
     for (const dir of scopeFiles(scope).dirs) {
       let names: string[];
@@ -595,6 +642,7 @@ export class BoardStore {
         throw e;
       }
     };
+    this.forgetDirs(scope);
     for (let attempt = 0; ; attempt++) {
       const s1 = await chainSize();
       const j1 = await readIfExists(this.abs(sf.journal));
@@ -603,28 +651,24 @@ export class BoardStore {
         const j2 = await readIfExists(this.abs(sf.journal));
         if (j2 === null && (await chainSize()) === s1) return value;
       } else if (attempt >= 20) {
-        let j: Journal | null = null;
-        try {
-          j = JSON.parse(j1.toString('utf8')) as Journal;
-        } catch {
-          // A journal torn by a dead writer: its commit never renamed anything, so the files are the old state.
-        }
-        const overlay = new Map((j?.renames ?? []).map((r) => [r.to, r.tmp]));
+        // The writer is slow or dead mid-commit. A whole journal gives the new state (each
+        // file from its temp, else already renamed); any other gives the old state, kept only
+        // if the commit still has not started renaming once the read is done.
+        const j = parseJournal(j1);
+        const whole = j !== null && (await this.journalState(j)) === 'whole';
+        const overlay = new Map((whole ? j!.renames : []).map((r) => [r.to, r]));
         const value = await fn(async (rel) => {
-          const tmp = overlay.get(rel);
-          if (tmp !== undefined) {
-            const bytes = await readIfExists(this.abs(tmp));
-            if (bytes !== null) {
-              const d = decodeDoc(rel, bytes);
-              if (d.ok) return d.doc;
-            }
+          const r = overlay.get(rel);
+          const bytes = r ? await readIfExists(this.abs(r.tmp)) : null;
+          if (r && bytes !== null && sha256Hex(bytes) === r.sha256) {
+            const d = decodeDoc(rel, bytes);
+            if (d.ok) return d.doc;
           }
           return this.read(rel);
         });
+        if (whole) return value;
         const j2 = await readIfExists(this.abs(sf.journal));
-        // Through a whole journal the new state is read whatever happened meanwhile; past a torn one,
-        // only if that journal is still there unchanged (its writer never got to renaming).
-        if (j2 !== null ? j2.equals(j1) : j !== null) return value;
+        if (j2 !== null && j2.equals(j1) && (j === null || (await this.journalState(j)) === 'unstarted')) return value;
       }
       await sleep(Math.min(1 + attempt, 10));
     }

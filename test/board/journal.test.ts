@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
+import { sha256Hex } from '../../src/process/hash.js';
 import { encodeDoc } from '../../src/board/store.js';
 
 async function setup() {
@@ -43,9 +44,13 @@ describe('journals of dead writers', () => {
   it('a whole journal: readers see the new state at once; the next writer rolls it forward', async () => {
     const { board, runId, rel } = await setup();
     const tmp = `${rel}.tmp-deadhost-1-beef`;
-    await fs.writeFile(board.store.abs(tmp), encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, ''));
+    const bytes = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
+    await fs.writeFile(board.store.abs(tmp), bytes);
     await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), JSON.stringify({ id: 'y', scope: `run ${runId}`, renames: [{ tmp, to: rel }], removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 1 }));
+    await fs.writeFile(
+      board.store.abs(`.work/journal/run-${runId}.json`),
+      JSON.stringify({ id: 'y', scope: `run ${runId}`, renames: [{ tmp, to: rel, sha256: sha256Hex(bytes) }], removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 1 }),
+    );
     expect(await read(board, runId, rel)).toEqual({ k: 2 });
     // The chain does not record rev 2 (no audit line in this hand-made journal), so the roll-forward's
     // result is an external edit to the next transaction: adopted, as any valid edit is.
@@ -53,5 +58,44 @@ describe('journals of dead writers', () => {
       expect((await tx.read(rel))?.data.output).toEqual({ k: 2 });
     });
     expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
+  });
+
+  it('a whole journal whose temp files did not all reach the disk: the commit never started, so the old state stands', async () => {
+    const { board, runId, rel } = await setup();
+    const second = `runs/${runId}/other.md`;
+    const a = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
+    const b = encodeDoc(second, { id: 'other', kind: 'agent', state: 'ready', rev: 1 }, '');
+    const tmpA = `${rel}.tmp-deadhost-1-a1`;
+    const tmpB = `${second}.tmp-deadhost-1-b2`;
+    await fs.writeFile(board.store.abs(tmpA), a);
+    await fs.writeFile(board.store.abs(tmpB), b.slice(0, 10)); // torn: the writer died while writing it
+    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    const renames = [
+      { tmp: tmpA, to: rel, sha256: sha256Hex(a) },
+      { tmp: tmpB, to: second, sha256: sha256Hex(b) },
+    ];
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), JSON.stringify({ id: 'z', scope: `run ${runId}`, renames, removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 2 }));
+    expect(await read(board, runId, rel)).toEqual({ k: 1 });
+    await board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      expect((await tx.read(rel))?.data.output).toEqual({ k: 1 });
+      expect(await tx.read(second)).toBeNull();
+    });
+    expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
+    expect((await fs.readdir(board.store.abs(`runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+  });
+
+  it('a journal whose renaming began but one temp is lost is reported as damage, never half applied', async () => {
+    const { board, runId, rel } = await setup();
+    const second = `runs/${runId}/other.md`;
+    const a = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
+    await fs.writeFile(board.store.abs(rel), a); // already renamed into place
+    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    const renames = [
+      { tmp: `${rel}.tmp-deadhost-1-a1`, to: rel, sha256: sha256Hex(a) },
+      { tmp: `${second}.tmp-deadhost-1-b2`, to: second, sha256: sha256Hex('lost') },
+    ];
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), JSON.stringify({ id: 'w', scope: `run ${runId}`, renames, removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 2 }));
+    await expect(board.store.transact({ kind: 'run', id: runId }, () => undefined)).rejects.toMatchObject({ code: 'corrupt' });
+    expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([`run-${runId}.json`]);
   });
 });
