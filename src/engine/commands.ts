@@ -306,15 +306,16 @@ export function sendEvent(m: Machine, name: string, data: Record<string, unknown
   if (m.ended) throw RUN_ENDED();
   if (actor.kind === 'person' && !actor.operator) throw new ToolError('forbidden', 'events come from agents and operators');
   const by = actorName(actor);
+  const held = { name, ...(data !== undefined ? { data } : {}), by, at: m.at };
+  // Delivered or held, the event's data joins the run data, so the cap applies either way.
+  const cap = capIssue(m, held);
+  if (cap) throw new ToolError('not_accepted', 'the event does not fit in the run data', [cap]);
   const waiting = m.pinned.process.steps.find((s) => s.kind === 'wait_for' && s.value === name && m.state.steps[s.id]?.state === 'waiting');
   if (waiting) {
     m.emit('event.received', by, waiting.id, { name });
     m.complete(waiting.id, { output: data ?? {}, by, at: m.at });
     return waiting.id;
   }
-  const held = { name, ...(data !== undefined ? { data } : {}), by, at: m.at };
-  const cap = capIssue(m, held);
-  if (cap) throw new ToolError('not_accepted', 'the event does not fit in the run data', [cap]);
   m.state.run.events.push(held);
   m.emit('event.held', by, `run:${m.state.run.id}`, { name });
   return null;

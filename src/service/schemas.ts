@@ -23,14 +23,56 @@ export function argumentSchema(tool: Tool): Record<string, unknown> {
   return load().get(tool)!.schema;
 }
 
+/**
+ * How deep arguments may nest. Board files keep data a few levels below the
+ * top and the YAML reader refuses more than 64, so deeper data could be
+ * accepted once and then make its run unreadable.
+ */
+export const MAX_DEPTH = 32;
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * What no schema says and every file needs: nesting within MAX_DEPTH, and
+ * strings (keys too) that are valid Unicode, since a lone surrogate cannot be
+ * written as UTF-8 or canonical JSON. Walked without recursion, so any depth is safe.
+ */
+export function shapeIssues(value: unknown): string[] {
+  const issues: string[] = [];
+  const stack: { v: unknown; at: string; depth: number }[] = [{ v: value, at: '', depth: 0 }];
+  const name = (at: string, k: string | number) => (at ? `${at}.${k}` : String(k));
+  while (stack.length > 0 && issues.length < 20) {
+    const { v, at, depth } = stack.pop()!;
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) issues.push(`${at || 'arguments'}: contains a lone surrogate (not valid Unicode)`);
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth >= MAX_DEPTH) {
+      issues.push(`${at || 'arguments'}: nested deeper than ${MAX_DEPTH} levels`);
+      continue;
+    }
+    if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, at: name(at, i), depth: depth + 1 }));
+    else
+      for (const [k, x] of Object.entries(v)) {
+        if (LONE_SURROGATE.test(k)) issues.push(`${name(at, JSON.stringify(k))}: the key contains a lone surrogate (not valid Unicode)`);
+        stack.push({ v: x, at: name(at, k), depth: depth + 1 });
+      }
+  }
+  return issues;
+}
+
 /** Every way the arguments break the tool's schema, as `path: problem` lines. */
 export function argumentIssues(tool: Tool, args: unknown): string[] {
+  const shape = shapeIssues(args);
+  // Too deep for the schema validator to walk safely: the depth is the problem to fix first.
+  if (shape.some((i) => i.endsWith(`nested deeper than ${MAX_DEPTH} levels`))) return shape;
   const v = load().get(tool)!.validate;
-  if (v(args)) return [];
-  return (v.errors ?? []).map((e) => {
+  if (v(args)) return shape;
+  return [...shape, ...(v.errors ?? []).map((e) => {
     const at = e.instancePath.split('/').slice(1).join('.');
     if (e.keyword === 'additionalProperties') return `${at ? `${at}.` : ''}${(e.params as { additionalProperty: string }).additionalProperty}: not an argument of ${tool}`;
     if (e.keyword === 'required') return `${at ? `${at}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: required`;
     return `${at || 'arguments'}: ${e.message ?? 'invalid'}`;
-  });
+  })];
 }

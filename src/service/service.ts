@@ -593,8 +593,15 @@ export class Service {
    */
   private async checkFile(ref: string): Promise<ReturnType<FileCheck>> {
     if (!/^f-[0-9a-f]{32}$/.test(ref)) return { ok: false, problem: 'not found' };
-    const meta = await readIfExists(this.board.store.abs(`files/${ref}/meta.json`));
-    const bytes = await readIfExists(this.board.store.abs(`files/${ref}/content`));
+    let meta: Buffer | null;
+    let bytes: Buffer | null;
+    try {
+      meta = await this.board.store.readBytes(`files/${ref}/meta.json`);
+      bytes = await this.board.store.readBytes(`files/${ref}/content`);
+    } catch (e) {
+      if (e instanceof BoardError) return { ok: false, problem: `${e.message}; an operator must restore it` };
+      throw e;
+    }
     if (!meta || !bytes) return { ok: false, problem: 'not found' };
     let recorded: unknown;
     try {

@@ -4,6 +4,7 @@ import { resolveActor } from '../../service/identity.js';
 import { Service } from '../../service/service.js';
 import { BoardError } from '../../board/errors.js';
 import type { Cli } from '../cli.js';
+import { EXIT } from '../output.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -25,10 +26,19 @@ export function register(program: Command, cli: Cli): void {
       const { createMcpServer } = await import('../../mcp/server.js');
       const service = await Service.open(board);
       const server = createMcpServer(service, who.actor, pkg.version);
-      await server.connect(new StdioServerTransport());
+      // One JSON-RPC line must fit the largest upload the board allows (base64 is 4/3 of the bytes), with room to spare.
+      const maxBufferSize = Math.ceil(board.manifest.settings.maxUploadBytes / 3) * 4 + 1024 * 1024;
+      let failure: Error | null = null;
+      server.onerror = (e) => {
+        failure = e;
+        process.stderr.write(`workboard mcp: ${e.message}\n`);
+      };
+      await server.connect(new StdioServerTransport(process.stdin, process.stdout, { maxBufferSize }));
       await new Promise<void>((resolve) => {
         server.onclose = () => resolve();
         process.stdin.on('end', () => resolve());
       });
+      // The transport closes itself on a line over its limit: say so, and exit non-zero.
+      if (failure && (failure as Error).message.includes('exceeded maximum size')) cli.exit(EXIT.refused);
     });
 }
