@@ -121,7 +121,9 @@ export function parseYaml(yamlText: string, body: string, lineOffset = 0): Parse
   };
   const issues: Issue[] = [];
   for (const err of [...doc.errors, ...doc.warnings]) {
-    const message = err.code === 'DUPLICATE_KEY' ? 'duplicate key' : `YAML: ${err.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`;
+    const text = err.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? '';
+    // The parser runs out of stack on absurd nesting before our own depth rule can name it.
+    const message = err.code === 'DUPLICATE_KEY' ? 'duplicate key' : text.includes('Maximum call stack size exceeded') ? `nested deeper than ${MAX_DEPTH} levels` : `YAML: ${text}`;
     issues.push({ path: '', message, ...at(err.pos[0]) });
   }
   if (issues.length === 0) issues.push(...structuralIssues(doc, at));
