@@ -44,6 +44,11 @@ describe('check-1 from the command line', () => {
     const e = wb('evaluator');
     expect(e.code).toBe(1);
     expect(e.stderr).toContain('no evaluator is configured');
+    // validate inside the board agrees with publish; --profiles says what to count instead
+    const v = wb('validate', path.join(b, 'processes', 'press-note'));
+    expect(v.code).toBe(1);
+    expect(v.stdout).toContain('steps[0].check: needs profile check-1, not enabled');
+    expect(wb('validate', '--profiles', 'all', path.join(b, 'processes', 'press-note')).code).toBe(0);
     const p = wb('publish', path.join(b, 'processes', 'press-note'), '--role', 'signer=signers');
     expect(p.code).toBe(1);
     expect(p.stdout + p.stderr).toContain('steps[0].check: needs profile check-1, not enabled');

@@ -1,6 +1,8 @@
 import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { Board } from '../../board/board.js';
+import { offerFor } from '../../service/service.js';
 import type { Issue } from '../../core/issues.js';
 import { loadProcess } from '../../process/load.js';
 import { FULL_OFFER, parseProfiles, type Offer } from '../../process/profiles.js';
@@ -35,16 +37,27 @@ async function collect(targets: string[]): Promise<{ files: string[]; missing: s
   return { files, missing };
 }
 
+/** What the board in reach offers (so validate agrees with publish), or every profile outside a board. */
+async function boardProfiles(cli: Cli): Promise<string[]> {
+  let root: string;
+  try {
+    root = cli.boardRoot();
+  } catch {
+    return [...FULL_OFFER.profiles];
+  }
+  return [...offerFor((await Board.open(root)).manifest).profiles];
+}
+
 export function register(program: Command, cli: Cli): void {
   program
     .command('validate')
     .description('check PROCESS.md files against the format and the enabled profiles; every issue is printed at once')
     .argument('<paths...>', 'PROCESS.md files, or folders searched for them')
-    .option('--profiles <list>', 'profiles counted as enabled: comma-separated, all or none', 'all')
+    .option('--profiles <list>', 'profiles counted as enabled: comma-separated, all or none (default: what the board offers, all outside a board)')
     .addHelpText('after', '\nExamples:\n  workboard validate processes/\n  workboard validate processes/expense/PROCESS.md --profiles none --json')
-    .action(async (targets: string[], opts: { profiles: string }) => {
+    .action(async (targets: string[], opts: { profiles?: string }) => {
       const json = cli.json();
-      const { profiles, unknown } = parseProfiles(opts.profiles);
+      const { profiles, unknown } = opts.profiles !== undefined ? parseProfiles(opts.profiles) : { profiles: new Set(await boardProfiles(cli)), unknown: [] };
       if (unknown.length > 0) return cli.usage(`unknown profile ${unknown.join(', ')}; known: ${[...FULL_OFFER.profiles].join(', ')}`);
       const offer: Offer = { profiles, tools: FULL_OFFER.tools };
       const { files, missing } = await collect(targets);
