@@ -55,6 +55,13 @@ export const paths = {
   },
 };
 
+/**
+ * `.work/changes`: one line per commit naming its scope (`run r-…` or `board`),
+ * appended without fsync. A hint that lets indexes re-read only what changed;
+ * never a record (the audit chains are).
+ */
+export const CHANGES_FILE = `${STATE_DIR}/changes`;
+
 /** The lock, journal, audit chain and directories that belong to one scope. */
 export function scopeFiles(scope: Scope): { name: string; lock: string; journal: string; chain: string; head: string | null; dirs: string[] } {
   if (scope.kind === 'board') {

@@ -26,7 +26,7 @@ import { eventLine, recordedFiles, sealEvent, verifyChain, type AuditDraft, type
 import { renderMarkdown } from './codec.js';
 import { BoardError } from './errors.js';
 import { appendDurable, createExclusive, fsyncDir, isCode, readIfExists, removeIfExists, sleep, TEMP_MARK, tempPathFor } from './fsutil.js';
-import { fileKind, isStatePath, normalizeRel, scopeFiles, scopeOwns, type Scope } from './layout.js';
+import { CHANGES_FILE, fileKind, isStatePath, normalizeRel, scopeFiles, scopeOwns, type Scope } from './layout.js';
 import { acquireLock, LockTimeout, type LockInfo } from './lock.js';
 import { keyOrder, schemaIssues } from './schemas.js';
 
@@ -95,6 +95,9 @@ type Staged =
   | { kind: 'create'; bytes: string | Buffer }
   | { kind: 'adopt'; text: string; data: Record<string, unknown>; body: string }
   | { kind: 'remove' };
+
+/** The change log's size past which it is started afresh. */
+const CHANGES_ROTATE_BYTES = 4 * 1024 * 1024;
 
 function parseJournal(raw: Buffer): Journal | null {
   try {
@@ -546,6 +549,20 @@ export class BoardStore {
     // a crash rolls the renames forward again and the append skips lines already there.
     await Promise.all([...[...dirs].map((d) => fsyncDir(d)), j.lines.length > 0 ? this.appendMissing(j.chain, j.lines, j.firstSeq) : null]);
     await removeIfExists(this.abs(journalRel));
+    await this.noteChange(j.scope);
+  }
+
+  /** Tell other coordinators' indexes which scope changed (a hint, not durable; see CHANGES_FILE). */
+  private async noteChange(scopeName: string): Promise<void> {
+    try {
+      await fs.appendFile(this.abs(CHANGES_FILE), `${scopeName}\n`);
+      // Now and then, start a new log; readers see the new file and rescan once.
+      if (Math.random() < 1 / 512 && (await fs.stat(this.abs(CHANGES_FILE))).size > CHANGES_ROTATE_BYTES) {
+        await fs.rename(this.abs(CHANGES_FILE), this.abs(`${CHANGES_FILE}.old`));
+      }
+    } catch {
+      // indexes fall back to a full scan; nothing depends on the hint
+    }
   }
 
   /** Append the journal's audit lines that are not in the chain yet, repairing our own torn append. */

@@ -3,12 +3,13 @@
  * never a source of truth (AIP-20 §4.2). A run's summary (RUN.md) is reused
  * while RUN.md's inode, size and mtime are unchanged: every commit renames a
  * new RUN.md into place, so any write to a run invalidates it. The summaries
- * are also cached in `.work/index.json` so a fresh CLI process starts warm;
- * every entry is still checked against a stat of its RUN.md before use.
+ * are also cached in `.work/index.json`, with how far the change log
+ * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
+ * again only at runs that changed since.
  */
 import { promises as fs } from 'node:fs';
 import { isCode, readIfExists, writeFileAtomic } from '../board/fsutil.js';
-import { isRunId, paths, STATE_DIR } from '../board/layout.js';
+import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
 import type { RunRecord } from '../engine/types.js';
 import { runFromDoc } from './runfiles.js';
@@ -16,7 +17,7 @@ import { runFromDoc } from './runfiles.js';
 export type RunSummary = Pick<RunRecord, 'id' | 'process' | 'version' | 'state' | 'outcome' | 'mode' | 'startedAt' | 'updatedAt' | 'inputs'>;
 
 const CACHE = `${STATE_DIR}/index.json`;
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 async function stamp(file: string): Promise<string | null> {
   try {
@@ -43,14 +44,39 @@ export async function runStamp(store: BoardStore, runId: string): Promise<string
   return parts.join('|');
 }
 
+/**
+ * How long an index trusts the change log before checking every RUN.md again.
+ * What the log and the runs/ listing cannot show is an edit made outside
+ * workboard to a run already in the index; open runs are read afresh on
+ * every use anyway, so this bounds only how stale an ended run's summary can be.
+ */
+export const RESCAN_MS = 10 * 60_000;
+
+/** How often a long-lived coordinator writes its index back to `.work/index.json` (after a full scan: at once). */
+const SAVE_EVERY_MS = 5_000;
+
+interface Cursor {
+  /** Where the change log was read up to, and which file it was (a rotated log starts over). */
+  logIno: string;
+  logOffset: number;
+  /** The runs/ folder as last listed: a run added or removed by hand or by git changes it. */
+  runsDir: string;
+  /** When every RUN.md was last checked (ms since the epoch). */
+  fullAt: number;
+}
+
 export class RunIndex {
   private entries = new Map<string, { stamp: string; summary: RunSummary }>();
+  private cursor: Cursor | null = null;
   private loaded = false;
   private dirty = false;
+  private savedAt = 0;
+  private saving: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: BoardStore,
     private readonly onProgress?: (done: number, total: number) => void,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   private async loadCache(): Promise<void> {
@@ -59,59 +85,139 @@ export class RunIndex {
     const raw = await readIfExists(this.store.abs(CACHE));
     if (!raw) return;
     try {
-      const v = JSON.parse(raw.toString('utf8')) as { version: number; entries: [string, { stamp: string; summary: RunSummary }][] };
-      if (v.version === CACHE_VERSION) this.entries = new Map(v.entries);
+      const v = JSON.parse(raw.toString('utf8')) as { version: number; cursor?: Cursor; entries: [string, { stamp: string; summary: RunSummary }][] };
+      if (v.version !== CACHE_VERSION) return;
+      this.entries = new Map(v.entries);
+      this.cursor = v.cursor ?? null;
     } catch {
       // a damaged cache is simply rebuilt
     }
   }
 
-  /** Every run's summary, oldest id first, each checked against its RUN.md. */
+  /**
+   * Every run's summary, oldest id first. Between full checks of every RUN.md
+   * (at most RESCAN_MS apart), only runs named in the change log since last
+   * time, and runs added to or removed from runs/, are looked at again.
+   */
   async summaries(): Promise<RunSummary[]> {
     await this.loadCache();
-    let ids: string[] = [];
-    try {
-      ids = (await fs.readdir(this.store.abs('runs'))).filter(isRunId).sort();
-    } catch (e) {
-      if (!isCode(e, 'ENOENT')) throw e;
+    const log = await stamp(this.store.abs(CHANGES_FILE));
+    const runsDir = (await stamp(this.store.abs('runs'))) ?? '';
+    const [logIno = '', logSize = '0'] = (log ?? '').split(':');
+    const c = this.cursor;
+    const incremental = c !== null && log !== null && c.logIno === logIno && c.logOffset <= Number(logSize) && this.clock() - c.fullAt < RESCAN_MS;
+    if (incremental) {
+      await this.catchUp(c, runsDir);
+      // Written in the background and at most every few seconds: a 10k-run index is megabytes.
+      if (this.dirty && this.clock() - this.savedAt >= SAVE_EVERY_MS) void this.saveCache();
+    } else {
+      await this.fullScan(logIno, runsDir);
+      await this.saveCache();
     }
-    const out: RunSummary[] = [];
-    const seen = new Set<string>();
-    for (const [i, id] of ids.entries()) {
-      if (i % 256 === 0) this.onProgress?.(i, ids.length);
-      seen.add(id);
-      const file = this.store.abs(paths.runFile(id));
-      const st = await stamp(file);
-      if (st === null) continue;
-      const cached = this.entries.get(id);
-      if (cached && cached.stamp === st) {
-        out.push(cached.summary);
-        continue;
-      }
-      const doc = await this.store.read(paths.runFile(id)).catch(() => null);
-      if (!doc) continue;
-      const r = runFromDoc(doc);
-      const summary: RunSummary = { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs };
-      this.entries.set(id, { stamp: st, summary });
-      this.dirty = true;
-      out.push(summary);
-    }
-    for (const id of [...this.entries.keys()]) {
-      if (!seen.has(id)) {
-        this.entries.delete(id);
-        this.dirty = true;
-      }
-    }
-    if (this.dirty) await this.saveCache();
-    return out;
+    return [...this.entries.values()].map((e) => e.summary).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  private async saveCache(): Promise<void> {
-    this.dirty = false;
+  private async listRunIds(): Promise<string[]> {
     try {
-      await writeFileAtomic(this.store.abs(CACHE), JSON.stringify({ version: CACHE_VERSION, entries: [...this.entries] }));
-    } catch {
-      // the cache is an optimisation; failing to write it changes nothing
+      return (await fs.readdir(this.store.abs('runs'))).filter(isRunId).sort();
+    } catch (e) {
+      if (!isCode(e, 'ENOENT')) throw e;
+      return [];
     }
+  }
+
+  private async fullScan(logIno: string, runsDir: string): Promise<void> {
+    // The log's size is taken before the scan: whatever is appended meanwhile is read next time.
+    const logOffset = await this.logSize();
+    const fullAt = this.clock();
+    const ids = await this.listRunIds();
+    const seen = new Set(ids);
+    for (const [i, id] of ids.entries()) {
+      if (i % 256 === 0) this.onProgress?.(i, ids.length);
+      await this.refresh(id);
+    }
+    for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.forget(id);
+    this.cursor = { logIno, logOffset, runsDir, fullAt };
+    this.dirty = true;
+  }
+
+  private async catchUp(c: Cursor, runsDir: string): Promise<void> {
+    const changed = new Set<string>();
+    const { lines, offset } = await this.readLog(c.logOffset);
+    for (const line of lines) if (line.startsWith('run ')) changed.add(line.slice(4));
+    if (runsDir !== c.runsDir) {
+      const ids = new Set(await this.listRunIds());
+      for (const id of ids) if (!this.entries.has(id)) changed.add(id);
+      for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
+    }
+    for (const id of changed) if (isRunId(id)) await this.refresh(id);
+    if (offset !== c.logOffset || runsDir !== c.runsDir) {
+      this.cursor = { ...c, logOffset: offset, runsDir };
+      this.dirty = true;
+    }
+  }
+
+  /** Re-read one run's summary if its RUN.md changed; forget it if RUN.md is gone. */
+  private async refresh(id: string): Promise<void> {
+    const st = await stamp(this.store.abs(paths.runFile(id)));
+    if (st === null) {
+      this.forget(id);
+      return;
+    }
+    if (this.entries.get(id)?.stamp === st) return;
+    const doc = await this.store.read(paths.runFile(id)).catch(() => null);
+    if (!doc) {
+      this.forget(id);
+      return;
+    }
+    const r = runFromDoc(doc);
+    const summary: RunSummary = { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs };
+    this.entries.set(id, { stamp: st, summary });
+    this.dirty = true;
+  }
+
+  private forget(id: string): void {
+    if (this.entries.delete(id)) this.dirty = true;
+  }
+
+  private async logSize(): Promise<number> {
+    const st = await stamp(this.store.abs(CHANGES_FILE));
+    return st === null ? 0 : Number(st.split(':')[1]);
+  }
+
+  /** Whole lines of the change log from `from`; a line still being appended waits for next time. */
+  private async readLog(from: number): Promise<{ lines: string[]; offset: number }> {
+    let fh;
+    try {
+      fh = await fs.open(this.store.abs(CHANGES_FILE), 'r');
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return { lines: [], offset: from };
+      throw e;
+    }
+    try {
+      const { size } = await fh.stat();
+      if (size <= from) return { lines: [], offset: from };
+      const buf = Buffer.alloc(size - from);
+      await fh.read(buf, 0, buf.length, from);
+      const text = buf.toString('utf8');
+      const end = text.lastIndexOf('\n') + 1;
+      return { lines: text.slice(0, end).split('\n').filter(Boolean), offset: from + Buffer.byteLength(text.slice(0, end)) };
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /** One save at a time, each of the index as it is when its turn comes. */
+  private saveCache(): Promise<void> {
+    this.dirty = false;
+    this.savedAt = this.clock();
+    this.saving = this.saving.then(async () => {
+      try {
+        await writeFileAtomic(this.store.abs(CACHE), JSON.stringify({ version: CACHE_VERSION, cursor: this.cursor, entries: [...this.entries] }));
+      } catch {
+        // the cache is an optimisation; failing to write it changes nothing
+      }
+    });
+    return this.saving;
   }
 }

@@ -1,0 +1,73 @@
+/**
+ * The run index under several coordinators: what one commits, another sees
+ * through the change log; runs added or removed by hand or by git are seen
+ * through the runs/ listing; a rotated log and an old full scan mean a full
+ * check of every RUN.md; a fresh process starts from `.work/index.json` and
+ * catches up. Real files, real services on one board.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Board } from '../../src/board/board.js';
+import { CHANGES_FILE } from '../../src/board/layout.js';
+import { RESCAN_MS, RunIndex } from '../../src/service/run-index.js';
+import { Service } from '../../src/service/service.js';
+import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
+
+afterAll(cleanupHarnesses);
+
+describe('the run index across coordinators', () => {
+  let h: Harness;
+  let other: Service;
+  const person = () => h.as(CAST.ann);
+  const ids = async (svc: Service) => ((await svc.call('list_runs', { limit: 100 }, person())) as { ok: true; data: { items: { id: string; state: string }[] } }).data.items;
+
+  beforeAll(async () => {
+    h = await Harness.open({ groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] });
+    other = await Service.open(await Board.open(h.root));
+  });
+
+  it('a run another coordinator starts or ends is seen at once, through the change log', async () => {
+    expect(await ids(other)).toEqual([]);
+    const a = await h.start('claim-review', { claimant: CAST.ann, amount: 1 });
+    expect((await ids(other)).map((r) => r.id)).toEqual([a.run.id]);
+    await h.ok('cancel', { runId: a.run.id, reason: 'Test.' }, CAST.operator);
+    expect((await ids(other)).find((r) => r.id === a.run.id)?.state).toBe('cancelled');
+    const log = await fs.readFile(path.join(h.root, CHANGES_FILE), 'utf8');
+    expect(log.split('\n').filter((l) => l === `run ${a.run.id}`).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a run folder copied in or removed by hand (as git does) is seen through the runs/ listing', async () => {
+    const b = await h.start('claim-review', { claimant: CAST.bob, amount: 2 });
+    await ids(other);
+    // move it out and back in with no commit: only the runs/ folder changes
+    const away = `${h.root}-away-${b.run.id}`;
+    await fs.rename(path.join(h.root, 'runs', b.run.id), away);
+    expect((await ids(other)).map((r) => r.id)).not.toContain(b.run.id);
+    await fs.rename(away, path.join(h.root, 'runs', b.run.id));
+    expect((await ids(other)).map((r) => r.id)).toContain(b.run.id);
+  });
+
+  it('a fresh coordinator starts from .work/index.json and reads only what changed since', async () => {
+    await ids(other);
+    const c = await h.start('claim-review', { claimant: CAST.cat, amount: 3 });
+    const index = new RunIndex((await Board.open(h.root)).store);
+    expect((await index.summaries()).map((r) => r.id)).toContain(c.run.id);
+  });
+
+  it('an edit outside workboard to a run already indexed shows after the rescan interval; a rotated log rescans at once', async () => {
+    const d = await h.start('claim-review', { claimant: CAST.ann, amount: 4 });
+    let now = Date.now();
+    const index = new RunIndex((await Board.open(h.root)).store, undefined, () => now);
+    expect((await index.summaries()).find((r) => r.id === d.run.id)?.inputs).toEqual({ claimant: CAST.ann, amount: 4 });
+    const file = path.join(h.root, 'runs', d.run.id, 'RUN.md');
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('amount: 4', 'amount: 44'));
+    expect((await index.summaries()).find((r) => r.id === d.run.id)?.inputs).toEqual({ claimant: CAST.ann, amount: 4 });
+    now += RESCAN_MS;
+    expect((await index.summaries()).find((r) => r.id === d.run.id)?.inputs).toEqual({ claimant: CAST.ann, amount: 44 });
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('amount: 44', 'amount: 45'));
+    await fs.rename(path.join(h.root, CHANGES_FILE), path.join(h.root, `${CHANGES_FILE}.old`));
+    await fs.writeFile(path.join(h.root, CHANGES_FILE), '');
+    expect((await index.summaries()).find((r) => r.id === d.run.id)?.inputs).toEqual({ claimant: CAST.ann, amount: 45 });
+  });
+});
