@@ -7,7 +7,7 @@
  * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
  * again only at runs that changed since.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readdirSync, statSync } from 'node:fs';
 import { isCode, readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
@@ -29,17 +29,30 @@ async function stamp(file: string): Promise<string | null> {
   }
 }
 
-/** A stamp of everything a run's state is read from: its folder's files and its leases. */
-export async function runStamp(store: BoardStore, runId: string): Promise<string> {
+/**
+ * A stamp of everything a run's state is read from: its folder's files and
+ * its leases. Taken with synchronous calls on purpose: a few microseconds
+ * each, where a promise round trip through the thread pool costs ten times
+ * more, and `get_work` takes one per open run.
+ */
+export function runStamp(store: BoardStore, runId: string): string {
   const parts: string[] = [];
   for (const dir of [paths.runDir(runId), paths.leaseDir(runId)]) {
     let names: string[] = [];
     try {
-      names = (await fs.readdir(store.abs(dir))).sort();
+      names = readdirSync(store.abs(dir)).sort();
     } catch (e) {
-      if (!isCode(e, 'ENOENT')) throw e;
+      if (!isCode(e, 'ENOENT', 'ENOTDIR')) throw e;
     }
-    for (const n of names) parts.push(`${n}=${await stamp(store.abs(`${dir}/${n}`))}`);
+    for (const n of names) {
+      try {
+        const s = statSync(store.abs(`${dir}/${n}`), { bigint: true });
+        parts.push(`${n}=${s.ino}:${s.size}:${s.mtimeNs}`);
+      } catch (e) {
+        if (!isCode(e, 'ENOENT')) throw e;
+        parts.push(`${n}=gone`);
+      }
+    }
   }
   return parts.join('|');
 }
@@ -71,6 +84,8 @@ export class RunIndex {
   private loaded = false;
   private dirty = false;
   private savedAt = 0;
+  /** The summaries in id order, kept until an entry changes. */
+  private sorted: RunSummary[] | null = null;
   private saving: Promise<void> = Promise.resolve();
 
   constructor(
@@ -99,7 +114,7 @@ export class RunIndex {
    * (at most RESCAN_MS apart), only runs named in the change log since last
    * time, and runs added to or removed from runs/, are looked at again.
    */
-  async summaries(): Promise<RunSummary[]> {
+  async summaries(): Promise<readonly RunSummary[]> {
     await this.loadCache();
     const log = await stamp(this.store.abs(CHANGES_FILE));
     const runsDir = (await stamp(this.store.abs('runs'))) ?? '';
@@ -114,7 +129,8 @@ export class RunIndex {
       await this.fullScan(logIno, runsDir);
       await this.saveCache();
     }
-    return [...this.entries.values()].map((e) => e.summary).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    this.sorted ??= [...this.entries.values()].map((e) => e.summary).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.sorted;
   }
 
   private async listRunIds(): Promise<string[]> {
@@ -174,10 +190,14 @@ export class RunIndex {
     const summary: RunSummary = { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs };
     this.entries.set(id, { stamp: st, summary });
     this.dirty = true;
+    this.sorted = null;
   }
 
   private forget(id: string): void {
-    if (this.entries.delete(id)) this.dirty = true;
+    if (this.entries.delete(id)) {
+      this.dirty = true;
+      this.sorted = null;
+    }
   }
 
   private async logSize(): Promise<number> {

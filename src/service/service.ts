@@ -179,7 +179,7 @@ export class Service {
   /** A run's state from its files, read without locking as one consistent whole. */
   private async readRun(runId: string): Promise<Loaded> {
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
-    const stamp = await runStamp(this.board.store, runId);
+    const stamp = runStamp(this.board.store, runId);
     const cached = this.runCache.get(runId);
     if (cached && cached.stamp === stamp) return cached.loaded;
     let loaded: Loaded;
@@ -325,7 +325,7 @@ export class Service {
 
   async listRuns(a: { process?: string; state?: string; inputs?: Record<string, unknown>; limit?: number; cursor?: string }) {
     const rows: { key: string; item: Record<string, unknown> }[] = [];
-    for (const r of (await this.index.summaries()).reverse()) {
+    for (const r of [...(await this.index.summaries())].reverse()) {
       const id = r.id;
       if (a.process !== undefined && r.process !== a.process) continue;
       if (a.inputs && !Object.entries(a.inputs).every(([k, v]) => Object.hasOwn(r.inputs, k) && canonicalJson(r.inputs[k]) === canonicalJson(v))) continue;
