@@ -7,7 +7,7 @@
  * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
  * again only at runs that changed since.
  */
-import { promises as fs, readdirSync, statSync } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import { isCode, readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
@@ -30,28 +30,22 @@ async function stamp(file: string): Promise<string | null> {
 }
 
 /**
- * A stamp of everything a run's state is read from: its folder's files and
- * its leases. Taken with synchronous calls on purpose: a few microseconds
- * each, where a promise round trip through the thread pool costs ten times
- * more, and `get_work` takes one per open run.
+ * A stamp of what a run's state is read from: its folder and its leases
+ * folder. Every commit renames files into them, and git replaces files in
+ * them, either of which moves a folder's mtime. A file edited in place is
+ * seen once the run next changes, or at once by `workboard serve`, whose
+ * watcher adopts the edit with a commit. Taken with synchronous stats:
+ * microseconds each, and `get_work` takes one stamp per open run.
  */
 export function runStamp(store: BoardStore, runId: string): string {
   const parts: string[] = [];
-  for (const dir of [paths.runDir(runId), paths.leaseDir(runId)]) {
-    let names: string[] = [];
+  for (const rel of [paths.runDir(runId), paths.leaseDir(runId)]) {
     try {
-      names = readdirSync(store.abs(dir)).sort();
+      const s = statSync(store.abs(rel));
+      parts.push(`${s.ino}:${s.mtimeMs}:${s.ctimeMs}`);
     } catch (e) {
       if (!isCode(e, 'ENOENT', 'ENOTDIR')) throw e;
-    }
-    for (const n of names) {
-      try {
-        const s = statSync(store.abs(`${dir}/${n}`), { bigint: true });
-        parts.push(`${n}=${s.ino}:${s.size}:${s.mtimeNs}`);
-      } catch (e) {
-        if (!isCode(e, 'ENOENT')) throw e;
-        parts.push(`${n}=gone`);
-      }
+      parts.push('-');
     }
   }
   return parts.join('|');
@@ -64,6 +58,9 @@ export function runStamp(store: BoardStore, runId: string): string {
  * every use anyway, so this bounds only how stale an ended run's summary can be.
  */
 export const RESCAN_MS = 10 * 60_000;
+
+/** How many RUN.md files a full scan reads at once. */
+const SCAN_BATCH = 32;
 
 /** How often a long-lived coordinator writes its index back to `.work/index.json` (after a full scan: at once). */
 const SAVE_EVERY_MS = 5_000;
@@ -120,7 +117,8 @@ export class RunIndex {
     const runsDir = (await stamp(this.store.abs('runs'))) ?? '';
     const [logIno = '', logSize = '0'] = (log ?? '').split(':');
     const c = this.cursor;
-    const incremental = c !== null && log !== null && c.logIno === logIno && c.logOffset <= Number(logSize) && this.clock() - c.fullAt < RESCAN_MS;
+    // No log yet (nothing committed since the board was made or copied) reads as an empty one.
+    const incremental = c !== null && c.logIno === logIno && c.logOffset <= Number(logSize) && this.clock() - c.fullAt < RESCAN_MS;
     if (incremental) {
       await this.catchUp(c, runsDir);
       // Written in the background and at most every few seconds: a 10k-run index is megabytes.
@@ -148,9 +146,10 @@ export class RunIndex {
     const fullAt = this.clock();
     const ids = await this.listRunIds();
     const seen = new Set(ids);
-    for (const [i, id] of ids.entries()) {
+    // In batches, so reading one file overlaps parsing another.
+    for (let i = 0; i < ids.length; i += SCAN_BATCH) {
       if (i % 256 === 0) this.onProgress?.(i, ids.length);
-      await this.refresh(id);
+      await Promise.all(ids.slice(i, i + SCAN_BATCH).map((id) => this.refresh(id)));
     }
     for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.forget(id);
     this.cursor = { logIno, logOffset, runsDir, fullAt };

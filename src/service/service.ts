@@ -58,6 +58,8 @@ export class Service {
   private readonly index: RunIndex;
   /** Open runs as last read, reused while nothing in their folder or leases changed. */
   private readonly runCache = new Map<string, { stamp: string; loaded: Loaded }>();
+  /** Each read state as of a moment, valid until its next deadline (see `current`). */
+  private readonly currentCache = new WeakMap<Loaded, { m: Machine; from: number; until: number }>();
   private readonly now: () => Date;
   private readonly fixedOffer: Offer | undefined;
 
@@ -252,11 +254,18 @@ export class Service {
     return { state: { run, steps, leases }, pinned };
   }
 
-  /** The state as of now: elapsed deadlines applied in memory. */
+  /**
+   * The state as of now: elapsed deadlines applied in memory. Reused, read-only,
+   * until the run's next deadline, as long as the files it came from are unchanged.
+   */
   private current(loaded: Loaded, now: Date): Machine {
+    const t = now.getTime();
+    const hit = this.currentCache.get(loaded);
+    if (hit && t >= hit.from && t < hit.until) return hit.m;
     const m = new Machine(structuredClone(loaded.state), loaded.pinned, this.context(now));
     m.applyDeadlines();
     m.settle();
+    this.currentCache.set(loaded, { m, from: t, until: m.nextDeadline()?.at ?? Infinity });
     return m;
   }
 
