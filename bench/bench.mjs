@@ -1,16 +1,27 @@
-// npm run bench [-- --quick]: transition latency through the service on a real
-// board, against the floor of the bare file operations each transition cannot
-// avoid on this disk, measured in the same run. Prints a markdown table and
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale] [--scale-dir=<dir>]: transition
+// latency through the service on a real board, against the floor of the bare file
+// operations each transition cannot avoid on this disk, measured in the same run;
+// then concurrency (bench/concurrency.mjs: several agent processes on one board)
+// and scale (bench/scale.mjs: boards of 1k–50k runs). Prints markdown tables and
 // writes the same figures to bench/results/<date>.json. Not a test.
 import { promises as fs, constants, mkdtempSync, cpSync, rmSync } from 'node:fs';
-import { tmpdir, cpus, totalmem } from 'node:os';
+import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Board } from '../dist/board/board.js';
 import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
+import { concurrencySection } from './concurrency.mjs';
+import { scaleSection } from './scale.mjs';
 
 const quick = process.argv.includes('--quick');
+const SECTIONS = ['transitions', 'concurrency', 'scale'];
+const onlyArg = process.argv.find((a) => a.startsWith('--only='));
+const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS);
+for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`--only: no section ${s} (${SECTIONS.join(', ')})`);
+// Where the scale section grows its board (default: the OS temp folder).
+const scaleDir = process.argv.find((a) => a.startsWith('--scale-dir='))?.slice('--scale-dir='.length) ?? tmpdir();
 const N = quick ? 40 : 200;
 const ROUNDS = quick ? 3 : 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -121,7 +132,7 @@ async function overMcp() {
 // Files each transition commits (committed + state + request record), for its floor.
 const FILES = { start_run: 3, claim: 3, renew: 2, submit: 4, decide: 5 };
 
-async function main() {
+async function transitionsSection() {
   const floorDir = mkdtempSync(path.join(tmpdir(), 'wb-floor-'));
   const floors = {};
   for (const [k, n] of Object.entries(FILES)) {
@@ -152,11 +163,49 @@ async function main() {
     '|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.op} | ${f(r.p50)} (${f(r.p50min)}–${f(r.p50max)}) | ${f(r.p99)} | ${f(r.floor)} | ${r.ratio === null ? '–' : r.ratio.toFixed(2)} |`),
   ];
+  return { lines, rows };
+}
+
+async function main() {
+  const began = performance.now();
+  const loadBefore = loadavg();
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
-  console.log(`${N} runs per round, ${ROUNDS} rounds, ${machine}\n`);
-  console.log(lines.join('\n'));
+  // The code measured: dist/ is built from src/ at this commit, plus any uncommitted change to src/.
+  const git = (args) => spawnSync('git', args, { cwd: path.join(here, '..'), encoding: 'utf8' }).stdout?.trimEnd() ?? '';
+  const code = { commit: git(['rev-parse', '--short', 'HEAD']), srcChanged: git(['status', '--porcelain', '--', 'src']).split('\n').filter(Boolean).map((l) => l.slice(3)) };
+  const out = { quick, N, ROUNDS, machine, code };
+  console.log(`code: ${code.commit}${code.srcChanged.length > 0 ? ` + uncommitted changes to ${code.srcChanged.join(', ')}` : ''}`);
+  const took = {};
+  const lap = (name, t0) => (took[name] = Math.round((performance.now() - t0) / 1000));
+  if (only.has('transitions')) {
+    const t0 = performance.now();
+    const t = await transitionsSection();
+    lap('transitions', t0);
+    console.log(`${N} runs per round, ${ROUNDS} rounds, ${machine}\n`);
+    console.log(t.lines.join('\n'));
+    out.rows = t.rows;
+  } else console.log(machine);
+  if (only.has('concurrency')) {
+    const t0 = performance.now();
+    const c = await concurrencySection({ quick });
+    lap('concurrency', t0);
+    console.log(`\n${c.lines.join('\n')}`);
+    out.concurrency = c.json;
+  }
+  if (only.has('scale')) {
+    const t0 = performance.now();
+    const s = await scaleSection({ quick, base: scaleDir });
+    lap('scale', t0);
+    console.log(`\n${s.lines.join('\n')}`);
+    out.scale = s.json;
+  }
+  out.seconds = (performance.now() - began) / 1000;
+  out.sectionSeconds = took;
+  out.loadavg = { before: loadBefore, after: loadavg() };
+  const la = (l) => l.map((x) => x.toFixed(2)).join(' ');
+  console.log(`\n(bench took ${out.seconds.toFixed(0)} s: ${Object.entries(took).map(([k, v]) => `${k} ${v} s`).join(', ')}; load average before ${la(loadBefore)}, after ${la(out.loadavg.after)})`);
   await fs.mkdir(path.join(here, 'results'), { recursive: true });
-  await fs.writeFile(path.join(here, 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify({ quick, N, ROUNDS, machine, rows }, null, 2));
+  await fs.writeFile(path.join(here, 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(out, null, 2));
 }
 
 await main();

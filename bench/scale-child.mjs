@@ -1,0 +1,59 @@
+// One scale measurement in a fresh process, so its memory is its own (run by
+// bench/scale.mjs through fork; reports one JSON message over IPC).
+//   node bench/scale-child.mjs <board> <series> <n> <min> <s>
+// Opens the board and makes the first get_work call (as reviewer), then measures
+// get_work latency for each series in the comma-separated list <series> ("none"
+// for no series), each with up to n calls, for at most s seconds, at least min:
+//   reviewer    get_work as agent reviewer
+//   mira        get_work as person mira@example.com
+//   afterWrite  get_work as reviewer, each after a start_run (untimed), as on a busy board
+const [dir, seriesArg, nArg, minArg, secArg] = process.argv.slice(2);
+const t0 = performance.now();
+const { Board } = await import('../dist/board/board.js');
+const { Service } = await import('../dist/service/service.js');
+const { resolveActor } = await import('../dist/service/identity.js');
+const tImported = performance.now();
+
+const ok = (r) => {
+  if (!r.ok) throw new Error(JSON.stringify(r.error));
+  return r.data;
+};
+const board = await Board.open(dir);
+const svc = await Service.open(board);
+const A = (n) => resolveActor(board.manifest, n).actor;
+const agent = A('reviewer');
+const mira = A('mira@example.com');
+const first = ok(await svc.call('get_work', {}, agent));
+const tReady = performance.now();
+const mb = (b) => b / 2 ** 20;
+const out = {
+  importMs: tImported - t0,
+  startMs: tReady - tImported, // Board.open + Service.open + the first get_work (reviewer)
+  rssMB: mb(process.memoryUsage().rss),
+  heapMB: mb(process.memoryUsage().heapUsed),
+  firstItems: first.items.length,
+  lat: {},
+  items: {},
+};
+
+const n = Number(nArg);
+const min = Number(minArg);
+const budget = Number(secArg) * 1000;
+let k = 0;
+for (const who of seriesArg === 'none' ? [] : seriesArg.split(',')) {
+  const actor = who === 'mira' ? mira : agent;
+  const xs = (out.lat[who] = []);
+  const began = performance.now();
+  while (xs.length < n && (xs.length < min || performance.now() - began < budget)) {
+    if (who === 'afterWrite') {
+      ok(await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1, receiptUrl: 'https://example.com/r' }, requestId: `scale-${process.pid}-${++k}` }, mira));
+    }
+    const t = performance.now();
+    out.items[who] = ok(await svc.call('get_work', {}, actor)).items.length;
+    xs.push(performance.now() - t);
+  }
+}
+out.rssAfterMB = mb(process.memoryUsage().rss);
+out.peakRssMB = process.resourceUsage().maxRSS / 1024;
+process.send(out);
+process.disconnect();
