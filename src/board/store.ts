@@ -96,6 +96,38 @@ type Staged =
   | { kind: 'adopt'; text: string; data: Record<string, unknown>; body: string }
   | { kind: 'remove' };
 
+/**
+ * The end of an audit chain: its size, a torn last line (text after the last
+ * line break, usually empty) and the last whole line, or null when there is none.
+ * Reads backwards from the end in growing windows until a whole line is found.
+ */
+async function readChainEnd(file: string): Promise<{ size: number; torn: string; last: string | null }> {
+  let fh;
+  try {
+    fh = await fs.open(file, 'r');
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return { size: 0, torn: '', last: null };
+    throw e;
+  }
+  try {
+    const { size } = await fh.stat();
+    for (let window = 64 * 1024; ; window *= 4) {
+      const start = Math.max(0, size - window);
+      const buf = Buffer.alloc(size - start);
+      await fh.read(buf, 0, buf.length, start);
+      const text = buf.toString('utf8');
+      const end = text.lastIndexOf('\n');
+      const torn = text.slice(end + 1);
+      if (end < 0 && start === 0) return { size, torn, last: null };
+      const before = end < 0 ? -1 : text.lastIndexOf('\n', end - 1);
+      // A whole last line needs the line break before it in the window, or the file's start.
+      if (end >= 0 && (before >= 0 || start === 0)) return { size, torn, last: text.slice(before + 1, end) };
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
 /** The change log's size past which it is started afresh. */
 const CHANGES_ROTATE_BYTES = 4 * 1024 * 1024;
 
@@ -118,7 +150,7 @@ export class Tx {
   constructor(
     private readonly store: BoardStore,
     readonly scope: Scope,
-    private readonly recorded: Map<string, { rev: number; sha256: string }>,
+    private readonly recorded: ReadonlyMap<string, { rev: number; sha256: string }>,
     readonly now: Date,
     readonly brokenLocks: LockInfo[],
   ) {}
@@ -331,7 +363,7 @@ export class BoardStore {
       // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
       if (held.broken.length > 0) await this.cleanTemps(scope);
       const chain = await this.chainState(sf.chain);
-      const tx = new Tx(this, scope, new Map(chain.recorded), this.now(), held.broken);
+      const tx = new Tx(this, scope, chain.recorded, this.now(), held.broken);
       const value = await fn(tx);
       const commit = await this.commit(scope, tx, chain.head);
       return { value, commit };
@@ -483,7 +515,8 @@ export class BoardStore {
         this.chains.delete(rel);
         throw new BoardError('corrupt', `the audit chain ${rel} is broken; run workboard audit verify`, report.breaks.map((b) => ({ path: `${rel}:${b.line}`, message: b.reason })));
       }
-      const next: ChainState = { size, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)) };
+      // Extended in place: transactions only read it, and one scope's transactions never overlap.
+      const next: ChainState = { size, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, base.recorded) };
       this.chains.set(rel, next);
       return next;
     } finally {
@@ -569,19 +602,28 @@ export class BoardStore {
   private async appendMissing(chainRel: string, lines: string[], firstSeq: number): Promise<void> {
     await this.assertNoLinks(chainRel);
     const file = this.abs(chainRel);
-    const text = (await readIfExists(file))?.toString('utf8') ?? '';
-    let complete = text;
-    const cut = text.lastIndexOf('\n') + 1;
-    const tail = text.slice(cut);
-    if (tail !== '') {
+    // Only the chain's end is read: its last whole line's seq says how many lines there are
+    // (seq counts from 0), so a commit costs the same on a chain of ten lines or a million.
+    const { size, torn, last } = await readChainEnd(file);
+    if (torn !== '') {
       // A torn last line can only be an interrupted append of this very journal (appends happen under the lock).
-      if (!lines.some((l) => l.startsWith(tail))) {
+      if (!lines.some((l) => l.startsWith(torn))) {
         throw new BoardError('corrupt', `${chainRel} ends with a torn line that no pending commit explains`, [{ path: chainRel, message: 'torn last line' }]);
       }
-      await fs.truncate(file, Buffer.byteLength(text.slice(0, cut)));
-      complete = text.slice(0, cut);
+      await fs.truncate(file, size - Buffer.byteLength(torn));
     }
-    const have = complete === '' ? 0 : complete.split('\n').length - 1;
+    let have = 0;
+    if (last !== null) {
+      const seq = (() => {
+        try {
+          return (JSON.parse(last) as { seq?: unknown }).seq;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (typeof seq !== 'number') throw new BoardError('corrupt', `${chainRel} ends with a line that is not an audit event; run workboard audit verify`, [{ path: chainRel, message: 'last line unreadable' }]);
+      have = seq + 1;
+    }
     if (have < firstSeq) {
       throw new BoardError('corrupt', `${chainRel} has ${have} lines but a pending commit continues it at seq ${firstSeq}`, [{ path: chainRel, message: 'lines are missing' }]);
     }

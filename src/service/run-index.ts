@@ -116,8 +116,9 @@ export class RunIndex {
     const log = await stamp(this.store.abs(CHANGES_FILE));
     const runsDir = (await stamp(this.store.abs('runs'))) ?? '';
     const [logIno = '', logSize = '0'] = (log ?? '').split(':');
-    const c = this.cursor;
-    // No log yet (nothing committed since the board was made or copied) reads as an empty one.
+    // No log yet (nothing committed since the board was made or copied) reads as an empty one,
+    // and a log that has appeared since holds every commit made after it: read from its start.
+    const c = this.cursor && this.cursor.logIno === '' && logIno !== '' ? { ...this.cursor, logIno, logOffset: 0 } : this.cursor;
     const incremental = c !== null && c.logIno === logIno && c.logOffset <= Number(logSize) && this.clock() - c.fullAt < RESCAN_MS;
     if (incremental) {
       await this.catchUp(c, runsDir);
@@ -129,6 +130,16 @@ export class RunIndex {
     }
     this.sorted ??= [...this.entries.values()].map((e) => e.summary).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return this.sorted;
+  }
+
+  /** How many folders runs/ holds by its link count, or -1 where the file system does not count them so. */
+  private async subfolders(): Promise<number> {
+    try {
+      const n = (await fs.stat(this.store.abs('runs'))).nlink;
+      return n >= 2 ? n - 2 : -1;
+    } catch {
+      return -1;
+    }
   }
 
   private async listRunIds(): Promise<string[]> {
@@ -160,13 +171,16 @@ export class RunIndex {
     const changed = new Set<string>();
     const { lines, offset } = await this.readLog(c.logOffset);
     for (const line of lines) if (line.startsWith('run ')) changed.add(line.slice(4));
-    if (runsDir !== c.runsDir) {
+    for (const id of changed) if (isRunId(id)) await this.refresh(id);
+    // runs/ changed: usually only the runs the log just named were added. A folder's link
+    // count is 2 + its subfolders, so when it matches the index nothing else came or went,
+    // and the listing of every run is skipped.
+    if (runsDir !== c.runsDir && (await this.subfolders()) !== this.entries.size) {
       const ids = new Set(await this.listRunIds());
-      for (const id of ids) if (!this.entries.has(id)) changed.add(id);
+      for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
       for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
     }
-    for (const id of changed) if (isRunId(id)) await this.refresh(id);
-    if (offset !== c.logOffset || runsDir !== c.runsDir) {
+    if (offset !== c.logOffset || runsDir !== c.runsDir || c !== this.cursor) {
       this.cursor = { ...c, logOffset: offset, runsDir };
       this.dirty = true;
     }
