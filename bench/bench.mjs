@@ -112,13 +112,15 @@ async function overMcp() {
     if (!r.structuredContent.ok) throw new Error(JSON.stringify(r.structuredContent.error));
     return { ms, data: r.structuredContent.data };
   };
-  const t = { 'mcp get_work': [], 'mcp claim': [], 'mcp submit': [], 'direct get_work': [], 'direct claim': [], 'direct submit': [] };
+  // describe touches no run: its difference is the protocol's own cost, apart from two coordinators re-reading each other's writes.
+  const t = { 'mcp describe': [], 'mcp get_work': [], 'mcp claim': [], 'mcp submit': [], 'direct describe': [], 'direct get_work': [], 'direct claim': [], 'direct submit': [] };
   for (let i = 0; i < N; i++) {
     const via = i % 2 === 0; // alternate, so both see the same board sizes
     const call = via ? viaMcp : (name, args) => timed(() => svc.call(name, args, agent));
     const tag = via ? 'mcp' : 'direct';
     const s = await timed(() => svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: req() }, mira));
     const runId = s.data.run.id;
+    t[`${tag} describe`].push((await call('describe', {})).ms);
     t[`${tag} get_work`].push((await call('get_work', { limit: 5 })).ms);
     const c = await call('claim', { runId, stepId: 'review_claim', requestId: req() });
     t[`${tag} claim`].push(c.ms);
@@ -152,7 +154,7 @@ async function transitionsSection() {
     rows.push({ op: k, p50: median(p50s), p50min: Math.min(...p50s), p50max: Math.max(...p50s), p99: median(p99s), floor, ratio: floor ? median(p50s) / floor : null });
   }
   const mcp = await overMcp();
-  for (const op of ['get_work', 'claim', 'submit']) {
+  for (const op of ['describe', 'get_work', 'claim', 'submit']) {
     const m = median(mcp[`mcp ${op}`]);
     const d = median(mcp[`direct ${op}`]);
     rows.push({ op: `${op} over MCP stdio (direct ${d.toFixed(2)}; MCP adds ${(m - d).toFixed(2)})`, p50: m, p50min: m, p50max: m, p99: pct(mcp[`mcp ${op}`], 99), floor: null, ratio: null });
