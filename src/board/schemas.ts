@@ -12,37 +12,52 @@ import type { Issue } from '../core/issues.js';
 export const FILE_KINDS = ['work', 'version', 'run', 'step'] as const;
 export type FileKind = (typeof FILE_KINDS)[number];
 
-const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas/board');
+export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas/board');
 
 interface Compiled {
   validate: ValidateFunction;
   order: string[];
 }
 
-let compiled: Map<FileKind, Compiled> | undefined;
+const compiled = new Map<FileKind, Compiled>();
+let ajv: Ajv2020 | undefined;
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
-function load(): Map<FileKind, Compiled> {
-  if (compiled) return compiled;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-  addFormats(ajv);
-  compiled = new Map();
-  for (const kind of FILE_KINDS) {
-    const schema = JSON.parse(readFileSync(path.join(SCHEMA_DIR, `${kind}.schema.json`), 'utf8')) as { properties: Record<string, unknown> };
-    compiled.set(kind, { validate: ajv.compile(schema), order: Object.keys(schema.properties) });
+/**
+ * The options every workboard schema is compiled with. `validateSchema: false`
+ * skips compiling JSON Schema's own meta-schema at every start (most of the
+ * compile time); the schemas are checked against it by a test instead.
+ */
+export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true, validateSchema: false } as const;
+
+export function schemaText(dir: string, name: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(path.join(dir, `${name}.json`), 'utf8')) as Record<string, unknown>;
+}
+
+/** One kind's schema, compiled when first needed: a command that never reads a kind never pays for it. */
+function load(kind: FileKind): Compiled {
+  let c = compiled.get(kind);
+  if (!c) {
+    if (!ajv) {
+      ajv = new Ajv2020(AJV_OPTIONS);
+      addFormats(ajv);
+    }
+    const schema = schemaText(SCHEMA_DIR, `${kind}.schema`) as { properties: Record<string, unknown> };
+    c = { validate: ajv.compile(schema), order: Object.keys(schema.properties) };
+    compiled.set(kind, c);
   }
-  return compiled;
+  return c;
 }
 
 export function keyOrder(kind: FileKind): string[] {
-  return load().get(kind)!.order;
+  return load(kind).order;
 }
 
 /** Validate a file's frontmatter; each problem becomes an issue with a readable path. */
 export function schemaIssues(kind: FileKind, data: unknown): Issue[] {
-  const c = load().get(kind)!;
+  const c = load(kind);
   if (c.validate(data)) return [];
   return (c.validate.errors ?? []).map(toIssue);
 }

@@ -1,26 +1,33 @@
-/** The tools' argument schemas (schemas/tools/), compiled once; a call that breaks one is `invalid` before anything else. */
-import { readFileSync } from 'node:fs';
+/** The tools' argument schemas (schemas/tools/), each compiled the first time its tool is called; a call that breaks one is `invalid` before anything else. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { TOOLS, type Tool } from '../process/profiles.js';
+import { AJV_OPTIONS, schemaText } from '../board/schemas.js';
+import type { Tool } from '../process/profiles.js';
 
-const DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas/tools');
-let compiled: Map<Tool, { schema: Record<string, unknown>; validate: ValidateFunction }> | undefined;
-
-function load() {
-  if (compiled) return compiled;
-  const ajv = new Ajv2020({ allErrors: true, strict: true });
-  compiled = new Map();
-  for (const tool of TOOLS) {
-    const schema = JSON.parse(readFileSync(path.join(DIR, `${tool}.arguments.json`), 'utf8')) as Record<string, unknown>;
-    compiled.set(tool, { schema, validate: ajv.compile(schema) });
-  }
-  return compiled;
-}
+export const TOOL_SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas/tools');
+const raw = new Map<Tool, Record<string, unknown>>();
+const compiled = new Map<Tool, ValidateFunction>();
+let ajv: Ajv2020 | undefined;
 
 export function argumentSchema(tool: Tool): Record<string, unknown> {
-  return load().get(tool)!.schema;
+  let s = raw.get(tool);
+  if (!s) {
+    s = schemaText(TOOL_SCHEMA_DIR, `${tool}.arguments`);
+    raw.set(tool, s);
+  }
+  return s;
+}
+
+/** A tool's validator, compiled the first time the tool is called. */
+function validator(tool: Tool): ValidateFunction {
+  let v = compiled.get(tool);
+  if (!v) {
+    ajv ??= new Ajv2020(AJV_OPTIONS);
+    v = ajv.compile(argumentSchema(tool));
+    compiled.set(tool, v);
+  }
+  return v;
 }
 
 /**
@@ -67,7 +74,7 @@ export function argumentIssues(tool: Tool, args: unknown): string[] {
   const shape = shapeIssues(args);
   // Too deep for the schema validator to walk safely: the depth is the problem to fix first.
   if (shape.some((i) => i.endsWith(`nested deeper than ${MAX_DEPTH} levels`))) return shape;
-  const v = load().get(tool)!.validate;
+  const v = validator(tool);
   if (v(args)) return shape;
   return [...shape, ...(v.errors ?? []).map((e) => {
     const at = e.instancePath.split('/').slice(1).join('.');
