@@ -28,7 +28,7 @@ export const DEFAULT_SETTINGS: Settings = {
  * endpoint, or a local command. Configured here, never in a process file;
  * the API key is named by an environment variable, never written down.
  */
-export type EvaluatorConfig = ({ kind: 'chat'; url: string; model: string; apiKeyEnv?: string } | { kind: 'command'; command: string; args: string[]; model?: string }) & {
+export type EvaluatorConfig = ({ kind: 'chat'; url: string; model: string; apiKeyEnv?: string; jsonMode: boolean } | { kind: 'command'; command: string; args: string[]; model?: string }) & {
   timeoutSeconds: number;
 };
 
@@ -59,7 +59,7 @@ export function manifestFrom(doc: BoardDoc): Manifest {
     operators?: string[];
     agents?: { id: string; description?: string }[];
     notify?: { command: string; args?: string[] };
-    evaluator?: { chat?: { url: string; model: string; apiKeyEnv?: string }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number };
+    evaluator?: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number };
   };
   return {
     name: d.name,
@@ -75,10 +75,10 @@ export function manifestFrom(doc: BoardDoc): Manifest {
   };
 }
 
-function evaluatorFrom(e: { chat?: { url: string; model: string; apiKeyEnv?: string }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number } | undefined): EvaluatorConfig | null {
+function evaluatorFrom(e: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number } | undefined): EvaluatorConfig | null {
   if (!e) return null;
   const timeoutSeconds = e.timeoutSeconds ?? DEFAULT_EVALUATOR_TIMEOUT_SECONDS;
-  if (e.chat) return { kind: 'chat', url: e.chat.url, model: e.chat.model, ...(e.chat.apiKeyEnv ? { apiKeyEnv: e.chat.apiKeyEnv } : {}), timeoutSeconds };
+  if (e.chat) return { kind: 'chat', url: e.chat.url, model: e.chat.model, ...(e.chat.apiKeyEnv ? { apiKeyEnv: e.chat.apiKeyEnv } : {}), jsonMode: e.chat.jsonMode ?? true, timeoutSeconds };
   if (e.command) return { kind: 'command', command: e.command, args: e.args ?? [], ...(e.model ? { model: e.model } : {}), timeoutSeconds };
   return null;
 }

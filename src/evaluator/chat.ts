@@ -11,6 +11,8 @@ export interface ChatConfig {
   url: string;
   model: string;
   apiKeyEnv?: string;
+  /** Ask for a JSON object reply (`response_format`); some servers refuse the field. */
+  jsonMode: boolean;
 }
 
 /** The most of a reply body read; a chat answer here is a few dozen bytes. */
@@ -31,7 +33,7 @@ export async function askChat(cfg: ChatConfig, request: CheckRequest, signal: Ab
         method: 'POST',
         headers,
         signal,
-        body: JSON.stringify({ model: cfg.model, messages: chatMessages(request, i, tag), temperature: 0, response_format: { type: 'json_object' } }),
+        body: JSON.stringify({ model: cfg.model, messages: chatMessages(request, i, tag), temperature: 0, ...(cfg.jsonMode ? { response_format: { type: 'json_object' } } : {}) }),
       });
       const body = await res.text();
       if (body.length > MAX_REPLY_BYTES) throw new Error(`the evaluator's reply is over ${MAX_REPLY_BYTES} bytes`);

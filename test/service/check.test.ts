@@ -99,7 +99,7 @@ describe('a chat-completions evaluator on loopback', () => {
     expect(asked.map((r) => r.question).sort()).toEqual([COMPLETE_Q, 'The cleared verdict matches what the report says.', SUMMARY_Q].sort());
     for (const r of asked) {
       expect(r.headers.authorization).toBe('Bearer sk-test-not-a-secret');
-      expect(r.body).toMatchObject({ model: 'judge-7b', temperature: 0 });
+      expect(r.body).toMatchObject({ model: 'judge-7b', temperature: 0, response_format: { type: 'json_object' } });
       const system = r.body.messages.find((m) => m.role === 'system')!.content;
       const user = r.body.messages.find((m) => m.role === 'user')!.content;
       const tag = /<(material-[0-9a-f]+)>/.exec(user)![1]!;
@@ -266,6 +266,22 @@ describe('a chat-completions evaluator on loopback', () => {
 function runFile(h: Harness, runId: string, step: string): string {
   return readFileSync(path.join(h.root, paths.stepFile(runId, step)), 'utf8');
 }
+
+describe('a chat server that refuses response_format', () => {
+  it('with jsonMode: false the field is left out and the reply is still read', async () => {
+    const h = await Harness.open({
+      groups: { finance: [CAST.fin] },
+      evaluator: { chat: { url: chat.url, model: 'plain-1', jsonMode: false }, timeoutSeconds: 2 },
+      processes: [{ folder: 'sanctions-screen', roles: { finance: 'finance' } }],
+    });
+    chat.script = (req) => ('response_format' in req.body ? { status: 400, raw: '{"error":"response_format not supported"}' } : script()(req));
+    const { token } = await claimScreen(h);
+    const seen = chat.requests.length;
+    const ok = await h.ok('submit', { token, ...SUBMISSION }, CAST.agent);
+    expect(ok.data.steps.screen.check.verdict).toBe('pass');
+    expect(chat.requests.slice(seen).every((r) => !('response_format' in r.body))).toBe(true);
+  });
+});
 
 describe('a command evaluator', () => {
   let h: Harness;
