@@ -7,7 +7,7 @@
  * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
  * again only at runs that changed since.
  */
-import { promises as fs, statSync } from 'node:fs';
+import { promises as fs, statSync, type BigIntStats } from 'node:fs';
 import { isCode, readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
@@ -19,14 +19,19 @@ export type RunSummary = Pick<RunRecord, 'id' | 'process' | 'version' | 'state' 
 const CACHE = `${STATE_DIR}/index.json`;
 const CACHE_VERSION = 2;
 
-async function stamp(file: string): Promise<string | null> {
+async function statOrNull(file: string): Promise<BigIntStats | null> {
   try {
-    const s = await fs.stat(file, { bigint: true });
-    return `${s.ino}:${s.size}:${s.mtimeNs}`;
+    return await fs.stat(file, { bigint: true });
   } catch (e) {
     if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
     throw e;
   }
+}
+
+/** A file's identity and version: changes whenever the file is replaced or rewritten. */
+async function stamp(file: string): Promise<string | null> {
+  const s = await statOrNull(file);
+  return s ? `${s.ino}:${s.size}:${s.mtimeNs}` : null;
 }
 
 /**
@@ -113,33 +118,26 @@ export class RunIndex {
    */
   async summaries(): Promise<readonly RunSummary[]> {
     await this.loadCache();
-    const log = await stamp(this.store.abs(CHANGES_FILE));
-    const runsDir = (await stamp(this.store.abs('runs'))) ?? '';
-    const [logIno = '', logSize = '0'] = (log ?? '').split(':');
+    const log = await statOrNull(this.store.abs(CHANGES_FILE));
+    const runs = await statOrNull(this.store.abs('runs'));
+    const logIno = log ? String(log.ino) : '';
+    const logSize = log ? Number(log.size) : 0;
+    const runsDir = runs ? `${runs.ino}:${runs.mtimeNs}` : '';
     // No log yet (nothing committed since the board was made or copied) reads as an empty one,
     // and a log that has appeared since holds every commit made after it: read from its start.
     const c = this.cursor && this.cursor.logIno === '' && logIno !== '' ? { ...this.cursor, logIno, logOffset: 0 } : this.cursor;
-    const incremental = c !== null && c.logIno === logIno && c.logOffset <= Number(logSize) && this.clock() - c.fullAt < RESCAN_MS;
+    const incremental = c !== null && c.logIno === logIno && c.logOffset <= logSize && this.clock() - c.fullAt < RESCAN_MS;
     if (incremental) {
-      await this.catchUp(c, runsDir);
+      await this.catchUp(c, runsDir, runs ? Number(runs.nlink) : 0);
       // Written in the background and at most every few seconds: a 10k-run index is megabytes.
       if (this.dirty && this.clock() - this.savedAt >= SAVE_EVERY_MS) void this.saveCache();
     } else {
-      await this.fullScan(logIno, runsDir);
+      // The log's size was taken before the scan: whatever is appended meanwhile is read next time.
+      await this.fullScan({ logIno, logOffset: logSize, runsDir, fullAt: this.clock() });
       await this.saveCache();
     }
     this.sorted ??= [...this.entries.values()].map((e) => e.summary).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     return this.sorted;
-  }
-
-  /** How many folders runs/ holds by its link count, or -1 where the file system does not count them so. */
-  private async subfolders(): Promise<number> {
-    try {
-      const n = (await fs.stat(this.store.abs('runs'))).nlink;
-      return n >= 2 ? n - 2 : -1;
-    } catch {
-      return -1;
-    }
   }
 
   private async listRunIds(): Promise<string[]> {
@@ -151,10 +149,7 @@ export class RunIndex {
     }
   }
 
-  private async fullScan(logIno: string, runsDir: string): Promise<void> {
-    // The log's size is taken before the scan: whatever is appended meanwhile is read next time.
-    const logOffset = await this.logSize();
-    const fullAt = this.clock();
+  private async fullScan(cursor: Cursor): Promise<void> {
     const ids = await this.listRunIds();
     const seen = new Set(ids);
     // In batches, so reading one file overlaps parsing another.
@@ -163,19 +158,19 @@ export class RunIndex {
       await Promise.all(ids.slice(i, i + SCAN_BATCH).map((id) => this.refresh(id)));
     }
     for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.forget(id);
-    this.cursor = { logIno, logOffset, runsDir, fullAt };
+    this.cursor = cursor;
     this.dirty = true;
   }
 
-  private async catchUp(c: Cursor, runsDir: string): Promise<void> {
+  private async catchUp(c: Cursor, runsDir: string, runsLinks: number): Promise<void> {
     const changed = new Set<string>();
     const { lines, offset } = await this.readLog(c.logOffset);
     for (const line of lines) if (line.startsWith('run ')) changed.add(line.slice(4));
     for (const id of changed) if (isRunId(id)) await this.refresh(id);
     // runs/ changed: usually only the runs the log just named were added. A folder's link
-    // count is 2 + its subfolders, so when it matches the index nothing else came or went,
-    // and the listing of every run is skipped.
-    if (runsDir !== c.runsDir && (await this.subfolders()) !== this.entries.size) {
+    // count is 2 + its subfolders (where the file system counts them so), so when it matches
+    // the index nothing else came or went, and the listing of every run is skipped.
+    if (runsDir !== c.runsDir && runsLinks - 2 !== this.entries.size) {
       const ids = new Set(await this.listRunIds());
       for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
       for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
@@ -211,11 +206,6 @@ export class RunIndex {
       this.dirty = true;
       this.sorted = null;
     }
-  }
-
-  private async logSize(): Promise<number> {
-    const st = await stamp(this.store.abs(CHANGES_FILE));
-    return st === null ? 0 : Number(st.split(':')[1]);
   }
 
   /** Whole lines of the change log from `from`; a line still being appended waits for next time. */
