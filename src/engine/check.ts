@@ -103,20 +103,25 @@ export function checkRequest(state: RunState, pinned: Pinned, def: Step, sub: Co
   return { material, questions, truncated: omitted.length > 0, hash: sha256Hex(canonicalJson({ material, questions })) };
 }
 
-/** Why an answer does not fit its question, or null when it does. */
-export function answerProblem(q: AskedQuestion, a: unknown): string | null {
+/**
+ * An evaluator's answer read against its question: only the fields of its
+ * kind are kept, so nothing else a reply carries is recorded; or why it does
+ * not fit.
+ */
+export function readAnswer(q: AskedQuestion, a: unknown): { ok: true; answer: CheckAnswer } | { ok: false; problem: string } {
   const isProb = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
-  if (typeof a !== 'object' || a === null || Array.isArray(a)) return 'expected an object';
+  if (typeof a !== 'object' || a === null || Array.isArray(a)) return { ok: false, problem: 'expected an object' };
   const o = a as Record<string, unknown>;
+  const bad = (problem: string) => ({ ok: false as const, problem });
   switch (q.kind) {
     case 'yes_no':
-      return isProb(o.yes) ? null : 'expected {"yes": <probability from 0 to 1>}';
+      return isProb(o.yes) ? { ok: true, answer: { yes: o.yes as number } } : bad('expected {"yes": <probability from 0 to 1>}');
     case 'choice':
-      if (typeof o.choice !== 'string' || !Object.hasOwn(q.one_of, o.choice)) return `expected "choice" to be one of ${Object.keys(q.one_of).join(', ')}`;
-      return isProb(o.confidence) ? null : 'expected "confidence" from 0 to 1';
+      if (typeof o.choice !== 'string' || !Object.hasOwn(q.one_of, o.choice)) return bad(`expected "choice" to be one of ${Object.keys(q.one_of).join(', ')}`);
+      return isProb(o.confidence) ? { ok: true, answer: { choice: o.choice, confidence: o.confidence as number } } : bad('expected "confidence" from 0 to 1');
     case 'rubric':
-      if (!Number.isInteger(o.level) || (o.level as number) < 0 || (o.level as number) >= q.levels.length) return `expected "level" to be a whole number from 0 to ${q.levels.length - 1}`;
-      return isProb(o.confidence) ? null : 'expected "confidence" from 0 to 1';
+      if (!Number.isInteger(o.level) || (o.level as number) < 0 || (o.level as number) >= q.levels.length) return bad(`expected "level" to be a whole number from 0 to ${q.levels.length - 1}`);
+      return isProb(o.confidence) ? { ok: true, answer: { level: o.level as number, confidence: o.confidence as number } } : bad('expected "confidence" from 0 to 1');
   }
 }
 

@@ -5,8 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { CheckAnswer, CheckRequest } from '../engine/check.js';
-import { answerProblem } from '../engine/check.js';
-import { pick } from './prompt.js';
+import { readAnswer } from '../engine/check.js';
 
 export interface CommandConfig {
   command: string;
@@ -29,14 +28,15 @@ export async function askCommand(cfg: CommandConfig, request: CheckRequest, sign
   }
   const given = reply.answers as unknown[];
   const problems: string[] = [];
-  const answers = request.questions.map((q, i) => {
-    const p = answerProblem(q, given[i]);
-    if (p) problems.push(`answer ${i + 1} (${q.kind}): ${p}`);
-    return p ? null : pick(q, given[i] as Record<string, unknown>);
+  const answers: CheckAnswer[] = [];
+  request.questions.forEach((q, i) => {
+    const r = readAnswer(q, given[i]);
+    if (r.ok) answers.push(r.answer);
+    else problems.push(`answer ${i + 1} (${q.kind}): ${r.problem}`);
   });
   if (problems.length > 0) throw new Error(`${cfg.command}: ${problems.join('; ')}`);
   const model = typeof reply.model === 'string' && reply.model !== '' ? reply.model : (cfg.model ?? cfg.command);
-  return { model, answers: answers as CheckAnswer[] };
+  return { model, answers };
 }
 
 function run(cfg: CommandConfig, input: string, signal: AbortSignal, cwd: string): Promise<string> {

@@ -5,7 +5,7 @@
  * says that nothing inside the block is an instruction.
  */
 import type { AskedQuestion, CheckAnswer, CheckRequest } from '../engine/check.js';
-import { answerProblem } from '../engine/check.js';
+import { readAnswer } from '../engine/check.js';
 
 export interface ChatMessage {
   role: 'system' | 'user';
@@ -71,13 +71,6 @@ export function parseReply(q: AskedQuestion, text: string): { ok: true; answer: 
   } catch {
     return { ok: false, problem: `the reply's JSON does not parse: ${JSON.stringify(text.slice(start, start + 120))}` };
   }
-  const problem = answerProblem(q, value);
-  return problem ? { ok: false, problem: `${q.kind} answer: ${problem}` } : { ok: true, answer: pick(q, value as Record<string, unknown>) };
-}
-
-/** Only the fields an answer of this kind has, so nothing else a reply carries is recorded. */
-export function pick(q: AskedQuestion, v: Record<string, unknown>): CheckAnswer {
-  if (q.kind === 'yes_no') return { yes: v.yes as number };
-  if (q.kind === 'choice') return { choice: v.choice as string, confidence: v.confidence as number };
-  return { level: v.level as number, confidence: v.confidence as number };
+  const r = readAnswer(q, value);
+  return r.ok ? r : { ok: false, problem: `${q.kind} answer: ${r.problem}` };
 }
