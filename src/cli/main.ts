@@ -1,5 +1,4 @@
 /** The `workboard` command. Every command is a thin shell over the layers below. */
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { Cli, CliExit } from './cli.js';
 import { EXIT, printError } from './output.js';
@@ -16,8 +15,7 @@ import * as publish from './commands/publish.js';
 import * as serve from './commands/serve.js';
 import * as tools from './commands/tools.js';
 import * as validate from './commands/validate.js';
-
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { VERSION } from './version.js';
 
 export async function main(argv: string[]): Promise<number> {
   // A reader that goes away (`| head`) ends us quietly, as it does any Unix tool.
@@ -28,7 +26,7 @@ export async function main(argv: string[]): Promise<number> {
   program
     .name('workboard')
     .description('An Agent Process server whose only source of truth is a folder of plain files you commit to git.')
-    .version(pkg.version, '-V, --version')
+    .version(VERSION, '-V, --version')
     .option('--board <dir>', 'the board root (default: WORKBOARD_DIR, or the nearest folder upwards with WORK.md)')
     .option('--json', 'print exactly one JSON result object')
     .option('--as <identity>', 'act as this person or agent (default: WORKBOARD_AS, or your login)')

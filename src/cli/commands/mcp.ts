@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { resolveActor } from '../../service/identity.js';
 import { Service } from '../../service/service.js';
 import { BoardError } from '../../board/errors.js';
 import type { Cli } from '../cli.js';
 import { EXIT } from '../output.js';
-
-const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { VERSION } from '../version.js';
 
 export function register(program: Command, cli: Cli): void {
   program
@@ -25,7 +23,7 @@ export function register(program: Command, cli: Cli): void {
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const { createMcpServer } = await import('../../mcp/server.js');
       const service = await Service.open(board);
-      const server = createMcpServer(service, who.actor, pkg.version);
+      const server = createMcpServer(service, who.actor, VERSION);
       // One JSON-RPC line must fit the largest upload the board allows (base64 is 4/3 of the bytes), with room to spare.
       const maxBufferSize = Math.ceil(board.manifest.settings.maxUploadBytes / 3) * 4 + 1024 * 1024;
       let failure: Error | null = null;

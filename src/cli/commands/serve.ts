@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
 import { createToken } from '../../service/credentials.js';
@@ -6,8 +5,7 @@ import { resolveActor } from '../../service/identity.js';
 import { Service } from '../../service/service.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
-
-const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+import { VERSION } from '../version.js';
 
 export function register(program: Command, cli: Cli): void {
   const token = program.command('token').description('bearer tokens for MCP over HTTP')
@@ -47,7 +45,7 @@ export function register(program: Command, cli: Cli): void {
       let server: import('node:http').Server | null = null;
       if (m) {
         const { createHttpServer } = await import('../../mcp/http.js');
-        const http = createHttpServer(service, pkg.version);
+        const http = createHttpServer(service, VERSION);
         server = http;
         await new Promise<void>((resolve, reject) => {
           http.once('error', reject);
