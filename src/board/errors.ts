@@ -20,3 +20,18 @@ export class BoardError extends Error {
     this.name = 'BoardError';
   }
 }
+
+/**
+ * What kind of fault an unexpected error is. `no_space` and `resource` go
+ * away when the disk or the process gets room again (retrying helps);
+ * `internal` does not (permission denied, a read-only disk, a bug).
+ */
+export type Fault = { kind: 'no_space' | 'resource' | 'internal'; message: string };
+
+export function faultOf(e: unknown): Fault {
+  const code = typeof e === 'object' && e !== null ? (e as NodeJS.ErrnoException).code : undefined;
+  const message = e instanceof Error ? e.message : String(e);
+  if (code === 'ENOSPC' || code === 'EDQUOT') return { kind: 'no_space', message: `the board's disk is full (${code}); nothing was changed: free some space, then call again` };
+  if (code === 'EMFILE' || code === 'ENFILE' || code === 'ENOMEM' || code === 'EAGAIN' || code === 'EBUSY') return { kind: 'resource', message: `the server is out of a resource for now (${code}); call again shortly` };
+  return { kind: 'internal', message };
+}

@@ -24,6 +24,8 @@ export function isCode(e: unknown, ...codes: string[]): boolean {
   return typeof e === 'object' && e !== null && codes.includes((e as NodeJS.ErrnoException).code ?? '');
 }
 
+
+
 /** A temp file name in the same directory, so rename never crosses a filesystem. */
 export function tempPathFor(file: string): string {
   return `${file}.tmp-${HOST}-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -48,9 +50,13 @@ export async function createExclusive(file: string, data: string | Uint8Array, o
   try {
     await fh.writeFile(data);
     if (opts.sync) await fh.sync();
-  } finally {
-    await fh.close();
+  } catch (e) {
+    // A full disk fails the write after the create: leave no empty or partial file behind.
+    await fh.close().catch(() => undefined);
+    await removeIfExists(file).catch(() => undefined);
+    throw e;
   }
+  await fh.close();
   return true;
 }
 
@@ -77,8 +83,35 @@ export async function fsyncDir(dir: string): Promise<void> {
 /** Replace a file atomically: temp + fsync + rename + directory fsync. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   const tmp = await writeTemp(file, data);
-  await fs.rename(tmp, file);
+  try {
+    await fs.rename(tmp, file);
+  } catch (e) {
+    await removeIfExists(tmp).catch(() => undefined);
+    throw e;
+  }
   await fsyncDir(path.dirname(file));
+}
+
+/** Remove a folder if it is empty (a write that failed before its first file landed); true when removed. */
+export async function removeIfEmpty(dir: string): Promise<boolean> {
+  try {
+    await fs.rmdir(dir);
+    return true;
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR')) return false;
+    throw e;
+  }
+}
+
+/**
+ * Is this a temp file of a writer that is gone? Temp names carry their
+ * writer's host and pid (see `tempPathFor`), so a leftover is known without a lock.
+ */
+export function isDeadTemp(name: string, alive: (pid: number) => boolean): boolean {
+  const at = name.lastIndexOf(TEMP_MARK);
+  if (at < 0) return false;
+  const m = /^(.*)-(\d+)-[0-9a-f]{8}$/.exec(name.slice(at + TEMP_MARK.length));
+  return m !== null && m[1] === HOST && !alive(Number(m[2]));
 }
 
 /** Append bytes and fsync before returning. */

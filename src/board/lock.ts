@@ -1,6 +1,6 @@
 /**
  * Exclusive lock files (AIP-20 §4.2): created with O_CREAT|O_EXCL, holding
- * `{host, pid, acquiredAt, token}`, retried with jittered backoff.
+ * `{host, pid, acquiredAt, token, intent?}`, retried with jittered backoff.
  *
  * A lock may be broken when its holder is provably gone: on this host, its
  * pid no longer exists; on another host, it is older than lockStaleSeconds;
@@ -19,6 +19,8 @@ export interface LockInfo {
   pid: number;
   acquiredAt: string;
   token: string;
+  /** What the holder is about to create (a start_run's run id), inherited by whoever breaks the lock of a dead holder. */
+  intent?: string;
 }
 
 export interface LockOptions {
@@ -26,6 +28,7 @@ export interface LockOptions {
   /** Give up after this long; the caller reports `retry`. */
   timeoutMs: number;
   now?: () => number;
+  intent?: string;
 }
 
 export class LockTimeout extends Error {
@@ -71,7 +74,9 @@ async function readLock(file: string): Promise<{ info: LockInfo | null; raw: str
     const v = JSON.parse(raw) as Partial<LockInfo>;
     // AIP-20's lock holds {host, pid, acquiredAt}; our token is an addition, so a lock without one is still understood.
     if (typeof v.host === 'string' && Number.isInteger(v.pid) && typeof v.acquiredAt === 'string') {
-      return { info: { host: v.host, pid: v.pid as number, acquiredAt: v.acquiredAt, token: typeof v.token === 'string' ? v.token : '' }, raw, mtimeMs: stat.mtimeMs };
+      const info: LockInfo = { host: v.host, pid: v.pid as number, acquiredAt: v.acquiredAt, token: typeof v.token === 'string' ? v.token : '' };
+      if (typeof v.intent === 'string') info.intent = v.intent;
+      return { info, raw, mtimeMs: stat.mtimeMs };
     }
   } catch {
     // fall through: unreadable content
@@ -93,13 +98,21 @@ export function isBreakable(found: { info: LockInfo | null; mtimeMs: number }, s
   return !Number.isFinite(acquired) || now - acquired > staleMs;
 }
 
+/** Is the lock file there held by a writer that is gone (so acquiring it would break it)? False when absent or live. */
+export async function lockIsStale(file: string, staleMs: number, now: number): Promise<boolean> {
+  const found = await readLock(file);
+  return found !== null && isBreakable(found, staleMs, now);
+}
+
 export async function acquireLock(file: string, opts: LockOptions): Promise<HeldLock> {
   const now = opts.now ?? Date.now;
   const start = now();
   const broken: LockInfo[] = [];
   let delay = 1;
   for (;;) {
-    const info: LockInfo = { host: HOST, pid: process.pid, acquiredAt: new Date(now()).toISOString(), token: randomBytes(8).toString('hex') };
+    // A dead holder's intent passes on, so a chain of crashed holders all finish the same work.
+    const intent = [...broken].reverse().find((b) => b.intent !== undefined)?.intent ?? opts.intent;
+    const info: LockInfo = { host: HOST, pid: process.pid, acquiredAt: new Date(now()).toISOString(), token: randomBytes(8).toString('hex'), ...(intent !== undefined ? { intent } : {}) };
     if (await tryCreate(file, info)) {
       return { file, info, broken, release: () => releaseLock(file, info) };
     }

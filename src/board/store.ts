@@ -17,17 +17,17 @@
  * `snapshot` sees one consistent state of a scope across several files.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Issue } from '../core/issues.js';
 import { sha256Hex } from '../process/hash.js';
 import { parseMarkdown } from '../process/parse.js';
 import { eventLine, recordedFiles, sealEvent, verifyChain, type AuditDraft, type AuditEvent, type ChainHead } from './audit.js';
 import { renderMarkdown } from './codec.js';
-import { BoardError } from './errors.js';
-import { appendDurable, createExclusive, fsyncDir, isCode, readIfExists, removeIfExists, sleep, TEMP_MARK, tempPathFor } from './fsutil.js';
-import { CHANGES_FILE, fileKind, isStatePath, normalizeRel, scopeFiles, scopeOwns, type Scope } from './layout.js';
-import { acquireLock, LockTimeout, type LockInfo } from './lock.js';
+import { BoardError, faultOf } from './errors.js';
+import { appendDurable, createExclusive, fsyncDir, isCode, isDeadTemp, readIfExists, removeIfEmpty, removeIfExists, sleep, TEMP_MARK, tempPathFor } from './fsutil.js';
+import { CHANGES_FILE, fileKind, isRunId, isStatePath, normalizeRel, paths, scopeFiles, scopeOwns, STATE_DIR, type Scope } from './layout.js';
+import { acquireLock, lockIsStale, LockTimeout, pidAlive, type LockInfo } from './lock.js';
 import { keyOrder, schemaIssues } from './schemas.js';
 
 export interface BoardDoc {
@@ -167,7 +167,7 @@ export class Tx {
     const bytes = await this.store.readBytes(rel);
     const known = this.recorded.get(rel);
     if (bytes === null) {
-      if (known) throw new BoardError('invalid', `${rel} was deleted outside workboard`, [{ path: rel, message: `missing; the audit chain records rev ${known.rev}` }]);
+      if (known) throw deletedOutside(rel, known.rev);
       this.seen.set(rel, null);
       return null;
     }
@@ -265,10 +265,38 @@ export class Tx {
   }
 }
 
+export interface RecoveryReport {
+  rolledForward: string[];
+  brokenLocks: string[];
+  removed: string[];
+}
+
+function deletedOutside(rel: string, rev: number): BoardError {
+  return new BoardError('invalid', `${rel} was deleted outside workboard; restore it from git`, [{ path: rel, message: `missing; the audit chain records rev ${rev}` }]);
+}
+
+/** The scope a journal or lock file's name stands for (`board.json`, `run-r-….lock`), or null. */
+function scopeOfName(name: string, ext: string): Scope | null {
+  if (name === `board${ext}`) return { kind: 'board' };
+  const m = new RegExp(`^run-(r-[0-9a-z]{26})\\${ext}$`).exec(name);
+  return m ? { kind: 'run', id: m[1]! } : null;
+}
+
+async function listDir(dir: string): Promise<string[]> {
+  try {
+    return (await fs.readdir(dir)).sort();
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
+    throw e;
+  }
+}
+
 export interface CommitReport {
   /** Committed files written (relative paths), with their new revs. */
   written: Record<string, number>;
   events: AuditEvent[];
+  /** Committed, but finishing it (renames, audit append) failed for want of a resource; its journal completes it later. */
+  pending?: boolean;
 }
 
 interface ChainState {
@@ -296,11 +324,18 @@ export class BoardStore {
    * A file's bytes, or null when absent. Refuses a path that leaves the board
    * or passes through a symbolic link (git can commit links; none is followed).
    */
-  async readBytes(rel: string): Promise<Buffer | null> {
+  async readBytes(rel: string, opts: { fresh?: boolean } = {}): Promise<Buffer | null> {
     const norm = normalizeRel(rel);
     if (norm === null) throw new BoardError('invalid', `not a path inside the board: ${JSON.stringify(rel)}`);
-    await this.assertNoLinks(norm);
-    return readIfExists(this.abs(norm));
+    await this.assertNoLinks(norm, opts.fresh);
+    try {
+      return await readIfExists(this.abs(norm));
+    } catch (e) {
+      // Something other than a file where a board file belongs is a bad edit, never a transient fault.
+      if (isCode(e, 'EISDIR')) throw new BoardError('invalid', `${norm} is a folder where a file belongs; remove it or restore the file from git`, [{ path: norm, message: 'is a folder, not a file' }]);
+      if (isCode(e, 'ENOTDIR')) return null;
+      throw e;
+    }
   }
 
   /** Folders already seen to be real folders (not links), so each is checked once per store. */
@@ -311,14 +346,14 @@ export class BoardStore {
     for (const d of scopeFiles(scope).dirs) this.realDirs.delete(this.abs(d));
   }
 
-  /** No component of the path below the root may be a symbolic link. */
-  async assertNoLinks(rel: string): Promise<void> {
+  /** No component of the path below the root may be a symbolic link; `fresh` checks folders already seen again. */
+  async assertNoLinks(rel: string, fresh = false): Promise<void> {
     let cur = this.root;
     const parts = rel.split('/');
     for (const [i, part] of parts.entries()) {
       cur = path.join(cur, part);
       const dir = i < parts.length - 1;
-      if (dir && this.realDirs.has(cur)) continue;
+      if (dir && !fresh && this.realDirs.has(cur)) continue;
       let st;
       try {
         st = await fs.lstat(cur);
@@ -350,13 +385,7 @@ export class BoardStore {
    */
   async transact<T>(scope: Scope, fn: (tx: Tx) => Promise<T> | T): Promise<{ value: T; commit: CommitReport }> {
     const sf = scopeFiles(scope);
-    let held;
-    try {
-      held = await acquireLock(this.abs(sf.lock), { staleMs: this.options.lockStaleMs, timeoutMs: this.options.lockTimeoutMs, now: () => this.now().getTime() });
-    } catch (e) {
-      if (e instanceof LockTimeout) throw new BoardError('busy', `${sf.name} is busy: ${e.message}; retry`, []);
-      throw e;
-    }
+    const held = await this.lock(sf.lock, sf.name);
     try {
       this.forgetDirs(scope);
       await this.rollForward(scope);
@@ -369,6 +398,31 @@ export class BoardStore {
       return { value, commit };
     } finally {
       await held.release();
+    }
+  }
+
+  /**
+   * Hold a lock that guards no files of its own (a start_run's requestId), so
+   * concurrent repeats of one call run one after another. `intent` is what this
+   * holder is about to create; `fn` is given the intent of a holder that died
+   * holding the lock, when there was one, so its half-done work is finished
+   * rather than done a second time.
+   */
+  async exclusive<T>(lockRel: string, intent: string, fn: (intent: string) => Promise<T>): Promise<T> {
+    const held = await this.lock(lockRel, lockRel, intent);
+    try {
+      return await fn(held.info.intent ?? intent);
+    } finally {
+      await held.release();
+    }
+  }
+
+  private async lock(rel: string, what: string, intent?: string) {
+    try {
+      return await acquireLock(this.abs(rel), { staleMs: this.options.lockStaleMs, timeoutMs: this.options.lockTimeoutMs, now: () => this.now().getTime(), ...(intent !== undefined ? { intent } : {}) });
+    } catch (e) {
+      if (e instanceof LockTimeout) throw new BoardError('busy', `${what} is busy: ${e.message}; retry`, []);
+      throw e;
     }
   }
 
@@ -417,7 +471,10 @@ export class BoardStore {
       written[rel] = { rev, sha256: sha256Hex(bytes), fromRev: currentRev };
     }
     const committedWrites = Object.keys(written);
-    if (writes.length === 0 && removes.length === 0 && drafts.length === 0 && tx.brokenLocks.length === 0) return { written: {}, events: [] };
+    // A broken lock is audited on the chain of what it guarded; a lock over a run that was
+    // never created (its starter died before committing) guarded nothing and starts no chain.
+    const brokenLocks = head === null ? [] : tx.brokenLocks;
+    if (writes.length === 0 && removes.length === 0 && drafts.length === 0 && brokenLocks.length === 0) return { written: {}, events: [] };
 
     // Audit: adoptions first, then the caller's events; the last event records every file written.
     const events: AuditDraft[] = adopted.map((a) => ({
@@ -426,7 +483,7 @@ export class BoardStore {
       entity: a.rel,
       input: { fromRev: a.knownRev, toRev: written[a.rel]?.rev ?? a.fileRev, changes: { fileRev: a.fileRev, sha256: a.sha256 } },
     }));
-    for (const info of tx.brokenLocks) {
+    for (const info of brokenLocks) {
       events.push({ actor: 'coordinator', action: 'lock.broken', entity: sf.lock, input: { fromRev: 0, toRev: 0, holder: { ...info } } });
     }
     events.push(...drafts);
@@ -476,15 +533,36 @@ export class BoardStore {
     ]);
     const failed = started.find((t): t is PromiseRejectedResult => t.status === 'rejected');
     if (failed) {
-      await removeIfExists(this.abs(sf.journal));
-      await Promise.all(renames.map((r) => removeIfExists(this.abs(r.tmp))));
+      await this.abandon(scope, journal);
       throw failed.reason;
     }
     // 2. the journal's folder entry made durable: from here on the commit completes, now or at roll-forward
-    await fsyncDir(path.dirname(this.abs(sf.journal)));
+    try {
+      await fsyncDir(path.dirname(this.abs(sf.journal)));
+    } catch (e) {
+      await this.abandon(scope, journal);
+      throw e;
+    }
+    const report = { written: Object.fromEntries(committedWrites.map((r) => [r, written[r]!.rev])), events: sealed };
     // 3-5. renames, folder fsyncs with the audit append, journal removal
-    await this.applyJournal(journal, sf.journal);
-    return { written: Object.fromEntries(committedWrites.map((r) => [r, written[r]!.rev])), events: sealed };
+    try {
+      await this.applyJournal(journal, sf.journal);
+    } catch (e) {
+      // Past the commit point the transition has happened: its journal finishes it at the next
+      // write or recovery, and readers already see it through the journal. A full disk here
+      // must not make the caller retry something that is done (it would be done twice).
+      if (faultOf(e).kind === 'internal') throw e;
+      return { ...report, pending: true };
+    }
+    return report;
+  }
+
+  /** Undo a commit that failed before its commit point: no journal, no temps, no folder it made. */
+  private async abandon(scope: Scope, journal: Journal): Promise<void> {
+    const sf = scopeFiles(scope);
+    await removeIfExists(this.abs(sf.journal)).catch(() => undefined);
+    await Promise.all(journal.renames.map((r) => removeIfExists(this.abs(r.tmp)).catch(() => undefined)));
+    if (scope.kind === 'run') for (const d of sf.dirs) await removeIfEmpty(this.abs(d)).catch(() => undefined);
   }
 
   /**
@@ -522,6 +600,29 @@ export class BoardStore {
     } finally {
       await fh.close();
     }
+  }
+
+  /**
+   * What a chain records now, read without the lock: only its whole lines
+   * (an append may be under way), continuing from what this process verified
+   * before. The shared state is copied, never extended in place, since a
+   * transaction of this process may be using it.
+   */
+  private async recordedNow(rel: string): Promise<ReadonlyMap<string, { rev: number; sha256: string }>> {
+    await this.assertNoLinks(rel);
+    const bytes = await readIfExists(this.abs(rel));
+    if (bytes === null) return new Map();
+    let base = this.chains.get(rel);
+    if (!base || bytes.length < base.size) base = { size: 0, lines: 0, head: null, recorded: new Map() };
+    const whole = bytes.lastIndexOf(0x0a) + 1;
+    if (whole <= base.size) return base.recorded;
+    const report = verifyChain(bytes.subarray(base.size, whole).toString('utf8'), base.head, base.lines + 1);
+    if (report.breaks.length > 0) {
+      throw new BoardError('corrupt', `the audit chain ${rel} is broken; run workboard audit verify`, report.breaks.map((b) => ({ path: `${rel}:${b.line}`, message: b.reason })));
+    }
+    const next: ChainState = { size: whole, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)) };
+    this.chains.set(rel, next);
+    return next.recorded;
   }
 
   private async readCurrent(rel: string): Promise<BoardDoc | null> {
@@ -665,24 +766,62 @@ export class BoardStore {
     }
   }
 
-  /** Bring every scope to a whole state: roll forward journals and clean temps (start-up, `doctor`). */
-  async recover(): Promise<{ rolledForward: string[] }> {
-    const journalDir = this.abs('.work/journal');
-    let names: string[] = [];
-    try {
-      names = await fs.readdir(journalDir);
-    } catch (e) {
-      if (!isCode(e, 'ENOENT')) throw e;
-    }
-    const rolled: string[] = [];
-    for (const n of names) {
-      const m = /^(board|run-(r-[0-9a-z]{26}))\.json$/.exec(n);
-      if (!m) continue;
-      const scope: Scope = m[2] ? { kind: 'run', id: m[2] } : { kind: 'board' };
+  /**
+   * Bring the board to a whole state after crashes (start-up, `doctor`): roll
+   * forward every pending journal; break the locks of dead holders (audited on
+   * the chain of what they guarded); remove what dead writers left behind:
+   * temp files, lock-break guards, and run folders of starts that never
+   * committed. Nothing a live writer holds is touched.
+   */
+  async recover(): Promise<RecoveryReport> {
+    const report: RecoveryReport = { rolledForward: [], brokenLocks: [], removed: [] };
+    for (const n of await listDir(this.abs(`${STATE_DIR}/journal`))) {
+      const scope = scopeOfName(n, '.json');
+      if (!scope) continue;
       await this.transact(scope, () => undefined);
-      rolled.push(scopeFiles(scope).name);
+      report.rolledForward.push(scopeFiles(scope).name);
     }
-    return { rolledForward: rolled };
+    const lockDir = `${STATE_DIR}/locks`;
+    for (const n of await listDir(this.abs(lockDir))) {
+      const rel = `${lockDir}/${n}`;
+      if (!(await lockIsStale(this.abs(rel), this.options.lockStaleMs, this.now().getTime()))) continue;
+      const scope = scopeOfName(n, '.lock');
+      if (scope) await this.transact(scope, () => undefined);
+      else if (n.endsWith('.break') || n.startsWith('request-')) await this.exclusive(rel, '', async () => undefined).then(() => removeIfExists(this.abs(rel)));
+      else continue;
+      report.brokenLocks.push(n);
+    }
+    for (const dir of [STATE_DIR, `${STATE_DIR}/requests`]) {
+      for (const n of await listDir(this.abs(dir))) {
+        if (isDeadTemp(n, pidAlive) && (await removeIfExists(this.abs(`${dir}/${n}`)))) report.removed.push(`${dir}/${n}`);
+      }
+    }
+    for (const id of await listDir(this.abs('runs'))) {
+      if (isRunId(id) && (await this.removeUnstartedRun(id))) report.removed.push(paths.runDir(id));
+    }
+    return report;
+  }
+
+  /**
+   * A run folder without RUN.md, no pending journal and no live lock holds
+   * nothing but what a start that died before committing left: temps, an empty
+   * leases folder, or a chain of nothing but `lock.broken` (written by earlier
+   * versions). Such a folder is removed; anything else is left for `audit verify`.
+   */
+  private async removeUnstartedRun(id: string): Promise<boolean> {
+    const sf = scopeFiles({ kind: 'run', id });
+    if (existsSync(this.abs(paths.runFile(id))) || existsSync(this.abs(sf.journal)) || existsSync(this.abs(sf.lock))) return false;
+    const dir = paths.runDir(id);
+    const names = await listDir(this.abs(dir));
+    for (const n of names) {
+      if (n.includes(TEMP_MARK)) continue;
+      if (n !== 'audit.jsonl') return false;
+      const report = verifyChain((await this.readBytes(`${dir}/${n}`))?.toString('utf8') ?? '');
+      if (report.breaks.length > 0 || report.events.some((e) => e.action !== 'lock.broken')) return false;
+    }
+    for (const n of names) await removeIfExists(this.abs(`${dir}/${n}`));
+    await removeIfEmpty(this.abs(paths.leaseDir(id)));
+    return removeIfEmpty(this.abs(dir));
   }
 
   /**
@@ -706,7 +845,14 @@ export class BoardStore {
       const s1 = await chainSize();
       const j1 = await readIfExists(this.abs(sf.journal));
       if (j1 === null) {
-        const value = await fn((rel) => this.read(rel));
+        const recorded = await this.recordedNow(sf.chain);
+        // A file the chain records that is gone was deleted by hand: the run is not what it shows.
+        const value = await fn(async (rel) => {
+          const doc = await this.read(rel);
+          const known = recorded.get(rel);
+          if (doc === null && known) throw deletedOutside(rel, known.rev);
+          return doc;
+        });
         const j2 = await readIfExists(this.abs(sf.journal));
         if (j2 === null && (await chainSize()) === s1) return value;
       } else if (attempt >= 20) {

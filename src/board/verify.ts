@@ -7,7 +7,8 @@ import { promises as fs } from 'node:fs';
 import { sha256Hex } from '../process/hash.js';
 import { recordedFiles, verifyChain } from './audit.js';
 import type { Board } from './board.js';
-import { isCode, readIfExists, TEMP_MARK } from './fsutil.js';
+import { BoardError } from './errors.js';
+import { isCode, TEMP_MARK } from './fsutil.js';
 import { BOARD_CHAIN, isRunId, paths, WORK_FILE } from './layout.js';
 import { listProcessNames, listVersions } from './processes.js';
 
@@ -55,12 +56,30 @@ async function trackedFiles(board: Board, chain: string): Promise<string[]> {
   return out;
 }
 
+/**
+ * A board file's bytes for verification, never through a symbolic link; a
+ * file that cannot be read as one (a link, a folder) is a break, not a crash.
+ */
+async function readForVerify(board: Board, rel: string): Promise<{ bytes: Buffer | null } | { problem: string }> {
+  try {
+    return { bytes: await board.store.readBytes(rel, { fresh: true }) };
+  } catch (e) {
+    if (e instanceof BoardError) return { problem: e.issues[0]?.message ? `${e.issues[0].path}: ${e.issues[0].message} (not followed)` : e.message };
+    throw e;
+  }
+}
+
 export async function verifyBoard(board: Board, onProgress?: (done: number, total: number) => void): Promise<VerifyReport> {
   const chains: ChainResult[] = [];
   const all = await listChains(board);
   for (const [i, file] of all.entries()) {
     onProgress?.(i, all.length);
-    const bytes = await readIfExists(board.store.abs(file));
+    const read = await readForVerify(board, file);
+    if ('problem' in read) {
+      chains.push({ file, events: 0, breaks: [{ file, line: null, reason: read.problem }] });
+      continue;
+    }
+    const bytes = read.bytes;
     if (bytes === null) {
       if (file !== BOARD_CHAIN) chains.push({ file, events: 0, breaks: [{ file, line: null, reason: 'missing: the run has no audit chain' }] });
       continue;
@@ -72,7 +91,12 @@ export async function verifyBoard(board: Board, onProgress?: (done: number, tota
       if (!recorded.has(rel)) breaks.push({ file: rel, line: null, reason: `not recorded by any event of ${file} (added outside workboard, or audit lines removed)` });
     }
     for (const [rel, rec] of recorded) {
-      const cur = await readIfExists(board.store.abs(rel));
+      const r = await readForVerify(board, rel);
+      if ('problem' in r) {
+        breaks.push({ file: rel, line: null, reason: r.problem });
+        continue;
+      }
+      const cur = r.bytes;
       if (cur === null) breaks.push({ file: rel, line: null, reason: `missing, but ${file} records rev ${rec.rev}` });
       else if (sha256Hex(cur) !== rec.sha256)
         breaks.push({ file: rel, line: null, reason: `differs from its last audited state in ${file} (an external edit not yet adopted, or audit lines removed)` });

@@ -1,10 +1,19 @@
 /** How the CLI talks: human lines (coloured on a TTY unless NO_COLOR), or exactly one JSON object with --json. */
 import type { Issue } from '../core/issues.js';
 import { issueText } from '../core/issues.js';
-import { BoardError } from '../board/errors.js';
+import { BoardError, faultOf } from '../board/errors.js';
 
 /** Exit codes, documented in the README. */
-export const EXIT = { ok: 0, refused: 1, usage: 2, busy: 3, corrupt: 4, internal: 70 } as const;
+export const EXIT = { ok: 0, refused: 1, usage: 2, busy: 3, corrupt: 4, diskFull: 5, internal: 70 } as const;
+
+/** The exit code for a tool's result: `retry` is busy (or a full disk), an internal fault is 70, any other refusal 1. */
+export function exitFor(result: { ok: boolean; error?: { code: string; issues?: string[] } }): number {
+  if (result.ok || !result.error) return EXIT.ok;
+  const issues = result.error.issues ?? [];
+  if (issues.includes('internal_fault')) return EXIT.internal;
+  if (result.error.code !== 'retry') return EXIT.refused;
+  return issues.includes('disk_full') ? EXIT.diskFull : EXIT.busy;
+}
 
 const useColor = () => process.stdout.isTTY === true && !process.env.NO_COLOR;
 const paint = (code: number) => (s: string) => (useColor() ? `\u001b[${code}m${s}\u001b[0m` : s);
@@ -31,8 +40,9 @@ export function printError(err: unknown, json: boolean): number {
     }
     return code;
   }
-  const message = err instanceof Error ? err.message : String(err);
-  if (json) printJson({ ok: false, error: { code: 'internal', message } });
-  else process.stderr.write(`${color.red('error')}: ${message}\n`);
-  return EXIT.internal;
+  const fault = faultOf(err);
+  const code = fault.kind === 'no_space' ? 'disk_full' : fault.kind === 'resource' ? 'busy' : 'internal';
+  if (json) printJson({ ok: false, error: { code, message: fault.message } });
+  else process.stderr.write(`${color.red(`error${code === 'internal' ? '' : ` (${code})`}`)}: ${fault.message}\n`);
+  return code === 'disk_full' ? EXIT.diskFull : code === 'busy' ? EXIT.busy : EXIT.internal;
 }

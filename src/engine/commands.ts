@@ -97,17 +97,30 @@ export function claim(m: Machine, stepId: string, actor: Actor): Lease {
 }
 
 /** The lease a token names, if it is still the live one (§6 rule 2); `stale` otherwise. */
-function liveLease(m: Machine, stepId: string, claimId: string): Lease {
+/**
+ * The live lease a token names, used by the agent that claimed it and no one
+ * else: a token handed to (or stolen by) another identity is `forbidden`.
+ */
+function liveLease(m: Machine, stepId: string, claimId: string, actor: Actor): Lease {
   const lease = m.state.leases[stepId];
   if (!lease || lease.claimId !== claimId || Date.parse(lease.expiresAt) <= m.ctx.now.getTime()) {
     throw new ToolError('stale', 'this claim is no longer current (its lease ended or it was replaced); call get_work again');
   }
+  if (actor.kind !== 'agent' || lease.agent !== actor.id) throw claimedByAnother(lease.agent, actor);
   return lease;
 }
 
-export function renew(m: Machine, stepId: string, claimId: string, progress: string | undefined): Lease {
+/** Events that change only who holds a step until when: they move no run file. */
+export const LEASE_ONLY_EVENTS: ReadonlySet<string> = new Set(['step.renewed']);
+
+/** The refusal for a claim token used by an identity other than the agent that claimed. */
+export function claimedByAnother(claimant: string, actor: Actor): ToolError {
+  return new ToolError('forbidden', `this claim token was issued to agent ${claimant}; only ${claimant} may use it`, [`token: issued to ${claimant}, not ${actorName(actor)}`]);
+}
+
+export function renew(m: Machine, stepId: string, claimId: string, progress: string | undefined, actor: Actor): Lease {
   if (m.ended) throw RUN_ENDED();
-  const old = liveLease(m, stepId, claimId);
+  const old = liveLease(m, stepId, claimId, actor);
   const now = m.ctx.now.getTime();
   const next: Lease = {
     ...old,
@@ -116,12 +129,14 @@ export function renew(m: Machine, stepId: string, claimId: string, progress: str
     ...(progress !== undefined ? { progress } : {}),
   };
   m.state.leases[stepId] = next;
+  // Audited like every change of who holds the work and until when; the step file is untouched.
+  m.emit('step.renewed', actorName(actor), stepId, { expiresAt: next.expiresAt, ...(progress !== undefined ? { progress } : {}) });
   return next;
 }
 
 export function submit(m: Machine, stepId: string, claimId: string, sub: Submission, actor: Actor, checkFile: FileCheck, check?: CheckOutcome): void {
   if (m.ended) throw RUN_ENDED();
-  liveLease(m, stepId, claimId);
+  liveLease(m, stepId, claimId, actor);
   const def = m.def(stepId);
   const { issues, evidence } = accept(def, sub, { summaryRequired: true, checkFile });
   const cap = issues.length === 0 ? capIssue(m, sub) : null;
@@ -180,7 +195,7 @@ function withCheck(c: Completion, v: Verdict): Completion {
 
 export function escalate(m: Machine, stepId: string, claimId: string, note: string, actor: Actor): void {
   if (m.ended) throw RUN_ENDED();
-  liveLease(m, stepId, claimId);
+  liveLease(m, stepId, claimId, actor);
   m.escalate(stepId, { note, by: actorName(actor), at: m.at });
 }
 

@@ -13,7 +13,7 @@ import type { Board } from '../board/board.js';
 import type { Manifest } from '../board/manifest.js';
 import { NeedsCheck, type CheckOutcome } from '../engine/check.js';
 import { evaluate } from '../evaluator/evaluator.js';
-import { BoardError } from '../board/errors.js';
+import { BoardError, faultOf } from '../board/errors.js';
 import { readIfExists, removeIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
@@ -28,6 +28,7 @@ import { canonicalJson, sha256Hex } from '../process/hash.js';
 import { FULL_OFFER, TOOLS, type Offer, type Tool } from '../process/profiles.js';
 import { leasePath, parseLease, runDoc, runFromDoc, stepDoc, stepFromDoc } from './runfiles.js';
 import { RunIndex, runStamp } from './run-index.js';
+import { recordIncident } from './incidents.js';
 import { argumentIssues } from './schemas.js';
 import { TokenKey } from './tokens.js';
 
@@ -37,6 +38,10 @@ export type ToolResult = { ok: true; data: unknown } | { ok: false; error: { cod
 export function offerFor(manifest: Manifest): Offer {
   return { profiles: new Set(manifest.evaluator ? ['parallel-1', 'check-1'] : ['parallel-1']), tools: new Set(TOOLS) };
 }
+
+/** How many times one call's internal fault is answered `retry` before `conflict` says to stop. */
+const FAULT_RETRIES = 3;
+const MAX_TRACKED_FAULTS = 1000;
 
 /** How often a write asks the evaluator again when run data moved while it was answering. */
 const CHECK_ROUNDS = 3;
@@ -89,8 +94,34 @@ export class Service {
       const data = await this.dispatch(t, a as Record<string, unknown>, actor);
       return { ok: true, data };
     } catch (e) {
-      return toError(e);
+      return this.failure(e, tool, args);
     }
+  }
+
+  /** Internal faults answered so far per requestId (bounded), so one that keeps happening is not retried for ever. */
+  private readonly faults = new Map<string, number>();
+
+  /**
+   * A refusal as the contract's result. A full disk or a passing shortage is
+   * `retry`; any other fault is recorded as an incident and answered `retry`
+   * with `internal_fault` twice, then `conflict`: retrying will not mend it.
+   */
+  private async failure(e: unknown, tool: string, args: unknown): Promise<ToolResult> {
+    if (e instanceof ToolError || e instanceof BoardError) return toError(e);
+    const fault = faultOf(e);
+    if (fault.kind !== 'internal') return { ok: false, error: { code: 'retry', message: fault.message, issues: [fault.kind === 'no_space' ? 'disk_full' : 'resource_exhausted'] } };
+    const incident = await recordIncident(this.board.store, tool, e, this.now());
+    const requestId = typeof args === 'object' && args !== null ? (args as { requestId?: unknown }).requestId : undefined;
+    const key = `${tool}|${typeof requestId === 'string' ? requestId : ''}`;
+    const answered = (this.faults.get(key) ?? 0) + 1;
+    this.faults.delete(key);
+    this.faults.set(key, answered);
+    if (this.faults.size > MAX_TRACKED_FAULTS) this.faults.delete(this.faults.keys().next().value!);
+    const issues = ['internal_fault', `incident: ${incident}`];
+    if (answered >= FAULT_RETRIES) {
+      return { ok: false, error: { code: 'conflict', message: `internal fault (incident ${incident}), again: retrying will not help; an operator must look (workboard doctor)`, issues } };
+    }
+    return { ok: false, error: { code: 'retry', message: `internal fault (incident ${incident}): ${fault.message}; retry at most ${FAULT_RETRIES - answered} more time(s), then stop and tell an operator`, issues } };
   }
 
   private async dispatch(tool: Tool, a: Record<string, unknown>, actor: Actor): Promise<unknown> {
@@ -402,28 +433,39 @@ export class Service {
     }
   }
 
+  /**
+   * start_run under an exclusive lock on its requestId: concurrent repeats (any
+   * process) wait, then find the replay record. A start whose caller died half
+   * way left its run id in the lock, and the next repeat finishes that same run.
+   */
   private async startRun(a: Record<string, unknown>, actor: Actor) {
-    const prior = await this.replay(null, 'start_run', a, actor);
-    if (prior !== undefined) return prior;
-    const name = a.process as string;
-    const versions = await listVersions(this.board, name).catch((): number[] => []);
-    if (versions.length === 0) throw new ToolError('not_found', `no published process ${name}`);
-    const version = (a.version as number | undefined) ?? versions[versions.length - 1]!;
-    if (!versions.includes(version)) throw new ToolError('not_found', `${name} has no version ${version} (published: ${versions.join(', ')})`);
-    const pinned = await this.pinned(name, version);
-    const now = this.now();
-    const ctx = this.context(now);
-    const runId = ctx.newId('r');
-    const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
-      const m = cmd.startRun(pinned, { inputs: a.inputs, mode: (a.mode as 'live' | 'test' | undefined) ?? 'live' }, actor, ctx, runId);
-      m.applyDeadlines();
-      m.settle();
-      this.persist(tx, m, { run: m.state.run, steps: {}, leases: {} });
-      const view = runView(m.state, pinned, now, this.fileUrl);
-      this.record(tx, 'start_run', a, actor, view);
-      return view;
+    const requestId = a.requestId as string;
+    const candidate = this.context(this.now()).newId('r');
+    return this.board.store.exclusive(`${STATE_DIR}/locks/request-${sha256Hex(requestId)}.lock`, candidate, async (runId) => {
+      const prior = await this.replay(null, 'start_run', a, actor);
+      if (prior !== undefined) return prior;
+      const name = a.process as string;
+      const versions = await listVersions(this.board, name).catch((): number[] => []);
+      if (versions.length === 0) throw new ToolError('not_found', `no published process ${name}`);
+      const version = (a.version as number | undefined) ?? versions[versions.length - 1]!;
+      if (!versions.includes(version)) throw new ToolError('not_found', `${name} has no version ${version} (published: ${versions.join(', ')})`);
+      const pinned = await this.pinned(name, version);
+      const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+        // The transaction rolled forward whatever a dead predecessor committed: its record may be here now.
+        const finished = await this.replay(tx, 'start_run', a, actor);
+        if (finished !== undefined) return finished;
+        if (await tx.read(paths.runFile(runId))) throw new ToolError('conflict', `run ${runId} already exists but this requestId has no record of it; use a new requestId`, ['request_id_reused']);
+        const now = this.now();
+        const m = cmd.startRun(pinned, { inputs: a.inputs, mode: (a.mode as 'live' | 'test' | undefined) ?? 'live' }, actor, this.context(now), runId);
+        m.applyDeadlines();
+        m.settle();
+        this.persist(tx, m, { run: m.state.run, steps: {}, leases: {} });
+        const view = runView(m.state, pinned, now, this.fileUrl);
+        this.record(tx, 'start_run', a, actor, view);
+        return view;
+      });
+      return value;
     });
-    return value;
   }
 
   /** Writes on an existing run: claim, renew, submit, escalate, decide, cancel, send_event. */
@@ -437,6 +479,8 @@ export class Service {
         if (prior !== undefined) return prior;
         throw new ToolError('invalid', 'the token does not verify: it was not issued by this board, or it was altered', ['token: does not verify']);
       }
+      // Bound to its claimant before anything else, replays included (the engine checks the lease too).
+      if (claims.agent !== undefined && (actor.kind !== 'agent' || actor.id !== claims.agent)) throw cmd.claimedByAnother(claims.agent, actor);
       runId = claims.runId;
     } else runId = a.runId as string;
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
@@ -456,8 +500,9 @@ export class Service {
   }
 
   private async writeOnce(tool: Tool, runId: string, a: Record<string, unknown>, actor: Actor, claims: ReturnType<TokenKey['verify']>, check: CheckOutcome | undefined): Promise<unknown> {
-    const now = this.now();
     const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      // Read the clock once the lock is held: a lease starts when its claim commits, not before a lock wait.
+      const now = this.now();
       const prior = await this.replay(tx, tool, a, actor);
       if (prior !== undefined) return prior;
       const loaded = await this.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
@@ -487,8 +532,9 @@ export class Service {
         }
         throw e;
       }
-      // A call that moved nothing (renew) touches no committed file: leases are coordinator state.
-      if (m.events.length === 0) m.state.run.updatedAt = updatedBefore;
+      // A call that moved no step (renew) leaves the run's files as they were: its lease is
+      // coordinator state, and only its audit line records it.
+      if (m.events.every((e) => cmd.LEASE_ONLY_EVENTS.has(e.action))) m.state.run.updatedAt = updatedBefore;
       m.settle();
       this.persist(tx, m, before);
       this.record(tx, tool, a, actor, data);
@@ -504,8 +550,8 @@ export class Service {
    * is read in the transaction). Returns what happened, for notifications.
    */
   async tick(runId: string): Promise<{ events: EngineEvent[]; run: RunRecord; pinned: Pinned; state: RunState }> {
-    const now = this.now();
     const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      const now = this.now();
       const loaded = await this.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
       const before = structuredClone(loaded.state);
       const m = new Machine(structuredClone(loaded.state), loaded.pinned, this.context(now));
@@ -551,7 +597,7 @@ export class Service {
         const req = requirements(def);
         const full = view();
         return {
-          token: this.tokens.sign({ runId: m.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt }),
+          token: this.tokens.sign({ runId: m.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt, agent: lease.agent }),
           expiresAt: lease.expiresAt,
           mode: m.state.run.mode,
           step: { id: def.id, instructions: def.value, output: req.output, evidence: req.evidence, next: req.next },
@@ -561,8 +607,8 @@ export class Service {
         };
       }
       case 'renew': {
-        const lease = cmd.renew(m, claims!.stepId, claims!.claimId, a.progress as string | undefined);
-        return { token: this.tokens.sign({ runId: m.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt }), expiresAt: lease.expiresAt };
+        const lease = cmd.renew(m, claims!.stepId, claims!.claimId, a.progress as string | undefined, actor);
+        return { token: this.tokens.sign({ runId: m.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt, agent: lease.agent }), expiresAt: lease.expiresAt };
       }
       case 'submit':
         cmd.submit(m, claims!.stepId, claims!.claimId, a as Submission, actor, await this.fileChecks(a.evidence), check);
@@ -668,14 +714,9 @@ function page<T>(items: T[], key: (t: T) => string, limit: number, cursor?: stri
   return { items: slice, nextCursor: more && slice.length > 0 ? Buffer.from(key(slice[slice.length - 1]!)).toString('base64url') : null };
 }
 
-function toError(e: unknown): ToolResult {
+function toError(e: ToolError | BoardError): ToolResult {
   if (e instanceof ToolError) return { ok: false, error: { code: e.code, message: e.message, ...(e.issues.length > 0 ? { issues: e.issues } : {}) } };
-  if (e instanceof BoardError) {
-    if (e.code === 'busy') return { ok: false, error: { code: 'retry', message: e.message } };
-    if (e.code === 'conflict') return { ok: false, error: { code: 'conflict', message: e.message, issues: e.issues.map(issueText) } };
-    return { ok: false, error: { code: 'conflict', message: `${e.message}; an operator must fix the board (workboard doctor)`, issues: ['board_file_invalid', ...e.issues.map(issueText)] } };
-  }
-  const message = e instanceof Error ? e.message : String(e);
-  return { ok: false, error: { code: 'retry', message: `internal error: ${message}` } };
+  if (e.code === 'busy') return { ok: false, error: { code: 'retry', message: e.message } };
+  if (e.code === 'conflict') return { ok: false, error: { code: 'conflict', message: e.message, issues: e.issues.map(issueText) } };
+  return { ok: false, error: { code: 'conflict', message: `${e.message}; an operator must fix the board (workboard doctor)`, issues: ['board_file_invalid', ...e.issues.map(issueText)] } };
 }
-

@@ -1,6 +1,6 @@
 /**
  * Claim tokens: opaque and unforgeable (§6 rule 2). A token is
- * `base64url(JSON{r,s,c,e}).base64url(HMAC-SHA256)` under a secret kept in
+ * `base64url(JSON{r,s,c,e,a}).base64url(HMAC-SHA256)` (run, step, claim, expiry, agent) under a secret kept in
  * `.work/secret`, compared in constant time. Whether it is still *current* is
  * the lease's business: a token that verifies but names an ended or replaced
  * lease is `stale`; one that does not verify at all is `invalid`.
@@ -14,6 +14,8 @@ export interface TokenClaims {
   stepId: string;
   claimId: string;
   expiresAt: string;
+  /** The agent that claimed: a token is used by that identity alone. Absent in tokens signed before it was bound. */
+  agent?: string;
 }
 
 const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64url');
@@ -37,7 +39,7 @@ export class TokenKey {
   }
 
   sign(c: TokenClaims): string {
-    const body = b64(JSON.stringify({ r: c.runId, s: c.stepId, c: c.claimId, e: c.expiresAt }));
+    const body = b64(JSON.stringify({ r: c.runId, s: c.stepId, c: c.claimId, e: c.expiresAt, ...(c.agent !== undefined ? { a: c.agent } : {}) }));
     return `${body}.${b64(this.mac(body))}`;
   }
 
@@ -55,7 +57,8 @@ export class TokenKey {
     try {
       const v = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Record<string, unknown>;
       if (typeof v.r !== 'string' || typeof v.s !== 'string' || typeof v.c !== 'string' || typeof v.e !== 'string') return null;
-      return { runId: v.r, stepId: v.s, claimId: v.c, expiresAt: v.e };
+      if (v.a !== undefined && typeof v.a !== 'string') return null;
+      return { runId: v.r, stepId: v.s, claimId: v.c, expiresAt: v.e, ...(typeof v.a === 'string' ? { agent: v.a } : {}) };
     } catch {
       return null;
     }

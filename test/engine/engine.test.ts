@@ -95,8 +95,8 @@ describe('start and the agent loop', () => {
     const c = clock();
     let m = cmd.startRun(p, { inputs: { amount: 1 }, mode: 'live' }, mira, c.ctx(), 'r-1');
     const lease = cmd.claim(m, 'review', agent);
-    const renewed = cmd.renew(m, 'review', lease.claimId, 'half done');
-    expect(() => cmd.renew(m, 'review', lease.claimId, undefined)).toThrow(expect.objectContaining({ code: 'stale' }));
+    const renewed = cmd.renew(m, 'review', lease.claimId, 'half done', agent);
+    expect(() => cmd.renew(m, 'review', lease.claimId, undefined, agent)).toThrow(expect.objectContaining({ code: 'stale' }));
     c.advance(601_000);
     m = next(m, c.ctx());
     expect(stateOf(m, 'review')).toBe('ready');

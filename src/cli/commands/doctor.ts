@@ -7,11 +7,12 @@ import { isBreakable, pidAlive } from '../../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../../board/processes.js';
 import { verifyBoard } from '../../board/verify.js';
 import { FULL_OFFER } from '../../process/profiles.js';
+import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from '../../service/incidents.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
 interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator';
+  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident';
   where: string;
   detail: string;
 }
@@ -43,6 +44,8 @@ export function register(program: Command, cli: Cli): void {
     .action(async () => {
       const board = await cli.board();
       const findings: Finding[] = [];
+      // What crashes left behind is mended first; what remains needs a person.
+      const recovered = await board.store.recover();
       const lockDir = board.store.abs(`${STATE_DIR}/locks`);
       for (const n of await list(lockDir)) {
         const raw = await readIfExists(`${lockDir}/${n}`);
@@ -89,7 +92,13 @@ export function register(program: Command, cli: Cli): void {
       const people = new Set([...board.manifest.people.map((p) => p.email.toLowerCase()), ...board.manifest.operators.map((o) => o.toLowerCase())]);
       for (const id of open) {
         const r = { id };
-        const view = (await service.getRun(id)) as unknown as { steps: { id: string; overdue?: boolean; due?: string }[]; workItems: { id: string; stepId: string; assignedTo: { group?: string; person?: string } }[] };
+        const result = await service.call('get_run', { runId: id }, { kind: 'agent', id: 'doctor' });
+        if (!result.ok) {
+          // A run whose files are refused is already listed (refused-file, audit); it must not stop the report.
+          if (!findings.some((f) => f.where === id || f.where.includes(`runs/${id}/`))) findings.push({ kind: 'refused-file', where: id, detail: `${result.error.message} ${(result.error.issues ?? []).join('; ')}`.trim() });
+          continue;
+        }
+        const view = result.data as unknown as { steps: { id: string; overdue?: boolean; due?: string }[]; workItems: { id: string; stepId: string; assignedTo: { group?: string; person?: string } }[] };
         for (const s of view.steps) if (s.overdue) findings.push({ kind: 'overdue', where: `${r.id}/${s.id}`, detail: `due ${s.due}` });
         for (const w of view.workItems) {
           const to = w.assignedTo;
@@ -97,9 +106,14 @@ export function register(program: Command, cli: Cli): void {
           if (!members.some((m) => people.has(m.toLowerCase()))) findings.push({ kind: 'nobody', where: `${r.id}/${w.stepId}`, detail: `work item ${w.id} is assigned to ${to.group ? `group ${to.group}` : to.person}, which has no one on this board` });
         }
       }
-      if (cli.json()) printJson({ ok: findings.length === 0, data: { findings } });
+      for (const i of await incidentsSince(board.store, new Date(Date.now() - INCIDENT_SHOWN_MS))) {
+        findings.push({ kind: 'incident', where: i.id, detail: `${i.ts} ${i.tool}: ${i.message} (full record in ${INCIDENTS_FILE}; shown for 24 h)` });
+      }
+      const mended = [...recovered.rolledForward.map((s) => `rolled forward ${s}`), ...recovered.brokenLocks.map((l) => `broke the stale lock ${l}`), ...recovered.removed.map((r) => `removed ${r}`)];
+      if (cli.json()) printJson({ ok: findings.length === 0, data: { findings, recovered } });
       else if (findings.length === 0) process.stdout.write(`${color.green('healthy')}: nothing needs an operator\n`);
       else for (const f of findings) process.stdout.write(`${color.yellow(f.kind.padEnd(15))} ${f.where}: ${f.detail}\n`);
+      if (!cli.json()) for (const m of mended) process.stdout.write(`${color.dim(`recovered: ${m}`)}\n`);
       cli.exit(findings.some((f) => f.kind !== 'held-lock') ? EXIT.refused : EXIT.ok);
     });
 }

@@ -15,7 +15,7 @@ import { Service, type ToolResult } from '../../service/service.js';
 import { FULL_OFFER } from '../../process/profiles.js';
 import { loadVersion } from '../../board/processes.js';
 import { mapModel, toMermaid } from '../../process/map.js';
-import { color, EXIT, printJson } from '../output.js';
+import { color, exitFor, printJson } from '../output.js';
 import { progress } from '../progress.js';
 import type { Cli } from '../cli.js';
 
@@ -71,7 +71,7 @@ export async function call(cli: Cli, tool: string, args: Obj, human: (data: Obj)
     process.stderr.write(`${color.red(`${result.error.code}`)}: ${result.error.message}\n`);
     for (const i of result.error.issues ?? []) process.stderr.write(`  ${i}\n`);
   }
-  return cli.exit(result.ok ? EXIT.ok : EXIT.refused);
+  return cli.exit(exitFor(result));
 }
 
 function printRun(v: Obj): void {
@@ -241,7 +241,7 @@ export function register(program: Command, cli: Cli): void {
       if (!view.ok) {
         if (cli.json()) printJson(view);
         else process.stderr.write(`${view.error.code}: ${view.error.message}\n`);
-        return cli.exit(EXIT.refused);
+        return cli.exit(exitFor(view));
       }
       const item = ((view.data as Obj).workItems as Obj[]).find((w) => w.id === workItemId);
       let decision = given;
