@@ -4,6 +4,7 @@ import { BoardError } from '../../board/errors.js';
 import { readIfExists } from '../../board/fsutil.js';
 import { isRunId, paths } from '../../board/layout.js';
 import { verifyBoard } from '../../board/verify.js';
+import { verifyHistory, type HistoryReport } from '../../git/history.js';
 import { color, EXIT, printJson } from '../output.js';
 import { progress } from '../progress.js';
 import type { Cli } from '../cli.js';
@@ -14,13 +15,21 @@ export function register(program: Command, cli: Cli): void {
   audit
     .command('verify')
     .description('check every audit chain and that every audited file still has its recorded bytes')
-    .addHelpText('after', '\nExample:\n  workboard audit verify --json')
-    .action(async () => {
+    .option('--git', 'also check, across the git history, that every committed chain only ever grew')
+    .addHelpText('after', '\nExample:\n  workboard audit verify --json\n  workboard audit verify --git')
+    .action(async (opts: { git?: boolean }) => {
       const board = await cli.board();
       const shown = progress('verifying audit chains');
       const report = await verifyBoard(board, shown.tick);
       shown.done();
-      if (cli.json()) printJson({ ok: report.ok, data: report });
+      let history: HistoryReport | undefined;
+      if (opts.git) {
+        const checking = progress('checking git history');
+        history = await verifyHistory(board.root, checking.tick);
+        checking.done();
+      }
+      const ok = report.ok && (history?.ok ?? true);
+      if (cli.json()) printJson({ ok, data: history ? { ...report, history } : report });
       else {
         for (const c of report.chains) {
           if (c.breaks.length === 0) process.stdout.write(`${color.green('ok')}      ${c.file} ${color.dim(`(${c.events} events)`)}\n`);
@@ -28,8 +37,9 @@ export function register(program: Command, cli: Cli): void {
         }
         const broken = report.chains.reduce((a, c) => a + c.breaks.length, 0);
         process.stdout.write(report.ok ? `${report.chains.length} chain(s) verified\n` : `${broken} break(s) found\n`);
+        if (history) printHistory(history);
       }
-      cli.exit(report.ok ? EXIT.ok : EXIT.refused);
+      cli.exit(ok ? EXIT.ok : EXIT.refused);
     });
 
   program
@@ -55,3 +65,12 @@ export function register(program: Command, cli: Cli): void {
     });
 }
 
+function printHistory(history: HistoryReport): void {
+  if (history.shallow) process.stdout.write(`history: ${color.yellow('a shallow clone')}: commits before its shallow boundary cannot be checked\n`);
+  for (const b of history.breaks) {
+    const where = b.commit === null ? 'working tree' : `commit ${b.commit} ${JSON.stringify(b.subject)} by ${b.author}`;
+    process.stdout.write(`${color.red('BROKEN')}  ${b.file}${b.line !== null ? `:${b.line}` : ''}: ${b.reason} (${where})\n`);
+  }
+  const counts = `history: ${history.commitsChecked} commits, ${history.chainsChecked} chains`;
+  process.stdout.write(history.ok ? `${counts}, only grown\n` : `${counts}, ${history.breaks.length} break(s) found\n`);
+}
