@@ -2,9 +2,11 @@
  * The audit chain: one JSON object per line, hash-linked. `hash` is the
  * SHA-256 hex of the RFC 8785 canonical JSON of the line without `hash`;
  * `prevHash` is the previous line's hash, or GENESIS for seq 0. Anyone can
- * verify a chain without a secret. Sealing and verifying are pure.
+ * verify a chain without a secret. A coordinator also signs each line
+ * (`signer`, `sig`: see signing.ts). Sealing and verifying are pure.
  */
 import { canonicalJson, sha256Hex } from '../process/hash.js';
+import type { Signer } from './signing.js';
 
 export const GENESIS = 'GENESIS';
 
@@ -28,7 +30,11 @@ export interface AuditEvent extends AuditDraft {
   seq: number;
   ts: string;
   prevHash: string;
+  /** The fingerprint of the key that signed the line (see signing.ts); absent on lines written before signing. */
+  signer?: string;
   hash: string;
+  /** Ed25519 over the hash of the line without `sig` and `hash` (see `contentHash`), base64url; `hash` covers it. */
+  sig?: string;
 }
 
 export interface ChainHead {
@@ -41,8 +47,14 @@ export function eventHash(event: Omit<AuditEvent, 'hash'>): string {
   return sha256Hex(canonicalJson(event));
 }
 
-/** Seal a draft onto a chain head. Time never goes backwards along a chain. */
-export function sealEvent(draft: AuditDraft, head: ChainHead | null, now: string): AuditEvent {
+/** What a line's signature signs: the hash of everything but the signature and the line's own hash. */
+export function contentHash(event: Omit<AuditEvent, 'hash' | 'sig'> & { hash?: string; sig?: string }): string {
+  const { hash: _h, sig: _s, ...rest } = event;
+  return sha256Hex(canonicalJson(rest));
+}
+
+/** Seal a draft onto a chain head, signed when a signer is given. Time never goes backwards along a chain. */
+export function sealEvent(draft: AuditDraft, head: ChainHead | null, now: string, signer?: Signer): AuditEvent {
   const ts = head && head.ts > now ? head.ts : now;
   const base = {
     seq: head ? head.seq + 1 : 0,
@@ -52,8 +64,10 @@ export function sealEvent(draft: AuditDraft, head: ChainHead | null, now: string
     entity: draft.entity,
     input: draft.input,
     prevHash: head ? head.hash : GENESIS,
+    ...(signer ? { signer: signer.fingerprint } : {}),
   };
-  return { ...base, hash: eventHash(base) };
+  const signed = signer ? { ...base, sig: signer.sign(contentHash(base)) } : base;
+  return { ...signed, hash: eventHash(signed) };
 }
 
 export function eventLine(event: AuditEvent): string {

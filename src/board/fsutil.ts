@@ -1,6 +1,6 @@
 /** The few file operations the write path is built from, with their fsyncs. */
 import { randomBytes } from 'node:crypto';
-import { promises as fs, constants, readFileSync } from 'node:fs';
+import { promises as fs, constants, readFileSync, statSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 
@@ -61,9 +61,9 @@ export async function createExclusive(file: string, data: string | Uint8Array, o
 }
 
 /** Write a file's bytes to a new temp file beside it and fsync it. Returns the temp path. */
-export async function writeTemp(file: string, data: string | Uint8Array): Promise<string> {
+export async function writeTemp(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<string> {
   const tmp = tempPathFor(file);
-  if (!(await createExclusive(tmp, data, { sync: true }))) throw new Error(`temp file ${tmp} already exists`);
+  if (!(await createExclusive(tmp, data, { sync: true, ...opts }))) throw new Error(`temp file ${tmp} already exists`);
   return tmp;
 }
 
@@ -80,9 +80,19 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** A file's stat, or null when it does not exist. */
+export function statIfExists(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
+    throw e;
+  }
+}
+
 /** Replace a file atomically: temp + fsync + rename + directory fsync. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  const tmp = await writeTemp(file, data);
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+  const tmp = await writeTemp(file, data, opts);
   try {
     await fs.rename(tmp, file);
   } catch (e) {

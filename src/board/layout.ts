@@ -14,6 +14,8 @@ export type Scope = { kind: 'run'; id: string } | { kind: 'board' };
 export const WORK_FILE = 'WORK.md';
 export const STATE_DIR = '.work';
 export const BOARD_CHAIN = 'audit/board.jsonl';
+/** The private key this board's coordinators sign audit lines with; never committed (see signing.ts). */
+export const SIGNING_KEY_FILE = `${STATE_DIR}/audit-key.pem`;
 
 export function isRunId(id: string): boolean {
   return RUN_ID_PATTERN.test(id);

@@ -25,8 +25,9 @@ import { parseMarkdown } from '../process/parse.js';
 import { eventLine, recordedFiles, sealEvent, verifyChain, type AuditDraft, type AuditEvent, type ChainHead } from './audit.js';
 import { renderMarkdown } from './codec.js';
 import { BoardError, faultOf } from './errors.js';
-import { appendDurable, createExclusive, fsyncDir, isCode, isDeadTemp, readIfExists, removeIfEmpty, removeIfExists, sleep, TEMP_MARK, tempPathFor } from './fsutil.js';
-import { CHANGES_FILE, fileKind, isRunId, isStatePath, normalizeRel, paths, scopeFiles, scopeOwns, STATE_DIR, type Scope } from './layout.js';
+import { appendDurable, createExclusive, fsyncDir, HOST, isCode, isDeadTemp, readIfExists, removeIfEmpty, removeIfExists, sleep, statIfExists, TEMP_MARK, tempPathFor, writeFileAtomic } from './fsutil.js';
+import { KEY_DIR, newPrivateKeyPem, signerFrom, type KeyRecord, type Signer } from './signing.js';
+import { CHANGES_FILE, fileKind, isRunId, isStatePath, normalizeRel, paths, scopeFiles, scopeOwns, SIGNING_KEY_FILE, STATE_DIR, type Scope } from './layout.js';
 import { acquireLock, lockIsStale, LockTimeout, pidAlive, type LockInfo } from './lock.js';
 import { keyOrder, schemaIssues } from './schemas.js';
 
@@ -401,6 +402,77 @@ export class BoardStore {
     }
   }
 
+  /** This coordinator's signing key as loaded, with the key file's identity to notice a rotation by another process. */
+  private signing: { stamp: string; signer: Signer } | null = null;
+
+  /**
+   * The key that signs what this coordinator appends: `.work/audit-key.pem`,
+   * made on first use (O_EXCL, so concurrent coordinators agree on one), its
+   * public record committed under `audit/keys/`. Re-read when the file changes.
+   */
+  private async signer(): Promise<Signer> {
+    const file = this.abs(SIGNING_KEY_FILE);
+    for (let attempt = 0; ; attempt++) {
+      const st = statIfExists(file);
+      const stamp = st ? `${st.ino}:${st.mtimeMs}:${st.size}` : '';
+      if (this.signing && this.signing.stamp === stamp) return this.signing.signer;
+      if (!st) {
+        await createExclusive(file, newPrivateKeyPem(), { mode: 0o600, sync: true });
+        continue;
+      }
+      let loaded;
+      try {
+        loaded = signerFrom((await fs.readFile(file)).toString('utf8'));
+      } catch (e) {
+        // Another coordinator is still writing it (it was just created), or it is damaged.
+        if (attempt < 50) {
+          await sleep(5);
+          continue;
+        }
+        throw new BoardError('corrupt', `${SIGNING_KEY_FILE} is not an Ed25519 private key; restore it or remove it to start a new key (workboard audit key)`, [{ path: SIGNING_KEY_FILE, message: e instanceof Error ? e.message : String(e) }]);
+      }
+      await this.publishKey(loaded.record(HOST, this.now().toISOString()));
+      this.signing = { stamp, signer: loaded };
+      return loaded;
+    }
+  }
+
+  /** Commit a key's public record once, beside the others; an existing record is never rewritten. */
+  async publishKey(rec: KeyRecord): Promise<void> {
+    const rel = `${KEY_DIR}/${rec.fingerprint}.json`;
+    if (existsSync(this.abs(rel))) return;
+    await this.assertNoLinks(rel);
+    const tmp = tempPathFor(this.abs(rel));
+    await createExclusive(tmp, `${JSON.stringify(rec, null, 2)}\n`, { sync: true });
+    try {
+      await fs.link(tmp, this.abs(rel));
+      await fsyncDir(path.dirname(this.abs(rel)));
+    } catch (e) {
+      if (!isCode(e, 'EEXIST')) throw e;
+    } finally {
+      await removeIfExists(tmp);
+    }
+  }
+
+  /**
+   * Replace this board's signing key: the new key's record carries the old
+   * key's signature over it, so an auditor who pinned the old key trusts the
+   * new one, and lines signed by the old key after this moment are refused.
+   */
+  async rotateKey(): Promise<{ from: string; to: string }> {
+    const old = await this.signer();
+    const pem = newPrivateKeyPem();
+    const next = signerFrom(pem);
+    await this.publishKey(next.record(HOST, this.now().toISOString(), { from: old }));
+    await writeFileAtomic(this.abs(SIGNING_KEY_FILE), pem, { mode: 0o600 });
+    return { from: old.fingerprint, to: next.fingerprint };
+  }
+
+  /** The fingerprint of the key this coordinator signs with (made if there is none yet). */
+  async signingFingerprint(): Promise<string> {
+    return (await this.signer()).fingerprint;
+  }
+
   /**
    * Hold a lock that guards no files of its own (a start_run's requestId), so
    * concurrent repeats of one call run one after another. `intent` is what this
@@ -505,8 +577,9 @@ export class BoardStore {
     }
     const sealed: AuditEvent[] = [];
     let h = head;
+    const signer = await this.signer();
     for (const ev of events) {
-      const s = sealEvent(ev, h, now);
+      const s = sealEvent(ev, h, now, signer);
       sealed.push(s);
       h = { seq: s.seq, hash: s.hash, ts: s.ts };
     }

@@ -1,13 +1,15 @@
 /**
- * `workboard audit verify`: check every chain on the board, and that every
- * file a chain records still has the bytes it recorded. The second check is
+ * `workboard audit verify`: check every chain on the board (links, and the
+ * signature of every line against the committed keys, or only the keys an
+ * auditor pinned), and that every file a chain records still has the bytes it recorded. The second check is
  * what catches a chain cut short at its end, which links alone cannot.
  */
 import { promises as fs } from 'node:fs';
 import { sha256Hex } from '../process/hash.js';
-import { recordedFiles, verifyChain } from './audit.js';
+import { contentHash, recordedFiles, verifyChain } from './audit.js';
 import type { Board } from './board.js';
 import { BoardError } from './errors.js';
+import { KEY_DIR, keyRing, signatureBreaks, trustedKeys, type KeyRing } from './signing.js';
 import { isCode, TEMP_MARK } from './fsutil.js';
 import { BOARD_CHAIN, isRunId, paths, WORK_FILE } from './layout.js';
 import { listProcessNames, listVersions } from './processes.js';
@@ -21,6 +23,43 @@ export interface ChainResult {
 export interface VerifyReport {
   ok: boolean;
   chains: ChainResult[];
+  /** The signing keys on record, and whether the auditor's pins reach each. */
+  keys: { fingerprint: string; host: string; createdAt: string; rotates?: string; trusted: boolean }[];
+  /** Lines written before their chain was first signed (boards older than signing). */
+  unsigned: number;
+}
+
+export interface VerifyOptions {
+  /** Fingerprints the auditor trusts from outside the board; then every line must be signed by one (or a key rotated from one). */
+  pins?: readonly string[];
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** The committed key records under audit/keys/, each checked as it is read. */
+async function readKeyRing(board: Board, breaks: ChainResult['breaks']): Promise<KeyRing> {
+  const records: { file: string; value: unknown }[] = [];
+  let names: string[] = [];
+  try {
+    names = (await fs.readdir(board.store.abs(KEY_DIR))).filter((n) => n.endsWith('.json')).sort();
+  } catch (e) {
+    if (!isCode(e, 'ENOENT', 'ENOTDIR')) throw e;
+  }
+  for (const n of names) {
+    const file = `${KEY_DIR}/${n}`;
+    const r = await readForVerify(board, file);
+    if ('problem' in r) {
+      breaks.push({ file, line: null, reason: r.problem });
+      continue;
+    }
+    try {
+      records.push({ file, value: JSON.parse(r.bytes?.toString('utf8') ?? 'null') });
+    } catch {
+      breaks.push({ file, line: null, reason: 'not JSON' });
+    }
+  }
+  const ring = keyRing(records);
+  for (const p of ring.problems) breaks.push({ file: p.file, line: null, reason: p.reason });
+  return ring;
 }
 
 export async function listChains(board: Board): Promise<string[]> {
@@ -69,8 +108,16 @@ async function readForVerify(board: Board, rel: string): Promise<{ bytes: Buffer
   }
 }
 
-export async function verifyBoard(board: Board, onProgress?: (done: number, total: number) => void): Promise<VerifyReport> {
+export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promise<VerifyReport> {
+  const { onProgress } = opts;
+  const pins = opts.pins ?? [];
   const chains: ChainResult[] = [];
+  const keyBreaks: ChainResult['breaks'] = [];
+  const ring = await readKeyRing(board, keyBreaks);
+  const trusted = trustedKeys(ring, pins);
+  for (const p of pins) if (!ring.keys.has(p)) keyBreaks.push({ file: KEY_DIR, line: null, reason: `the pinned key ${p} is not on record on this board` });
+  if (keyBreaks.length > 0) chains.push({ file: KEY_DIR, events: 0, breaks: keyBreaks });
+  let unsigned = 0;
   const all = await listChains(board);
   for (const [i, file] of all.entries()) {
     onProgress?.(i, all.length);
@@ -86,6 +133,12 @@ export async function verifyBoard(board: Board, onProgress?: (done: number, tota
     }
     const report = verifyChain(bytes.toString('utf8'));
     const breaks: ChainResult['breaks'] = report.breaks.map((b) => ({ file, line: b.line, reason: b.reason }));
+    if (report.breaks.length === 0) {
+      const lines = report.events.map((e) => ({ content: contentHash(e), ts: e.ts, signer: e.signer, sig: e.sig }));
+      for (const b of signatureBreaks(lines, ring, trusted, pins.length > 0)) breaks.push({ file, line: b.line, reason: b.reason });
+      const firstSigned = report.events.findIndex((e) => e.sig !== undefined);
+      unsigned += firstSigned < 0 ? report.events.length : firstSigned;
+    }
     const recorded = recordedFiles(report.events);
     for (const rel of await trackedFiles(board, file)) {
       if (!recorded.has(rel)) breaks.push({ file: rel, line: null, reason: `not recorded by any event of ${file} (added outside workboard, or audit lines removed)` });
@@ -103,5 +156,6 @@ export async function verifyBoard(board: Board, onProgress?: (done: number, tota
     }
     chains.push({ file, events: report.events.length, breaks });
   }
-  return { ok: chains.every((c) => c.breaks.length === 0), chains };
+  const keys = [...ring.keys.values()].map((k) => ({ fingerprint: k.fingerprint, host: k.host, createdAt: k.createdAt, ...(k.rotates ? { rotates: k.rotates } : {}), trusted: trusted.has(k.fingerprint) }));
+  return { ok: chains.every((c) => c.breaks.length === 0), chains, keys, unsigned };
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealEvent, type AuditEvent, type ChainHead } from '../../src/board/audit.js';
 import { Board } from '../../src/board/board.js';
+import { signerFrom } from '../../src/board/signing.js';
 import { addPerson, addAgent } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { chainLoss } from '../../src/git/history.js';
@@ -80,17 +81,19 @@ async function readChain(file: string): Promise<AuditEvent[]> {
 }
 
 /**
- * The attack hash links alone cannot see: change line `n` (1-based), then
- * re-seal it and every later line onto the rewritten one, so every link and
- * hash verifies again.
+ * The attack neither hash links nor signatures can see: someone holding the
+ * coordinator's own key (`.work/audit-key.pem`) changes line `n` (1-based),
+ * then re-seals and re-signs it and every later line onto the rewritten one,
+ * so every link, hash and signature verifies again. Only history shows it.
  */
-async function forge(file: string, n: number, edit: (e: AuditEvent) => void): Promise<void> {
+async function forge(file: string, n: number, edit: (e: AuditEvent) => void, keyBoard = file.slice(0, file.lastIndexOf(`${path.sep}runs${path.sep}`))): Promise<void> {
   const events = await readChain(file);
   edit(events[n - 1]!);
   const prev = events[n - 2];
+  const signer = signerFrom(await fs.readFile(path.join(keyBoard, '.work/audit-key.pem'), 'utf8'));
   let head: ChainHead | null = prev ? { seq: prev.seq, hash: prev.hash, ts: prev.ts } : null;
   for (let i = n - 1; i < events.length; i++) {
-    const sealed = sealEvent(events[i]!, head, events[i]!.ts);
+    const sealed = sealEvent(events[i]!, head, events[i]!.ts, signer);
     events[i] = sealed;
     head = { seq: sealed.seq, hash: sealed.hash, ts: sealed.ts };
   }
@@ -98,6 +101,13 @@ async function forge(file: string, n: number, edit: (e: AuditEvent) => void): Pr
 }
 
 const lineCount = async (file: string) => (await readChain(file)).length;
+
+/** The `key` lines audit verify prints for the board's signing keys, none pinned. */
+async function keyLines(root: string): Promise<string[]> {
+  const dir = path.join(root, 'audit/keys');
+  const recs = await Promise.all((await fs.readdir(dir)).map(async (n) => JSON.parse(await fs.readFile(path.join(dir, n), 'utf8')) as { fingerprint: string; host: string; createdAt: string }));
+  return recs.map((k) => `key     ${k.fingerprint} (${k.host}, ${k.createdAt}): on record, not pinned`);
+}
 
 beforeAll(ensureBuilt, 120_000);
 afterAll(cleanupTmp);
@@ -150,6 +160,7 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
       [
         'ok      audit/board.jsonl (3 events)',
         ...[first, second].sort().map((id) => `ok      runs/${id}/audit.jsonl (5 events)`),
+        ...(await keyLines(root)),
         '3 chain(s) verified',
         'history: 4 commits, 3 chains, only grown',
         '',
@@ -193,6 +204,7 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
       [
         'ok      audit/board.jsonl (3 events)',
         `ok      runs/${runId}/audit.jsonl (${events} events)`,
+        ...(await keyLines(root)),
         '2 chain(s) verified',
         `BROKEN  runs/${runId}/audit.jsonl:3: ${reason} (commit ${forged} "tidy the audit log" by t <t@example.com>)`,
         'history: 4 commits, 2 chains, 1 break(s) found',
@@ -353,9 +365,15 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
       '',
     ]);
 
-    await forge(chainFile(clone, runId), 2, (e) => {
-      e.actor = 'mallory';
-    });
+    // The clone has no .work/ of its own: the forger uses the key of the board it was cloned from.
+    await forge(
+      chainFile(clone, runId),
+      2,
+      (e) => {
+        e.actor = 'mallory';
+      },
+      root,
+    );
     const forged = commit(clone, 'rewrite in the clone');
     const json = await verify(clone, ['--git', '--json']);
     expect(json.code).toBe(1);

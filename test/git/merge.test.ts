@@ -89,7 +89,7 @@ describe.skipIf(!hasGit)('two clones, two branches, one run', () => {
 });
 
 describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
-  it('commits board changes in batches with a summary, never .work/, and renewals leave the tree clean', async () => {
+  it('commits board changes in batches with a summary, never .work/, and a renewal touches only its run\'s audit chain', async () => {
     const root = await fs.mkdtemp(path.join(tmpdir(), 'wb-gitc-'));
     git(root, 'init', '-q', '-b', 'main');
     expect(wb(root, 'init', 'board', '--name', 'team').status).toBe(0);
@@ -124,9 +124,10 @@ describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
       expect(log).toContain('step.claimed');
       expect(git(root, 'ls-files', '--', 'board/.work')).toBe('');
       expect(git(root, 'status', '--porcelain', '--', 'board')).toBe('');
-      // A renewal is coordinator state only: the work tree stays clean.
+      // A renewal's lease is coordinator state; only its audit line lands in the work tree (no step or run file moves).
       expect((await service.call('renew', { token: claim.data.token, progress: 'half', requestId: 'g3' }, bot)).ok).toBe(true);
-      expect(git(root, 'status', '--porcelain', '--', 'board')).toBe('');
+      expect(git(root, 'status', '--porcelain', '--', 'board').replace(/\s+$/, '').split('\n')).toEqual([` M board/runs/${runId}/audit.jsonl`]);
+      expect(git(root, 'diff', '--', `board/runs/${runId}/audit.jsonl`)).toMatch(/^\+\{.*"action":"step\.renewed"/m);
     } finally {
       const gone = new Promise((r) => daemon.once('close', r));
       daemon.kill();

@@ -16,11 +16,12 @@ export function register(program: Command, cli: Cli): void {
     .command('verify')
     .description('check every audit chain and that every audited file still has its recorded bytes')
     .option('--git', 'also check, across the git history, that every committed chain only ever grew')
-    .addHelpText('after', '\nExample:\n  workboard audit verify --json\n  workboard audit verify --git')
-    .action(async (opts: { git?: boolean }) => {
+    .option('--key <fingerprint>', 'trust only this signing key (and keys rotated from it); every line must be signed (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .addHelpText('after', '\nExample:\n  workboard audit verify --json\n  workboard audit verify --git\n  workboard audit verify --key 3f9a0c…  # the fingerprint `workboard audit key` printed on the coordinator')
+    .action(async (opts: { git?: boolean; key: string[] }) => {
       const board = await cli.board();
       const shown = progress('verifying audit chains');
-      const report = await verifyBoard(board, shown.tick);
+      const report = await verifyBoard(board, { onProgress: shown.tick, pins: opts.key });
       shown.done();
       let history: HistoryReport | undefined;
       if (opts.git) {
@@ -35,11 +36,35 @@ export function register(program: Command, cli: Cli): void {
           if (c.breaks.length === 0) process.stdout.write(`${color.green('ok')}      ${c.file} ${color.dim(`(${c.events} events)`)}\n`);
           for (const b of c.breaks) process.stdout.write(`${color.red('BROKEN')}  ${b.file}${b.line !== null ? `:${b.line}` : ''}: ${b.reason}\n`);
         }
+        for (const k of report.keys) {
+          const how = opts.key.length === 0 ? 'on record, not pinned' : k.trusted ? (opts.key.includes(k.fingerprint) ? 'pinned' : `rotated from a pinned key`) : 'NOT TRUSTED';
+          process.stdout.write(`${color.dim('key')}     ${k.fingerprint} ${color.dim(`(${k.host}, ${k.createdAt}${k.rotates ? `, rotates ${k.rotates}` : ''}): ${how}`)}\n`);
+        }
+        if (report.unsigned > 0) process.stdout.write(`${color.yellow('note')}    ${report.unsigned} line(s) were written before their chain was signed\n`);
         const broken = report.chains.reduce((a, c) => a + c.breaks.length, 0);
         process.stdout.write(report.ok ? `${report.chains.length} chain(s) verified\n` : `${broken} break(s) found\n`);
         if (history) printHistory(history);
       }
       cli.exit(ok ? EXIT.ok : EXIT.refused);
+    });
+
+  audit
+    .command('key')
+    .description("this board's signing key: its fingerprint, for auditors to pin; --rotate replaces it")
+    .option('--rotate', 'make a new key, signed over by the current one, and sign with it from now on')
+    .addHelpText('after', '\nExample:\n  workboard audit key\n  workboard audit key --rotate')
+    .action(async (opts: { rotate?: boolean }) => {
+      const board = await cli.board();
+      if (opts.rotate) {
+        const r = await board.store.rotateKey();
+        if (cli.json()) printJson({ ok: true, data: r });
+        else process.stdout.write(`${r.to}\n${color.dim(`rotated from ${r.from}; its record is in audit/keys/${r.to}.json (commit it)`)}\n`);
+      } else {
+        const fp = await board.store.signingFingerprint();
+        if (cli.json()) printJson({ ok: true, data: { fingerprint: fp } });
+        else process.stdout.write(`${fp}\n${color.dim(`pin it: workboard audit verify --key ${fp}`)}\n`);
+      }
+      cli.exit(EXIT.ok);
     });
 
   program

@@ -110,7 +110,7 @@ export function register(program: Command, cli: Cli): void {
         findings.push({ kind: 'incident', where: i.id, detail: `${i.ts} ${i.tool}: ${i.message} (full record in ${INCIDENTS_FILE}; shown for 24 h)` });
       }
       const mended = [...recovered.rolledForward.map((s) => `rolled forward ${s}`), ...recovered.brokenLocks.map((l) => `broke the stale lock ${l}`), ...recovered.removed.map((r) => `removed ${r}`)];
-      if (cli.json()) printJson({ ok: findings.length === 0, data: { findings, recovered } });
+      if (cli.json()) printJson({ ok: findings.length === 0, data: { findings, ...(mended.length > 0 ? { recovered } : {}) } });
       else if (findings.length === 0) process.stdout.write(`${color.green('healthy')}: nothing needs an operator\n`);
       else for (const f of findings) process.stdout.write(`${color.yellow(f.kind.padEnd(15))} ${f.where}: ${f.detail}\n`);
       if (!cli.json()) for (const m of mended) process.stdout.write(`${color.dim(`recovered: ${m}`)}\n`);
