@@ -18,7 +18,7 @@ export const INSTRUCTIONS = `This server runs processes (PROCESS.md) step by ste
 4. upload files you must attach as file evidence, then submit: output, evidence, a short summary, and next + reason when the step offers routes.
 5. escalate with a note if you cannot finish: a person takes over.
 Some steps have a model check: issues reading "check: <question> → <answer>" mean it judged your submission wrong (the handoff keeps its verdict); an ok submit can leave the step waiting on a person when the check was unsure.
-Errors: invalid = fix the call; not_accepted = fix the work and submit again (every issue is listed); stale = stop, call get_work again; conflict = move on (run_ended, claimed_by_other, already_decided); forbidden = stop; not_found = stop; retry = retry with the same requestId.
+Errors: invalid = fix the call; not_accepted = fix the work and submit again (every issue is listed); stale = stop, call get_work again; conflict = move on (run_ended, claimed_by_other, already_decided); forbidden = stop (a claim token works only for the agent that claimed); not_found = stop; retry = retry with the same requestId, waiting a little longer each time; a retry whose issues include internal_fault will not mend itself: try at most twice more, then stop and report its incident id (the server answers conflict after that).
 Every write takes a fresh requestId; repeating it returns the original result (use that after a lost response). In a run with mode "test", cause no real external effects.`;
 
 function inputSchema(tool: Tool): Record<string, unknown> {
