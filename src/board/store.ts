@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { BoundedMap } from '../core/bounded-map.js';
 import type { Issue } from '../core/issues.js';
 import { sha256Hex } from '../process/hash.js';
 import { parseMarkdown } from '../process/parse.js';
@@ -310,7 +311,8 @@ interface ChainState {
 export class BoardStore {
   readonly root: string;
   private readonly now: () => Date;
-  private readonly chains = new Map<string, ChainState>();
+  /** Chains verified so far (bounded: one forgotten is read whole again). */
+  private readonly chains = new BoundedMap<string, ChainState>(5000);
 
   constructor(root: string, readonly options: StoreOptions) {
     this.root = path.resolve(root);

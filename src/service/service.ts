@@ -18,6 +18,7 @@ import { readIfExists, removeIfExists, writeFileAtomic } from '../board/fsutil.j
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
 import type { BoardDoc, Tx } from '../board/store.js';
+import { BoundedMap } from '../core/bounded-map.js';
 import { issueText } from '../core/issues.js';
 import type { FileCheck, Submission } from '../engine/acceptance.js';
 import * as cmd from '../engine/commands.js';
@@ -41,7 +42,9 @@ export function offerFor(manifest: Manifest): Offer {
 
 /** How many times one call's internal fault is answered `retry` before `conflict` says to stop. */
 const FAULT_RETRIES = 3;
-const MAX_TRACKED_FAULTS = 1000;
+
+/** Runs whose read state a service keeps; past this the least recently used are read again when asked for. */
+const CACHED_RUNS = 5000;
 
 /** How often a write asks the evaluator again when run data moved while it was answering. */
 const CHECK_ROUNDS = 3;
@@ -62,7 +65,7 @@ export class Service {
   private readonly pinnedCache = new Map<string, Pinned>();
   private readonly index: RunIndex;
   /** Open runs as last read, reused while nothing in their folder or leases changed. */
-  private readonly runCache = new Map<string, { stamp: string; loaded: Loaded }>();
+  private readonly runCache = new BoundedMap<string, { stamp: string; loaded: Loaded }>(CACHED_RUNS);
   /** Each read state as of a moment, valid until its next deadline (see `current`). */
   private readonly currentCache = new WeakMap<Loaded, { m: Machine; from: number; until: number }>();
   private readonly now: () => Date;
@@ -98,8 +101,8 @@ export class Service {
     }
   }
 
-  /** Internal faults answered so far per requestId (bounded), so one that keeps happening is not retried for ever. */
-  private readonly faults = new Map<string, number>();
+  /** Internal faults answered so far per requestId, so one that keeps happening is not retried for ever. */
+  private readonly faults = new BoundedMap<string, number>(1000);
 
   /**
    * A refusal as the contract's result. A full disk or a passing shortage is
@@ -114,9 +117,7 @@ export class Service {
     const requestId = typeof args === 'object' && args !== null ? (args as { requestId?: unknown }).requestId : undefined;
     const key = `${tool}|${typeof requestId === 'string' ? requestId : ''}`;
     const answered = (this.faults.get(key) ?? 0) + 1;
-    this.faults.delete(key);
     this.faults.set(key, answered);
-    if (this.faults.size > MAX_TRACKED_FAULTS) this.faults.delete(this.faults.keys().next().value!);
     const issues = ['internal_fault', `incident: ${incident}`];
     if (answered >= FAULT_RETRIES) {
       return { ok: false, error: { code: 'conflict', message: `internal fault (incident ${incident}), again: retrying will not help; an operator must look (workboard doctor)`, issues } };
