@@ -1,8 +1,10 @@
-// npm run bench [-- --quick] [--only=transitions,concurrency,scale] [--scale-dir=<dir>]: transition
-// latency through the service on a real board, against the floor of the bare file
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load] [--scale-dir=<dir>] [--soak[=<minutes>]]:
+// transition latency through the service on a real board, against the floor of the bare file
 // operations each transition cannot avoid on this disk, measured in the same run;
-// then concurrency (bench/concurrency.mjs: several agent processes on one board)
-// and scale (bench/scale.mjs: boards of 1k–50k runs). Prints markdown tables and
+// then concurrency (bench/concurrency.mjs: several agent processes on one board),
+// scale (bench/scale.mjs: boards of 1k–50k runs) and load (bench/load.mjs: 8 HTTP
+// clients against a real `workboard serve --http` for 60 s, or a soak of --soak
+// minutes, default 10, with serve's RSS per minute). Prints markdown tables and
 // writes the same figures to bench/results/<date>.json. Not a test.
 import { promises as fs, constants, mkdtempSync, cpSync, rmSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
@@ -14,14 +16,19 @@ import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
 import { concurrencySection } from './concurrency.mjs';
 import { scaleSection } from './scale.mjs';
+import { loadSection } from './load.mjs';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['transitions', 'concurrency', 'scale'];
+const SECTIONS = ['transitions', 'concurrency', 'scale', 'load'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
 const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS);
 for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`--only: no section ${s} (${SECTIONS.join(', ')})`);
 // Where the scale section grows its board (default: the OS temp folder).
 const scaleDir = process.argv.find((a) => a.startsWith('--scale-dir='))?.slice('--scale-dir='.length) ?? tmpdir();
+// --soak runs the load section for that many minutes (default 10) instead of 60 s.
+const soakArg = process.argv.find((a) => a === '--soak' || a.startsWith('--soak='));
+const soakMinutes = soakArg === undefined ? null : soakArg === '--soak' ? 10 : Number(soakArg.slice('--soak='.length));
+if (soakMinutes !== null && !(Number.isInteger(soakMinutes) && soakMinutes >= 3)) throw new Error(`--soak: expected whole minutes, at least 3 (warm-up is 2), got ${soakArg}`);
 const N = quick ? 40 : 200;
 const ROUNDS = quick ? 3 : 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -200,6 +207,13 @@ async function main() {
     lap('scale', t0);
     console.log(`\n${s.lines.join('\n')}`);
     out.scale = s.json;
+  }
+  if (only.has('load')) {
+    const t0 = performance.now();
+    const l = await loadSection({ seconds: soakMinutes !== null ? soakMinutes * 60 : quick ? 10 : 60, soak: soakMinutes !== null });
+    lap('load', t0);
+    console.log(`\n${l.lines.join('\n')}`);
+    out.load = l.json;
   }
   out.seconds = (performance.now() - began) / 1000;
   out.sectionSeconds = took;

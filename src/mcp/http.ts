@@ -3,60 +3,175 @@
  * `Authorization: Bearer <token>`; a missing or unknown token gets 401 and
  * nothing else. Stateless: each request gets its own MCP server bound to the
  * token's identity, so rights follow the caller, checked in the service.
+ *
+ * Bounded: a body over the largest legitimate one gets 413 before it is read
+ * (Content-Length) or as soon as it passes the limit; a connection that sends
+ * nothing, or its headers or body too slowly, is cut off; one identity has at
+ * most MAX_IN_FLIGHT_PER_IDENTITY requests in flight (429 beyond), and the
+ * server at most MAX_CONNECTIONS sockets. A refused request's body is never read.
  */
-import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Settings } from '../board/manifest.js';
 import { identityFor } from '../service/credentials.js';
 import { resolveActor } from '../service/identity.js';
 import type { Service } from '../service/service.js';
 import { createMcpServer } from './server.js';
 
-const MAX_BODY = 64 * 1024 * 1024;
+/** Room beside the payload for the JSON-RPC envelope, a file name, a content type and a request id. */
+const BODY_MARGIN = 64 * 1024;
 
-function deny(res: ServerResponse, status: number, message: string) {
-  res.writeHead(status, { 'content-type': 'application/json', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
-  res.end(JSON.stringify({ error: message }));
+/** The slowest upload we wait for (2 Mbit/s): the request timeout grows with the body limit at this rate. */
+const MIN_BODY_BYTES_PER_SECOND = 256 * 1024;
+
+/**
+ * An agent's loop makes one call at a time, a few in parallel at most; 16
+ * leaves room for that while one identity (a runaway loop, a leaked token)
+ * can hold at most 16 of the MAX_CONNECTIONS sockets, never all of them.
+ */
+export const MAX_IN_FLIGHT_PER_IDENTITY = 16;
+
+/** Sockets in all: file descriptors and memory stay bounded whatever clients do. */
+export const MAX_CONNECTIONS = 256;
+
+export interface HttpLimits {
+  /** Complete headers must arrive within this; a connection that sends nothing is closed after it. */
+  headersTimeoutMs: number;
+  /** Headers and body must arrive within this, raised to what a body of the limit needs at MIN_BODY_BYTES_PER_SECOND. */
+  requestTimeoutMs: number;
+  /** An idle kept-alive connection between two requests. */
+  keepAliveTimeoutMs: number;
+  /** A socket silent this long while we wait for the client is closed. */
+  idleTimeoutMs: number;
+  maxInFlightPerIdentity: number;
+  maxConnections: number;
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    size += (c as Buffer).length;
-    if (size > MAX_BODY) throw new Error('body too large');
-    chunks.push(c as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text === '' ? undefined : JSON.parse(text);
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 30_000,
+  maxInFlightPerIdentity: MAX_IN_FLIGHT_PER_IDENTITY,
+  maxConnections: MAX_CONNECTIONS,
+};
+
+/** The largest legitimate body: an upload of maxUploadBytes (base64 is 4/3 of it) or a submit carrying a whole run's data. */
+export function bodyLimit(s: Pick<Settings, 'maxUploadBytes' | 'runDataBytes'>): number {
+  return Math.max(4 * Math.ceil(s.maxUploadBytes / 3), s.runDataBytes) + BODY_MARGIN;
 }
 
-export function createHttpServer(service: Service, version: string): HttpServer {
-  return createServer(async (req, res) => {
+function requestTimeoutFor(limits: HttpLimits, maxBody: number): number {
+  return Math.max(limits.requestTimeoutMs, Math.ceil((maxBody / MIN_BODY_BYTES_PER_SECOND) * 1000));
+}
+
+/** An error answer. It ends the connection: otherwise node would read and discard whatever body the client still sends. */
+function deny(res: ServerResponse, status: number, body: Record<string, unknown>, headers: OutgoingHttpHeaders = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...headers });
+  res.end(text);
+}
+
+function tooLarge(res: ServerResponse, max: number) {
+  deny(res, 413, { error: `the request body is over the limit of ${max} bytes (an upload of maxUploadBytes, base64-encoded, plus ${BODY_MARGIN} bytes)`, limitBytes: max });
+}
+
+/** The body, or 'too large' as soon as it passes `max` (the rest is left unread), or 'gone' if the client or a timeout ended it first. */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too large' | 'gone'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (v: Buffer | 'too large' | 'gone') => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      resolve(v);
+    };
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= max) chunks.push(c);
+      else {
+        req.pause(); // stop pulling the rest off the wire
+        done('too large');
+      }
+    };
+    const onEnd = () => done(Buffer.concat(chunks, size));
+    const onClose = () => done('gone');
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('close', onClose);
+  });
+}
+
+export function createHttpServer(service: Service, version: string, options: Partial<HttpLimits> = {}): HttpServer {
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options };
+  const inFlight = new Map<string, number>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     try {
       const auth = req.headers.authorization ?? '';
       const m = /^Bearer (\S+)$/.exec(auth);
       const identity = m ? await identityFor(service.board.store, m[1]!) : null;
-      if (!identity) return deny(res, 401, 'unauthorized');
+      if (!identity) return deny(res, 401, { error: 'unauthorized' });
       await service.board.refresh();
       const who = resolveActor(service.board.manifest, identity);
-      if (!who.ok) return deny(res, 401, 'unauthorized');
-      if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return deny(res, 404, 'not found; MCP is served at /mcp');
+      if (!who.ok) return deny(res, 401, { error: 'unauthorized' });
+      if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return deny(res, 404, { error: 'not found; MCP is served at /mcp' });
+      // Stateless: there is no server-initiated stream to GET and no session to DELETE.
+      if (req.method !== 'POST') return deny(res, 405, { error: 'method not allowed; MCP here is POST /mcp only (stateless, no server-initiated stream)' }, { allow: 'POST' });
+      // WORK.md may have changed the limit since the last request.
+      const max = bodyLimit(service.board.manifest.settings);
+      server.requestTimeout = requestTimeoutFor(limits, max);
+      const declared = req.headers['content-length'];
+      if (declared !== undefined && Number(declared) > max) return tooLarge(res, max);
+      const held = inFlight.get(identity) ?? 0;
+      if (held >= limits.maxInFlightPerIdentity) {
+        return deny(res, 429, { error: `too many requests in flight for ${identity}: at most ${limits.maxInFlightPerIdentity} at once` }, { 'retry-after': '1' });
+      }
+      inFlight.set(identity, held + 1);
+      res.once('close', () => {
+        const n = (inFlight.get(identity) ?? 1) - 1;
+        if (n === 0) inFlight.delete(identity);
+        else inFlight.set(identity, n);
+      });
+      if (expectsContinue) res.writeContinue();
+      const raw = await readBody(req, max);
+      if (raw === 'gone') return;
+      if (raw === 'too large') return tooLarge(res, max);
+      // From here the wait is ours (a lock, a check-1 evaluator), not the client's.
+      req.socket.setTimeout(0);
       let body: unknown;
       try {
-        body = req.method === 'POST' ? await readBody(req) : undefined;
+        body = raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
       } catch {
-        return deny(res, 400, 'the request body is not JSON');
+        return deny(res, 400, { error: 'the request body is not JSON' });
       }
-      const server = createMcpServer(service, who.actor, version);
+      const mcp = createMcpServer(service, who.actor, version);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
         void transport.close();
-        void server.close();
+        void mcp.close();
       });
-      await server.connect(transport);
+      await mcp.connect(transport);
       await transport.handleRequest(req, res, body);
     } catch (e) {
-      if (!res.headersSent) deny(res, 500, e instanceof Error ? e.message : 'internal error');
+      if (!res.headersSent) deny(res, 500, { error: e instanceof Error ? e.message : 'internal error' });
     }
-  });
+  };
+
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: requestTimeoutFor(limits, bodyLimit(service.board.manifest.settings)),
+      // How often node looks for connections past those timeouts (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
+    },
+    (req, res) => void handle(req, res, false),
+  );
+  // Answer `Expect: 100-continue` ourselves, so a refused body is never sent at all.
+  server.on('checkContinue', (req, res) => void handle(req, res, true));
+  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
+  server.timeout = limits.idleTimeoutMs;
+  server.maxConnections = limits.maxConnections;
+  return server;
 }

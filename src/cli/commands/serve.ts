@@ -7,6 +7,17 @@ import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 import { VERSION } from '../version.js';
 
+/** Why the address could not be had, in words a person can act on. */
+function cannotListen(e: NodeJS.ErrnoException, where: string): string {
+  const why =
+    e.code === 'EADDRINUSE' ? 'the address is already in use (another workboard serve?)'
+    : e.code === 'EACCES' ? 'permission denied (ports below 1024 need privileges; pick a higher port)'
+    : e.code === 'EADDRNOTAVAIL' ? 'no network interface of this machine has that address'
+    : e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' ? 'the host name does not resolve'
+    : e.message;
+  return `cannot listen on ${where}: ${why}`;
+}
+
 export function register(program: Command, cli: Cli): void {
   const token = program.command('token').description('bearer tokens for MCP over HTTP')
     .addHelpText('after', '\nExample:\n  workboard token create reviewer');
@@ -41,17 +52,28 @@ export function register(program: Command, cli: Cli): void {
       const { Daemon } = await import('../../daemon/daemon.js');
       const daemon = new Daemon(board, service, gitSeconds ? { gitCommitMs: gitSeconds * 1000 } : {});
       await daemon.start();
-      process.stdout.write(`workboard coordinating board ${board.manifest.name} in ${board.root}\n`);
       let server: import('node:http').Server | null = null;
       if (m) {
         const { createHttpServer } = await import('../../mcp/http.js');
         const http = createHttpServer(service, VERSION);
-        server = http;
-        await new Promise<void>((resolve, reject) => {
-          http.once('error', reject);
-          http.listen(Number(m[2]), m[1]!.replace(/^\[|\]$/g, ''), () => resolve());
+        const failed = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+          http.once('error', resolve);
+          http.listen(Number(m[2]), m[1]!.replace(/^\[|\]$/g, ''), () => {
+            http.off('error', resolve);
+            resolve(null);
+          });
         });
-        const addr = http.address();
+        if (failed) {
+          // Without HTTP this serve is not what was asked for: stop the daemon and say why.
+          await daemon.stop();
+          process.stderr.write(`${color.red('error')}: ${cannotListen(failed, o.http!)}\n`);
+          cli.exit(EXIT.refused);
+        }
+        server = http;
+      }
+      process.stdout.write(`workboard coordinating board ${board.manifest.name} in ${board.root}\n`);
+      if (server) {
+        const addr = server.address();
         const where = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}/mcp` : o.http;
         process.stdout.write(`MCP over HTTP at ${where} (Authorization: Bearer <token from workboard token create>)\n`);
       }

@@ -1,0 +1,265 @@
+// Load section of `npm run bench`: a real `workboard serve --http 127.0.0.1:0` on a generated
+// board (bench/gen-board.mjs), driven over loopback by 8 clients at once. Each client is an agent
+// of its own (load-1 … load-8, one bearer token each) and uses mira's token for what a person
+// does; every call is a plain fetch of JSON-RPC tools/call. One cycle, four transitions:
+//   start_run (mira) → get_work → claim → submit (the agent) → decide (mira)
+// Reports transitions/s, p50/p99 per tool, and serve's RSS (VmRSS in /proc/<pid>/status)
+// sampled every 2 s. With a soak (`--soak[=<minutes>]`, default 10) the same load runs that
+// long, and RSS is reported per minute with its slope after warm-up. Serve is killed at the end.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Board } from '../dist/board/board.js';
+import { addAgent } from '../dist/board/people.js';
+import { verifyBoard } from '../dist/board/verify.js';
+import { createToken } from '../dist/service/credentials.js';
+import { generateBoard } from './gen-board.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.join(here, '../bin/workboard.js');
+const CLIENTS = 8;
+const GENERATED_RUNS = 1000;
+const SAMPLE_MS = 2000;
+const WARM_UP_S = 120; // the soak's slope is taken from the end of minute 2 on
+const FLAT_DRIFT = 0.05; // flat: the fitted drift over that span is under 5% of its mean RSS
+const CALL_TIMEOUT_MS = 30_000; // a call that hangs fails the bench instead of stalling it
+const TOOLS = ['start_run', 'get_work', 'claim', 'submit', 'decide'];
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+/** serve's resident set in MB, or null where there is no /proc. */
+function rssMb(pid) {
+  try {
+    const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
+    return kb / 1024;
+  } catch {
+    return null;
+  }
+}
+
+/** A board of generated runs with the load agents declared, and a token for each agent and for mira. */
+async function setupBoard() {
+  const base = mkdtempSync(path.join(tmpdir(), 'wb-bench-load-'));
+  const dir = path.join(base, 'board');
+  await generateBoard(dir, GENERATED_RUNS);
+  const board = await Board.open(dir);
+  const agents = [];
+  for (let i = 1; i <= CLIENTS; i++) {
+    await addAgent(board, 'mira@example.com', `load-${i}`, 'load bench agent');
+    agents.push((await createToken(board.store, `load-${i}`, new Date())).token);
+  }
+  const mira = (await createToken(board.store, 'mira@example.com', new Date())).token;
+  return { base, dir, agents, mira };
+}
+
+/** `workboard serve --http 127.0.0.1:0` on the board: its process and the URL it printed. */
+async function startServe(dir) {
+  const child = spawn(process.execPath, [BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stderr.on('data', (d) => (out = (out + d).slice(-4000)));
+  const url = await new Promise((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      out = (out + d).slice(-4000);
+      const m = /MCP over HTTP at (http:\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  return { child, url, exited };
+}
+
+async function stopServe({ child, exited }) {
+  child.kill('SIGTERM');
+  const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(t);
+}
+
+/** One HTTP MCP client: a loop of cycles until `stop()` says so; latencies of ok calls, refusals by tool and code. */
+function client(url, agent, mira, tag, stats) {
+  let n = 0;
+  const req = () => `load-${tag}-${++n}`;
+  const call = async (token, name, args) => {
+    const t = performance.now();
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name, arguments: args } }),
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      const text = await res.text();
+      const ms = performance.now() - t;
+      if (res.status !== 200) return stats.refuse(name, `HTTP ${res.status}`);
+      const r = JSON.parse(text).result.structuredContent;
+      if (!r.ok) return stats.refuse(name, r.error.code);
+      stats.ok(name, ms);
+      return r.data;
+    } catch (e) {
+      if (e.name === 'TimeoutError') throw new Error(`${name} took over ${CALL_TIMEOUT_MS} ms`);
+      return stats.refuse(name, e.cause?.code ?? e.message);
+    }
+  };
+  const cycle = async () => {
+    const s = await call(mira, 'start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: n, receiptUrl: 'https://example.com/r' }, requestId: req() });
+    if (!s) return;
+    stats.transition();
+    await call(agent, 'get_work', { process: 'expense-approval', limit: 5 });
+    const c = await call(agent, 'claim', { runId: s.run.id, stepId: 'review_claim', requestId: req() });
+    if (!c) return;
+    stats.transition();
+    const sub = await call(agent, 'submit', { token: c.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy', requestId: req() });
+    if (!sub) return;
+    stats.transition();
+    const wi = sub.workItems[0];
+    if (await call(mira, 'decide', { runId: s.run.id, workItemId: wi.id, snapshot: wi.snapshot, decision: 'approved', requestId: req() })) stats.transition();
+  };
+  return { cycle };
+}
+
+function newStats() {
+  const lat = Object.fromEntries(TOOLS.map((t) => [t, []]));
+  const refused = {};
+  let transitions = 0;
+  return {
+    lat,
+    refused,
+    get transitions() {
+      return transitions;
+    },
+    ok: (name, ms) => lat[name].push(ms),
+    refuse: (name, why) => {
+      refused[`${name} ${why}`] = (refused[`${name} ${why}`] ?? 0) + 1;
+      return null;
+    },
+    transition: () => transitions++,
+  };
+}
+
+/** Least-squares slope of RSS (MB per minute) over samples with t ≥ from. */
+function slope(samples, from) {
+  const xs = samples.filter((s) => s.t >= from && s.rss !== null);
+  if (xs.length < 2) return { perMin: NaN, mean: NaN, span: 0 };
+  const mx = xs.reduce((a, s) => a + s.t, 0) / xs.length;
+  const my = xs.reduce((a, s) => a + s.rss, 0) / xs.length;
+  const num = xs.reduce((a, s) => a + (s.t - mx) * (s.rss - my), 0);
+  const den = xs.reduce((a, s) => a + (s.t - mx) ** 2, 0);
+  return { perMin: (num / den) * 60, mean: my, span: xs[xs.length - 1].t - xs[0].t };
+}
+
+export async function loadSection({ seconds, soak }) {
+  const { base, dir, agents, mira } = await setupBoard();
+  const serve = await startServe(dir);
+  const pid = serve.child.pid;
+  try {
+    const idle = rssMb(pid);
+    // Warm up before the clock starts: the first calls compile schemas and load the process.
+    const warm = newStats();
+    await Promise.all(agents.map((a, i) => client(serve.url, a, mira, `w${i}`, warm).cycle()));
+    if (warm.transitions !== 4 * CLIENTS) throw new Error(`warm-up: ${JSON.stringify(warm.refused)}`);
+    const warmed = rssMb(pid);
+
+    const stats = newStats();
+    const t0 = performance.now();
+    const until = t0 + seconds * 1000;
+    const samples = [];
+    const sample = () => samples.push({ t: (performance.now() - t0) / 1000, rss: rssMb(pid), transitions: stats.transitions });
+    sample();
+    const sampler = setInterval(sample, SAMPLE_MS);
+    let wallMs;
+    try {
+      await Promise.all(
+        agents.map(async (a, i) => {
+          const c = client(serve.url, a, mira, i, stats);
+          while (performance.now() < until) await c.cycle();
+        }),
+      );
+      wallMs = performance.now() - t0;
+    } finally {
+      clearInterval(sampler);
+    }
+    sample();
+    const report = await verifyBoard(await Board.open(dir));
+    const rss = samples.map((s) => s.rss).filter((x) => x !== null);
+    const result = {
+      clients: CLIENTS,
+      generatedRuns: GENERATED_RUNS,
+      seconds,
+      wallMs,
+      transitions: stats.transitions,
+      perSec: stats.transitions / (wallMs / 1000),
+      tools: Object.fromEntries(TOOLS.map((t) => [t, { calls: stats.lat[t].length, p50: pct(stats.lat[t], 50), p99: pct(stats.lat[t], 99) }])),
+      refused: stats.refused,
+      rssMb: { idle, warmed, min: Math.min(...rss), max: Math.max(...rss), end: rss[rss.length - 1] ?? null },
+      samples,
+      audit: { ok: report.ok, chains: report.chains.length },
+    };
+    if (soak) result.soak = soakOf(result);
+    return { lines: lines(result), json: result };
+  } finally {
+    await stopServe(serve);
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+/** Per minute: RSS min, max and at the minute's end, transitions in it; and the slope after warm-up. */
+function soakOf(r) {
+  const count = Math.round(r.seconds / 60);
+  // The first sample is the start; the last, taken once the clients stopped, belongs to the last minute.
+  const minuteOf = (s) => Math.min(count, Math.max(1, Math.ceil(s.t / 60)));
+  const minutes = [];
+  let before = r.samples[0];
+  for (let m = 1; m <= count; m++) {
+    const xs = r.samples.slice(1).filter((s) => minuteOf(s) === m && s.rss !== null);
+    const last = xs.at(-1);
+    if (!last) continue;
+    minutes.push({ minute: m, min: Math.min(...xs.map((s) => s.rss)), max: Math.max(...xs.map((s) => s.rss)), end: last.rss, transitions: last.transitions - before.transitions });
+    before = last;
+  }
+  const s = slope(r.samples, WARM_UP_S);
+  const drift = Number.isFinite(s.perMin) ? (s.perMin * s.span) / 60 : NaN;
+  return { minutes, slopeMbPerMin: s.perMin, driftMb: drift, flat: Math.abs(drift) <= FLAT_DRIFT * s.mean };
+}
+
+function lines(r) {
+  const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
+  const mb = (x) => (x === null ? '–' : f(x, 0));
+  const refusals = Object.keys(r.refused).length === 0 ? '0' : Object.entries(r.refused).map(([k, v]) => `${k}: ${v}`).join(', ');
+  const out = [
+    `Load: workboard serve --http on a board of ${r.generatedRuns} generated runs, ${r.clients} HTTP clients (fetch of JSON-RPC tools/call), each cycle start_run (person) → get_work → claim → submit (agent) → decide (person), for ${r.seconds} s`,
+    '',
+    '| tool | calls ok | p50 ms | p99 ms |',
+    '|---|---|---|---|',
+    ...TOOLS.map((t) => `| ${t} | ${r.tools[t].calls} | ${f(r.tools[t].p50)} | ${f(r.tools[t].p99)} |`),
+    '',
+    '| clients | transitions | wall s | transitions/s | serve RSS MB: idle / warmed up / min / max / end | refused | audit verify |',
+    '|---|---|---|---|---|---|---|',
+    `| ${r.clients} | ${r.transitions} | ${f(r.wallMs / 1000)} | ${f(r.perSec, 1)} | ${mb(r.rssMb.idle)} / ${mb(r.rssMb.warmed)} / ${mb(r.rssMb.min)} / ${mb(r.rssMb.max)} / ${mb(r.rssMb.end)} | ${refusals} | ${r.audit.ok ? 'ok' : 'FAILED'} (${r.audit.chains} chains) |`,
+  ];
+  if (!r.soak) {
+    // RSS every 10 s (2 s in a short run); every sample is in the JSON.
+    const step = r.seconds <= 20 ? 2 : 10;
+    const near = (t) => r.samples.reduce((best, x) => (Math.abs(x.t - t) < Math.abs(best.t - t) ? x : best));
+    const row = Array.from({ length: Math.floor(r.seconds / step) + 1 }, (_, k) => near(k * step));
+    out.push('', `| t s | ${row.map((x) => f(x.t, 0)).join(' | ')} |`, `|---|${row.map(() => '---').join('|')}|`, `| serve RSS MB | ${row.map((x) => mb(x.rss)).join(' | ')} |`);
+    return out;
+  }
+  const s = r.soak;
+  out.push(
+    '',
+    `Soak: serve's RSS per minute over ${r.seconds / 60} minutes of the same load`,
+    '',
+    '| minute | RSS MB min | max | at the end | transitions |',
+    '|---|---|---|---|---|',
+    ...s.minutes.map((m) => `| ${m.minute} | ${mb(m.min)} | ${mb(m.max)} | ${mb(m.end)} | ${m.transitions} |`),
+    '',
+    `RSS slope from the end of minute ${WARM_UP_S / 60} to the end (least squares over the 2 s samples): ${f(s.slopeMbPerMin)} MB/min, a drift of ${f(s.driftMb, 1)} MB: ${s.flat ? 'flat' : '**NOT flat**'} (flat = drift within ${FLAT_DRIFT * 100}% of the mean RSS)`,
+  );
+  return out;
+}
