@@ -26,7 +26,8 @@ import { Worker, isMainThread, workerData, parentPort } from 'node:worker_thread
 import { Board } from '../dist/board/board.js';
 import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
-import { eventHash } from '../dist/board/audit.js';
+import { contentHash, eventHash } from '../dist/board/audit.js';
+import { signerFrom } from '../dist/board/signing.js';
 import { sha256Hex } from '../dist/process/hash.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -88,14 +89,18 @@ export async function captureTemplate() {
     const approveReady = /^readySince: "(.+)"$/m.exec(submitted.files[`runs/${runId}/approve.md`])[1];
     if (`w-${sha256Hex(`${runId}|approve|${approveReady}|0`).slice(0, 26)}` !== wi.id) throw new Error('the work item id derivation changed; update bench/gen-board.mjs');
     if (!/^state: ended$/m.exec(ended.files[`runs/${runId}/RUN.md`])) throw new Error('the template run did not end');
-    return { runId, startedAt, workItem: wi.id, approveReady, versions, chain, stages: { ready: started, awaiting: submitted, ended } };
+    // The template board's signing key signs the generated chains, and goes with them to the new board.
+    const keyPem = readFileSync(path.join(dir, '.work/audit-key.pem'), 'utf8');
+    const keyDir = path.join(dir, 'audit/keys');
+    const keyRecords = Object.fromEntries(readdirSync(keyDir).map((n) => [n, readFileSync(path.join(keyDir, n), 'utf8')]));
+    return { runId, startedAt, workItem: wi.id, approveReady, versions, chain, keyPem, keyRecords, stages: { ready: started, awaiting: submitted, ended } };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** One generated run: the template at `stage`, with a new run id, started at `startMs`. */
-function runFiles(t, stage, runId, startMs) {
+function runFiles(t, stage, runId, startMs, signer) {
   const delta = startMs - Date.parse(t.startedAt);
   const times = new Map();
   const shift = (m) => {
@@ -119,8 +124,11 @@ function runFiles(t, stage, runId, startMs) {
       }
     }
     ev.prevHash = prev;
-    const { hash: _h, ...rest } = ev;
+    const { hash: _h, sig: _s, ...rest } = ev;
+    rest.signer = signer.fingerprint;
+    rest.sig = signer.sign(contentHash(rest));
     ev.hash = eventHash(rest);
+    Object.assign(ev, rest, { hash: ev.hash });
     prev = ev.hash;
     lines.push(`${JSON.stringify(ev)}\n`);
   }
@@ -149,6 +157,7 @@ function runIdAt(ms, rand) {
 /** Write runs k ∈ [from, to) of a board of `total` runs, run k started (total − k) minutes before `end`. */
 function writeRuns(t, dir, total, from, to, end) {
   const counts = { ended: 0, ready: 0, awaiting: 0 };
+  const signer = signerFrom(t.keyPem);
   const rand = randomBytes(16 * (to - from));
   for (let k = from; k < to; k++) {
     const startMs = end - (total - k) * 60_000;
@@ -157,7 +166,7 @@ function writeRuns(t, dir, total, from, to, end) {
     counts[stage]++;
     const runDir = path.join(dir, 'runs', runId);
     mkdirSync(runDir);
-    for (const [name, text] of Object.entries(runFiles(t, stage, runId, startMs))) writeFileSync(path.join(runDir, name), text);
+    for (const [name, text] of Object.entries(runFiles(t, stage, runId, startMs, signer))) writeFileSync(path.join(runDir, name), text);
   }
   return counts;
 }
@@ -177,6 +186,10 @@ export function createBoard(dir) {
  */
 export async function addRuns(dir, { total, from = 0, to = total, end = Date.now(), template, threads = to - from >= 2000 ? cpus().length : 1 }) {
   const t = template ?? (await captureTemplate());
+  mkdirSync(path.join(dir, '.work'), { recursive: true });
+  writeFileSync(path.join(dir, '.work/audit-key.pem'), t.keyPem, { mode: 0o600 });
+  mkdirSync(path.join(dir, 'audit/keys'), { recursive: true });
+  for (const [n, text] of Object.entries(t.keyRecords)) writeFileSync(path.join(dir, 'audit/keys', n), text);
   if (threads <= 1) return writeRuns(t, dir, total, from, to, end);
   const plain = { ...t, versions: [...t.versions] };
   const parts = await Promise.all(

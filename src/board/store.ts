@@ -312,7 +312,7 @@ export class BoardStore {
   readonly root: string;
   private readonly now: () => Date;
   /** Chains verified so far (bounded: one forgotten is read whole again). */
-  private readonly chains = new BoundedMap<string, ChainState>(5000);
+  private readonly chains = new BoundedMap<string, ChainState>(2000);
 
   constructor(root: string, readonly options: StoreOptions) {
     this.root = path.resolve(root);

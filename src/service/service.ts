@@ -43,8 +43,8 @@ export function offerFor(manifest: Manifest): Offer {
 /** How many times one call's internal fault is answered `retry` before `conflict` says to stop. */
 const FAULT_RETRIES = 3;
 
-/** Runs whose read state a service keeps; past this the least recently used are read again when asked for. */
-const CACHED_RUNS = 5000;
+/** Open runs whose read state a service keeps; past this the least recently used are read again when asked for. */
+const CACHED_RUNS = 20_000;
 
 /** How often a write asks the evaluator again when run data moved while it was answering. */
 const CHECK_ROUNDS = 3;
@@ -226,7 +226,9 @@ export class Service {
       if (last) return last;
       throw e;
     }
-    this.runCache.set(runId, { stamp, loaded });
+    // Only open runs are kept: they are what get_work reads on every call; an ended run is read when asked for.
+    if (loaded.state.run.state !== 'ended' && loaded.state.run.state !== 'cancelled') this.runCache.set(runId, { stamp, loaded });
+    else this.runCache.delete(runId);
     return loaded;
   }
 

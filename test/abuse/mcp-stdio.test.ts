@@ -17,7 +17,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -381,8 +381,16 @@ describe('malformed tool calls over a real workboard mcp stdio process', () => {
     expect(d.data).toMatchObject({ protocol: 'agentprocess', version: 'core-2' });
     expect([...d.data.tools].sort()).toEqual([...TOOLS].sort());
     // The genuine token still renews: no malformed call moved the claim.
+    const chainBefore = readFileSync(path.join(dir, 'runs', run1, 'audit.jsonl'), 'utf8');
     const r = await call(client, 'renew', { token: token1, requestId: `abuse-final-${randomUUID()}` });
     expect(r.ok, JSON.stringify(r.error)).toBe(true);
+    // A renewal is audited: one step.renewed line on its run's chain is all it changes; that is the board from here on.
+    const added = readFileSync(path.join(dir, 'runs', run1, 'audit.jsonl'), 'utf8').slice(chainBefore.length).trim().split('\n');
+    expect(added.map((l) => JSON.parse(l).action)).toEqual(['step.renewed']);
+    writeFileSync(path.join(dir, 'runs', run1, 'audit.jsonl'), chainBefore);
+    expect(await treeDigest(dir)).toBe(digest);
+    writeFileSync(path.join(dir, 'runs', run1, 'audit.jsonl'), `${chainBefore}${added.join('\n')}\n`);
+    digest = await treeDigest(dir);
     expect(readStderr()).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
     expect(transport.pid).toBe(pid);
   });
