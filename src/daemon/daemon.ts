@@ -4,7 +4,8 @@
  * runs (no polling loop), applies what fell due through the service (the lock
  * and the revs make two daemons harmless), and re-plans whenever the board
  * changes. The watcher adopts or refuses hand edits as soon as they land, and
- * re-validates draft processes.
+ * re-validates draft processes. Time comes from an injected clock (the
+ * system's by default), so tests move it instead of waiting for it.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -17,6 +18,7 @@ import { issueText } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
 import { commitBoard } from '../git/commit.js';
+import { systemClock, type Cancel, type Clock } from './clock.js';
 import { deliver, overdueNotification } from './notify.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
@@ -27,27 +29,31 @@ export interface DaemonOptions {
   log?: (line: string) => void;
   /** Commit board changes to git at most once per this many milliseconds. */
   gitCommitMs?: number;
+  /** What time it is and how to wait; the system's unless a test moves its own (then give the service the same one). */
+  clock?: Clock;
 }
 
 export class Daemon {
-  private timer: NodeJS.Timeout | null = null;
+  private timer: Cancel | null = null;
   private watcher: FSWatcher | null = null;
   private planning: Promise<void> | null = null;
   private again = false;
-  private debounce: NodeJS.Timeout | null = null;
+  private debounce: Cancel | null = null;
   private readonly touched = new Set<string>();
   /** Files refused as invalid, with why: what `workboard doctor` reports. */
   readonly refused = new Map<string, string[]>();
   private stopped = false;
   private readonly log: (line: string) => void;
-  private gitTimer: NodeJS.Timeout | null = null;
+  private gitTimer: Cancel | null = null;
+  private readonly clock: Clock;
 
   constructor(
     private readonly board: Board,
     private readonly service: Service,
     private readonly opts: DaemonOptions = {},
   ) {
-    this.log = opts.log ?? ((line) => process.stdout.write(`${new Date().toISOString()} ${line}\n`));
+    this.clock = opts.clock ?? systemClock;
+    this.log = opts.log ?? ((line) => process.stdout.write(`${this.clock.now().toISOString()} ${line}\n`));
   }
 
   async start(): Promise<void> {
@@ -61,7 +67,7 @@ export class Daemon {
     this.watcher.on('all', (_event, file) => this.changed(file));
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
     await this.plan();
-    if (this.opts.gitCommitMs) this.gitTimer = setInterval(() => void this.commitToGit(), this.opts.gitCommitMs);
+    if (this.opts.gitCommitMs) this.gitTimer = this.clock.every(this.opts.gitCommitMs, () => this.commitToGit());
   }
 
   private async commitToGit(): Promise<void> {
@@ -75,9 +81,9 @@ export class Daemon {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.gitTimer) clearInterval(this.gitTimer);
-    if (this.debounce) clearTimeout(this.debounce);
+    this.timer?.();
+    this.gitTimer?.();
+    this.debounce?.();
     await this.watcher?.close();
     await this.planning;
   }
@@ -89,8 +95,8 @@ export class Daemon {
     if (m && isRunId(m[1]!)) this.touched.add(m[1]!);
     const draft = /^processes\/([^/]+)\/PROCESS\.md$/.exec(rel);
     if (draft) void this.checkDraft(rel);
-    if (this.debounce) clearTimeout(this.debounce);
-    this.debounce = setTimeout(() => void this.plan(), SETTLE_MS);
+    this.debounce?.();
+    this.debounce = this.clock.after(SETTLE_MS, () => this.plan());
   }
 
   private async checkDraft(rel: string): Promise<void> {
@@ -121,21 +127,20 @@ export class Daemon {
 
   private async runOnce(): Promise<void> {
     if (this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.();
     // Runs whose files changed: a tick reads every file, adopting valid edits and refusing invalid ones.
     const touched = [...this.touched];
     this.touched.clear();
     for (const id of touched) await this.tick(id);
     let deadlines = await this.service.deadlines();
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     const due = [...deadlines].filter(([, at]) => at <= now).map(([id]) => id);
     for (const id of due) await this.tick(id);
     // Ticks move deadlines on; read them again only when something was applied.
     if (due.length > 0) deadlines = await this.service.deadlines();
     const next = Math.min(...deadlines.values(), now + MAX_SLEEP_MS);
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.plan(), Math.max(0, next - Date.now()));
-    this.timer.unref?.();
+    this.timer = this.clock.after(Math.max(0, next - this.clock.now().getTime()), () => this.plan());
   }
 
   private async tick(runId: string): Promise<void> {
@@ -147,7 +152,7 @@ export class Daemon {
       }
       for (const ev of r.events) {
         this.log(`${runId}: ${ev.action} ${ev.entity}`);
-        if (ev.action === 'step.overdue') await deliver(this.board, overdueNotification(this.board, r.state, r.pinned, ev.entity, new Date().toISOString()), this.log);
+        if (ev.action === 'step.overdue') await deliver(this.board, overdueNotification(this.board, r.state, r.pinned, ev.entity, this.clock.now().toISOString()), this.log);
       }
     } catch (e) {
       if (e instanceof BoardError && (e.code === 'invalid' || e.code === 'corrupt')) {

@@ -543,6 +543,8 @@ export class Service {
       this.record(tx, tool, a, actor, data);
       return data;
     });
+    // What this process read of the run is out of date now; the next read takes the new files.
+    this.runCache.delete(runId);
     if (value instanceof Object && 'refused' in value && value.refused instanceof ToolError) throw value.refused;
     return value;
   }

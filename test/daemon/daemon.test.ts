@@ -2,7 +2,9 @@
  * The daemon: deadlines happen without anyone calling, stamped at their own
  * moment; after downtime they are applied in order; two daemons never apply
  * one transition twice; hand edits are adopted or refused as they land.
- * Real `workboard serve` processes on real files.
+ * Timing runs an in-process daemon on a fake clock the test moves (shared
+ * with the service); two daemons and hand edits run real `workboard serve`
+ * processes on real files.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -11,16 +13,20 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
+import { Daemon } from '../../src/daemon/daemon.js';
 import { addAgent, addOperator, editManifest } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { verifyChain } from '../../src/board/audit.js';
 import { resolveActor } from '../../src/service/identity.js';
 import { Service, offerFor } from '../../src/service/service.js';
+import { FakeClock } from './fake-clock.js';
 
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
 const children: ChildProcess[] = [];
-afterEach(() => {
+const daemons: Daemon[] = [];
+afterEach(async () => {
   for (const c of children.splice(0)) c.kill();
+  for (const d of daemons.splice(0)) await d.stop();
 });
 
 const TIMER = `---
@@ -39,14 +45,23 @@ steps:
 Body.
 `;
 
-async function board(): Promise<{ board: Board; service: Service; bot: ReturnType<typeof resolveActor> }> {
+async function board(clock?: FakeClock): Promise<{ board: Board; service: Service; bot: ReturnType<typeof resolveActor> }> {
   const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-daemon-'));
   const b = await Board.init(dir, { name: 'daemon', actor: 'test' });
   await addAgent(b, 'test', 'bot');
   await fs.mkdir(path.join(dir, 'processes/timer'), { recursive: true });
   await fs.writeFile(path.join(dir, 'processes/timer/PROCESS.md'), TIMER);
   await publish(b, { folder: path.join(dir, 'processes/timer'), roles: {}, actor: 'test', offer: offerFor(b.manifest) });
-  return { board: b, service: await Service.open(b), bot: resolveActor(b.manifest, 'bot') };
+  return { board: b, service: await Service.open(b, clock ? { now: clock.now } : {}), bot: resolveActor(b.manifest, 'bot') };
+}
+
+/** A daemon in this process on `clock`, with its own board and service (on the same clock), as `serve` would open them. */
+async function daemonOn(b: Board, clock: FakeClock): Promise<Daemon> {
+  const own = await Board.open(b.root);
+  const daemon = new Daemon(own, await Service.open(own, { now: clock.now }), { clock, log: () => {} });
+  daemons.push(daemon);
+  await daemon.start();
+  return daemon;
 }
 
 function serve(root: string): Promise<ChildProcess> {
@@ -72,11 +87,18 @@ async function events(b: Board, runId: string) {
 
 describe('workboard serve', () => {
   it('applies a deadline with nobody calling, stamped at the moment it fell due', async () => {
-    const { board: b, service, bot } = await board();
-    await serve(b.root);
-    const at = new Date(Date.now() + 1500).toISOString();
+    const clock = new FakeClock();
+    const { board: b, service, bot } = await board(clock);
+    await daemonOn(b, clock);
+    const at = new Date(clock.now().getTime() + 1500).toISOString();
     const r = (await service.call('start_run', { process: 'timer', inputs: { at }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as { ok: true; data: { run: { id: string } } };
     const runId = r.data.run.id;
+    // The watcher has seen the new run once its re-plan waits on the clock, before the deadline.
+    await until(async () => ((clock.nextDue()?.getTime() ?? Infinity) < Date.parse(at) ? true : undefined));
+    await clock.advance(1499);
+    expect((await b.store.read(`runs/${runId}/hold.md`))?.data.state).toBe('waiting');
+    // The daemon wakes a second late: the step is stamped with its deadline, not the waking.
+    await clock.advance(1000);
     const done = await until(async () => {
       const doc = await b.store.read(`runs/${runId}/hold.md`);
       return doc?.data.state === 'done' ? doc : undefined;
@@ -85,16 +107,31 @@ describe('workboard serve', () => {
     expect((await b.store.read(`runs/${runId}/extra.md`))?.data.state).toBe('waiting');
   }, 30_000);
 
+  it('sleeps no longer than six hours at a time, and a later deadline still falls due on time', async () => {
+    const clock = new FakeClock();
+    const { board: b, service, bot } = await board(clock);
+    const at = new Date(clock.now().getTime() + 10 * 3600_000).toISOString();
+    const r = (await service.call('start_run', { process: 'timer', inputs: { at }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as { ok: true; data: { run: { id: string } } };
+    await daemonOn(b, clock);
+    expect(clock.nextDue()?.getTime()).toBe(clock.now().getTime() + 6 * 3600_000);
+    await clock.advance(6 * 3600_000);
+    expect((await b.store.read(`runs/${r.data.run.id}/hold.md`))?.data.state).toBe('waiting');
+    expect(clock.nextDue()?.toISOString()).toBe(at);
+    await clock.advance(4 * 3600_000);
+    expect((await b.store.read(`runs/${r.data.run.id}/hold.md`))?.data.state).toBe('done');
+  }, 30_000);
+
   it('after downtime applies everything that came due, in order, each at its own time', async () => {
-    const { board: b, bot } = await board();
-    // The run starts ten minutes ago while no daemon runs: hold falls due at -8 min, extra (1m) at -7 min.
-    const t0 = Date.now() - 10 * 60_000;
-    const past = await Service.open(b, { now: () => new Date(t0) });
+    const clock = new FakeClock();
+    const { board: b, service, bot } = await board(clock);
+    // The run starts, then ten minutes pass with no daemon: hold falls due at +2 min, extra (1m) at +3 min.
+    const t0 = clock.now().getTime();
     const holdAt = new Date(t0 + 2 * 60_000).toISOString();
-    const r = (await past.call('start_run', { process: 'timer', inputs: { at: holdAt }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as { ok: true; data: { run: { id: string; state: string } } };
+    const r = (await service.call('start_run', { process: 'timer', inputs: { at: holdAt }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as { ok: true; data: { run: { id: string; state: string } } };
     const runId = r.data.run.id;
     expect(r.data.run.state).toBe('waiting');
-    await serve(b.root);
+    await clock.advance(10 * 60_000);
+    await daemonOn(b, clock);
     await until(async () => ((await b.store.read(`runs/${runId}/RUN.md`))?.data.state === 'ended' ? true : undefined));
     const completed = (await events(b, runId)).filter((e) => e.action === 'step.completed').map((e) => e.entity);
     expect(completed).toEqual([`${runId}/hold`, `${runId}/extra`]);
@@ -172,18 +209,24 @@ describe('workboard serve', () => {
       '---\nname: chore\ndescription: One agent step due in a minute.\nsteps:\n  - id: work\n    agent: Do it.\n    due: 1m\n  - id: done\n    finish: done\n---\nBody.\n',
     );
     await publish(b, { folder: path.join(b.root, 'processes/chore'), roles: {}, actor: 'test', offer: offerFor(b.manifest) });
-    // Both runs start 59 s ago by the service's clock: their minute is up a second after now.
-    const past = await Service.open(b, { now: () => new Date(Date.now() - 59_000) });
+    const clock = new FakeClock();
+    const service = await Service.open(b, { now: clock.now });
     const actor = bot.ok ? bot.actor : (undefined as never);
-    const live = (await past.call('start_run', { process: 'chore', inputs: {}, requestId: 'n1' }, actor)) as { ok: true; data: { run: { id: string } } };
-    const test = (await past.call('start_run', { process: 'chore', inputs: {}, mode: 'test', requestId: 'n2' }, actor)) as { ok: true; data: { run: { id: string } } };
-    await serve(b.root);
+    const live = (await service.call('start_run', { process: 'chore', inputs: {}, requestId: 'n1' }, actor)) as { ok: true; data: { run: { id: string } } };
+    const test = (await service.call('start_run', { process: 'chore', inputs: {}, mode: 'test', requestId: 'n2' }, actor)) as { ok: true; data: { run: { id: string } } };
+    await daemonOn(b, clock);
+    // Their minute is up exactly a minute on, not a moment before.
+    await clock.advance(59_999);
+    expect((await b.store.read(`runs/${live.data.run.id}/work.md`))?.data.overdue).not.toBe(true);
+    await clock.advance(1);
     const line = await until(async () => {
       const text = await fs.readFile(out, 'utf8').catch(() => '');
       return text.trim() === '' ? undefined : text;
     });
     await until(async () => ((await b.store.read(`runs/${test.data.run.id}/work.md`))?.data.overdue === true ? true : undefined));
+    // Let the watcher's re-plans after those writes land and run: none sends again.
     await new Promise((r) => setTimeout(r, 300));
+    await clock.advance(60_000);
     const sent = (await fs.readFile(out, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { runId: string; stepId: string; recipients: string[]; kind: string });
     expect(line).toBeTruthy();
     expect(sent).toHaveLength(1);

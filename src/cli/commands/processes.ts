@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { color } from '../output.js';
 import type { Cli } from '../cli.js';
-import { call } from './tools.js';
+import { call } from '../tools/call.js';
 
 export function register(program: Command, cli: Cli): void {
   program
