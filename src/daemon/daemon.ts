@@ -13,13 +13,14 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
 import { writeFileAtomic } from '../board/fsutil.js';
-import { isRunId, STATE_DIR } from '../board/layout.js';
+import { CHANGES_FILE, STATE_DIR } from '../board/layout.js';
 import { issueText } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
 import { commitBoard } from '../git/commit.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { deliver, overdueNotification } from './notify.js';
+import { RunWatch } from './run-watch.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
 const MAX_SLEEP_MS = 6 * 3600_000;
@@ -36,6 +37,8 @@ export interface DaemonOptions {
 export class Daemon {
   private timer: Cancel | null = null;
   private watcher: FSWatcher | null = null;
+  /** Open runs' folders, runs/ and the change log; processes/ and WORK.md go through `watcher`. */
+  private readonly runWatch: RunWatch;
   private planning: Promise<void> | null = null;
   private again = false;
   private debounce: Cancel | null = null;
@@ -53,13 +56,18 @@ export class Daemon {
     private readonly opts: DaemonOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
+    this.runWatch = new RunWatch(board.root, CHANGES_FILE, (e) => {
+      if (e.kind === 'run') this.touched.add(e.runId);
+      this.settleThenPlan();
+    });
     this.log = opts.log ?? ((line) => process.stdout.write(`${this.clock.now().toISOString()} ${line}\n`));
   }
 
   async start(): Promise<void> {
     const { rolledForward } = await this.board.store.recover();
     for (const s of rolledForward) this.log(`recovered an interrupted commit on ${s}`);
-    this.watcher = watch([path.join(this.board.root, 'runs'), path.join(this.board.root, 'processes'), path.join(this.board.root, STATE_DIR, 'leases'), path.join(this.board.root, 'WORK.md')], {
+    this.runWatch.start();
+    this.watcher = watch([path.join(this.board.root, 'processes'), path.join(this.board.root, 'WORK.md')], {
       ignoreInitial: true,
       ignored: (p) => p.includes('.tmp-'),
       awaitWriteFinish: false,
@@ -84,6 +92,7 @@ export class Daemon {
     this.timer?.();
     this.gitTimer?.();
     this.debounce?.();
+    this.runWatch.close();
     await this.watcher?.close();
     await this.planning;
   }
@@ -91,10 +100,13 @@ export class Daemon {
   /** A file changed: remember which run (to adopt or refuse its edits), then re-plan once things settle. */
   private changed(file: string): void {
     const rel = path.relative(this.board.root, file).split(path.sep).join('/');
-    const m = /^runs\/([^/]+)\/[^/]+\.md$/.exec(rel);
-    if (m && isRunId(m[1]!)) this.touched.add(m[1]!);
     const draft = /^processes\/([^/]+)\/PROCESS\.md$/.exec(rel);
     if (draft) void this.checkDraft(rel);
+    this.settleThenPlan();
+  }
+
+  /** Re-plan once a burst of changes has settled. */
+  private settleThenPlan(): void {
     this.debounce?.();
     this.debounce = this.clock.after(SETTLE_MS, () => this.plan());
   }
@@ -132,6 +144,10 @@ export class Daemon {
     const touched = [...this.touched];
     this.touched.clear();
     for (const id of touched) await this.tick(id);
+    // Hand edits can land in any open run: follow exactly those folders, and look once
+    // at each newly followed run (it may have been edited before its watch began).
+    const followed = this.runWatch.follow(await this.service.openRunIds());
+    for (const id of followed) await this.tick(id);
     let deadlines = await this.service.deadlines();
     const now = this.clock.now().getTime();
     const due = [...deadlines].filter(([, at]) => at <= now).map(([id]) => id);

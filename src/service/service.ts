@@ -571,6 +571,11 @@ export class Service {
     return value;
   }
 
+  /** The runs still open, as the index knows them. */
+  async openRunIds(): Promise<string[]> {
+    return (await this.index.summaries()).filter((r) => r.state !== 'ended' && r.state !== 'cancelled').map((r) => r.id);
+  }
+
   /** When each open run's next deadline falls (ms since the epoch), as the files say now. */
   async deadlines(): Promise<Map<string, number>> {
     const out = new Map<string, number>();

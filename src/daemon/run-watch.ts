@@ -1,0 +1,80 @@
+/**
+ * Watching run folders for what lands in them, at one OS watch per folder.
+ * A recursive watcher over `runs/` keeps a handle and a record for every
+ * file of every run ever started, so a long-lived daemon's memory (and the
+ * OS's watch budget) would grow with the board's whole history. Only open
+ * runs can be worked on, so only their folders are watched, plus `runs/`
+ * itself (a run added by git or by hand) and `.work/` (the change log every
+ * commit appends to, so commits by other coordinators re-plan the daemon).
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { STATE_DIR } from '../board/layout.js';
+
+export type RunWatchEvent = { kind: 'run'; runId: string } | { kind: 'runs' } | { kind: 'commit' };
+
+type Closable = Pick<FSWatcher, 'close'>;
+
+export class RunWatch {
+  private readonly folders = new Map<string, Closable>();
+  private readonly fixed: Closable[] = [];
+
+  constructor(
+    private readonly root: string,
+    private readonly changeLog: string,
+    private readonly onEvent: (e: RunWatchEvent) => void,
+  ) {}
+
+  start(): void {
+    this.fixed.push(
+      this.open(path.join(this.root, 'runs'), () => this.onEvent({ kind: 'runs' })),
+      this.open(path.join(this.root, STATE_DIR), (name) => {
+        if (name === path.basename(this.changeLog)) this.onEvent({ kind: 'commit' });
+      }),
+    );
+  }
+
+  /**
+   * Watch exactly these runs' folders: new ones are added, the rest let go.
+   * Returns the runs newly watched: an edit may have landed before the watch began.
+   */
+  follow(runIds: Iterable<string>): string[] {
+    const added: string[] = [];
+    const want = new Set(runIds);
+    for (const [id, w] of this.folders) {
+      if (!want.has(id)) {
+        w.close();
+        this.folders.delete(id);
+      }
+    }
+    for (const id of want) {
+      if (this.folders.has(id)) continue;
+      this.folders.set(id, this.open(path.join(this.root, 'runs', id), (name) => {
+        if (name.endsWith('.md') && !name.includes('.tmp-')) this.onEvent({ kind: 'run', runId: id });
+      }));
+      added.push(id);
+    }
+    return added;
+  }
+
+  get watching(): number {
+    return this.folders.size;
+  }
+
+  close(): void {
+    for (const w of [...this.fixed, ...this.folders.values()]) w.close();
+    this.fixed.length = 0;
+    this.folders.clear();
+  }
+
+  /** A folder that cannot be watched (gone meanwhile) is simply not watched: the next plan looks at it again. */
+  private open(dir: string, onName: (name: string) => void): Closable {
+    try {
+      const w = watch(dir, { persistent: true }, (_event, name) => onName(name === null ? '' : String(name)));
+      w.on('error', () => w.close());
+      return w;
+    } catch {
+      return { close() {} };
+    }
+  }
+}
