@@ -862,7 +862,8 @@ export class BoardStore {
       if (!(await lockIsStale(this.abs(rel), this.options.lockStaleMs, this.now().getTime()))) continue;
       const scope = scopeOfName(n, '.lock');
       if (scope) await this.transact(scope, () => undefined);
-      else if (n.endsWith('.break') || n.startsWith('request-')) await this.exclusive(rel, '', async () => undefined).then(() => removeIfExists(this.abs(rel)));
+      // Taking a stale guard or request lock breaks it; letting go of it removes it.
+      else if (n.endsWith('.break') || n.startsWith('request-')) await this.exclusive(rel, '', async () => undefined);
       else continue;
       report.brokenLocks.push(n);
     }
