@@ -1,0 +1,66 @@
+/**
+ * The daemon's run watcher on real folders: it reports edits in the runs it
+ * follows and nothing from runs it let go, a run folder added to runs/, and
+ * a commit appended to the change log.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CHANGES_FILE } from '../../src/board/layout.js';
+import { RunWatch, type RunWatchEvent } from '../../src/daemon/run-watch.js';
+import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
+
+afterAll(cleanupTmp);
+
+const A = 'r-01jaaaaaaaaaaaaaaaaaaaaaaa';
+const B = 'r-01jbbbbbbbbbbbbbbbbbbbbbbb';
+
+/** Wait until `pred` holds for what was seen, or give up after a while (the OS delivers watch events asynchronously). */
+async function seen(events: RunWatchEvent[], pred: (e: RunWatchEvent) => boolean): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (events.some(pred)) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+describe('RunWatch', () => {
+  it('follows exactly the runs it is given, and sees runs/ and the change log', async () => {
+    const root = await tmpDir();
+    for (const id of [A, B]) await fs.mkdir(path.join(root, 'runs', id), { recursive: true });
+    await fs.mkdir(path.join(root, '.work'), { recursive: true });
+    const events: RunWatchEvent[] = [];
+    const w = new RunWatch(root, CHANGES_FILE, (e) => events.push(e));
+    w.start();
+    try {
+      expect(w.follow([A, B]).sort()).toEqual([A, B]);
+      expect(w.follow([A, B])).toEqual([]);
+      await fs.writeFile(path.join(root, 'runs', A, 'RUN.md'), 'edited in place');
+      expect(await seen(events, (e) => e.kind === 'run' && e.runId === A)).toBe(true);
+
+      // B ended: let go of it. Its edits are no longer reported; A's still are.
+      expect(w.follow([A])).toEqual([]);
+      expect(w.watching).toBe(1);
+      events.length = 0;
+      await fs.writeFile(path.join(root, 'runs', B, 'RUN.md'), 'edited');
+      await fs.writeFile(path.join(root, 'runs', A, 'draft.md'), 'edited');
+      expect(await seen(events, (e) => e.kind === 'run' && e.runId === A)).toBe(true);
+      expect(events.some((e) => e.kind === 'run' && e.runId === B)).toBe(false);
+
+      // Temp files of a commit in flight are not edits.
+      events.length = 0;
+      await fs.writeFile(path.join(root, 'runs', A, 'RUN.md.tmp-host-1-abcdef01'), 'temp');
+      await fs.writeFile(path.join(root, '.work', 'other'), 'x');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(events.filter((e) => e.kind !== 'runs')).toEqual([]);
+
+      await fs.mkdir(path.join(root, 'runs', 'r-01jccccccccccccccccccccccc'));
+      expect(await seen(events, (e) => e.kind === 'runs')).toBe(true);
+      await fs.appendFile(path.join(root, CHANGES_FILE), `run ${A}\n`);
+      expect(await seen(events, (e) => e.kind === 'commit')).toBe(true);
+    } finally {
+      w.close();
+    }
+    expect(w.watching).toBe(0);
+  });
+});
