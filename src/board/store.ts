@@ -540,11 +540,25 @@ export class BoardStore {
       const same = current !== null && !adoptedRels.has(rel) && encodeDoc(rel, { ...st.data, rev: currentRev }, st.body) === encodeDoc(rel, current.data, current.body);
       if (same) continue;
       const rev = currentRev + 1;
+      // Checked on the way out as on the way in: a write that would make the file unreadable is a bug, never committed.
+      const kind = fileKind(rel);
+      const broken = kind ? schemaIssues(kind, { ...st.data, rev }) : [];
+      if (broken.length > 0) throw new Error(`a write would break the schema of ${rel}: ${broken.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
       const bytes = encodeDoc(rel, { ...st.data, rev }, st.body);
       writes.push({ rel, bytes });
       written[rel] = { rev, sha256: sha256Hex(bytes), fromRev: currentRev };
     }
     const committedWrites = Object.keys(written);
+    // Compare-and-swap: every committed file is still what this transaction read (or still
+    // absent), checked under the lock just before anything is written. An edit that landed
+    // meanwhile is never overwritten: nothing is written, and the call again adopts it.
+    for (const rel of committedWrites) {
+      const bytes = await this.readBytes(rel);
+      const read = seen.get(rel);
+      if ((bytes === null ? null : sha256Hex(bytes)) !== (read ? read.sha256 : null)) {
+        throw new BoardError('busy', `${rel} changed on disk while this write was being made; nothing was written: call again`, [{ path: rel, message: 'changed since it was read' }]);
+      }
+    }
     // A broken lock is audited on the chain of what it guarded; a lock over a run that was
     // never created (its starter died before committing) guarded nothing and starts no chain.
     const brokenLocks = head === null ? [] : tx.brokenLocks;
