@@ -3,7 +3,8 @@
  * rework, waits, deadlines and the end of a run. A `Machine` works on a copy
  * of one run's state and collects the audit events of what it did.
  */
-import { durationMs, forwardTargets, JOIN, type Step } from '../process/model.js';
+import { StepGraph, type BranchPlace } from '../process/graph.js';
+import { durationMs, JOIN, type Step } from '../process/model.js';
 import { isDateTime } from '../process/values.js';
 import { sha256Hex } from '../process/hash.js';
 import { SERVER, type Completion, type Context, type Escalation, type EngineEvent, type Pinned, type RunState, type StepState } from './types.js';
@@ -27,24 +28,6 @@ export function emptyStep(def: Step): StepState {
   };
 }
 
-/** Where each branch step sits: its parallel step and branch entry (parallel-1 §2). */
-export function branchMap(steps: readonly Step[]): Map<string, { parallel: string; entry: string }> {
-  const byId = new Map(steps.map((s) => [s.id, s]));
-  const out = new Map<string, { parallel: string; entry: string }>();
-  for (const p of steps) {
-    for (const entry of p.branches ?? []) {
-      const queue = [entry];
-      while (queue.length > 0) {
-        const id = queue.shift()!;
-        if (out.has(id) || !byId.has(id)) continue;
-        out.set(id, { parallel: p.id, entry });
-        queue.push(...forwardTargets(byId.get(id)!));
-      }
-    }
-  }
-  return out;
-}
-
 /** Read a dotted path (`inputs.x`, `steps.s.output.f`) from run data. */
 export function dataAt(state: RunState, path: string): unknown {
   const parts = path.split('.');
@@ -65,7 +48,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export class Machine {
   readonly events: EngineEvent[] = [];
   readonly defs: Map<string, Step>;
-  private readonly branches: Map<string, { parallel: string; entry: string }>;
+  private readonly graph: StepGraph;
+  /** Where each branch step sits (parallel-1 §2), for joining. */
+  private readonly branches: Map<string, BranchPlace>;
   /** The time transitions are stamped with; deadlines move it to when they fell due. */
   at: string;
 
@@ -75,7 +60,8 @@ export class Machine {
     readonly ctx: Context,
   ) {
     this.defs = new Map(pinned.process.steps.map((s) => [s.id, s]));
-    this.branches = branchMap(pinned.process.steps);
+    this.graph = new StepGraph(pinned.process.steps);
+    this.branches = this.graph.branches().place;
     this.at = ctx.now.toISOString();
   }
 
@@ -272,16 +258,8 @@ export class Machine {
    * completion into history and becomes null; then the step is entered again.
    */
   rework(target: string, approval: string): void {
-    const region = new Set<string>();
-    const queue = [...forwardTargets(this.def(target)), ...(this.def(target).branches ?? [])];
-    while (queue.length > 0) {
-      const id = queue.shift()!;
-      if (region.has(id) || !this.defs.has(id)) continue;
-      region.add(id);
-      queue.push(...forwardTargets(this.def(id)), ...(this.def(id).branches ?? []));
-    }
-    region.delete(approval);
-    for (const id of region) {
+    const def = this.def(target);
+    for (const id of this.graph.reworkRegion(target, approval)) {
       const st = this.state.steps[id];
       if (!st || (st.state === null && !st.current)) continue;
       if (st.current) st.history.push(st.current);
@@ -292,7 +270,7 @@ export class Machine {
     }
     const rejected = this.step(approval).current;
     const handoff = rejected?.note ? { returned: { note: rejected.note, by: rejected.by, at: rejected.at } } : null;
-    this.enter(target, this.def(target).kind === 'parallel' ? null : handoff);
+    this.enter(target, def.kind === 'parallel' ? null : handoff);
   }
 
   /** A server-side failure of a step (§3.5): the step fails with a note and the run ends `failed`. */

@@ -4,7 +4,7 @@ import { processHash } from './hash.js';
 import type { Process } from './model.js';
 import { locateIssues, parseMarkdown } from './parse.js';
 import type { Offer } from './profiles.js';
-import { validateProcess } from './validate.js';
+import { validateProcess } from './validate/process.js';
 
 export type LoadedProcess = { ok: true; process: Process; hash: string } | { ok: false; issues: Issue[] };
 

@@ -4,7 +4,8 @@
  * `when` labels, dashed rejection lines, join bars for parallel branches, and
  * end markers with outcomes. Pure: a model, then Mermaid or SVG text.
  */
-import { JOIN, forwardTargets, type Process, type Step } from './model.js';
+import { StepGraph } from './graph.js';
+import { JOIN, type Process, type Step } from './model.js';
 
 export interface MapEdge {
   from: string;
@@ -34,6 +35,7 @@ function laneOf(step: Step, previous: string): string {
 }
 
 export function mapModel(p: Process): MapModel {
+  const branchOf = new StepGraph(p.steps).branches().place;
   const edges: MapEdge[] = [{ from: 'start', to: p.steps[0]!.id, kind: 'next' }];
   for (const s of p.steps) {
     if (s.kind === 'parallel') {
@@ -41,7 +43,9 @@ export function mapModel(p: Process): MapModel {
       if (typeof s.next === 'string') edges.push({ from: `${s.id}__join`, to: s.next, kind: 'next' });
       continue;
     }
-    const targetOf = (t: string) => (t === JOIN ? joinOf(p, s.id) : t);
+    // `join` leads to the join bar of the step's own parallel step.
+    const fork = branchOf.get(s.id)?.parallel;
+    const targetOf = (t: string) => (t !== JOIN ? t : fork !== undefined ? `${fork}__join` : JOIN);
     if (Array.isArray(s.next)) for (const r of s.next) edges.push({ from: s.id, to: targetOf(r.to), kind: 'route', ...(r.when ? { label: r.when } : { label: r.to }) });
     else if (typeof s.next === 'string') edges.push({ from: s.id, to: targetOf(s.next), kind: s.kind === 'approve' ? 'approved' : s.next === JOIN ? 'join' : 'next', ...(s.kind === 'approve' ? { label: 'Approved' } : {}) });
     if (s.onReject) edges.push({ from: s.id, to: s.onReject, kind: 'rejected', label: 'Rejected' });
@@ -83,23 +87,6 @@ export function mapModel(p: Process): MapModel {
   const first = nodes[0]!;
   nodes.unshift({ id: 'start', kind: 'start', lane: first.lane, title: 'Start', text: '', column: 0 });
   return { name: p.name, lanes, nodes, edges };
-}
-
-function joinOf(p: Process, stepId: string): string {
-  for (const s of p.steps) {
-    if (s.kind !== 'parallel') continue;
-    const seen = new Set<string>();
-    const queue = [...(s.branches ?? [])];
-    while (queue.length > 0) {
-      const id = queue.shift()!;
-      if (id === stepId) return `${s.id}__join`;
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const st = p.steps.find((x) => x.id === id);
-      if (st) queue.push(...forwardTargets(st));
-    }
-  }
-  return JOIN;
 }
 
 const mermaidText = (s: string) => s.replace(/"/g, '#quot;').replace(/[<>]/g, (c) => (c === '<' ? '#lt;' : '#gt;'));

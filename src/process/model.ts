@@ -77,15 +77,6 @@ export const ROLE_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const FIELD_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
 export const DURATION_PATTERN = /^(\d{1,9})(m|h|d)$/;
 
-/** The step ids a step can move to along `next` and `on_timeout` (not `on_reject`, not `join`). */
-export function forwardTargets(step: Step): string[] {
-  const out: string[] = [];
-  if (typeof step.next === 'string') out.push(step.next);
-  else if (Array.isArray(step.next)) out.push(...step.next.map((r) => r.to));
-  if (step.onTimeout !== undefined) out.push(step.onTimeout);
-  return out.filter((t) => t !== JOIN);
-}
-
 /** Duration in milliseconds; the pattern is checked at validation. */
 export function durationMs(d: string): number {
   const m = DURATION_PATTERN.exec(d);

@@ -6,7 +6,6 @@
  * Pure: takes text, returns data or issues. Used for PROCESS.md and for every
  * board file (RUN.md, step files, WORK.md, VERSION.md).
  */
-import matter from 'gray-matter';
 import { isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { formatPath, type Issue, type PathSegment } from '../core/issues.js';
 
@@ -32,9 +31,7 @@ export type ParseResult = { ok: true; value: ParsedMarkdown } | { ok: false; iss
 /**
  * The frontmatter opens with a first line that is exactly `---` and closes at
  * the next line that is exactly `---`. The body starts after that closing
- * line's line break (LF or CRLF). We check the delimiters ourselves before
- * handing the text to gray-matter: gray-matter would otherwise honour a
- * language after the opening fence (`---js`), whose engine evaluates code.
+ * line's line break (LF or CRLF).
  */
 export function parseMarkdown(text: string): ParseResult {
   if (Buffer.byteLength(text, 'utf8') > MAX_FILE_BYTES) {
@@ -52,31 +49,13 @@ export function parseMarkdown(text: string): ParseResult {
   const closeLine = lines.findIndex((l, i) => i > 0 && stripCR(l) === '---');
   if (closeLine === -1) return fail('frontmatter is not closed by a line `---`', 1, 1);
 
-  let yamlText = '';
-  let bodyFromMatter = '';
-  let engineError: unknown;
-  try {
-    const file = matter(text, {
-      language: 'yaml',
-      engines: {
-        yaml: {
-          parse: (s: string) => {
-            yamlText = s;
-            return {};
-          },
-        },
-      },
-    });
-    bodyFromMatter = file.content;
-  } catch (e) {
-    engineError = e;
-  }
-  // Our own reading of the same rule: the body is what follows the closing line.
-  const body = lines.slice(closeLine + 1).join('\n');
-  const frontmatter = lines.slice(1, closeLine).join('\n');
-  if (engineError !== undefined || (yamlText.trim() !== '' && yamlText.replace(/^\r?\n/, '') !== frontmatter) || bodyFromMatter !== body) {
+  // A line inside that merely starts with `---` would close the frontmatter for other markdown tools
+  // (front-matter libraries look for the first line starting with `---`), so they would read another split.
+  if (lines.slice(1, closeLine).some((l) => l.startsWith('---'))) {
     return fail('frontmatter delimiters are ambiguous; use a line that is exactly `---` to open and to close it', 1, 1);
   }
+  const body = lines.slice(closeLine + 1).join('\n');
+  const frontmatter = lines.slice(1, closeLine).join('\n');
   // The line break before the closing line belongs to the delimiter; with CRLF its CR is not YAML content
   // (the YAML parser would otherwise keep it at the end of the last value).
   return parseYaml(frontmatter.replace(/\r$/, ''), body, 1);
