@@ -1,5 +1,5 @@
 /** WORK.md: the board's name, settings, limits and people. Never a secret. */
-import type { BoardDoc } from './store.js';
+import type { BoardDoc } from './document.js';
 
 export interface Settings {
   leaseSeconds: number;

@@ -4,7 +4,7 @@
  * `.work/leases/<run>/<step>.json`.
  */
 import { paths } from '../board/layout.js';
-import type { BoardDoc } from '../board/store.js';
+import type { BoardDoc } from '../board/document.js';
 import type { Completion, Lease, RunRecord, StepState } from '../engine/types.js';
 
 const COMPLETION_KEYS = ['output', 'evidence', 'next', 'reason', 'decision', 'note', 'check', 'by', 'at'] as const;

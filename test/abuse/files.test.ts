@@ -169,7 +169,7 @@ describe('a run or step file replaced by hostile content', () => {
 
 describe('links inside the board are never followed', () => {
   /**
-   * BUG (src/board/store.ts, BoardStore.chainState and appendMissing via
+   * BUG (found before the fix; now src/board/chain-file.ts, ChainFiles.state and appendMissing via
    * fsutil.appendDurable): the audit chain is opened and appended by path without
    * the symlink check every other board file gets (assertNoLinks), so a chain
    * committed as a link (git can commit links) makes every write append its

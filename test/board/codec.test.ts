@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYamlLib } from 'yaml';
 import { renderMarkdown } from '../../src/board/codec.js';
-import { decodeDoc, encodeDoc } from '../../src/board/store.js';
+import { decodeDoc, encodeDoc } from '../../src/board/document.js';
 import { parseMarkdown } from '../../src/process/parse.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -11,7 +11,7 @@ import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { sha256Hex } from '../../src/process/hash.js';
-import { encodeDoc } from '../../src/board/store.js';
+import { encodeDoc } from '../../src/board/document.js';
 
 async function setup() {
   const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-journal-'));

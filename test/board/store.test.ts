@@ -17,7 +17,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { verifyChain } from '../../src/board/audit.js';
 import { Board } from '../../src/board/board.js';
 import { BoardError } from '../../src/board/errors.js';
-import type { Tx } from '../../src/board/store.js';
+import type { Tx } from '../../src/board/tx.js';
 import { verifyBoard } from '../../src/board/verify.js';
 import { parseMarkdown } from '../../src/process/parse.js';
 import { chainEvents, cleanupTmp, exists, newBoard, readText, runData, runId, snapshotDir, stepData, tmpDir } from '../support/tmp-board.js';

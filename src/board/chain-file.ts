@@ -1,0 +1,161 @@
+/**
+ * Audit chain files on disk: what a chain records of each file (its lines
+ * verified once per store and cached), and appending a commit's lines to it.
+ */
+import { promises as fs } from 'node:fs';
+import { BoundedMap } from '../core/bounded-map.js';
+import { recordedFiles, verifyChain, type ChainBreak, type ChainHead } from './audit.js';
+import { BoardError } from './errors.js';
+import { appendDurable, isCode, readIfExists } from './fsutil.js';
+import type { SafeFiles } from './safe-files.js';
+
+/** The rev and sha256 of each file as the board's own writers last wrote it. */
+export type RecordedFiles = ReadonlyMap<string, { rev: number; sha256: string }>;
+
+export interface ChainState {
+  size: number;
+  lines: number;
+  head: ChainHead | null;
+  recorded: Map<string, { rev: number; sha256: string }>;
+}
+
+const emptyChain = (): ChainState => ({ size: 0, lines: 0, head: null, recorded: new Map() });
+
+function brokenChain(rel: string, breaks: readonly ChainBreak[]): BoardError {
+  return new BoardError('corrupt', `the audit chain ${rel} is broken; run workboard audit verify`, breaks.map((b) => ({ path: `${rel}:${b.line}`, message: b.reason })));
+}
+
+/** A file the chain records is gone. */
+export function deletedOutside(rel: string, rev: number): BoardError {
+  return new BoardError('invalid', `${rel} was deleted outside workboard; restore it from git`, [{ path: rel, message: `missing; the audit chain records rev ${rev}` }]);
+}
+
+/**
+ * The end of an audit chain: its size, a torn last line (text after the last
+ * line break, usually empty) and the last whole line, or null when there is none.
+ * Reads backwards from the end in growing windows until a whole line is found.
+ */
+async function readChainEnd(file: string): Promise<{ size: number; torn: string; last: string | null }> {
+  let fh;
+  try {
+    fh = await fs.open(file, 'r');
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return { size: 0, torn: '', last: null };
+    throw e;
+  }
+  try {
+    const { size } = await fh.stat();
+    for (let window = 64 * 1024; ; window *= 4) {
+      const start = Math.max(0, size - window);
+      const buf = Buffer.alloc(size - start);
+      await fh.read(buf, 0, buf.length, start);
+      const text = buf.toString('utf8');
+      const end = text.lastIndexOf('\n');
+      const torn = text.slice(end + 1);
+      if (end < 0 && start === 0) return { size, torn, last: null };
+      const before = end < 0 ? -1 : text.lastIndexOf('\n', end - 1);
+      // A whole last line needs the line break before it in the window, or the file's start.
+      if (end >= 0 && (before >= 0 || start === 0)) return { size, torn, last: text.slice(before + 1, end) };
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+export class ChainFiles {
+  /** Chains verified so far (bounded: one forgotten is read whole again). */
+  private readonly chains = new BoundedMap<string, ChainState>(2000);
+
+  constructor(private readonly files: SafeFiles) {}
+
+  /**
+   * The chain's head and the file states it records. Lines this process has
+   * verified before are not verified again: only what was appended since is
+   * read. A chain that shrank is read whole. Call under the scope's lock.
+   */
+  async state(rel: string): Promise<ChainState> {
+    await this.files.assertNoLinks(rel);
+    const file = this.files.abs(rel);
+    let fh;
+    try {
+      fh = await fs.open(file, 'r');
+    } catch (e) {
+      if (!isCode(e, 'ENOENT')) throw e;
+      this.chains.delete(rel);
+      return emptyChain();
+    }
+    try {
+      const { size } = await fh.stat();
+      let base = this.chains.get(rel);
+      if (!base || size < base.size) base = emptyChain();
+      if (size === base.size) return base;
+      const buf = Buffer.alloc(size - base.size);
+      await fh.read(buf, 0, buf.length, base.size);
+      const report = verifyChain(buf.toString('utf8'), base.head, base.lines + 1);
+      if (report.breaks.length > 0) {
+        this.chains.delete(rel);
+        throw brokenChain(rel, report.breaks);
+      }
+      // Extended in place: transactions only read it, and one scope's transactions never overlap.
+      const next: ChainState = { size, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, base.recorded) };
+      this.chains.set(rel, next);
+      return next;
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /**
+   * What a chain records now, read without the lock: only its whole lines
+   * (an append may be under way), continuing from what this process verified
+   * before. The shared state is copied, never extended in place, since a
+   * transaction of this process may be using it.
+   */
+  async recordedNow(rel: string): Promise<RecordedFiles> {
+    await this.files.assertNoLinks(rel);
+    const bytes = await readIfExists(this.files.abs(rel));
+    if (bytes === null) return new Map();
+    let base = this.chains.get(rel);
+    if (!base || bytes.length < base.size) base = emptyChain();
+    const whole = bytes.lastIndexOf(0x0a) + 1;
+    if (whole <= base.size) return base.recorded;
+    const report = verifyChain(bytes.subarray(base.size, whole).toString('utf8'), base.head, base.lines + 1);
+    if (report.breaks.length > 0) throw brokenChain(rel, report.breaks);
+    const next: ChainState = { size: whole, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)) };
+    this.chains.set(rel, next);
+    return next.recorded;
+  }
+
+  /** Append a journal's audit lines that are not in the chain yet, repairing our own torn append. */
+  async appendMissing(chainRel: string, lines: readonly string[], firstSeq: number): Promise<void> {
+    await this.files.assertNoLinks(chainRel);
+    const file = this.files.abs(chainRel);
+    // Only the chain's end is read: its last whole line's seq says how many lines there are
+    // (seq counts from 0), so a commit costs the same on a chain of ten lines or a million.
+    const { size, torn, last } = await readChainEnd(file);
+    if (torn !== '') {
+      // A torn last line can only be an interrupted append of this very journal (appends happen under the lock).
+      if (!lines.some((l) => l.startsWith(torn))) {
+        throw new BoardError('corrupt', `${chainRel} ends with a torn line that no pending commit explains`, [{ path: chainRel, message: 'torn last line' }]);
+      }
+      await fs.truncate(file, size - Buffer.byteLength(torn));
+    }
+    let have = 0;
+    if (last !== null) {
+      const seq = (() => {
+        try {
+          return (JSON.parse(last) as { seq?: unknown }).seq;
+        } catch {
+          return undefined;
+        }
+      })();
+      if (typeof seq !== 'number') throw new BoardError('corrupt', `${chainRel} ends with a line that is not an audit event; run workboard audit verify`, [{ path: chainRel, message: 'last line unreadable' }]);
+      have = seq + 1;
+    }
+    if (have < firstSeq) {
+      throw new BoardError('corrupt', `${chainRel} has ${have} lines but a pending commit continues it at seq ${firstSeq}`, [{ path: chainRel, message: 'lines are missing' }]);
+    }
+    const missing = lines.slice(have - firstSeq);
+    if (missing.length > 0) await appendDurable(file, missing.join(''));
+  }
+}

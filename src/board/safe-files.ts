@@ -1,0 +1,70 @@
+/**
+ * Reading a board's files safely: only paths inside the board, and never
+ * through a symbolic link (git can commit links; none is followed).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { BoardError } from './errors.js';
+import { isCode, readIfExists } from './fsutil.js';
+import { normalizeRel, scopeFiles, type Scope } from './layout.js';
+
+export class SafeFiles {
+  readonly root: string;
+  /** Folders already seen to be real folders (not links), so each is checked once per store. */
+  private readonly realDirs = new Set<string>();
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  abs(rel: string): string {
+    return path.join(this.root, rel);
+  }
+
+  /**
+   * A file's bytes, or null when absent. Refuses a path that leaves the board
+   * or passes through a symbolic link.
+   */
+  async readBytes(rel: string, opts: { fresh?: boolean } = {}): Promise<Buffer | null> {
+    const norm = normalizeRel(rel);
+    if (norm === null) throw new BoardError('invalid', `not a path inside the board: ${JSON.stringify(rel)}`);
+    await this.assertNoLinks(norm, opts.fresh);
+    try {
+      return await readIfExists(this.abs(norm));
+    } catch (e) {
+      // Something other than a file where a board file belongs is a bad edit, never a transient fault.
+      if (isCode(e, 'EISDIR')) throw new BoardError('invalid', `${norm} is a folder where a file belongs; remove it or restore the file from git`, [{ path: norm, message: 'is a folder, not a file' }]);
+      if (isCode(e, 'ENOTDIR')) return null;
+      throw e;
+    }
+  }
+
+  /** A scope's folders are checked afresh by each transaction and read: one could have been swapped for a link since. */
+  forgetDirs(scope: Scope): void {
+    for (const d of scopeFiles(scope).dirs) this.realDirs.delete(this.abs(d));
+  }
+
+  /** No component of the path below the root may be a symbolic link; `fresh` checks folders already seen again. */
+  async assertNoLinks(rel: string, fresh = false): Promise<void> {
+    let cur = this.root;
+    const parts = rel.split('/');
+    for (const [i, part] of parts.entries()) {
+      cur = path.join(cur, part);
+      const dir = i < parts.length - 1;
+      if (dir && !fresh && this.realDirs.has(cur)) continue;
+      let st;
+      try {
+        st = await fs.lstat(cur);
+      } catch (e) {
+        if (isCode(e, 'ENOENT', 'ENOTDIR')) return;
+        throw e;
+      }
+      if (st.isSymbolicLink()) {
+        throw new BoardError('invalid', `${rel} passes through a symbolic link; workboard never follows links inside a board`, [
+          { path: path.relative(this.root, cur), message: 'is a symbolic link' },
+        ]);
+      }
+      if (dir && st.isDirectory()) this.realDirs.add(cur);
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Lock-free consistent reads: several files of one scope as one state, read
+ * while writers commit, through the journal of a writer that died mid-commit.
+ */
+import { promises as fs } from 'node:fs';
+import { sha256Hex } from '../process/hash.js';
+import { deletedOutside, type ChainFiles } from './chain-file.js';
+import { decodeDoc, type BoardDoc } from './document.js';
+import { isCode, readIfExists, sleep } from './fsutil.js';
+import { parseJournal, type Journals } from './journal.js';
+import { scopeFiles, type Scope } from './layout.js';
+import type { SafeFiles } from './safe-files.js';
+
+/** What a snapshot reads through: the board's files, its chains and journals, and a whole-file read. */
+export interface SnapshotSources {
+  files: SafeFiles;
+  chains: ChainFiles;
+  journals: Journals;
+  read(rel: string): Promise<BoardDoc | null>;
+}
+
+/**
+ * Read several files of one scope as one consistent state, without locking:
+ * retried while a commit is in flight (its journal exists or the chain grew
+ * during the read). A journal that stays (a dead writer) is read through:
+ * its temp files are the new state it was committing.
+ */
+export async function snapshot<T>(from: SnapshotSources, scope: Scope, fn: (read: (rel: string) => Promise<BoardDoc | null>) => Promise<T>): Promise<T> {
+  const { files } = from;
+  const sf = scopeFiles(scope);
+  const chainSize = async () => {
+    try {
+      return (await fs.stat(files.abs(sf.chain))).size;
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return -1;
+      throw e;
+    }
+  };
+  files.forgetDirs(scope);
+  for (let attempt = 0; ; attempt++) {
+    const s1 = await chainSize();
+    const j1 = await readIfExists(files.abs(sf.journal));
+    if (j1 === null) {
+      const recorded = await from.chains.recordedNow(sf.chain);
+      // A file the chain records that is gone was deleted by hand: the run is not what it shows.
+      const value = await fn(async (rel) => {
+        const doc = await from.read(rel);
+        const known = recorded.get(rel);
+        if (doc === null && known) throw deletedOutside(rel, known.rev);
+        return doc;
+      });
+      const j2 = await readIfExists(files.abs(sf.journal));
+      if (j2 === null && (await chainSize()) === s1) return value;
+    } else if (attempt >= 20) {
+      // The writer is slow or dead mid-commit. A whole journal gives the new state (each
+      // file from its temp, else already renamed); any other gives the old state, kept only
+      // if the commit still has not started renaming once the read is done.
+      const j = parseJournal(j1);
+      const whole = j !== null && (await from.journals.state(j)) === 'whole';
+      const overlay = new Map((whole ? j!.renames : []).map((r) => [r.to, r]));
+      const value = await fn(async (rel) => {
+        const r = overlay.get(rel);
+        const bytes = r ? await readIfExists(files.abs(r.tmp)) : null;
+        if (r && bytes !== null && sha256Hex(bytes) === r.sha256) {
+          const d = decodeDoc(rel, bytes);
+          if (d.ok) return d.doc;
+        }
+        return from.read(rel);
+      });
+      if (whole) return value;
+      const j2 = await readIfExists(files.abs(sf.journal));
+      if (j2 !== null && j2.equals(j1) && (j === null || (await from.journals.state(j)) === 'unstarted')) return value;
+    }
+    await sleep(Math.min(1 + attempt, 10));
+  }
+}
