@@ -18,7 +18,8 @@ import { addAgent, addOperator, editManifest } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { verifyChain } from '../../src/board/audit.js';
 import { resolveActor } from '../../src/service/identity.js';
-import { Service, offerFor } from '../../src/service/service.js';
+import { offerFor } from '../../src/service/context.js';
+import { Service } from '../../src/service/service.js';
 import { FakeClock } from './fake-clock.js';
 
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));

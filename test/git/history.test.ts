@@ -14,7 +14,8 @@ import { signerFrom } from '../../src/board/signing.js';
 import { addPerson, addAgent } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { chainLoss } from '../../src/git/history.js';
-import { offerFor, Service } from '../../src/service/service.js';
+import { offerFor } from '../../src/service/context.js';
+import { Service } from '../../src/service/service.js';
 import { ensureBuilt, workboard } from '../support/cli-run.js';
 import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
 

@@ -19,7 +19,7 @@ import { Board } from '../../src/board/board.js';
 import { addAgent } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { createToken } from '../../src/service/credentials.js';
-import { offerFor } from '../../src/service/service.js';
+import { offerFor } from '../../src/service/context.js';
 import { conformanceIssues } from '../support/svc-harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

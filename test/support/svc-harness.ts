@@ -22,7 +22,9 @@ import { Board } from '../../src/board/board.js';
 import { publish } from '../../src/board/processes.js';
 import type { Actor } from '../../src/engine/types.js';
 import { resolveActor } from '../../src/service/identity.js';
-import { Service, offerFor, type ToolResult } from '../../src/service/service.js';
+import { offerFor } from '../../src/service/context.js';
+import type { ToolResult } from '../../src/service/results.js';
+import { Service } from '../../src/service/service.js';
 
 // ---- where things are ---------------------------------------------------------
 

@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { missingRoles, publish } from '../../board/processes.js';
 import { loadProcess } from '../../process/load.js';
-import { offerFor } from '../../service/service.js';
+import { offerFor } from '../../service/context.js';
 import { readFileSync } from 'node:fs';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';

@@ -2,7 +2,7 @@ import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Board } from '../../board/board.js';
-import { offerFor } from '../../service/service.js';
+import { offerFor } from '../../service/context.js';
 import type { Issue } from '../../core/issues.js';
 import { loadProcess } from '../../process/load.js';
 import { FULL_OFFER, parseProfiles, type Offer } from '../../process/profiles.js';

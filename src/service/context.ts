@@ -1,0 +1,17 @@
+/** What a board offers and what the engine is given to run a command: both read from WORK.md as it is now. */
+import { ulid } from 'ulid';
+import type { Manifest } from '../board/manifest.js';
+import type { Context } from '../engine/types.js';
+import { TOOLS, type Offer } from '../process/profiles.js';
+
+/** Every tool, parallel-1, and check-1 only while WORK.md configures an evaluator (check-1 §1). */
+export function offerFor(manifest: Manifest): Offer {
+  return { profiles: new Set(manifest.evaluator ? ['parallel-1', 'check-1'] : ['parallel-1']), tools: new Set(TOOLS) };
+}
+
+/** The engine's context: the moment, fresh ids for it, and the board's limits. */
+export function contextFor(manifest: Manifest, now: Date): Context {
+  const s = manifest.settings;
+  const limits = { runDataBytes: s.runDataBytes, leaseSeconds: s.leaseSeconds, checkPass: s.checkPass, checkFail: s.checkFail, checkConfidence: s.checkConfidence, checkStateBytes: s.checkStateBytes };
+  return { now, newId: (prefix) => `${prefix}-${ulid(now.getTime()).toLowerCase()}`, limits };
+}

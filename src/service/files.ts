@@ -1,0 +1,84 @@
+/**
+ * Stored files (§5): `upload` writes the bytes content-addressed under
+ * `files/<id>/` with their metadata; file evidence is verified before the
+ * engine runs, by the bytes' hash against both the id and the recorded hash.
+ */
+import type { Board } from '../board/board.js';
+import { BoardError } from '../board/errors.js';
+import { readIfExists } from '../board/fsutil.js';
+import type { FileCheck } from '../engine/acceptance.js';
+import { actorName, ToolError, type Actor } from '../engine/types.js';
+import { sha256Hex } from '../process/hash.js';
+import type { Replay } from './replay.js';
+
+export class StoredFiles {
+  constructor(
+    private readonly board: Board,
+    private readonly replay: Replay,
+    private readonly now: () => Date,
+  ) {}
+
+  /** Verify every `file` evidence ref before the engine runs: it exists and its bytes still match (§5). */
+  async checks(evidence: unknown): Promise<FileCheck> {
+    const results = new Map<string, ReturnType<FileCheck>>();
+    for (const item of Array.isArray(evidence) ? (evidence as { kind: string; ref: string }[]) : []) {
+      if (item.kind !== 'file' || results.has(item.ref)) continue;
+      results.set(item.ref, await this.check(item.ref));
+    }
+    return (ref) => results.get(ref) ?? { ok: false, problem: 'not found' };
+  }
+
+  /**
+   * A stored file still verifies when its bytes hash to what its id and its
+   * meta.json both say: the id is the hash's prefix, so changing the bytes and
+   * meta.json together is still caught.
+   */
+  private async check(ref: string): Promise<ReturnType<FileCheck>> {
+    if (!/^f-[0-9a-f]{32}$/.test(ref)) return { ok: false, problem: 'not found' };
+    let meta: Buffer | null;
+    let bytes: Buffer | null;
+    try {
+      meta = await this.board.store.readBytes(`files/${ref}/meta.json`);
+      bytes = await this.board.store.readBytes(`files/${ref}/content`);
+    } catch (e) {
+      if (e instanceof BoardError) return { ok: false, problem: `${e.message}; an operator must restore it` };
+      throw e;
+    }
+    if (!meta || !bytes) return { ok: false, problem: 'not found' };
+    let recorded: unknown;
+    try {
+      recorded = (JSON.parse(meta.toString('utf8')) as { sha256?: unknown }).sha256;
+    } catch {
+      return { ok: false, problem: 'its meta.json is damaged (not JSON); an operator must restore it' };
+    }
+    const actual = sha256Hex(bytes);
+    if (actual !== recorded || !ref.endsWith(actual.slice(0, 32))) return { ok: false, problem: 'stored bytes no longer match the hash recorded at upload' };
+    return { ok: true, sha256: actual };
+  }
+
+  async upload(a: Record<string, unknown>, actor: Actor) {
+    const b64 = a.contentBase64 as string;
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) throw new ToolError('invalid', 'contentBase64 is not base64', ['contentBase64: not base64']);
+    const bytes = Buffer.from(b64, 'base64');
+    const max = this.board.manifest.settings.maxUploadBytes;
+    if (bytes.length > max) throw new ToolError('invalid', `the file is ${bytes.length} bytes; the limit is ${max}`, [`contentBase64: ${bytes.length} bytes, over maxUploadBytes ${max}`]);
+    const sha256 = sha256Hex(bytes);
+    const id = `f-${sha256.slice(0, 32)}`;
+    const { value } = await this.board.store.transact({ kind: 'board' }, async (tx) => {
+      const prior = await this.replay.lookup(tx, 'upload', a, actor);
+      if (prior !== undefined) return prior;
+      const data = { id, sha256, bytes: bytes.length };
+      if ((await readIfExists(this.board.store.abs(`files/${id}/meta.json`))) === null) {
+        await tx.create(`files/${id}/content`, bytes);
+        await tx.create(
+          `files/${id}/meta.json`,
+          `${JSON.stringify({ id, sha256, bytes: bytes.length, fileName: a.fileName, contentType: a.contentType, uploadedBy: actorName(actor), uploadedAt: this.now().toISOString() }, null, 2)}\n`,
+        );
+        tx.audit({ actor: actorName(actor), action: 'file.uploaded', entity: id, changes: { fileName: a.fileName, bytes: bytes.length, sha256 } });
+      }
+      this.replay.record(tx, 'upload', a, actor, data);
+      return data;
+    });
+    return value;
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The read tools that list: list_processes, get_work (an agent's claimable
+ * steps or a person's work items, oldest first) and list_runs (newest first,
+ * filtered by process, state and inputs), each paged by keyset.
+ */
+import type { Board } from '../board/board.js';
+import { listProcessNames, listVersions } from '../board/processes.js';
+import * as cmd from '../engine/commands.js';
+import type { Actor, RunRecord } from '../engine/types.js';
+import { leaseLive, snapshotOf, workItems } from '../engine/view.js';
+import { canonicalJson } from '../process/hash.js';
+import { page } from './paging.js';
+import type { RunReader } from './run-reader.js';
+
+export async function listProcesses(board: Board, reader: RunReader, cursor?: string) {
+  const items = [];
+  for (const name of await listProcessNames(board)) {
+    const versions = await listVersions(board, name);
+    try {
+      const p = await reader.pinned(name, versions[versions.length - 1]!);
+      items.push({
+        name,
+        description: p.process.description,
+        version: p.version,
+        inputs: p.process.frontmatter.inputs ?? {},
+        ...(p.process.requires ? { requires: p.process.requires } : {}),
+      });
+    } catch {
+      // a version that no longer verifies is never offered
+    }
+  }
+  return page(items, (i) => i.name, 100, cursor);
+}
+
+export async function getWork(reader: RunReader, groups: Record<string, string[]>, actor: Actor, a: { limit?: number; cursor?: string; process?: string }, now: Date) {
+  const items: { key: string; item: Record<string, unknown> }[] = [];
+  for await (const m of reader.openRuns(a.process)) {
+    const r = m.state.run;
+    const test = r.mode === 'test' ? { mode: 'test' as const } : { mode: 'live' as const };
+    if (actor.kind === 'agent') {
+      for (const def of m.pinned.process.steps) {
+        const st = m.state.steps[def.id];
+        if (def.kind !== 'agent' || st?.state !== 'ready' || leaseLive(m.state, def.id, now)) continue;
+        items.push({
+          key: `${st.readySince}|${r.id}|${def.id}`,
+          item: {
+            runId: r.id,
+            stepId: def.id,
+            process: r.process,
+            version: r.version,
+            ...test,
+            readySince: st.readySince,
+            due: st.due,
+            overdue: st.overdue,
+            handoff: st.handoff,
+            claim: { tool: 'claim', arguments: { runId: r.id, stepId: def.id, requestId: '<new UUID>' } },
+          },
+        });
+      }
+    } else {
+      const snapshot = snapshotOf(m.state, m.pinned);
+      for (const wi of workItems(m.state, m.pinned, snapshot)) {
+        if (!cmd.mayDecide(actor, wi.assignedTo as { group?: string; person?: string }, groups)) continue;
+        const st = m.state.steps[wi.stepId as string]!;
+        items.push({ key: `${st.readySince}|${r.id}|${wi.id}`, item: { runId: r.id, process: r.process, version: r.version, ...test, workItem: wi } });
+      }
+    }
+  }
+  items.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  const p = page(items, (i) => i.key, a.limit ?? 20, a.cursor);
+  return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
+}
+
+export async function listRuns(reader: RunReader, a: { process?: string; state?: string; inputs?: Record<string, unknown>; limit?: number; cursor?: string }, now: () => Date) {
+  const rows: { key: string; item: Record<string, unknown> }[] = [];
+  for (const r of [...(await reader.summaries())].reverse()) {
+    const id = r.id;
+    if (a.process !== undefined && r.process !== a.process) continue;
+    if (a.inputs && !Object.entries(a.inputs).every(([k, v]) => Object.hasOwn(r.inputs, k) && canonicalJson(r.inputs[k]) === canonicalJson(v))) continue;
+    let run: Pick<RunRecord, 'state' | 'outcome' | 'updatedAt'> = r;
+    if (r.state === 'active' || r.state === 'waiting') {
+      try {
+        run = reader.current(await reader.read(id), now()).state.run;
+      } catch {
+        // keep the recorded summary
+      }
+    }
+    if (a.state !== undefined && run.state !== a.state) continue;
+    rows.push({
+      key: id,
+      item: { id: r.id, process: r.process, version: r.version, state: run.state, outcome: run.outcome, startedAt: r.startedAt, updatedAt: run.updatedAt, inputs: r.inputs },
+    });
+  }
+  const p = page(rows, (i) => i.key, a.limit ?? 20, a.cursor, true);
+  return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
+}

@@ -1,0 +1,46 @@
+/**
+ * requestId replay (§4): each write's result is recorded under
+ * `.work/requests/` in the same transaction as the write; the same call again
+ * gets the original result, another call with the same requestId `conflict`.
+ */
+import { readIfExists } from '../board/fsutil.js';
+import { STATE_DIR } from '../board/layout.js';
+import type { BoardStore } from '../board/store.js';
+import type { Tx } from '../board/tx.js';
+import { actorName, ToolError, type Actor } from '../engine/types.js';
+import { canonicalJson, sha256Hex } from '../process/hash.js';
+import type { Tool } from '../process/profiles.js';
+
+export class Replay {
+  constructor(private readonly store: BoardStore) {}
+
+  /** The original result of this call, or undefined when the requestId is new. Read in the transaction when there is one. */
+  async lookup(tx: Pick<Tx, 'readState'> | null, tool: Tool, a: Record<string, unknown>, actor: Actor): Promise<unknown | undefined> {
+    const rel = requestPath(a.requestId as string);
+    const text = tx ? await tx.readState(rel) : (await readIfExists(this.store.abs(rel)))?.toString('utf8') ?? null;
+    if (text === null) return undefined;
+    const rec = JSON.parse(text) as { fingerprint: string; data: unknown };
+    if (rec.fingerprint !== fingerprint(tool, a, actor)) {
+      throw new ToolError('conflict', 'this requestId was already used for a different call; use a new requestId', ['request_id_reused']);
+    }
+    return rec.data;
+  }
+
+  record(tx: Tx, tool: Tool, a: Record<string, unknown>, actor: Actor, data: unknown): void {
+    tx.writeState(requestPath(a.requestId as string), JSON.stringify({ requestId: a.requestId, tool, fingerprint: fingerprint(tool, a, actor), data }));
+  }
+}
+
+/** The lock a start_run holds while it creates its run (see writes.ts), beside the record it will write. */
+export function requestLock(requestId: string): string {
+  return `${STATE_DIR}/locks/request-${sha256Hex(requestId)}.lock`;
+}
+
+function requestPath(requestId: string): string {
+  return `${STATE_DIR}/requests/${sha256Hex(requestId)}.json`;
+}
+
+function fingerprint(tool: Tool, a: Record<string, unknown>, actor: Actor): string {
+  const { requestId: _r, ...rest } = a;
+  return sha256Hex(canonicalJson({ tool, actor: actorName(actor), args: rest }));
+}

@@ -1,0 +1,51 @@
+/**
+ * What a tool call answers when it does not succeed: refusals as the
+ * contract's `{ok: false, error}`, and faults told apart: a full disk or a
+ * passing shortage is `retry`; anything else is an incident, answered `retry`
+ * with `internal_fault` twice for one call, then `conflict`, so an agent that
+ * follows only the codes stops.
+ */
+import { BoardError, faultOf } from '../board/errors.js';
+import type { BoardStore } from '../board/store.js';
+import { BoundedMap } from '../core/bounded-map.js';
+import { issueText } from '../core/issues.js';
+import { ToolError } from '../engine/types.js';
+import { recordIncident } from './incidents.js';
+
+export type ToolResult = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; issues?: string[] } };
+
+/** How many times one call's internal fault is answered `retry` before `conflict` says to stop. */
+const FAULT_RETRIES = 3;
+
+export function toError(e: ToolError | BoardError): ToolResult {
+  if (e instanceof ToolError) return { ok: false, error: { code: e.code, message: e.message, ...(e.issues.length > 0 ? { issues: e.issues } : {}) } };
+  if (e.code === 'busy') return { ok: false, error: { code: 'retry', message: e.message } };
+  if (e.code === 'conflict') return { ok: false, error: { code: 'conflict', message: e.message, issues: e.issues.map(issueText) } };
+  return { ok: false, error: { code: 'conflict', message: `${e.message}; an operator must fix the board (workboard doctor)`, issues: ['board_file_invalid', ...e.issues.map(issueText)] } };
+}
+
+export class Failures {
+  /** Internal faults answered so far per call (tool and requestId). */
+  private readonly faults = new BoundedMap<string, number>(1000);
+
+  constructor(
+    private readonly store: BoardStore,
+    private readonly now: () => Date,
+  ) {}
+
+  async answer(e: unknown, tool: string, args: unknown): Promise<ToolResult> {
+    if (e instanceof ToolError || e instanceof BoardError) return toError(e);
+    const fault = faultOf(e);
+    if (fault.kind !== 'internal') return { ok: false, error: { code: 'retry', message: fault.message, issues: [fault.kind === 'no_space' ? 'disk_full' : 'resource_exhausted'] } };
+    const incident = await recordIncident(this.store, tool, e, this.now());
+    const requestId = typeof args === 'object' && args !== null ? (args as { requestId?: unknown }).requestId : undefined;
+    const key = `${tool}|${typeof requestId === 'string' ? requestId : ''}`;
+    const answered = (this.faults.get(key) ?? 0) + 1;
+    this.faults.set(key, answered);
+    const issues = ['internal_fault', `incident: ${incident}`];
+    if (answered >= FAULT_RETRIES) {
+      return { ok: false, error: { code: 'conflict', message: `internal fault (incident ${incident}), again: retrying will not help; an operator must look (workboard doctor)`, issues } };
+    }
+    return { ok: false, error: { code: 'retry', message: `internal fault (incident ${incident}): ${fault.message}; retry at most ${FAULT_RETRIES - answered} more time(s), then stop and tell an operator`, issues } };
+  }
+}

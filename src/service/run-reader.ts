@@ -1,0 +1,218 @@
+/**
+ * Reading runs without locking: a run's files assembled into its state (the
+ * same assembly a write does under its lock), pinned process versions, and
+ * the caches that make reads cheap: open runs as last read (while their
+ * folders are unchanged) and each read state as of a moment (until its next
+ * deadline). A run whose file was refused keeps being served from its last
+ * valid state.
+ */
+import type { Board } from '../board/board.js';
+import type { BoardDoc } from '../board/document.js';
+import { BoardError } from '../board/errors.js';
+import { readIfExists, removeIfExists, writeFileAtomic } from '../board/fsutil.js';
+import { isRunId, paths, STATE_DIR } from '../board/layout.js';
+import { loadVersion } from '../board/processes.js';
+import { BoundedMap } from '../core/bounded-map.js';
+import { Machine } from '../engine/machine.js';
+import { ToolError, type Lease, type Pinned, type RunState, type StepState } from '../engine/types.js';
+import { runView, type FileUrl } from '../engine/view.js';
+import { FULL_OFFER } from '../process/profiles.js';
+import { contextFor } from './context.js';
+import { RunIndex, runStamp, type RunSummary } from './run-index.js';
+import { leasePath, parseLease, runFromDoc, stepFromDoc } from './runfiles.js';
+
+export interface Loaded {
+  state: RunState;
+  pinned: Pinned;
+}
+
+/** Open runs whose read state is kept; past this the least recently used are read again when asked for. */
+const CACHED_RUNS = 20_000;
+/** Runs whose last valid state is kept for when a file of theirs is refused. */
+const LAST_GOOD_RUNS = 2000;
+
+export class RunReader {
+  private readonly pinnedCache = new Map<string, Pinned>();
+  private readonly index: RunIndex;
+  /** Open runs as last read, reused while nothing in their folder or leases changed. */
+  private readonly runCache = new BoundedMap<string, { stamp: string; loaded: Loaded }>(CACHED_RUNS);
+  /**
+   * The last state each run was seen valid in, by a read or by a transaction of
+   * this process: what is served (and kept for others) once a file is refused.
+   */
+  private readonly lastGood = new BoundedMap<string, Loaded>(LAST_GOOD_RUNS);
+  /** Each read state as of a moment, valid until its next deadline (see `current`). */
+  private readonly currentCache = new WeakMap<Loaded, { m: Machine; from: number; until: number }>();
+
+  constructor(
+    private readonly board: Board,
+    private readonly now: () => Date,
+    onIndexProgress?: (done: number, total: number) => void,
+  ) {
+    this.index = new RunIndex(board.store, onIndexProgress);
+  }
+
+  readonly fileUrl: FileUrl = (ref) => `file://${this.board.store.abs(`files/${ref}/content`)}`;
+
+  /** A published version as a run pins it; `hash` (when given) must still be its content hash. */
+  async pinned(name: string, version: number, hash?: string): Promise<Pinned> {
+    const key = `${name}@${version}`;
+    let p = this.pinnedCache.get(key);
+    if (!p) {
+      // Publication is where the offer is enforced; a published version stays readable whatever WORK.md says later.
+      const v = await loadVersion(this.board, name, version, FULL_OFFER);
+      p = { process: v.process, version: v.version, hash: v.hash, roles: v.roles };
+      this.pinnedCache.set(key, p);
+    }
+    if (hash !== undefined && p.hash !== hash) {
+      throw new ToolError('conflict', `${name} v${version} no longer has the content this run was started with`, ['process_version_changed']);
+    }
+    return p;
+  }
+
+  summaries(): Promise<readonly RunSummary[]> {
+    return this.index.summaries();
+  }
+
+  /** A run's state from its files, read without locking as one consistent whole. */
+  async read(runId: string): Promise<Loaded> {
+    if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
+    const stamp = runStamp(this.board.store, runId);
+    const cached = this.runCache.get(runId);
+    if (cached && cached.stamp === stamp) return cached.loaded;
+    let loaded: Loaded;
+    try {
+      loaded = await this.board.store.snapshot({ kind: 'run', id: runId }, (read) => this.assemble(runId, read, (rel) => readIfExists(this.board.store.abs(rel))));
+    } catch (e) {
+      // A hand edit made a file invalid: keep serving the last valid state, read-only
+      // (every write still goes through the store, which refuses the run until it is fixed).
+      const last = e instanceof BoardError && e.code === 'invalid' ? (this.lastGood.get(runId) ?? cached?.loaded ?? (await this.lastValid(runId))) : null;
+      if (last) return last;
+      throw e;
+    }
+    this.seenValid(runId, loaded);
+    // Only open runs are kept: they are what get_work reads on every call; an ended run is read when asked for.
+    if (loaded.state.run.state !== 'ended' && loaded.state.run.state !== 'cancelled') this.runCache.set(runId, { stamp, loaded });
+    else this.runCache.delete(runId);
+    return loaded;
+  }
+
+  /** What this process read of a run is out of date (it just wrote it); the next read takes the new files. */
+  forget(runId: string): void {
+    this.runCache.delete(runId);
+  }
+
+  /** A state of the run that this process read or committed whole and valid. */
+  seenValid(runId: string, loaded: Loaded): void {
+    this.lastGood.set(runId, loaded);
+  }
+
+  /**
+   * Remember a run's last valid state when one of its files is refused, so
+   * every process serves it until the file is fixed; forget it once fixed.
+   */
+  async keepLastValid(runId: string, refused: boolean): Promise<void> {
+    const file = this.board.store.abs(lastValidPath(runId));
+    const last = this.lastGood.get(runId) ?? this.runCache.get(runId)?.loaded;
+    if (refused && last) await writeFileAtomic(file, JSON.stringify(last.state));
+    if (!refused) await removeIfExists(file);
+  }
+
+  private async lastValid(runId: string): Promise<Loaded | null> {
+    const raw = await readIfExists(this.board.store.abs(lastValidPath(runId)));
+    if (!raw) return null;
+    try {
+      const state = JSON.parse(raw.toString('utf8')) as RunState;
+      return { state, pinned: await this.pinned(state.run.process, state.run.version, state.run.hash) };
+    } catch {
+      return null;
+    }
+  }
+
+  /** A run's state from reads of its files: lock-free here, through the transaction for a write. */
+  async assemble(runId: string, read: (rel: string) => Promise<BoardDoc | null>, readState: (rel: string) => Promise<Buffer | string | null>): Promise<Loaded> {
+    const runDocument = await read(paths.runFile(runId));
+    if (!runDocument) throw new ToolError('not_found', `no run ${runId}`);
+    const run = runFromDoc(runDocument);
+    const pinned = await this.pinned(run.process, run.version, run.hash);
+    const steps: Record<string, StepState> = {};
+    const leases: Record<string, Lease> = {};
+    for (const def of pinned.process.steps) {
+      const file = paths.stepFile(runId, def.id);
+      const doc = await read(file);
+      if (doc) {
+        // A step file must still describe this step of the pinned process (a hand edit could break that).
+        if (doc.data.id !== def.id || doc.data.kind !== def.kind) {
+          throw new BoardError('invalid', `${file} does not match step ${def.id} of ${pinned.process.name} v${pinned.version}`, [
+            { path: `${file}: id/kind`, message: `expected id ${def.id} and kind ${def.kind}, found ${String(doc.data.id)} and ${String(doc.data.kind)}` },
+          ]);
+        }
+        steps[def.id] = stepFromDoc(doc);
+      }
+      const l = await readState(leasePath(runId, def.id));
+      const lease = l === null ? null : parseLease(l.toString());
+      if (lease) leases[def.id] = lease;
+    }
+    return { state: { run, steps, leases }, pinned };
+  }
+
+  /**
+   * The state as of now: elapsed deadlines applied in memory. Reused, read-only,
+   * until the run's next deadline, as long as the files it came from are unchanged.
+   */
+  current(loaded: Loaded, now: Date): Machine {
+    const t = now.getTime();
+    const hit = this.currentCache.get(loaded);
+    if (hit && t >= hit.from && t < hit.until) return hit.m;
+    const m = new Machine(structuredClone(loaded.state), loaded.pinned, contextFor(this.board.manifest, now));
+    m.applyDeadlines();
+    m.settle();
+    this.currentCache.set(loaded, { m, from: t, until: m.nextDeadline()?.at ?? Infinity });
+    return m;
+  }
+
+  async view(runId: string) {
+    const now = this.now();
+    const m = this.current(await this.read(runId), now);
+    return runView(m.state, m.pinned, now, this.fileUrl);
+  }
+
+  /** Runs still open, read as of now. Ended runs are skipped by the index alone. */
+  async *openRuns(process?: string): AsyncGenerator<Machine> {
+    const now = this.now();
+    for (const r of await this.index.summaries()) {
+      if (r.state === 'ended' || r.state === 'cancelled') continue;
+      if (process !== undefined && r.process !== process) continue;
+      try {
+        yield this.current(await this.read(r.id), now);
+      } catch {
+        // a run whose files are being repaired is skipped, not fatal to everyone's inbox
+      }
+    }
+  }
+
+  /** The runs still open, as the index knows them. */
+  async openRunIds(): Promise<string[]> {
+    return (await this.index.summaries()).filter((r) => r.state !== 'ended' && r.state !== 'cancelled').map((r) => r.id);
+  }
+
+  /** When each open run's next deadline falls (ms since the epoch), as the files say now. */
+  async deadlines(): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const id of await this.openRunIds()) {
+      try {
+        const loaded = await this.read(id);
+        // As stored: deadlines already past are exactly the ones still to write down.
+        const d = new Machine(structuredClone(loaded.state), loaded.pinned, contextFor(this.board.manifest, this.now())).nextDeadline();
+        if (d) out.set(id, d.at);
+      } catch {
+        // a run that cannot be read now is looked at again on its next change
+      }
+    }
+    return out;
+  }
+}
+
+function lastValidPath(runId: string): string {
+  return `${STATE_DIR}/last-valid/${runId}.json`;
+}
