@@ -122,6 +122,25 @@ describe('sealEvent and verifyChain (pure)', () => {
     expect(verifyChain(text([mk(0, 'ab'.repeat(32))])).breaks.length).toBeGreaterThan(0);
   });
 
+  it('reports a middle line rewritten with a valid hash of its own but a prevHash that is not the line before', () => {
+    let head: ChainHead | null = null;
+    const events: AuditEvent[] = [];
+    for (let i = 0; i < 5; i++) {
+      const e = sealEvent(draft(i), head, '2026-11-29T10:00:00.000Z');
+      events.push(e);
+      head = headOf(e);
+    }
+    // Line 3 changed and re-hashed on its own: its hash is right for its content, its link is not.
+    const forged: Record<string, unknown> = { ...events[2]!, actor: 'agent:mallory', prevHash: 'cd'.repeat(32) };
+    forged.hash = independentHash(forged);
+    const lines = [...events.slice(0, 2), forged, ...events.slice(3)];
+    const r = verifyChain(text(lines));
+    expect(r.breaks.find((b) => b.line === 3)?.reason).toBe("broken link: prevHash is not the previous line's hash");
+    // And line 4, which still links to the original line 3, breaks too.
+    expect(r.breaks.find((b) => b.line === 4)?.reason).toBe("broken link: prevHash is not the previous line's hash");
+    expect(r.breaks.some((b) => b.reason.startsWith('bad hash'))).toBe(false);
+  });
+
   it('an empty chain is a valid empty chain', () => {
     expect(verifyChain('')).toEqual({ events: [], breaks: [], head: null });
   });
