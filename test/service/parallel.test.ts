@@ -125,9 +125,13 @@ describe('parallel-1', () => {
     h.advance('10m');
     expect(await h.ok('send_event', { runId: id, name: 'legal-cleared', data: { ticket: 'LEG-2' } }, CAST.operator)).toEqual({ consumedBy: 'legal' });
     await agentDoes(h, id, 'build', { artifact: 'launch-1.0.1.tgz' });
-    await agentDoes(h, id, 'verify', { passed: true });
+    const partly = await agentDoes(h, id, 'verify', { passed: true });
+    // The join waits for every branch again: two of three done is not joined, and signoff is not reopened.
+    expect(states(partly)).toMatchObject({ fan_out: 'waiting', legal: 'done', build: 'done', verify: 'done', docs: 'waiting', docs_review: null, signoff: 'done' });
+    expect(partly.workItems.map((w: { stepId: string }) => w.stepId)).toEqual(['docs']);
     const v2 = await h.view(id, CAST.ann);
     const d2 = await h.decide(v2, 'docs', 'completed', CAST.ann, { output: { page: 'https://example.com/launch?v=3' } });
+    expect(states(d2)).toMatchObject({ fan_out: 'waiting', docs: 'done', docs_review: 'waiting', signoff: 'done' });
     const j2 = await h.decide(d2, 'docs_review', 'approved', CAST.ed);
     expect(states(j2)).toMatchObject({ fan_out: 'done', signoff: 'waiting' });
     expect(j2.data.steps.signoff).toMatchObject({ decision: 'rejected', note });
