@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Issue } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Process } from '../process/model.js';
-import type { Offer } from '../process/profiles.js';
+import type { Offer } from '../protocol/offer.js';
 import type { Board } from './board.js';
 import { BoardError } from './errors.js';
 import { isCode, readIfExists } from './fsutil.js';

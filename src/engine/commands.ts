@@ -9,7 +9,8 @@ import { checkIssues, checkRequest, NeedsCheck, verdictOf, type CheckOutcome } f
 import { checkValues } from '../process/values.js';
 import { accept, type FileCheck, type Submission } from './acceptance.js';
 import { Machine } from './machine.js';
-import { actorName, SERVER, ToolError, type Actor, type Completion, type Context, type Lease, type Pinned, type RunState, type StepState, type Verdict } from './types.js';
+import { actorName, SERVER, type Actor, type Completion, type Context, type Lease, type Pinned, type RunState, type StepState, type Verdict } from './types.js';
+import { ToolError } from '../protocol/errors.js';
 import { assignment, decisionsFor, snapshotOf, OPERATORS } from './view.js';
 
 const RUN_ENDED = () => new ToolError('conflict', 'the run has ended; nothing more can change it', ['run_ended']);

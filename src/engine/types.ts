@@ -14,20 +14,6 @@ export function actorName(a: Actor): string {
 
 export const SERVER = 'server';
 
-export type ErrorCode = 'invalid' | 'not_accepted' | 'stale' | 'conflict' | 'forbidden' | 'not_found' | 'retry';
-
-/** A refusal exactly as the tool contracts shape it. Nothing changed. */
-export class ToolError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly issues: string[] = [],
-  ) {
-    super(message);
-    this.name = 'ToolError';
-  }
-}
-
 export interface EvidenceRecord {
   kind: EvidenceKind;
   ref: string;

@@ -7,7 +7,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Actor } from '../engine/types.js';
-import { TOOLS, type Tool } from '../process/profiles.js';
+import { TOOLS, type Tool } from '../protocol/offer.js';
 import { argumentSchema } from '../service/schemas.js';
 import type { Service } from '../service/service.js';
 

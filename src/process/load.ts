@@ -3,7 +3,7 @@ import type { Issue } from '../core/issues.js';
 import { processHash } from './hash.js';
 import type { Process } from './model.js';
 import { locateIssues, parseMarkdown } from './parse.js';
-import type { Offer } from './profiles.js';
+import type { Offer } from '../protocol/offer.js';
 import { validateProcess } from './validate/process.js';
 
 export type LoadedProcess = { ok: true; process: Process; hash: string } | { ok: false; issues: Issue[] };

@@ -2,7 +2,7 @@
 import { ulid } from 'ulid';
 import type { Manifest } from '../board/manifest.js';
 import type { Context } from '../engine/types.js';
-import { TOOLS, type Offer } from '../process/profiles.js';
+import { TOOLS, type Offer } from '../protocol/offer.js';
 
 /** Every tool, parallel-1, and check-1 only while WORK.md configures an evaluator (check-1 §1). */
 export function offerFor(manifest: Manifest): Offer {

@@ -7,7 +7,8 @@ import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
 import { readIfExists } from '../board/fsutil.js';
 import type { FileCheck } from '../engine/acceptance.js';
-import { actorName, ToolError, type Actor } from '../engine/types.js';
+import { actorName, type Actor } from '../engine/types.js';
+import { ToolError } from '../protocol/errors.js';
 import { sha256Hex } from '../process/hash.js';
 import type { Replay } from './replay.js';
 

@@ -1,5 +1,5 @@
 /** Keyset paging for every list a tool returns: items sorted by key; the cursor is the last key returned. */
-import { ToolError } from '../engine/types.js';
+import { ToolError } from '../protocol/errors.js';
 
 export function page<T>(items: T[], key: (t: T) => string, limit: number, cursor?: string, descending = false): { items: T[]; nextCursor: string | null } {
   let start = 0;

@@ -7,9 +7,10 @@ import { readIfExists } from '../board/fsutil.js';
 import { STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
 import type { Tx } from '../board/tx.js';
-import { actorName, ToolError, type Actor } from '../engine/types.js';
+import { actorName, type Actor } from '../engine/types.js';
+import { ToolError } from '../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../process/hash.js';
-import type { Tool } from '../process/profiles.js';
+import type { Tool } from '../protocol/offer.js';
 
 export class Replay {
   constructor(private readonly store: BoardStore) {}

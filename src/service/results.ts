@@ -9,7 +9,7 @@ import { BoardError, faultOf } from '../board/errors.js';
 import type { BoardStore } from '../board/store.js';
 import { BoundedMap } from '../core/bounded-map.js';
 import { issueText } from '../core/issues.js';
-import { ToolError } from '../engine/types.js';
+import { ToolError } from '../protocol/errors.js';
 import { recordIncident } from './incidents.js';
 
 export type ToolResult = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; issues?: string[] } };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { AJV_OPTIONS, schemaText } from '../board/schemas.js';
-import type { Tool } from '../process/profiles.js';
+import type { Tool } from '../protocol/offer.js';
 
 export const TOOL_SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas/tools');
 const raw = new Map<Tool, Record<string, unknown>>();

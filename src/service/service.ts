@@ -8,8 +8,9 @@
  */
 import type { Board } from '../board/board.js';
 import { STATE_DIR } from '../board/layout.js';
-import { ToolError, type Actor, type EngineEvent, type Pinned, type RunRecord, type RunState } from '../engine/types.js';
-import { TOOLS, type Offer, type Tool } from '../process/profiles.js';
+import { type Actor, type EngineEvent, type Pinned, type RunRecord, type RunState } from '../engine/types.js';
+import { ToolError } from '../protocol/errors.js';
+import { TOOLS, type Offer, type Tool } from '../protocol/offer.js';
 import { offerFor } from './context.js';
 import { StoredFiles } from './files.js';
 import { getWork, listProcesses, listRuns } from './queries.js';

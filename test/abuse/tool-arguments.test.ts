@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
-import { TOOLS } from '../../src/process/profiles.js';
+import { TOOLS } from '../../src/protocol/offer.js';
 import { Service } from '../../src/service/service.js';
 import type { Actor } from '../../src/engine/types.js';
 

@@ -17,7 +17,7 @@ import { Board } from '../../src/board/board.js';
 import { BoardError } from '../../src/board/errors.js';
 import { publish } from '../../src/board/processes.js';
 import { verifyBoard } from '../../src/board/verify.js';
-import { FULL_OFFER } from '../../src/process/profiles.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 import { cleanupTmp, readText, runData, runId, stepData, tmpDir } from '../support/tmp-board.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');

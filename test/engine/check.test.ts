@@ -7,11 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { checkIssues, checkRequest, judgeQuestion, NeedsCheck, verdictOf, type CheckAnswer, type CheckOutcome } from '../../src/engine/check.js';
 import * as cmd from '../../src/engine/commands.js';
 import { Machine } from '../../src/engine/machine.js';
-import { ToolError, type Actor, type Context, type Limits, type Pinned } from '../../src/engine/types.js';
+import { type Actor, type Context, type Limits, type Pinned } from '../../src/engine/types.js';
+import { ToolError } from '../../src/protocol/errors.js';
 import { runData, runView, snapshotOf } from '../../src/engine/view.js';
 import { loadProcess } from '../../src/process/load.js';
 import type { CheckQuestion } from '../../src/process/model.js';
-import { FULL_OFFER } from '../../src/process/profiles.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 
 const LIMITS: Limits = { runDataBytes: 100_000, leaseSeconds: 600, checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 65_536 };
 const agent: Actor = { kind: 'agent', id: 'bot' };

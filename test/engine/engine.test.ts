@@ -5,10 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import * as cmd from '../../src/engine/commands.js';
 import { Machine } from '../../src/engine/machine.js';
-import { ToolError, type Actor, type Context, type Pinned } from '../../src/engine/types.js';
+import { type Actor, type Context, type Pinned } from '../../src/engine/types.js';
+import { ToolError } from '../../src/protocol/errors.js';
 import { runView, snapshotOf } from '../../src/engine/view.js';
 import { loadProcess } from '../../src/process/load.js';
-import { FULL_OFFER } from '../../src/process/profiles.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 
 const agent: Actor = { kind: 'agent', id: 'bot' };
 const mira: Actor = { kind: 'person', email: 'mira@example.com', operator: true };

@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadProcess } from '../../src/process/load.js';
-import { FULL_OFFER, type Offer } from '../../src/process/profiles.js';
+import { FULL_OFFER, type Offer } from '../../src/protocol/offer.js';
 
 const dir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/conformance/fixtures');
 const present = existsSync(dir);

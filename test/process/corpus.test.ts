@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Issue } from '../../src/core/issues.js';
 import { loadProcess } from '../../src/process/load.js';
-import { FULL_OFFER, TOOLS, type Offer } from '../../src/process/profiles.js';
+import { FULL_OFFER, TOOLS, type Offer } from '../../src/protocol/offer.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures');
 const validDir = join(root, 'valid');

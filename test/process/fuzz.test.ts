@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadProcess, type LoadedProcess } from '../../src/process/load.js';
-import { FULL_OFFER, type Offer } from '../../src/process/profiles.js';
+import { FULL_OFFER, type Offer } from '../../src/protocol/offer.js';
 
 const validDir = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/valid');
 const fixtures = readdirSync(validDir)

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { loadProcess } from '../../src/process/load.js';
-import { FULL_OFFER } from '../../src/process/profiles.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 

@@ -10,7 +10,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { loadProcess } from '../../src/process/load.js';
 import { mapModel, toMermaid, toSvg } from '../../src/process/map.js';
-import { FULL_OFFER } from '../../src/process/profiles.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const sources = [path.join(ROOT, 'fixtures/valid'), path.join(ROOT, 'fixtures/service'), path.join(ROOT, 'examples/board/processes'), path.join(ROOT, '../shared/conformance/fixtures')].filter(existsSync);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Issue } from '../../src/core/issues.js';
 import { loadProcess } from '../../src/process/load.js';
-import { FULL_OFFER } from '../../src/process/profiles.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 
 /** A process whose inputs block is `inputs` (already indented by two spaces per line). */
 function withInputs(inputs: string[], description = 'A test process.'): string {

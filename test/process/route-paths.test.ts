@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { loadProcess } from '../../src/process/load.js';
-import { FULL_OFFER } from '../../src/process/profiles.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 
 function issues(steps: string[]): string[] {
   const text = ['---', 'name: route-paths', 'description: Routes after a bad entry.', 'steps:', ...steps, '---', ''].join('\n');

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { loadProcess } from '../../src/process/load.js';
 import type { Process } from '../../src/process/model.js';
-import { FULL_OFFER } from '../../src/process/profiles.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 import { CAST, type Data, type Harness } from './svc-harness.js';
 
 export type DecisionKind = 'completed' | 'approved' | 'rejected' | 'failed' | 'returned';

@@ -6,7 +6,7 @@ import { STATE_DIR } from '../../board/layout.js';
 import { isBreakable, pidAlive } from '../../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../../board/processes.js';
 import { verifyBoard } from '../../board/verify.js';
-import { FULL_OFFER } from '../../process/profiles.js';
+import { FULL_OFFER } from '../../protocol/offer.js';
 import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from '../../service/incidents.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';

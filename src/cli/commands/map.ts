@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
 import { listVersions, loadVersion } from '../../board/processes.js';
 import { mapModel, toMermaid, toSvg } from '../../process/map.js';
-import { FULL_OFFER } from '../../process/profiles.js';
+import { FULL_OFFER } from '../../protocol/offer.js';
 import { EXIT } from '../output.js';
 import type { Cli } from '../cli.js';
 

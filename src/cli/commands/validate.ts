@@ -5,7 +5,7 @@ import { Board } from '../../board/board.js';
 import { offerFor } from '../../service/context.js';
 import type { Issue } from '../../core/issues.js';
 import { loadProcess } from '../../process/load.js';
-import { FULL_OFFER, parseProfiles, type Offer } from '../../process/profiles.js';
+import { FULL_OFFER, parseProfiles, type Offer } from '../../protocol/offer.js';
 import { color, EXIT, issueLine, printJson } from '../output.js';
 import { progress } from '../progress.js';
 import type { Cli } from '../cli.js';

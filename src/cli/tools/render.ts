@@ -3,7 +3,7 @@
  * one line per run, step, work item or fact, coloured only on a terminal.
  */
 import { loadVersion } from '../../board/processes.js';
-import { FULL_OFFER } from '../../process/profiles.js';
+import { FULL_OFFER } from '../../protocol/offer.js';
 import { mapModel, toMermaid } from '../../process/map.js';
 import { color } from '../output.js';
 import type { Cli } from '../cli.js';

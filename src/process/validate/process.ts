@@ -9,7 +9,7 @@
  */
 import { IssueList } from '../../core/issues.js';
 import { NAME_PATTERN, type Process } from '../model.js';
-import type { Offer } from '../profiles.js';
+import type { Offer } from '../../protocol/offer.js';
 import { checkFields } from './fields.js';
 import { isObj, own, unknownKeys } from './raw.js';
 import { checkReferences } from './references.js';

@@ -5,7 +5,7 @@
  */
 import type { IssueList, PathSegment } from '../../core/issues.js';
 import { DURATION_PATTERN, EVIDENCE_KINDS, STEP_ID_PATTERN, STEP_KINDS, type EvidenceKind, type Route, type Step, type StepKind } from '../model.js';
-import type { Offer } from '../profiles.js';
+import type { Offer } from '../../protocol/offer.js';
 import { checkQuestions } from './check.js';
 import { checkFields } from './fields.js';
 import { blank, isObj, list, own, unknownKeys, type Obj, type StepDraft } from './raw.js';

@@ -1,4 +1,8 @@
-/** What a server offers, which decides what a process may use at publication. */
+/**
+ * The protocol's vocabulary of what a server offers: the fourteen tool names,
+ * the profiles, and an offer (which of them a board serves), which decides
+ * what a process may use at publication.
+ */
 
 export const PROFILES = ['parallel-1', 'check-1'] as const;
 export type Profile = (typeof PROFILES)[number];
