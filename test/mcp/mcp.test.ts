@@ -141,6 +141,9 @@ describe('workboard mcp over stdio', () => {
       const child = spawn(process.execPath, [BIN, 'mcp', '--as', as, '--board', dir], { stdio: ['pipe', 'pipe', 'pipe'] });
       let err = '';
       child.stderr.on('data', (d) => (err += d));
+      // No client will come: a server that wrongly started serving ends at the end of its input with 0,
+      // so the test fails on the exit code rather than by waiting for ever.
+      child.stdin.end();
       const code = await new Promise((r) => child.on('close', r));
       expect(code).toBe(1);
       expect(err).toMatch(as === 'nobody' ? /unknown identity/ : /only as an agent/);
