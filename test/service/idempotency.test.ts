@@ -161,4 +161,26 @@ describe('a failed call is not recorded', () => {
     // The run has ended: the second member of the group, with a new requestId, learns run_ended (checked first).
     expect(await h.fail('decide', { runId: v.run.id, workItemId: wi.id, snapshot: wi.snapshot, decision: 'approved' }, CAST.cat)).toMatchObject({ code: 'conflict', issues: ['run_ended'] });
   });
+
+  it('a snapshot a read really returned, made stale by a sibling branch, is refused; the same requestId with the fresh one succeeds', async () => {
+    const h = await Harness.open({ groups: { writers: [CAST.ann, CAST.cat], editors: [CAST.ed] }, processes: [{ folder: 'launch-plan', roles: { writers: 'writers', editors: 'editors' } }] });
+    const v = await h.start('launch-plan', { lead: CAST.lee }, CAST.bob);
+    const k = await h.claim(v.run.id, 'kickoff');
+    const forked = await h.ok('submit', { token: k.token, output: { plan: 'Ship on Friday.' }, summary: 'Wrote the plan.' }, CAST.agent);
+    const seen = h.item(forked, 'docs');
+    // A sibling branch completes: the run data the docs item was shown has moved on.
+    const b = await h.claim(v.run.id, 'build');
+    await h.ok('submit', { token: b.token, output: { artifact: 'launch-1.0.tgz' }, summary: 'Built.' }, CAST.agent);
+    const requestId = rid();
+    const page = { output: { page: 'https://example.com/launch' }, summary: 'Wrote the page.' };
+    const before = await h.snapshot();
+    expect((await h.fail('decide', { runId: v.run.id, workItemId: seen.id, snapshot: seen.snapshot, decision: 'completed', ...page, requestId }, CAST.ann)).code).toBe('stale');
+    expect(await h.snapshot()).toEqual(before);
+    const fresh = h.item(await h.view(v.run.id, CAST.ann), 'docs');
+    expect(fresh.snapshot).not.toBe(seen.snapshot);
+    const done = await h.ok('decide', { runId: v.run.id, workItemId: fresh.id, snapshot: fresh.snapshot, decision: 'completed', ...page, requestId }, CAST.ann);
+    expect(states(done)).toMatchObject({ docs: 'done', build: 'done' });
+    // The success is what the requestId now replays.
+    expect(await h.ok('decide', { runId: v.run.id, workItemId: fresh.id, snapshot: fresh.snapshot, decision: 'completed', ...page, requestId }, CAST.ann)).toEqual(done);
+  });
 });
