@@ -163,6 +163,27 @@ describe('people, rework and ending', () => {
     expect(d({})).toThrow(expect.objectContaining({ code: 'conflict', issues: ['run_ended'] }));
   });
 
+  it('a decision that breaks several rules at once is refused for the first in that order', () => {
+    const { m } = toApproval();
+    const wi = m.state.steps.approve!.workItem!;
+    const snap = snapshotOf(m.state, m.pinned);
+    const d = (over: Partial<cmd.Decision>, who: Actor) => () => cmd.decide(m, { workItemId: wi, snapshot: snap, decision: 'approved', ...over }, who, groups, noFiles);
+    const stranger: Actor = { kind: 'person', email: 'jon@example.com', operator: false };
+    // Unknown item, old snapshot, an agent, a note missing: not_found comes first.
+    expect(d({ workItemId: 'w-none', snapshot: 'old', decision: 'rejected' }, agent)).toThrow(expect.objectContaining({ code: 'not_found' }));
+    // Old snapshot, not assigned, a note missing: stale before forbidden.
+    expect(d({ snapshot: 'old', decision: 'rejected' }, stranger)).toThrow(expect.objectContaining({ code: 'stale' }));
+    // Not assigned and a note missing: forbidden before the decision's own problems.
+    expect(d({ decision: 'rejected' }, stranger)).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(d({ decision: 'rejected' }, agent)).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    // Rejected for real: now the same item is already_decided, whatever else is wrong.
+    cmd.decide(m, { workItemId: wi, snapshot: snap, decision: 'rejected', note: 'Receipt missing' }, mira, groups, noFiles);
+    expect(d({ snapshot: 'old' }, agent)).toThrow(expect.objectContaining({ code: 'conflict', issues: ['already_decided'] }));
+    // Once the run has ended, run_ended comes before everything.
+    cmd.cancel(m, 'stop', { kind: 'person', email: 'ops@example.com', operator: true });
+    expect(d({ workItemId: 'w-none', snapshot: 'old' }, agent)).toThrow(expect.objectContaining({ code: 'conflict', issues: ['run_ended'] }));
+  });
+
   it('rejection into on_reject rewinds later work into history and hands the note to the next attempt', () => {
     const { m } = toApproval();
     const wi = m.state.steps.approve!.workItem!;
