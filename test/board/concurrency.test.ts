@@ -105,6 +105,10 @@ describe('lost updates', () => {
     const doc = await board.store.read(`runs/${runId}/counter.md`);
     expect(doc?.data.output).toEqual({ count: 1600 });
     expect(doc?.rev).toBe(1601);
+    // Each worker counts from a read made outside the lock; the rev check refused the ones that went stale.
+    const conflicts = results.map((r) => Number(/^done (\d+)$/m.exec(r.stdout)?.[1]));
+    expect(conflicts.every((c) => Number.isInteger(c))).toBe(true);
+    expect(conflicts.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect((await verifyBoard(board)).ok).toBe(true);
   }, 180_000);
 });

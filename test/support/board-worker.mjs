@@ -38,7 +38,8 @@ if (mode === 'race') {
     try {
       await store.transact(scope, async (tx) => {
         const doc = await tx.expectRev(rel, seen.rev);
-        tx.write(rel, { ...doc.data, output: { count: doc.data.output.count + 1 } }, doc.body);
+        // The new count comes from the read made outside the lock: only the rev check stops a lost update.
+        tx.write(rel, { ...doc.data, output: { count: seen.data.output.count + 1 } }, doc.body);
         tx.audit({ actor: `pid:${process.pid}`, action: 'counter.added', entity: rel });
       });
       n++;
