@@ -28,7 +28,7 @@ import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
 import { contentHash, eventHash } from '../dist/board/audit.js';
 import { signerFrom } from '../dist/board/signing.js';
-import { sha256Hex } from '../dist/process/hash.js';
+import { sha256Hex } from '../dist/core/hash.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const EXAMPLE = path.join(here, '../examples/board');

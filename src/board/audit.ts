@@ -5,7 +5,7 @@
  * verify a chain without a secret. A coordinator also signs each line
  * (`signer`, `sig`: see signing.ts). Sealing and verifying are pure.
  */
-import { canonicalJson, sha256Hex } from '../process/hash.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { Signer } from './signing.js';
 
 export const GENESIS = 'GENESIS';

@@ -5,7 +5,7 @@
  * refusal. The store reads what a plan needs beforehand, and checks the plan's
  * compare-and-swap against the disk just before writing.
  */
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 import { sealEvent, type AuditDraft, type AuditEvent, type ChainHead } from './audit.js';
 import { encodeDoc, withRev, type BoardDoc } from './document.js';
 import { fileKind } from './layout.js';

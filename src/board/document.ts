@@ -4,7 +4,7 @@
  * and moving only the `rev:` line of a file someone else laid out.
  */
 import type { Issue } from '../core/issues.js';
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 import { parseMarkdown } from '../process/parse.js';
 import { renderMarkdown } from './codec.js';
 import { fileKind } from './layout.js';

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 import { eventLine, type AuditEvent } from './audit.js';
 import type { ChainFiles } from './chain-file.js';
 import { BoardError, faultOf } from './errors.js';

@@ -14,7 +14,7 @@ import { BoardError } from './errors.js';
 import { isCode, readIfExists } from './fsutil.js';
 import { paths, WORK_FILE } from './layout.js';
 import { manifestFrom } from './manifest.js';
-import { canonicalJson } from '../process/hash.js';
+import { canonicalJson } from '../core/hash.js';
 
 export interface PublishedVersion {
   name: string;

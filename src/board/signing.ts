@@ -9,7 +9,7 @@
  * The rules here are pure: keys and lines in, signatures and findings out.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
-import { canonicalJson, sha256Hex } from '../process/hash.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
 
 export const KEY_DIR = 'audit/keys';
 

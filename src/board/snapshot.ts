@@ -3,7 +3,7 @@
  * while writers commit, through the journal of a writer that died mid-commit.
  */
 import { promises as fs } from 'node:fs';
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 import { deletedOutside, type ChainFiles } from './chain-file.js';
 import { decodeDoc, type BoardDoc } from './document.js';
 import { isCode, readIfExists, sleep } from './fsutil.js';

@@ -18,7 +18,7 @@
  * Readers never lock: `read` sees whole files (rename is atomic), and
  * `snapshot` sees one consistent state of a scope across several files.
  */
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 import type { AuditEvent, ChainHead } from './audit.js';
 import { ChainFiles } from './chain-file.js';
 import { planCommit, sealEvents } from './commit-plan.js';

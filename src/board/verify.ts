@@ -5,7 +5,7 @@
  * what catches a chain cut short at its end, which links alone cannot.
  */
 import { promises as fs } from 'node:fs';
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 import { contentHash, recordedFiles, verifyChain } from './audit.js';
 import type { Board } from './board.js';
 import { BoardError } from './errors.js';

@@ -4,7 +4,7 @@
  * issues. Pure: the evaluator itself is called by the service, outside any
  * lock, and its answers come back into the engine as a `CheckOutcome`.
  */
-import { canonicalJson, sha256Hex } from '../process/hash.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { CheckQuestion, Step } from '../process/model.js';
 import type { Completion, Limits, Pinned, QuestionResult, RunState, Verdict } from './types.js';
 import { runData } from './view.js';

@@ -6,7 +6,7 @@
 import { StepGraph, type BranchPlace } from '../process/graph.js';
 import { durationMs, JOIN, type Step } from '../process/model.js';
 import { isDateTime } from '../process/values.js';
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 import { SERVER, type Completion, type Context, type Escalation, type EngineEvent, type Pinned, type RunState, type StepState } from './types.js';
 
 export function emptyStep(def: Step): StepState {

@@ -3,7 +3,7 @@
  * run view, work items with their exact `decide` call, and `get_work` items.
  * Pure. Tokens never appear here.
  */
-import { canonicalJson, sha256Hex } from '../process/hash.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { Route, Step } from '../process/model.js';
 import { dataAt } from './machine.js';
 import type { Completion, EvidenceRecord, Pinned, RunState, StepState } from './types.js';

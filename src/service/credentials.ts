@@ -7,7 +7,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 
 const FILE = `${STATE_DIR}/tokens.json`;
 

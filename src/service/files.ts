@@ -9,7 +9,7 @@ import { readIfExists } from '../board/fsutil.js';
 import type { FileCheck } from '../engine/acceptance.js';
 import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
-import { sha256Hex } from '../process/hash.js';
+import { sha256Hex } from '../core/hash.js';
 import type { Replay } from './replay.js';
 
 export class StoredFiles {

@@ -8,7 +8,7 @@ import { listProcessNames, listVersions } from '../board/processes.js';
 import * as cmd from '../engine/commands.js';
 import type { Actor, RunRecord } from '../engine/types.js';
 import { leaseLive, snapshotOf, workItems } from '../engine/view.js';
-import { canonicalJson } from '../process/hash.js';
+import { canonicalJson } from '../core/hash.js';
 import { page } from './paging.js';
 import type { RunReader } from './run-reader.js';
 

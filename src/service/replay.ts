@@ -9,7 +9,7 @@ import type { BoardStore } from '../board/store.js';
 import type { Tx } from '../board/tx.js';
 import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
-import { canonicalJson, sha256Hex } from '../process/hash.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { Tool } from '../protocol/offer.js';
 
 export class Replay {

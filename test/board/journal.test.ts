@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
-import { sha256Hex } from '../../src/process/hash.js';
+import { sha256Hex } from '../../src/core/hash.js';
 import { encodeDoc } from '../../src/board/document.js';
 
 async function setup() {

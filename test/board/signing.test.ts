@@ -12,7 +12,7 @@ import { sealEvent, type AuditEvent, type ChainHead } from '../../src/board/audi
 import { HOST } from '../../src/board/fsutil.js';
 import { newPrivateKeyPem, signerFrom, type Signer } from '../../src/board/signing.js';
 import { verifyBoard } from '../../src/board/verify.js';
-import { sha256Hex } from '../../src/process/hash.js';
+import { sha256Hex } from '../../src/core/hash.js';
 import { CAST, cleanupHarnesses, CLAIM_REVIEW_SUBMISSION, Harness, rid, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
