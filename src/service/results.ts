@@ -8,6 +8,7 @@
 import { BoardError, faultOf } from '../board/errors.js';
 import type { BoardStore } from '../board/store.js';
 import { BoundedMap } from '../core/bounded-map.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { issueText } from '../core/issues.js';
 import { ToolError } from '../protocol/errors.js';
 import { recordIncident } from './incidents.js';
@@ -25,7 +26,7 @@ export function toError(e: ToolError | BoardError): ToolResult {
 }
 
 export class Failures {
-  /** Internal faults answered so far per call (tool and requestId). */
+  /** Internal faults answered so far per call (tool and arguments). */
   private readonly faults = new BoundedMap<string, number>(1000);
 
   constructor(
@@ -38,8 +39,8 @@ export class Failures {
     const fault = faultOf(e);
     if (fault.kind !== 'internal') return { ok: false, error: { code: 'retry', message: fault.message, issues: [fault.kind === 'no_space' ? 'disk_full' : 'resource_exhausted'] } };
     const incident = await recordIncident(this.store, tool, e, this.now());
-    const requestId = typeof args === 'object' && args !== null ? (args as { requestId?: unknown }).requestId : undefined;
-    const key = `${tool}|${typeof requestId === 'string' ? requestId : ''}`;
+    // One call is the same tool with the same arguments (a write's requestId among them): another call's fault never counts against it.
+    const key = `${tool}|${callKey(args)}`;
     const answered = (this.faults.get(key) ?? 0) + 1;
     this.faults.set(key, answered);
     const issues = ['internal_fault', `incident: ${incident}`];
@@ -47,5 +48,13 @@ export class Failures {
       return { ok: false, error: { code: 'conflict', message: `internal fault (incident ${incident}), again: retrying will not help; an operator must look (workboard doctor)`, issues } };
     }
     return { ok: false, error: { code: 'retry', message: `internal fault (incident ${incident}): ${fault.message}; retry at most ${FAULT_RETRIES - answered} more time(s), then stop and tell an operator`, issues } };
+  }
+}
+
+function callKey(args: unknown): string {
+  try {
+    return sha256Hex(canonicalJson(args ?? null));
+  } catch {
+    return String(args);
   }
 }

@@ -189,9 +189,11 @@ describe('a fault that retrying cannot mend', () => {
       expect(e.issues?.[1]).toMatch(/^incident: i-/);
     }
     expect(codes).toEqual(['retry', 'retry', 'conflict']);
+    // Another call is counted on its own: its first fault is still answered retry.
+    expect((await h.fail('claim', { runId: v.run.id, stepId: 'check', requestId: rid() }, CAST.agent)).code).toBe('retry');
     expect(await h.snapshot()).toEqual(before);
     const incidents = (await fs.readFile(path.join(h.root, '.work/incidents.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { tool: string; message: string });
-    expect(incidents).toHaveLength(3);
+    expect(incidents).toHaveLength(4);
     expect(incidents[0]!.tool).toBe('claim');
     expect(incidents[0]!.message).toContain('ENOTDIR');
   });
