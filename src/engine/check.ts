@@ -36,17 +36,6 @@ export interface CheckRequest {
   hash: string;
 }
 
-/**
- * Thrown by a command that needs a verdict it was not given (or was given
- * for other material): the service asks the evaluator and calls again.
- */
-export class NeedsCheck extends Error {
-  constructor(readonly request: CheckRequest) {
-    super('a check verdict is needed');
-    this.name = 'NeedsCheck';
-  }
-}
-
 export function askedQuestions(qs: readonly CheckQuestion[]): AskedQuestion[] {
   return qs.map((q) => {
     switch (q.kind) {

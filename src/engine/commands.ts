@@ -1,19 +1,34 @@
 /**
  * The protocol's writes as functions over a Machine (spec §3–§6, tool
- * contracts). Each checks in the documented order, refuses with a ToolError
- * (changing nothing), or applies the transition and everything it triggers.
+ * contracts). Each checks in the documented order and either applies the
+ * transition with everything it triggers, or returns a `Stop`: a refusal
+ * (changing nothing, unless it says what it keeps) or a request for a check
+ * verdict. Nothing is thrown; `execute.ts` turns these into plans.
  */
 import { formatPath } from '../core/issues.js';
 import type { Process, Step } from '../process/model.js';
-import { checkIssues, checkRequest, NeedsCheck, verdictOf, type CheckOutcome } from './check.js';
+import { checkIssues, checkRequest, verdictOf, type CheckOutcome, type CheckRequest } from './check.js';
 import { checkValues } from '../process/values.js';
 import { accept, type FileCheck, type Submission } from './acceptance.js';
 import { Machine } from './machine.js';
 import { actorName, SERVER, type Actor, type Completion, type Context, type Lease, type Pinned, type RunState, type StepState, type Verdict } from './types.js';
-import { ToolError } from '../protocol/errors.js';
+import { ToolError, type ErrorCode } from '../protocol/errors.js';
 import { assignment, decisionsFor, snapshotOf, OPERATORS } from './view.js';
 
-const RUN_ENDED = () => new ToolError('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
+/**
+ * Why a command did not complete: a refusal (with `keep` when what it found
+ * must still be written: a failed check's verdict, a refused submission's
+ * issues kept with its claim), or the verdict it needs on exactly this material.
+ */
+export type Stop = { refuse: ToolError; keep?: 'run' | 'lease' } | { check: CheckRequest };
+
+export function isStop(x: unknown): x is Stop {
+  return typeof x === 'object' && x !== null && ('refuse' in x || 'check' in x);
+}
+
+const no = (code: ErrorCode, message: string, issues?: string[]): Stop => ({ refuse: new ToolError(code, message, issues) });
+
+const RUN_ENDED = () => no('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
 
 export function dataBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
@@ -35,7 +50,7 @@ export function startRun(
   actor: Actor,
   ctx: Context,
   runId: string,
-): Machine {
+): Machine | Stop {
   const issues: string[] = [];
   checkValues(pinned.process.inputs, args.inputs, ['inputs'], (path, message) => issues.push(`${formatPath(path)}: ${message}`));
   if (actor.kind === 'agent' && usesInitiator(pinned.process)) {
@@ -43,7 +58,7 @@ export function startRun(
   }
   const inputs = (args.inputs ?? {}) as Record<string, unknown>;
   if (dataBytes(inputs) > ctx.limits.runDataBytes) issues.push(`inputs: ${dataBytes(inputs)} bytes, over the limit of ${ctx.limits.runDataBytes}`);
-  if (issues.length > 0) throw new ToolError('invalid', `the inputs do not fit ${pinned.process.name} v${pinned.version}`, issues);
+  if (issues.length > 0) return no('invalid', `the inputs do not fit ${pinned.process.name} v${pinned.version}`, issues);
   const now = ctx.now.toISOString();
   const state: RunState = {
     run: {
@@ -71,19 +86,19 @@ export function startRun(
   return m;
 }
 
-export function claim(m: Machine, stepId: string, actor: Actor): Lease {
-  if (m.ended) throw RUN_ENDED();
-  if (actor.kind !== 'agent') throw new ToolError('forbidden', 'only an agent claims steps; people use get_work and decide');
+export function claim(m: Machine, stepId: string, actor: Actor): Lease | Stop {
+  if (m.ended) return RUN_ENDED();
+  if (actor.kind !== 'agent') return no('forbidden', 'only an agent claims steps; people use get_work and decide');
   const def = m.defs.get(stepId);
-  if (!def) throw new ToolError('not_found', `no step ${stepId} in this run`);
-  if (def.kind !== 'agent') throw new ToolError('forbidden', `${stepId} is a ${def.kind} step, not an agent step`);
+  if (!def) return no('not_found', `no step ${stepId} in this run`);
+  if (def.kind !== 'agent') return no('forbidden', `${stepId} is a ${def.kind} step, not an agent step`);
   const st = m.state.steps[stepId];
   const lease = m.state.leases[stepId];
   if (lease) {
     const mine = lease.agent === actor.id;
-    throw new ToolError('conflict', mine ? 'you already hold this claim' : 'another agent holds this step', [mine ? 'claimed_by_you' : 'claimed_by_other']);
+    return no('conflict', mine ? 'you already hold this claim' : 'another agent holds this step', [mine ? 'claimed_by_you' : 'claimed_by_other']);
   }
-  if (!st || st.state !== 'ready') throw new ToolError('conflict', `${stepId} is not ready`, ['not_ready']);
+  if (!st || st.state !== 'ready') return no('conflict', `${stepId} is not ready`, ['not_ready']);
   const now = m.ctx.now.getTime();
   const claimed: Lease = {
     stepId,
@@ -97,17 +112,16 @@ export function claim(m: Machine, stepId: string, actor: Actor): Lease {
   return claimed;
 }
 
-/** The lease a token names, if it is still the live one (§6 rule 2); `stale` otherwise. */
 /**
  * The live lease a token names, used by the agent that claimed it and no one
  * else: a token handed to (or stolen by) another identity is `forbidden`.
  */
-function liveLease(m: Machine, stepId: string, claimId: string, actor: Actor): Lease {
+function liveLease(m: Machine, stepId: string, claimId: string, actor: Actor): Lease | Stop {
   const lease = m.state.leases[stepId];
   if (!lease || lease.claimId !== claimId || Date.parse(lease.expiresAt) <= m.ctx.now.getTime()) {
-    throw new ToolError('stale', 'this claim is no longer current (its lease ended or it was replaced); call get_work again');
+    return no('stale', 'this claim is no longer current (its lease ended or it was replaced); call get_work again');
   }
-  if (actor.kind !== 'agent' || lease.agent !== actor.id) throw claimedByAnother(lease.agent, actor);
+  if (actor.kind !== 'agent' || lease.agent !== actor.id) return { refuse: claimedByAnother(lease.agent, actor) };
   return lease;
 }
 
@@ -119,9 +133,10 @@ export function claimedByAnother(claimant: string, actor: Actor): ToolError {
   return new ToolError('forbidden', `this claim token was issued to agent ${claimant}; only ${claimant} may use it`, [`token: issued to ${claimant}, not ${actorName(actor)}`]);
 }
 
-export function renew(m: Machine, stepId: string, claimId: string, progress: string | undefined, actor: Actor): Lease {
-  if (m.ended) throw RUN_ENDED();
+export function renew(m: Machine, stepId: string, claimId: string, progress: string | undefined, actor: Actor): Lease | Stop {
+  if (m.ended) return RUN_ENDED();
   const old = liveLease(m, stepId, claimId, actor);
+  if (isStop(old)) return old;
   const now = m.ctx.now.getTime();
   const next: Lease = {
     ...old,
@@ -135,14 +150,16 @@ export function renew(m: Machine, stepId: string, claimId: string, progress: str
   return next;
 }
 
-export function submit(m: Machine, stepId: string, claimId: string, sub: Submission, actor: Actor, checkFile: FileCheck, check?: CheckOutcome): void {
-  if (m.ended) throw RUN_ENDED();
-  liveLease(m, stepId, claimId, actor);
+export function submit(m: Machine, stepId: string, claimId: string, sub: Submission, actor: Actor, checkFile: FileCheck, check?: CheckOutcome): Stop | undefined {
+  if (m.ended) return RUN_ENDED();
+  const lease = liveLease(m, stepId, claimId, actor);
+  if (isStop(lease)) return lease;
   const def = m.def(stepId);
   const { issues, evidence } = accept(def, sub, { summaryRequired: true, checkFile });
   const cap = issues.length === 0 ? capIssue(m, sub) : null;
   if (cap) issues.push(cap);
-  if (issues.length > 0) throw new ToolError('not_accepted', `the submission for ${stepId} was not accepted; fix every issue and submit again`, issues);
+  // Refused, and the issues stay with the claim so a next claimant's handoff shows them.
+  if (issues.length > 0) return { refuse: new ToolError('not_accepted', `the submission for ${stepId} was not accepted; fix every issue and submit again`, issues), keep: 'lease' };
   const completion: Completion = {
     output: (sub.output ?? {}) as Record<string, unknown>,
     ...(evidence.length > 0 ? { evidence } : {}),
@@ -151,11 +168,8 @@ export function submit(m: Machine, stepId: string, claimId: string, sub: Submiss
     by: actorName(actor),
     at: m.at,
   };
-  completeChecked(m, def, completion, actor, check);
+  return completeChecked(m, def, completion, actor, check);
 }
-
-/** Thrown once a failed check is recorded in the step's handoff: the service writes that, then refuses the call. */
-export class CheckFailed extends ToolError {}
 
 /**
  * Complete a step through its check, if it has one (check-1 §3): pass and
@@ -163,23 +177,24 @@ export class CheckFailed extends ToolError {}
  * the verdict in the handoff; unsure holds the submission for a person;
  * an evaluator that did not answer is `retry`.
  */
-function completeChecked(m: Machine, def: Step, completion: Completion, actor: Actor, outcome: CheckOutcome | undefined): void {
+function completeChecked(m: Machine, def: Step, completion: Completion, actor: Actor, outcome: CheckOutcome | undefined): Stop | undefined {
   if (!def.check) {
     m.complete(def.id, completion, completion.next);
     return;
   }
   const request = checkRequest(m.state, m.pinned, def, completion, m.ctx.limits);
-  if (!outcome || outcome.material !== request.hash) throw new NeedsCheck(request);
+  if (!outcome || outcome.material !== request.hash) return { check: request };
   const v = verdictOf(def, outcome, request, m.ctx.limits, m.at);
   const lines = checkIssues(def, v, m.ctx.limits);
   if (!v.advisory && v.verdict === 'error') {
-    throw new ToolError('retry', `the check evaluator did not answer (${'error' in outcome ? outcome.error : 'no answer'}); nothing changed, submit again with the same requestId`);
+    return no('retry', `the check evaluator did not answer (${'error' in outcome ? outcome.error : 'no answer'}); nothing changed, submit again with the same requestId`);
   }
   if (!v.advisory && v.verdict === 'fail') {
     const st = m.step(def.id);
     st.handoff = { ...(st.handoff ?? {}), issues: lines, check: v };
     m.emit('step.check-failed', actorName(actor), def.id, { issues: lines });
-    throw new CheckFailed('not_accepted', `the check on ${def.id} failed; fix what it names and submit again`, lines);
+    // Refused, and the verdict is kept in the step's handoff (written with the refusal).
+    return { refuse: new ToolError('not_accepted', `the check on ${def.id} failed; fix what it names and submit again`, lines), keep: 'run' };
   }
   if (!v.advisory && v.verdict === 'unsure') {
     m.escalate(def.id, { note: `The check was unsure; a person decides. ${lines.join('; ')}`, by: SERVER, at: m.at, check: v, candidate: completion });
@@ -194,9 +209,10 @@ function withCheck(c: Completion, v: Verdict): Completion {
   return { ...rest, check: v, by, at };
 }
 
-export function escalate(m: Machine, stepId: string, claimId: string, note: string, actor: Actor): void {
-  if (m.ended) throw RUN_ENDED();
-  liveLease(m, stepId, claimId, actor);
+export function escalate(m: Machine, stepId: string, claimId: string, note: string, actor: Actor): Stop | undefined {
+  if (m.ended) return RUN_ENDED();
+  const lease = liveLease(m, stepId, claimId, actor);
+  if (isStop(lease)) return lease;
   m.escalate(stepId, { note, by: actorName(actor), at: m.at });
 }
 
@@ -215,22 +231,22 @@ export function mayDecide(actor: Actor, assigned: { group?: string; person?: str
   return (groups[assigned.group ?? ''] ?? []).some((e) => e.toLowerCase() === actor.email.toLowerCase());
 }
 
-export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<string, string[]>, checkFile: FileCheck, check?: CheckOutcome): void {
+export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<string, string[]>, checkFile: FileCheck, check?: CheckOutcome): Stop | undefined {
   // The documented order: run_ended, already_decided, not_found, stale, forbidden, not_accepted.
-  if (m.ended) throw RUN_ENDED();
+  if (m.ended) return RUN_ENDED();
   const steps = Object.values(m.state.steps);
   const st = steps.find((s) => s.workItem === d.workItemId);
   if (!st) {
-    if (steps.some((s) => s.decided.includes(d.workItemId))) throw new ToolError('conflict', 'this work item was already decided', ['already_decided']);
-    throw new ToolError('not_found', `no work item ${d.workItemId} on this run`);
+    if (steps.some((s) => s.decided.includes(d.workItemId))) return no('conflict', 'this work item was already decided', ['already_decided']);
+    return no('not_found', `no work item ${d.workItemId} on this run`);
   }
   if (d.snapshot !== snapshotOf(m.state, m.pinned)) {
-    throw new ToolError('stale', 'the run data changed since you read it; call get_run for a fresh snapshot and decide again');
+    return no('stale', 'the run data changed since you read it; call get_run for a fresh snapshot and decide again');
   }
   const def = m.def(st.id);
-  if (actor.kind !== 'person') throw new ToolError('forbidden', 'only a person decides; an agent identity never can');
+  if (actor.kind !== 'person') return no('forbidden', 'only a person decides; an agent identity never can');
   if (!mayDecide(actor, assignment(m.state, m.pinned, def, st), groups)) {
-    throw new ToolError('forbidden', `${actor.email} is not assigned this work item`);
+    return no('forbidden', `${actor.email} is not assigned this work item`);
   }
   const allowed = decisionsFor(def, st);
   const issues: string[] = [];
@@ -241,7 +257,7 @@ export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<str
       issues.push(`note: required with decision ${d.decision}`);
     }
   } else if (d.note !== undefined) issues.push('note: not allowed with decision completed; use summary');
-  if (issues.length > 0) throw new ToolError('invalid', 'this decision does not fit the work item', issues);
+  if (issues.length > 0) return no('invalid', 'this decision does not fit the work item', issues);
 
   const by = actor.email;
   switch (d.decision) {
@@ -283,7 +299,7 @@ export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<str
       const { issues: problems, evidence } = accept(def, d, { summaryRequired: false, checkFile });
       const cap = problems.length === 0 ? capIssue(m, d) : null;
       if (cap) problems.push(cap);
-      if (problems.length > 0) throw new ToolError('not_accepted', `the completion of ${st.id} was not accepted; fix every issue and decide again`, problems);
+      if (problems.length > 0) return no('not_accepted', `the completion of ${st.id} was not accepted; fix every issue and decide again`, problems);
       const completion: Completion = {
         output: (d.output ?? {}) as Record<string, unknown>,
         ...(evidence.length > 0 ? { evidence } : {}),
@@ -296,8 +312,9 @@ export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<str
       if (st.escalation) {
         const v = st.escalation.check;
         m.complete(st.id, v ? withCheck(completion, v) : completion, d.next);
-      } else completeChecked(m, def, completion, actor, check);
-      return;
+        return;
+      }
+      return completeChecked(m, def, completion, actor, check);
     }
   }
 }
@@ -311,28 +328,28 @@ function close(st: StepState, completion: Completion, state: 'done' | 'failed'):
   st.state = state;
 }
 
-export function cancel(m: Machine, reason: string, actor: Actor): void {
-  if (m.ended) throw RUN_ENDED();
-  if (actor.kind !== 'person' || !actor.operator) throw new ToolError('forbidden', 'only an operator cancels a run');
+export function cancel(m: Machine, reason: string, actor: Actor): Stop | undefined {
+  if (m.ended) return RUN_ENDED();
+  if (actor.kind !== 'person' || !actor.operator) return no('forbidden', 'only an operator cancels a run');
   m.end('cancelled', null, { by: actor.email, at: m.at, note: reason });
 }
 
 /** §3.6: deliver an event to the wait that is ready for it, or hold it. Returns the step that consumed it, or null. */
-export function sendEvent(m: Machine, name: string, data: Record<string, unknown> | undefined, actor: Actor): string | null {
-  if (m.ended) throw RUN_ENDED();
-  if (actor.kind === 'person' && !actor.operator) throw new ToolError('forbidden', 'events come from agents and operators');
+export function sendEvent(m: Machine, name: string, data: Record<string, unknown> | undefined, actor: Actor): { consumedBy: string | null } | Stop {
+  if (m.ended) return RUN_ENDED();
+  if (actor.kind === 'person' && !actor.operator) return no('forbidden', 'events come from agents and operators');
   const by = actorName(actor);
   const held = { name, ...(data !== undefined ? { data } : {}), by, at: m.at };
   // Delivered or held, the event's data joins the run data, so the cap applies either way.
   const cap = capIssue(m, held);
-  if (cap) throw new ToolError('not_accepted', 'the event does not fit in the run data', [cap]);
+  if (cap) return no('not_accepted', 'the event does not fit in the run data', [cap]);
   const waiting = m.pinned.process.steps.find((s) => s.kind === 'wait_for' && s.value === name && m.state.steps[s.id]?.state === 'waiting');
   if (waiting) {
     m.emit('event.received', by, waiting.id, { name });
     m.complete(waiting.id, { output: data ?? {}, by, at: m.at });
-    return waiting.id;
+    return { consumedBy: waiting.id };
   }
   m.state.run.events.push(held);
   m.emit('event.held', by, `run:${m.state.run.id}`, { name });
-  return null;
+  return { consumedBy: null };
 }

@@ -9,6 +9,7 @@ import { readIfExists } from '../board/fsutil.js';
 import type { FileCheck } from '../engine/acceptance.js';
 import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
+import type { UploadArgs } from '../protocol/tool-args.js';
 import { sha256Hex } from '../core/hash.js';
 import type { Replay } from './replay.js';
 
@@ -57,8 +58,8 @@ export class StoredFiles {
     return { ok: true, sha256: actual };
   }
 
-  async upload(a: Record<string, unknown>, actor: Actor) {
-    const b64 = a.contentBase64 as string;
+  async upload(a: UploadArgs, actor: Actor) {
+    const b64 = a.contentBase64;
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b64) || b64.length % 4 !== 0) throw new ToolError('invalid', 'contentBase64 is not base64', ['contentBase64: not base64']);
     const bytes = Buffer.from(b64, 'base64');
     const max = this.board.manifest.settings.maxUploadBytes;

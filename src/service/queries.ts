@@ -11,6 +11,7 @@ import { leaseLive, snapshotOf, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
 import { page } from './paging.js';
 import type { RunReader } from './run-reader.js';
+import type { GetWorkArgs, ListRunsArgs } from '../protocol/tool-args.js';
 
 export async function listProcesses(board: Board, reader: RunReader, cursor?: string) {
   const items = [];
@@ -32,7 +33,7 @@ export async function listProcesses(board: Board, reader: RunReader, cursor?: st
   return page(items, (i) => i.name, 100, cursor);
 }
 
-export async function getWork(reader: RunReader, groups: Record<string, string[]>, actor: Actor, a: { limit?: number; cursor?: string; process?: string }, now: Date) {
+export async function getWork(reader: RunReader, groups: Record<string, string[]>, actor: Actor, a: GetWorkArgs, now: Date) {
   const items: { key: string; item: Record<string, unknown> }[] = [];
   for await (const m of reader.openRuns(a.process)) {
     const r = m.state.run;
@@ -71,7 +72,7 @@ export async function getWork(reader: RunReader, groups: Record<string, string[]
   return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
 }
 
-export async function listRuns(reader: RunReader, a: { process?: string; state?: string; inputs?: Record<string, unknown>; limit?: number; cursor?: string }, now: () => Date) {
+export async function listRuns(reader: RunReader, a: ListRunsArgs, now: () => Date) {
   const rows: { key: string; item: Record<string, unknown> }[] = [];
   for (const r of [...(await reader.summaries())].reverse()) {
     const id = r.id;

@@ -12,12 +12,15 @@ import { ToolError } from '../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { Tool } from '../protocol/offer.js';
 
+/** Every write's arguments carry the requestId that names it. */
+export type WriteArgs = { requestId: string };
+
 export class Replay {
   constructor(private readonly store: BoardStore) {}
 
   /** The original result of this call, or undefined when the requestId is new. Read in the transaction when there is one. */
-  async lookup(tx: Pick<Tx, 'readState'> | null, tool: Tool, a: Record<string, unknown>, actor: Actor): Promise<unknown | undefined> {
-    const rel = requestPath(a.requestId as string);
+  async lookup(tx: Pick<Tx, 'readState'> | null, tool: Tool, a: WriteArgs, actor: Actor): Promise<unknown | undefined> {
+    const rel = requestPath(a.requestId);
     const text = tx ? await tx.readState(rel) : (await readIfExists(this.store.abs(rel)))?.toString('utf8') ?? null;
     if (text === null) return undefined;
     const rec = JSON.parse(text) as { fingerprint: string; data: unknown };
@@ -27,8 +30,8 @@ export class Replay {
     return rec.data;
   }
 
-  record(tx: Tx, tool: Tool, a: Record<string, unknown>, actor: Actor, data: unknown): void {
-    tx.writeState(requestPath(a.requestId as string), JSON.stringify({ requestId: a.requestId, tool, fingerprint: fingerprint(tool, a, actor), data }));
+  record(tx: Tx, tool: Tool, a: WriteArgs, actor: Actor, data: unknown): void {
+    tx.writeState(requestPath(a.requestId), JSON.stringify({ requestId: a.requestId, tool, fingerprint: fingerprint(tool, a, actor), data }));
   }
 }
 
@@ -41,7 +44,7 @@ function requestPath(requestId: string): string {
   return `${STATE_DIR}/requests/${sha256Hex(requestId)}.json`;
 }
 
-function fingerprint(tool: Tool, a: Record<string, unknown>, actor: Actor): string {
+function fingerprint(tool: Tool, a: WriteArgs, actor: Actor): string {
   const { requestId: _r, ...rest } = a;
   return sha256Hex(canonicalJson({ tool, actor: actorName(actor), args: rest }));
 }

@@ -13,7 +13,7 @@ import { readIfExists, removeIfExists, writeFileAtomic } from '../board/fsutil.j
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { loadVersion } from '../board/processes.js';
 import { BoundedMap } from '../core/bounded-map.js';
-import { Machine } from '../engine/machine.js';
+import { asOf, nextDeadlineAt } from '../engine/execute.js';
 import { type Lease, type Pinned, type RunState, type StepState } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
 import { runView, type FileUrl } from '../engine/view.js';
@@ -43,7 +43,7 @@ export class RunReader {
    */
   private readonly lastGood = new BoundedMap<string, Loaded>(LAST_GOOD_RUNS);
   /** Each read state as of a moment, valid until its next deadline (see `current`). */
-  private readonly currentCache = new WeakMap<Loaded, { m: Machine; from: number; until: number }>();
+  private readonly currentCache = new WeakMap<Loaded, { run: Loaded; from: number; until: number }>();
 
   constructor(
     private readonly board: Board,
@@ -161,25 +161,24 @@ export class RunReader {
    * The state as of now: elapsed deadlines applied in memory. Reused, read-only,
    * until the run's next deadline, as long as the files it came from are unchanged.
    */
-  current(loaded: Loaded, now: Date): Machine {
+  current(loaded: Loaded, now: Date): Loaded {
     const t = now.getTime();
     const hit = this.currentCache.get(loaded);
-    if (hit && t >= hit.from && t < hit.until) return hit.m;
-    const m = new Machine(structuredClone(loaded.state), loaded.pinned, contextFor(this.board.manifest, now));
-    m.applyDeadlines();
-    m.settle();
-    this.currentCache.set(loaded, { m, from: t, until: m.nextDeadline()?.at ?? Infinity });
-    return m;
+    if (hit && t >= hit.from && t < hit.until) return hit.run;
+    const { state, until } = asOf(loaded.state, loaded.pinned, contextFor(this.board.manifest, now));
+    const run = { state, pinned: loaded.pinned };
+    this.currentCache.set(loaded, { run, from: t, until });
+    return run;
   }
 
   async view(runId: string) {
     const now = this.now();
-    const m = this.current(await this.read(runId), now);
-    return runView(m.state, m.pinned, now, this.fileUrl);
+    const { state, pinned } = this.current(await this.read(runId), now);
+    return runView(state, pinned, now, this.fileUrl);
   }
 
   /** Runs still open, read as of now. Ended runs are skipped by the index alone. */
-  async *openRuns(process?: string): AsyncGenerator<Machine> {
+  async *openRuns(process?: string): AsyncGenerator<Loaded> {
     const now = this.now();
     for (const r of await this.index.summaries()) {
       if (r.state === 'ended' || r.state === 'cancelled') continue;
@@ -204,8 +203,8 @@ export class RunReader {
       try {
         const loaded = await this.read(id);
         // As stored: deadlines already past are exactly the ones still to write down.
-        const d = new Machine(structuredClone(loaded.state), loaded.pinned, contextFor(this.board.manifest, this.now())).nextDeadline();
-        if (d) out.set(id, d.at);
+        const at = nextDeadlineAt(loaded.state, loaded.pinned, contextFor(this.board.manifest, this.now()));
+        if (at !== null) out.set(id, at);
       } catch {
         // a run that cannot be read now is looked at again on its next change
       }

@@ -3,6 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { AJV_OPTIONS, schemaText } from '../board/schemas.js';
+import type { ToolCall } from '../protocol/calls.js';
+import { ToolError } from '../protocol/errors.js';
 import type { Tool } from '../protocol/offer.js';
 
 export const TOOL_SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas/tools');
@@ -82,4 +84,15 @@ export function argumentIssues(tool: Tool, args: unknown): string[] {
     if (e.keyword === 'required') return `${at ? `${at}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: required`;
     return `${at || 'arguments'}: ${e.message ?? 'invalid'}`;
   })];
+}
+
+/**
+ * The call as a typed value once its arguments fit the tool's schema, else
+ * `invalid` naming every problem. The types are generated from the same
+ * schemas the validator compiles, so passing it is what makes the type true.
+ */
+export function checkedCall(tool: Tool, args: unknown): ToolCall {
+  const issues = argumentIssues(tool, args);
+  if (issues.length > 0) throw new ToolError('invalid', `the arguments of ${tool} do not match its schema`, issues);
+  return { tool, args } as ToolCall;
 }

@@ -10,14 +10,16 @@ import type { Board } from '../board/board.js';
 import { STATE_DIR } from '../board/layout.js';
 import { type Actor, type EngineEvent, type Pinned, type RunRecord, type RunState } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
+import type { ToolCall } from '../protocol/calls.js';
 import { TOOLS, type Offer, type Tool } from '../protocol/offer.js';
+import type { ListRunsArgs } from '../protocol/tool-args.js';
 import { offerFor } from './context.js';
 import { StoredFiles } from './files.js';
 import { getWork, listProcesses, listRuns } from './queries.js';
 import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
-import { argumentIssues } from './schemas.js';
+import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites } from './writes.js';
 
@@ -58,36 +60,32 @@ export class Service {
   async call(tool: string, args: unknown, actor: Actor): Promise<ToolResult> {
     try {
       if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
-      const t = tool as Tool;
-      const a = args === undefined ? {} : args;
       await this.board.refresh();
-      const issues = argumentIssues(t, a);
-      if (issues.length > 0) throw new ToolError('invalid', `the arguments of ${t} do not match its schema`, issues);
-      const data = await this.dispatch(t, a as Record<string, unknown>, actor);
+      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), actor);
       return { ok: true, data };
     } catch (e) {
       return this.failures.answer(e, tool, args);
     }
   }
 
-  private async dispatch(tool: Tool, a: Record<string, unknown>, actor: Actor): Promise<unknown> {
-    switch (tool) {
+  private async dispatch(call: ToolCall, actor: Actor): Promise<unknown> {
+    switch (call.tool) {
       case 'describe':
         return this.describe();
       case 'list_processes':
-        return listProcesses(this.board, this.reader, a.cursor as string | undefined);
+        return listProcesses(this.board, this.reader, call.args.cursor);
       case 'get_run':
-        return this.reader.view(a.runId as string);
+        return this.reader.view(call.args.runId);
       case 'get_work':
-        return getWork(this.reader, this.board.manifest.groups, actor, a as { limit?: number; cursor?: string; process?: string }, this.now());
+        return getWork(this.reader, this.board.manifest.groups, actor, call.args, this.now());
       case 'list_runs':
-        return this.listRuns(a as { process?: string; state?: string; inputs?: Record<string, unknown>; limit?: number; cursor?: string });
+        return this.listRuns(call.args);
       case 'start_run':
-        return this.writes.startRun(a, actor);
+        return this.writes.startRun(call.args, actor);
       case 'upload':
-        return this.files.upload(a, actor);
+        return this.files.upload(call.args, actor);
       default:
-        return this.writes.runWrite(tool, a, actor);
+        return this.writes.runWrite(call, actor);
     }
   }
 
@@ -110,7 +108,7 @@ export class Service {
     };
   }
 
-  listRuns(a: { process?: string; state?: string; inputs?: Record<string, unknown>; limit?: number; cursor?: string }) {
+  listRuns(a: ListRunsArgs) {
     return listRuns(this.reader, a, this.now);
   }
 

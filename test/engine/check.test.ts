@@ -4,8 +4,8 @@
  * evaluator is shown, and every verdict's effect on a run (profiles/check §2–§5).
  */
 import { describe, expect, it } from 'vitest';
-import { checkIssues, checkRequest, judgeQuestion, NeedsCheck, verdictOf, type CheckAnswer, type CheckOutcome } from '../../src/engine/check.js';
-import * as cmd from '../../src/engine/commands.js';
+import { checkIssues, checkRequest, judgeQuestion, verdictOf, type CheckAnswer, type CheckOutcome } from '../../src/engine/check.js';
+import { cmd, NeedsCheck, type Decision } from './throwing.js';
 import { Machine } from '../../src/engine/machine.js';
 import { type Actor, type Context, type Limits, type Pinned } from '../../src/engine/types.js';
 import { ToolError } from '../../src/protocol/errors.js';
@@ -328,9 +328,9 @@ steps:
   - id: done
     finish: sent
 `);
-  const decideWith = (m: Machine, actor: Actor, d: Omit<cmd.Decision, 'snapshot' | 'workItemId'>, outcome?: (hash: string) => CheckOutcome) => {
+  const decideWith = (m: Machine, actor: Actor, d: Omit<Decision, 'snapshot' | 'workItemId'>, outcome?: (hash: string) => CheckOutcome) => {
     const wi = Object.values(m.state.steps).find((s) => s.workItem)!.workItem!;
-    const call = (o?: CheckOutcome) => cmd.decide(m, { ...d, workItemId: wi, snapshot: snapshotOf(m.state, p) } as cmd.Decision, actor, groups, noFiles, o);
+    const call = (o?: CheckOutcome) => cmd.decide(m, { ...d, workItemId: wi, snapshot: snapshotOf(m.state, p) } as Decision, actor, groups, noFiles, o);
     try {
       call();
     } catch (e) {

@@ -3,7 +3,7 @@
  * counting ids. The spec's running rules (§3) are asserted here directly.
  */
 import { describe, expect, it } from 'vitest';
-import * as cmd from '../../src/engine/commands.js';
+import { cmd, type Decision } from './throwing.js';
 import { Machine } from '../../src/engine/machine.js';
 import { type Actor, type Context, type Pinned } from '../../src/engine/types.js';
 import { ToolError } from '../../src/protocol/errors.js';
@@ -153,7 +153,7 @@ describe('people, rework and ending', () => {
     const { m } = toApproval();
     const wi = m.state.steps.approve!.workItem!;
     const snap = snapshotOf(m.state, m.pinned);
-    const d = (over: Partial<cmd.Decision>, who: Actor = mira) => () => cmd.decide(m, { workItemId: wi, snapshot: snap, decision: 'approved', ...over }, who, groups, noFiles);
+    const d = (over: Partial<Decision>, who: Actor = mira) => () => cmd.decide(m, { workItemId: wi, snapshot: snap, decision: 'approved', ...over }, who, groups, noFiles);
     expect(d({ workItemId: 'w-none' })).toThrow(expect.objectContaining({ code: 'not_found' }));
     expect(d({ snapshot: 'old' })).toThrow(expect.objectContaining({ code: 'stale' }));
     expect(d({}, agent)).toThrow(expect.objectContaining({ code: 'forbidden' }));
@@ -167,7 +167,7 @@ describe('people, rework and ending', () => {
     const { m } = toApproval();
     const wi = m.state.steps.approve!.workItem!;
     const snap = snapshotOf(m.state, m.pinned);
-    const d = (over: Partial<cmd.Decision>, who: Actor) => () => cmd.decide(m, { workItemId: wi, snapshot: snap, decision: 'approved', ...over }, who, groups, noFiles);
+    const d = (over: Partial<Decision>, who: Actor) => () => cmd.decide(m, { workItemId: wi, snapshot: snap, decision: 'approved', ...over }, who, groups, noFiles);
     const stranger: Actor = { kind: 'person', email: 'jon@example.com', operator: false };
     // Unknown item, old snapshot, an agent, a note missing: not_found comes first.
     expect(d({ workItemId: 'w-none', snapshot: 'old', decision: 'rejected' }, agent)).toThrow(expect.objectContaining({ code: 'not_found' }));

@@ -1,0 +1,17 @@
+/**
+ * The tools' argument types are generated from their schemas: the committed
+ * file must be what the generator writes now, so a schema change cannot
+ * leave the types (and every reader of an argument) behind.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+it('src/protocol/tool-args.ts is what scripts/tool-arg-types.mjs generates from schemas/tools', () => {
+  const r = spawnSync(process.execPath, ['scripts/tool-arg-types.mjs', '--check'], { cwd: root, encoding: 'utf8' });
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe(0);
+});
