@@ -4,7 +4,7 @@
  */
 import { formatPath } from '../core/issues.js';
 import type { Step } from '../process/model.js';
-import { checkValues } from '../process/values.js';
+import { checkValues, type KnownPeople } from '../process/values.js';
 import type { EvidenceRecord } from './types.js';
 
 export interface Submission {
@@ -23,14 +23,14 @@ export const SUMMARY_MAX = 2000;
 export function accept(
   def: Step,
   sub: Submission,
-  opts: { summaryRequired: boolean; checkFile: FileCheck },
+  opts: { summaryRequired: boolean; checkFile: FileCheck; people?: KnownPeople },
 ): { issues: string[]; evidence: EvidenceRecord[] } {
   const issues: string[] = [];
   if (sub.summary === undefined || sub.summary.trim() === '') {
     if (opts.summaryRequired) issues.push('summary: missing');
   } else if (sub.summary.length > SUMMARY_MAX) issues.push(`summary: longer than ${SUMMARY_MAX} characters`);
 
-  checkValues(def.output ?? {}, sub.output ?? {}, ['output'], (path, message) => issues.push(`${formatPath(path)}: ${message}`));
+  checkValues(def.output ?? {}, sub.output ?? {}, ['output'], (path, message) => issues.push(`${formatPath(path)}: ${message}`), opts.people);
 
   const evidence: EvidenceRecord[] = [];
   for (const item of sub.evidence ?? []) {

@@ -52,7 +52,7 @@ export function startRun(
   runId: string,
 ): Machine | Stop {
   const issues: string[] = [];
-  checkValues(pinned.process.inputs, args.inputs, ['inputs'], (path, message) => issues.push(`${formatPath(path)}: ${message}`));
+  checkValues(pinned.process.inputs, args.inputs, ['inputs'], (path, message) => issues.push(`${formatPath(path)}: ${message}`), ctx.people);
   if (actor.kind === 'agent' && usesInitiator(pinned.process)) {
     issues.push('initiator: this process assigns work to the person who starts it; an agent cannot start it');
   }
@@ -155,7 +155,7 @@ export function submit(m: Machine, stepId: string, claimId: string, sub: Submiss
   const lease = liveLease(m, stepId, claimId, actor);
   if (isStop(lease)) return lease;
   const def = m.def(stepId);
-  const { issues, evidence } = accept(def, sub, { summaryRequired: true, checkFile });
+  const { issues, evidence } = accept(def, sub, { summaryRequired: true, checkFile, people: m.ctx.people });
   const cap = issues.length === 0 ? capIssue(m, sub) : null;
   if (cap) issues.push(cap);
   // Refused, and the issues stay with the claim so a next claimant's handoff shows them.
@@ -296,7 +296,7 @@ export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<str
         m.complete(st.id, withCheck({ ...held, by, at: m.at }, st.escalation!.check!), held.next);
         return;
       }
-      const { issues: problems, evidence } = accept(def, d, { summaryRequired: false, checkFile });
+      const { issues: problems, evidence } = accept(def, d, { summaryRequired: false, checkFile, people: m.ctx.people });
       const cap = problems.length === 0 ? capIssue(m, d) : null;
       if (cap) problems.push(cap);
       if (problems.length > 0) return no('not_accepted', `the completion of ${st.id} was not accepted; fix every issue and decide again`, problems);

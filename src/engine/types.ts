@@ -155,11 +155,13 @@ export interface Limits {
   checkStateBytes: number;
 }
 
-/** The world around a command: time, fresh ids, limits. */
+/** The world around a command: time, fresh ids, limits, and who the board's people are. */
 export interface Context {
   now: Date;
   newId: (prefix: string) => string;
   limits: Limits;
+  /** The board's people (lowercased emails) a `person` value may name; absent: any well-formed email. */
+  people?: ReadonlySet<string>;
 }
 
 /** An audit event the engine asks the store to record. */

@@ -78,18 +78,24 @@ export function expectedText(type: FieldType): string {
   return EXPECTED[type];
 }
 
-/** Check one value against its field, including `one_of` and list `items`. */
-export function checkValue(spec: FieldSpec, value: unknown, path: PathSegment[], sink: Sink): void {
+/** Who a `person` value may name: the board's people (lowercased emails). Absent: any well-formed email. */
+export type KnownPeople = ReadonlySet<string> | undefined;
+
+/** Check one value against its field, including `one_of`, list `items` and, for `person`, the board's people. */
+export function checkValue(spec: FieldSpec, value: unknown, path: PathSegment[], sink: Sink, people?: KnownPeople): void {
   if (!hasType(spec.type, value)) {
     sink(path, EXPECTED[spec.type]);
     return;
+  }
+  if (spec.type === 'person' && people && !people.has((value as string).toLowerCase())) {
+    sink(path, `${String(value)} is not a person on this board (workboard person add)`);
   }
   if (spec.oneOf && !spec.oneOf.some((o) => o === value)) {
     sink(path, `not one of ${spec.oneOf.map((o) => JSON.stringify(o)).join(', ')}`);
   }
   if (spec.type === 'list' && spec.items) {
     const items = spec.items;
-    (value as unknown[]).forEach((item, i) => checkValue(items, item, [...path, i], sink));
+    (value as unknown[]).forEach((item, i) => checkValue(items, item, [...path, i], sink, people));
   }
 }
 
@@ -97,7 +103,7 @@ export function checkValue(spec: FieldSpec, value: unknown, path: PathSegment[],
  * Check a set of values against declared fields: every required field
  * present, nothing undeclared, each value typed. `null` is not a value.
  */
-export function checkValues(fields: Fields, values: unknown, path: PathSegment[], sink: Sink): void {
+export function checkValues(fields: Fields, values: unknown, path: PathSegment[], sink: Sink, people?: KnownPeople): void {
   if (!isPlainObject(values)) {
     sink(path, 'expected object');
     return;
@@ -112,7 +118,7 @@ export function checkValues(fields: Fields, values: unknown, path: PathSegment[]
       sink([...path, name], spec.optional ? 'null is not a value; omit the field instead' : 'missing');
       continue;
     }
-    checkValue(spec, v, [...path, name], sink);
+    checkValue(spec, v, [...path, name], sink, people);
   }
   for (const name of Object.keys(values)) {
     if (!Object.hasOwn(fields, name)) sink([...path, name], 'not declared');

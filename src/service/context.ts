@@ -9,9 +9,21 @@ export function offerFor(manifest: Manifest): Offer {
   return { profiles: new Set(manifest.evaluator ? ['parallel-1', 'check-1'] : ['parallel-1']), tools: new Set(TOOLS) };
 }
 
-/** The engine's context: the moment, fresh ids for it, and the board's limits. */
+/** The engine's context: the moment, fresh ids for it, the board's limits and its people. */
 export function contextFor(manifest: Manifest, now: Date): Context {
   const s = manifest.settings;
   const limits = { runDataBytes: s.runDataBytes, leaseSeconds: s.leaseSeconds, checkPass: s.checkPass, checkFail: s.checkFail, checkConfidence: s.checkConfidence, checkStateBytes: s.checkStateBytes };
-  return { now, newId: (prefix) => `${prefix}-${ulid(now.getTime()).toLowerCase()}`, limits };
+  return { now, newId: (prefix) => `${prefix}-${ulid(now.getTime()).toLowerCase()}`, limits, people: peopleOf(manifest) };
+}
+
+const peopleCache = new WeakMap<Manifest, ReadonlySet<string>>();
+
+/** The board's people as lowercased emails, once per reading of WORK.md. */
+function peopleOf(manifest: Manifest): ReadonlySet<string> {
+  let set = peopleCache.get(manifest);
+  if (!set) {
+    set = new Set(manifest.people.map((p) => p.email.toLowerCase()));
+    peopleCache.set(manifest, set);
+  }
+  return set;
 }
