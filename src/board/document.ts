@@ -5,7 +5,7 @@
  */
 import type { Issue } from '../core/issues.js';
 import { sha256Hex } from '../core/hash.js';
-import { parseMarkdown } from '../process/parse.js';
+import { parseMarkdown } from '../core/markdown.js';
 import { renderMarkdown } from './codec.js';
 import { fileKind } from './layout.js';
 import { keyOrder, schemaIssues } from './schemas.js';

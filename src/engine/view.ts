@@ -4,7 +4,8 @@
  * Pure. Tokens never appear here.
  */
 import { canonicalJson, sha256Hex } from '../core/hash.js';
-import type { Route, Step } from '../process/model.js';
+import type { Step } from '../process/model.js';
+import type { Assignment, CompletionView, Decision, EvidenceView, Requirements, RunData, RunView, StepDataView, StepViewState, WorkItemView } from '../protocol/views.js';
 import { dataAt } from './machine.js';
 import type { Completion, EvidenceRecord, Pinned, RunState, StepState } from './types.js';
 
@@ -14,11 +15,11 @@ export type FileUrl = (ref: string) => string;
 const APPROVAL_FIELDS = ['decision', 'note', 'by', 'at'] as const;
 const FIELDS = ['output', 'evidence', 'summary', 'next', 'reason', 'decision', 'note', 'check', 'by', 'at'] as const;
 
-function evidenceView(items: EvidenceRecord[], url: FileUrl | null) {
+function evidenceView(items: EvidenceRecord[], url: FileUrl | null): EvidenceView[] {
   return items.map((e) => (e.kind === 'file' ? { kind: e.kind, ref: e.ref, ...(e.sha256 ? { sha256: e.sha256 } : {}), ...(url ? { url: url(e.ref) } : {}) } : { kind: e.kind, ref: e.ref }));
 }
 
-function completionView(kind: Step['kind'], c: Completion, url: FileUrl | null): Record<string, unknown> {
+function completionView(kind: Step['kind'], c: Completion, url: FileUrl | null): CompletionView {
   const out: Record<string, unknown> = {};
   const keys = kind === 'approve' && c.decision !== 'failed' ? APPROVAL_FIELDS : FIELDS;
   for (const k of keys) {
@@ -26,12 +27,12 @@ function completionView(kind: Step['kind'], c: Completion, url: FileUrl | null):
     if (v === undefined) continue;
     out[k] = k === 'evidence' ? evidenceView(v as EvidenceRecord[], url) : v;
   }
-  return out;
+  return out as CompletionView;
 }
 
 /** `data`: inputs, and for each step that has completed (now or before), its fields and history. */
-export function runData(state: RunState, pinned: Pinned, url: FileUrl | null): { inputs: Record<string, unknown>; steps: Record<string, unknown> } {
-  const steps: Record<string, unknown> = {};
+export function runData(state: RunState, pinned: Pinned, url: FileUrl | null): RunData {
+  const steps: Record<string, StepDataView> = {};
   for (const def of pinned.process.steps) {
     const st = state.steps[def.id];
     // While a check's unsure verdict waits on a person, run data shows it (check-1 §3).
@@ -57,13 +58,13 @@ export function leaseLive(state: RunState, stepId: string, now: Date): boolean {
   return l !== undefined && Date.parse(l.expiresAt) > now.getTime();
 }
 
-export function viewState(state: RunState, st: StepState, now: Date): string | null {
+export function viewState(state: RunState, st: StepState, now: Date): StepViewState {
   if (st.state === 'ready' && leaseLive(state, st.id, now)) return 'claimed';
   return st.state;
 }
 
 /** The step's requirements as `claim` gives them: output fields as written, evidence kinds, routes when `next` is a list. */
-export function requirements(def: Step): { output: Record<string, unknown> | null; evidence: string[] | null; next: Route[] | null } {
+export function requirements(def: Step): Requirements {
   return {
     output: def.output ? rawFields(def) : null,
     evidence: def.evidence ?? null,
@@ -91,11 +92,6 @@ function fieldObject(spec: NonNullable<Step['output']>[string]): Record<string, 
   };
 }
 
-export interface Assignment {
-  group?: string;
-  person?: string;
-}
-
 /** Who a work item is for: the role's group, the initiator, a person in run data, or the operators for an escalation. */
 export function assignment(state: RunState, pinned: Pinned, def: Step, st: StepState): Assignment {
   if (def.kind === 'agent' || st.escalation) return { group: OPERATORS };
@@ -108,14 +104,14 @@ export function assignment(state: RunState, pinned: Pinned, def: Step, st: StepS
 /** The pseudo-group of the board's operators, where escalations go. */
 export const OPERATORS = 'operators';
 
-export function decisionsFor(def: Step, st: StepState): string[] {
+export function decisionsFor(def: Step, st: StepState): Decision[] {
   // An escalation (an agent's, or a check unsure of an agent's or a task's submission) can be returned.
   if (def.kind === 'agent' || (st.escalation && def.kind === 'task')) return ['returned', 'completed', 'failed'];
   return def.kind === 'approve' ? ['approved', 'rejected', 'failed'] : ['completed', 'failed'];
 }
 
-export function workItems(state: RunState, pinned: Pinned, snapshot: string): Record<string, unknown>[] {
-  const items: Record<string, unknown>[] = [];
+export function workItems(state: RunState, pinned: Pinned, snapshot: string): WorkItemView[] {
+  const items: WorkItemView[] = [];
   for (const def of pinned.process.steps) {
     const st = state.steps[def.id];
     if (!st?.workItem || st.state !== 'waiting') continue;
@@ -145,7 +141,7 @@ export function workItems(state: RunState, pinned: Pinned, snapshot: string): Re
   return items;
 }
 
-export function runView(state: RunState, pinned: Pinned, now: Date, url: FileUrl | null): Record<string, unknown> {
+export function runView(state: RunState, pinned: Pinned, now: Date, url: FileUrl | null): RunView {
   const r = state.run;
   const snapshot = snapshotOf(state, pinned);
   return {

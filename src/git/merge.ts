@@ -7,7 +7,7 @@
  * events would lose history.
  */
 import { verifyChain } from '../board/audit.js';
-import { parseMarkdown } from '../process/parse.js';
+import { parseMarkdown } from '../core/markdown.js';
 
 export type MergeOutcome = { result: 'ours' | 'theirs' } | { result: 'conflict'; reason: string };
 

@@ -2,7 +2,7 @@
 import type { Issue } from '../core/issues.js';
 import { processHash } from './hash.js';
 import type { Process } from './model.js';
-import { locateIssues, parseMarkdown } from './parse.js';
+import { locateIssues, parseMarkdown } from '../core/markdown.js';
 import type { Offer } from '../protocol/offer.js';
 import { validateProcess } from './validate/process.js';
 

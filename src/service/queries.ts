@@ -5,13 +5,14 @@
  */
 import type { Board } from '../board/board.js';
 import { listProcessNames, listVersions } from '../board/processes.js';
-import * as cmd from '../engine/commands.js';
+import { mayDecide } from '../engine/commands.js';
 import type { Actor, RunRecord } from '../engine/types.js';
 import { leaseLive, snapshotOf, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
 import { page } from './paging.js';
 import type { RunReader } from './run-reader.js';
 import type { GetWorkArgs, ListRunsArgs } from '../protocol/tool-args.js';
+import type { Page, RunRow, WorkEntry } from '../protocol/views.js';
 
 export async function listProcesses(board: Board, reader: RunReader, cursor?: string) {
   const items = [];
@@ -33,8 +34,8 @@ export async function listProcesses(board: Board, reader: RunReader, cursor?: st
   return page(items, (i) => i.name, 100, cursor);
 }
 
-export async function getWork(reader: RunReader, groups: Record<string, string[]>, actor: Actor, a: GetWorkArgs, now: Date) {
-  const items: { key: string; item: Record<string, unknown> }[] = [];
+export async function getWork(reader: RunReader, groups: Record<string, string[]>, actor: Actor, a: GetWorkArgs, now: Date): Promise<Page<WorkEntry>> {
+  const items: { key: string; item: WorkEntry }[] = [];
   for await (const m of reader.openRuns(a.process)) {
     const r = m.state.run;
     const test = r.mode === 'test' ? { mode: 'test' as const } : { mode: 'live' as const };
@@ -61,8 +62,8 @@ export async function getWork(reader: RunReader, groups: Record<string, string[]
     } else {
       const snapshot = snapshotOf(m.state, m.pinned);
       for (const wi of workItems(m.state, m.pinned, snapshot)) {
-        if (!cmd.mayDecide(actor, wi.assignedTo as { group?: string; person?: string }, groups)) continue;
-        const st = m.state.steps[wi.stepId as string]!;
+        if (!mayDecide(actor, wi.assignedTo, groups)) continue;
+        const st = m.state.steps[wi.stepId]!;
         items.push({ key: `${st.readySince}|${r.id}|${wi.id}`, item: { runId: r.id, process: r.process, version: r.version, ...test, workItem: wi } });
       }
     }
@@ -72,8 +73,8 @@ export async function getWork(reader: RunReader, groups: Record<string, string[]
   return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
 }
 
-export async function listRuns(reader: RunReader, a: ListRunsArgs, now: () => Date) {
-  const rows: { key: string; item: Record<string, unknown> }[] = [];
+export async function listRuns(reader: RunReader, a: ListRunsArgs, now: () => Date): Promise<Page<RunRow>> {
+  const rows: { key: string; item: RunRow }[] = [];
   for (const r of [...(await reader.summaries())].reverse()) {
     const id = r.id;
     if (a.process !== undefined && r.process !== a.process) continue;

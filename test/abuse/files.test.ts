@@ -352,7 +352,7 @@ describe('the server never writes a board file it then refuses to read', () => {
   /**
    * Either the call is refused (and nothing changes), or the run it wrote can
    * still be read and worked on. Today a write whose data nests deeper than the
-   * YAML reader's 64 levels (src/process/parse.ts MAX_DEPTH), or whose step file
+   * YAML reader's 64 levels (src/core/markdown.ts MAX_DEPTH), or whose step file
    * grows past 1 MiB (MAX_FILE_BYTES), is accepted, written, and from then on
    * every call on the run answers conflict board_file_invalid: the run is lost.
    * BUG: src/service/service.ts (startRun, runWrite) and src/engine/commands.ts

@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYamlLib } from 'yaml';
 import { renderMarkdown } from '../../src/board/codec.js';
 import { decodeDoc, encodeDoc } from '../../src/board/document.js';
-import { parseMarkdown } from '../../src/process/parse.js';
+import { parseMarkdown } from '../../src/core/markdown.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const RUN = 'r-01jd0000000000000000000001';

@@ -19,7 +19,7 @@ import { Board } from '../../src/board/board.js';
 import { BoardError } from '../../src/board/errors.js';
 import type { Tx } from '../../src/board/tx.js';
 import { verifyBoard } from '../../src/board/verify.js';
-import { parseMarkdown } from '../../src/process/parse.js';
+import { parseMarkdown } from '../../src/core/markdown.js';
 import { chainEvents, cleanupTmp, exists, newBoard, readText, runData, runId, snapshotDir, stepData, tmpDir } from '../support/tmp-board.js';
 
 afterEach(cleanupTmp);

@@ -5,7 +5,7 @@
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseMarkdown } from '../../src/process/parse.js';
+import { parseMarkdown } from '../../src/core/markdown.js';
 import { ensureBuilt, ROOT, workboard } from '../support/cli-run.js';
 import { cleanupTmp, snapshotDir, tmpDir } from '../support/tmp-board.js';
 

@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProcess } from '../../src/process/load.js';
-import { parseMarkdown } from '../../src/process/parse.js';
+import { parseMarkdown } from '../../src/core/markdown.js';
 import { FULL_OFFER } from '../../src/protocol/offer.js';
 import { ensureBuilt, workboard, type CliResult } from '../support/cli-run.js';
 import { cleanupTmp, snapshotDir, tmpDir } from '../support/tmp-board.js';

@@ -7,7 +7,7 @@
  * board file (RUN.md, step files, WORK.md, VERSION.md).
  */
 import { isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
-import { formatPath, type Issue, type PathSegment } from '../core/issues.js';
+import { formatPath, type Issue, type PathSegment } from './issues.js';
 
 /** The tags of the YAML 1.2 core schema; any other explicit tag is refused. */
 const CORE_TAGS = new Set(

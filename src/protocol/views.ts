@@ -1,0 +1,138 @@
+/**
+ * What the read and write tools answer, as types: the run view, run data,
+ * work items with their exact `decide` call, `get_work` items and the run
+ * list. The engine builds these values; every transport and the web app
+ * read them through these types rather than by cast.
+ */
+import type { Handoff, Escalation, Verdict } from '../engine/types.js';
+
+export type RunState = 'active' | 'waiting' | 'ended' | 'cancelled';
+export type StepViewState = 'ready' | 'claimed' | 'waiting' | 'done' | 'failed' | 'cancelled' | null;
+export type Decision = 'completed' | 'approved' | 'rejected' | 'returned' | 'failed';
+
+export interface EvidenceView {
+  kind: 'file' | 'link';
+  ref: string;
+  sha256?: string;
+  /** A short-lived download address for a file, when the transport can serve one. */
+  url?: string;
+}
+
+/** One completion of a step as run data shows it (an approval shows only its decision, note, who and when). */
+export interface CompletionView {
+  output?: Record<string, unknown>;
+  evidence?: EvidenceView[];
+  summary?: string;
+  next?: string;
+  reason?: string;
+  decision?: 'approved' | 'rejected' | 'failed';
+  note?: string;
+  check?: Verdict;
+  by?: string;
+  at?: string;
+}
+
+/** A step's entry in run data: its current completion (if any), a pending verdict, and every earlier one. */
+export type StepDataView = CompletionView & { history: CompletionView[] };
+
+export interface RunData {
+  inputs: Record<string, unknown>;
+  steps: Record<string, StepDataView>;
+}
+
+export interface Route {
+  to: string;
+  when?: string;
+}
+
+/** A step's requirements as written in the process: output fields, evidence kinds, routes. */
+export interface Requirements {
+  output: Record<string, unknown> | null;
+  evidence: string[] | null;
+  next: Route[] | null;
+}
+
+export interface Assignment {
+  group?: string;
+  person?: string;
+}
+
+export interface WorkItemView extends Requirements {
+  id: string;
+  stepId: string;
+  kind: 'agent' | 'task' | 'approve';
+  text: string;
+  handoff: Handoff | null;
+  assignedTo: Assignment;
+  snapshot: string;
+  due: string | null;
+  escalation: Escalation | null;
+  decide: {
+    tool: 'decide';
+    arguments: { runId: string; workItemId: string; snapshot: string; requestId: string };
+    decisions: Decision[];
+  };
+  mode?: 'test';
+}
+
+export interface RunSummaryView {
+  id: string;
+  process: string;
+  version: number;
+  mode: 'live' | 'test';
+  state: RunState;
+  outcome: string | null;
+  ended: { by: string; at: string; note: string | null } | null;
+  startedBy: string;
+  startedAt: string;
+  updatedAt: string;
+}
+
+export interface StepView {
+  id: string;
+  kind: string;
+  state: StepViewState;
+  due?: string | null;
+  overdue?: boolean;
+}
+
+export interface RunView {
+  run: RunSummaryView;
+  data: RunData;
+  steps: StepView[];
+  workItems: WorkItemView[];
+  body: string;
+}
+
+/** One `get_work` item: a claimable step for an agent, or a work item for a person. */
+export type WorkEntry =
+  | {
+      runId: string;
+      stepId: string;
+      process: string;
+      version: number;
+      mode: 'live' | 'test';
+      readySince: string | null;
+      due: string | null;
+      overdue: boolean;
+      handoff: Handoff | null;
+      claim: { tool: 'claim'; arguments: { runId: string; stepId: string; requestId: string } };
+    }
+  | { runId: string; process: string; version: number; mode: 'live' | 'test'; workItem: WorkItemView };
+
+/** One `list_runs` row. */
+export interface RunRow {
+  id: string;
+  process: string;
+  version: number;
+  state: RunState;
+  outcome: string | null;
+  startedAt: string;
+  updatedAt: string;
+  inputs: Record<string, unknown>;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
