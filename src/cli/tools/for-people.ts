@@ -6,22 +6,29 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
-import { exitFor, printJson } from '../output.js';
+import { loadVersion } from '../../board/processes.js';
+import type { Step } from '../../process/model.js';
+import { FULL_OFFER } from '../../protocol/offer.js';
+import { EXIT, exitFor } from '../output.js';
 import type { Cli } from '../cli.js';
 import { collect, evidenceArgs, fieldsFrom } from './args.js';
 import { call, callQuietly } from './call.js';
 import { askDecision } from './decide-prompt.js';
-import { printInbox, printRun, printRunMap } from './render.js';
-import type { RunView, ToolArgs } from './views.js';
+import { printDecideArgs, printInbox, printRefusal, printRun, printRunMap } from './render.js';
+import type { RunView, ToolArgs, WorkPage } from './views.js';
 
 export function show(program: Command, cli: Cli): void {
   program
     .command('show')
-    .description('a run: every step with its state, who, when, outputs, evidence and open work items')
+    .description('a run: its inputs, every step with its state, who, when, outputs, evidence, and open work items with the command that decides each')
     .argument('<run>', 'the run id')
-    .option('--map', 'draw the run on its process map (Mermaid), each step marked with its state')
-    .addHelpText('after', '\nExample:\n  workboard show r-01jd… --map')
-    .action(async (runId: string, o: { map?: boolean }) => call(cli, 'get_run', { runId }, (v: RunView) => (o.map ? printRunMap(cli, v) : printRun(v))));
+    .option('--map', 'draw the run on its process map, each step marked with its state')
+    .option('--format <f>', 'with --map: mermaid or svg (the path taken, the current step, rework counts)', 'mermaid')
+    .addHelpText('after', '\nExamples:\n  workboard show r-01jd… --map\n  workboard show r-01jd… --map --format svg > run.svg')
+    .action(async (runId: string, o: { map?: boolean; format: string }) => {
+      if (o.format !== 'mermaid' && o.format !== 'svg') cli.usage(`--format is mermaid or svg, not "${o.format}"`);
+      return call(cli, 'get_run', { runId }, (v: RunView) => (o.map ? printRunMap(cli, v, o.format) : printRun(v)), true);
+    });
 }
 
 export function inbox(program: Command, cli: Cli): void {
@@ -30,15 +37,27 @@ export function inbox(program: Command, cli: Cli): void {
     .description('my open work items, oldest first (as a person), or ready steps (as an agent)')
     .option('--process <name>', 'only this process')
     .option('--limit <n>', 'page size (1–100)', '20')
-    .addHelpText('after', '\nExample:\n  workboard inbox --as mira@example.com')
-    .action(async (o: { process?: string; limit: string }) => {
+    .option('--decide-args', 'print each work item only as the arguments decide takes: <run> <work-item> --snapshot <snapshot>')
+    .addHelpText('after', '\nExamples:\n  workboard inbox --as mira@example.com\n  ITEM=$(workboard inbox --limit 1 --decide-args --as mira@example.com)\n  workboard decide $ITEM approved --as mira@example.com')
+    .action(async (o: { process?: string; limit: string; decideArgs?: boolean }) => {
       const args: ToolArgs = { limit: Number(o.limit) };
       if (o.process) args.process = o.process;
-      await call(cli, 'get_work', args, printInbox);
+      await call(cli, 'get_work', args, async (page: WorkPage, read) => {
+        if (o.decideArgs) return printDecideArgs(page);
+        // Each run is read once, for its title and inputs, so two items of one process can be told apart.
+        const runs = new Map<string, RunView>();
+        for (const i of page.items) {
+          if (!i.workItem || runs.has(i.runId)) continue;
+          const r = await read<RunView>('get_run', { runId: i.runId });
+          if (r.ok) runs.set(i.runId, r.data);
+        }
+        printInbox(page, runs);
+      });
     });
 }
 
 interface DecideFlags {
+  snapshot?: string;
   note?: string;
   output: string[];
   outputFile?: string;
@@ -49,6 +68,11 @@ interface DecideFlags {
   requestId?: string;
 }
 
+/** The version a run is pinned to, for what its decisions lead to. */
+async function stepsOf(cli: Cli, view: RunView): Promise<readonly Step[]> {
+  return (await loadVersion(await cli.board(), view.run.process, view.run.version, FULL_OFFER)).process.steps;
+}
+
 export function decide(program: Command, cli: Cli): void {
   program
     .command('decide')
@@ -56,6 +80,7 @@ export function decide(program: Command, cli: Cli): void {
     .argument('<run>', 'the run id')
     .argument('<work-item>', 'the work item id')
     .argument('[decision]', 'approved | rejected | completed | returned | failed (asked for on a terminal when left out)')
+    .option('--snapshot <snapshot>', 'the snapshot show and inbox printed: the data you decided on (needed without a terminal)')
     .option('--note <text>', 'why (required to reject, return or fail)')
     .option('--output <key=value>', 'an output field (repeatable)', collect, [])
     .option('--output-file <file>', 'a JSON object of output fields')
@@ -64,29 +89,36 @@ export function decide(program: Command, cli: Cli): void {
     .option('--next <step>', 'the chosen route, when the step offers routes')
     .option('--reason <text>', 'why that route')
     .option('--request-id <id>', 'make the call idempotent (default: a new UUID)')
-    .addHelpText('after', '\nExample:\n  workboard decide r-01jd… w-01jd… rejected --note "Receipt is missing" --as mira@example.com')
+    .addHelpText('after', '\nExamples:\n  workboard decide r-01jd… w-01jd… rejected --note "Receipt is missing" --snapshot 3f0c… --as mira@example.com\n  workboard decide r-01jd… w-01jd…     # on a terminal: shows the work item and asks')
     .action(async (runId: string, workItemId: string, given: string | undefined, flags: DecideFlags) => {
-      const askable = process.stdin.isTTY === true && !cli.json();
-      if (given === undefined && !askable) cli.usage('give a decision (approved, rejected, completed, returned or failed); it is asked for only on a terminal');
-      // The run is read first for the work item's snapshot, and for what to show when asking.
-      const read = await callQuietly<RunView>(cli, 'get_run', { runId }, '; pass --as <email>');
-      if (!read.ok) {
-        if (cli.json()) printJson(read);
-        else process.stderr.write(`${read.error.code}: ${read.error.message}\n`);
-        return cli.exit(exitFor(read));
-      }
-      const view = read.data;
-      const item = view.workItems.find((w) => w.id === workItemId);
-      // On a terminal the answers stand in for the flags they name.
-      let chosen = flags;
+      const terminal = process.stdin.isTTY === true && process.stdout.isTTY === true && !cli.json();
+      let chosen: DecideFlags = flags;
       let decision = given;
-      if (decision === undefined) {
-        if (!item) throw new BoardError('invalid', `no open work item ${workItemId} on run ${runId}`);
-        const answers = await askDecision(view, item);
+      let snapshot = flags.snapshot;
+      if (decision === undefined || snapshot === undefined) {
+        if (!terminal) {
+          const missing = [...(decision === undefined ? ['a decision (approved, rejected, completed, returned or failed)'] : []), ...(snapshot === undefined ? ['--snapshot <snapshot> (printed by show and inbox: it names the data you decided on)'] : [])];
+          cli.usage(`without a terminal, decide needs ${missing.join(' and ')}`);
+        }
+        // On a terminal the person sees what is being decided before anything is sent.
+        const read = await callQuietly<RunView>(cli, 'get_run', { runId }, '; pass --as <email>');
+        if (!read.ok) {
+          printRefusal(read.error);
+          return cli.exit(exitFor(read));
+        }
+        const view = read.data;
+        const item = view.workItems.find((w) => w.id === workItemId);
+        if (!item) throw new BoardError('invalid', `no open work item ${workItemId} on run ${runId} (workboard show ${runId} lists them)`);
+        const answers = await askDecision(view, item, await stepsOf(cli, view), decision === undefined ? undefined : { decision, ...(flags.next ? { next: flags.next } : {}) });
+        if (answers === null) {
+          process.stderr.write('nothing was decided\n');
+          return cli.exit(EXIT.refused);
+        }
         chosen = { ...flags, ...answers };
         decision = answers.decision;
+        snapshot ??= item.snapshot;
       }
-      const args: ToolArgs = { runId, workItemId, snapshot: item ? item.snapshot : 'none', decision, requestId: chosen.requestId ?? randomUUID() };
+      const args: ToolArgs = { runId, workItemId, snapshot, decision, requestId: chosen.requestId ?? randomUUID() };
       const output = fieldsFrom(chosen.outputFile, chosen.output, '--output', cli);
       if (Object.keys(output).length > 0 || (decision === 'completed' && !chosen.outputFile)) args.output = output;
       const evidence = await evidenceArgs(chosen.evidence, cli);

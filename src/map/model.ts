@@ -1,0 +1,213 @@
+/**
+ * What a process map shows, before any geometry: lanes named by who acts,
+ * a card or shape for each step, the decision points, forks and joins, the
+ * ends (with the `rejected` and `failed` ends a decision can reach), and every
+ * line with its label. Pure: a process (published or draft) in, a graph out.
+ */
+import type { Issue } from '../core/issues.js';
+import { StepGraph } from '../process/graph.js';
+import { JOIN, type Process, type Step } from '../process/model.js';
+
+export type NodeKind = 'start' | 'agent' | 'task' | 'approve' | 'decision' | 'fork' | 'join' | 'wait' | 'end' | 'missing';
+export type EdgeKind = 'next' | 'route' | 'approved' | 'rejected' | 'failed' | 'timeout' | 'branch';
+
+export interface MapNode {
+  id: string;
+  kind: NodeKind;
+  lane: string;
+  /** The step this node draws or belongs to (a decision belongs to the step it follows). */
+  step?: string;
+  /** Bold first line: the step id as words, "Start", or the outcome. */
+  title: string;
+  /** What a reader needs beyond the title: instructions, what a wait waits for. */
+  text: string;
+  /** A small line above the title: the kind and id. */
+  tag: string;
+  /** Outputs, evidence, checks, due. */
+  badges: string[];
+  /** Validation problems of this step (drafts). */
+  problems: string[];
+}
+
+export interface MapEdge {
+  id: string;
+  from: string;
+  to: string;
+  kind: EdgeKind;
+  label?: string;
+  /** The step whose completion takes this line, and the step it leads to (for drawing a run's path). */
+  fromStep?: string;
+  toStep?: string;
+}
+
+export interface MapLane {
+  id: string;
+  label: string;
+  detail: string;
+}
+
+export interface MapGraph {
+  name: string;
+  description: string;
+  lanes: MapLane[];
+  nodes: MapNode[];
+  edges: MapEdge[];
+  /** Problems that belong to no step (drafts). */
+  problems: string[];
+}
+
+export interface LaneContext {
+  /** Role → group, as published; absent for a draft. */
+  roles?: Record<string, string>;
+  /** The board's groups and their members (WORK.md `groups`). */
+  groups?: Record<string, readonly string[]>;
+}
+
+export const AGENT_LANE = 'agent';
+export const CLOCK_LANE = 'clock';
+export const START = '#start';
+
+/** `check_vendor` → "Check vendor". */
+export function words(id: string): string {
+  const t = id.replace(/[_-]+/g, ' ').trim();
+  return t.charAt(0).toUpperCase() + t.slice(1);
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** The lane a step's performer is drawn in, and how a reader knows that performer. */
+function laneFor(person: string | undefined, ctx: LaneContext): MapLane {
+  if (person === undefined || person === '') return { id: 'role:?', label: 'A person', detail: 'no person named yet' };
+  if (person === 'initiator') return { id: 'initiator', label: 'Initiator', detail: 'the person who started the run' };
+  if (person.includes('.')) return { id: `path:${person}`, label: words(person.split('.').pop()!), detail: `the person in ${person}` };
+  const group = ctx.roles?.[person];
+  if (group === undefined) return { id: `role:${person}`, label: words(person), detail: ctx.roles ? 'role with no group' : 'role (a group is chosen at publish)' };
+  const members = ctx.groups?.[group];
+  return { id: `role:${person}`, label: words(group), detail: `group ${group}${members ? ` · ${plural(members.length, 'member')}` : ''} (role ${person})` };
+}
+
+function badgesOf(s: Step): string[] {
+  const out: string[] = [];
+  if (s.output && Object.keys(s.output).length > 0) out.push(`output: ${Object.keys(s.output).join(', ')}`);
+  if (s.evidence && s.evidence.length > 0) out.push(`evidence: ${s.evidence.join(', ')}`);
+  if (s.check && s.check.length > 0) out.push(`check: ${plural(s.check.length, 'question')}${s.advisory ? ', advisory' : ''}`);
+  if (s.due) out.push(`due in ${s.due}`);
+  return out;
+}
+
+const KIND_TAG: Record<string, string> = { agent: 'Agent step', task: 'Task', approve: 'Approval' };
+
+/** What a wait shows: what it waits for, and for how long at most. */
+function waitText(s: Step): { title: string; text: string } {
+  if (s.kind === 'wait') return { title: `Wait ${s.value}`, text: `The run pauses ${s.value}, then goes on.` };
+  if (s.kind === 'wait_until') return { title: 'Wait until a date', text: `Until the time in ${s.value}.` };
+  return { title: `Wait for ${s.value}`, text: `Until the event ${s.value} arrives${s.timeout ? `, at most ${s.timeout}` : ''}.` };
+}
+
+/** Issues whose path starts `steps[i]`, by step index; the rest are the map's own. */
+function problemsByStep(problems: readonly Issue[]): { byIndex: Map<number, string[]>; rest: string[] } {
+  const byIndex = new Map<number, string[]>();
+  const rest: string[] = [];
+  for (const p of problems) {
+    const m = /^steps\[(\d+)\]\.?(.*)$/.exec(p.path);
+    const text = m ? `${m[2] ? `${m[2]}: ` : ''}${p.message}` : p.path ? `${p.path}: ${p.message}` : p.message;
+    if (!m) rest.push(text);
+    else byIndex.set(Number(m[1]), [...(byIndex.get(Number(m[1])) ?? []), text]);
+  }
+  return { byIndex, rest };
+}
+
+export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly Issue[] = []): MapGraph {
+  const lanes = new Map<string, MapLane>();
+  const nodes: MapNode[] = [];
+  const edges: MapEdge[] = [];
+  const ids = new Set(p.steps.map((s) => s.id));
+  const branchOf = new StepGraph(p.steps).branches().place;
+  const { byIndex, rest } = problemsByStep(problems);
+  const useLane = (l: MapLane) => {
+    if (!lanes.has(l.id)) lanes.set(l.id, l);
+    return l.id;
+  };
+  const node = (n: Omit<MapNode, 'badges' | 'problems' | 'tag' | 'text'> & Partial<MapNode>) => nodes.push({ badges: [], problems: [], tag: '', text: '', ...n });
+  const edge = (from: string, to: string, kind: EdgeKind, fromStep: string | undefined, toStep: string | undefined, label?: string) =>
+    edges.push({ id: `e${edges.length}`, from, to, kind, ...(label !== undefined ? { label } : {}), ...(fromStep ? { fromStep } : {}), ...(toStep ? { toStep } : {}) });
+  // A reference to a step the draft does not have is drawn as a marked placeholder.
+  const missing = new Set<string>();
+  const target = (s: Step, to: string): string => {
+    const fork = to === JOIN ? branchOf.get(s.id)?.parallel : undefined;
+    if (fork !== undefined) return `${fork}#join`;
+    if (!ids.has(to)) missing.add(to);
+    return ids.has(to) ? to : `#missing:${to}`;
+  };
+  const stepOf = (to: string) => (to.startsWith('#') || to === JOIN ? undefined : to);
+
+  const agentLane: MapLane = { id: AGENT_LANE, label: 'Agent', detail: 'any agent of the board' };
+  // Finishes and forks sit in the lane of the step before them.
+  let previousLane = agentLane;
+  const drawn = new Set<string>();
+  for (const [i, s] of p.steps.entries()) {
+    const own = byIndex.get(i) ?? [];
+    // A draft may name one id twice: the first is drawn, the second's problems are listed above the map.
+    if (drawn.has(s.id)) {
+      rest.push(...own.map((x) => `steps[${i}] (${s.id}) ${x}`));
+      continue;
+    }
+    drawn.add(s.id);
+    let l = previousLane;
+    if (s.kind === 'agent') l = agentLane;
+    else if (s.kind === 'task' || s.kind === 'approve') l = laneFor(s.person, ctx);
+    else if (s.kind === 'wait' || s.kind === 'wait_until' || s.kind === 'wait_for') l = { id: CLOCK_LANE, label: 'Waiting', detail: 'timers and events; no one acts' };
+    const lane = useLane(l);
+    previousLane = lanes.get(lane)!;
+
+    if (s.kind === 'agent' || s.kind === 'task' || s.kind === 'approve') {
+      node({ id: s.id, kind: s.kind, lane, step: s.id, title: words(s.id), text: s.value, tag: `${KIND_TAG[s.kind]} · ${s.id}`, badges: badgesOf(s), problems: own });
+    } else if (s.kind === 'finish') {
+      node({ id: s.id, kind: 'end', lane, step: s.id, title: s.value || s.id, text: `The run ends ${s.value || s.id}.`, tag: `End · ${s.id}`, problems: own });
+    } else if (s.kind === 'parallel') {
+      node({ id: s.id, kind: 'fork', lane, step: s.id, title: words(s.id), text: 'The branches start together.', tag: `Parallel · ${s.id}`, problems: own });
+      node({ id: `${s.id}#join`, kind: 'join', lane, step: s.id, title: 'Join', text: 'Goes on when every branch is done.', tag: 'Join' });
+    } else {
+      const w = waitText(s);
+      node({ id: s.id, kind: 'wait', lane, step: s.id, title: w.title, text: w.text, tag: `${s.kind} · ${s.id}`, problems: own });
+    }
+
+    // The lines this step starts.
+    if (s.kind === 'parallel') {
+      for (const b of s.branches ?? []) edge(s.id, target(s, b), 'branch', s.id, stepOf(b));
+      if (typeof s.next === 'string') edge(`${s.id}#join`, target(s, s.next), 'next', s.id, stepOf(s.next));
+    } else if (Array.isArray(s.next)) {
+      const d = `${s.id}#decision`;
+      node({ id: d, kind: 'decision', lane, step: s.id, title: 'Decision', text: `Where the run goes after ${words(s.id)}.`, tag: 'Decision' });
+      edge(s.id, d, 'next', s.id, undefined);
+      for (const r of s.next) edge(d, target(s, r.to), 'route', s.id, stepOf(r.to), r.when ?? `To ${words(r.to)}`);
+    } else if (typeof s.next === 'string') {
+      const label = s.kind === 'approve' ? 'Approved' : s.kind === 'wait_for' ? (s.timeout && !s.onTimeout ? `${s.value}, or after ${s.timeout}` : `${s.value} arrives`) : undefined;
+      edge(s.id, target(s, s.next), s.kind === 'approve' ? 'approved' : 'next', s.id, stepOf(s.next), label);
+    }
+    if (s.onTimeout) edge(s.id, target(s, s.onTimeout), 'timeout', s.id, stepOf(s.onTimeout), `No ${s.value} after ${s.timeout ?? '?'}`);
+    if (s.kind === 'approve') {
+      if (s.onReject) edge(s.id, target(s, s.onReject), 'rejected', s.id, stepOf(s.onReject), 'Rejected');
+      else {
+        node({ id: `${s.id}#rejected`, kind: 'end', lane, step: s.id, title: 'rejected', text: 'A rejection ends the run rejected.', tag: 'End' });
+        edge(s.id, `${s.id}#rejected`, 'rejected', s.id, undefined, 'Rejected');
+      }
+    }
+    if (s.kind === 'task' || s.kind === 'approve') {
+      node({ id: `${s.id}#failed`, kind: 'end', lane, step: s.id, title: 'failed', text: `Deciding failed on ${words(s.id)} ends the run failed.`, tag: 'End' });
+      edge(s.id, `${s.id}#failed`, 'failed', s.id, undefined, 'Failed');
+    }
+  }
+  for (const m of missing) {
+    const from = edges.find((e) => e.to === `#missing:${m}`)!;
+    node({ id: `#missing:${m}`, kind: 'missing', lane: nodes.find((n) => n.id === from.from)!.lane, title: m, text: `No step "${m}" in this file.`, tag: 'Missing step', problems: [`no step "${m}"`] });
+  }
+  if (p.steps.length > 0) {
+    const first = nodes[0]!;
+    nodes.unshift({ id: START, kind: 'start', lane: first.lane, title: 'Start', text: 'A run starts here.', tag: '', badges: [], problems: [] });
+    edges.unshift({ id: 'e-start', from: START, to: first.id, kind: 'next', toStep: first.id });
+  }
+  // Lanes in the order a reader meets them, the clock last.
+  const order = [...lanes.values()].sort((a, b) => Number(a.id === CLOCK_LANE) - Number(b.id === CLOCK_LANE));
+  return { name: p.name, description: p.description, lanes: order, nodes, edges, problems: rest };
+}
