@@ -106,16 +106,25 @@ export function isStatePath(rel: string): boolean {
   return norm !== null && norm.startsWith(`${STATE_DIR}/`);
 }
 
+/** The notification outbox; a run's notifications are named `<runId>-<id>.json` and commit with the run. */
+export const OUTBOX_DIR = `${STATE_DIR}/notifications`;
+
 /**
  * May a transaction on this scope write this (normalised) path? A run's
- * transaction writes only that run's folder and its leases; the board's
+ * transaction writes only that run's folder, its leases and its
+ * notifications; the board's
  * writes everything else that is committed. Audit chains are appended by
  * the store alone, never written.
  */
 export function scopeOwns(scope: Scope, rel: string): boolean {
   if (rel.endsWith('.jsonl')) return false;
   if (scope.kind === 'run') {
-    return rel.startsWith(`${paths.runDir(scope.id)}/`) || rel.startsWith(`${paths.leaseDir(scope.id)}/`) || rel.startsWith(`${STATE_DIR}/requests/`);
+    return (
+      rel.startsWith(`${paths.runDir(scope.id)}/`) ||
+      rel.startsWith(`${paths.leaseDir(scope.id)}/`) ||
+      rel.startsWith(`${STATE_DIR}/requests/`) ||
+      rel.startsWith(`${OUTBOX_DIR}/${scope.id}-`)
+    );
   }
   return !rel.startsWith('runs/') && !rel.startsWith(`${STATE_DIR}/leases/`) && !rel.startsWith(`${STATE_DIR}/locks/`) && !rel.startsWith(`${STATE_DIR}/journal/`);
 }

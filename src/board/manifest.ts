@@ -1,4 +1,4 @@
-/** WORK.md: the board's name, settings, limits and people. Never a secret. */
+/** WORK.md: the board's name, settings, limits, people, agents and where notifications go. Never a secret. */
 import type { BoardDoc } from './document.js';
 
 export interface Settings {
@@ -34,16 +34,47 @@ export type EvaluatorConfig = ({ kind: 'chat'; url: string; model: string; apiKe
 
 export const DEFAULT_EVALUATOR_TIMEOUT_SECONDS = 60;
 
+/** How a person is told of new work: each event by email, one digest per interval, or not at all. */
+export type NotifyPreference = 'email' | 'digest' | 'none';
+
+export interface Person {
+  email: string;
+  name?: string;
+  notify?: NotifyPreference;
+}
+
+export interface Agent {
+  id: string;
+  description?: string;
+  /** The processes it may start and claim steps of; absent: all. */
+  processes?: string[];
+}
+
+/** Where notifications go besides the `notify` command (see src/notify/). Secrets are named, never written. */
+export interface NotificationsConfig {
+  baseUrl: string | null;
+  digestMinutes: number;
+  maxAttempts: number;
+  webhook: { url: string; secretEnv?: string; secretFile?: string } | null;
+  email: { from: string; smtp: { host: string; port?: number; secure?: boolean; userEnv?: string; passwordEnv?: string } } | null;
+}
+
+export const DEFAULT_DIGEST_MINUTES = 60;
+export const DEFAULT_MAX_ATTEMPTS = 8;
+
 export interface Manifest {
   name: string;
   title: string;
   description: string;
   settings: Settings;
-  people: { email: string; name?: string }[];
+  people: Person[];
   groups: Record<string, string[]>;
   operators: string[];
-  agents: { id: string; description?: string }[];
+  agents: Agent[];
   notify: { command: string; args: string[] } | null;
+  notifications: NotificationsConfig;
+  /** Four eyes: processes whose approvals their initiator or an earlier step's completer may not decide. */
+  fourEyes: boolean | string[];
   evaluator: EvaluatorConfig | null;
 }
 
@@ -54,11 +85,13 @@ export function manifestFrom(doc: BoardDoc): Manifest {
     description: string;
     coordination?: Partial<Pick<Settings, 'leaseSeconds' | 'lockStaleSeconds'>>;
     limits?: Partial<Pick<Settings, 'runDataBytes' | 'maxUploadBytes' | 'checkPass' | 'checkFail' | 'checkConfidence' | 'checkStateBytes'>>;
-    people?: { email: string; name?: string }[];
+    people?: Person[];
     groups?: Record<string, string[]>;
     operators?: string[];
-    agents?: { id: string; description?: string }[];
+    agents?: Agent[];
     notify?: { command: string; args?: string[] };
+    notifications?: Partial<Omit<NotificationsConfig, 'webhook' | 'email'>> & Pick<Partial<NotificationsConfig>, 'webhook' | 'email'>;
+    fourEyes?: boolean | string[];
     evaluator?: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number };
   };
   return {
@@ -71,6 +104,14 @@ export function manifestFrom(doc: BoardDoc): Manifest {
     operators: d.operators ?? [],
     agents: d.agents ?? [],
     notify: d.notify ? { command: d.notify.command, args: d.notify.args ?? [] } : null,
+    notifications: {
+      baseUrl: d.notifications?.baseUrl ?? null,
+      digestMinutes: d.notifications?.digestMinutes ?? DEFAULT_DIGEST_MINUTES,
+      maxAttempts: d.notifications?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      webhook: d.notifications?.webhook ?? null,
+      email: d.notifications?.email ?? null,
+    },
+    fourEyes: d.fourEyes ?? false,
     evaluator: evaluatorFrom(d.evaluator),
   };
 }

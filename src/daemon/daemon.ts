@@ -4,8 +4,9 @@
  * runs (no polling loop), applies what fell due through the service (the lock
  * and the revs make two daemons harmless), and re-plans whenever the board
  * changes. The watcher adopts or refuses hand edits as soon as they land, and
- * re-validates draft processes. Time comes from an injected clock (the
- * system's by default), so tests move it instead of waiting for it.
+ * re-validates draft processes, and the courier delivers the notifications
+ * the outbox holds. Time comes from an injected clock (the system's by
+ * default), so tests move it instead of waiting for it.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -19,7 +20,8 @@ import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
 import { commitBoard } from '../git/commit.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
-import { deliver, overdueNotification } from './notify.js';
+import { Courier } from '../notify/courier.js';
+import { tellOperators } from '../notify/tell.js';
 import { RunWatch } from './run-watch.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
@@ -49,6 +51,7 @@ export class Daemon {
   private readonly log: (line: string) => void;
   private gitTimer: Cancel | null = null;
   private readonly clock: Clock;
+  private readonly courier: Courier;
 
   constructor(
     private readonly board: Board,
@@ -61,6 +64,7 @@ export class Daemon {
       this.settleThenPlan();
     });
     this.log = opts.log ?? ((line) => process.stdout.write(`${this.clock.now().toISOString()} ${line}\n`));
+    this.courier = new Courier(board, () => this.clock.now(), this.log);
   }
 
   async start(): Promise<void> {
@@ -154,7 +158,8 @@ export class Daemon {
     for (const id of due) await this.tick(id);
     // Ticks move deadlines on; read them again only when something was applied.
     if (due.length > 0) deadlines = await this.service.deadlines();
-    const next = Math.min(...deadlines.values(), now + MAX_SLEEP_MS);
+    const retry = await this.deliver();
+    const next = Math.min(...deadlines.values(), retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;
     this.timer = this.clock.after(Math.max(0, next - this.clock.now().getTime()), () => this.plan());
   }
@@ -166,20 +171,35 @@ export class Daemon {
         await this.saveRefused();
         await this.service.keepLastValid(runId, false);
       }
-      for (const ev of r.events) {
-        this.log(`${runId}: ${ev.action} ${ev.entity}`);
-        if (ev.action === 'step.overdue') await deliver(this.board, overdueNotification(this.board, r.state, r.pinned, ev.entity, this.clock.now().toISOString()), this.log);
-      }
+      for (const ev of r.events) this.log(`${runId}: ${ev.action} ${ev.entity}`);
     } catch (e) {
       if (e instanceof BoardError && (e.code === 'invalid' || e.code === 'corrupt')) {
         const problems = e.issues.map(issueText);
         this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`);
+        // Told once, until the run reads valid again.
+        if (!this.refused.has(runId)) {
+          await tellOperators(this.board, 'edit_refused', this.clock.now(), {
+            runId,
+            subject: `A hand edit of run ${runId} was refused`,
+            text: [e.message, ...problems, 'The run keeps its last valid state until the file is fixed (workboard doctor shows it).'].join('\n'),
+          });
+        }
         this.refused.set(runId, [e.message, ...problems]);
         await this.saveRefused();
         await this.service.keepLastValid(runId, true);
       } else if (!(e instanceof BoardError && e.code === 'busy')) {
         this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`);
       }
+    }
+  }
+
+  /** Send what the outbox holds that is due; when to come back for retries and digests. */
+  private async deliver(): Promise<number | null> {
+    try {
+      return await this.courier.run();
+    } catch (e) {
+      this.log(`notifications: ${e instanceof Error ? e.message : String(e)}`);
+      return this.clock.now().getTime() + 60_000;
     }
   }
 

@@ -6,17 +6,20 @@
  * follows only the codes stops.
  */
 import { BoardError, faultOf } from '../board/errors.js';
-import type { BoardStore } from '../board/store.js';
+import type { Board } from '../board/board.js';
 import { BoundedMap } from '../core/bounded-map.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { issueText } from '../core/issues.js';
 import { ToolError } from '../protocol/errors.js';
+import { tellOperators } from '../notify/tell.js';
 import { recordIncident } from './incidents.js';
 
 export type ToolResult = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; issues?: string[] } };
 
 /** How many times one call's internal fault is answered `retry` before `conflict` says to stop. */
 const FAULT_RETRIES = 3;
+/** Operators hear of internal faults at most once per this long from one process. */
+const TELL_QUIET_MS = 10 * 60_000;
 
 export function toError(e: ToolError | BoardError): ToolResult {
   if (e instanceof ToolError) return { ok: false, error: { code: e.code, message: e.message, ...(e.issues.length > 0 ? { issues: e.issues } : {}) } };
@@ -29,8 +32,11 @@ export class Failures {
   /** Internal faults answered so far per call (tool and arguments). */
   private readonly faults = new BoundedMap<string, number>(1000);
 
+  /** When operators were last told of an internal fault by this process: at most one message per quiet period. */
+  private toldAt = 0;
+
   constructor(
-    private readonly store: BoardStore,
+    private readonly board: Board,
     private readonly now: () => Date,
   ) {}
 
@@ -38,7 +44,11 @@ export class Failures {
     if (e instanceof ToolError || e instanceof BoardError) return toError(e);
     const fault = faultOf(e);
     if (fault.kind !== 'internal') return { ok: false, error: { code: 'retry', message: fault.message, issues: [fault.kind === 'no_space' ? 'disk_full' : 'resource_exhausted'] } };
-    const incident = await recordIncident(this.store, tool, e, this.now());
+    const incident = await recordIncident(this.board.store, tool, e, this.now());
+    if (this.now().getTime() - this.toldAt > TELL_QUIET_MS) {
+      this.toldAt = this.now().getTime();
+      await tellOperators(this.board, 'internal_fault', this.now(), { subject: `Internal fault in ${tool} (incident ${incident})`, text: `${fault.message}\nworkboard doctor shows the incident; the caller was answered retry.` });
+    }
     // One call is the same tool with the same arguments (a write's requestId among them): another call's fault never counts against it.
     const key = `${tool}|${callKey(args)}`;
     const answered = (this.faults.get(key) ?? 0) + 1;

@@ -6,13 +6,14 @@ import { STATE_DIR } from '../../board/layout.js';
 import { isBreakable, pidAlive } from '../../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../../board/processes.js';
 import { verifyBoard } from '../../board/verify.js';
+import { allEntries, statusOf } from '../../notify/outbox.js';
 import { FULL_OFFER } from '../../protocol/offer.js';
 import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from '../../service/incidents.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
 interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident';
+  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification';
   where: string;
   detail: string;
 }
@@ -67,6 +68,11 @@ export function register(program: Command, cli: Cli): void {
       for (const n of await list(board.store.abs(`${STATE_DIR}/journal`))) findings.push({ kind: 'pending-journal', where: n, detail: 'an interrupted commit; the next write or workboard serve rolls it forward' });
       const refused = await readIfExists(board.store.abs(`${STATE_DIR}/refused.json`));
       if (refused) for (const [run, why] of Object.entries(JSON.parse(refused.toString('utf8')) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
+      for (const e of await allEntries(board.store)) {
+        if (statusOf(e) !== 'parked') continue;
+        const why = Object.entries(e.deliveries ?? {}).filter(([, d]) => d.parkedAt).map(([k, d]) => `${k}: ${d.lastError ?? 'failed'}`);
+        findings.push({ kind: 'notification', where: e.id, detail: `${e.subject} — parked (${why.join('; ')}); workboard notifications retry ${e.id}` });
+      }
       for (const file of unmerged(board.root)) findings.push({ kind: 'merge-conflict', where: file, detail: 'a git merge left this board file unresolved (equal revs with different content, or diverging audit chains)' });
       const audit = await verifyBoard(board);
       for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
@@ -103,7 +109,7 @@ export function register(program: Command, cli: Cli): void {
         for (const w of view.workItems) {
           const to = w.assignedTo;
           const members = to.group === 'operators' ? board.manifest.operators : to.group ? (board.manifest.groups[to.group] ?? []) : [to.person ?? ''];
-          if (!members.some((m) => people.has(m.toLowerCase()))) findings.push({ kind: 'nobody', where: `${r.id}/${w.stepId}`, detail: `work item ${w.id} is assigned to ${to.group ? `group ${to.group}` : to.person}, which has no one on this board` });
+          if (!members.some((m) => people.has(m.toLowerCase()))) findings.push({ kind: 'nobody', where: `${r.id}/${w.stepId}`, detail: to.group ? `work item ${w.id} is assigned to group ${to.group}, which has no one on this board` : `work item ${w.id} is assigned personally to ${to.person}, who is not a person on this board (removed?); an operator can cancel the run or re-add them` });
         }
       }
       for (const i of await incidentsSince(board.store, new Date(Date.now() - INCIDENT_SHOWN_MS))) {

@@ -1,0 +1,25 @@
+/** Email over SMTP through nodemailer: plain text and HTML, credentials from the environment. */
+import nodemailer from 'nodemailer';
+import type { NotificationsConfig } from '../../board/manifest.js';
+import type { Message } from '../message.js';
+
+type EmailConfig = NonNullable<NotificationsConfig['email']>;
+
+export async function sendEmail(cfg: EmailConfig, to: string, m: Message): Promise<void> {
+  const user = cfg.smtp.userEnv ? process.env[cfg.smtp.userEnv] : undefined;
+  const pass = cfg.smtp.passwordEnv ? process.env[cfg.smtp.passwordEnv] : undefined;
+  const transport = nodemailer.createTransport({
+    host: cfg.smtp.host,
+    port: cfg.smtp.port ?? (cfg.smtp.secure ? 465 : 587),
+    secure: cfg.smtp.secure ?? false,
+    ...(user ? { auth: { user, pass: pass ?? '' } } : {}),
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
+  try {
+    await transport.sendMail({ from: cfg.from, to, subject: m.subject, text: m.text, html: m.html });
+  } finally {
+    transport.close();
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The webhook: a POST of the notification as JSON, signed with HMAC-SHA256
+ * over the exact body (`X-Workboard-Signature: sha256=<hex>`), with the
+ * notification's id (`X-Workboard-Id`, stable across retries, for
+ * de-duplication) and time. Any 2xx answer means delivered.
+ */
+import { createHmac } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+const TIMEOUT_MS = 10_000;
+
+export function signature(secret: string, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** The shared secret, from the named environment variable or the file under `.work/`. */
+export async function webhookSecret(cfg: { secretEnv?: string; secretFile?: string }, boardRoot: string): Promise<string | null> {
+  if (cfg.secretEnv) {
+    const v = process.env[cfg.secretEnv];
+    if (v) return v;
+  }
+  if (cfg.secretFile) {
+    const v = (await fs.readFile(path.join(boardRoot, cfg.secretFile), 'utf8').catch(() => '')).trim();
+    if (v) return v;
+  }
+  return null;
+}
+
+export async function postWebhook(url: string, body: string, headers: { id: string; at: string; secret: string | null }): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    body,
+    signal: AbortSignal.timeout(TIMEOUT_MS),
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'workboard',
+      'x-workboard-id': headers.id,
+      'x-workboard-timestamp': headers.at,
+      ...(headers.secret ? { 'x-workboard-signature': signature(headers.secret, body) } : {}),
+    },
+  }).catch((e: unknown) => {
+    throw new Error(`the webhook did not answer: ${e instanceof Error ? e.message : String(e)}`);
+  });
+  await res.arrayBuffer().catch(() => undefined);
+  if (res.status < 200 || res.status > 299) throw new Error(`the webhook answered ${res.status}`);
+}

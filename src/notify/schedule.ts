@@ -1,0 +1,91 @@
+/**
+ * How a notification goes out and when it is tried again (pure): which
+ * deliveries it gets from WORK.md as it is when first planned, exponential
+ * backoff after a failure, and parking after the board's maximum attempts.
+ */
+import type { Manifest } from '../board/manifest.js';
+import type { Delivery, OutboxEntry } from './outbox.js';
+import type { Notification } from './rules.js';
+
+const FIRST_RETRY_MS = 15_000;
+const MAX_RETRY_MS = 3_600_000;
+
+/** The wait after the n-th failed attempt: 15 s, 30 s, 1 min … capped at an hour, with up to 10% jitter. */
+export function backoffMs(attempts: number, jitter: number = Math.random()): number {
+  const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1));
+  return Math.round(base * (1 + 0.1 * jitter));
+}
+
+/**
+ * Every delivery a notification gets: the board's command and webhook once
+ * each, and per recipient an email or a place in their digest, as their
+ * preference says. Test runs, people who chose none and people no longer on
+ * the board are recorded as skipped, with why.
+ */
+export function planDeliveries(n: Notification, manifest: Manifest, at: string): Record<string, Delivery> {
+  const ready: Delivery = { attempts: 0, nextAt: at };
+  const skip = (why: string): Delivery => ({ attempts: 0, skipped: why });
+  const out: Record<string, Delivery> = {};
+  const test = n.mode === 'test';
+  if (manifest.notify) out.command = test ? skip('test run') : { ...ready };
+  if (manifest.notifications.webhook) out.webhook = test ? skip('test run') : { ...ready };
+  if (manifest.notifications.email) {
+    const people = new Map(manifest.people.map((p) => [p.email.toLowerCase(), p]));
+    for (const email of n.recipients) {
+      const person = people.get(email.toLowerCase());
+      const pref = person?.notify ?? 'email';
+      const key = `${pref === 'digest' ? 'digest' : 'email'}:${email}`;
+      if (test) out[key] = skip('test run');
+      else if (!person) out[key] = skip('no longer on the board');
+      else if (pref === 'none') out[`email:${email}`] = skip('chose no notifications');
+      else out[key] = { ...ready };
+    }
+  }
+  return out;
+}
+
+/** A delivery after it went out. */
+export function delivered(d: Delivery, at: string): Delivery {
+  const { nextAt: _n, lastError: _e, ...rest } = d;
+  return { ...rest, attempts: d.attempts + 1, doneAt: at };
+}
+
+/** A delivery after a failed attempt: tried again later, or parked once it has failed `maxAttempts` times. */
+export function failed(d: Delivery, error: string, now: Date, maxAttempts: number, jitter?: number): Delivery {
+  const attempts = d.attempts + 1;
+  const { nextAt: _n, ...rest } = d;
+  if (attempts >= maxAttempts) return { ...rest, attempts, lastError: error, parkedAt: now.toISOString() };
+  return { ...rest, attempts, lastError: error, nextAt: new Date(now.getTime() + backoffMs(attempts, jitter)).toISOString() };
+}
+
+/** An operator's retry: parked deliveries are tried again now, counting from zero. */
+export function retried(e: OutboxEntry, at: string): OutboxEntry {
+  if (!e.deliveries) return e;
+  const deliveries: Record<string, Delivery> = {};
+  for (const [k, d] of Object.entries(e.deliveries)) {
+    if (!d.parkedAt) deliveries[k] = d;
+    else {
+      const { parkedAt: _p, ...rest } = d;
+      deliveries[k] = { ...rest, attempts: 0, nextAt: at };
+    }
+  }
+  return { ...e, deliveries };
+}
+
+/** The deliveries of an entry that are due now (digests are sent by their own schedule). */
+export function dueKeys(e: OutboxEntry, now: Date): string[] {
+  return Object.entries(e.deliveries ?? {})
+    .filter(([k, d]) => !k.startsWith('digest:') && d.nextAt !== undefined && Date.parse(d.nextAt) <= now.getTime())
+    .map(([k]) => k);
+}
+
+/** When the entry next needs the courier (ms since the epoch), or null when nothing of it waits on time. */
+export function nextWake(e: OutboxEntry): number | null {
+  let best: number | null = null;
+  for (const [k, d] of Object.entries(e.deliveries ?? {})) {
+    if (k.startsWith('digest:') || d.nextAt === undefined) continue;
+    const t = Date.parse(d.nextAt);
+    if (best === null || t < best) best = t;
+  }
+  return best;
+}
