@@ -1,19 +1,30 @@
 /**
  * Changing who works on a board: people, groups, operators and agents in
- * WORK.md, each change one audited board transaction.
+ * WORK.md, each change one audited board transaction recording who made it
+ * (the identity and, from the CLI, the OS user). The edits themselves are pure
+ * functions of WORK.md's data; what else a change must do in the same
+ * transaction (a removed identity's tokens) is given in by the caller.
  */
+import { auditBy, type Author } from './author.js';
 import type { Board } from './board.js';
 import { BoardError } from './errors.js';
 import { WORK_FILE } from './layout.js';
+import type { Tx } from './tx.js';
 import { isPerson } from '../process/values.js';
 
 type Edit = (data: Record<string, unknown>) => string | null;
 
+/** What else the same transaction does once WORK.md's edit is staged; what it returns joins the audit line's changes. */
+export type Also = (tx: Tx) => Promise<Record<string, unknown>>;
+
 const AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const GROUP = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
+/** An identity alone (a script, a test) or an identity and the OS user. */
+const authorOf = (by: Author | string): Author => (typeof by === 'string' ? { actor: by, osUser: null } : by);
+
 /** Apply one edit to WORK.md under the board lock; the edit returns what changed, or null when nothing did. */
-export async function editManifest(board: Board, actor: string, action: string, edit: Edit): Promise<string | null> {
+export async function editManifest(board: Board, by: Author | string, action: string, edit: Edit, also?: Also): Promise<string | null> {
   const { value } = await board.store.transact({ kind: 'board' }, async (tx) => {
     const doc = await tx.read(WORK_FILE);
     if (!doc) throw new BoardError('invalid', `${WORK_FILE} is missing`);
@@ -21,7 +32,8 @@ export async function editManifest(board: Board, actor: string, action: string, 
     const change = edit(data);
     if (change === null) return null;
     tx.write(WORK_FILE, data, doc.body);
-    tx.audit({ actor, action, entity: WORK_FILE, changes: { change } });
+    const more = also ? await also(tx) : {};
+    auditBy(tx, authorOf(by), action, WORK_FILE, { change, ...more });
     return change;
   });
   await board.refresh();
@@ -38,7 +50,7 @@ function email(e: string): string {
   return e.toLowerCase();
 }
 
-export const addPerson = (board: Board, actor: string, who: string, name?: string) =>
+export const addPerson = (board: Board, actor: Author | string, who: string, name?: string) =>
   editManifest(board, actor, 'person.added', (d) => {
     const people = list<{ email: string; name?: string }>(d, 'people');
     const e = email(who);
@@ -47,7 +59,7 @@ export const addPerson = (board: Board, actor: string, who: string, name?: strin
     return `person ${e}`;
   });
 
-export const addOperator = (board: Board, actor: string, who: string) =>
+export const addOperator = (board: Board, actor: Author | string, who: string) =>
   editManifest(board, actor, 'operator.added', (d) => {
     const ops = list<string>(d, 'operators');
     const e = email(who);
@@ -56,7 +68,7 @@ export const addOperator = (board: Board, actor: string, who: string) =>
     return `operator ${e}`;
   });
 
-export const addAgent = (board: Board, actor: string, id: string, description?: string) =>
+export const addAgent = (board: Board, actor: Author | string, id: string, description?: string) =>
   editManifest(board, actor, 'agent.added', (d) => {
     if (!AGENT_ID.test(id)) throw new BoardError('invalid', `agent id "${id}" must be lowercase letters, digits, _ or -`, [{ path: 'id', message: 'expected ^[a-z0-9][a-z0-9_-]{0,63}$' }]);
     const agents = list<{ id: string; description?: string }>(d, 'agents');
@@ -66,7 +78,7 @@ export const addAgent = (board: Board, actor: string, id: string, description?: 
   });
 
 /** Add members to a group (creating it); members must already be people on the board. */
-export const addToGroup = (board: Board, actor: string, group: string, members: string[]) =>
+export const addToGroup = (board: Board, actor: Author | string, group: string, members: string[]) =>
   editManifest(board, actor, 'group.changed', (d) => {
     if (!GROUP.test(group)) throw new BoardError('invalid', `group "${group}" must be lowercase letters, digits, _ or -`, [{ path: 'group', message: 'expected ^[a-z0-9][a-z0-9_-]{0,63}$' }]);
     const people = list<{ email: string }>(d, 'people').map((p) => p.email.toLowerCase());
@@ -74,11 +86,103 @@ export const addToGroup = (board: Board, actor: string, group: string, members: 
     if (unknown.length > 0) {
       throw new BoardError('invalid', `not people on this board: ${unknown.join(', ')}`, unknown.map((m) => ({ path: 'members', message: `${m}: add with workboard person add ${m}` })));
     }
-    if (typeof d.groups !== 'object' || d.groups === null) d.groups = {};
-    const groups = d.groups as Record<string, string[]>;
+    const groups = groupsOf(d);
     const current = groups[group] ?? [];
     const added = members.map(email).filter((m) => !current.includes(m));
     if (added.length === 0 && Object.hasOwn(groups, group)) return null;
     groups[group] = [...current, ...added];
     return `group ${group} + ${added.join(', ') || '(created)'}`;
+  });
+
+const known = (what: string, all: string[]) => (all.length ? ` (${what}: ${all.slice(0, 8).join(', ')}${all.length > 8 ? ', …' : ''})` : '');
+
+function groupsOf(d: Record<string, unknown>): Record<string, string[]> {
+  if (typeof d.groups !== 'object' || d.groups === null) d.groups = {};
+  return d.groups as Record<string, string[]>;
+}
+
+/** Replace (or, with `to` null, drop) a person everywhere WORK.md names them: people, every group, operators. Returns where they were. */
+function swapPerson(d: Record<string, unknown>, from: string, to: { email: string } | null): string[] {
+  const same = (e: string) => e.toLowerCase() === from;
+  const where: string[] = [];
+  const people = list<{ email: string; name?: string }>(d, 'people');
+  d.people = to === null ? people.filter((p) => !same(p.email)) : people.map((p) => (same(p.email) ? { ...p, email: to.email } : p));
+  for (const [g, members] of Object.entries(groupsOf(d))) {
+    if (!members.some(same)) continue;
+    where.push(`group ${g}`);
+    groupsOf(d)[g] = to === null ? members.filter((m) => !same(m)) : members.map((m) => (same(m) ? to.email : m));
+  }
+  const ops = list<string>(d, 'operators');
+  if (ops.some(same)) {
+    where.push('operators');
+    d.operators = to === null ? ops.filter((o) => !same(o)) : ops.map((o) => (same(o) ? to.email : o));
+  }
+  return where;
+}
+
+function mustBePerson(d: Record<string, unknown>, e: string): void {
+  const people = list<{ email: string }>(d, 'people').map((p) => p.email.toLowerCase());
+  if (!people.includes(e)) throw new BoardError('invalid', `no person ${e} on this board${known('people', people)}`, [{ path: 'email', message: `${e} is not in WORK.md's people` }]);
+}
+
+/** Remove a person from the board: from people, every group and the operators. */
+export const removePerson = (board: Board, by: Author | string, who: string, also?: Also) =>
+  editManifest(board, by, 'person.removed', (d) => {
+    const e = email(who);
+    mustBePerson(d, e);
+    const where = swapPerson(d, e, null);
+    return `person ${e} removed${where.length ? ` (from ${where.join(', ')})` : ''}`;
+  }, also);
+
+/** Change a person's email everywhere WORK.md names them; their name stays. */
+export const renamePerson = (board: Board, by: Author | string, from: string, to: string, also?: Also) =>
+  editManifest(board, by, 'person.renamed', (d) => {
+    const problems: { path: string; message: string }[] = [];
+    const f = isPerson(from) ? from.toLowerCase() : null;
+    const t = isPerson(to) ? to.toLowerCase() : null;
+    const people = list<{ email: string }>(d, 'people').map((p) => p.email.toLowerCase());
+    if (f === null) problems.push({ path: 'email', message: `"${from}" is not an email address` });
+    else if (!people.includes(f)) problems.push({ path: 'email', message: `no person ${f} on this board${known('people', people)}` });
+    if (t === null) problems.push({ path: 'newEmail', message: `"${to}" is not an email address` });
+    else if (people.includes(t) && t !== f) problems.push({ path: 'newEmail', message: `${t} is already a person on this board` });
+    if (problems.length > 0 || f === null || t === null) throw new BoardError('invalid', `cannot rename ${from}: ${problems.map((p) => p.message).join('; ')}`, problems);
+    if (f === t) return null;
+    swapPerson(d, f, { email: t });
+    return `person ${f} is now ${t}`;
+  }, also);
+
+/** Remove an agent from the board. */
+export const removeAgent = (board: Board, by: Author | string, id: string, also?: Also) =>
+  editManifest(board, by, 'agent.removed', (d) => {
+    const agents = list<{ id: string }>(d, 'agents');
+    if (!agents.some((a) => a.id === id)) throw new BoardError('invalid', `no agent ${id} on this board${known('agents', agents.map((a) => a.id))}`, [{ path: 'id', message: `${id} is not in WORK.md's agents` }]);
+    d.agents = agents.filter((a) => a.id !== id);
+    return `agent ${id} removed`;
+  }, also);
+
+function mustBeGroup(groups: Record<string, string[]>, group: string): string[] {
+  const members = Object.hasOwn(groups, group) ? groups[group] : undefined;
+  if (!members) throw new BoardError('invalid', `no group ${group} on this board${known('groups', Object.keys(groups))}`, [{ path: 'group', message: `${group} is not in WORK.md's groups` }]);
+  return members;
+}
+
+/** Remove a whole group (its people stay on the board). */
+export const removeGroup = (board: Board, by: Author | string, group: string) =>
+  editManifest(board, by, 'group.removed', (d) => {
+    const groups = groupsOf(d);
+    mustBeGroup(groups, group);
+    delete groups[group];
+    return `group ${group} removed`;
+  });
+
+/** Take people out of a group (they stay on the board); every one must be in it. */
+export const removeFromGroup = (board: Board, by: Author | string, group: string, members: string[]) =>
+  editManifest(board, by, 'group.changed', (d) => {
+    const groups = groupsOf(d);
+    const current = mustBeGroup(groups, group);
+    const bad = members.filter((m) => !isPerson(m) || !current.includes(m.toLowerCase()));
+    if (bad.length > 0) throw new BoardError('invalid', `not members of group ${group}: ${bad.join(', ')}${known('members', current)}`, bad.map((m) => ({ path: 'members', message: `${m} is not in group ${group}` })));
+    const out = new Set(members.map((m) => m.toLowerCase()));
+    groups[group] = current.filter((m) => !out.has(m));
+    return `group ${group} - ${[...out].join(', ')}`;
   });

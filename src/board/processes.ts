@@ -9,6 +9,7 @@ import type { Issue } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Process } from '../process/model.js';
 import type { Offer } from '../protocol/offer.js';
+import { auditBy } from './author.js';
 import type { Board } from './board.js';
 import { BoardError } from './errors.js';
 import { isCode, readIfExists } from './fsutil.js';
@@ -93,6 +94,8 @@ export interface PublishRequest {
   /** Role → group, as given (`--role finance-approver=finance`). */
   roles: Record<string, string>;
   actor: string;
+  /** The OS user who ran the publishing command, recorded in the audit line (see board/author.ts). */
+  osUser?: string | null;
   offer: Offer;
 }
 
@@ -175,7 +178,7 @@ export async function publish(board: Board, req: PublishRequest): Promise<Publis
       },
       `# ${process.name} v${version}\n\n${process.description}\n`,
     );
-    tx.audit({ actor: req.actor, action: 'process.published', entity: `${process.name}@v${version}`, changes: { version, hash, roles } });
+    auditBy(tx, { actor: req.actor, osUser: req.osUser ?? null }, 'process.published', `${process.name}@v${version}`, { version, hash, roles });
     return { version, created: true, roles };
   });
   return { name: process.name, version: value.version, hash, created: value.created, roles: value.roles, requires: process.requires ?? null };

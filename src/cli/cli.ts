@@ -1,8 +1,10 @@
 /** What every command shares: global options, opening the board, who is acting, and how to end. */
-import { userInfo } from 'node:os';
 import type { Command } from 'commander';
+import type { Author } from '../board/author.js';
 import { Board } from '../board/board.js';
-import { EXIT, printError } from './output.js';
+import type { Manifest } from '../board/manifest.js';
+import { chooseIdentity, gitEmail, osUser } from './identity.js';
+import { EXIT, printError, printUsageError } from './output.js';
 
 export class CliExit extends Error {
   constructor(readonly code: number) {
@@ -12,6 +14,9 @@ export class CliExit extends Error {
 }
 
 export class Cli {
+  /** WORK.md of the board this command opened, so the default identity can be a person it declares. */
+  private opened: { root: string; manifest: Manifest } | null = null;
+
   constructor(private readonly program: Command) {}
 
   private globals(): { board?: string; json?: boolean; as?: string } {
@@ -27,16 +32,23 @@ export class Cli {
     return this.globals().as ?? process.env.WORKBOARD_AS;
   }
 
-  /** Who is acting: --as, else WORKBOARD_AS, else the login name. */
+  /**
+   * Who is acting: --as, else WORKBOARD_AS, else git's user.email when the
+   * opened board declares that person, else the login (`user:<name>`).
+   */
   actor(): string {
-    const g = this.globals();
-    if (g.as) return g.as;
-    if (process.env.WORKBOARD_AS) return process.env.WORKBOARD_AS;
-    try {
-      return `user:${userInfo().username}`;
-    } catch {
-      return 'user';
-    }
+    const opened = this.opened;
+    return chooseIdentity(this.explicitAs(), opened?.manifest ?? null, () => gitEmail(opened?.root ?? process.cwd()), osUser());
+  }
+
+  /** Who is changing the board, for its audit line: the identity used and the OS user running this command. */
+  author(): Author {
+    return { actor: this.actor(), osUser: osUser() };
+  }
+
+  /** `--board` as given, if it was. */
+  boardOption(): string | undefined {
+    return this.globals().board;
   }
 
   boardRoot(): string {
@@ -44,7 +56,9 @@ export class Cli {
   }
 
   async board(): Promise<Board> {
-    return Board.open(this.boardRoot());
+    const board = await Board.open(this.boardRoot());
+    this.opened = { root: board.root, manifest: board.manifest };
+    return board;
   }
 
   exit(code: number): never {
@@ -52,7 +66,7 @@ export class Cli {
   }
 
   usage(message: string): never {
-    process.stderr.write(`usage error: ${message}\n`);
+    printUsageError(message, this.json());
     throw new CliExit(EXIT.usage);
   }
 

@@ -1,20 +1,26 @@
 /** The `workboard` command. Every command is a thin shell over the layers below. */
 import { Command, CommanderError } from 'commander';
 import { Cli, CliExit } from './cli.js';
-import { EXIT, printError } from './output.js';
+import { EXIT, printError, printUsageError } from './output.js';
 import * as audit from './commands/audit.js';
+import * as demo from './commands/demo.js';
 import * as doctor from './commands/doctor.js';
 import * as evaluator from './commands/evaluator.js';
 import * as git from './commands/git.js';
 import * as init from './commands/init.js';
 import * as map from './commands/map.js';
 import * as mcp from './commands/mcp.js';
+import * as mcpConfig from './commands/mcp-config.js';
+import * as newProcess from './commands/new.js';
+import * as notifications from './commands/notifications.js';
 import * as people from './commands/people.js';
 import * as processes from './commands/processes.js';
 import * as publish from './commands/publish.js';
 import * as serve from './commands/serve.js';
+import * as tokens from './commands/tokens.js';
 import * as tools from './commands/tools.js';
 import * as validate from './commands/validate.js';
+import * as web from './commands/web.js';
 import { VERSION } from './version.js';
 
 export async function main(argv: string[]): Promise<number> {
@@ -34,13 +40,19 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run workboard help <command> for examples)');
   const cli = new Cli(program);
-  for (const m of [init, people, validate, publish, processes, map, tools, audit, doctor, evaluator, git, mcp, serve]) m.register(program, cli);
+  for (const m of [init, people, newProcess, validate, publish, processes, map, tools, audit, doctor, notifications, evaluator, git, mcp, mcpConfig, tokens, serve, demo, web]) m.register(program, cli);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;
   } catch (e) {
     if (e instanceof CliExit) return e.code;
-    if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
-    return printError(e, program.opts().json === true);
+    const json = program.opts().json === true || argv.includes('--json');
+    if (e instanceof CommanderError) {
+      if (e.exitCode === 0) return EXIT.ok;
+      // Commander has said it on stderr already; --json still gets its one object.
+      printUsageError(e.message.replace(/^error: /, ''), json, true);
+      return EXIT.usage;
+    }
+    return printError(e, json);
   }
 }

@@ -29,6 +29,12 @@ export function issueLine(issue: Issue, file?: string): string {
   return `${where}${issueText(issue)}`;
 }
 
+/** A usage error: one line on stderr and, with --json, the one JSON object on stdout (exit 2 says it was usage). */
+export function printUsageError(message: string, json: boolean, alreadyOnStderr = false): void {
+  if (!alreadyOnStderr) process.stderr.write(`usage error: ${message}\n`);
+  if (json) printJson({ ok: false, error: { code: 'usage', message, issues: [] } });
+}
+
 /** Print a refusal: one line naming what happened and what to do, then each issue on its own line. */
 export function printError(err: unknown, json: boolean): number {
   if (err instanceof BoardError) {

@@ -334,6 +334,11 @@ export function cancel(m: Machine, reason: string, actor: Actor): Stop | undefin
   m.end('cancelled', null, { by: actor.email, at: m.at, note: reason });
 }
 
+/** A removed agent's claims end at once: each step it held is ready again, with a handoff (as when a lease expires). */
+export function endClaims(m: Machine, agent: string, by: string): void {
+  for (const lease of Object.values(m.state.leases)) if (lease.agent === agent) m.endLease(lease, 'claim.ended', by, { agent, reason: 'the agent was removed from the board' });
+}
+
 /** §3.6: deliver an event to the wait that is ready for it, or hold it. Returns the step that consumed it, or null. */
 export function sendEvent(m: Machine, name: string, data: Record<string, unknown> | undefined, actor: Actor): { consumedBy: string | null } | Stop {
   if (m.ended) return RUN_ENDED();

@@ -23,7 +23,9 @@ export type Command =
   | { tool: 'cancel'; reason: string }
   | { tool: 'send_event'; name: string; data?: Record<string, unknown> }
   /** Nothing but the deadlines that fell due (the daemon's tick). */
-  | { tool: 'tick' };
+  | { tool: 'tick' }
+  /** End every claim an agent holds (it was removed from the board by `by`). */
+  | { tool: 'end_claims'; agent: string; by: string };
 
 /** What a committed command hands back besides the new state: the lease it made, the wait an event reached. */
 export type CommandResult = { lease: Lease } | { consumedBy: string | null } | null;
@@ -80,6 +82,9 @@ function apply(m: Machine, actor: Actor, c: Command): CommandResult | cmd.Stop |
     case 'send_event':
       return cmd.sendEvent(m, c.name, c.data, actor);
     case 'tick':
+      return null;
+    case 'end_claims':
+      cmd.endClaims(m, c.agent, c.by);
       return null;
   }
 }

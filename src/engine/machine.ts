@@ -7,7 +7,7 @@ import { StepGraph, type BranchPlace } from '../process/graph.js';
 import { durationMs, JOIN, type Step } from '../process/model.js';
 import { isDateTime } from '../process/values.js';
 import { sha256Hex } from '../core/hash.js';
-import { SERVER, type Completion, type Context, type Escalation, type EngineEvent, type Pinned, type RunState, type StepState } from './types.js';
+import { SERVER, type Completion, type Context, type Escalation, type EngineEvent, type Lease, type Pinned, type RunState, type StepState } from './types.js';
 
 export function emptyStep(def: Step): StepState {
   return {
@@ -318,6 +318,15 @@ export class Machine {
     this.at = this.ctx.now.toISOString();
   }
 
+  /** End a claim (its lease expired, or its agent was removed): the step is ready again, its handoff carrying the claim's progress and refused issues. */
+  endLease(lease: Lease, action: string, actor: string, changes: Record<string, unknown>): void {
+    delete this.state.leases[lease.stepId];
+    const st = this.step(lease.stepId);
+    if (lease.progress) st.handoff = { ...(st.handoff ?? {}), progress: lease.progress };
+    if (lease.issues) st.handoff = { ...(st.handoff ?? {}), issues: lease.issues };
+    this.emit(action, actor, lease.stepId, changes);
+  }
+
   /** The earliest pending deadline, with what happens when it passes. */
   nextDeadline(): { at: number; apply: () => void } | null {
     let best: { at: number; apply: () => void } | null = null;
@@ -327,13 +336,7 @@ export class Machine {
       if (!best || t < best.at) best = { at: t, apply };
     };
     for (const lease of Object.values(this.state.leases)) {
-      offer(lease.expiresAt, () => {
-        delete this.state.leases[lease.stepId];
-        const st = this.step(lease.stepId);
-        if (lease.progress) st.handoff = { ...(st.handoff ?? {}), progress: lease.progress };
-        if (lease.issues) st.handoff = { ...(st.handoff ?? {}), issues: lease.issues };
-        this.emit('lease.expired', SERVER, lease.stepId, { agent: lease.agent });
-      });
+      offer(lease.expiresAt, () => this.endLease(lease, 'lease.expired', SERVER, { agent: lease.agent }));
     }
     for (const st of Object.values(this.state.steps)) {
       if (st.state === 'waiting' && st.wakeAt) {

@@ -3,6 +3,10 @@
  * `Authorization: Bearer <token>`; a missing or unknown token gets 401 and
  * nothing else. Stateless: each request gets its own MCP server bound to the
  * token's identity, so rights follow the caller, checked in the service.
+ * Tokens are checked against `.work/tokens.json` as it is now (a revoke or an
+ * expiry applies to the next request); an address that keeps failing is
+ * answered 429 for a while (auth-throttle.ts); the OAuth discovery paths MCP
+ * clients probe answer 404, so they fall back to the configured header.
  *
  * Bounded: a body over the largest legitimate one gets 413 before it is read
  * (Content-Length) or as soon as it passes the limit; a connection that sends
@@ -13,10 +17,12 @@
 import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Settings } from '../board/manifest.js';
-import { identityFor } from '../service/credentials.js';
+import { BearerTokens } from '../service/credentials.js';
 import { resolveActor } from '../service/identity.js';
 import type { Service } from '../service/service.js';
+import { AuthThrottle, MAX_THROTTLED_ADDRESSES } from './auth-throttle.js';
 import { createMcpServer } from './server.js';
+import { createWebApp } from '../web/app.js';
 
 /** Room beside the payload for the JSON-RPC envelope, a file name, a content type and a request id. */
 const BODY_MARGIN = 64 * 1024;
@@ -45,6 +51,9 @@ export interface HttpLimits {
   idleTimeoutMs: number;
   maxInFlightPerIdentity: number;
   maxConnections: number;
+  /** Failed authentications one address may make at once, and how often it earns one more (see auth-throttle.ts). */
+  authFailureBurst: number;
+  authFailureRefillMs: number;
 }
 
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
@@ -54,6 +63,8 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   idleTimeoutMs: 30_000,
   maxInFlightPerIdentity: MAX_IN_FLIGHT_PER_IDENTITY,
   maxConnections: MAX_CONNECTIONS,
+  authFailureBurst: 30,
+  authFailureRefillMs: 1000,
 };
 
 /** The largest legitimate body: an upload of maxUploadBytes (base64 is 4/3 of it) or a submit carrying a whole run's data. */
@@ -106,17 +117,35 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too larg
 export function createHttpServer(service: Service, version: string, options: Partial<HttpLimits> = {}): HttpServer {
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options };
   const inFlight = new Map<string, number>();
+  const tokens = new BearerTokens(service.board.store);
+  const web = createWebApp(service);
+  const throttle = new AuthThrottle({ burst: limits.authFailureBurst, refillMs: limits.authFailureRefillMs, maxAddresses: MAX_THROTTLED_ADDRESSES });
 
   const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     try {
-      const auth = req.headers.authorization ?? '';
-      const m = /^Bearer (\S+)$/.exec(auth);
-      const identity = m ? await identityFor(service.board.store, m[1]!) : null;
-      if (!identity) return deny(res, 401, { error: 'unauthorized' });
+      const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+      // MCP clients probe OAuth discovery first; 404 (not 401) tells them to use the configured header.
+      if (pathname.startsWith('/.well-known/') || pathname.includes('/.well-known/')) return deny(res, 404, { error: 'not found; this server takes a bearer token in the Authorization header (no OAuth)' });
+      // Everything but /mcp is the people's web app, with its own sign-in (src/web).
+      if (pathname !== '/mcp') {
+        if (expectsContinue) res.writeContinue();
+        return await web.handle(req, res);
+      }
+      const address = req.socket.remoteAddress ?? '';
+      const wait = throttle.waitMs(address, Date.now());
+      if (wait > 0) return deny(res, 429, { error: `too many failed authentications from this address; retry in ${Math.ceil(wait / 1000)} s` }, { 'retry-after': String(Math.ceil(wait / 1000)) });
+      const unauthorized = (body: Record<string, unknown> = { error: 'unauthorized' }) => {
+        throttle.failed(address, Date.now());
+        deny(res, 401, body);
+      };
+      const m = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
+      const presented = m ? tokens.check(m[1]!, new Date()) : null;
+      if (!presented?.ok) return unauthorized(presented?.reason === 'expired' ? { error: 'unauthorized', reason: 'this token has expired; make a new one with workboard token rotate' } : undefined);
+      const identity = presented.token.identity;
       await service.board.refresh();
       const who = resolveActor(service.board.manifest, identity);
-      if (!who.ok) return deny(res, 401, { error: 'unauthorized' });
-      if (new URL(req.url ?? '/', 'http://x').pathname !== '/mcp') return deny(res, 404, { error: 'not found; MCP is served at /mcp' });
+      if (!who.ok) return unauthorized();
+      if (pathname !== '/mcp') return deny(res, 404, { error: 'not found; MCP is served at /mcp' });
       // Stateless: there is no server-initiated stream to GET and no session to DELETE.
       if (req.method !== 'POST') return deny(res, 405, { error: 'method not allowed; MCP here is POST /mcp only (stateless, no server-initiated stream)' }, { allow: 'POST' });
       // WORK.md may have changed the limit since the last request.
@@ -170,6 +199,12 @@ export function createHttpServer(service: Service, version: string, options: Par
   );
   // Answer `Expect: 100-continue` ourselves, so a refused body is never sent at all.
   server.on('checkContinue', (req, res) => void handle(req, res, true));
+  // Live pages hold their streams open: end them as the server begins to close, or it would wait for them forever.
+  const closeServer = server.close.bind(server);
+  server.close = ((cb?: (err?: Error) => void) => {
+    web.close();
+    return closeServer(cb);
+  }) as typeof server.close;
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.timeout = limits.idleTimeoutMs;
   server.maxConnections = limits.maxConnections;

@@ -1,50 +1,205 @@
 /**
- * Bearer tokens for HTTP MCP. A token is made by a command, shown once, and
- * only its SHA-256 is kept, in `.work/tokens.json` (never in the board, never
- * committed). Each token names one identity declared in WORK.md.
+ * Bearer tokens for HTTP, on disk. A token is `wb_` and 43 random base64url
+ * characters, shown once; only its SHA-256 is kept, in `.work/tokens.json`
+ * (never committed). Every change (create, rotate, revoke, a removed
+ * identity's tokens, the minute a token was last used) is a board transaction:
+ * under the board's lock, the file re-read, changed and replaced by an atomic
+ * rename, so no concurrent change is lost; creating, rotating and revoking are
+ * audited on the board's chain. A running server re-reads the file whenever it
+ * changed (one stat per request), so a revoke or an expiry applies at once.
+ * The rules themselves are in token-rules.ts.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
-import { STATE_DIR } from '../board/layout.js';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { auditBy, type Author } from '../board/author.js';
+import { BoardError } from '../board/errors.js';
+import { isCode, readIfExists } from '../board/fsutil.js';
+import { STATE_DIR, WORK_FILE } from '../board/layout.js';
+import { manifestFrom } from '../board/manifest.js';
 import type { BoardStore } from '../board/store.js';
+import type { Tx } from '../board/tx.js';
 import { sha256Hex } from '../core/hash.js';
+import { resolveActor } from './identity.js';
+import {
+  DEFAULT_EXPIRY,
+  expiryFrom,
+  findToken,
+  infoOf,
+  labelProblem,
+  lifetimeOf,
+  matchToken,
+  parseTokens,
+  serializeTokens,
+  TOKEN_PREFIX,
+  useIsNews,
+  type Presented,
+  type StoredToken,
+  type TokenInfo,
+} from './token-rules.js';
 
-const FILE = `${STATE_DIR}/tokens.json`;
+export const TOKENS_FILE = `${STATE_DIR}/tokens.json`;
 
-interface Stored {
-  id: string;
-  identity: string;
-  sha256: string;
-  createdAt: string;
-}
-
-async function load(store: BoardStore): Promise<Stored[]> {
-  const raw = await readIfExists(store.abs(FILE));
-  if (!raw) return [];
+/** A file's inode, size and mtime in nanoseconds ('' when absent): an atomic rename always changes it. */
+function stampOf(file: string): string {
   try {
-    const v = JSON.parse(raw.toString('utf8')) as { tokens?: Stored[] };
-    return Array.isArray(v.tokens) ? v.tokens : [];
-  } catch {
-    return [];
+    const st = statSync(file, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}`;
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTDIR')) return '';
+    throw e;
   }
 }
 
-/** Make a token for an identity; the secret is returned once and never stored. */
-export async function createToken(store: BoardStore, identity: string, now: Date): Promise<{ id: string; token: string }> {
-  const id = `t-${randomBytes(6).toString('hex')}`;
-  const token = `wb_${randomBytes(32).toString('base64url')}`;
-  const tokens = await load(store);
-  tokens.push({ id, identity, sha256: sha256Hex(token), createdAt: now.toISOString() });
-  await writeFileAtomic(store.abs(FILE), `${JSON.stringify({ tokens }, null, 2)}\n`);
-  return { id, token };
+const newSecret = () => `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+const newId = () => `t-${randomBytes(6).toString('hex')}`;
+
+function parsed(text: string | null): StoredToken[] {
+  try {
+    return parseTokens(text);
+  } catch (e) {
+    throw new BoardError('corrupt', `${TOKENS_FILE} is damaged (${e instanceof Error ? e.message : String(e)}); nothing was changed: mend or remove it (removing it ends every token)`);
+  }
 }
 
-/** The identity a presented token stands for, or null. */
-export async function identityFor(store: BoardStore, token: string): Promise<string | null> {
-  const want = Buffer.from(sha256Hex(token), 'hex');
-  for (const t of await load(store)) {
-    const have = Buffer.from(t.sha256, 'hex');
-    if (have.length === want.length && timingSafeEqual(have, want)) return t.identity;
+/** Read, change and write the list inside a board transaction. `change` returns the new list and its result. */
+async function inTx<T>(tx: Tx, change: (tokens: StoredToken[]) => { tokens: StoredToken[]; value: T }): Promise<T> {
+  const { tokens, value } = change(parsed(await tx.readState(TOKENS_FILE)));
+  tx.writeState(TOKENS_FILE, serializeTokens(tokens));
+  return value;
+}
+
+async function transactTokens<T>(store: BoardStore, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return (await store.transact({ kind: 'board' }, fn)).value;
+}
+
+function refuse(message: string, path: string): never {
+  throw new BoardError('invalid', message, [{ path, message }]);
+}
+
+export interface MadeToken {
+  id: string;
+  name: string | null;
+  identity: string;
+  expiresAt: string;
+  /** The secret: shown once, never stored. */
+  token: string;
+}
+
+/** Make a token for an identity WORK.md declares (checked under the lock). The secret is returned once. */
+export async function createToken(store: BoardStore, identity: string, now: Date, opts: { expires?: string; name?: string; by?: Author } = {}): Promise<MadeToken> {
+  return transactTokens(store, async (tx) => {
+    const work = await tx.read(WORK_FILE);
+    const who = work ? resolveActor(manifestFrom(work), identity) : { ok: false as const, message: `${WORK_FILE} is missing` };
+    const expiry = expiryFrom(opts.expires ?? DEFAULT_EXPIRY, now);
+    const made = await inTx(tx, (tokens) => {
+      const problems = [
+        ...(who.ok ? [] : [{ path: 'identity', message: who.message }]),
+        ...(expiry.ok ? [] : [{ path: 'expires', message: expiry.message }]),
+        ...(opts.name !== undefined ? [labelProblem(tokens, opts.name)].filter((m): m is string => m !== null).map((message) => ({ path: 'name', message })) : []),
+      ];
+      if (problems.length > 0 || !expiry.ok || !who.ok) throw new BoardError('invalid', `cannot create a token: ${problems.map((p) => p.message).join('; ')}`, problems);
+      // The identity as WORK.md spells it, so a token for MIRA@example.com stands for mira@example.com.
+      const canonical = who.actor.kind === 'agent' ? who.actor.id : who.actor.email;
+      const token = newSecret();
+      const stored: StoredToken = { id: newId(), name: opts.name ?? null, identity: canonical, createdAt: now.toISOString(), expiresAt: expiry.expiresAt, lastUsedAt: null, sha256: sha256Hex(token) };
+      return { tokens: [...tokens, stored], value: { id: stored.id, name: stored.name, identity: canonical, expiresAt: expiry.expiresAt, token } };
+    });
+    auditBy(tx, opts.by ?? { actor: 'coordinator', osUser: null }, 'token.created', `token ${made.id}`, { id: made.id, name: made.name, identity: made.identity, expiresAt: made.expiresAt });
+    return made;
+  });
+}
+
+/** Every token, without its hash, oldest first. Lock-free: the file is only ever replaced whole. */
+export async function listTokens(store: BoardStore): Promise<TokenInfo[]> {
+  return parsed((await readIfExists(store.abs(TOKENS_FILE)))?.toString('utf8') ?? null).map(infoOf);
+}
+
+/** End a token at once, named by id or label. */
+export async function revokeToken(store: BoardStore, ref: string, by: Author): Promise<TokenInfo> {
+  return transactTokens(store, async (tx) => {
+    const gone = await inTx(tx, (tokens) => {
+      const f = findToken(tokens, ref);
+      if (!f.ok) refuse(f.message, 'token');
+      return { tokens: tokens.filter((t) => t.id !== f.token.id), value: infoOf(f.token) };
+    });
+    auditBy(tx, by, 'token.revoked', `token ${gone.id}`, { id: gone.id, name: gone.name, identity: gone.identity });
+    return gone;
+  });
+}
+
+/** Replace a token's secret: the old one stops working at once; the new one lives as long as the old one did, or `expires`. */
+export async function rotateToken(store: BoardStore, ref: string, now: Date, opts: { expires?: string; by: Author }): Promise<MadeToken> {
+  return transactTokens(store, async (tx) => {
+    const made = await inTx(tx, (tokens) => {
+      const f = findToken(tokens, ref);
+      if (!f.ok) refuse(f.message, 'token');
+      const expiry = expiryFrom(opts.expires ?? lifetimeOf(f.token), now);
+      if (!expiry.ok) refuse(expiry.message, 'expires');
+      const token = newSecret();
+      const next: StoredToken = { ...f.token, createdAt: now.toISOString(), expiresAt: expiry.expiresAt, lastUsedAt: null, sha256: sha256Hex(token) };
+      return { tokens: tokens.map((t) => (t.id === next.id ? next : t)), value: { id: next.id, name: next.name, identity: next.identity, expiresAt: expiry.expiresAt, token } };
+    });
+    auditBy(tx, opts.by, 'token.rotated', `token ${made.id}`, { id: made.id, name: made.name, identity: made.identity, expiresAt: made.expiresAt });
+    return made;
+  });
+}
+
+/**
+ * Inside a transaction that removes or renames an identity: end its tokens
+ * (`to` null), or move them to its new name. Returns the ids touched.
+ */
+export function retargetTokens(tx: Tx, identity: string, to: string | null): Promise<string[]> {
+  const same = (t: StoredToken) => t.identity.toLowerCase() === identity.toLowerCase();
+  return inTx(tx, (tokens) => ({
+    tokens: to === null ? tokens.filter((t) => !same(t)) : tokens.map((t) => (same(t) ? { ...t, identity: to } : t)),
+    value: tokens.filter(same).map((t) => t.id),
+  }));
+}
+
+/**
+ * What a server checks a presented bearer token against: the file as it is
+ * now (re-read when its inode, size or mtime moved). A use is written down in
+ * the background at most once a minute per token; a failure to write it never
+ * fails the request.
+ */
+export class BearerTokens {
+  private seen = '';
+  private tokens: StoredToken[] = [];
+  /** Token ids whose last-used write is under way in this process. */
+  private readonly touching = new Set<string>();
+
+  constructor(private readonly store: BoardStore) {}
+
+  check(secret: string, now: Date): Presented {
+    const p = matchToken(this.current(), sha256Hex(secret), now);
+    if (p.ok && useIsNews(p.token, now) && !this.touching.has(p.token.id)) void this.touch(p.token.id, now);
+    return p;
   }
-  return null;
+
+  private current(): StoredToken[] {
+    const file = this.store.abs(TOKENS_FILE);
+    const stamp = stampOf(file);
+    if (stamp !== this.seen) {
+      try {
+        this.tokens = parseTokens(stamp === '' ? null : readFileSync(file, 'utf8'));
+      } catch {
+        this.tokens = []; // a damaged file lets no one in (fail closed) until it is mended
+      }
+      this.seen = stamp;
+    }
+    return this.tokens;
+  }
+
+  private async touch(id: string, now: Date): Promise<void> {
+    this.touching.add(id);
+    try {
+      await transactTokens(this.store, (tx) =>
+        inTx(tx, (tokens) => ({ tokens: tokens.map((t) => (t.id === id && useIsNews(t, now) ? { ...t, lastUsedAt: now.toISOString() } : t)), value: undefined })),
+      );
+    } catch {
+      // Only the last-used minute is lost; the next use tries again.
+    } finally {
+      this.touching.delete(id);
+    }
+  }
 }

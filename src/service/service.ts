@@ -49,7 +49,7 @@ export class Service {
     this.reader = new RunReader(board, this.now, opts.onIndexProgress);
     this.files = new StoredFiles(board, replay, this.now);
     this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now);
-    this.failures = new Failures(board.store, this.now);
+    this.failures = new Failures(board, this.now);
   }
 
   static async open(board: Board, opts: ServiceOptions = {}): Promise<Service> {
@@ -116,6 +116,11 @@ export class Service {
 
   tick(runId: string): Promise<{ events: EngineEvent[]; run: RunRecord; pinned: Pinned; state: RunState }> {
     return this.writes.tick(runId);
+  }
+
+  /** End the claims a removed agent holds on a run (see offboarding.ts). */
+  endClaims(runId: string, agent: string, by: string): Promise<string[]> {
+    return this.writes.endClaims(runId, agent, by);
   }
 
   openRunIds(): Promise<string[]> {

@@ -26,9 +26,14 @@ import { requestLock, type Replay } from './replay.js';
 import type { RunReader } from './run-reader.js';
 import { leasePath, runDoc, stepDoc } from './runfiles.js';
 import type { TokenClaims, TokenKey } from './tokens.js';
+import { stage } from '../notify/outbox.js';
+import { runNotifications } from '../notify/rules.js';
+import { tellOperators } from '../notify/tell.js';
+import { ulid } from 'ulid';
 
 /** How often a write asks the evaluator again when run data moved while it was answering. */
 const CHECK_ROUNDS = 3;
+const EVALUATOR_FAILURES_TOLD = 3;
 
 export class RunWrites {
   constructor(
@@ -64,6 +69,7 @@ export class RunWrites {
         const plan = start(pinned, { inputs: a.inputs, mode: a.mode ?? 'live' }, actor, contextFor(this.board.manifest, now), runId);
         if (plan.kind !== 'commit') throw refusalOf(plan);
         persist(tx, plan, null);
+        this.notify(tx, plan, pinned, now);
         const view = runView(plan.state, pinned, now, this.reader.fileUrl);
         this.replay.record(tx, 'start_run', a, actor, view);
         return view;
@@ -97,6 +103,7 @@ export class RunWrites {
       if (!(out instanceof NeedsVerdict)) return out;
       if (round === CHECK_ROUNDS) throw new ToolError('retry', 'the run kept changing while its check was evaluated; call again with the same requestId');
       check = await evaluate(this.board.manifest.evaluator, out.request, this.board.root);
+      await this.countEvaluator(check);
     }
   }
 
@@ -117,6 +124,7 @@ export class RunWrites {
           return refusalOf(plan);
         case 'commit': {
           persist(tx, plan, loaded.state);
+          this.notify(tx, plan, loaded.pinned, now);
           const data = this.answer(call, plan, loaded.pinned, now);
           this.replay.record(tx, call.tool, call.args, actor, data);
           return data;
@@ -176,6 +184,27 @@ export class RunWrites {
     return runView(plan.state, pinned, now, this.reader.fileUrl);
   }
 
+  /** Operators are told when the evaluator has failed this many times in a row (then again only after it answered). */
+  private evaluatorFailures = 0;
+
+  private async countEvaluator(outcome: CheckOutcome): Promise<void> {
+    if (!('error' in outcome)) {
+      this.evaluatorFailures = 0;
+      return;
+    }
+    if (++this.evaluatorFailures !== EVALUATOR_FAILURES_TOLD) return;
+    await tellOperators(this.board, 'evaluator_failing', this.now(), {
+      subject: `The check evaluator failed ${EVALUATOR_FAILURES_TOLD} times in a row`,
+      text: `Last: ${outcome.error}\nSubmissions to steps with a check answer retry until it answers again (WORK.md evaluator:; try it with workboard evaluator).`,
+    });
+  }
+
+  /** The notifications a committed change causes, staged in its transaction (see src/notify/). */
+  private notify(tx: Tx, change: Change, pinned: Pinned, now: Date): void {
+    const at = now.toISOString();
+    stage(tx, runNotifications(change.events, change.state, pinned, this.board.manifest, at, () => `n-${ulid(now.getTime()).toLowerCase()}`));
+  }
+
   /**
    * The daemon's tick: apply a run's elapsed deadlines now and write them down,
    * adopting or refusing any hand-edited file of the run on the way (every file
@@ -184,14 +213,36 @@ export class RunWrites {
   async tick(runId: string): Promise<{ events: EngineEvent[]; run: RunRecord; pinned: Pinned; state: RunState }> {
     const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
       const loaded = await this.reader.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
-      const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, this.now()), { kind: 'agent', id: 'server' }, { tool: 'tick' });
+      const now = this.now();
+      const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), { kind: 'agent', id: 'server' }, { tool: 'tick' });
       if (plan.kind !== 'commit') throw refusalOf(plan);
-      if (plan.events.length > 0) persist(tx, plan, loaded.state);
+      if (plan.events.length > 0) {
+        persist(tx, plan, loaded.state);
+        this.notify(tx, plan, loaded.pinned, now);
+      }
       return { events: plan.events, run: plan.state.run, pinned: loaded.pinned, state: plan.events.length > 0 ? plan.state : loaded.state };
     });
     // Every file of the run was just read and found valid (or adopted): the state to fall back on if one is refused later.
     this.reader.seenValid(runId, { state: value.state, pinned: value.pinned });
     if (value.events.length > 0) this.reader.forget(runId);
+    return value;
+  }
+
+  /** End the claims `agent` holds on a run (`by` removed it from the board): those steps are ready again, with a handoff. Returns the steps released. */
+  async endClaims(runId: string, agent: string, by: string): Promise<string[]> {
+    const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      const loaded = await this.reader.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
+      const now = this.now();
+      const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), { kind: 'agent', id: 'server' }, { tool: 'end_claims', agent, by });
+      if (plan.kind !== 'commit') throw refusalOf(plan);
+      const ended = plan.events.filter((e) => e.action === 'claim.ended').map((e) => e.entity);
+      if (ended.length > 0) {
+        persist(tx, plan, loaded.state);
+        this.notify(tx, plan, loaded.pinned, now);
+      }
+      return ended;
+    });
+    if (value.length > 0) this.reader.forget(runId);
     return value;
   }
 }

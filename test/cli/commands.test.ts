@@ -82,8 +82,9 @@ describe('tool commands', () => {
     expect(tool('send_event', '--as', 'helper', 'event', runId, 'books-closed').data).toEqual({ consumedBy: 'booked' });
     const inbox = tool('get_work', '--as', 'ana@example.com', 'inbox');
     const wi = inbox.data.items.find((i: { runId: string }) => i.runId === runId).workItem;
-    expect(tool('decide', '--as', 'helper', 'decide', runId, wi.id, 'approved').error.code).toBe('forbidden');
-    expect(tool('decide', '--as', 'ana@example.com', 'decide', runId, wi.id, 'approved').data.run).toMatchObject({ state: 'ended', outcome: 'filed' });
+    // Without a terminal, decide names the snapshot the decider saw (issue 16, item 10).
+    expect(tool('decide', '--as', 'helper', 'decide', runId, wi.id, 'approved', '--snapshot', wi.snapshot).error.code).toBe('forbidden');
+    expect(tool('decide', '--as', 'ana@example.com', 'decide', runId, wi.id, 'approved', '--snapshot', wi.snapshot).data.run).toMatchObject({ state: 'ended', outcome: 'filed' });
     expect(tool('get_run', '--as', 'ana@example.com', 'show', runId).data.run.outcome).toBe('filed');
     const runs = tool('list_runs', '--as', 'ana@example.com', 'runs', '--state', 'ended');
     expect(runs.data.items.map((r: { id: string }) => r.id)).toContain(runId);

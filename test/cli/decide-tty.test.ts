@@ -43,11 +43,13 @@ describe.skipIf(!hasScript)('decide on a terminal', () => {
       }, 20);
     });
     await wait('Decision (approved, rejected, failed)');
-    child.stdin.write('maybe\nrejected\nToo short.\n');
+    // Rejecting ends this run (no on_reject), so it is confirmed first (issue 16, item 11).
+    child.stdin.write('maybe\nrejected\nToo short.\ny\n');
     const code = await new Promise((r) => child.on('close', r));
     expect(code).toBe(0);
     expect(out).toContain('Friendly and spelled right.');
-    expect(out).toContain('"greeting":"Hi Kim"');
+    expect(out).toContain('greeting: Hi Kim');
+    expect(out).toContain('This ends the run (outcome rejected)');
     expect(out.match(/Decision \(approved, rejected, failed\)/g)?.length).toBe(2);
     const view = JSON.parse(wb(b, '--json', '--as', 'ana@example.com', 'show', runId)).data;
     expect(view.run).toMatchObject({ state: 'ended', outcome: 'rejected', ended: { by: 'ana@example.com', note: 'Too short.' } });

@@ -10,6 +10,25 @@ import type { Cli } from '../cli.js';
 /** Which board files go through our merge driver. */
 export const MERGE_ATTRIBUTES = ['runs/**/*.md merge=workboard', 'runs/**/audit.jsonl merge=workboard'];
 
+/** Whether a `git` command can be run at all. */
+export function gitAvailable(): boolean {
+  try {
+    execFileSync('git', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `dir` lies inside a git work tree. */
+export function insideGitWorkTree(dir: string): boolean {
+  try {
+    return execFileSync('git', ['-C', dir, 'rev-parse', '--is-inside-work-tree'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() === 'true';
+  } catch {
+    return false;
+  }
+}
+
 /** Register the merge driver in the git repository holding the board (local config, never committed). */
 export function setUpGit(root: string): string {
   const bin = fileURLToPath(new URL('../../../bin/workboard.js', import.meta.url));

@@ -56,7 +56,7 @@ export function register(program: Command, cli: Cli): void {
     .action(async (folder: string, opts: { role: string[] }) => {
       const roles = await promptRoles(folder, parseRoles(opts.role, cli), cli);
       const board = await cli.board();
-      const r = await publish(board, { folder, roles, actor: cli.actor(), offer: offerFor(board.manifest) });
+      const r = await publish(board, { folder, roles, ...cli.author(), offer: offerFor(board.manifest) });
       if (cli.json()) printJson({ ok: true, data: r });
       else {
         const what = r.created ? color.green(`published ${r.name} v${r.version}`) : `${r.name} v${r.version} is already this content; nothing new published`;

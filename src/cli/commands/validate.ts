@@ -2,6 +2,9 @@ import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Board } from '../../board/board.js';
+import { paths } from '../../board/layout.js';
+import { listVersions } from '../../board/processes.js';
+import { NAME_PATTERN } from '../../process/model.js';
 import { offerFor } from '../../service/context.js';
 import type { Issue } from '../../core/issues.js';
 import { loadProcess } from '../../process/load.js';
@@ -18,8 +21,22 @@ interface FileResult {
   issues: Issue[];
 }
 
-/** Every PROCESS.md under the given files and folders, in a stable order. */
-async function collect(targets: string[]): Promise<{ files: string[]; missing: string[] }> {
+/** The latest published version's PROCESS.md of a process named `name` on the board in reach, if there is one. */
+async function publishedFile(name: string, cli: Cli): Promise<string | null> {
+  if (!NAME_PATTERN.test(name)) return null;
+  let board: Board;
+  try {
+    board = await cli.board();
+  } catch {
+    return null;
+  }
+  const versions = await listVersions(board, name);
+  const latest = versions[versions.length - 1];
+  return latest === undefined ? null : path.relative(process.cwd(), board.store.abs(`${paths.versionDir(name, latest)}/PROCESS.md`));
+}
+
+/** Every PROCESS.md under the given files and folders (or of the published processes named), in a stable order. */
+async function collect(targets: string[], cli: Cli): Promise<{ files: string[]; missing: string[] }> {
   const files: string[] = [];
   const missing: string[] = [];
   const walk = async (dir: string) => {
@@ -30,7 +47,11 @@ async function collect(targets: string[]): Promise<{ files: string[]; missing: s
     }
   };
   for (const t of targets) {
-    if (!existsSync(t)) missing.push(t);
+    if (!existsSync(t)) {
+      const published = await publishedFile(t, cli);
+      if (published) files.push(published);
+      else missing.push(t);
+    }
     else if (statSync(t).isDirectory()) await walk(t);
     else files.push(t);
   }
@@ -52,16 +73,16 @@ export function register(program: Command, cli: Cli): void {
   program
     .command('validate')
     .description('check PROCESS.md files against the format and the enabled profiles; every issue is printed at once')
-    .argument('<paths...>', 'PROCESS.md files, or folders searched for them')
+    .argument('<paths...>', 'PROCESS.md files, folders searched for them, or names of published processes (their latest version)')
     .option('--profiles <list>', 'profiles counted as enabled: comma-separated, all or none (default: what the board offers, all outside a board)')
-    .addHelpText('after', '\nExamples:\n  workboard validate processes/\n  workboard validate processes/expense/PROCESS.md --profiles none --json')
+    .addHelpText('after', '\nExamples:\n  workboard validate processes/\n  workboard validate expense-approval      # the latest published version\n  workboard validate processes/expense/PROCESS.md --profiles none --json')
     .action(async (targets: string[], opts: { profiles?: string }) => {
       const json = cli.json();
       const { profiles, unknown } = opts.profiles !== undefined ? parseProfiles(opts.profiles) : { profiles: new Set(await boardProfiles(cli)), unknown: [] };
       if (unknown.length > 0) return cli.usage(`unknown profile ${unknown.join(', ')}; known: ${[...FULL_OFFER.profiles].join(', ')}`);
       const offer: Offer = { profiles, tools: FULL_OFFER.tools };
-      const { files, missing } = await collect(targets);
-      const results: FileResult[] = missing.map((file) => ({ file, ok: false, issues: [{ path: '', message: 'no such file or folder' }] }));
+      const { files, missing } = await collect(targets, cli);
+      const results: FileResult[] = missing.map((file) => ({ file, ok: false, issues: [{ path: '', message: 'no such file or folder, and no published process of that name' }] }));
       if (files.length === 0 && missing.length === 0) return cli.usage(`no PROCESS.md found in ${targets.join(', ')}`);
       const shown = progress('validating');
       for (const [i, file] of files.entries()) {

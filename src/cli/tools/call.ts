@@ -30,19 +30,31 @@ function actorFor(board: Board, cli: Cli, hint: string, anyone = false): Actor {
 /**
  * One tool call as the CLI's identity, printed for people by `human`, and the
  * end of the command. Reads that are for anyone (`anyone`) also work for an
- * identity WORK.md does not declare.
+ * identity WORK.md does not declare. `onRefusal` may add a hint on stderr.
  */
-export async function call<View = Record<string, unknown>>(cli: Cli, tool: string, args: ToolArgs, human: (view: View) => unknown, anyone = false): Promise<never> {
+export async function call<View = Record<string, unknown>>(
+  cli: Cli,
+  tool: string,
+  args: ToolArgs,
+  human: (view: View, read: <More>(tool: string, args: ToolArgs) => Promise<Result<More>>) => unknown,
+  anyone = false,
+  onRefusal?: (error: Extract<ToolResult, { ok: false }>['error'], board: Board) => void,
+): Promise<never> {
   const board = await cli.board();
   const actor = actorFor(board, cli, '; pass --as <email-or-agent-id> or set WORKBOARD_AS', anyone);
   const shown = progress('reading runs');
   const service = await Service.open(board, { onIndexProgress: shown.tick });
   const result: ToolResult = await service.call(tool, args, actor);
   shown.done();
+  // Further reads for the human layout, on the same service as the same identity.
+  const read = async <More>(t: string, a: ToolArgs) => (await service.call(t, a, actor)) as Result<More>;
   if (cli.json()) printJson(result);
   // The service's results are plain records; `View` names the fields this command reads.
-  else if (result.ok) await human(result.data as View);
-  else printRefusal(result.error);
+  else if (result.ok) await human(result.data as View, read);
+  else {
+    printRefusal(result.error);
+    onRefusal?.(result.error, board);
+  }
   return cli.exit(exitFor(result));
 }
 

@@ -1,11 +1,15 @@
 /**
- * `decide` on a terminal with no decision given: show the step and the run
- * data a person needs, then ask for the decision and what it requires,
- * re-asking until each answer is an allowed one.
+ * `decide` on a terminal: show what is being decided (the process, the
+ * run's inputs, the step's text, what earlier steps produced, handoff and
+ * escalation notes) as readable fields, ask for the decision and what it
+ * requires when none was given, re-asking until each answer is an allowed
+ * one, and ask before a decision that ends the run.
  */
 import { createInterface } from 'node:readline/promises';
 import { BoardError } from '../../board/errors.js';
+import type { Step } from '../../process/model.js';
 import { color } from '../output.js';
+import { fields, processTitle } from './render.js';
 import type { RunView, WorkItem } from './views.js';
 
 /** The answers, in the shape of `decide`'s own flags (`output` as `k=v` pairs, `evidence` as `kind:ref` items). */
@@ -19,57 +23,97 @@ export interface DecisionAnswers {
   summary?: string;
 }
 
-export async function askDecision(view: RunView, item: WorkItem): Promise<DecisionAnswers> {
+/**
+ * The outcome the run ends with if `decision` is taken on `stepId` (with
+ * route `next` when the step offers routes), or null when the run goes on.
+ */
+export function endsRunWith(steps: readonly Step[], stepId: string, decision: string, next?: string): string | null {
+  const step = steps.find((s) => s.id === stepId);
+  if (!step) return null;
+  if (decision === 'failed') return 'failed';
+  if (decision === 'rejected') return step.onReject ? null : 'rejected';
+  if (decision !== 'approved' && decision !== 'completed') return null;
+  const to = typeof step.next === 'string' ? step.next : next;
+  const target = steps.find((s) => s.id === to);
+  return target?.kind === 'finish' ? target.value : null;
+}
+
+/** A line reader over stdin that keeps lines typed ahead, so no answer is lost between questions. */
+function prompter() {
   const rl = createInterface({ input: process.stdin, terminal: false });
-  // Lines typed ahead are queued by the iterator, so no answer is lost between questions.
   const lines = rl[Symbol.asyncIterator]();
-  const q = async (prompt: string) => {
+  const ask = async (prompt: string) => {
     process.stdout.write(prompt);
     const r = await lines.next();
     if (r.done) throw new BoardError('invalid', 'input ended before the decision was complete; nothing was decided');
     return String(r.value).trim();
   };
+  return { ask, close: () => rl.close() };
+}
+
+/**
+ * Show the work item, ask for the decision unless `given`, then, when the
+ * decision would end the run or was given without a snapshot, ask to go
+ * ahead. Answers null when the person says no.
+ */
+export async function askDecision(view: RunView, item: WorkItem, steps: readonly Step[], given?: DecisionAnswers): Promise<DecisionAnswers | null> {
+  const { ask, close } = prompter();
   try {
     showStep(view, item);
-    const decisions = item.decide.decisions;
-    let decision = '';
-    while (!decisions.includes(decision)) decision = await q(`\nDecision (${decisions.join(', ')}): `);
-    const out: DecisionAnswers = { decision };
-    if (decision === 'rejected' || decision === 'returned' || decision === 'failed') {
-      let note = '';
-      while (note === '') note = await q('Note (why): ');
-      out.note = note;
-    }
-    if (decision === 'completed') {
-      const fields = item.output ?? {};
-      const output: string[] = [];
-      for (const name of Object.keys(fields)) output.push(`${name}=${await q(`${name} (${JSON.stringify(fields[name])}): `)}`);
-      out.output = output;
-      const ev = await q('Evidence (file:<id> or link:<url>, comma-separated, empty for none): ');
-      out.evidence = ev === '' ? [] : ev.split(',').map((x) => x.trim());
-      const routes = item.next;
-      if (routes) {
-        let next = '';
-        while (!routes.some((r) => r.to === next)) next = await q(`Next (${routes.map((r) => r.to + (r.when ? ` = ${r.when}` : '')).join('; ')}): `);
-        out.next = next;
-        out.reason = await q('Reason: ');
-      }
-      const summary = await q('Summary (optional): ');
-      if (summary) out.summary = summary;
+    const out = given ?? (await askFields(item, ask));
+    const ending = endsRunWith(steps, item.stepId, out.decision, out.next);
+    if (given || ending !== null) {
+      const what = ending !== null ? `This ends the run (outcome ${ending}). ` : '';
+      const yes = (await ask(`\n${what}Decide ${out.decision} on ${item.stepId} of ${view.run.id}? [y/N] `)).toLowerCase();
+      if (yes !== 'y' && yes !== 'yes') return null;
     }
     return out;
   } finally {
-    rl.close();
+    close();
   }
 }
 
-/** The step's text, the run's inputs, and what each earlier step produced or decided. */
+async function askFields(item: WorkItem, q: (prompt: string) => Promise<string>): Promise<DecisionAnswers> {
+  const decisions = item.decide.decisions;
+  let decision = '';
+  while (!decisions.includes(decision)) decision = await q(`\nDecision (${decisions.join(', ')}): `);
+  const out: DecisionAnswers = { decision };
+  if (decision === 'rejected' || decision === 'returned' || decision === 'failed') {
+    let note = '';
+    while (note === '') note = await q('Note (why): ');
+    out.note = note;
+  }
+  if (decision === 'completed') {
+    const wanted = item.output ?? {};
+    const output: string[] = [];
+    for (const name of Object.keys(wanted)) output.push(`${name}=${await q(`${name} (${JSON.stringify(wanted[name])}): `)}`);
+    out.output = output;
+    const ev = await q('Evidence (file:<id> or link:<url>, comma-separated, empty for none): ');
+    out.evidence = ev === '' ? [] : ev.split(',').map((x) => x.trim());
+    const routes = item.next;
+    if (routes) {
+      let next = '';
+      while (!routes.some((r) => r.to === next)) next = await q(`Next (${routes.map((r) => r.to + (r.when ? ` = ${r.when}` : '')).join('; ')}): `);
+      out.next = next;
+      out.reason = await q('Reason: ');
+    }
+    const summary = await q('Summary (optional): ');
+    if (summary) out.summary = summary;
+  }
+  return out;
+}
+
+/** The step's text, the run's inputs, what each earlier step produced or decided, and the notes handed to this step. */
 function showStep(view: RunView, item: WorkItem): void {
   const { run, data } = view;
-  process.stdout.write(`${color.bold(`${run.process} · ${item.stepId} (${item.kind})`)}${run.mode === 'test' ? color.yellow('  TEST RUN') : ''}\n${item.text.trim()}\n\n`);
-  process.stdout.write(`${color.dim('inputs')}  ${JSON.stringify(data.inputs)}\n`);
+  const w = (s: string) => process.stdout.write(s);
+  w(`${color.bold(`${processTitle(view)} · ${item.stepId} (${item.kind})`)}${run.mode === 'test' ? color.yellow('  TEST RUN') : ''}\n`);
+  w(`${color.dim(`${run.id}, ${run.process} v${run.version}, due ${item.due ?? '-'}`)}\n\n${item.text.trim()}\n\n`);
+  if (Object.keys(data.inputs).length > 0) w(`${color.dim('inputs'.padEnd(12))}${fields(data.inputs)}\n`);
   for (const [id, d] of Object.entries(data.steps)) {
-    const shown = { ...(d.output ? { output: d.output } : {}), ...(d.decision ? { decision: d.decision } : {}), ...(d.note ? { note: d.note } : {}), ...(d.summary ? { summary: d.summary } : {}) };
-    if (Object.keys(shown).length) process.stdout.write(`${color.dim(id)}  ${JSON.stringify(shown)}\n`);
+    const shown = { ...(d.output ?? {}), ...(d.decision ? { decision: d.decision } : {}), ...(d.note ? { note: d.note } : {}), ...(d.summary ? { summary: d.summary } : {}) };
+    if (Object.keys(shown).length) w(`${color.dim(id.padEnd(12))}${fields(shown)}\n`);
   }
+  if (item.handoff?.returned) w(`${color.dim('returned'.padEnd(12))}by ${item.handoff.returned.by}: ${item.handoff.returned.note}\n`);
+  if (item.escalation) w(`${color.dim('escalated'.padEnd(12))}by ${item.escalation.by}: ${item.escalation.note}\n`);
 }

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { Cli } from '../cli.js';
 import { collect, evidenceArgs, fieldsFrom, readBytes, readJson } from './args.js';
 import { call } from './call.js';
-import { printDescription, printEventResult, printLease, printRun, printUpload, printWork } from './render.js';
+import { printDescription, printEventResult, printLease, printRun, printStarted, printUpload, printWork } from './render.js';
 import type { ToolArgs } from './views.js';
 
 export function start(program: Command, cli: Cli): void {
@@ -27,7 +27,7 @@ export function start(program: Command, cli: Cli): void {
       const inputs = fieldsFrom(o.inputsFile, o.input, '--input', cli);
       const args: ToolArgs = { process: name, inputs, mode: o.test ? 'test' : 'live', requestId: o.requestId ?? randomUUID() };
       if (o.versionNumber) args.version = Number(o.versionNumber);
-      await call(cli, 'start_run', args, printRun);
+      await call(cli, 'start_run', args, printStarted);
     });
 }
 
@@ -80,12 +80,19 @@ export function work(program: Command, cli: Cli): void {
 export function claim(program: Command, cli: Cli): void {
   program
     .command('claim')
-    .description('claim a ready agent step; prints the token (keep it for renew, submit, escalate)')
+    .description('claim a ready agent step; prints only the token on stdout (keep it for renew, submit, escalate) and its request id on stderr')
     .argument('<run>', 'the run id')
     .argument('<step>', 'the step id')
-    .option('--request-id <id>', 'make the call idempotent (default: a new UUID)')
-    .addHelpText('after', '\nExample:\n  TOKEN=$(workboard claim r-01jd… review_claim --as reviewer --json | jq -r .data.token)')
-    .action(async (runId: string, stepId: string, o: { requestId?: string }) => call(cli, 'claim', { runId, stepId, requestId: o.requestId ?? randomUUID() }, printLease));
+    .option('--request-id <id>', 'make the call idempotent (default: a new UUID); the same id again gives back the same token')
+    .addHelpText('after', '\nExamples:\n  TOKEN=$(workboard claim r-01jd… review_claim --as reviewer)\n  workboard claim r-01jd… review_claim --request-id 5b1f…   # a lost token: repeat the first claim\'s request id')
+    .action(async (runId: string, stepId: string, o: { requestId?: string }) => {
+      const requestId = o.requestId ?? randomUUID();
+      process.stderr.write(`request id ${requestId} (a lost token comes back with: workboard claim ${runId} ${stepId} --request-id ${requestId})\n`);
+      await call(cli, 'claim', { runId, stepId, requestId }, printLease, false, (error, board) => {
+        if (error.issues?.includes('claimed_by_you'))
+          process.stderr.write(`  you hold this claim from an earlier call: repeat it with that call's --request-id to get its token back, or wait until its lease ends (${board.manifest.settings.leaseSeconds} s after that claim or its last renew) and claim again\n`);
+      });
+    });
 }
 
 export function renew(program: Command, cli: Cli): void {

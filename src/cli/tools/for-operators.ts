@@ -1,6 +1,7 @@
 /** The commands operators use across runs: listing them, and cancelling one. */
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import { argumentSchema } from '../../service/schemas.js';
 import type { Cli } from '../cli.js';
 import { collect, parsePairs } from './args.js';
 import { call } from './call.js';
@@ -20,10 +21,14 @@ export function runs(program: Command, cli: Cli): void {
     .action(async (o: { process?: string; state?: string; input: string[]; limit: string; cursor?: string }) => {
       const args: ToolArgs = { limit: Number(o.limit) };
       if (o.process) args.process = o.process;
-      if (o.state) args.state = o.state;
+      if (o.state) {
+        const states = (argumentSchema('list_runs').properties as { state: { enum: string[] } }).state.enum;
+        if (!states.includes(o.state)) cli.usage(`--state is one of ${states.join(', ')}, not "${o.state}"`);
+        args.state = o.state;
+      }
       if (o.input.length) args.inputs = parsePairs(o.input, '--input', cli);
       if (o.cursor) args.cursor = o.cursor;
-      await call(cli, 'list_runs', args, printRuns);
+      await call(cli, 'list_runs', args, printRuns, true);
     });
 }
 

@@ -44,8 +44,16 @@ export interface WorkItem {
   output: Record<string, unknown> | null;
   evidence: string[] | null;
   next: Route[] | null;
-  escalation: { by: string; note: string } | null;
+  handoff: Handoff | null;
+  escalation: { by: string; note: string; at?: string } | null;
   decide: { decisions: string[] };
+}
+
+/** What an earlier attempt left for the next one: progress, a returned note, a check's issues. */
+export interface Handoff {
+  progress?: string;
+  returned?: { note: string; by: string; at: string };
+  issues?: string[];
 }
 
 /** `get_run`, and every write that answers with the run. */
@@ -65,11 +73,13 @@ export interface RunView {
   data: { inputs: Record<string, unknown>; steps: Record<string, Completion> };
   steps: { id: string; kind: string; state: string | null; due?: string; overdue?: boolean }[];
   workItems: WorkItem[];
+  /** The process file's markdown body; its first heading is the process's title. */
+  body?: string;
 }
 
 /** `get_work`: a work item for a person, or a ready step for an agent. */
 export interface WorkPage {
-  items: { runId: string; mode?: string; workItem?: WorkItem; stepId?: string; readySince?: string }[];
+  items: { runId: string; process?: string; version?: number; mode?: string; workItem?: WorkItem; stepId?: string; readySince?: string }[];
 }
 
 export interface RunsPage {

@@ -44,12 +44,14 @@ export function validateProcess(data: unknown, body: string, offer: Offer): Vali
   const inputs = own(data, 'inputs') ? checkFields(issues, data.inputs, ['inputs']) : {};
   const requires = own(data, 'requires') ? checkRequires(issues, data.requires) : undefined;
 
-  const drafts = draftSteps(issues, offer, data.steps, own(data, 'steps'));
-  if (drafts) checkReferences(issues, drafts, inputs);
+  // References and reachability are checked even when some steps are broken, so every problem shows at once.
+  const drafted = draftSteps(issues, offer, data.steps, own(data, 'steps'));
+  if (drafted) checkReferences(issues, drafted.drafts, inputs);
 
-  if (issues.size > 0 || !drafts || typeof name !== 'string' || typeof data.description !== 'string') {
+  if (issues.size > 0 || !drafted?.complete || typeof name !== 'string' || typeof data.description !== 'string') {
     return { issues };
   }
+  const drafts = drafted.drafts;
   const process: Process = {
     name,
     description: data.description,

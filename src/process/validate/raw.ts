@@ -26,7 +26,15 @@ export interface StepDraft {
   /** Whether the file named `next` (as opposed to the following-step default). */
   explicitNext: boolean;
   raw: Obj;
+  /** An entry that is no step (not a map, no kind key, two kind keys): it carries only the edges it names. */
+  shadow: boolean;
 }
+
+/** The id an entry without a usable one is checked under: never a valid step id, so nothing can name it. */
+export const standInId = (index: number) => `#${index}`;
+
+/** Whether a draft's id is a stand-in rather than one the file gave. */
+export const isStandIn = (id: string) => id.startsWith('#');
 
 /** Where in the file the key that makes an edge sits. */
 export function edgePath(d: StepDraft, e: Edge): PathSegment[] {

@@ -37,7 +37,10 @@ export function checkReferences(issues: IssueList, drafts: StepDraft[], inputs: 
     const p: PathSegment[] = ['steps', d.index];
     if (usesParallel && step.id === JOIN) issues.add([...p, 'id'], '"join" is reserved when a process uses parallel');
     // Resolve the default next: the following step, except where it must be explicit.
-    if (step.kind !== 'finish' && !d.explicitNext) {
+    if (step.kind !== 'finish' && !d.explicitNext && d.shadow) {
+      // An entry that is no step says nothing about its next; it is taken to be the following one.
+      if (i < drafts.length - 1) step.next = drafts[i + 1]!.step.id;
+    } else if (step.kind !== 'finish' && !d.explicitNext) {
       if (branchOf.has(step.id)) issues.add([...p, 'next'], 'required inside a parallel branch (next: join ends the branch)');
       else if (i === drafts.length - 1) issues.add([...p, 'next'], 'required on the last step unless it is a finish');
       else {

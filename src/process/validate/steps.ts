@@ -8,7 +8,7 @@ import { DURATION_PATTERN, EVIDENCE_KINDS, STEP_ID_PATTERN, STEP_KINDS, type Evi
 import type { Offer } from '../../protocol/offer.js';
 import { checkQuestions } from './check.js';
 import { checkFields } from './fields.js';
-import { blank, isObj, list, own, unknownKeys, type Obj, type StepDraft } from './raw.js';
+import { blank, isObj, list, own, standInId, unknownKeys, type Obj, type StepDraft } from './raw.js';
 
 /** The optional keys each kind allows, beside `id` and the kind key. */
 const KIND_KEYS: Record<StepKind, readonly string[]> = {
@@ -23,8 +23,15 @@ const KIND_KEYS: Record<StepKind, readonly string[]> = {
 };
 const STEP_KEYS = new Set<string>(['id', ...STEP_KINDS, ...Object.values(KIND_KEYS).flat()]);
 
-/** Each step checked on its own (§2.2); undefined unless every entry became a draft. */
-export function draftSteps(issues: IssueList, offer: Offer, value: unknown, present: boolean): StepDraft[] | undefined {
+/**
+ * Each step checked on its own (§2.2). Every entry gets a draft, so the
+ * references and reachability can still be checked: an entry that is no
+ * step (not a map, no kind key, two kind keys) gets a `shadow` draft holding
+ * only the edges it names, and an entry without a usable id is checked
+ * under a stand-in id (`#<index>`, which no step id can equal). `complete`
+ * says whether every entry drafted as a step in its own right.
+ */
+export function draftSteps(issues: IssueList, offer: Offer, value: unknown, present: boolean): { drafts: StepDraft[]; complete: boolean } | undefined {
   if (!present) {
     issues.add(['steps'], 'required');
     return undefined;
@@ -38,11 +45,14 @@ export function draftSteps(issues: IssueList, offer: Offer, value: unknown, pres
     return undefined;
   }
   const drafts: StepDraft[] = [];
+  let complete = true;
   const firstIndex = new Map<string, number>();
   value.forEach((raw, index) => {
     const path: PathSegment[] = ['steps', index];
     if (!isObj(raw)) {
       issues.add(path, 'expected a step: a map with id and one kind key');
+      complete = false;
+      drafts.push(shadowDraft({}, index, standInId(index), 'task'));
       return;
     }
     for (const k of Object.keys(raw)) if (!STEP_KEYS.has(k)) issues.add([...path, k], 'unknown key');
@@ -56,13 +66,18 @@ export function draftSteps(issues: IssueList, offer: Offer, value: unknown, pres
       if (prev !== undefined) issues.add([...path, 'id'], `duplicate step id "${id}" (also steps[${prev}])`);
       else firstIndex.set(id, index);
     }
+    if (id === '') complete = false;
     const kinds = STEP_KINDS.filter((k) => own(raw, k));
     if (kinds.length === 0) {
       issues.add(path, `needs one kind key: ${list(STEP_KINDS)}`);
+      complete = false;
+      drafts.push(shadowDraft(raw, index, id || standInId(index), 'task'));
       return;
     }
     if (kinds.length > 1) {
       issues.add(path, `has ${kinds.length} kind keys (${list(kinds)}); a step has exactly one`);
+      complete = false;
+      drafts.push(shadowDraft(raw, index, id || standInId(index), kinds[0] as StepKind));
       return;
     }
     const kind = kinds[0] as StepKind;
@@ -71,10 +86,23 @@ export function draftSteps(issues: IssueList, offer: Offer, value: unknown, pres
       if (k === 'id' || k === kind || !STEP_KEYS.has(k) || allowed.includes(k)) continue;
       issues.add([...path, k], `not allowed on ${kind === 'approve' || kind === 'agent' ? 'an' : 'a'} ${kind} step`);
     }
-    if (id === '') return;
-    drafts.push({ step: draftStep(issues, offer, raw, kind, id, path), index, explicitNext: own(raw, 'next'), raw });
+    drafts.push({ step: draftStep(issues, offer, raw, kind, id || standInId(index), path), index, explicitNext: own(raw, 'next'), raw, shadow: false });
   });
-  return drafts.length === value.length ? drafts : undefined;
+  return { drafts, complete };
+}
+
+/** An entry that is no step: only the edges it names, read without judging them (its own issues are reported already). */
+function shadowDraft(raw: Obj, index: number, id: string, kind: StepKind): StepDraft {
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const step: Step = { id, kind, value: '', next: null };
+  if (typeof raw.next === 'string') step.next = raw.next;
+  else if (Array.isArray(raw.next)) step.next = raw.next.map((r: unknown) => ({ to: text(r) ?? (isObj(r) ? (text(r.to) ?? '') : '') }));
+  const back = text(raw.on_reject);
+  const timeout = text(raw.on_timeout);
+  if (back) step.onReject = back;
+  if (timeout) step.onTimeout = timeout;
+  if (Array.isArray(raw.parallel)) step.branches = raw.parallel.filter((x): x is string => typeof x === 'string');
+  return { step, index, explicitNext: step.next !== null, raw, shadow: true };
 }
 
 function draftStep(issues: IssueList, offer: Offer, raw: Obj, kind: StepKind, id: string, path: PathSegment[]): Step {

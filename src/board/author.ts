@@ -1,0 +1,17 @@
+/**
+ * Who made a change to the board: the identity used (an agent id, a person's
+ * email, or `user:<login>`) and, through the CLI, the operating-system user
+ * that ran the command. Both go into the change's audit line.
+ */
+import type { Tx } from './tx.js';
+
+export interface Author {
+  actor: string;
+  /** The OS account that ran the command; null when the change did not come from a local command. */
+  osUser: string | null;
+}
+
+/** Stage one audit line for a change by `by`: the OS user is recorded beside what changed. */
+export function auditBy(tx: Tx, by: Author, action: string, entity: string, changes: Record<string, unknown>): void {
+  tx.audit({ actor: by.actor, action, entity, changes, ...(by.osUser !== null ? { input: { osUser: by.osUser } } : {}) });
+}

@@ -1,0 +1,58 @@
+/**
+ * Slowing down guessed bearer tokens: each client address (an IPv6 client by
+ * its /64, which one machine usually has whole) has a bucket of `burst` failed
+ * authentications that refills by one every `refillMs`. While it is empty, that
+ * address is answered 429 without its token being looked at, so a guesser
+ * gets one try per `refillMs` however fast it asks. Successes never refill it. At
+ * most MAX_THROTTLED_ADDRESSES buckets are kept (least recently seen forgotten first), so
+ * memory stays bounded whatever the number of addresses. Time is given in.
+ */
+import { isIPv6 } from 'node:net';
+import { BoundedMap } from '../core/bounded-map.js';
+
+export interface ThrottleLimits {
+  burst: number;
+  refillMs: number;
+  maxAddresses: number;
+}
+
+/** Addresses remembered at once: a few hundred kilobytes at most. */
+export const MAX_THROTTLED_ADDRESSES = 4096;
+
+/** The key a client's address is counted under: IPv4 whole, IPv6 by its first 64 bits. */
+export function addressKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!isIPv6(address)) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
+  const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+export class AuthThrottle {
+  private readonly buckets: BoundedMap<string, { tokens: number; at: number }>;
+
+  constructor(private readonly limits: ThrottleLimits) {
+    this.buckets = new BoundedMap(limits.maxAddresses);
+  }
+
+  /** Milliseconds until `address` may try again: 0 when it may now. */
+  waitMs(address: string, nowMs: number): number {
+    const b = this.level(addressKey(address), nowMs);
+    return b >= 1 ? 0 : Math.ceil((1 - b) * this.limits.refillMs);
+  }
+
+  /** Count one failed authentication from `address`. */
+  failed(address: string, nowMs: number): void {
+    const key = addressKey(address);
+    this.buckets.set(key, { tokens: Math.max(0, this.level(key, nowMs) - 1), at: nowMs });
+  }
+
+  private level(key: string, nowMs: number): number {
+    const b = this.buckets.get(key);
+    if (!b) return this.limits.burst;
+    return Math.min(this.limits.burst, b.tokens + Math.max(0, nowMs - b.at) / this.limits.refillMs);
+  }
+}

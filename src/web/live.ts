@@ -1,0 +1,95 @@
+/**
+ * Live updates by server-sent events. Every commit, by any coordinator,
+ * appends its scope to the board's change log (`.work/changes`); the run
+ * watcher tells us when it grew, and each open page whose topic the commit
+ * touches (`work`: any run; `run:<id>`: that run) gets a `changed` event.
+ * No polling: the watch starts with the first listener and stops with the last.
+ */
+import { promises as fs } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import type { Board } from '../board/board.js';
+import { CHANGES_FILE } from '../board/layout.js';
+import { RunWatch } from '../daemon/run-watch.js';
+import type { Request } from './respond.js';
+
+/** A comment line this often keeps proxies and the server's idle timeout from closing a quiet stream. */
+const HEARTBEAT_MS = 15_000;
+
+interface Listener {
+  topic: string;
+  res: ServerResponse;
+}
+
+export class Live {
+  private readonly listeners = new Set<Listener>();
+  private watch: RunWatch | null = null;
+  private offset = 0;
+  private reading: Promise<void> = Promise.resolve();
+  private heartbeat: NodeJS.Timeout | null = null;
+
+  constructor(private readonly board: Board) {}
+
+  async stream(r: Request): Promise<void> {
+    const topic = r.url.searchParams.get('topic') ?? 'work';
+    r.req.socket.setTimeout(0);
+    r.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+    r.res.write(': live\n\n');
+    const l: Listener = { topic, res: r.res };
+    if (this.listeners.size === 0) await this.begin();
+    this.listeners.add(l);
+    r.res.once('close', () => {
+      this.listeners.delete(l);
+      if (this.listeners.size === 0) this.end();
+    });
+  }
+
+  close(): void {
+    for (const l of this.listeners) l.res.end();
+    this.listeners.clear();
+    this.end();
+  }
+
+  private async begin(): Promise<void> {
+    this.offset = (await fs.stat(this.board.store.abs(CHANGES_FILE)).catch(() => ({ size: 0 }))).size;
+    this.watch = new RunWatch(this.board.root, CHANGES_FILE, (e) => {
+      if (e.kind !== 'run') this.reading = this.reading.then(() => this.readChanges());
+    });
+    this.watch.start();
+    this.heartbeat = setInterval(() => {
+      for (const l of this.listeners) l.res.write(': ping\n\n');
+    }, HEARTBEAT_MS);
+  }
+
+  private end(): void {
+    this.watch?.close();
+    this.watch = null;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
+  }
+
+  /** The scopes committed since we last looked; a log started afresh (shorter than before) is read from its start. */
+  private async readChanges(): Promise<void> {
+    let text: string;
+    try {
+      const buf = await fs.readFile(this.board.store.abs(CHANGES_FILE));
+      if (buf.length < this.offset) this.offset = 0;
+      const end = buf.lastIndexOf(0x0a) + 1;
+      if (end <= this.offset) return;
+      text = buf.subarray(this.offset, end).toString('utf8');
+      this.offset = end;
+    } catch {
+      return;
+    }
+    const runs = new Set<string>();
+    let board = false;
+    for (const line of text.split('\n')) {
+      const m = /^run (r-[0-9a-z]+)/.exec(line);
+      if (m) runs.add(m[1]!);
+      else if (line.startsWith('board')) board = true;
+    }
+    for (const l of this.listeners) {
+      const hit = l.topic === 'work' ? runs.size > 0 || board : l.topic.startsWith('run:') ? runs.has(l.topic.slice(4)) : board;
+      if (hit) l.res.write(`event: changed\ndata: ${JSON.stringify({ runs: [...runs], board })}\n\n`);
+    }
+  }
+}

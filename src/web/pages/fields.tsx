@@ -1,0 +1,150 @@
+/**
+ * Inputs generated from declared fields: text, number, yes/no, date,
+ * datetime (UTC), `one_of` as a choice, `person` as a choice of the board's
+ * people, lists as repeatable rows, objects as groups of key and value rows.
+ * Each input is labelled, shows the value posted before and the issues the
+ * service found at it. Names follow form-values.ts.
+ */
+import type { WebField, Posted } from '../form-values.js';
+
+export interface FieldContext {
+  prefix: 'output' | 'inputs';
+  posted: Posted;
+  issues: Map<string, string[]>;
+  people: { email: string; name?: string }[];
+  /** The list or object (by input name) to show one more row for: the no-script "add a row" button. */
+  addRow?: string;
+}
+
+const idFor = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
+
+function Issues({ id, list }: { id: string; list: string[] | undefined }) {
+  if (!list || list.length === 0) return null;
+  return (
+    <ul class="field-issues" id={`${id}-issues`}>
+      {list.map((i) => <li key={i}>{i}</li>)}
+    </ul>
+  );
+}
+
+function described(id: string, f: WebField, hasIssues: boolean): string | undefined {
+  const ids = [f.description ? `${id}-desc` : '', hasIssues ? `${id}-issues` : ''].filter(Boolean).join(' ');
+  return ids || undefined;
+}
+
+/** One input for a scalar value. */
+function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; name: string; id: string; value: string; ctx: FieldContext; label: string; describedBy?: string }) {
+  const common = { id, name, 'aria-describedby': describedBy, 'aria-required': f.optional ? undefined : ('true' as const) };
+  if (f.oneOf) {
+    return (
+      <>
+        <label for={id}>{label}</label>
+        <select {...common}>
+          <option value="">choose…</option>
+          {f.oneOf.map((o) => <option key={String(o)} value={JSON.stringify(o)} selected={value === JSON.stringify(o)}>{String(o)}</option>)}
+        </select>
+      </>
+    );
+  }
+  if (f.type === 'person') {
+    return (
+      <>
+        <label for={id}>{label}</label>
+        <select {...common}>
+          <option value="">choose a person…</option>
+          {ctx.people.map((p) => <option key={p.email} value={p.email} selected={value === p.email}>{p.name ? `${p.name} (${p.email})` : p.email}</option>)}
+        </select>
+      </>
+    );
+  }
+  if (f.type === 'boolean') {
+    return (
+      <fieldset class="choice" aria-describedby={describedBy}>
+        <legend>{label}</legend>
+        <label><input type="radio" name={name} value="true" checked={value === 'true'} /> yes</label>
+        <label><input type="radio" name={name} value="false" checked={value === 'false'} /> no</label>
+      </fieldset>
+    );
+  }
+  const type = f.type === 'number' ? 'number' : f.type === 'date' ? 'date' : f.type === 'datetime' ? 'datetime-local' : 'text';
+  return (
+    <>
+      <label for={id}>{label}{f.type === 'datetime' ? ' (UTC)' : ''}</label>
+      {f.type === 'string' ? (
+        <textarea {...common} rows={2}>{value}</textarea>
+      ) : (
+        <input {...common} type={type} value={value} step={f.type === 'number' ? 'any' : f.type === 'datetime' ? 1 : undefined} />
+      )}
+    </>
+  );
+}
+
+function rowsFor(ctx: FieldContext, name: string, posted: number): number {
+  return Math.max(posted, 1) + (ctx.addRow === name ? 1 : 0);
+}
+
+function ListField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base: string; id: string }) {
+  const item: WebField = f.items ?? { name: 'item', type: 'string', optional: false };
+  const values = ctx.posted.get(base) ?? [];
+  const n = rowsFor(ctx, base, values.length);
+  const list = ctx.issues.get(`${ctx.prefix}.${f.name}`);
+  return (
+    <fieldset class="list" data-repeat={base} aria-describedby={described(id, f, !!list)}>
+      <legend>{f.name}{f.optional ? ' (optional)' : ''}</legend>
+      {f.description ? <p class="desc" id={`${id}-desc`}>{f.description}</p> : null}
+      <ol class="rows">
+        {Array.from({ length: n }, (_, i) => (
+          <li key={i} class="row">
+            <Scalar f={item} name={base} id={`${id}-${i}`} value={values[i] ?? ''} ctx={ctx} label={`${f.name} ${i + 1}`} />
+          </li>
+        ))}
+      </ol>
+      <button type="submit" name="_add" value={base} formnovalidate class="add-row">Add a row to {f.name}</button>
+      <Issues id={id} list={list} />
+    </fieldset>
+  );
+}
+
+function ObjectField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base: string; id: string }) {
+  const keys = ctx.posted.get(`${base}.key`) ?? [];
+  const values = ctx.posted.get(`${base}.value`) ?? [];
+  const n = rowsFor(ctx, base, keys.length);
+  const list = ctx.issues.get(`${ctx.prefix}.${f.name}`);
+  return (
+    <fieldset class="object" data-repeat={base} aria-describedby={described(id, f, !!list)}>
+      <legend>{f.name}{f.optional ? ' (optional)' : ''}</legend>
+      {f.description ? <p class="desc" id={`${id}-desc`}>{f.description}</p> : null}
+      <ol class="rows">
+        {Array.from({ length: n }, (_, i) => (
+          <li key={i} class="row pair">
+            <label for={`${id}-k${i}`}>{f.name} key {i + 1}</label>
+            <input type="text" id={`${id}-k${i}`} name={`${base}.key`} value={keys[i] ?? ''} />
+            <label for={`${id}-v${i}`}>{f.name} value {i + 1}</label>
+            <input type="text" id={`${id}-v${i}`} name={`${base}.value`} value={values[i] ?? ''} />
+          </li>
+        ))}
+      </ol>
+      <button type="submit" name="_add" value={base} formnovalidate class="add-row">Add a row to {f.name}</button>
+      <Issues id={id} list={list} />
+    </fieldset>
+  );
+}
+
+export function Field({ f, ctx }: { f: WebField; ctx: FieldContext }) {
+  const base = `${ctx.prefix}.${f.name}`;
+  const id = idFor(base);
+  if (f.type === 'list') return <div class="field"><ListField f={f} ctx={ctx} base={base} id={id} /></div>;
+  if (f.type === 'object') return <div class="field"><ObjectField f={f} ctx={ctx} base={base} id={id} /></div>;
+  const list = ctx.issues.get(base);
+  return (
+    <div class={`field${list ? ' has-issues' : ''}`}>
+      <Scalar f={f} name={base} id={id} value={ctx.posted.get(base)?.[0] ?? ''} ctx={ctx} label={`${f.name}${f.optional ? ' (optional)' : ''}`} describedBy={described(id, f, !!list)} />
+      {f.description ? <p class="desc" id={`${id}-desc`}>{f.description}</p> : null}
+      <Issues id={id} list={list} />
+    </div>
+  );
+}
+
+export function Fields({ fields, ctx }: { fields: WebField[]; ctx: FieldContext }) {
+  return <>{fields.map((f) => <Field key={f.name} f={f} ctx={ctx} />)}</>;
+}

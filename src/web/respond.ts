@@ -1,0 +1,54 @@
+/** Writing answers: whole HTML pages with the security headers, redirects, and the per-request context handlers share. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { VNode } from 'preact';
+import { render } from 'preact-render-to-string';
+import type { Actor } from '../engine/types.js';
+import type { Service } from '../service/service.js';
+import type { ToolResult } from '../service/results.js';
+import type { Assets } from './assets.js';
+import type { WebConfig } from './config.js';
+import type { Frame, Me } from './pages/layout.js';
+import { PAGE_HEADERS } from './security.js';
+
+/** What every handler is given: the app's parts and this request's signed-in person. */
+export interface Request {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  actor: Extract<Actor, { kind: 'person' }>;
+  me: Me;
+  app: AppParts;
+}
+
+export interface AppParts {
+  service: Service;
+  config: WebConfig;
+  assets: Assets;
+  /** Run data by the snapshot a page showed, so a stale decision can say what changed since. */
+  seen: Map<string, unknown>;
+}
+
+export function frame(r: Pick<Request, 'me' | 'app'>, title: string, extra: Partial<Frame> = {}): Frame {
+  return { title, me: r.me, assetVersion: r.app.assets.version, ...extra };
+}
+
+export function sendPage(res: ServerResponse, status: number, page: VNode<any>, headers: Record<string, string | string[]> = {}): void {
+  const html = `<!doctype html>${render(page)}`;
+  res.writeHead(status, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html), ...headers });
+  res.end(html);
+}
+
+export function redirect(res: ServerResponse, to: string, headers: Record<string, string | string[]> = {}): void {
+  res.writeHead(303, { ...PAGE_HEADERS, location: to, 'content-length': 0, ...headers });
+  res.end();
+}
+
+/** A tool call as the signed-in person: the service decides every right. */
+export function call(r: Pick<Request, 'app' | 'actor'>, tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+  return r.app.service.call(tool, args, r.actor);
+}
+
+/** The HTTP status a refusal's code answers with. */
+export function statusFor(code: string): number {
+  return code === 'not_found' ? 404 : code === 'forbidden' ? 403 : code === 'conflict' || code === 'stale' ? 409 : code === 'retry' ? 503 : 422;
+}

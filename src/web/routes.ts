@@ -1,0 +1,47 @@
+/** Which handler answers which path, for a signed-in person. */
+import { h } from 'preact';
+import { MessagePage } from './pages/message.js';
+import type { PostedForm } from './request.js';
+import { frame, redirect, sendPage, type Request } from './respond.js';
+import { fileDownload, runPage } from './runs.js';
+import { decidePost, inbox, workItemPage } from './work.js';
+
+const RUN = '(r-[0-9a-z]{26})';
+const ITEM = '(w-[0-9a-z]{1,60})';
+const FILE = '(f-[0-9a-f]{32})';
+
+type Get = (r: Request, ...m: string[]) => Promise<void>;
+type Post = (r: Request, form: PostedForm, ...m: string[]) => Promise<void>;
+
+const GET: [RegExp, Get][] = [
+  [/^\/$/, async (r) => redirect(r.res, '/work')],
+  [/^\/work$/, inbox],
+  [new RegExp(`^/work/${RUN}/${ITEM}$`), workItemPage],
+  [new RegExp(`^/runs/${RUN}$`), (r, id) => runPage(r, id!)],
+  [new RegExp(`^/runs/${RUN}/files/${FILE}$`), fileDownload],
+];
+
+const POST: [RegExp, Post][] = [
+  [new RegExp(`^/work/${RUN}/${ITEM}$`), (r, form, run, item) => decidePost(r, run!, item!, form)],
+];
+
+function notFound(r: Request): void {
+  sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Not found'), title: 'Not found' }, h('p', null, 'There is no page here.')));
+}
+
+export const routes = {
+  async get(r: Request): Promise<void> {
+    for (const [re, fn] of GET) {
+      const m = re.exec(r.url.pathname);
+      if (m) return fn(r, ...m.slice(1));
+    }
+    notFound(r);
+  },
+  async post(r: Request, form: PostedForm): Promise<void> {
+    for (const [re, fn] of POST) {
+      const m = re.exec(r.url.pathname);
+      if (m) return fn(r, form, ...m.slice(1));
+    }
+    notFound(r);
+  },
+};

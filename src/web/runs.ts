@@ -1,0 +1,95 @@
+/**
+ * Reading runs: a run's page (get_run, the audit timeline verified as read,
+ * the map) and its file evidence, downloaded only when the run the person may
+ * read names it, always as an attachment.
+ */
+import { h } from 'preact';
+import { verifyChain } from '../board/audit.js';
+import { paths } from '../board/layout.js';
+import { loadVersion } from '../board/processes.js';
+import { runMapSvg } from '../map/index.js';
+import { MessagePage } from './pages/message.js';
+import { RunPage } from './pages/run.js';
+import { call, frame, sendPage, statusFor, type Request } from './respond.js';
+import type { Completion, RunView, StepData } from './views.js';
+import type { ComponentChildren } from 'preact';
+
+export async function readRun(r: Request, runId: string): Promise<RunView | null> {
+  const res = await call(r, 'get_run', { runId });
+  if (res.ok) return res.data as RunView;
+  sendPage(r.res, statusFor(res.error.code), h(MessagePage, { frame: frame(r, 'Run', { current: 'runs' }), title: 'No such run' }, h('p', null, res.error.message)));
+  return null;
+}
+
+export async function runMap(r: Request, view: RunView): Promise<string | null> {
+  try {
+    const v = await loadVersion(r.app.service.board, view.run.process, view.run.version, r.app.service.offer);
+    return await runMapSvg(v, view, { lanes: { groups: r.app.service.board.manifest.groups } });
+  } catch {
+    return null;
+  }
+}
+
+async function timeline(r: Request, runId: string) {
+  const bytes = await r.app.service.board.store.readBytes(paths.runChain(runId)).catch(() => null);
+  if (bytes === null) return null;
+  const report = verifyChain(bytes.toString('utf8'));
+  return { events: report.events.map((e) => ({ ts: e.ts, actor: e.actor, action: e.action, entity: e.entity })), breaks: report.breaks.map((b) => ({ line: b.line ?? null, reason: b.reason })) };
+}
+
+export async function runPage(r: Request, runId: string, actions?: (view: RunView) => ComponentChildren): Promise<void> {
+  const view = await readRun(r, runId);
+  if (!view) return;
+  sendPage(r.res, 200, h(RunPage, {
+    frame: frame(r, `Run ${runId}`, { current: 'runs', live: `run:${runId}` }),
+    view,
+    timeline: await timeline(r, runId),
+    map: await runMap(r, view),
+    decided: r.url.searchParams.has('decided'),
+    ...(actions ? { actions: actions(view) } : {}),
+  }));
+}
+
+function evidenceRefs(view: RunView): Set<string> {
+  const refs = new Set<string>();
+  const add = (c: Completion) => c.evidence?.forEach((e) => e.kind === 'file' && refs.add(e.ref));
+  for (const d of Object.values(view.data.steps) as (StepData | undefined)[]) {
+    if (!d) continue;
+    add(d);
+    d.history?.forEach(add);
+  }
+  for (const w of view.workItems) if (w.escalation?.candidate) add(w.escalation.candidate);
+  return refs;
+}
+
+/** A content type safe to send as-is, else a neutral one. */
+function safeType(t: unknown): string {
+  return typeof t === 'string' && /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(t) ? t : 'application/octet-stream';
+}
+
+export async function fileDownload(r: Request, runId: string, ref: string): Promise<void> {
+  const view = await readRun(r, runId);
+  if (!view) return;
+  const notHere = () => sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'File', { current: 'runs' }), title: 'No such file on this run' }));
+  if (!/^f-[0-9a-f]{32}$/.test(ref) || !evidenceRefs(view).has(ref)) return notHere();
+  const store = r.app.service.board.store;
+  const [meta, bytes] = await Promise.all([store.readBytes(`files/${ref}/meta.json`), store.readBytes(`files/${ref}/content`)]);
+  if (!meta || !bytes) return notHere();
+  let m: { fileName?: unknown; contentType?: unknown } = {};
+  try {
+    m = JSON.parse(meta.toString('utf8')) as typeof m;
+  } catch {
+    // a damaged meta.json: still downloadable, under a neutral name and type
+  }
+  const name = typeof m.fileName === 'string' && m.fileName ? m.fileName : ref;
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  r.res.writeHead(200, {
+    'content-type': safeType(m.contentType),
+    'content-length': bytes.length,
+    'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    'x-content-type-options': 'nosniff',
+    'content-security-policy': "default-src 'none'; sandbox",
+    'cache-control': 'private, no-store',
+  });
+  r.res.end(bytes);
+}

@@ -1,0 +1,117 @@
+/**
+ * Web sign-in on disk: single-use login links and sessions, kept hashed in
+ * `.work/web/sessions.json` (never committed), every change made under the
+ * board's lock for this file and written by atomic rename. The rules are in
+ * session-rules.ts; this file reads, locks and writes.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Board } from '../board/board.js';
+import { BoardError } from '../board/errors.js';
+import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
+import { STATE_DIR } from '../board/layout.js';
+import { sha256Hex } from '../core/hash.js';
+import { resolveActor } from '../service/identity.js';
+import * as rules from './session-rules.js';
+
+const FILE = `${STATE_DIR}/web/sessions.json`;
+const LOCK = `${STATE_DIR}/locks/web-sessions.lock`;
+
+export type PublicSession = Omit<rules.SessionRecord, 'sha256'> & { expiresAt: string };
+
+async function load(board: Board): Promise<rules.SessionsFile> {
+  const raw = await readIfExists(board.store.abs(FILE));
+  return rules.parseSessionsFile(raw === null ? null : raw.toString('utf8'));
+}
+
+/** Change the file under its lock; `fn` returns the new file (or null to write nothing) and a value. */
+async function change<T>(board: Board, fn: (f: rules.SessionsFile) => { file: rules.SessionsFile | null; value: T }): Promise<T> {
+  return board.store.exclusive(LOCK, '', async () => {
+    const { file, value } = fn(await load(board));
+    if (file !== null) await writeFileAtomic(board.store.abs(FILE), `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    return value;
+  });
+}
+
+/** The person a web session may be opened for: declared in WORK.md, and a person, never an agent. */
+async function personEmail(board: Board, email: string): Promise<string> {
+  await board.refresh();
+  const who = resolveActor(board.manifest, email);
+  if (!who.ok) throw new BoardError('invalid', who.message);
+  if (who.actor.kind !== 'person') throw new BoardError('invalid', `"${email}" is an agent; agents never get a web session (they use MCP)`);
+  return who.actor.email.toLowerCase();
+}
+
+/** A sign-in link for a person, valid once within 15 minutes: `<baseUrl>/signin?code=…`. */
+export async function createLoginLink(board: Board, email: string, baseUrl: string, now = new Date()): Promise<string> {
+  const who = await personEmail(board, email);
+  const code = `wbl_${randomBytes(32).toString('base64url')}`;
+  await change(board, (f) => ({ file: rules.addCode(f, sha256Hex(code), who, now), value: undefined }));
+  const url = new URL('/signin', baseUrl);
+  url.searchParams.set('code', code);
+  return url.toString();
+}
+
+/** Whom a code would sign in, without using it (the page a link opens asks before it is used). */
+export async function peekCode(board: Board, code: string, now = new Date()): Promise<string | null> {
+  return rules.findCode(await load(board), sha256Hex(code), now)?.email ?? null;
+}
+
+/** Use a code once: a new session's secret (for the cookie), or null when the code is unknown, used or expired. */
+export async function redeemCode(board: Board, code: string, now = new Date()): Promise<{ token: string; id: string; email: string } | null> {
+  const token = `wbs_${randomBytes(32).toString('base64url')}`;
+  const id = `s-${randomBytes(6).toString('hex')}`;
+  const got = await change(board, (f) => {
+    const r = rules.exchange(f, sha256Hex(code), { id, sha256: sha256Hex(token) }, now);
+    return r ? { file: r.file, value: r.email } : { file: null, value: null };
+  });
+  if (got === null) return null;
+  // A person removed since the code was made gets no session.
+  try {
+    await personEmail(board, got);
+  } catch {
+    await change(board, (f) => ({ file: rules.removeSessions(f, (s) => s.id === id).file, value: undefined }));
+    return null;
+  }
+  return { token, id, email: got };
+}
+
+/** The live session a cookie's secret stands for, or null. Its lastSeenAt moves at most every few minutes. */
+export async function sessionFor(board: Board, token: string, now = new Date()): Promise<{ id: string; email: string } | null> {
+  const sha = sha256Hex(token);
+  const hit = rules.lookup(await load(board), sha, now);
+  if (!hit) return null;
+  if (hit.touch) await change(board, (f) => ({ file: rules.lookup(f, sha, now) ? rules.touch(f, sha, now) : null, value: undefined }));
+  return { id: hit.session.id, email: hit.session.email };
+}
+
+/** Sign-out: the session of this secret ends. */
+export async function endSession(board: Board, token: string): Promise<void> {
+  const sha = sha256Hex(token);
+  await change(board, (f) => {
+    const r = rules.removeSessions(f, (s) => s.sha256 === sha);
+    return { file: r.removed.length ? r.file : null, value: undefined };
+  });
+}
+
+/** Every live session, without secrets. */
+export async function listSessions(board: Board, now = new Date()): Promise<PublicSession[]> {
+  return rules.prune(await load(board), now).sessions.map(({ sha256: _s, ...s }) => ({ ...s, expiresAt: new Date(rules.sessionExpiry({ ...s, sha256: '' })).toISOString() }));
+}
+
+/** End one session by its public id; false when there is no such session. */
+export async function revokeSession(board: Board, id: string): Promise<boolean> {
+  return change(board, (f) => {
+    const r = rules.removeSessions(f, (s) => s.id === id);
+    return { file: r.removed.length ? r.file : null, value: r.removed.length > 0 };
+  });
+}
+
+/** End every session of a person (when they are removed from the board); returns the ids ended. */
+export async function revokeSessionsOf(board: Board, email: string): Promise<string[]> {
+  const e = email.toLowerCase();
+  return change(board, (f) => {
+    const r = rules.removeSessions(f, (s) => s.email === e);
+    // Their unused sign-in links die with them.
+    return { file: r.removed.length || f.codes.some((c) => c.email === e) ? { ...r.file, codes: r.file.codes.filter((c) => c.email !== e) } : null, value: r.removed };
+  });
+}

@@ -1,0 +1,130 @@
+/**
+ * The webhook, end to end on loopback: a daemon on a fake clock (as `serve`
+ * opens one) posts to a real HTTP receiver; the signature verifies with the
+ * secret from the environment or from a file under `.work/`; a 500 is tried
+ * again after its backoff with the same id; after the board's maxAttempts
+ * the notification is parked, shown by `workboard notifications --failed`
+ * and `doctor`, and `notifications retry` sends it again.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, workboard } from '../support/cli-run.js';
+import { cleanupHarnesses } from '../support/svc-harness.js';
+import { BASE_URL, CAST, daemonOn, expectedSignature, notifyBoard, toApproval, webhookReceiver, type Clocks, type Receiver } from './support.js';
+
+const SECRET_ENV = 'WB_NOTIFY_TEST_SECRET';
+const SECRET = 'a shared secret for the webhook test';
+const open: (Receiver | Clocks)[] = [];
+beforeAll(() => ensureBuilt(), 120_000);
+afterEach(async () => {
+  for (const x of open.splice(0).reverse()) await ('daemon' in x ? x.stop() : x.close());
+  delete process.env[SECRET_ENV];
+  await cleanupHarnesses();
+});
+
+async function setup(webhook: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+  const rx = await webhookReceiver();
+  open.push(rx);
+  const h = await notifyBoard({ notifications: { webhook: { url: rx.url, ...webhook }, ...extra } });
+  const d = await daemonOn(h);
+  open.push(d);
+  return { rx, h, d };
+}
+
+describe('the webhook', () => {
+  it('posts a signed body with id, at, text and link (secret from the environment)', async () => {
+    process.env[SECRET_ENV] = SECRET;
+    const { rx, h, d } = await setup({ secretEnv: SECRET_ENV });
+    const view = await toApproval(h);
+    const wi = h.item(view, 'approve');
+    await d.daemon.plan();
+    await rx.received(1);
+    const [hook] = rx.hooks;
+    expect(hook!.signature).toBe(expectedSignature(SECRET, hook!.raw));
+    expect(hook!.body).toMatchObject({ id: hook!.id, kind: 'work_item', runId: view.run.id, stepId: 'approve', recipients: [CAST.fin] });
+    expect(hook!.id).toMatch(/^n-/);
+    expect(Date.parse(hook!.body.at)).toBe(h.clock); // the transition's moment
+    const link = `${BASE_URL}/work/${view.run.id}/${wi.id}`;
+    expect(hook!.body.link).toBe(link);
+    expect(hook!.body.text).toContain(link);
+    expect(hook!.body.text).toContain('approve');
+  });
+
+  it('signs with the secret from a file under .work/, and a wrong secret does not verify', async () => {
+    const { rx, h, d } = await setup({ secretFile: '.work/webhook.secret' });
+    await fs.writeFile(path.join(h.root, '.work/webhook.secret'), `${SECRET}-from-a-file\n`);
+    await toApproval(h);
+    await d.daemon.plan();
+    await rx.received(1);
+    const hook = rx.hooks[0]!;
+    expect(hook.signature).toBe(expectedSignature(`${SECRET}-from-a-file`, hook.raw));
+    expect(hook.signature).not.toBe(expectedSignature(SECRET, hook.raw));
+  });
+
+  it('a 500 is tried again after the backoff with the same id, then succeeds once', async () => {
+    process.env[SECRET_ENV] = SECRET;
+    const { rx, h, d } = await setup({ secretEnv: SECRET_ENV });
+    rx.answer = () => (rx.hooks.length === 1 ? 500 : 200);
+    await toApproval(h);
+    await d.daemon.plan();
+    await rx.received(1);
+    // Not before the first backoff (15 s, jitter up to 10%): nothing more yet.
+    await d.advance(14_000);
+    expect(rx.hooks).toHaveLength(1);
+    await d.advance(3_000);
+    await rx.received(2);
+    expect(rx.hooks.map((x) => x.status)).toEqual([500, 200]);
+    expect(rx.hooks[1]!.id).toBe(rx.hooks[0]!.id);
+    expect(rx.hooks[1]!.body.id).toBe(rx.hooks[0]!.id);
+    expect(rx.hooks[1]!.signature).toBe(expectedSignature(SECRET, rx.hooks[1]!.raw));
+    // Delivered: an hour later nothing is sent again.
+    await d.advance(3_600_000);
+    expect(rx.hooks).toHaveLength(2);
+    const list = await workboard(['--board', h.root, '--json', 'notifications'], { cwd: h.root });
+    expect(list.code).toBe(0);
+    const items = JSON.parse(list.stdout).data.items as { id: string; status: string; deliveries: Record<string, { attempts: number; doneAt?: string }> }[];
+    expect(items.map((i) => [i.id, i.status])).toEqual([[rx.hooks[0]!.id, 'sent']]);
+    expect(items[0]!.deliveries.webhook).toMatchObject({ attempts: 2 });
+  });
+
+  it('parks after maxAttempts failures: shown by notifications --failed and doctor; retry sends it again', async () => {
+    const { rx, h, d } = await setup({ secretEnv: SECRET_ENV }, { maxAttempts: 3 });
+    rx.answer = () => 500;
+    await toApproval(h);
+    await d.daemon.plan();
+    await rx.received(1);
+    await d.advance(17_000); // after the 1st failure: 15 s (+ up to 10%)
+    await rx.received(2);
+    await d.advance(34_000); // after the 2nd: 30 s (+ up to 10%)
+    await rx.received(3);
+    // A third try would come a minute on: an hour later there has been none (the approval is due in 2 days, so nothing else is told).
+    await d.advance(3_600_000);
+    expect(rx.hooks).toHaveLength(3);
+    const id = rx.hooks[0]!.id!;
+    expect(new Set(rx.hooks.map((x) => x.id))).toEqual(new Set([id]));
+
+    const failed = await workboard(['--board', h.root, 'notifications', '--failed'], { cwd: h.root });
+    expect(failed.code).toBe(0);
+    expect(failed.stdout).toContain(id);
+    expect(failed.stdout).toContain('parked');
+    expect(failed.stdout).toContain('500');
+    const doctor = await workboard(['--board', h.root, '--json', 'doctor'], { cwd: h.root });
+    const findings = (JSON.parse(doctor.stdout).data?.findings ?? JSON.parse(doctor.stdout).error?.findings ?? []) as { kind: string; where: string }[];
+    expect(findings.filter((f) => f.kind === 'notification').map((f) => f.where), doctor.stdout.slice(0, 600)).toEqual([id]);
+
+    rx.answer = () => 200;
+    const retry = await workboard(['--board', h.root, 'notifications', 'retry', id], { cwd: h.root });
+    expect(retry.code, retry.stderr).toBe(0);
+    // The retry is due at the CLI's own time: bring the fake clock there, and let the daemon look.
+    await d.advance(Math.max(0, Date.now() - d.clock.now().getTime()) + 1000);
+    await d.daemon.plan();
+    await rx.received(4);
+    expect(rx.hooks[3]).toMatchObject({ id, status: 200 });
+    const after = await workboard(['--board', h.root, 'notifications', '--failed'], { cwd: h.root });
+    expect(after.stdout).not.toContain(id);
+    const again = await workboard(['--board', h.root, 'notifications', 'retry', id], { cwd: h.root });
+    expect(again.code).not.toBe(0); // nothing parked any more
+    expect(again.stderr).toContain(id);
+  });
+});
