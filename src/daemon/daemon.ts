@@ -14,7 +14,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
 import { writeFileAtomic } from '../board/fsutil.js';
-import { CHANGES_FILE, STATE_DIR } from '../board/layout.js';
+import { CHANGES_FILE, OUTBOX_DIR, STATE_DIR } from '../board/layout.js';
 import { issueText } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
@@ -71,7 +71,9 @@ export class Daemon {
     const { rolledForward } = await this.board.store.recover();
     for (const s of rolledForward) this.log(`recovered an interrupted commit on ${s}`);
     this.runWatch.start();
-    this.watcher = watch([path.join(this.board.root, 'processes'), path.join(this.board.root, 'WORK.md')], {
+    // The outbox too: a notification enqueued or retried by another process goes out now, not at the next wake.
+    await fs.mkdir(this.board.store.abs(OUTBOX_DIR), { recursive: true });
+    this.watcher = watch([path.join(this.board.root, 'processes'), path.join(this.board.root, 'WORK.md'), this.board.store.abs(OUTBOX_DIR)], {
       ignoreInitial: true,
       ignored: (p) => p.includes('.tmp-'),
       awaitWriteFinish: false,

@@ -13,6 +13,7 @@ import { accept, type FileCheck, type Submission } from './acceptance.js';
 import { Machine } from './machine.js';
 import { actorName, SERVER, type Actor, type Completion, type Context, type Lease, type Pinned, type RunState, type StepState, type Verdict } from './types.js';
 import { ToolError, type ErrorCode } from '../protocol/errors.js';
+import { fourEyesProblem, inScope, scopeRefusal } from './rights.js';
 import { assignment, decisionsFor, snapshotOf, OPERATORS } from './view.js';
 
 /**
@@ -53,6 +54,7 @@ export function startRun(
 ): Machine | Stop {
   const issues: string[] = [];
   checkValues(pinned.process.inputs, args.inputs, ['inputs'], (path, message) => issues.push(`${formatPath(path)}: ${message}`), ctx.people);
+  if (!inScope(actor, pinned.process.name)) return no('forbidden', scopeRefusal(actor, pinned.process.name), [`process: ${pinned.process.name} is outside this agent's scope`]);
   if (actor.kind === 'agent' && usesInitiator(pinned.process)) {
     issues.push('initiator: this process assigns work to the person who starts it; an agent cannot start it');
   }
@@ -89,6 +91,7 @@ export function startRun(
 export function claim(m: Machine, stepId: string, actor: Actor): Lease | Stop {
   if (m.ended) return RUN_ENDED();
   if (actor.kind !== 'agent') return no('forbidden', 'only an agent claims steps; people use get_work and decide');
+  if (!inScope(actor, m.pinned.process.name)) return no('forbidden', scopeRefusal(actor, m.pinned.process.name), [`process: ${m.pinned.process.name} is outside this agent's scope`]);
   const def = m.defs.get(stepId);
   if (!def) return no('not_found', `no step ${stepId} in this run`);
   if (def.kind !== 'agent') return no('forbidden', `${stepId} is a ${def.kind} step, not an agent step`);
@@ -223,6 +226,12 @@ export interface Decision extends Submission {
   note?: string;
 }
 
+/** What a decision is checked against besides the run: the board's groups, and whether four eyes applies to this process. */
+export interface DecideRules {
+  groups: Record<string, string[]>;
+  fourEyes: boolean;
+}
+
 /** Is this person among those the work item is assigned to? */
 export function mayDecide(actor: Actor, assigned: { group?: string; person?: string }, groups: Record<string, string[]>): boolean {
   if (actor.kind !== 'person') return false;
@@ -231,7 +240,8 @@ export function mayDecide(actor: Actor, assigned: { group?: string; person?: str
   return (groups[assigned.group ?? ''] ?? []).some((e) => e.toLowerCase() === actor.email.toLowerCase());
 }
 
-export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<string, string[]>, checkFile: FileCheck, check?: CheckOutcome): Stop | undefined {
+export function decide(m: Machine, d: Decision, actor: Actor, rules: DecideRules, checkFile: FileCheck, check?: CheckOutcome): Stop | undefined {
+  const groups = rules.groups;
   // The documented order: run_ended, already_decided, not_found, stale, forbidden, not_accepted.
   if (m.ended) return RUN_ENDED();
   const steps = Object.values(m.state.steps);
@@ -248,6 +258,8 @@ export function decide(m: Machine, d: Decision, actor: Actor, groups: Record<str
   if (!mayDecide(actor, assignment(m.state, m.pinned, def, st), groups)) {
     return no('forbidden', `${actor.email} is not assigned this work item`);
   }
+  const eyes = rules.fourEyes ? fourEyesProblem(m.state, def, actor) : null;
+  if (eyes) return no('forbidden', eyes, ['four_eyes']);
   const allowed = decisionsFor(def, st);
   const issues: string[] = [];
   if (!allowed.includes(d.decision)) issues.push(`decision: ${d.decision} is not allowed here; one of ${allowed.join(', ')}`);

@@ -19,7 +19,7 @@ export type Command =
   | { tool: 'renew'; stepId: string; claimId: string; progress?: string }
   | { tool: 'submit'; stepId: string; claimId: string; submission: Submission; checkFile: FileCheck; check?: CheckOutcome }
   | { tool: 'escalate'; stepId: string; claimId: string; note: string }
-  | { tool: 'decide'; decision: cmd.Decision; groups: Record<string, string[]>; checkFile: FileCheck; check?: CheckOutcome }
+  | { tool: 'decide'; decision: cmd.Decision; rules: cmd.DecideRules; checkFile: FileCheck; check?: CheckOutcome }
   | { tool: 'cancel'; reason: string }
   | { tool: 'send_event'; name: string; data?: Record<string, unknown> }
   /** Nothing but the deadlines that fell due (the daemon's tick). */
@@ -76,7 +76,7 @@ function apply(m: Machine, actor: Actor, c: Command): CommandResult | cmd.Stop |
     case 'escalate':
       return cmd.escalate(m, c.stepId, c.claimId, c.note, actor);
     case 'decide':
-      return cmd.decide(m, c.decision, actor, c.groups, c.checkFile, c.check);
+      return cmd.decide(m, c.decision, actor, c.rules, c.checkFile, c.check);
     case 'cancel':
       return cmd.cancel(m, c.reason, actor);
     case 'send_event':

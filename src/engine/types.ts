@@ -5,8 +5,11 @@
  */
 import type { EvidenceKind, Process, StepKind } from '../process/model.js';
 
-/** Who is calling. People are named by email; agents by their id in WORK.md. */
-export type Actor = { kind: 'agent'; id: string } | { kind: 'person'; email: string; operator: boolean };
+/**
+ * Who is calling. People are named by email; agents by their id in WORK.md,
+ * with the processes WORK.md limits them to (absent: every process).
+ */
+export type Actor = { kind: 'agent'; id: string; processes?: readonly string[] } | { kind: 'person'; email: string; operator: boolean };
 
 export function actorName(a: Actor): string {
   return a.kind === 'agent' ? a.id : a.email;

@@ -37,6 +37,8 @@ export class Courier {
 
   /** Deliver everything due now. Returns when the courier next needs to run (ms since the epoch), or null. */
   async run(): Promise<number | null> {
+    // WORK.md as it is now: a person removed, a channel changed, since the last run.
+    await this.board.refresh();
     let wake: number | null = null;
     const soonest = (t: number | null) => {
       if (t !== null && (wake === null || t < wake)) wake = t;

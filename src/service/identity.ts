@@ -4,9 +4,20 @@ import type { Actor } from '../engine/types.js';
 
 export type Resolved = { ok: true; actor: Actor } | { ok: false; message: string };
 
+/**
+ * The caller as WORK.md says now, so a long-lived connection (a stdio MCP
+ * process) loses its rights the moment its identity is removed, and a
+ * changed scope or operator role applies from the next call.
+ */
+export function currentActor(manifest: Manifest, actor: Actor): Resolved {
+  const r = resolveActor(manifest, actor.kind === 'agent' ? actor.id : actor.email);
+  if (!r.ok || r.actor.kind !== actor.kind) return { ok: false, message: `${actor.kind === 'agent' ? `agent ${actor.id}` : actor.email} is no longer declared on this board (WORK.md)` };
+  return r;
+}
+
 export function resolveActor(manifest: Manifest, name: string): Resolved {
   const agent = manifest.agents.find((a) => a.id === name);
-  if (agent) return { ok: true, actor: { kind: 'agent', id: agent.id } };
+  if (agent) return { ok: true, actor: { kind: 'agent', id: agent.id, ...(agent.processes ? { processes: agent.processes } : {}) } };
   const email = name.toLowerCase();
   const person = manifest.people.find((p) => p.email.toLowerCase() === email);
   const operator = manifest.operators.some((o) => o.toLowerCase() === email);

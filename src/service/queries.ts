@@ -6,6 +6,7 @@
 import type { Board } from '../board/board.js';
 import { listProcessNames, listVersions } from '../board/processes.js';
 import { mayDecide } from '../engine/commands.js';
+import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';
 import { leaseLive, snapshotOf, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
@@ -34,12 +35,15 @@ export async function listProcesses(board: Board, reader: RunReader, cursor?: st
   return page(items, (i) => i.name, 100, cursor);
 }
 
-export async function getWork(reader: RunReader, groups: Record<string, string[]>, actor: Actor, a: GetWorkArgs, now: Date): Promise<Page<WorkEntry>> {
+export async function getWork(reader: RunReader, rules: { groups: Record<string, string[]>; fourEyes: boolean | readonly string[] }, actor: Actor, a: GetWorkArgs, now: Date): Promise<Page<WorkEntry>> {
+  const groups = rules.groups;
+  const fourEyes = (process: string) => fourEyesApplies(rules.fourEyes, process);
   const items: { key: string; item: WorkEntry }[] = [];
   for await (const m of reader.openRuns(a.process)) {
     const r = m.state.run;
     const test = r.mode === 'test' ? { mode: 'test' as const } : { mode: 'live' as const };
     if (actor.kind === 'agent') {
+      if (!inScope(actor, r.process)) continue;
       for (const def of m.pinned.process.steps) {
         const st = m.state.steps[def.id];
         if (def.kind !== 'agent' || st?.state !== 'ready' || leaseLive(m.state, def.id, now)) continue;
@@ -64,6 +68,8 @@ export async function getWork(reader: RunReader, groups: Record<string, string[]
       for (const wi of workItems(m.state, m.pinned, snapshot)) {
         if (!mayDecide(actor, wi.assignedTo, groups)) continue;
         const st = m.state.steps[wi.stepId]!;
+        // Four eyes: an approval this person may not decide is left for the others in the group.
+        if (fourEyes(r.process) && fourEyesProblem(m.state, m.pinned.process.steps.find((s) => s.id === wi.stepId)!, actor)) continue;
         items.push({ key: `${st.readySince}|${r.id}|${wi.id}`, item: { runId: r.id, process: r.process, version: r.version, ...test, workItem: wi } });
       }
     }

@@ -19,6 +19,7 @@ import { getWork, listProcesses, listRuns } from './queries.js';
 import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
+import { currentActor } from './identity.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites } from './writes.js';
@@ -61,11 +62,24 @@ export class Service {
     try {
       if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
       await this.board.refresh();
-      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), actor);
+      // Rights as WORK.md says now (an agent's scope, a person's operator role). Who the caller is
+      // was settled by the transport; the server's own internal identities are not in WORK.md.
+      const now = currentActor(this.board.manifest, actor);
+      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? now.actor : actor);
       return { ok: true, data };
     } catch (e) {
       return this.failures.answer(e, tool, args);
     }
+  }
+
+  /**
+   * Why this identity may no longer act, or null: for transports that keep a
+   * connection open after resolving who is on it (MCP over stdio or HTTP).
+   */
+  async removedIdentity(actor: Actor): Promise<string | null> {
+    await this.board.refresh();
+    const now = currentActor(this.board.manifest, actor);
+    return now.ok ? null : now.message;
   }
 
   private async dispatch(call: ToolCall, actor: Actor): Promise<unknown> {
@@ -77,7 +91,7 @@ export class Service {
       case 'get_run':
         return this.reader.view(call.args.runId);
       case 'get_work':
-        return getWork(this.reader, this.board.manifest.groups, actor, call.args, this.now());
+        return getWork(this.reader, this.board.manifest, actor, call.args, this.now());
       case 'list_runs':
         return this.listRuns(call.args);
       case 'start_run':

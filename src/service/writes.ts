@@ -14,6 +14,7 @@ import type { Tx } from '../board/tx.js';
 import type { CheckOutcome, CheckRequest } from '../engine/check.js';
 import { claimedByAnother } from '../engine/commands.js';
 import { execute, start, type Change, type Command, type Plan } from '../engine/execute.js';
+import { fourEyesApplies } from '../engine/rights.js';
 import type { Actor, EngineEvent, Pinned, RunRecord, RunState } from '../engine/types.js';
 import { requirements, runData, runView } from '../engine/view.js';
 import { evaluate } from '../evaluator/evaluator.js';
@@ -114,7 +115,7 @@ export class RunWrites {
       const prior = await this.replay.lookup(tx, call.tool, call.args, actor);
       if (prior !== undefined) return prior;
       const loaded = await this.reader.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
-      const command = await this.command(call, claims, check);
+      const command = await this.command(call, loaded.pinned.process.name, claims, check);
       const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), actor, command);
       switch (plan.kind) {
         case 'check':
@@ -137,7 +138,7 @@ export class RunWrites {
   }
 
   /** The engine's command for a call, with what the service found for it: claim ids, file hashes, a verdict. */
-  private async command(call: RunWriteCall, claims: TokenClaims | null, check: CheckOutcome | undefined): Promise<Command> {
+  private async command(call: RunWriteCall, process: string, claims: TokenClaims | null, check: CheckOutcome | undefined): Promise<Command> {
     const claim = { stepId: claims?.stepId ?? '', claimId: claims?.claimId ?? '' };
     switch (call.tool) {
       case 'claim':
@@ -152,7 +153,9 @@ export class RunWrites {
         return { tool: 'escalate', ...claim, note: call.args.note };
       case 'decide': {
         const { runId: _id, requestId: _r, ...decision } = call.args;
-        return { tool: 'decide', decision, groups: this.board.manifest.groups, checkFile: await this.files.checks(call.args.evidence), ...(check ? { check } : {}) };
+        const m = this.board.manifest;
+        const rules = { groups: m.groups, fourEyes: fourEyesApplies(m.fourEyes, process) };
+        return { tool: 'decide', decision, rules, checkFile: await this.files.checks(call.args.evidence), ...(check ? { check } : {}) };
       }
       case 'cancel':
         return { tool: 'cancel', reason: call.args.reason };

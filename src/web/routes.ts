@@ -3,7 +3,7 @@ import { h } from 'preact';
 import { MessagePage } from './pages/message.js';
 import type { PostedForm } from './request.js';
 import { frame, redirect, sendPage, type Request } from './respond.js';
-import { fileDownload, runPage } from './runs.js';
+import { fileDownload, mapImage, runPage } from './runs.js';
 import { decidePost, inbox, workItemPage } from './work.js';
 
 const RUN = '(r-[0-9a-z]{26})';
@@ -19,6 +19,7 @@ const GET: [RegExp, Get][] = [
   [new RegExp(`^/work/${RUN}/${ITEM}$`), workItemPage],
   [new RegExp(`^/runs/${RUN}$`), (r, id) => runPage(r, id!)],
   [new RegExp(`^/runs/${RUN}/files/${FILE}$`), fileDownload],
+  [new RegExp(`^/runs/${RUN}/map.svg$`), mapImage],
 ];
 
 const POST: [RegExp, Post][] = [

@@ -30,11 +30,37 @@ export async function runMap(r: Request, view: RunView): Promise<string | null> 
   }
 }
 
-async function timeline(r: Request, runId: string) {
+async function chain(r: Request, runId: string) {
   const bytes = await r.app.service.board.store.readBytes(paths.runChain(runId)).catch(() => null);
-  if (bytes === null) return null;
-  const report = verifyChain(bytes.toString('utf8'));
+  return bytes === null ? null : verifyChain(bytes.toString('utf8'));
+}
+
+/** The step a work item belonged to, from the audit line that opened it (for an item no longer open). */
+export async function stepOfWorkItem(r: Request, runId: string, workItemId: string): Promise<string | undefined> {
+  const e = (await chain(r, runId))?.events.find((x) => (x.input.changes as Record<string, unknown> | undefined)?.workItem === workItemId);
+  return e?.entity.split('/').pop();
+}
+
+async function timeline(r: Request, runId: string) {
+  const report = await chain(r, runId);
+  if (report === null) return null;
   return { events: report.events.map((e) => ({ ts: e.ts, actor: e.actor, action: e.action, entity: e.entity })), breaks: report.breaks.map((b) => ({ line: b.line ?? null, reason: b.reason })) };
+}
+
+/** The run's map as an image of its own: its styles live inside the SVG, which the pages' CSP would block inline. */
+export async function mapImage(r: Request, runId: string): Promise<void> {
+  const view = await readRun(r, runId);
+  if (!view) return;
+  const svg = await runMap(r, view);
+  if (svg === null) return void sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Map', { current: 'runs' }), title: 'No map for this run' }));
+  r.res.writeHead(200, {
+    'content-type': 'image/svg+xml; charset=utf-8',
+    'content-length': Buffer.byteLength(svg),
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'private, no-store',
+  });
+  r.res.end(svg);
 }
 
 export async function runPage(r: Request, runId: string, actions?: (view: RunView) => ComponentChildren): Promise<void> {
@@ -44,7 +70,7 @@ export async function runPage(r: Request, runId: string, actions?: (view: RunVie
     frame: frame(r, `Run ${runId}`, { current: 'runs', live: `run:${runId}` }),
     view,
     timeline: await timeline(r, runId),
-    map: await runMap(r, view),
+    map: `/runs/${runId}/map.svg`,
     decided: r.url.searchParams.has('decided'),
     ...(actions ? { actions: actions(view) } : {}),
   }));

@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
 import { loadVersion } from '../board/processes.js';
 import type { Step } from '../process/model.js';
-import { runMapSvg } from '../map/index.js';
 import { dataChanges } from './data-diff.js';
 import { first, issuesByField, valuesFrom, webFields, type Posted } from './form-values.js';
 import type { FieldContext } from './pages/fields.js';
@@ -17,6 +16,7 @@ import { InboxPage, type InboxRow } from './pages/inbox.js';
 import { ConfirmPage, MessagePage } from './pages/message.js';
 import { WorkItemPage, type WorkItemProps } from './pages/work-item.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
+import { stepOfWorkItem } from './runs.js';
 import type { PostedForm } from './request.js';
 import type { ProcessSummary, RunView, WorkEntry, WorkItem } from './views.js';
 
@@ -71,14 +71,13 @@ export async function inbox(r: Request): Promise<void> {
   }));
 }
 
-/** The published step definition, for the map and to know whether a rejection ends the run. */
-async function pinnedStep(r: Request, view: RunView, stepId: string): Promise<{ map: string | null; step: Step | null }> {
+/** The published step definition, to know whether a rejection ends the run. */
+async function pinnedStep(r: Request, view: RunView, stepId: string): Promise<Step | null> {
   try {
     const v = await loadVersion(r.app.service.board, view.run.process, view.run.version, r.app.service.offer);
-    const map = await runMapSvg(v, view, { lanes: { groups: r.app.service.board.manifest.groups } }).catch(() => null);
-    return { map, step: v.process.steps.find((s) => s.id === stepId) ?? null };
+    return v.process.steps.find((s) => s.id === stepId) ?? null;
   } catch {
-    return { map: null, step: null };
+    return null;
   }
 }
 
@@ -98,7 +97,6 @@ interface Shown {
 
 async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}): Promise<void> {
   r.app.seen.set(item.snapshot, view.data);
-  const { map } = await pinnedStep(r, view, item.stepId);
   sendPage(r.res, s.status ?? 200, h(WorkItemPage, {
     frame: frame(r, `${view.run.process}: ${item.stepId}`, { current: 'work', live: `run:${view.run.id}` }),
     view,
@@ -109,7 +107,7 @@ async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}
     ...(s.problem ? { problem: s.problem } : {}),
     ...(s.changes !== undefined ? { changes: s.changes } : {}),
     kept: s.kept ?? [],
-    map,
+    map: `/runs/${view.run.id}/map.svg`,
   }));
 }
 
@@ -120,7 +118,8 @@ async function noItem(r: Request, view: RunView | { error: { code: string; messa
   if (view.workItems.some((w) => w.id === workItemId)) {
     return sendPage(r.res, 403, h(MessagePage, { frame: f, title: 'Not your work item' }, h('p', null, `This work item is not assigned to ${r.actor.email} or a group of theirs.`)));
   }
-  const done = stepId ? view.data.steps[stepId] : undefined;
+  const step = stepId ?? (await stepOfWorkItem(r, view.run.id, workItemId));
+  const done = step ? view.data.steps[step] : undefined;
   const who = done?.by ? `${done.by} decided${done.decision ? ` (${done.decision})` : ''} at ${done.at}.` : 'It was decided, or the run moved on.';
   return sendPage(r.res, 409, h(MessagePage, { frame: f, title: 'Already decided', kind: 'warn' }, h('p', null, `This work item is no longer open. ${who}`), h('p', null, h('a', { href: `/runs/${view.run.id}` }, 'See the run'))));
 }
@@ -184,7 +183,7 @@ export async function decidePost(r: Request, runId: string, workItemId: string, 
   if (addRow !== undefined && item) return showItem(r, got.view as RunView, item, { posted: p, addRow });
   const decision = first(p, 'decision') ?? '';
   if (item && first(p, 'confirm') !== 'yes') {
-    const step = decision === 'failed' || decision === 'rejected' ? (await pinnedStep(r, got.view as RunView, item.stepId)).step : null;
+    const step = decision === 'failed' || decision === 'rejected' ? await pinnedStep(r, got.view as RunView, item.stepId) : null;
     const ends = decision === 'failed' ? 'Failing ends the run at once; no later step runs.' : decision === 'rejected' && step && !step.onReject ? 'This approval returns nowhere when rejected: rejecting ends the run as rejected.' : null;
     if (ends) return sendPage(r.res, 200, h(ConfirmPage, { frame: frame(r, 'Confirm', { current: 'work' }), action: `/work/${runId}/${workItemId}`, posted: p, decision, ends }));
   }

@@ -33,7 +33,9 @@ export const cmd = {
   renew: (...a: Args<typeof commands.renew>) => unwrap(commands.renew(...a)),
   submit: (...a: Args<typeof commands.submit>) => void unwrap(commands.submit(...a)),
   escalate: (...a: Args<typeof commands.escalate>) => void unwrap(commands.escalate(...a)),
-  decide: (...a: Args<typeof commands.decide>) => void unwrap(commands.decide(...a)),
+  // The engine tests decide without the board's four-eyes policy: groups only.
+  decide: (m: Args<typeof commands.decide>[0], d: commands.Decision, actor: Args<typeof commands.decide>[2], groups: Record<string, string[]>, ...rest: Args<typeof commands.decide> extends [unknown, unknown, unknown, unknown, ...infer R] ? R : never) =>
+    void unwrap(commands.decide(m, d, actor, { groups, fourEyes: false }, ...rest)),
   cancel: (...a: Args<typeof commands.cancel>) => void unwrap(commands.cancel(...a)),
   sendEvent: (...a: Args<typeof commands.sendEvent>) => unwrap(commands.sendEvent(...a)).consumedBy,
   mayDecide: commands.mayDecide,

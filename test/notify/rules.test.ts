@@ -136,7 +136,7 @@ class Drive {
 
   decide(actor: Actor, stepId: string, decision: 'completed' | 'approved' | 'rejected', extra: Record<string, unknown> = {}, offsetMs = 60_000): Notification[] {
     const d = { workItemId: this.item(stepId), snapshot: snapshotOf(this.state, this.p), decision, ...extra };
-    return this.run(actor, { tool: 'decide', decision: d, groups: this.m.groups, checkFile: noFiles }, offsetMs);
+    return this.run(actor, { tool: 'decide', decision: d, rules: { groups: this.m.groups, fourEyes: false }, checkFile: noFiles }, offsetMs);
   }
 
   claim(stepId: string, offsetMs = 30_000): string {

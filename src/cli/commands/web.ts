@@ -40,7 +40,7 @@ export function register(program: Command, cli: Cli): void {
     .description('end a web session at once (or all of a person\'s)')
     .addHelpText('after', '\nExamples:\n  workboard session revoke s-1a2b3c4d5e6f\n  workboard session revoke --person mira@example.com')
     .action(async (id: string | undefined, o: { person?: string }) => {
-      if ((id === undefined) === (o.person === undefined)) cli.usage('give a session id or --person <email>, not both');
+      if ((id === undefined) === (o.person === undefined)) cli.usage('give exactly one: a session id, or --person <email>');
       const board = await cli.board();
       const ended = o.person !== undefined ? await revokeSessionsOf(board, o.person) : (await revokeSession(board, id!)) ? [id!] : [];
       if (id !== undefined && ended.length === 0) throw new BoardError('invalid', `no live web session ${id} (see workboard session list)`);

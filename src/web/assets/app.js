@@ -30,9 +30,13 @@
   var topic = document.body.getAttribute('data-live');
   if (!topic || typeof EventSource === 'undefined') return;
   var dirty = false;
+  var leaving = false;
   document.addEventListener('input', function () { dirty = true; });
   var source = new EventSource('/events?topic=' + encodeURIComponent(topic));
+  // A form being sent changes the board itself: its own change must not reload the page from under it.
+  document.addEventListener('submit', function () { leaving = true; source.close(); });
   source.addEventListener('changed', function () {
+    if (leaving) return;
     if (!dirty) { window.location.reload(); return; }
     var box = document.getElementById('live');
     if (!box || !box.hidden) return;

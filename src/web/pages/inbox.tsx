@@ -46,8 +46,9 @@ function Row({ row, title }: { row: InboxRow; title: string }) {
     <li class={`item${step?.overdue ? ' overdue' : ''}`}>
       <article aria-labelledby={`t-${wi.id}`}>
         <h2 id={`t-${wi.id}`}>
-          <a href={href}>{title}: {wi.stepId}</a> <span class="kind">{wi.escalation ? 'escalation' : wi.kind}</span>
+          <a href={href}>{entry.process}: {wi.stepId}</a> <span class="kind">{wi.escalation ? 'escalation' : wi.kind}</span>
         </h2>
+        {title !== entry.process ? <p class="desc">{title}</p> : null}
         {entry.mode === 'test' ? <p class="test-banner">Test run</p> : null}
         {view ? <KeyInputs inputs={view.data.inputs} /> : null}
         <div class="text"><Markdown text={wi.text.split('\n')[0] ?? ''} /></div>

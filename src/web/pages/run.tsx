@@ -75,7 +75,7 @@ export function RunPage(p: RunPageProps) {
           {p.map ? (
             <section aria-labelledby="map-h">
               <h2 id="map-h">Map</h2>
-              <figure class="map" role="img" aria-label={`Map of ${r.process}, with the run's current position`} dangerouslySetInnerHTML={{ __html: p.map }} />
+              <figure class="map"><img src={p.map} alt={`Map of ${r.process}: the run's steps, with where it is now`} /></figure>
             </section>
           ) : null}
         </div>

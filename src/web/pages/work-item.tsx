@@ -209,7 +209,7 @@ export function WorkItemPage(p: WorkItemProps) {
           {p.map ? (
             <section aria-labelledby="map-h">
               <h2 id="map-h">Where the run is</h2>
-              <figure class="map" role="img" aria-label={`Map of ${view.run.process}, with the run's current position`} dangerouslySetInnerHTML={{ __html: p.map }} />
+              <figure class="map"><img src={p.map} alt={`Map of ${view.run.process}: the run's steps, with where it is now`} /></figure>
             </section>
           ) : null}
           <details class="body">

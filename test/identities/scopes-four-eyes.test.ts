@@ -1,0 +1,114 @@
+/**
+ * Least privilege for agents and four eyes for approvals (issue 17), through
+ * the service on a real board: an agent limited in WORK.md to some processes
+ * sees, starts and claims only those; with `fourEyes` on, the person who
+ * started a run or completed an earlier step of it cannot decide its
+ * approvals, and another member of the group can.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { editManifest } from '../../src/board/people.js';
+import { CAST, cleanupHarnesses, CLAIM_REVIEW_SUBMISSION, Harness, rid, type Data } from '../support/svc-harness.js';
+
+afterAll(cleanupHarnesses);
+
+const SPEND = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/spend');
+
+async function setManifest(h: Harness, edit: (d: Record<string, any>) => void): Promise<void> {
+  await editManifest(h.board, CAST.operator, 'test.edit', (d) => {
+    edit(d as Record<string, any>);
+    return 'test';
+  });
+}
+
+describe('an agent limited to some processes', () => {
+  async function scoped() {
+    const h = await Harness.open({
+      groups: { finance: [CAST.fin] },
+      processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }, { folder: 'two-payments' }],
+    });
+    await setManifest(h, (d) => {
+      d.agents = [{ id: CAST.agent, processes: ['claim-review'] }, { id: CAST.rival }];
+    });
+    const review = await h.start('claim-review', { claimant: CAST.ann, amount: 10 });
+    const invoice = (await h.ok('start_run', { process: 'two-payments', inputs: {}, requestId: rid() }, CAST.rival)).run.id as string;
+    return { h, review, invoice };
+  }
+
+  it('get_work shows only the steps of its processes; an unscoped agent sees both', async () => {
+    const { h, review, invoice } = await scoped();
+    const mine = (await h.ok('get_work', {}, CAST.agent)).items.map((i: Data) => i.runId);
+    expect(mine).toEqual([review.run.id]);
+    const theirs = (await h.ok('get_work', {}, CAST.rival)).items.map((i: Data) => i.runId).sort();
+    expect(theirs).toEqual([review.run.id, invoice].sort());
+  });
+
+  it('claiming or starting outside the scope is forbidden with the reason, and changes nothing', async () => {
+    const { h, invoice } = await scoped();
+    const before = await h.snapshot();
+    const claim = await h.fail('claim', { runId: invoice, stepId: 'invoice', requestId: rid() }, CAST.agent);
+    expect(claim.code).toBe('forbidden');
+    expect(claim.message).toContain('claim-review');
+    const start = await h.fail('start_run', { process: 'two-payments', inputs: {}, requestId: rid() }, CAST.agent);
+    expect(start.code).toBe('forbidden');
+    expect(start.issues).toEqual(["process: two-payments is outside this agent's scope"]);
+    expect(await h.snapshot()).toEqual(before);
+  });
+
+  it('inside its scope it works as before', async () => {
+    const { h, review } = await scoped();
+    const claimed = await h.claim(review.run.id, 'check');
+    const done = await h.ok('submit', { token: claimed.token, ...CLAIM_REVIEW_SUBMISSION, requestId: rid() }, CAST.agent);
+    expect(done.steps.find((s: Data) => s.id === 'check').state).toBe('done');
+  });
+
+  it('a scope set while the agent is connected applies from its next call', async () => {
+    const { h, invoice } = await scoped();
+    await setManifest(h, (d) => {
+      d.agents = [{ id: CAST.agent }, { id: CAST.rival, processes: ['claim-review'] }];
+    });
+    expect((await h.fail('claim', { runId: invoice, stepId: 'invoice', requestId: rid() }, CAST.rival)).code).toBe('forbidden');
+    expect((await h.ok('claim', { runId: invoice, stepId: 'invoice', requestId: rid() }, CAST.agent)).token).toBeTruthy();
+  });
+});
+
+describe('four eyes on approvals', () => {
+  async function spend(fourEyes: boolean | string[]) {
+    const h = await Harness.open({ groups: { finance: [CAST.ann, CAST.fin, CAST.cat] }, processes: [{ folder: SPEND, roles: { preparer: 'finance', approver: 'finance' } }] });
+    if (fourEyes !== false) await setManifest(h, (d) => (d.fourEyes = fourEyes));
+    const started = await h.start('spend', { amount: 120 }, CAST.ann);
+    const prepared = await h.decide(started, 'prepare', 'completed', CAST.fin, { output: { purpose: 'Team lunch' } });
+    return { h, view: prepared };
+  }
+
+  it('the initiator and the earlier step’s completer are forbidden, saying why; the item stays open for another member', async () => {
+    const { h, view } = await spend(true);
+    const item = h.item(view, 'approve');
+    const args = { runId: view.run.id, workItemId: item.id, snapshot: item.snapshot, decision: 'approved' };
+    const byInitiator = await h.fail('decide', { ...args, requestId: rid() }, CAST.ann);
+    expect(byInitiator).toMatchObject({ code: 'forbidden', issues: ['four_eyes'] });
+    expect(byInitiator.message).toContain('started this run');
+    const byPreparer = await h.fail('decide', { ...args, requestId: rid() }, CAST.fin);
+    expect(byPreparer).toMatchObject({ code: 'forbidden', issues: ['four_eyes'] });
+    expect(byPreparer.message).toContain('completed step prepare');
+    const byOther = await h.ok('decide', { ...args, requestId: rid() }, CAST.cat);
+    expect(byOther.run).toMatchObject({ state: 'ended', outcome: 'approved' });
+  });
+
+  it('get_work does not offer the approval to those it forbids', async () => {
+    const { h, view } = await spend(['spend']);
+    const approvalsFor = async (who: string) => (await h.ok('get_work', {}, who)).items.filter((i: Data) => i.runId === view.run.id).map((i: Data) => i.workItem.stepId);
+    expect(await approvalsFor(CAST.ann)).toEqual([]);
+    expect(await approvalsFor(CAST.fin)).toEqual([]);
+    expect(await approvalsFor(CAST.cat)).toEqual(['approve']);
+  });
+
+  it('without the policy (or for a process it does not name) the initiator may approve, as core-2 allows', async () => {
+    for (const policy of [false, ['another-process']] as const) {
+      const { h, view } = await spend(policy as boolean | string[]);
+      const done = await h.decide(view, 'approve', 'approved', CAST.ann);
+      expect(done.run.outcome).toBe('approved');
+    }
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Email over real SMTP on loopback (smtp-server), sent by a daemon on a fake
+ * clock as `serve` opens one: the right recipients, subject and link (from
+ * WORK.md's baseUrl) in both the text and the HTML part; a person who chose
+ * none gets nothing; a person removed before delivery gets nothing; a digest
+ * person gets one message listing several events after digestMinutes; a test
+ * run sends nothing on any channel and is recorded.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { editManifest, removePerson } from '../../src/board/people.js';
+import { allEntries } from '../../src/notify/outbox.js';
+import { cleanupHarnesses } from '../support/svc-harness.js';
+import { BASE_URL, CAST, daemonOn, notifyBoard, smtpServer, toApproval, webhookReceiver, type Clocks, type Receiver, type Smtp } from './support.js';
+
+const FAY = 'fay@example.com'; // chose none
+const DEE = 'dee@example.com'; // chose a digest
+const LEO = 'leo@example.com'; // removed before delivery
+const FROM = 'workboard@example.com';
+
+const open: (Receiver | Clocks | Smtp)[] = [];
+afterEach(async () => {
+  for (const x of open.splice(0).reverse()) await ('daemon' in x ? x.stop() : x.close());
+  await cleanupHarnesses();
+});
+
+async function setup(finance: string[], extra: Record<string, unknown> = {}, notifyCommand?: string[]) {
+  const smtp = await smtpServer();
+  open.push(smtp);
+  const h = await notifyBoard({
+    finance,
+    prefs: { [FAY]: 'none', [DEE]: 'digest' },
+    notifications: { email: { from: FROM, smtp: { host: '127.0.0.1', port: smtp.port } }, digestMinutes: 5, ...extra },
+  });
+  if (notifyCommand) {
+    await editManifest(h.board, CAST.operator, 'notify.set', (m) => {
+      m.notify = { command: process.execPath, args: notifyCommand };
+      return 'notify';
+    });
+  }
+  const d = await daemonOn(h);
+  open.push(d);
+  return { smtp, h, d };
+}
+
+const link = (runId: string, wi: string) => `${BASE_URL}/work/${runId}/${wi}`;
+
+describe('email', () => {
+  it('reaches the group with the subject and the link in the text and the HTML; the run end reaches its starter', async () => {
+    const { smtp, h, d } = await setup([CAST.fin, CAST.bob]);
+    const view = await toApproval(h);
+    const wi = h.item(view, 'approve');
+    await d.daemon.plan();
+    expect(smtp.mails.map((m) => m.to).sort()).toEqual([[CAST.bob], [CAST.fin]]);
+    const [entry] = await allEntries(h.board.store);
+    for (const m of smtp.mails) {
+      expect(m.from).toBe(FROM);
+      expect(m.subject).toBe(entry!.subject);
+      expect(m.subject).toContain('approve');
+      expect(m.subject).toContain('claim-review');
+      expect(m.text).toContain(link(view.run.id, wi.id));
+      expect(m.html).toContain(`href="${link(view.run.id, wi.id)}"`);
+    }
+
+    await h.decide(view, 'approve', 'approved', CAST.fin);
+    await d.daemon.plan();
+    expect(smtp.mails).toHaveLength(3);
+    const end = smtp.mails[2]!;
+    expect(end.to).toEqual([CAST.ann]);
+    expect(end.subject).toContain('paid');
+    expect(end.text).toContain(`${BASE_URL}/runs/${view.run.id}`);
+    expect(end.html).toContain(`${BASE_URL}/runs/${view.run.id}`);
+  });
+
+  it('a person who chose none gets nothing; a person removed before delivery gets nothing (skipped)', async () => {
+    const { smtp, h, d } = await setup([CAST.fin, FAY, LEO]);
+    await toApproval(h);
+    // The notification is staged with the approval; Leo leaves before the daemon delivers it.
+    await removePerson(h.board, CAST.operator, LEO);
+    await d.daemon.plan();
+    expect(smtp.mails.map((m) => m.to)).toEqual([[CAST.fin]]);
+    const [entry] = await allEntries(h.board.store);
+    expect(entry!.recipients.sort()).toEqual([CAST.fin, FAY, LEO].sort());
+    expect(entry!.deliveries![`email:${FAY}`]).toMatchObject({ skipped: expect.any(String) });
+    expect(entry!.deliveries![`email:${LEO}`]).toMatchObject({ skipped: expect.any(String) });
+    expect(entry!.deliveries![`email:${CAST.fin}`]).toMatchObject({ doneAt: expect.any(String) });
+  });
+
+  it('a digest person gets one message listing several events after digestMinutes, and nothing before', async () => {
+    const { smtp, h, d } = await setup([CAST.fin, DEE]);
+    const views = [];
+    for (let i = 0; i < 3; i++) {
+      views.push(await toApproval(h, 'live', 100 + i));
+      await d.daemon.plan();
+      await d.advance(30_000);
+    }
+    // Fin is told of each at once; Dee of none yet.
+    expect(smtp.mails.filter((m) => m.to.includes(DEE))).toEqual([]);
+    expect(smtp.mails.filter((m) => m.to.includes(CAST.fin))).toHaveLength(3);
+    await d.advance(5 * 60_000);
+    const digests = smtp.mails.filter((m) => m.to.includes(DEE));
+    expect(digests).toHaveLength(1);
+    const digest = digests[0]!;
+    expect(digest.to).toEqual([DEE]);
+    for (const v of views) {
+      const l = link(v.run.id, h.item(v, 'approve').id);
+      expect(digest.text).toContain(l);
+      expect(digest.html).toContain(l);
+    }
+    // Sent once: a later interval with nothing new sends no other digest.
+    await d.advance(30 * 60_000);
+    expect(smtp.mails.filter((m) => m.to.includes(DEE))).toHaveLength(1);
+  });
+});
+
+describe('test runs', () => {
+  it('send nothing on any channel, yet are recorded in the outbox', async () => {
+    const rx = await webhookReceiver();
+    open.push(rx);
+    const out = path.join(await fs.mkdtemp(path.join(os.tmpdir(), 'wb-notify-cmd-')), 'called');
+    const { smtp, h, d } = await setup([CAST.fin, DEE], { webhook: { url: rx.url } }, ['-e', `require('fs').appendFileSync(${JSON.stringify(out)}, 'x')`]);
+    const view = await toApproval(h, 'test');
+    await h.decide(view, 'approve', 'approved', CAST.fin);
+    await d.daemon.plan();
+    await d.advance(10 * 60_000); // past the digest interval too
+    expect(smtp.mails).toEqual([]);
+    expect(rx.hooks).toEqual([]);
+    expect(await fs.readFile(out, 'utf8').catch(() => '')).toBe('');
+    const entries = (await allEntries(h.board.store)).filter((e) => e.runId === view.run.id);
+    expect(entries.map((e) => e.kind).sort()).toEqual(['run_ended', 'work_item']);
+    for (const e of entries) {
+      expect(e.mode).toBe('test');
+      expect(Object.keys(e.deliveries ?? {}).length).toBeGreaterThan(0);
+      for (const dl of Object.values(e.deliveries!)) expect(dl).toEqual({ attempts: 0, skipped: 'test run' });
+    }
+    // The same channels do carry a live run's notification.
+    await toApproval(h, 'live');
+    await d.daemon.plan();
+    expect(rx.hooks).toHaveLength(1);
+    expect(smtp.mails.map((m) => m.to)).toEqual([[CAST.fin]]);
+    expect(await fs.readFile(out, 'utf8')).toBe('x');
+    await fs.rm(path.dirname(out), { recursive: true, force: true });
+  });
+});
