@@ -1,6 +1,6 @@
 /** The few file operations the write path is built from, with their fsyncs. */
 import { randomBytes } from 'node:crypto';
-import { promises as fs, constants, readFileSync, statSync, type Stats } from 'node:fs';
+import { closeSync, promises as fs, constants, openSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 
@@ -17,6 +17,22 @@ export async function readIfExists(file: string): Promise<Buffer | null> {
   } catch (e) {
     if (isCode(e, 'ENOENT')) return null;
     throw e;
+  }
+}
+
+/** A file's bytes, or null when it does not exist; a symbolic link is not followed (ELOOP). */
+export function readNoFollow(file: string): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return null;
+    throw e;
+  }
+  try {
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -54,7 +54,8 @@ export class Journals {
     // 1. temp files and the journal, written and fsynced side by side. The journal names
     // each temp's hash, so a journal whose temps did not all reach the disk whole is known,
     // at recovery, as a commit that never started renaming (see `state`).
-    for (const w of writes) await this.files.assertNoLinks(w.rel);
+    // Each file is put in place by rename, which replaces a link rather than following it: folders are what matter.
+    for (const w of writes) await this.files.assertNoLinks(w.rel, false, false);
     const renames = writes.map((w) => ({ tmp: path.relative(this.files.root, tempPathFor(this.files.abs(w.rel))), to: w.rel, sha256: sha256Hex(w.bytes) }));
     const journal: Journal = {
       id: randomBytes(8).toString('hex'),

@@ -5,7 +5,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from './errors.js';
-import { isCode, readIfExists } from './fsutil.js';
+import { isCode, readNoFollow } from './fsutil.js';
 import { normalizeRel, scopeFiles, type Scope } from './layout.js';
 
 export class SafeFiles {
@@ -28,10 +28,12 @@ export class SafeFiles {
   async readBytes(rel: string, opts: { fresh?: boolean } = {}): Promise<Buffer | null> {
     const norm = normalizeRel(rel);
     if (norm === null) throw new BoardError('invalid', `not a path inside the board: ${JSON.stringify(rel)}`);
-    await this.assertNoLinks(norm, opts.fresh);
+    // The folders are checked here; the file itself is opened without following a link (ELOOP).
+    await this.assertNoLinks(norm, opts.fresh, false);
     try {
-      return await readIfExists(this.abs(norm));
+      return readNoFollow(this.abs(norm));
     } catch (e) {
+      if (isCode(e, 'ELOOP')) throw linkError(norm, norm);
       // Something other than a file where a board file belongs is a bad edit, never a transient fault.
       if (isCode(e, 'EISDIR')) throw new BoardError('invalid', `${norm} is a folder where a file belongs; remove it or restore the file from git`, [{ path: norm, message: 'is a folder, not a file' }]);
       if (isCode(e, 'ENOTDIR')) return null;
@@ -44,13 +46,19 @@ export class SafeFiles {
     for (const d of scopeFiles(scope).dirs) this.realDirs.delete(this.abs(d));
   }
 
-  /** No component of the path below the root may be a symbolic link; `fresh` checks folders already seen again. */
-  async assertNoLinks(rel: string, fresh = false): Promise<void> {
+  /**
+   * No component of the path below the root may be a symbolic link; `fresh`
+   * checks folders already seen again. `file: false` checks the folders only:
+   * for a file replaced by rename (a rename replaces a link, never follows it)
+   * or opened without following one.
+   */
+  async assertNoLinks(rel: string, fresh = false, file = true): Promise<void> {
     let cur = this.root;
     const parts = rel.split('/');
     for (const [i, part] of parts.entries()) {
       cur = path.join(cur, part);
       const dir = i < parts.length - 1;
+      if (!dir && !file) return;
       if (dir && !fresh && this.realDirs.has(cur)) continue;
       let st;
       try {
@@ -59,12 +67,12 @@ export class SafeFiles {
         if (isCode(e, 'ENOENT', 'ENOTDIR')) return;
         throw e;
       }
-      if (st.isSymbolicLink()) {
-        throw new BoardError('invalid', `${rel} passes through a symbolic link; workboard never follows links inside a board`, [
-          { path: path.relative(this.root, cur), message: 'is a symbolic link' },
-        ]);
-      }
+      if (st.isSymbolicLink()) throw linkError(rel, path.relative(this.root, cur));
       if (dir && st.isDirectory()) this.realDirs.add(cur);
     }
   }
+}
+
+function linkError(rel: string, at: string): BoardError {
+  return new BoardError('invalid', `${rel} passes through a symbolic link; workboard never follows links inside a board`, [{ path: at, message: 'is a symbolic link' }]);
 }
