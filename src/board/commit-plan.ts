@@ -58,6 +58,8 @@ export interface CommitPlan {
   expected: { rel: string; sha256: string | null }[];
   /** Adoptions first, then broken locks, then the caller's events; the last records every file written. */
   events: AuditDraft[];
+  /** What each committed document written decodes to, so reading it back need not parse it again. */
+  docs: BoardDoc[];
 }
 
 /** A plan, null when there is nothing to commit, or why the commit is refused (nothing is written). */
@@ -69,6 +71,7 @@ export function planCommit(input: CommitInput): PlanResult {
   const writes: CommitPlan['writes'] = [];
   const removes: string[] = [];
   const written: Record<string, { rev: number; sha256: string }> = {};
+  const docs: BoardDoc[] = [];
   const adoptedRels = new Set(adopted.map((a) => a.rel));
   for (const [rel, st] of staged) {
     if (st.kind === 'remove') {
@@ -95,16 +98,20 @@ export function planCommit(input: CommitInput): PlanResult {
       written[rel] = { rev, sha256: sha256Hex(bytes) };
       continue;
     }
-    const same = current !== null && !adoptedRels.has(rel) && encodeDoc(rel, { ...st.data, rev: currentRev }, st.body) === encodeDoc(rel, current.data, current.body);
+    // Unchanged when it renders to the file's own bytes (the usual case: the board wrote it), or
+    // to what the file's data renders to (a file laid out by hand keeps its layout).
+    const asIs = encodeDoc(rel, { ...st.data, rev: currentRev }, st.body);
+    const same = current !== null && !adoptedRels.has(rel) && (sha256Hex(asIs) === current.sha256 || asIs === encodeDoc(rel, current.data, current.body));
     if (same) continue;
     const rev = currentRev + 1;
     // Checked on the way out as on the way in: a write that would make the file unreadable is a bug, never committed.
     const kind = fileKind(rel);
     const broken = kind ? schemaIssues(kind, { ...st.data, rev }) : [];
     if (broken.length > 0) return { ok: false, refusal: new Error(`a write would break the schema of ${rel}: ${broken.map((i) => `${i.path}: ${i.message}`).join('; ')}`) };
-    const bytes = encodeDoc(rel, { ...st.data, rev }, st.body);
+    const bytes = withRev(asIs, rev) ?? encodeDoc(rel, { ...st.data, rev }, st.body);
     writes.push({ rel, bytes });
     written[rel] = { rev, sha256: sha256Hex(bytes) };
+    docs.push({ rel, data: { ...st.data, rev }, body: st.body, rev, sha256: written[rel]!.sha256 });
   }
   const committedWrites = Object.keys(written);
   // The store checks these on disk under the lock just before writing (see CommitPlan.expected).
@@ -138,7 +145,7 @@ export function planCommit(input: CommitInput): PlanResult {
     const files = i === events.length - 1 && sorted.length > 0 ? { files: Object.fromEntries(sorted.map((rel) => [rel, written[rel]!])) } : {};
     return { ...ev, input: { ...ev.input, ...revs, ...files } };
   });
-  return { ok: true, plan: { writes, removes, written: Object.fromEntries(sorted.map((rel) => [rel, written[rel]!.rev])), expected, events: withRevs } };
+  return { ok: true, plan: { writes, removes, written: Object.fromEntries(sorted.map((rel) => [rel, written[rel]!.rev])), expected, events: withRevs, docs } };
 }
 
 /** Seal planned events onto the chain's head, in order, each signed. */

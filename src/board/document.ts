@@ -3,6 +3,7 @@
  * `rev`): decoding with its schema check, encoding in the reviewer's layout,
  * and moving only the `rev:` line of a file someone else laid out.
  */
+import { BoundedMap } from '../core/bounded-map.js';
 import type { Issue } from '../core/issues.js';
 import { sha256Hex } from '../core/hash.js';
 import { parseMarkdown } from '../core/markdown.js';
@@ -18,8 +19,34 @@ export interface BoardDoc {
   sha256: string;
 }
 
+/**
+ * Documents decoded before, by path and content hash: a write reads back the
+ * bytes the board itself last wrote, and parsing them again (YAML, schema)
+ * was most of a transition's work. Valid documents only; each caller gets
+ * its own copy of the data.
+ */
+const decoded = new BoundedMap<string, BoardDoc>(2048);
+
 /** A parsed and schema-checked committed markdown file, or every problem with it. */
 export function decodeDoc(rel: string, bytes: Buffer): { ok: true; doc: BoardDoc } | { ok: false; issues: Issue[] } {
+  const sha256 = sha256Hex(bytes);
+  const key = `${rel}\0${sha256}`;
+  const hit = decoded.get(key);
+  if (hit) return { ok: true, doc: { ...hit, data: structuredClone(hit.data) } };
+  const r = decodeFresh(rel, bytes, sha256);
+  if (r.ok) decoded.set(key, { ...r.doc, data: structuredClone(r.doc.data) });
+  return r;
+}
+
+/**
+ * Remember what a document the board just wrote decodes to. Seeded through
+ * JSON, as YAML reads it back: a key whose value is undefined is not written.
+ */
+export function rememberDecoded(doc: BoardDoc): void {
+  decoded.set(`${doc.rel}\0${doc.sha256}`, { ...doc, data: JSON.parse(JSON.stringify(doc.data)) as Record<string, unknown> });
+}
+
+function decodeFresh(rel: string, bytes: Buffer, sha256: string): { ok: true; doc: BoardDoc } | { ok: false; issues: Issue[] } {
   const text = bytes.toString('utf8');
   const parsed = parseMarkdown(text);
   if (!parsed.ok) return parsed;
@@ -32,7 +59,7 @@ export function decodeDoc(rel: string, bytes: Buffer): { ok: true; doc: BoardDoc
   }
   const rev = (data as Record<string, unknown>).rev;
   if (typeof rev !== 'number' || !Number.isInteger(rev) || rev < 1) return { ok: false, issues: [{ path: 'rev', message: 'required: a whole number from 1' }] };
-  return { ok: true, doc: { rel, data: data as Record<string, unknown>, body: parsed.value.body, rev, sha256: sha256Hex(bytes) } };
+  return { ok: true, doc: { rel, data: data as Record<string, unknown>, body: parsed.value.body, rev, sha256 } };
 }
 
 export function encodeDoc(rel: string, data: Record<string, unknown>, body: string): string {

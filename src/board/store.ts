@@ -22,7 +22,7 @@ import { sha256Hex } from '../core/hash.js';
 import type { AuditEvent, ChainHead } from './audit.js';
 import { ChainFiles } from './chain-file.js';
 import { planCommit, sealEvents } from './commit-plan.js';
-import { decodeDoc, type BoardDoc } from './document.js';
+import { decodeDoc, rememberDecoded, type BoardDoc } from './document.js';
 import { BoardError } from './errors.js';
 import { readIfExists } from './fsutil.js';
 import { Journals } from './journal.js';
@@ -195,6 +195,7 @@ export class BoardStore {
     }
     const events = sealEvents(plan.events, chainHead, tx.now.toISOString(), await this.key.signer());
     const { pending } = await this.journals.commit(scope, plan.writes, plan.removes, events);
+    for (const d of plan.docs) rememberDecoded(d);
     return { written: plan.written, events, ...(pending ? { pending: true } : {}) };
   }
 
