@@ -23,7 +23,7 @@ import { FailureLimit } from './ratelimit.js';
 import { FormTooLarge, cookies, readForm, type PostedForm } from './request.js';
 import { redirect, sendPage, type AppParts, type Request } from './respond.js';
 import { routes } from './routes.js';
-import { clearedCookie, cookieName, csrfOk, csrfToken, originOk, sessionCookie } from './security.js';
+import { clearedCookie, cookieName, csrfOk, csrfToken, NEXT_COOKIE, nextCookie, originOk, safeNext, sessionCookie } from './security.js';
 import { SESSION_ABSOLUTE_MS } from './session-rules.js';
 import { endSession, peekCode, redeemCode, sessionFor } from './sessions.js';
 
@@ -90,7 +90,9 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
       failures.fail(where);
       return sendPage(res, 400, h(SignInHelp, { frame: anon('Sign in'), problem: 'This link is used, expired or not one of ours. Ask for a new one.' }));
     }
-    return redirect(res, '/work', { 'set-cookie': sessionCookie(config, got.token, Math.floor(SESSION_ABSOLUTE_MS / 1000)) });
+    // Back to the page that sent them to sign in (a notification's link), else their work.
+    const next = safeNext(cookies(req).get(NEXT_COOKIE)) ?? '/work';
+    return redirect(res, next, { 'set-cookie': [sessionCookie(config, got.token, Math.floor(SESSION_ABSOLUTE_MS / 1000)), nextCookie(config, null)] });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -107,7 +109,10 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
     if (path === '/signin') return signIn(req, res, url);
     const who = await identify(req);
     if (!who) {
-      if (req.method === 'GET') return sendPage(res, 401, h(SignInHelp, { frame: anon('Sign in') }));
+      if (req.method === 'GET') {
+        const next = safeNext(`${path}${url.search}`);
+        return sendPage(res, 401, h(SignInHelp, { frame: anon('Sign in'), ...(next ? { next } : {}) }), next ? { 'set-cookie': nextCookie(config, next) } : {});
+      }
       return sendPage(res, 401, h(SignInHelp, { frame: anon('Sign in'), problem: 'You are not signed in (or your session ended), so nothing was done.' }));
     }
     const r: Request = { req, res, url, actor: who.actor, me: meOf(who.actor, who.session), app: parts };

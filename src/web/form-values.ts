@@ -130,3 +130,31 @@ export function issuesByField(issues: readonly string[]): Map<string, string[]> 
 export function echo(p: Posted, name: string): string[] {
   return p.get(name) ?? [];
 }
+
+/**
+ * The `key=value` lines of a run filter as list_runs `inputs`: a value is
+ * read as JSON when it parses (numbers, booleans, lists), else as text, as
+ * `workboard runs --input` reads it. Every malformed line is named at once.
+ */
+export function inputFilter(text: string): { inputs: Record<string, unknown>; issues: string[] } {
+  const inputs: Record<string, unknown> = {};
+  const issues: string[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '') continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) {
+      issues.push(`inputs: "${line}" is not key=value`);
+      continue;
+    }
+    const value = line.slice(eq + 1).trim();
+    let v: unknown = value;
+    try {
+      v = JSON.parse(value) as unknown;
+    } catch {
+      // plain text
+    }
+    inputs[line.slice(0, eq).trim()] = v;
+  }
+  return { inputs, issues };
+}

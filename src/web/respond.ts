@@ -1,4 +1,4 @@
-/** Writing answers: whole HTML pages with the security headers, redirects, and the per-request context handlers share. */
+/** Writing answers: whole HTML pages with the security headers, map images, redirects, and the per-request context handlers share. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { VNode } from 'preact';
 import { render } from 'preact-render-to-string';
@@ -41,6 +41,18 @@ export function sendPage(res: ServerResponse, status: number, page: VNode<any>, 
 export function redirect(res: ServerResponse, to: string, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(303, { ...PAGE_HEADERS, location: to, 'content-length': 0, ...headers });
   res.end();
+}
+
+/** A map as an image of its own: its styles live inside the SVG, which the pages' CSP would block inline. */
+export function sendSvg(res: ServerResponse, svg: string): void {
+  res.writeHead(200, {
+    'content-type': 'image/svg+xml; charset=utf-8',
+    'content-length': Buffer.byteLength(svg),
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'private, no-store',
+  });
+  res.end(svg);
 }
 
 /** A tool call as the signed-in person: the service decides every right. */

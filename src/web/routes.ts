@@ -3,12 +3,15 @@ import { h } from 'preact';
 import { MessagePage } from './pages/message.js';
 import type { PostedForm } from './request.js';
 import { frame, redirect, sendPage, type Request } from './respond.js';
-import { fileDownload, mapImage, runPage } from './runs.js';
+import { cancelPost, doctorPage, eventPost, queuePage, runPageFor } from './operators.js';
+import { processMap, processPage, processesPage, startPost } from './processes.js';
+import { fileDownload, mapImage, runsList } from './runs.js';
 import { decidePost, inbox, workItemPage } from './work.js';
 
 const RUN = '(r-[0-9a-z]{26})';
 const ITEM = '(w-[0-9a-z]{1,60})';
 const FILE = '(f-[0-9a-f]{32})';
+const PROCESS = '([a-z0-9]+(?:-[a-z0-9]+)*)';
 
 type Get = (r: Request, ...m: string[]) => Promise<void>;
 type Post = (r: Request, form: PostedForm, ...m: string[]) => Promise<void>;
@@ -17,13 +20,22 @@ const GET: [RegExp, Get][] = [
   [/^\/$/, async (r) => redirect(r.res, '/work')],
   [/^\/work$/, inbox],
   [new RegExp(`^/work/${RUN}/${ITEM}$`), workItemPage],
-  [new RegExp(`^/runs/${RUN}$`), (r, id) => runPage(r, id!)],
+  [/^\/runs$/, runsList],
+  [new RegExp(`^/runs/${RUN}$`), (r, id) => runPageFor(r, id!)],
   [new RegExp(`^/runs/${RUN}/files/${FILE}$`), fileDownload],
   [new RegExp(`^/runs/${RUN}/map.svg$`), mapImage],
+  [/^\/processes$/, processesPage],
+  [new RegExp(`^/processes/${PROCESS}$`), (r, name) => processPage(r, name!)],
+  [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map.svg$`), (r, name, v) => processMap(r, name!, v!)],
+  [/^\/operators$/, queuePage],
+  [/^\/operators\/doctor$/, doctorPage],
 ];
 
 const POST: [RegExp, Post][] = [
   [new RegExp(`^/work/${RUN}/${ITEM}$`), (r, form, run, item) => decidePost(r, run!, item!, form)],
+  [new RegExp(`^/runs/${RUN}/cancel$`), (r, form, run) => cancelPost(r, run!, form)],
+  [new RegExp(`^/runs/${RUN}/event$`), (r, form, run) => eventPost(r, run!, form)],
+  [new RegExp(`^/processes/${PROCESS}/start$`), (r, form, name) => startPost(r, name!, form)],
 ];
 
 function notFound(r: Request): void {

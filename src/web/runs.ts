@@ -1,7 +1,8 @@
 /**
- * Reading runs: a run's page (get_run, the audit timeline verified as read,
- * the map) and its file evidence, downloaded only when the run the person may
- * read names it, always as an attachment.
+ * Reading runs: the list (list_runs, filtered and paged), a run's page
+ * (get_run, the audit timeline verified as read, the map) and its file
+ * evidence, downloaded only when the run the person may read names it,
+ * always as an attachment.
  */
 import { h } from 'preact';
 import { verifyChain } from '../board/audit.js';
@@ -10,9 +11,53 @@ import { loadVersion } from '../board/processes.js';
 import { runMapSvg } from '../map/index.js';
 import { MessagePage } from './pages/message.js';
 import { RunPage } from './pages/run.js';
-import { call, frame, sendPage, statusFor, type Request } from './respond.js';
-import type { Completion, RunView, StepData } from './views.js';
+import { firstPage, RunsPage, type RunsFilter } from './pages/runs.js';
+import { inputFilter } from './form-values.js';
+import type { Page, RunRow } from '../protocol/views.js';
+import { call, frame, sendPage, sendSvg, statusFor, type Request } from './respond.js';
+import type { Completion, ProcessSummary, RunView, StepData } from './views.js';
 import type { ComponentChildren } from 'preact';
+
+/** Runs on one page of the list. */
+const RUNS_PAGE = 25;
+
+export async function processList(r: Request): Promise<ProcessSummary[]> {
+  const res = await call(r, 'list_processes', {});
+  return res.ok ? (res.data as { items: ProcessSummary[] }).items : [];
+}
+
+export async function runsList(r: Request): Promise<void> {
+  const q = r.url.searchParams;
+  const filter: RunsFilter = {};
+  for (const k of ['process', 'state', 'inputs'] as const) {
+    const v = q.get(k)?.trim();
+    if (v) filter[k] = v;
+  }
+  const cursor = q.get('cursor') || undefined;
+  const { inputs, issues } = inputFilter(filter.inputs ?? '');
+  let rows: RunRow[] = [];
+  let next: string | null = null;
+  let refusal: string | undefined;
+  if (issues.length === 0) {
+    const args = { limit: RUNS_PAGE, ...(filter.process ? { process: filter.process } : {}), ...(filter.state ? { state: filter.state } : {}), ...(Object.keys(inputs).length ? { inputs } : {}), ...(cursor ? { cursor } : {}) };
+    const res = await call(r, 'list_runs', args);
+    if (res.ok) {
+      const page = res.data as Page<RunRow>;
+      rows = page.items;
+      next = page.nextCursor ? firstPage(filter, page.nextCursor) : null;
+    } else refusal = [res.error.message, ...(res.error.issues ?? [])].join(': ');
+  }
+  sendPage(r.res, issues.length || refusal ? 422 : 200, h(RunsPage, {
+    frame: frame(r, 'Runs', { current: 'runs' }),
+    rows,
+    processes: await processList(r),
+    filter,
+    next,
+    paged: cursor !== undefined,
+    issues,
+    ...(refusal ? { refusal } : {}),
+  }));
+}
 
 export async function readRun(r: Request, runId: string): Promise<RunView | null> {
   const res = await call(r, 'get_run', { runId });
@@ -47,32 +92,36 @@ async function timeline(r: Request, runId: string) {
   return { events: report.events.map((e) => ({ ts: e.ts, actor: e.actor, action: e.action, entity: e.entity })), breaks: report.breaks.map((b) => ({ line: b.line ?? null, reason: b.reason })) };
 }
 
-/** The run's map as an image of its own: its styles live inside the SVG, which the pages' CSP would block inline. */
+/** The run's map, with where the run is now. */
 export async function mapImage(r: Request, runId: string): Promise<void> {
   const view = await readRun(r, runId);
   if (!view) return;
   const svg = await runMap(r, view);
   if (svg === null) return void sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Map', { current: 'runs' }), title: 'No map for this run' }));
-  r.res.writeHead(200, {
-    'content-type': 'image/svg+xml; charset=utf-8',
-    'content-length': Buffer.byteLength(svg),
-    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
-    'x-content-type-options': 'nosniff',
-    'cache-control': 'private, no-store',
-  });
-  r.res.end(svg);
+  sendSvg(r.res, svg);
 }
 
-export async function runPage(r: Request, runId: string, actions?: (view: RunView) => ComponentChildren): Promise<void> {
+/** What the address says just happened, after a redirect here. */
+function doneNotice(q: URLSearchParams): { title: string; text?: string } | null {
+  if (q.has('decided')) return { title: 'Your decision was recorded' };
+  if (q.has('started')) return { title: 'The run started' };
+  if (q.has('cancelled')) return { title: 'The run was cancelled' };
+  const ev = q.get('event');
+  if (ev !== null) return { title: 'The event was sent', text: q.get('step') ? `The waiting step ${q.get('step')} received it.` : 'No step was waiting for it: the run holds it until one is.' };
+  return null;
+}
+
+export async function runPage(r: Request, runId: string, opts: { actions?: (view: RunView) => ComponentChildren; status?: number } = {}): Promise<void> {
   const view = await readRun(r, runId);
   if (!view) return;
-  sendPage(r.res, 200, h(RunPage, {
+  const done = doneNotice(r.url.searchParams);
+  sendPage(r.res, opts.status ?? 200, h(RunPage, {
     frame: frame(r, `Run ${runId}`, { current: 'runs', live: `run:${runId}` }),
     view,
     timeline: await timeline(r, runId),
     map: `/runs/${runId}/map.svg`,
-    decided: r.url.searchParams.has('decided'),
-    ...(actions ? { actions: actions(view) } : {}),
+    ...(done ? { done } : {}),
+    ...(opts.actions ? { actions: opts.actions(view) } : {}),
   }));
 }
 

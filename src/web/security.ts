@@ -43,6 +43,20 @@ export function clearedCookie(c: WebConfig): string {
   return `${cookieName(c)}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${c.secure ? '; Secure' : ''}`;
 }
 
+/** The cookie that remembers, for a signed-out visitor, the page to land on after sign-in. */
+export const NEXT_COOKIE = 'wb_next';
+
+/** A page of ours worth coming back to (no other site, no odd characters), or null. */
+export function safeNext(path: string | undefined): string | null {
+  if (path === undefined) return null;
+  return /^\/(work|runs|processes|operators)(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*(\?[A-Za-z0-9=&%._+-]*)?$/.test(path) ? path : null;
+}
+
+export function nextCookie(c: WebConfig, path: string | null): string {
+  const value = path === null ? '' : encodeURIComponent(path);
+  return `${NEXT_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${path === null ? 0 : 1800}${c.secure ? '; Secure' : ''}`;
+}
+
 /** The CSRF token of a session: derived from its secret, so nothing more is stored and it dies with the session. */
 export function csrfToken(sessionToken: string): string {
   return createHmac('sha256', sessionToken).update('workboard web csrf').digest('base64url');

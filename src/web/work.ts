@@ -16,9 +16,9 @@ import { InboxPage, type InboxRow } from './pages/inbox.js';
 import { ConfirmPage, MessagePage } from './pages/message.js';
 import { WorkItemPage, type WorkItemProps } from './pages/work-item.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
-import { stepOfWorkItem } from './runs.js';
+import { processList, stepOfWorkItem } from './runs.js';
 import type { PostedForm } from './request.js';
-import type { ProcessSummary, RunView, WorkEntry, WorkItem } from './views.js';
+import type { RunView, WorkEntry, WorkItem } from './views.js';
 
 /** At most this many of a person's open items are read for one page of "My work". */
 const INBOX_MAX = 500;
@@ -34,11 +34,6 @@ async function myWork(r: Request, process?: string): Promise<WorkEntry[]> {
     cursor = d.nextCursor ?? undefined;
   } while (cursor && out.length < INBOX_MAX);
   return out;
-}
-
-async function processes(r: Request): Promise<ProcessSummary[]> {
-  const res = await call(r, 'list_processes', {});
-  return res.ok ? (res.data as { items: ProcessSummary[] }).items : [];
 }
 
 async function runView(r: Request, runId: string): Promise<RunView | { error: { code: string; message: string } }> {
@@ -64,7 +59,7 @@ export async function inbox(r: Request): Promise<void> {
   sendPage(r.res, 200, h(InboxPage, {
     frame: frame(r, 'My work', { current: 'work', live: 'work' }),
     rows,
-    processes: await processes(r),
+    processes: await processList(r),
     groups: [...counts].map(([g, count]) => ({ group: g, count })).sort((a, b) => a.group.localeCompare(b.group)),
     filter: { ...(process ? { process } : {}), ...(group ? { group } : {}) },
     total: all.length,

@@ -483,7 +483,8 @@ describe('the CLI on hostile files and ids', () => {
       [['--as', CAST.agent, 'claim', healthy, `../../${rel}`], ['not_found', 'invalid']],
       [['--as', CAST.agent, 'renew', `../../${rel}`], ['invalid']],
       [['--as', CAST.agent, 'event', healthy, '../../x'], ['invalid']],
-      [['--as', CAST.fin, 'decide', healthy, `../${rel}`, 'approved'], ['not_found', 'invalid']],
+      // Without a terminal, decide names the snapshot it decides on (issue 16, item 10).
+      [['--as', CAST.fin, 'decide', healthy, `../${rel}`, 'approved', '--snapshot', 'x'], ['not_found', 'invalid']],
       [['--as', CAST.operator, 'cancel', `/${rel}`, '--reason', 'x'], ['not_found', 'invalid']],
     ];
     for (const [args, codes] of cases) {

@@ -116,7 +116,7 @@ describe('workboard mcp over stdio', () => {
     expect(done.data.data.steps.file_receipt.evidence[0]).toMatchObject({ kind: 'file', ref: up.data.id, sha256: up.data.sha256 });
     const wi = done.data.workItems[0];
     await c.close();
-    const { stdout } = await promisify(execFile)(process.execPath, [BIN, '--board', dir, '--as', 'jon@example.com', '--json', 'decide', runId, wi.id, 'approved']);
+    const { stdout } = await promisify(execFile)(process.execPath, [BIN, '--board', dir, '--as', 'jon@example.com', '--json', 'decide', runId, wi.id, 'approved', '--snapshot', wi.snapshot]);
     const decided = JSON.parse(stdout) as Result;
     expect(conformanceIssues('decide', decided)).toEqual([]);
     expect(decided.data.run).toMatchObject({ state: 'ended', outcome: 'filed' });

@@ -122,6 +122,26 @@ steps:
 <script>window.__pwned = true</script>
 `;
 
+const SIGNAL = `---
+name: signal
+description: Waits for the go-ahead event, then an approver acknowledges it.
+inputs:
+  ticket: string
+  owner: person
+  urgent: { type: boolean, optional: true }
+steps:
+  - id: hold
+    wait_for: go-ahead
+  - id: ack
+    person: approver
+    approve: Acknowledge the go-ahead.
+    next: done
+  - id: done
+    finish: done
+---
+A run that waits for an event.
+`;
+
 export interface WebBoard {
   root: string;
   board: Board;
@@ -137,7 +157,7 @@ async function publishText(board: Board, root: string, name: string, text: strin
   await publish(board, { folder: path.join(root, 'processes', name), roles, actor: 'test', offer: offerFor(board.manifest) });
 }
 
-/** A board with approvers (ana, ben), a clerk (cy), an operator (ops), an agent (helper), and four processes; served over HTTP. */
+/** A board with approvers (ana, ben), a clerk (cy), an operator (ops), an agent (helper), and five processes; served over HTTP. */
 export async function startBoard(): Promise<WebBoard> {
   const root = path.join(await tmpDir('wb-web-'), 'board');
   await Board.init(root, { name: 'web', actor: 'test' });
@@ -151,6 +171,7 @@ export async function startBoard(): Promise<WebBoard> {
   await publishText(board, root, 'intake', INTAKE, { clerk: 'clerks' });
   await publishText(board, root, 'split', SPLIT, { approver: 'approvers' });
   await publishText(board, root, 'shady', SHADY, { approver: 'approvers' });
+  await publishText(board, root, 'signal', SIGNAL, { approver: 'approvers' });
   const server = spawn(process.execPath, [BIN, '--board', root, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -193,6 +214,13 @@ export async function payoutAwaitingApproval(wb: WebBoard, payee = 'Sam'): Promi
   await agentDoes(wb, runId, 'draft', { memo: `Payout for ${payee}` });
   return runId;
 }
+
+/** Publish a new version of a process the board already has, from new PROCESS.md text. */
+export async function republish(wb: WebBoard, name: string, text: string, roles: Record<string, string>): Promise<void> {
+  await publishText(wb.board, wb.root, name, text, roles);
+}
+
+export const PAYOUT_TEXT = PAYOUT;
 
 export async function agentDoes(wb: WebBoard, runId: string, stepId: string, output: Record<string, unknown>): Promise<void> {
   const s = wb.service;

@@ -1,41 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import type { Command } from 'commander';
-import { isCode, readIfExists } from '../../board/fsutil.js';
-import { STATE_DIR } from '../../board/layout.js';
-import { isBreakable, pidAlive } from '../../board/lock.js';
-import { listProcessNames, listVersions, loadVersion } from '../../board/processes.js';
-import { verifyBoard } from '../../board/verify.js';
-import { allEntries, statusOf } from '../../notify/outbox.js';
-import { FULL_OFFER } from '../../protocol/offer.js';
-import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from '../../service/incidents.js';
+import { doctorFindings } from '../../service/doctor.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
-
-interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification';
-  where: string;
-  detail: string;
-}
-
-/** Board files git reports as unmerged, when the board is in a git repository. */
-function unmerged(root: string): string[] {
-  try {
-    const out = execFileSync('git', ['-C', root, 'ls-files', '-u', '--full-name', '--', '.'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return [...new Set(out.split('\n').filter(Boolean).map((l) => l.split('\t')[1]!))];
-  } catch {
-    return [];
-  }
-}
-
-async function list(dir: string): Promise<string[]> {
-  try {
-    return (await fs.readdir(dir)).sort();
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return [];
-    throw e;
-  }
-}
 
 export function register(program: Command, cli: Cli): void {
   program
@@ -44,77 +10,10 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard doctor --json')
     .action(async () => {
       const board = await cli.board();
-      const findings: Finding[] = [];
       // What crashes left behind is mended first; what remains needs a person.
       const recovered = await board.store.recover();
-      const lockDir = board.store.abs(`${STATE_DIR}/locks`);
-      for (const n of await list(lockDir)) {
-        const raw = await readIfExists(`${lockDir}/${n}`);
-        if (!raw) continue;
-        const st = await fs.stat(`${lockDir}/${n}`);
-        let info: { host: string; pid: number; acquiredAt: string } | null = null;
-        try {
-          info = JSON.parse(raw.toString('utf8'));
-        } catch {
-          info = null;
-        }
-        const breakable = isBreakable({ info: info ? { ...info, token: '' } : null, mtimeMs: st.mtimeMs }, board.manifest.settings.lockStaleSeconds * 1000, Date.now());
-        findings.push({
-          kind: breakable ? 'stale-lock' : 'held-lock',
-          where: n,
-          detail: info ? `pid ${info.pid} on ${info.host} since ${info.acquiredAt}${pidAlive(info.pid) ? '' : ' (pid gone)'}` : 'unreadable lock file',
-        });
-      }
-      for (const n of await list(board.store.abs(`${STATE_DIR}/journal`))) findings.push({ kind: 'pending-journal', where: n, detail: 'an interrupted commit; the next write or workboard serve rolls it forward' });
-      const refused = await readIfExists(board.store.abs(`${STATE_DIR}/refused.json`));
-      if (refused) for (const [run, why] of Object.entries(JSON.parse(refused.toString('utf8')) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
-      for (const e of await allEntries(board.store)) {
-        if (statusOf(e) !== 'parked') continue;
-        const why = Object.entries(e.deliveries ?? {}).filter(([, d]) => d.parkedAt).map(([k, d]) => `${k}: ${d.lastError ?? 'failed'}`);
-        findings.push({ kind: 'notification', where: e.id, detail: `${e.subject} — parked (${why.join('; ')}); workboard notifications retry ${e.id}` });
-      }
-      for (const file of unmerged(board.root)) findings.push({ kind: 'merge-conflict', where: file, detail: 'a git merge left this board file unresolved (equal revs with different content, or diverging audit chains)' });
-      const audit = await verifyBoard(board);
-      for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
-      if (!board.manifest.evaluator) {
-        // Published before the evaluator was removed from WORK.md: such steps can no longer complete.
-        for (const name of await listProcessNames(board)) {
-          for (const v of await listVersions(board, name)) {
-            const p = await loadVersion(board, name, v, FULL_OFFER).catch(() => null);
-            const checked = p?.process.steps.filter((s) => s.check).map((s) => s.id) ?? [];
-            if (checked.length > 0) findings.push({ kind: 'no-evaluator', where: `${name} v${v}`, detail: `steps ${checked.join(', ')} have a check but WORK.md configures no evaluator; their submissions answer retry` });
-          }
-        }
-      }
       const { Service } = await import('../../service/service.js');
-      const service = await Service.open(board);
-      const open: string[] = [];
-      for (let cursor: string | undefined; ; ) {
-        const pageOf = (await service.listRuns({ limit: 100, ...(cursor ? { cursor } : {}) })) as unknown as { items: { id: string; state: string }[]; nextCursor: string | null };
-        open.push(...pageOf.items.filter((x) => x.state === 'active' || x.state === 'waiting').map((x) => x.id));
-        if (!pageOf.nextCursor) break;
-        cursor = pageOf.nextCursor;
-      }
-      const people = new Set([...board.manifest.people.map((p) => p.email.toLowerCase()), ...board.manifest.operators.map((o) => o.toLowerCase())]);
-      for (const id of open) {
-        const r = { id };
-        const result = await service.call('get_run', { runId: id }, { kind: 'agent', id: 'doctor' });
-        if (!result.ok) {
-          // A run whose files are refused is already listed (refused-file, audit); it must not stop the report.
-          if (!findings.some((f) => f.where === id || f.where.includes(`runs/${id}/`))) findings.push({ kind: 'refused-file', where: id, detail: `${result.error.message} ${(result.error.issues ?? []).join('; ')}`.trim() });
-          continue;
-        }
-        const view = result.data as unknown as { steps: { id: string; overdue?: boolean; due?: string }[]; workItems: { id: string; stepId: string; assignedTo: { group?: string; person?: string } }[] };
-        for (const s of view.steps) if (s.overdue) findings.push({ kind: 'overdue', where: `${r.id}/${s.id}`, detail: `due ${s.due}` });
-        for (const w of view.workItems) {
-          const to = w.assignedTo;
-          const members = to.group === 'operators' ? board.manifest.operators : to.group ? (board.manifest.groups[to.group] ?? []) : [to.person ?? ''];
-          if (!members.some((m) => people.has(m.toLowerCase()))) findings.push({ kind: 'nobody', where: `${r.id}/${w.stepId}`, detail: to.group ? `work item ${w.id} is assigned to group ${to.group}, which has no one on this board` : `work item ${w.id} is assigned personally to ${to.person}, who is not a person on this board (removed?); an operator can cancel the run or re-add them` });
-        }
-      }
-      for (const i of await incidentsSince(board.store, new Date(Date.now() - INCIDENT_SHOWN_MS))) {
-        findings.push({ kind: 'incident', where: i.id, detail: `${i.ts} ${i.tool}: ${i.message} (full record in ${INCIDENTS_FILE}; shown for 24 h)` });
-      }
+      const findings = await doctorFindings(board, await Service.open(board));
       const mended = [...recovered.rolledForward.map((s) => `rolled forward ${s}`), ...recovered.brokenLocks.map((l) => `broke the stale lock ${l}`), ...recovered.removed.map((r) => `removed ${r}`)];
       if (cli.json()) printJson({ ok: findings.length === 0, data: { findings, ...(mended.length > 0 ? { recovered } : {}) } });
       else if (findings.length === 0) process.stdout.write(`${color.green('healthy')}: nothing needs an operator\n`);

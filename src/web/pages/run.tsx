@@ -16,7 +16,8 @@ export interface RunPageProps {
   view: RunView;
   timeline: { events: TimelineEvent[]; breaks: { line: number | null; reason: string }[] } | null;
   map: string | null;
-  decided: boolean;
+  /** What just happened, when the person arrives here after doing it. */
+  done?: { title: string; text?: string };
   /** Operators' actions, when the signed-in person is one. */
   actions?: ComponentChildren;
 }
@@ -29,7 +30,7 @@ export function RunPage(p: RunPageProps) {
       <p class="crumbs"><a href="/runs">Runs</a> › {r.id}</p>
       <h1>{r.process} v{r.version}: {r.state}{r.outcome ? ` (${r.outcome})` : ''}</h1>
       {r.mode === 'test' ? <TestBanner /> : null}
-      {p.decided ? <Notice kind="ok" title="Your decision was recorded" /> : null}
+      {p.done ? <Notice kind="ok" title={p.done.title}>{p.done.text ? <p>{p.done.text}</p> : null}</Notice> : null}
       <p class="meta">
         Started by {r.startedBy} at <When at={r.startedAt} /> · updated <When at={r.updatedAt} />
         {r.ended ? <> · ended by {r.ended.by} at <When at={r.ended.at} />{r.ended.note ? `: ${r.ended.note}` : ''}</> : null}

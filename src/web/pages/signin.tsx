@@ -15,7 +15,7 @@ export function SignInPage({ frame, code, email }: { frame: Frame; code: string;
   );
 }
 
-export function SignInHelp({ frame, problem, status }: { frame: Frame; problem?: string; status?: 'out' }) {
+export function SignInHelp({ frame, problem, status, next }: { frame: Frame; problem?: string; status?: 'out'; next?: string }) {
   return (
     <Layout frame={frame}>
       <h1>Sign in</h1>
@@ -25,6 +25,7 @@ export function SignInHelp({ frame, problem, status }: { frame: Frame; problem?:
         People sign in with a link that works once, for 15 minutes. Ask an operator of this board for one; they make it with{' '}
         <code>workboard login-link you@example.com</code>.
       </p>
+      {next ? <p>You asked for <code>{next}</code>: after you sign in with a link in this browser, you land there.</p> : null}
     </Layout>
   );
 }

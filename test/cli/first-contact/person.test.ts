@@ -141,6 +141,14 @@ describe('item 12: validate reports every problem in one round', () => {
   });
 });
 
+/** `p`, or a failure naming what never happened (so a hang says where it hung). */
+function named<T>(p: Promise<T>, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${what} did not happen`)), 25_000);
+    p.then((v) => (clearTimeout(t), resolve(v)), (e: unknown) => (clearTimeout(t), reject(e)));
+  });
+}
+
 describe('item 16: serve stops at once on SIGTERM', () => {
   it('closes a half-sent request at once and answers a call sent just before the signal', async () => {
     const token = (await wb(['token', 'create', 'bot'])).stdout.split('\n')[0]!;
@@ -148,7 +156,7 @@ describe('item 16: serve stops at once on SIGTERM', () => {
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    const port = await new Promise<number>((resolve) => {
+    const port = await named(new Promise<number>((resolve) => {
       const t = setInterval(() => {
         const m = /MCP over HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(out);
         if (m) {
@@ -156,7 +164,7 @@ describe('item 16: serve stops at once on SIGTERM', () => {
           resolve(Number(m[1]));
         }
       }, 20);
-    });
+    }), 'serve listening');
     // A client that stopped halfway through its headers.
     const half = net.connect(port, '127.0.0.1');
     await new Promise((r) => half.once('connect', r));
@@ -176,9 +184,9 @@ describe('item 16: serve stops at once on SIGTERM', () => {
     call.write(`POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     await new Promise((r) => setTimeout(r, 30));
     child.kill('SIGTERM');
-    expect(await halfClosed).toBe('');
-    expect(await exited).toBe(0);
-    await answered;
+    expect(await named(halfClosed, 'the half-sent request closed')).toBe('');
+    expect(await named(exited, `serve exited (output: ${out})`)).toBe(0);
+    await named(answered, 'the call connection closed');
     const runs = JSON.parse((await wb(['--json', 'runs', '--input', 'claimant=Oz'])).stdout).data.items as unknown[];
     // The call either ran whole and was answered, or never started; never half.
     if (answer.includes(' 200 ')) {

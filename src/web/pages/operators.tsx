@@ -1,0 +1,167 @@
+/**
+ * The operators' pages: the escalations queue (work items assigned to the
+ * operators), what doctor reports, and on a run's page the forms to cancel
+ * it with a reason (after a confirmation) and to send it an event.
+ */
+import { Layout, type Frame } from './layout.js';
+import { Notice, When } from './parts.js';
+import { DECISION_LABELS } from './work-item.js';
+import type { Posted } from '../form-values.js';
+import type { WorkEntry } from '../views.js';
+import type { Finding } from '../../service/doctor.js';
+
+function OperatorNav({ current }: { current: 'queue' | 'doctor' }) {
+  return (
+    <nav aria-label="Operators" class="subnav">
+      <a href="/operators" aria-current={current === 'queue' ? 'page' : undefined}>Escalations</a>
+      {' · '}
+      <a href="/operators/doctor" aria-current={current === 'doctor' ? 'page' : undefined}>Doctor</a>
+    </nav>
+  );
+}
+
+export function QueuePage({ frame, items }: { frame: Frame; items: WorkEntry[] }) {
+  return (
+    <Layout frame={frame}>
+      <h1>Escalations</h1>
+      <OperatorNav current="queue" />
+      <p class="counts">{items.length} open {items.length === 1 ? 'escalation' : 'escalations'}, oldest first</p>
+      {items.length === 0 ? (
+        <Notice kind="info" title="Nothing escalated">
+          <p>When an agent escalates a step, or a check cannot decide, the work item comes here for an operator.</p>
+        </Notice>
+      ) : (
+        <ol class="items">
+          {items.map((e) => {
+            const wi = e.workItem;
+            return (
+              <li key={wi.id} class="item">
+                <article aria-labelledby={`q-${wi.id}`}>
+                  <h2 id={`q-${wi.id}`}><a href={`/work/${e.runId}/${wi.id}`}>{e.process}: {wi.stepId}</a> <span class="kind">{wi.kind}</span></h2>
+                  {e.mode === 'test' ? <p class="test-banner">Test run</p> : null}
+                  {wi.escalation ? <p class="escalated">Escalated by {wi.escalation.by} at <When at={wi.escalation.at} />: {wi.escalation.note}</p> : null}
+                  <p class="meta">Run <a href={`/runs/${e.runId}`}>{e.runId}</a>{wi.due ? <> · due <When at={wi.due} /></> : null} · choices: {wi.decide.decisions.map((d) => DECISION_LABELS[d] ?? d).join(', ')}</p>
+                </article>
+              </li>
+            );
+          })}
+        </ol>
+      )}
+    </Layout>
+  );
+}
+
+const KIND_TITLES: Record<Finding['kind'], string> = {
+  'refused-file': 'Refused files',
+  'stale-lock': 'Stale locks',
+  'held-lock': 'Locks held now',
+  'pending-journal': 'Interrupted commits',
+  notification: 'Parked notifications',
+  overdue: 'Overdue work',
+  nobody: 'Work assigned to nobody',
+  'merge-conflict': 'Merge conflicts',
+  audit: 'Audit breaks',
+  'no-evaluator': 'Checks with no evaluator',
+  incident: 'Internal faults (last 24 hours)',
+};
+
+export function DoctorPage({ frame, findings }: { frame: Frame; findings: Finding[] }) {
+  const kinds = (Object.keys(KIND_TITLES) as Finding['kind'][]).filter((k) => findings.some((f) => f.kind === k));
+  return (
+    <Layout frame={frame}>
+      <h1>Doctor</h1>
+      <OperatorNav current="doctor" />
+      <p class="meta">What <code>workboard doctor</code> reports for this board, read now.</p>
+      {findings.length === 0 ? <Notice kind="ok" title="Healthy: nothing needs an operator" /> : null}
+      {kinds.map((k) => (
+        <section key={k} aria-labelledby={`d-${k}`} class="findings">
+          <h2 id={`d-${k}`}>{KIND_TITLES[k]}</h2>
+          <ul>
+            {findings.filter((f) => f.kind === k).map((f, i) => (
+              <li key={i}><strong class="where">{f.where}</strong>: {f.detail}</li>
+            ))}
+          </ul>
+        </section>
+      ))}
+    </Layout>
+  );
+}
+
+export interface RunActionsProps {
+  runId: string;
+  csrf: string;
+  posted: Posted;
+  /** Issues by form part: `cancel.reason`, `event.name`, `event.data`, or `cancel` / `event` for the form as a whole. */
+  issues: Map<string, string[]>;
+}
+
+function FieldIssues({ id, list }: { id: string; list: string[] | undefined }) {
+  return list?.length ? <ul class="field-issues" id={id}>{list.map((i) => <li key={i}>{i}</li>)}</ul> : null;
+}
+
+/** On a run's page, for operators: cancel with a reason, send an event. */
+export function RunActions({ runId, csrf, posted, issues }: RunActionsProps) {
+  const v = (k: string) => posted.get(k)?.[0] ?? '';
+  const reasonIssues = issues.get('cancel.reason');
+  const nameIssues = issues.get('event.name');
+  const dataIssues = issues.get('event.data');
+  return (
+    <section aria-labelledby="ops-h" class="operator-actions">
+      <h2 id="ops-h">Operator actions</h2>
+      <div class="columns">
+        <form method="post" action={`/runs/${runId}/cancel`} class="decide" aria-labelledby="cancel-h">
+          <h3 id="cancel-h">Cancel this run</h3>
+          <FieldIssues id="cancel-issues" list={issues.get('cancel')} />
+          <input type="hidden" name="csrf" value={csrf} />
+          <div class={`field${reasonIssues ? ' has-issues' : ''}`}>
+            <label for="f-cancel-reason">Reason (required)</label>
+            <textarea id="f-cancel-reason" name="reason" rows={2} aria-describedby={reasonIssues ? 'f-cancel-reason-issues' : undefined}>{v('reason')}</textarea>
+            <FieldIssues id="f-cancel-reason-issues" list={reasonIssues} />
+          </div>
+          <div class="buttons"><button type="submit" class="danger">Cancel the run…</button></div>
+        </form>
+        <form method="post" action={`/runs/${runId}/event`} class="decide" aria-labelledby="event-h">
+          <h3 id="event-h">Send an event</h3>
+          <FieldIssues id="event-issues" list={issues.get('event')} />
+          <input type="hidden" name="csrf" value={csrf} />
+          <input type="hidden" name="requestId" value={v('requestId')} />
+          <div class={`field${nameIssues ? ' has-issues' : ''}`}>
+            <label for="f-event-name">Event name</label>
+            <input type="text" id="f-event-name" name="name" value={v('name')} aria-describedby={nameIssues ? 'f-event-name-issues' : undefined} />
+            <FieldIssues id="f-event-name-issues" list={nameIssues} />
+          </div>
+          <div class={`field${dataIssues ? ' has-issues' : ''}`}>
+            <label for="f-event-data">Data (a JSON object, optional)</label>
+            <textarea id="f-event-data" name="data" rows={3} aria-describedby={dataIssues ? 'f-event-data-issues' : undefined}>{v('data')}</textarea>
+            <FieldIssues id="f-event-data-issues" list={dataIssues} />
+          </div>
+          <div class="buttons"><button type="submit">Send the event</button></div>
+        </form>
+      </div>
+    </section>
+  );
+}
+
+/** Asked before a run is cancelled: the reason again, and the choice. */
+export function CancelConfirmPage({ frame, runId, process, reason, csrf, requestId }: { frame: Frame; runId: string; process: string; reason: string; csrf: string; requestId: string }) {
+  return (
+    <Layout frame={frame}>
+      <p class="crumbs"><a href="/runs">Runs</a> › <a href={`/runs/${runId}`}>{runId}</a></p>
+      <h1>Cancel this run of {process}?</h1>
+      <Notice kind="warn" title="Cancelling ends the run">
+        <p>No later step runs, open work items close, and the run cannot be resumed.</p>
+        <p>Reason: <strong>{reason}</strong></p>
+      </Notice>
+      <form method="post" action={`/runs/${runId}/cancel`}>
+        <input type="hidden" name="csrf" value={csrf} />
+        <input type="hidden" name="reason" value={reason} />
+        <input type="hidden" name="requestId" value={requestId} />
+        <input type="hidden" name="confirm" value="yes" />
+        <div class="buttons">
+          <button type="submit" class="danger">Yes, cancel the run</button>
+          <a href={`/runs/${runId}`} class="button">No, keep it</a>
+        </div>
+      </form>
+    </Layout>
+  );
+}

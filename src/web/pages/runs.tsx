@@ -1,0 +1,113 @@
+/** Runs, newest first (list_runs): filters by process, state and inputs as `key=value` lines, one page at a time, each run linked to its page. */
+import { Layout, type Frame } from './layout.js';
+import { Notice, Value, When } from './parts.js';
+import type { ProcessSummary } from '../views.js';
+import type { RunRow } from '../../protocol/views.js';
+
+export const RUN_STATES = ['active', 'waiting', 'ended', 'cancelled'] as const;
+
+export interface RunsFilter {
+  process?: string;
+  state?: string;
+  inputs?: string;
+}
+
+export interface RunsPageProps {
+  frame: Frame;
+  rows: RunRow[];
+  processes: ProcessSummary[];
+  filter: RunsFilter;
+  /** The address of the next page, or null on the last. */
+  next: string | null;
+  /** Whether this is a later page (so a link back to the first makes sense). */
+  paged: boolean;
+  issues: string[];
+  /** The service's refusal of the filter, if it refused. */
+  refusal?: string;
+}
+
+function Inputs({ inputs }: { inputs: Record<string, unknown> }) {
+  const keys = Object.keys(inputs).slice(0, 3);
+  if (keys.length === 0) return <span class="muted">none</span>;
+  return (
+    <>
+      {keys.map((k, i) => (
+        <span key={k}>
+          {i > 0 ? ' · ' : null}
+          <span class="muted">{k}</span> <Value v={inputs[k]} />
+        </span>
+      ))}
+    </>
+  );
+}
+
+export function RunsPage(p: RunsPageProps) {
+  const f = p.filter;
+  const problems = [...p.issues, ...(p.refusal ? [p.refusal] : [])];
+  return (
+    <Layout frame={p.frame}>
+      <h1>Runs</h1>
+      <form method="get" action="/runs" class="filters runs-filter" aria-label="Filter runs">
+        <label>
+          Process
+          <select name="process">
+            <option value="">all processes</option>
+            {p.processes.map((x) => <option key={x.name} value={x.name} selected={f.process === x.name}>{x.name}</option>)}
+          </select>
+        </label>
+        <label>
+          State
+          <select name="state">
+            <option value="">any state</option>
+            {RUN_STATES.map((s) => <option key={s} value={s} selected={f.state === s}>{s}</option>)}
+          </select>
+        </label>
+        <label class="stack">
+          Inputs (one key=value a line)
+          <textarea name="inputs" rows={1} aria-describedby={problems.length ? 'filter-issues' : undefined}>{f.inputs ?? ''}</textarea>
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      {problems.length ? <ul class="field-issues" id="filter-issues">{problems.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+      {p.rows.length === 0 ? (
+        <Notice kind="info" title="No runs here">
+          <p>{problems.length ? 'Fix the filter above.' : 'No run matches these filters.'}</p>
+        </Notice>
+      ) : (
+        <div class="table-wrap">
+          <table class="runs">
+            <caption class="visually-hidden">Runs, newest first</caption>
+            <thead><tr><th scope="col">Run</th><th scope="col">Process</th><th scope="col">State</th><th scope="col">Inputs</th><th scope="col">Started</th><th scope="col">Updated</th></tr></thead>
+            <tbody>
+              {p.rows.map((r) => (
+                <tr key={r.id}>
+                  <th scope="row"><a href={`/runs/${r.id}`}>{r.id}</a></th>
+                  <td data-label="Process"><span>{r.process} v{r.version}</span></td>
+                  <td data-label="State"><span>{r.state}{r.outcome ? ` (${r.outcome})` : ''}</span></td>
+                  <td data-label="Inputs"><span><Inputs inputs={r.inputs} /></span></td>
+                  <td data-label="Started"><When at={r.startedAt} /></td>
+                  <td data-label="Updated"><When at={r.updatedAt} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <nav class="pager" aria-label="Pages of runs">
+        {p.paged ? <a href={firstPage(f)}>First page</a> : null}
+        {p.next ? <a href={p.next} rel="next">Next page</a> : null}
+      </nav>
+    </Layout>
+  );
+}
+
+/** The address of these filters' first page. */
+export function firstPage(f: RunsFilter, cursor?: string): string {
+  const q = new URLSearchParams();
+  if (f.process) q.set('process', f.process);
+  if (f.state) q.set('state', f.state);
+  if (f.inputs) q.set('inputs', f.inputs);
+  if (cursor) q.set('cursor', cursor);
+  const s = q.toString();
+  return s ? `/runs?${s}` : '/runs';
+}

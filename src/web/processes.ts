@@ -1,0 +1,104 @@
+/**
+ * Processes for people: the published ones (list_processes) with their
+ * versions, a version's map as an image, and starting a run (start_run as
+ * the signed-in person, from a form generated from the version's inputs),
+ * then on to the new run's page. The service decides who may start what and
+ * whether the inputs fit; its issues are shown beside their fields.
+ */
+import { randomUUID } from 'node:crypto';
+import { h } from 'preact';
+import { listVersions, loadVersion, type PublishedVersion } from '../board/processes.js';
+import { inScope } from '../engine/rights.js';
+import { processMapSvg } from '../map/index.js';
+import { first, issuesByField, valuesFrom, webFields, type Posted } from './form-values.js';
+import { MessagePage } from './pages/message.js';
+import { ProcessesPage, ProcessPage } from './pages/processes.js';
+import type { PostedForm } from './request.js';
+import { call, frame, redirect, sendPage, sendSvg, statusFor, type Request } from './respond.js';
+import { processList } from './runs.js';
+
+export async function processesPage(r: Request): Promise<void> {
+  const rows = [];
+  for (const summary of await processList(r)) rows.push({ summary, versions: await listVersions(r.app.service.board, summary.name) });
+  sendPage(r.res, 200, h(ProcessesPage, { frame: frame(r, 'Processes', { current: 'processes' }), rows }));
+}
+
+/** A version of an offered process, or a page saying there is none (and null). */
+async function version(r: Request, name: string, wanted: number | null): Promise<{ v: PublishedVersion; versions: number[]; latest: number; description: string } | null> {
+  const offered = (await processList(r)).find((p) => p.name === name);
+  const versions = offered ? await listVersions(r.app.service.board, name) : [];
+  const n = wanted ?? offered?.version ?? 0;
+  const v = offered && versions.includes(n) ? await loadVersion(r.app.service.board, name, n, r.app.service.offer).catch(() => null) : null;
+  if (!offered || !v) {
+    sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Process', { current: 'processes' }), title: 'No such process' }, h('p', null, offered ? `${name} has no version ${n} that this board can read.` : `No published process is named ${name}.`)));
+    return null;
+  }
+  return { v, versions, latest: offered.version, description: offered.description };
+}
+
+function versionParam(raw: string | null | undefined): number | null {
+  return raw && /^[1-9]\d{0,8}$/.test(raw) ? Number(raw) : null;
+}
+
+interface Shown {
+  posted?: Posted;
+  issues?: readonly string[];
+  addRow?: string;
+  problem?: { title: string; text: string; issues: string[] };
+  status?: number;
+}
+
+async function showProcess(r: Request, name: string, wanted: number | null, s: Shown = {}): Promise<void> {
+  const got = await version(r, name, wanted);
+  if (!got) return;
+  const { v } = got;
+  const posted = s.posted ?? new Map();
+  sendPage(r.res, s.status ?? 200, h(ProcessPage, {
+    frame: frame(r, `${name} v${v.version}`, { current: 'processes' }),
+    name,
+    description: got.description,
+    version: v.version,
+    latest: got.latest,
+    versions: got.versions,
+    body: v.process.body,
+    fields: webFields(v.process.frontmatter.inputs as Record<string, unknown> | undefined),
+    start: inScope(r.actor, name)
+      ? { ctx: { prefix: 'inputs', posted, issues: issuesByField(s.issues ?? []), people: r.app.service.board.manifest.people, ...(s.addRow ? { addRow: s.addRow } : {}) }, requestId: first(posted, 'requestId') ?? randomUUID(), test: first(posted, 'mode') === 'test' }
+      : null,
+    ...(s.problem ? { problem: s.problem } : {}),
+  }));
+}
+
+export async function processPage(r: Request, name: string): Promise<void> {
+  return showProcess(r, name, versionParam(r.url.searchParams.get('version')));
+}
+
+export async function processMap(r: Request, name: string, n: string): Promise<void> {
+  const got = await version(r, name, versionParam(n));
+  if (!got) return;
+  sendSvg(r.res, await processMapSvg(got.v, { lanes: { groups: r.app.service.board.manifest.groups } }));
+}
+
+export async function startPost(r: Request, name: string, form: PostedForm): Promise<void> {
+  const p = form.fields;
+  const wanted = versionParam(first(p, 'version'));
+  const addRow = first(p, '_add');
+  // "Add a row" without the script: the same form again, one row longer; nothing is started.
+  if (addRow !== undefined) return showProcess(r, name, wanted, { posted: p, addRow });
+  const got = await version(r, name, wanted);
+  if (!got) return;
+  const inputs = valuesFrom(webFields(got.v.process.frontmatter.inputs as Record<string, unknown> | undefined), p, 'inputs');
+  const res = await call(r, 'start_run', {
+    process: name,
+    version: got.v.version,
+    inputs,
+    ...(first(p, 'mode') === 'test' ? { mode: 'test' } : {}),
+    requestId: first(p, 'requestId') || randomUUID(),
+  });
+  if (res.ok) return redirect(r.res, `/runs/${(res.data as { run: { id: string } }).run.id}?started=1`);
+  const { code, message, issues = [] } = res.error;
+  if (code === 'not_accepted' || code === 'invalid') {
+    return showProcess(r, name, got.v.version, { posted: p, issues: issues.length ? issues : [message], status: 422, problem: { title: 'Not started: please fix what is marked', text: message, issues } });
+  }
+  sendPage(r.res, statusFor(code), h(MessagePage, { frame: frame(r, 'Not started', { current: 'processes' }), title: 'Not started' }, h('p', null, message), issues.length ? h('ul', null, issues.map((i) => h('li', null, i))) : null));
+}
