@@ -99,7 +99,9 @@ export function claim(m: Machine, stepId: string, actor: Actor): Lease | Stop {
   const lease = m.state.leases[stepId];
   if (lease) {
     const mine = lease.agent === actor.id;
-    return no('conflict', mine ? 'you already hold this claim' : 'another agent holds this step', [mine ? 'claimed_by_you' : 'claimed_by_other']);
+    return mine
+      ? no('conflict', `you already hold this claim until ${lease.expiresAt}; if its token was lost, repeat your claim call with the same requestId to get it back`, ['claimed_by_you'])
+      : no('conflict', `another agent holds this step until ${lease.expiresAt} (unless it renews)`, ['claimed_by_other']);
   }
   if (!st || st.state !== 'ready') return no('conflict', `${stepId} is not ready`, ['not_ready']);
   const now = m.ctx.now.getTime();

@@ -82,6 +82,7 @@ export function argumentIssues(tool: Tool, args: unknown): string[] {
     const at = e.instancePath.split('/').slice(1).join('.');
     if (e.keyword === 'additionalProperties') return `${at ? `${at}.` : ''}${(e.params as { additionalProperty: string }).additionalProperty}: not an argument of ${tool}`;
     if (e.keyword === 'required') return `${at ? `${at}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: required`;
+    if (e.keyword === 'enum') return `${at || 'arguments'}: must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
     return `${at || 'arguments'}: ${e.message ?? 'invalid'}`;
   })];
 }
