@@ -2,26 +2,57 @@
 import { Command, CommanderError } from 'commander';
 import { Cli, CliExit } from './cli.js';
 import { EXIT, printError, printUsageError } from './output.js';
-import * as audit from './commands/audit.js';
-import * as demo from './commands/demo.js';
-import * as doctor from './commands/doctor.js';
-import * as evaluator from './commands/evaluator.js';
-import * as git from './commands/git.js';
-import * as init from './commands/init.js';
-import * as map from './commands/map.js';
-import * as mcp from './commands/mcp.js';
-import * as mcpConfig from './commands/mcp-config.js';
-import * as newProcess from './commands/new.js';
-import * as notifications from './commands/notifications.js';
-import * as people from './commands/people.js';
-import * as processes from './commands/processes.js';
-import * as publish from './commands/publish.js';
-import * as serve from './commands/serve.js';
-import * as tokens from './commands/tokens.js';
-import * as tools from './commands/tools.js';
-import * as validate from './commands/validate.js';
-import * as web from './commands/web.js';
 import { VERSION } from './version.js';
+
+interface CommandModule {
+  register(program: Command, cli: Cli): void;
+}
+
+/**
+ * Each command module with the commands it registers. Only the module of the
+ * command being run is loaded (start-up is most of a CLI call, and serve, the
+ * web app and maps bring large libraries); help and unknown commands load all.
+ * A test checks this table against what each module registers.
+ */
+export const COMMAND_MODULES: readonly [readonly string[], () => Promise<CommandModule>][] = [
+  [['init'], () => import('./commands/init.js')],
+  [['person', 'group', 'agent', 'operator'], () => import('./commands/people.js')],
+  [['new'], () => import('./commands/new.js')],
+  [['validate'], () => import('./commands/validate.js')],
+  [['publish'], () => import('./commands/publish.js')],
+  [['processes'], () => import('./commands/processes.js')],
+  [['map'], () => import('./commands/map.js')],
+  [['start', 'describe', 'runs', 'show', 'inbox', 'decide', 'cancel', 'event', 'upload', 'work', 'claim', 'renew', 'submit', 'escalate'], () => import('./commands/tools.js')],
+  [['audit', 'log'], () => import('./commands/audit.js')],
+  [['doctor'], () => import('./commands/doctor.js')],
+  [['notifications'], () => import('./commands/notifications.js')],
+  [['evaluator'], () => import('./commands/evaluator.js')],
+  [['merge-driver', 'git-setup'], () => import('./commands/git.js')],
+  [['mcp'], () => import('./commands/mcp.js')],
+  [['mcp-config'], () => import('./commands/mcp-config.js')],
+  [['token'], () => import('./commands/tokens.js')],
+  [['serve'], () => import('./commands/serve.js')],
+  [['demo'], () => import('./commands/demo.js')],
+  [['login-link', 'session'], () => import('./commands/web.js')],
+];
+
+/** The command named on the command line (after the global options), if any. */
+function commandName(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--board' || a === '--as') i++;
+    else if (!a.startsWith('-')) return a === 'help' ? args[i + 1] : a;
+  }
+  return undefined;
+}
+
+/** The modules to load for this command line: the one that defines its command, or every one. */
+function modulesFor(args: readonly string[]): (() => Promise<CommandModule>)[] {
+  const name = commandName(args);
+  if (name === undefined && (args.includes('--version') || args.includes('-V'))) return [];
+  const one = COMMAND_MODULES.find(([names]) => name !== undefined && names.includes(name));
+  return one ? [one[1]] : COMMAND_MODULES.map(([, load]) => load);
+}
 
 export async function main(argv: string[]): Promise<number> {
   // A reader that goes away (`| head`) ends us quietly, as it does any Unix tool.
@@ -40,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run workboard help <command> for examples)');
   const cli = new Cli(program);
-  for (const m of [init, people, newProcess, validate, publish, processes, map, tools, audit, doctor, notifications, evaluator, git, mcp, mcpConfig, tokens, serve, demo, web]) m.register(program, cli);
+  for (const m of await Promise.all(modulesFor(argv.slice(2)).map((load) => load()))) m.register(program, cli);
   try {
     await program.parseAsync(argv);
     return EXIT.ok;

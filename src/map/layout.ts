@@ -7,7 +7,6 @@
  * orthogonal routing of every line around the boxes. Swimlanes are not an ELK
  * feature, so ELK gets our rows as interactive positions.
  */
-import elk from 'elkjs/lib/elk.bundled.js';
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import { START, type MapEdge, type MapGraph, type MapLane, type MapNode } from './model.js';
 import { labelShape, shapeOf, type NodeLines } from './shapes.js';
@@ -222,6 +221,8 @@ export async function layoutMap(g: MapGraph, top: number): Promise<MapLayout> {
       return path.slice(1).map((to, k): ElkExtendedEdge => ({ id: `${e.id}:${k}`, sources: [path[k]!], targets: [to] }));
     }),
   };
+  // Loaded on first use: elkjs is large, and most commands that load this module never draw.
+  const elk = (await import('elkjs/lib/elk.bundled.js')).default;
   const laid = await new elk.default().layout(elkGraph);
   const at = new Map((laid.children ?? []).map((c) => [c.id, { x: c.x!, y: c.y!, width: c.width!, height: c.height! }]));
   const sections = new Map((laid.edges ?? []).map((e) => [e.id, e.sections?.[0]]));
