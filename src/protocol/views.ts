@@ -4,7 +4,7 @@
  * list. The engine builds these values; every transport and the web app
  * read them through these types rather than by cast.
  */
-import type { Handoff, Escalation, Verdict } from '../engine/types.js';
+import type { Completion, Escalation, Handoff } from '../engine/types.js';
 
 export type RunState = 'active' | 'waiting' | 'ended' | 'cancelled';
 export type StepViewState = 'ready' | 'claimed' | 'waiting' | 'done' | 'failed' | 'cancelled' | null;
@@ -19,18 +19,7 @@ export interface EvidenceView {
 }
 
 /** One completion of a step as run data shows it (an approval shows only its decision, note, who and when). */
-export interface CompletionView {
-  output?: Record<string, unknown>;
-  evidence?: EvidenceView[];
-  summary?: string;
-  next?: string;
-  reason?: string;
-  decision?: 'approved' | 'rejected' | 'failed';
-  note?: string;
-  check?: Verdict;
-  by?: string;
-  at?: string;
-}
+export type CompletionView = Partial<Omit<Completion, 'evidence'>> & { evidence?: EvidenceView[] };
 
 /** A step's entry in run data: its current completion (if any), a pending verdict, and every earlier one. */
 export type StepDataView = CompletionView & { history: CompletionView[] };
