@@ -21,9 +21,9 @@ export class StoredFiles {
   ) {}
 
   /** Verify every `file` evidence ref before the engine runs: it exists and its bytes still match (§5). */
-  async checks(evidence: unknown): Promise<FileCheck> {
+  async checks(evidence: readonly { kind: string; ref: string }[] | undefined): Promise<FileCheck> {
     const results = new Map<string, ReturnType<FileCheck>>();
-    for (const item of Array.isArray(evidence) ? (evidence as { kind: string; ref: string }[]) : []) {
+    for (const item of evidence ?? []) {
       if (item.kind !== 'file' || results.has(item.ref)) continue;
       results.set(item.ref, await this.check(item.ref));
     }
