@@ -4,8 +4,10 @@
  * watcher tells us when it grew, and each open page whose topic the commit
  * touches (`work`: any run; `run:<id>`: that run) gets a `changed` event.
  * No polling: the watch starts with the first listener and stops with the last.
+ * A page says how long the log was when it was rendered (`from`), so a change
+ * landing between the render and the stream's start is not missed.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { Board } from '../board/board.js';
 import { CHANGES_FILE } from '../board/layout.js';
@@ -41,6 +43,26 @@ export class Live {
       this.listeners.delete(l);
       if (this.listeners.size === 0) this.end();
     });
+    const from = Number(r.url.searchParams.get('from') ?? NaN);
+    if (Number.isSafeInteger(from) && from >= 0) await this.since(l, from);
+  }
+
+  /** The change log's length now: what a page rendered now has seen. */
+  static offset(board: Board): number {
+    try {
+      return statSync(board.store.abs(CHANGES_FILE)).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** Tell one new listener about what was committed after its page was rendered and before it listened. */
+  private async since(l: Listener, from: number): Promise<void> {
+    const buf = await fs.readFile(this.board.store.abs(CHANGES_FILE)).catch(() => null);
+    if (buf === null || from >= buf.length) return;
+    const end = Math.min(buf.lastIndexOf(0x0a) + 1, this.offset);
+    if (end <= from) return;
+    send([l], scopes(buf.subarray(from, end).toString('utf8')));
   }
 
   close(): void {
@@ -80,16 +102,30 @@ export class Live {
     } catch {
       return;
     }
-    const runs = new Set<string>();
-    let board = false;
-    for (const line of text.split('\n')) {
-      const m = /^run (r-[0-9a-z]+)/.exec(line);
-      if (m) runs.add(m[1]!);
-      else if (line.startsWith('board')) board = true;
-    }
-    for (const l of this.listeners) {
-      const hit = l.topic === 'work' ? runs.size > 0 || board : l.topic.startsWith('run:') ? runs.has(l.topic.slice(4)) : board;
-      if (hit) l.res.write(`event: changed\ndata: ${JSON.stringify({ runs: [...runs], board })}\n\n`);
-    }
+    send(this.listeners, scopes(text));
+  }
+}
+
+interface Scopes {
+  runs: Set<string>;
+  board: boolean;
+}
+
+/** The runs, and whether the board itself, that some lines of the change log touched. */
+function scopes(text: string): Scopes {
+  const runs = new Set<string>();
+  let board = false;
+  for (const line of text.split('\n')) {
+    const m = /^run (r-[0-9a-z]+)/.exec(line);
+    if (m) runs.add(m[1]!);
+    else if (line.startsWith('board')) board = true;
+  }
+  return { runs, board };
+}
+
+function send(listeners: Iterable<Listener>, { runs, board }: Scopes): void {
+  for (const l of listeners) {
+    const hit = l.topic === 'work' ? runs.size > 0 || board : l.topic.startsWith('run:') ? runs.has(l.topic.slice(4)) : board;
+    if (hit) l.res.write(`event: changed\ndata: ${JSON.stringify({ runs: [...runs], board })}\n\n`);
   }
 }

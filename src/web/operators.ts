@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
+import { loadVersion } from '../board/processes.js';
 import { OPERATORS } from '../engine/view.js';
 import { doctorFindings } from '../service/doctor.js';
 import { first, type Posted } from './form-values.js';
@@ -53,8 +54,16 @@ export async function runPageFor(r: Request, runId: string, shown: { posted?: Po
   const posted = shown.posted ?? new Map([['requestId', [randomUUID()]]]);
   return runPage(r, runId, {
     ...(shown.status ? { status: shown.status } : {}),
-    ...(r.actor.operator ? { actions: (v: RunView) => (open(v) ? h(RunActions, { runId, csrf: r.me.csrf, posted, issues: shown.issues ?? new Map() }) : null) } : {}),
+    ...(r.actor.operator ? { actions: async (v: RunView) => (open(v) ? h(RunActions, { runId, csrf: r.me.csrf, posted, issues: shown.issues ?? new Map(), awaited: await awaitedEvents(r, v) }) : null) } : {}),
   });
+}
+
+/** The events the run's waiting `wait_for` steps wait for, from its pinned version. */
+async function awaitedEvents(r: Request, v: RunView): Promise<string[]> {
+  const waiting = new Set(v.steps.filter((s) => s.kind === 'wait_for' && s.state === 'waiting').map((s) => s.id));
+  if (waiting.size === 0) return [];
+  const pinned = await loadVersion(r.app.service.board, v.run.process, v.run.version, r.app.service.offer).catch(() => null);
+  return pinned?.process.steps.filter((s) => waiting.has(s.id)).map((s) => s.value) ?? [];
 }
 
 /** A refusal's issues under the form they belong to: `reason: …` at `cancel.reason`, the rest at the form. */

@@ -7,6 +7,7 @@ import type { Service } from '../service/service.js';
 import type { ToolResult } from '../service/results.js';
 import type { Assets } from './assets.js';
 import type { WebConfig } from './config.js';
+import { Live } from './live.js';
 import type { Frame, Me } from './pages/layout.js';
 import { PAGE_HEADERS } from './security.js';
 
@@ -29,7 +30,7 @@ export interface AppParts {
 }
 
 export function frame(r: Pick<Request, 'me' | 'app'>, title: string, extra: Partial<Frame> = {}): Frame {
-  return { title, me: r.me, assetVersion: r.app.assets.version, ...extra };
+  return { title, me: r.me, assetVersion: r.app.assets.version, ...(extra.live ? { liveFrom: Live.offset(r.app.service.board) } : {}), ...extra };
 }
 
 export function sendPage(res: ServerResponse, status: number, page: VNode<any>, headers: Record<string, string | string[]> = {}): void {

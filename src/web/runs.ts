@@ -111,7 +111,7 @@ function doneNotice(q: URLSearchParams): { title: string; text?: string } | null
   return null;
 }
 
-export async function runPage(r: Request, runId: string, opts: { actions?: (view: RunView) => ComponentChildren; status?: number } = {}): Promise<void> {
+export async function runPage(r: Request, runId: string, opts: { actions?: (view: RunView) => Promise<ComponentChildren>; status?: number } = {}): Promise<void> {
   const view = await readRun(r, runId);
   if (!view) return;
   const done = doneNotice(r.url.searchParams);
@@ -121,7 +121,7 @@ export async function runPage(r: Request, runId: string, opts: { actions?: (view
     timeline: await timeline(r, runId),
     map: `/runs/${runId}/map.svg`,
     ...(done ? { done } : {}),
-    ...(opts.actions ? { actions: opts.actions(view) } : {}),
+    ...(opts.actions ? { actions: await opts.actions(view) } : {}),
   }));
 }
 

@@ -223,6 +223,24 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in a real browser${HAVE_BROWSER ? ''
     for (const c of [ctx, other.ctx, ana.ctx]) await c.close();
   });
 
+  it('live: a change that lands after the page was rendered but before its live stream started still reloads it', async () => {
+    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ben);
+    // Hold the page's stream back until the change is committed: the gap a slow connection leaves.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/events?*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.reload();
+    const runId = await payoutAwaitingApproval(wb, 'In-The-Gap');
+    const wi = await workItemOf(runId, 'approve');
+    expect(await page.locator(`a[href="/work/${runId}/${wi.id}"]`).count()).toBe(0); // rendered before the run existed
+    release();
+    await page.locator(`a[href="/work/${runId}/${wi.id}"]`).waitFor();
+    await ctx.close();
+  });
+
   it('a person of another group gets no access to the item by its URL, and a post is refused by the service', async () => {
     const runId = await payoutAwaitingApproval(wb, 'Not-Yours');
     const wi = await workItemOf(runId, 'approve');

@@ -160,6 +160,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     const runId = await signalWaiting();
     const { ctx, page } = await signedIn(browser, wb, PEOPLE.ops);
     await page.goto(`${wb.base}/runs/${runId}`);
+    expect(await page.locator('#f-event-name-desc').textContent()).toBe('This run waits for go-ahead.');
     await page.getByLabel('Event name').fill('go-ahead');
     await page.getByLabel(/^Data/).fill('{"approved": tru');
     await page.getByRole('button', { name: 'Send the event' }).click();
@@ -180,6 +181,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     const v = await runView(wb, runId);
     expect(v.data.steps.hold.output).toEqual({ approved: true, by: 'ci' });
     expect(v.steps.find((s: any) => s.id === 'ack').state).toBe('waiting');
+    expect(await page.locator('#f-event-name-desc').count()).toBe(0); // nothing waits for an event any more
     await ctx.close();
   });
 

@@ -32,7 +32,9 @@
   var dirty = false;
   var leaving = false;
   document.addEventListener('input', function () { dirty = true; });
-  var source = new EventSource('/events?topic=' + encodeURIComponent(topic));
+  // From the change log's length when the page was rendered: what landed since then reloads it too.
+  var from = document.body.getAttribute('data-live-from');
+  var source = new EventSource('/events?topic=' + encodeURIComponent(topic) + (from ? '&from=' + encodeURIComponent(from) : ''));
   // A form being sent changes the board itself: its own change must not reload the page from under it.
   document.addEventListener('submit', function () { leaving = true; source.close(); });
   source.addEventListener('changed', function () {

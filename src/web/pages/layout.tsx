@@ -15,6 +15,8 @@ export interface Frame {
   assetVersion: string;
   /** What live updates this page listens to: `work`, or `run:<id>`. */
   live?: string;
+  /** How long the board's change log was when the page was rendered, so live updates start from there. */
+  liveFrom?: number;
   current?: 'work' | 'runs' | 'processes' | 'operators';
 }
 
@@ -47,7 +49,7 @@ export function Layout({ frame, children }: { frame: Frame; children: ComponentC
         <link rel="stylesheet" href={`/assets/app.css?v=${frame.assetVersion}`} />
         <script src={`/assets/app.js?v=${frame.assetVersion}`} defer></script>
       </head>
-      <body data-live={frame.live}>
+      <body data-live={frame.live} data-live-from={frame.liveFrom}>
         <a class="skip" href="#main">Skip to content</a>
         <header class="top">
           <a class="brand" href="/">workboard</a>

@@ -93,6 +93,8 @@ export interface RunActionsProps {
   posted: Posted;
   /** Issues by form part: `cancel.reason`, `event.name`, `event.data`, or `cancel` / `event` for the form as a whole. */
   issues: Map<string, string[]>;
+  /** The events the run waits for now. */
+  awaited: string[];
 }
 
 function FieldIssues({ id, list }: { id: string; list: string[] | undefined }) {
@@ -100,7 +102,7 @@ function FieldIssues({ id, list }: { id: string; list: string[] | undefined }) {
 }
 
 /** On a run's page, for operators: cancel with a reason, send an event. */
-export function RunActions({ runId, csrf, posted, issues }: RunActionsProps) {
+export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsProps) {
   const v = (k: string) => posted.get(k)?.[0] ?? '';
   const reasonIssues = issues.get('cancel.reason');
   const nameIssues = issues.get('event.name');
@@ -127,7 +129,13 @@ export function RunActions({ runId, csrf, posted, issues }: RunActionsProps) {
           <input type="hidden" name="requestId" value={v('requestId')} />
           <div class={`field${nameIssues ? ' has-issues' : ''}`}>
             <label for="f-event-name">Event name</label>
-            <input type="text" id="f-event-name" name="name" value={v('name')} aria-describedby={nameIssues ? 'f-event-name-issues' : undefined} />
+            <input type="text" id="f-event-name" name="name" value={v('name')} list={awaited.length ? 'awaited-events' : undefined} aria-describedby={[awaited.length ? 'f-event-name-desc' : '', nameIssues ? 'f-event-name-issues' : ''].filter(Boolean).join(' ') || undefined} />
+            {awaited.length ? (
+              <>
+                <p class="desc" id="f-event-name-desc">This run waits for {awaited.join(', ')}.</p>
+                <datalist id="awaited-events">{awaited.map((e) => <option key={e} value={e} />)}</datalist>
+              </>
+            ) : null}
             <FieldIssues id="f-event-name-issues" list={nameIssues} />
           </div>
           <div class={`field${dataIssues ? ' has-issues' : ''}`}>
