@@ -15,12 +15,14 @@ import { isBreakable, pidAlive } from '../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
 import { verifyBoard } from '../board/verify.js';
 import { allEntries, statusOf } from '../notify/outbox.js';
+import { fourEyesApplies } from '../engine/rights.js';
 import { FULL_OFFER } from '../protocol/offer.js';
+import type { RunView } from '../protocol/views.js';
 import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from './incidents.js';
 import type { Service } from './service.js';
 
 export interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification';
+  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification' | 'four-eyes';
   where: string;
   detail: string;
 }
@@ -94,12 +96,20 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
       if (!findings.some((f) => f.where === id || f.where.includes(`runs/${id}/`))) findings.push({ kind: 'refused-file', where: id, detail: `${result.error.message} ${(result.error.issues ?? []).join('; ')}`.trim() });
       continue;
     }
-    const view = result.data as { steps: { id: string; overdue?: boolean; due?: string }[]; workItems: { id: string; stepId: string; assignedTo: { group?: string; person?: string } }[] };
+    const view = result.data as RunView;
+    const fourEyes = fourEyesApplies(board.manifest.fourEyes, view.run.process);
     for (const s of view.steps) if (s.overdue) findings.push({ kind: 'overdue', where: `${id}/${s.id}`, detail: `due ${s.due}` });
     for (const w of view.workItems) {
       const to = w.assignedTo;
       const members = to.group === 'operators' ? board.manifest.operators : to.group ? (board.manifest.groups[to.group] ?? []) : [to.person ?? ''];
-      if (!members.some((m) => people.has(m.toLowerCase()))) findings.push({ kind: 'nobody', where: `${id}/${w.stepId}`, detail: to.group ? `work item ${w.id} is assigned to group ${to.group}, which has no one on this board` : `work item ${w.id} is assigned personally to ${to.person}, who is not a person on this board (removed?); an operator can cancel the run or re-add them` });
+      if (!members.some((m) => people.has(m.toLowerCase()))) {
+        findings.push({ kind: 'nobody', where: `${id}/${w.stepId}`, detail: to.group ? `work item ${w.id} is assigned to group ${to.group}, which has no one on this board` : `work item ${w.id} is assigned personally to ${to.person}, who is not a person on this board (removed?); an operator can cancel the run or re-add them` });
+      } else if (fourEyes && w.kind === 'approve') {
+        // Four eyes bars whoever started the run or completed another of its steps: is anyone left?
+        const barred = new Set([view.run.startedBy, ...Object.entries(view.data.steps).filter(([step]) => step !== w.stepId).flatMap(([, d]) => [d.by, ...d.history.map((h) => h.by)])].filter((x): x is string => !!x).map((x) => x.toLowerCase()));
+        const left = members.filter((m) => people.has(m.toLowerCase()) && !barred.has(m.toLowerCase()));
+        if (left.length === 0) findings.push({ kind: 'four-eyes', where: `${id}/${w.stepId}`, detail: `work item ${w.id}: four eyes bars everyone who could approve it (${members.join(', ')} started the run or did an earlier step); add someone to ${to.group ?? 'the group'}` });
+      }
     }
   }
 }

@@ -112,3 +112,17 @@ describe('four eyes on approvals', () => {
     }
   });
 });
+
+describe('doctor and four eyes', () => {
+  it('names an approval whose group has nobody left that four eyes allows', async () => {
+    const { doctorFindings } = await import('../../src/service/doctor.js');
+    const h = await Harness.open({ groups: { finance: [CAST.ann, CAST.fin] }, processes: [{ folder: SPEND, roles: { preparer: 'finance', approver: 'finance' } }] });
+    await setManifest(h, (d) => (d.fourEyes = true));
+    const started = await h.start('spend', { amount: 5 }, CAST.ann);
+    const view = await h.decide(started, 'prepare', 'completed', CAST.fin, { output: { purpose: 'Paper' } });
+    const findings = await doctorFindings(h.board, h.service);
+    expect(findings.filter((f: { kind: string }) => f.kind === 'four-eyes')).toEqual([
+      expect.objectContaining({ where: `${view.run.id}/approve` }),
+    ]);
+  });
+});

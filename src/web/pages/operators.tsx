@@ -58,6 +58,7 @@ const KIND_TITLES: Record<Finding['kind'], string> = {
   'pending-journal': 'Interrupted commits',
   notification: 'Parked notifications',
   overdue: 'Overdue work',
+  'four-eyes': 'Approvals four eyes leaves to nobody',
   nobody: 'Work assigned to nobody',
   'merge-conflict': 'Merge conflicts',
   audit: 'Audit breaks',
