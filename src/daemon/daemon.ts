@@ -52,6 +52,10 @@ export class Daemon {
   private gitTimer: Cancel | null = null;
   private readonly clock: Clock;
   private readonly courier: Courier;
+  private delivering: Promise<number | null> | null = null;
+  private courierTimer: Cancel | null = null;
+  /** When the planned sleep ends (ms since the epoch). */
+  private wakeAt = Infinity;
 
   constructor(
     private readonly board: Board,
@@ -98,14 +102,19 @@ export class Daemon {
     this.timer?.();
     this.gitTimer?.();
     this.debounce?.();
+    this.courierTimer?.();
     this.runWatch.close();
     await this.watcher?.close();
     await this.planning;
+    await this.delivering?.catch(() => undefined);
   }
 
   /** A file changed: remember which run (to adopt or refuse its edits), then re-plan once things settle. */
   private changed(file: string): void {
     const rel = path.relative(this.board.root, file).split(path.sep).join('/');
+    // The outbox changed (a notification enqueued or retried elsewhere, or the courier's own
+    // record): only the courier needs to look, not a whole re-plan of every open run.
+    if (rel.startsWith(`${OUTBOX_DIR}/`)) return this.deliverSoon();
     const draft = /^processes\/([^/]+)\/PROCESS\.md$/.exec(rel);
     if (draft) void this.checkDraft(rel);
     this.settleThenPlan();
@@ -163,6 +172,7 @@ export class Daemon {
     const retry = await this.deliver();
     const next = Math.min(...deadlines.values(), retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;
+    this.wakeAt = next;
     this.timer = this.clock.after(Math.max(0, next - this.clock.now().getTime()), () => this.plan());
   }
 
@@ -195,14 +205,30 @@ export class Daemon {
     }
   }
 
-  /** Send what the outbox holds that is due; when to come back for retries and digests. */
+  /** Send what the outbox holds that is due; when to come back for retries and digests. One run at a time. */
   private async deliver(): Promise<number | null> {
-    try {
-      return await this.courier.run();
-    } catch (e) {
+    while (this.delivering) await this.delivering.catch(() => undefined);
+    const run = this.courier.run().catch((e: unknown) => {
       this.log(`notifications: ${e instanceof Error ? e.message : String(e)}`);
       return this.clock.now().getTime() + 60_000;
+    });
+    this.delivering = run;
+    try {
+      return await run;
+    } finally {
+      this.delivering = null;
     }
+  }
+
+  /** Run the courier once a burst of outbox changes has settled. */
+  private deliverSoon(): void {
+    this.courierTimer?.();
+    this.courierTimer = this.clock.after(SETTLE_MS, async () => {
+      if (this.stopped) return;
+      // A retry due before the planned wake-up (a failure just now) re-plans the sleep.
+      const wake = await this.deliver();
+      if (wake !== null && wake < this.wakeAt) void this.plan();
+    });
   }
 
   private async saveRefused(): Promise<void> {

@@ -6,8 +6,8 @@
  * same id for the receiver to de-duplicate on. Digests go out once per
  * interval per person. Time comes from the daemon's clock.
  */
-import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
-import { STATE_DIR } from '../board/layout.js';
+import { readIfExists, removeIfExists, writeFileAtomic } from '../board/fsutil.js';
+import { OUTBOX_DIR, STATE_DIR } from '../board/layout.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
 import { baseUrlFor } from '../web/config.js';
@@ -20,10 +20,14 @@ import type { Notification } from './rules.js';
 import { delivered, dueKeys, failed, nextWake, planDeliveries } from './schedule.js';
 
 const DIGESTS_FILE = `${STATE_DIR}/notifications-digests.json`;
+/** A notification first seen by a courier later than this after it was made is recorded, not sent: it would be stale news. */
+const SEND_WITHIN_MS = 24 * 3600_000;
+/** How long a finished notification stays in the outbox (for `workboard notifications`) before it is deleted. */
+export const KEEP_FINISHED_MS = 7 * 24 * 3600_000;
 
 export class Courier {
-  /** Entries whose every delivery has finished: never read again by this process. */
-  private readonly finished = new Set<string>();
+  /** Entries whose every delivery has finished, with when each was made: never read again, only deleted when old. */
+  private readonly finished = new Map<string, number>();
 
   constructor(
     private readonly board: Board,
@@ -44,20 +48,35 @@ export class Courier {
       if (t !== null && (wake === null || t < wake)) wake = t;
     };
     const digests: OutboxEntry[] = [];
+    const now = this.now().getTime();
     for (const name of await entryNames(this.board.store)) {
-      if (this.finished.has(name)) continue;
+      const made = this.finished.get(name);
+      if (made !== undefined) {
+        if (now - made > KEEP_FINISHED_MS) await this.forget(name);
+        continue;
+      }
       let entry = await readEntry(this.board.store, name);
       if (!entry) continue;
       if (!entry.deliveries || dueKeys(entry, this.now()).length > 0) entry = (await this.work(name)) ?? entry;
       const status = statusOf(entry);
       if (status === 'sent' || status === 'not sent') {
-        if (!Object.keys(entry.deliveries ?? {}).some((k) => k.startsWith('digest:'))) this.finished.add(name);
+        if (now - Date.parse(entry.at) > KEEP_FINISHED_MS) {
+          await this.forget(name);
+          continue;
+        }
+        if (!Object.keys(entry.deliveries ?? {}).some((k) => k.startsWith('digest:'))) this.finished.set(name, Date.parse(entry.at));
       }
       soonest(nextWake(entry));
       if (Object.entries(entry.deliveries ?? {}).some(([k, d]) => k.startsWith('digest:') && !d.doneAt && !d.skipped)) digests.push(entry);
     }
     soonest(await this.digests(digests));
     return wake;
+  }
+
+  /** A finished notification past its keeping time leaves the outbox. */
+  private async forget(name: string): Promise<void> {
+    await removeIfExists(this.board.store.abs(`${OUTBOX_DIR}/${name}`));
+    this.finished.delete(name);
   }
 
   /** Plan and try the due deliveries of one entry, under its lock (another courier may hold it: skip). */
@@ -68,7 +87,8 @@ export class Courier {
         if (!e) return null;
         const m = this.board.manifest;
         if (!e.deliveries) {
-          e = { ...e, deliveries: planDeliveries(e, m, this.now().toISOString()) };
+          const stale = this.now().getTime() - Date.parse(e.at) > SEND_WITHIN_MS;
+          e = { ...e, deliveries: planDeliveries(e, m, this.now().toISOString(), stale ? 'older than a day when a courier first saw it' : undefined) };
           await writeEntry(this.board.store, e);
           this.log(`notification ${e.id} (${e.kind}${e.mode === 'test' ? ', test run: recorded, not sent' : ''}) → ${e.recipients.join(', ') || 'nobody'}`);
         }

@@ -19,23 +19,24 @@ export function backoffMs(attempts: number, jitter: number = Math.random()): num
 /**
  * Every delivery a notification gets: the board's command and webhook once
  * each, and per recipient an email or a place in their digest, as their
- * preference says. Test runs, people who chose none and people no longer on
- * the board are recorded as skipped, with why.
+ * preference says. Test runs, news too old to send (`notSent`), people who
+ * chose none and people no longer on the board are recorded as skipped, with why.
  */
-export function planDeliveries(n: Notification, manifest: Manifest, at: string): Record<string, Delivery> {
+export function planDeliveries(n: Notification, manifest: Manifest, at: string, notSent?: string): Record<string, Delivery> {
   const ready: Delivery = { attempts: 0, nextAt: at };
   const skip = (why: string): Delivery => ({ attempts: 0, skipped: why });
   const out: Record<string, Delivery> = {};
-  const test = n.mode === 'test';
-  if (manifest.notify) out.command = test ? skip('test run') : { ...ready };
-  if (manifest.notifications.webhook) out.webhook = test ? skip('test run') : { ...ready };
+  // Why nothing of it goes out at all, if so: a test run, or news too old to send when first seen.
+  const none = notSent ?? (n.mode === 'test' ? 'test run' : undefined);
+  if (manifest.notify) out.command = none ? skip(none) : { ...ready };
+  if (manifest.notifications.webhook) out.webhook = none ? skip(none) : { ...ready };
   if (manifest.notifications.email) {
     const people = new Map(manifest.people.map((p) => [p.email.toLowerCase(), p]));
     for (const email of n.recipients) {
       const person = people.get(email.toLowerCase());
       const pref = person?.notify ?? 'email';
       const key = `${pref === 'digest' ? 'digest' : 'email'}:${email}`;
-      if (test) out[key] = skip('test run');
+      if (none) out[key] = skip(none);
       else if (!person) out[key] = skip('no longer on the board');
       else if (pref === 'none') out[`email:${email}`] = skip('chose no notifications');
       else out[key] = { ...ready };
