@@ -57,6 +57,11 @@ export class Courier {
       }
       let entry = await readEntry(this.board.store, name);
       if (!entry) continue;
+      // Nowhere to send it (no channel configured): it stays recorded as it is, and is not read again.
+      if (!entry.deliveries && Object.keys(planDeliveries(entry, this.board.manifest, entry.at)).length === 0) {
+        this.finished.set(name, Date.parse(entry.at));
+        continue;
+      }
       if (!entry.deliveries || dueKeys(entry, this.now()).length > 0) entry = (await this.work(name)) ?? entry;
       const status = statusOf(entry);
       if (status === 'sent' || status === 'not sent') {

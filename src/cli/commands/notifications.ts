@@ -7,8 +7,8 @@ import { BoardError } from '../../board/errors.js';
 import { color, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
-function line(e: OutboxEntry): string {
-  const status = statusOf(e);
+function line(e: OutboxEntry, channels: boolean): string {
+  const status = !e.deliveries && !channels ? 'recorded (no channel configured)' : statusOf(e);
   const paint = status === 'parked' ? color.red : status === 'pending' ? color.yellow : (s: string) => s;
   const ways = Object.entries(e.deliveries ?? {})
     .map(([k, d]) => `${k} ${d.doneAt ? 'sent' : d.skipped ? `not sent (${d.skipped})` : d.parkedAt ? `parked after ${d.attempts} attempts: ${d.lastError ?? ''}` : d.attempts > 0 ? `retry at ${d.nextAt} (${d.lastError ?? ''})` : 'waiting'}`)
@@ -27,7 +27,11 @@ export function register(program: Command, cli: Cli): void {
       const entries = (await allEntries(board.store)).filter((e) => !o.failed || statusOf(e) === 'parked');
       if (cli.json()) printJson({ ok: true, data: { items: entries.map((e) => ({ ...e, status: statusOf(e) })) } });
       else if (entries.length === 0) process.stdout.write(o.failed ? 'no parked notifications\n' : 'the outbox is empty\n');
-      else process.stdout.write(`${entries.map(line).join('\n')}\n`);
+      else {
+        const m = board.manifest;
+        const channels = m.notify !== null || m.notifications.webhook !== null || m.notifications.email !== null;
+        process.stdout.write(`${entries.map((e) => line(e, channels)).join('\n')}\n`);
+      }
     });
   cmd
     .command('retry')
