@@ -6,6 +6,7 @@
  * goes to the service as close to typed as it can be, and the service's own
  * `not_accepted` issues say what is wrong.
  */
+import { parsePairs } from '../core/pairs.js';
 import type { FieldType } from '../process/model.js';
 
 export interface WebField {
@@ -137,24 +138,7 @@ export function echo(p: Posted, name: string): string[] {
  * `workboard runs --input` reads it. Every malformed line is named at once.
  */
 export function inputFilter(text: string): { inputs: Record<string, unknown>; issues: string[] } {
-  const inputs: Record<string, unknown> = {};
-  const issues: string[] = [];
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (line === '') continue;
-    const eq = line.indexOf('=');
-    if (eq <= 0) {
-      issues.push(`inputs: "${line}" is not key=value`);
-      continue;
-    }
-    const value = line.slice(eq + 1).trim();
-    let v: unknown = value;
-    try {
-      v = JSON.parse(value) as unknown;
-    } catch {
-      // plain text
-    }
-    inputs[line.slice(0, eq).trim()] = v;
-  }
-  return { inputs, issues };
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const { values, bad } = parsePairs(lines.map((l) => l.replace(/\s*=\s*/, '=')));
+  return { inputs: values, issues: bad.map((l) => `inputs: "${l}" is not key=value`) };
 }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from '../../board/errors.js';
+import { parsePairs as parseKeyValues } from '../../core/pairs.js';
 import type { Cli } from '../cli.js';
 import { callQuietly } from './call.js';
 import type { Evidence, Upload } from './views.js';
@@ -16,20 +17,9 @@ export const collect = (v: string, acc: string[]) => [...acc, v];
 
 /** `k=v`: v is read as JSON when it parses (numbers, booleans, lists), else as a string. */
 export function parsePairs(pairs: string[], what: string, cli: Cli): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const p of pairs) {
-    const i = p.indexOf('=');
-    if (i <= 0) cli.usage(`${what} expects key=value, got "${p}"`);
-    const raw = p.slice(i + 1);
-    let v: unknown = raw;
-    try {
-      v = JSON.parse(raw);
-    } catch {
-      // a plain string
-    }
-    out[p.slice(0, i)] = v;
-  }
-  return out;
+  const { values, bad } = parseKeyValues(pairs);
+  if (bad.length > 0) cli.usage(`${what} expects key=value, got ${bad.map((p) => `"${p}"`).join(', ')}`);
+  return values;
 }
 
 export function readJson(file: string, cli: Cli): Record<string, unknown> {
