@@ -9,7 +9,6 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { Actor } from '../engine/types.js';
 import { TOOLS, type Tool } from '../protocol/offer.js';
 import { argumentSchema } from '../service/schemas.js';
-import type { ToolResult } from '../service/results.js';
 import type { Service } from '../service/service.js';
 
 export const INSTRUCTIONS = `This server runs processes (PROCESS.md) step by step. Your loop:
@@ -41,10 +40,7 @@ export function createMcpServer(service: Service, actor: Actor, version: string)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList(offered) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     // An identity removed from WORK.md loses this open connection at once, not at its next login.
-    const removed = await service.removedIdentity(actor);
-    const result: ToolResult = removed
-      ? { ok: false, error: { code: 'forbidden', message: removed, issues: ['identity: removed'] } }
-      : await service.call(req.params.name, req.params.arguments ?? {}, actor);
+    const result = await service.call(req.params.name, req.params.arguments ?? {}, actor, { held: true });
     return {
       content: [{ type: 'text' as const, text: JSON.stringify(result) }],
       structuredContent: result as unknown as Record<string, unknown>,

@@ -57,29 +57,24 @@ export class Service {
     return new Service(board, await TokenKey.load(board.store.abs(STATE_DIR)), opts);
   }
 
-  /** Call a tool as an identity. Never throws: every outcome is a result object. */
-  async call(tool: string, args: unknown, actor: Actor): Promise<ToolResult> {
+  /**
+   * Call a tool as an identity. Never throws: every outcome is a result object.
+   * `held`: the identity was resolved when a connection opened (MCP over stdio
+   * or HTTP), so one removed from WORK.md since is refused now.
+   */
+  async call(tool: string, args: unknown, actor: Actor, opts: { held?: boolean } = {}): Promise<ToolResult> {
     try {
       if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
       await this.board.refresh();
       // Rights as WORK.md says now (an agent's scope, a person's operator role). Who the caller is
       // was settled by the transport; the server's own internal identities are not in WORK.md.
       const now = currentActor(this.board.manifest, actor);
+      if (!now.ok && opts.held) throw new ToolError('forbidden', now.message, ['identity: removed']);
       const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? now.actor : actor);
       return { ok: true, data };
     } catch (e) {
       return this.failures.answer(e, tool, args);
     }
-  }
-
-  /**
-   * Why this identity may no longer act, or null: for transports that keep a
-   * connection open after resolving who is on it (MCP over stdio or HTTP).
-   */
-  async removedIdentity(actor: Actor): Promise<string | null> {
-    await this.board.refresh();
-    const now = currentActor(this.board.manifest, actor);
-    return now.ok ? null : now.message;
   }
 
   private async dispatch(call: ToolCall, actor: Actor): Promise<unknown> {
