@@ -27,6 +27,8 @@ import { RunWatch } from './run-watch.js';
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
 const MAX_SLEEP_MS = 6 * 3600_000;
 const SETTLE_MS = 50;
+/** How long stop() waits for work in flight. */
+const STOP_WAIT_MS = 1500;
 
 export interface DaemonOptions {
   log?: (line: string) => void;
@@ -105,8 +107,14 @@ export class Daemon {
     this.courierTimer?.();
     this.runWatch.close();
     await this.watcher?.close();
-    await this.planning;
-    await this.delivering?.catch(() => undefined);
+    // Let a tick or a delivery in flight finish, but not for long: a commit cut short is rolled
+    // forward at the next start (the journal), and a delivery cut short is sent again with its id.
+    let waited: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all([this.planning, this.delivering?.catch(() => undefined)]),
+      new Promise((resolve) => (waited = setTimeout(resolve, STOP_WAIT_MS))),
+    ]);
+    clearTimeout(waited);
   }
 
   /** A file changed: remember which run (to adopt or refuse its edits), then re-plan once things settle. */

@@ -74,17 +74,25 @@ export async function serveBoard(cli: Cli, board: Board, o: { http?: string; git
   }
   await announce?.(mcpUrl);
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = async () => {
+      // A second signal while stopping means now.
+      if (stopping) process.exit(EXIT.ok);
+      stopping = true;
       // Stop taking requests first, so nothing new starts while the daemon winds down.
       const closed = closer ? closer.close(GRACE_MS) : Promise.resolve();
       await daemon.stop();
       await closed;
+      // Whatever still holds the event loop (a watcher, a timer of a library) must not keep a stopped serve alive.
+      setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), EXIT_AFTER_MS).unref();
       resolve();
     };
-    process.once('SIGINT', () => void stop());
-    process.once('SIGTERM', () => void stop());
+    process.on('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
   });
 }
 
 /** How long a stopping serve waits for answers still being sent before it closes their connections. */
 const GRACE_MS = 800;
+/** How long a stopped serve lets its event loop drain before it exits anyway. */
+const EXIT_AFTER_MS = 500;
