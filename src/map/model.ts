@@ -194,8 +194,10 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
       }
     }
     if (s.kind === 'task' || s.kind === 'approve') {
-      node({ id: `${s.id}#failed`, kind: 'end', lane, step: s.id, title: 'failed', text: `Deciding failed on ${words(s.id)} ends the run failed.`, tag: 'End' });
-      edge(s.id, `${s.id}#failed`, 'failed', s.id, undefined, 'Failed');
+      // One failed end per lane, shared by the decisions in it: a calmer map than one per step.
+      const failed = `#failed:${lane}`;
+      if (!nodes.some((n) => n.id === failed)) node({ id: failed, kind: 'end', lane, title: 'failed', text: 'Deciding failed here ends the run failed.', tag: 'End' });
+      edge(s.id, failed, 'failed', s.id, undefined, 'Failed');
     }
   }
   for (const m of missing) {
