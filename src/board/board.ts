@@ -4,6 +4,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { auditBy, type Author } from './author.js';
 import { BoardError } from './errors.js';
 import { STATE_DIR, WORK_FILE } from './layout.js';
 import { DEFAULT_SETTINGS, manifestFrom, newManifestData, type Manifest } from './manifest.js';
@@ -87,7 +88,7 @@ export class Board {
   }
 
   /** Create a new board in `dir`: WORK.md, .gitignore, folders. Refuses a folder that already has a board. */
-  static async init(dir: string, opts: { name?: string; title?: string; description?: string; actor: string }): Promise<Board> {
+  static async init(dir: string, opts: { name?: string; title?: string; description?: string; actor: string | Author }): Promise<Board> {
     const root = path.resolve(dir);
     if (existsSync(path.join(root, WORK_FILE))) throw new BoardError('conflict', `${root} already has a board (${WORK_FILE} exists)`);
     const name = opts.name ?? slug(path.basename(root));
@@ -112,7 +113,7 @@ export class Board {
     const description = opts.description ?? 'Runs of our processes, coordinated by workboard.';
     await store.transact({ kind: 'board' }, (tx) => {
       tx.write(WORK_FILE, newManifestData(name, title, description), `# ${title}\n\n${description}\n`);
-      tx.audit({ actor: opts.actor, action: 'board.created', entity: WORK_FILE, changes: { name } });
+      auditBy(tx, typeof opts.actor === 'string' ? { actor: opts.actor, osUser: null } : opts.actor, 'board.created', WORK_FILE, { name });
     });
     return Board.open(root);
   }

@@ -24,7 +24,7 @@ export function register(program: Command, cli: Cli): void {
       const target = path.resolve(dir ?? flag ?? '.');
       // Everything --git needs is checked before anything is created.
       if (opts.git && !gitAvailable()) throw new BoardError('invalid', 'init --git needs git, which is not on PATH; nothing was created (install git, or leave out --git)');
-      const board = await Board.init(target, { name: opts.name, title: opts.title, description: opts.description, actor: cli.actor() });
+      const board = await Board.init(target, { name: opts.name, title: opts.title, description: opts.description, actor: cli.author() });
       if (opts.git) {
         if (!insideGitWorkTree(board.root)) {
           execFileSync('git', ['init', '--quiet', board.root], { stdio: ['ignore', 'ignore', 'pipe'] });
