@@ -5,9 +5,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Issue } from '../core/issues.js';
+import { validatorFor } from './validators.js';
 
 export const FILE_KINDS = ['work', 'version', 'run', 'step'] as const;
 export type FileKind = (typeof FILE_KINDS)[number];
@@ -20,17 +20,6 @@ interface Compiled {
 }
 
 const compiled = new Map<FileKind, Compiled>();
-let ajv: Ajv2020 | undefined;
-
-// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
-
-/**
- * The options every workboard schema is compiled with. `validateSchema: false`
- * skips compiling JSON Schema's own meta-schema at every start (most of the
- * compile time); the schemas are checked against it by a test instead.
- */
-export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: true, validateSchema: false } as const;
 
 export function schemaText(dir: string, name: string): Record<string, unknown> {
   return JSON.parse(readFileSync(path.join(dir, `${name}.json`), 'utf8')) as Record<string, unknown>;
@@ -40,12 +29,8 @@ export function schemaText(dir: string, name: string): Record<string, unknown> {
 function load(kind: FileKind): Compiled {
   let c = compiled.get(kind);
   if (!c) {
-    if (!ajv) {
-      ajv = new Ajv2020(AJV_OPTIONS);
-      addFormats(ajv);
-    }
     const schema = schemaText(SCHEMA_DIR, `${kind}.schema`) as { properties: Record<string, unknown> };
-    c = { validate: ajv.compile(schema), order: Object.keys(schema.properties) };
+    c = { validate: validatorFor('board', `${kind}.schema`, () => schema), order: Object.keys(schema.properties) };
     compiled.set(kind, c);
   }
   return c;

@@ -1,8 +1,9 @@
 /** The tools' argument schemas (schemas/tools/), each compiled the first time its tool is called; a call that breaks one is `invalid` before anything else. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { AJV_OPTIONS, schemaText } from '../board/schemas.js';
+import type { ValidateFunction } from 'ajv/dist/2020.js';
+import { schemaText } from '../board/schemas.js';
+import { validatorFor } from '../board/validators.js';
 import type { ToolCall } from '../protocol/calls.js';
 import { ToolError } from '../protocol/errors.js';
 import type { Tool } from '../protocol/offer.js';
@@ -10,7 +11,6 @@ import type { Tool } from '../protocol/offer.js';
 export const TOOL_SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas/tools');
 const raw = new Map<Tool, Record<string, unknown>>();
 const compiled = new Map<Tool, ValidateFunction>();
-let ajv: Ajv2020 | undefined;
 
 export function argumentSchema(tool: Tool): Record<string, unknown> {
   let s = raw.get(tool);
@@ -21,12 +21,11 @@ export function argumentSchema(tool: Tool): Record<string, unknown> {
   return s;
 }
 
-/** A tool's validator, compiled the first time the tool is called. */
+/** A tool's validator, loaded (or compiled) the first time the tool is called. */
 function validator(tool: Tool): ValidateFunction {
   let v = compiled.get(tool);
   if (!v) {
-    ajv ??= new Ajv2020(AJV_OPTIONS);
-    v = ajv.compile(argumentSchema(tool));
+    v = validatorFor('tools', `${tool}.arguments`, () => argumentSchema(tool));
     compiled.set(tool, v);
   }
   return v;

@@ -7,7 +7,8 @@ import { readdirSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { AJV_OPTIONS, SCHEMA_DIR, schemaText } from '../../src/board/schemas.js';
+import { SCHEMA_DIR, schemaText } from '../../src/board/schemas.js';
+import { AJV_OPTIONS } from '../../src/board/validators.js';
 import { TOOL_SCHEMA_DIR } from '../../src/service/schemas.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
