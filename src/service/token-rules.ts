@@ -31,10 +31,6 @@ const LABEL = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const DAY_MS = 86_400_000;
 const UNIT_MS: Record<string, number> = { h: 3_600_000, d: DAY_MS, w: 7 * DAY_MS };
 
-export function isTokenId(s: string): boolean {
-  return ID.test(s);
-}
-
 /** The list from the file's text. A file that does not parse is an error: it is never overwritten with less. */
 export function parseTokens(text: string | null): StoredToken[] {
   if (text === null || text.trim() === '') return [];
