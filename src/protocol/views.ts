@@ -121,6 +121,15 @@ export interface RunRow {
   inputs: Record<string, unknown>;
 }
 
+/** One `list_processes` item: a published process at its latest version. */
+export interface ProcessSummary {
+  name: string;
+  description: string;
+  version: number;
+  inputs: Record<string, unknown>;
+  requires?: { systems: string[] };
+}
+
 export interface Page<T> {
   items: T[];
   nextCursor: string | null;

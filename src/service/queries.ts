@@ -13,10 +13,10 @@ import { canonicalJson } from '../core/hash.js';
 import { page } from './paging.js';
 import type { RunReader } from './run-reader.js';
 import type { GetWorkArgs, ListRunsArgs } from '../protocol/tool-args.js';
-import type { Page, RunRow, WorkEntry } from '../protocol/views.js';
+import type { Page, ProcessSummary, RunRow, WorkEntry } from '../protocol/views.js';
 
-export async function listProcesses(board: Board, reader: RunReader, cursor?: string) {
-  const items = [];
+export async function listProcesses(board: Board, reader: RunReader, cursor?: string): Promise<Page<ProcessSummary>> {
+  const items: ProcessSummary[] = [];
   for (const name of await listProcessNames(board)) {
     const versions = await listVersions(board, name);
     try {
@@ -25,7 +25,7 @@ export async function listProcesses(board: Board, reader: RunReader, cursor?: st
         name,
         description: p.process.description,
         version: p.version,
-        inputs: p.process.frontmatter.inputs ?? {},
+        inputs: (p.process.frontmatter.inputs ?? {}) as Record<string, unknown>,
         ...(p.process.requires ? { requires: p.process.requires } : {}),
       });
     } catch {
