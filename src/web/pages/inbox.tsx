@@ -1,6 +1,6 @@
 /** "My work": the signed-in person's open work items, oldest first, with filters by process and group and counts per group. */
 import { Layout, type Frame } from './layout.js';
-import { Markdown, Notice, Value, When } from './parts.js';
+import { FilterSelect, Markdown, Notice, Value, When } from './parts.js';
 import type { ProcessSummary, RunView, WorkEntry } from '../views.js';
 
 export interface InboxRow {
@@ -69,20 +69,8 @@ export function InboxPage(p: InboxProps) {
     <Layout frame={p.frame}>
       <h1>My work</h1>
       <form method="get" action="/work" class="filters" aria-label="Filter my work">
-        <label>
-          Process
-          <select name="process">
-            <option value="">all processes</option>
-            {p.processes.map((x) => <option key={x.name} value={x.name} selected={p.filter.process === x.name}>{x.name}</option>)}
-          </select>
-        </label>
-        <label>
-          Group
-          <select name="group">
-            <option value="">all groups</option>
-            {p.groups.map((g) => <option key={g.group} value={g.group} selected={p.filter.group === g.group}>{g.group} ({g.count})</option>)}
-          </select>
-        </label>
+        <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: x.name }))} selected={p.filter.process} />
+        <FilterSelect label="Group" name="group" any="all groups" options={p.groups.map((g) => ({ value: g.group, text: `${g.group} (${g.count})` }))} selected={p.filter.group} />
         <button type="submit">Filter</button>
       </form>
       <p class="counts">

@@ -1,4 +1,4 @@
-/** Small pieces every page shares: markdown, times, values, run inputs, a step's recorded work, evidence, notices. */
+/** Small pieces every page shares: markdown, times, values, run inputs, a step's recorded work, evidence, notices, filters. */
 import type { ComponentChildren } from 'preact';
 import { markdownHtml } from '../markdown.js';
 import type { Completion, Evidence, RunView, StepData } from '../views.js';
@@ -121,4 +121,21 @@ export function Notice({ kind, title, children }: { kind: 'info' | 'warn' | 'err
 
 export function TestBanner() {
   return <p class="test-banner">Test run: nothing it does is real.</p>;
+}
+
+/** A list filter: a labelled choice of values, the first option meaning no filter. */
+export function FilterSelect({ label, name, any, options, selected }: { label: string; name: string; any: string; options: { value: string; text: string }[]; selected: string | undefined }) {
+  return (
+    <label>
+      {label}
+      <select name={name}>
+        <option value="">{any}</option>
+        {options.map((o) => (
+          <option key={o.value} value={o.value} selected={selected === o.value}>
+            {o.text}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }

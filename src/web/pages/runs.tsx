@@ -1,6 +1,6 @@
 /** Runs, newest first (list_runs): filters by process, state and inputs as `key=value` lines, one page at a time, each run linked to its page. */
 import { Layout, type Frame } from './layout.js';
-import { Notice, Value, When } from './parts.js';
+import { FilterSelect, Notice, Value, When } from './parts.js';
 import type { ProcessSummary } from '../views.js';
 import type { RunRow } from '../../protocol/views.js';
 
@@ -48,20 +48,8 @@ export function RunsPage(p: RunsPageProps) {
     <Layout frame={p.frame}>
       <h1>Runs</h1>
       <form method="get" action="/runs" class="filters runs-filter" aria-label="Filter runs">
-        <label>
-          Process
-          <select name="process">
-            <option value="">all processes</option>
-            {p.processes.map((x) => <option key={x.name} value={x.name} selected={f.process === x.name}>{x.name}</option>)}
-          </select>
-        </label>
-        <label>
-          State
-          <select name="state">
-            <option value="">any state</option>
-            {RUN_STATES.map((s) => <option key={s} value={s} selected={f.state === s}>{s}</option>)}
-          </select>
-        </label>
+        <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: x.name }))} selected={f.process} />
+        <FilterSelect label="State" name="state" any="any state" options={RUN_STATES.map((s) => ({ value: s, text: s }))} selected={f.state} />
         <label class="stack">
           Inputs (one key=value a line)
           <textarea name="inputs" rows={1} aria-describedby={problems.length ? 'filter-issues' : undefined}>{f.inputs ?? ''}</textarea>
