@@ -2,7 +2,7 @@
  * Audit chain files on disk: what a chain records of each file (its lines
  * verified once per store and cached), and appending a commit's lines to it.
  */
-import { promises as fs } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, truncateSync } from 'node:fs';
 import { BoundedMap } from '../core/bounded-map.js';
 import { recordedFiles, verifyChain, type ChainBreak, type ChainHead } from './audit.js';
 import { BoardError } from './errors.js';
@@ -36,19 +36,19 @@ export function deletedOutside(rel: string, rev: number): BoardError {
  * Reads backwards from the end in growing windows until a whole line is found.
  */
 async function readChainEnd(file: string): Promise<{ size: number; torn: string; last: string | null }> {
-  let fh;
+  let fd: number;
   try {
-    fh = await fs.open(file, 'r');
+    fd = openSync(file, 'r');
   } catch (e) {
     if (isCode(e, 'ENOENT')) return { size: 0, torn: '', last: null };
     throw e;
   }
   try {
-    const { size } = await fh.stat();
+    const { size } = fstatSync(fd);
     for (let window = 64 * 1024; ; window *= 4) {
       const start = Math.max(0, size - window);
       const buf = Buffer.alloc(size - start);
-      await fh.read(buf, 0, buf.length, start);
+      readSync(fd, buf, 0, buf.length, start);
       const text = buf.toString('utf8');
       const end = text.lastIndexOf('\n');
       const torn = text.slice(end + 1);
@@ -58,7 +58,7 @@ async function readChainEnd(file: string): Promise<{ size: number; torn: string;
       if (end >= 0 && (before >= 0 || start === 0)) return { size, torn, last: text.slice(before + 1, end) };
     }
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
@@ -76,21 +76,21 @@ export class ChainFiles {
   async state(rel: string): Promise<ChainState> {
     await this.files.assertNoLinks(rel);
     const file = this.files.abs(rel);
-    let fh;
+    let fd: number;
     try {
-      fh = await fs.open(file, 'r');
+      fd = openSync(file, 'r');
     } catch (e) {
       if (!isCode(e, 'ENOENT')) throw e;
       this.chains.delete(rel);
       return emptyChain();
     }
     try {
-      const { size } = await fh.stat();
+      const { size } = fstatSync(fd);
       let base = this.chains.get(rel);
       if (!base || size < base.size) base = emptyChain();
       if (size === base.size) return base;
       const buf = Buffer.alloc(size - base.size);
-      await fh.read(buf, 0, buf.length, base.size);
+      readSync(fd, buf, 0, buf.length, base.size);
       const report = verifyChain(buf.toString('utf8'), base.head, base.lines + 1);
       if (report.breaks.length > 0) {
         this.chains.delete(rel);
@@ -101,7 +101,7 @@ export class ChainFiles {
       this.chains.set(rel, next);
       return next;
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   }
 
@@ -138,7 +138,7 @@ export class ChainFiles {
       if (!lines.some((l) => l.startsWith(torn))) {
         throw new BoardError('corrupt', `${chainRel} ends with a torn line that no pending commit explains`, [{ path: chainRel, message: 'torn last line' }]);
       }
-      await fs.truncate(file, size - Buffer.byteLength(torn));
+      truncateSync(file, size - Buffer.byteLength(torn));
     }
     let have = 0;
     if (last !== null) {

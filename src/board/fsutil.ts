@@ -1,20 +1,25 @@
-/** The few file operations the write path is built from, with their fsyncs. */
+/**
+ * The few file operations the write path is built from, with their fsyncs.
+ *
+ * Everything but the fsyncs is synchronous, on purpose. Board files are
+ * small and sit in the page cache: a blocking open, write, rename or stat
+ * takes microseconds, where each asynchronous call is a thread-pool round
+ * trip costing more CPU than the work itself (strace counted about 130 of
+ * them per transition). An fsync waits for the disk, so it stays on the
+ * thread pool, where a commit's fsyncs run side by side and other callers
+ * go on meanwhile.
+ */
 import { randomBytes } from 'node:crypto';
-import { close, closeSync, promises as fs, constants, fsync, open, openSync, readFileSync, statSync, writeFile, type Stats } from 'node:fs';
+import { closeSync, constants, fsync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import { hostname } from 'node:os';
 import path from 'node:path';
 
 export const HOST = hostname();
 
-/**
- * Read a whole small file, or null when it does not exist. Synchronous on
- * purpose: board files are small, and a blocking read takes microseconds
- * where the promise API's five thread-pool round trips take milliseconds.
- */
-/** Callback fs calls as promises (see createExclusive). */
-const cb = { open: promisify(open), writeFile: promisify(writeFile), fsync: promisify(fsync), close: promisify(close) };
+const fsyncFd = promisify(fsync);
 
+/** Read a whole small file, or null when it does not exist. */
 export async function readIfExists(file: string): Promise<Buffer | null> {
   try {
     return readFileSync(file);
@@ -58,27 +63,57 @@ export const TEMP_MARK = '.tmp-';
  * its folder when missing. False when it already exists. `sync` fsyncs it.
  */
 export async function createExclusive(file: string, data: string | Uint8Array, opts: { mode?: number; sync?: boolean } = {}): Promise<boolean> {
-  // The callback API under promisify: a FileHandle costs about twice the CPU per file, and the commit path creates several per write.
   let fd: number;
   try {
-    fd = await cb.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, opts.mode ?? 0o644);
+    fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, opts.mode ?? 0o644);
   } catch (e) {
     if (isCode(e, 'EEXIST')) return false;
     if (!isCode(e, 'ENOENT')) throw e;
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    mkdirSync(path.dirname(file), { recursive: true });
     return createExclusive(file, data, opts);
   }
   try {
-    await cb.writeFile(fd, data);
-    if (opts.sync) await cb.fsync(fd);
+    writeFileSync(fd, data);
+    if (opts.sync) await fsyncFd(fd);
   } catch (e) {
     // A full disk fails the write after the create: leave no empty or partial file behind.
-    await cb.close(fd).catch(() => undefined);
-    await removeIfExists(file).catch(() => undefined);
+    closeQuietly(fd);
+    removeQuietly(file);
     throw e;
   }
-  await cb.close(fd);
+  closeSync(fd);
   return true;
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already failing; the first error is the one reported
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // nothing there, or nothing more to be done
+  }
+}
+
+/** Rename within one folder tree (atomic on one filesystem). */
+export function renameNow(from: string, to: string): void {
+  renameSync(from, to);
+}
+
+/** A path's lstat (a link is not followed), or null when nothing is there. */
+export function lstatIfExists(file: string): Stats | null {
+  try {
+    return lstatSync(file);
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
+    throw e;
+  }
 }
 
 /** Write a file's bytes to a new temp file beside it and fsync it. Returns the temp path. */
@@ -89,15 +124,15 @@ export async function writeTemp(file: string, data: string | Uint8Array, opts: {
 }
 
 export async function fsyncDir(dir: string): Promise<void> {
-  let fh;
+  let fd: number | undefined;
   try {
-    fh = await fs.open(dir, constants.O_RDONLY);
-    await fh.sync();
+    fd = openSync(dir, constants.O_RDONLY);
+    await fsyncFd(fd);
   } catch (e) {
     // Some filesystems refuse fsync on a directory; the rename is still atomic there.
     if (!isCode(e, 'EISDIR', 'EINVAL', 'EPERM', 'ENOENT')) throw e;
   } finally {
-    await fh?.close();
+    if (fd !== undefined) closeSync(fd);
   }
 }
 
@@ -115,9 +150,9 @@ export function statIfExists(file: string): Stats | null {
 export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
   const tmp = await writeTemp(file, data, opts);
   try {
-    await fs.rename(tmp, file);
+    renameSync(tmp, file);
   } catch (e) {
-    await removeIfExists(tmp).catch(() => undefined);
+    removeQuietly(tmp);
     throw e;
   }
   await fsyncDir(path.dirname(file));
@@ -126,7 +161,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
 /** Remove a folder if it is empty (a write that failed before its first file landed); true when removed. */
 export async function removeIfEmpty(dir: string): Promise<boolean> {
   try {
-    await fs.rmdir(dir);
+    rmdirSync(dir);
     return true;
   } catch (e) {
     if (isCode(e, 'ENOENT', 'ENOTEMPTY', 'EEXIST', 'ENOTDIR')) return false;
@@ -147,19 +182,19 @@ export function isDeadTemp(name: string, alive: (pid: number) => boolean): boole
 
 /** Append bytes and fsync before returning. */
 export async function appendDurable(file: string, data: string): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const fh = await fs.open(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o644);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o644);
   try {
-    await fh.write(data);
-    await fh.sync();
+    writeFileSync(fd, data);
+    await fsyncFd(fd);
   } finally {
-    await fh.close();
+    closeSync(fd);
   }
 }
 
 export async function removeIfExists(file: string): Promise<boolean> {
   try {
-    await fs.unlink(file);
+    unlinkSync(file);
     return true;
   } catch (e) {
     if (isCode(e, 'ENOENT')) return false;

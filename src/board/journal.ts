@@ -4,13 +4,13 @@
  * finishing or discarding the journal a writer that died mid-commit left.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../core/hash.js';
 import { eventLine, type AuditEvent } from './audit.js';
 import type { ChainFiles } from './chain-file.js';
 import { BoardError, faultOf } from './errors.js';
-import { createExclusive, fsyncDir, isCode, readIfExists, removeIfEmpty, removeIfExists, tempPathFor } from './fsutil.js';
+import { createExclusive, fsyncDir, isCode, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, tempPathFor } from './fsutil.js';
 import { CHANGES_FILE, scopeFiles, type Scope } from './layout.js';
 import { cleanTemps } from './recovery.js';
 import type { SafeFiles } from './safe-files.js';
@@ -151,16 +151,14 @@ export class Journals {
   /** Idempotent: apply a journal's renames, removals and audit lines, then delete it. */
   private async apply(j: Journal, journalRel: string): Promise<void> {
     const dirs = new Set<string>();
-    await Promise.all(
-      j.renames.map(async (r) => {
-        try {
-          await fs.rename(this.files.abs(r.tmp), this.files.abs(r.to));
-        } catch (e) {
-          if (!isCode(e, 'ENOENT')) throw e; // already renamed by an earlier attempt
-        }
-        dirs.add(path.dirname(this.files.abs(r.to)));
-      }),
-    );
+    for (const r of j.renames) {
+      try {
+        renameNow(this.files.abs(r.tmp), this.files.abs(r.to));
+      } catch (e) {
+        if (!isCode(e, 'ENOENT')) throw e; // already renamed by an earlier attempt
+      }
+      dirs.add(path.dirname(this.files.abs(r.to)));
+    }
     for (const rel of j.removes) {
       await removeIfExists(this.files.abs(rel));
       dirs.add(path.dirname(this.files.abs(rel)));
@@ -176,10 +174,10 @@ export class Journals {
   private async noteChange(scopeName: string): Promise<void> {
     const file = this.files.abs(CHANGES_FILE);
     try {
-      await fs.appendFile(file, `${scopeName}\n`);
+      appendFileSync(file, `${scopeName}\n`);
       // Now and then, start a new log; readers see the new file and rescan once.
-      if (Math.random() < 1 / 512 && (await fs.stat(file)).size > CHANGES_ROTATE_BYTES) {
-        await fs.rename(file, this.files.abs(`${CHANGES_FILE}.old`));
+      if (Math.random() < 1 / 512 && (statIfExists(file)?.size ?? 0) > CHANGES_ROTATE_BYTES) {
+        renameNow(file, this.files.abs(`${CHANGES_FILE}.old`));
       }
     } catch {
       // indexes fall back to a full scan; nothing depends on the hint

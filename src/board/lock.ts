@@ -10,9 +10,8 @@
  * and one of them delete the other's fresh lock.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { createExclusive, HOST, isCode, readIfExists, removeIfExists, sleep } from './fsutil.js';
+import { createExclusive, HOST, isCode, readIfExists, removeIfExists, sleep, statIfExists } from './fsutil.js';
 
 export interface LockInfo {
   host: string;
@@ -60,13 +59,8 @@ function tryCreate(file: string, info: LockInfo): Promise<boolean> {
 
 /** Read a lock file; a torn or foreign one is described by its mtime alone. */
 async function readLock(file: string): Promise<{ info: LockInfo | null; raw: string; mtimeMs: number } | null> {
-  let stat;
-  try {
-    stat = await fs.stat(file);
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return null;
-    throw e;
-  }
+  const stat = statIfExists(file);
+  if (stat === null) return null;
   const buf = await readIfExists(file);
   if (buf === null) return null;
   const raw = buf.toString('utf8');

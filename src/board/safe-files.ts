@@ -2,10 +2,9 @@
  * Reading a board's files safely: only paths inside the board, and never
  * through a symbolic link (git can commit links; none is followed).
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from './errors.js';
-import { isCode, readNoFollow } from './fsutil.js';
+import { isCode, lstatIfExists, readNoFollow } from './fsutil.js';
 import { normalizeRel, scopeFiles, type Scope } from './layout.js';
 
 export class SafeFiles {
@@ -60,13 +59,8 @@ export class SafeFiles {
       const dir = i < parts.length - 1;
       if (!dir && !file) return;
       if (dir && !fresh && this.realDirs.has(cur)) continue;
-      let st;
-      try {
-        st = await fs.lstat(cur);
-      } catch (e) {
-        if (isCode(e, 'ENOENT', 'ENOTDIR')) return;
-        throw e;
-      }
+      const st = lstatIfExists(cur);
+      if (st === null) return;
       if (st.isSymbolicLink()) throw linkError(rel, path.relative(this.root, cur));
       if (dir && st.isDirectory()) this.realDirs.add(cur);
     }

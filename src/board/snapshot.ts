@@ -2,11 +2,10 @@
  * Lock-free consistent reads: several files of one scope as one state, read
  * while writers commit, through the journal of a writer that died mid-commit.
  */
-import { promises as fs } from 'node:fs';
 import { sha256Hex } from '../core/hash.js';
 import { deletedOutside, type ChainFiles } from './chain-file.js';
 import { decodeDoc, type BoardDoc } from './document.js';
-import { isCode, readIfExists, sleep } from './fsutil.js';
+import { readIfExists, sleep, statIfExists } from './fsutil.js';
 import { parseJournal, type Journals } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
 import type { SafeFiles } from './safe-files.js';
@@ -28,17 +27,10 @@ export interface SnapshotSources {
 export async function snapshot<T>(from: SnapshotSources, scope: Scope, fn: (read: (rel: string) => Promise<BoardDoc | null>) => Promise<T>): Promise<T> {
   const { files } = from;
   const sf = scopeFiles(scope);
-  const chainSize = async () => {
-    try {
-      return (await fs.stat(files.abs(sf.chain))).size;
-    } catch (e) {
-      if (isCode(e, 'ENOENT')) return -1;
-      throw e;
-    }
-  };
+  const chainSize = () => statIfExists(files.abs(sf.chain))?.size ?? -1;
   files.forgetDirs(scope);
   for (let attempt = 0; ; attempt++) {
-    const s1 = await chainSize();
+    const s1 = chainSize();
     const j1 = await readIfExists(files.abs(sf.journal));
     if (j1 === null) {
       const recorded = await from.chains.recordedNow(sf.chain);
@@ -50,7 +42,7 @@ export async function snapshot<T>(from: SnapshotSources, scope: Scope, fn: (read
         return doc;
       });
       const j2 = await readIfExists(files.abs(sf.journal));
-      if (j2 === null && (await chainSize()) === s1) return value;
+      if (j2 === null && chainSize() === s1) return value;
     } else if (attempt >= 20) {
       // The writer is slow or dead mid-commit. A whole journal gives the new state (each
       // file from its temp, else already renamed); any other gives the old state, kept only
