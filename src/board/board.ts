@@ -6,6 +6,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { auditBy, type Author } from './author.js';
 import { BoardError } from './errors.js';
+import { fileStamp } from './fsutil.js';
 import { STATE_DIR, WORK_FILE } from './layout.js';
 import { DEFAULT_SETTINGS, manifestFrom, newManifestData, type Manifest } from './manifest.js';
 import { BoardStore, type StoreOptions } from './store.js';
@@ -48,8 +49,7 @@ export class Board {
 
   /** Re-read WORK.md when it changed; a long-running server calls this before each request. */
   async refresh(): Promise<void> {
-    const st = await fs.stat(this.store.abs(WORK_FILE), { bigint: true }).catch(() => null);
-    const stamp = st ? `${st.ino}:${st.size}:${st.mtimeNs}` : '';
+    const stamp = fileStamp(this.store.abs(WORK_FILE));
     if (stamp === this.seenStat) return;
     this.seenStat = stamp;
     const doc = await this.store.read(WORK_FILE).catch(() => null);

@@ -146,6 +146,21 @@ export function statIfExists(file: string): Stats | null {
   }
 }
 
+/**
+ * A file's identity and version: its inode, size and mtime in nanoseconds, or
+ * '' when absent. Changes whenever the file is replaced (an atomic rename
+ * always is) or rewritten.
+ */
+export function fileStamp(file: string): string {
+  try {
+    const st = statSync(file, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}`;
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTDIR')) return '';
+    throw e;
+  }
+}
+
 /** Replace a file atomically: temp + fsync + rename + directory fsync. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
   const tmp = await writeTemp(file, data, opts);

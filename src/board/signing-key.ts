@@ -6,7 +6,7 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from './errors.js';
-import { createExclusive, fsyncDir, HOST, isCode, removeIfExists, sleep, statIfExists, tempPathFor, writeFileAtomic } from './fsutil.js';
+import { createExclusive, fileStamp, fsyncDir, HOST, isCode, removeIfExists, sleep, tempPathFor, writeFileAtomic } from './fsutil.js';
 import { SIGNING_KEY_FILE } from './layout.js';
 import type { SafeFiles } from './safe-files.js';
 import { KEY_DIR, newPrivateKeyPem, signerFrom, type KeyRecord, type Signer } from './signing.js';
@@ -28,10 +28,9 @@ export class SigningKey {
   async signer(): Promise<Signer> {
     const file = this.files.abs(SIGNING_KEY_FILE);
     for (let attempt = 0; ; attempt++) {
-      const st = statIfExists(file);
-      const stamp = st ? `${st.ino}:${st.mtimeMs}:${st.size}` : '';
+      const stamp = fileStamp(file);
       if (this.loaded && this.loaded.stamp === stamp) return this.loaded.signer;
-      if (!st) {
+      if (stamp === '') {
         await createExclusive(file, newPrivateKeyPem(), { mode: 0o600, sync: true });
         continue;
       }

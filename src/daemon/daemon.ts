@@ -22,7 +22,7 @@ import { commitBoard } from '../git/commit.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { Courier } from '../notify/courier.js';
 import { tellOperators } from '../notify/tell.js';
-import { RunWatch } from './run-watch.js';
+import { RunWatch, watchFolder } from './run-watch.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
 const MAX_SLEEP_MS = 6 * 3600_000;
@@ -41,6 +41,7 @@ export interface DaemonOptions {
 export class Daemon {
   private timer: Cancel | null = null;
   private watcher: FSWatcher | null = null;
+  private outboxWatch: { close(): void } | null = null;
   /** Open runs' folders, runs/ and the change log; processes/ and WORK.md go through `watcher`. */
   private readonly runWatch: RunWatch;
   private planning: Promise<void> | null = null;
@@ -78,8 +79,12 @@ export class Daemon {
     for (const s of rolledForward) this.log(`recovered an interrupted commit on ${s}`);
     this.runWatch.start();
     // The outbox too: a notification enqueued or retried by another process goes out now, not at the next wake.
+    // A plain folder watch: it holds one file per run with news, and chokidar would list it all again at every change.
     await fs.mkdir(this.board.store.abs(OUTBOX_DIR), { recursive: true });
-    this.watcher = watch([path.join(this.board.root, 'processes'), path.join(this.board.root, 'WORK.md'), this.board.store.abs(OUTBOX_DIR)], {
+    this.outboxWatch = watchFolder(this.board.store.abs(OUTBOX_DIR), (name) => {
+      if (!name.includes('.tmp-')) this.deliverSoon();
+    });
+    this.watcher = watch([path.join(this.board.root, 'processes'), path.join(this.board.root, 'WORK.md')], {
       ignoreInitial: true,
       ignored: (p) => p.includes('.tmp-'),
       awaitWriteFinish: false,
@@ -106,6 +111,7 @@ export class Daemon {
     this.debounce?.();
     this.courierTimer?.();
     this.runWatch.close();
+    this.outboxWatch?.close();
     await this.watcher?.close();
     // Let a tick or a delivery in flight finish, but not for long: a commit cut short is rolled
     // forward at the next start (the journal), and a delivery cut short is sent again with its id.
@@ -120,9 +126,6 @@ export class Daemon {
   /** A file changed: remember which run (to adopt or refuse its edits), then re-plan once things settle. */
   private changed(file: string): void {
     const rel = path.relative(this.board.root, file).split(path.sep).join('/');
-    // The outbox changed (a notification enqueued or retried elsewhere, or the courier's own
-    // record): only the courier needs to look, not a whole re-plan of every open run.
-    if (rel.startsWith(`${OUTBOX_DIR}/`)) return this.deliverSoon();
     const draft = /^processes\/([^/]+)\/PROCESS\.md$/.exec(rel);
     if (draft) void this.checkDraft(rel);
     this.settleThenPlan();

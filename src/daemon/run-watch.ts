@@ -27,8 +27,8 @@ export class RunWatch {
 
   start(): void {
     this.fixed.push(
-      this.open(path.join(this.root, 'runs'), () => this.onEvent({ kind: 'runs' })),
-      this.open(path.join(this.root, STATE_DIR), (name) => {
+      watchFolder(path.join(this.root, 'runs'), () => this.onEvent({ kind: 'runs' })),
+      watchFolder(path.join(this.root, STATE_DIR), (name) => {
         if (name === path.basename(this.changeLog)) this.onEvent({ kind: 'commit' });
       }),
     );
@@ -49,7 +49,7 @@ export class RunWatch {
     }
     for (const id of want) {
       if (this.folders.has(id)) continue;
-      this.folders.set(id, this.open(path.join(this.root, 'runs', id), (name) => {
+      this.folders.set(id, watchFolder(path.join(this.root, 'runs', id), (name) => {
         if (name.endsWith('.md') && !name.includes('.tmp-')) this.onEvent({ kind: 'run', runId: id });
       }));
       added.push(id);
@@ -66,15 +66,18 @@ export class RunWatch {
     this.fixed.length = 0;
     this.folders.clear();
   }
+}
 
-  /** A folder that cannot be watched (gone meanwhile) is simply not watched: the next plan looks at it again. */
-  private open(dir: string, onName: (name: string) => void): Closable {
-    try {
-      const w = watch(dir, { persistent: true }, (_event, name) => onName(name === null ? '' : String(name)));
-      w.on('error', () => w.close());
-      return w;
-    } catch {
-      return { close() {} };
-    }
+/**
+ * One OS watch on one folder, calling back with the name of what changed in it.
+ * A folder that cannot be watched (gone meanwhile) is simply not watched: the next plan looks at it again.
+ */
+export function watchFolder(dir: string, onName: (name: string) => void): Closable {
+  try {
+    const w = watch(dir, { persistent: true }, (_event, name) => onName(name === null ? '' : String(name)));
+    w.on('error', () => w.close());
+    return w;
+  } catch {
+    return { close() {} };
   }
 }

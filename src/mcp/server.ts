@@ -6,6 +6,7 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Actor } from '../engine/types.js';
 import { TOOLS, type Tool } from '../protocol/offer.js';
 import { argumentSchema } from '../service/schemas.js';
@@ -34,8 +35,16 @@ export function toolList(offered: readonly string[]) {
   }));
 }
 
+/**
+ * One validator for every server of this process. The SDK makes one per server by
+ * default, a fresh Ajv each time, and HTTP makes a server per request; it is used
+ * only for elicitation, which we never ask for.
+ */
+let validator: AjvJsonSchemaValidator | undefined;
+
 export function createMcpServer(service: Service, actor: Actor, version: string): Server {
-  const server = new Server({ name: 'workboard', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  validator ??= new AjvJsonSchemaValidator();
+  const server = new Server({ name: 'workboard', version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator: validator });
   const offered = [...service.offer.tools];
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList(offered) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {

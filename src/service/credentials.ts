@@ -10,10 +10,10 @@
  * The rules themselves are in token-rules.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { auditBy, type Author } from '../board/author.js';
 import { BoardError } from '../board/errors.js';
-import { isCode, readIfExists } from '../board/fsutil.js';
+import { fileStamp, readIfExists } from '../board/fsutil.js';
 import { STATE_DIR, WORK_FILE } from '../board/layout.js';
 import { manifestFrom } from '../board/manifest.js';
 import type { BoardStore } from '../board/store.js';
@@ -39,16 +39,6 @@ import {
 
 export const TOKENS_FILE = `${STATE_DIR}/tokens.json`;
 
-/** A file's inode, size and mtime in nanoseconds ('' when absent): an atomic rename always changes it. */
-function stampOf(file: string): string {
-  try {
-    const st = statSync(file, { bigint: true });
-    return `${st.ino}:${st.size}:${st.mtimeNs}`;
-  } catch (e) {
-    if (isCode(e, 'ENOENT', 'ENOTDIR')) return '';
-    throw e;
-  }
-}
 
 const newSecret = () => `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
 const newId = () => `t-${randomBytes(6).toString('hex')}`;
@@ -178,7 +168,7 @@ export class BearerTokens {
 
   private current(): StoredToken[] {
     const file = this.store.abs(TOKENS_FILE);
-    const stamp = stampOf(file);
+    const stamp = fileStamp(file);
     if (stamp !== this.seen) {
       try {
         this.tokens = parseTokens(stamp === '' ? null : readFileSync(file, 'utf8'));

@@ -7,8 +7,8 @@
  * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
  * again only at runs that changed since.
  */
-import { promises as fs, statSync, type BigIntStats } from 'node:fs';
-import { isCode, readIfExists, writeFileAtomic } from '../board/fsutil.js';
+import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type BigIntStats } from 'node:fs';
+import { fileStamp, isCode, readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
 import type { RunRecord } from '../engine/types.js';
@@ -19,19 +19,15 @@ export type RunSummary = Pick<RunRecord, 'id' | 'process' | 'version' | 'state' 
 const CACHE = `${STATE_DIR}/index.json`;
 const CACHE_VERSION = 2;
 
-async function statOrNull(file: string): Promise<BigIntStats | null> {
+// Synchronous stats and reads throughout: microseconds each on files in the page cache,
+// where an asynchronous call costs a thread-pool round trip.
+function statOrNull(file: string): BigIntStats | null {
   try {
-    return await fs.stat(file, { bigint: true });
+    return statSync(file, { bigint: true });
   } catch (e) {
     if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
     throw e;
   }
-}
-
-/** A file's identity and version: changes whenever the file is replaced or rewritten. */
-async function stamp(file: string): Promise<string | null> {
-  const s = await statOrNull(file);
-  return s ? `${s.ino}:${s.size}:${s.mtimeNs}` : null;
 }
 
 /**
@@ -118,8 +114,8 @@ export class RunIndex {
    */
   async summaries(): Promise<readonly RunSummary[]> {
     await this.loadCache();
-    const log = await statOrNull(this.store.abs(CHANGES_FILE));
-    const runs = await statOrNull(this.store.abs('runs'));
+    const log = statOrNull(this.store.abs(CHANGES_FILE));
+    const runs = statOrNull(this.store.abs('runs'));
     const logIno = log ? String(log.ino) : '';
     const logSize = log ? Number(log.size) : 0;
     const runsDir = runs ? `${runs.ino}:${runs.mtimeNs}` : '';
@@ -140,9 +136,9 @@ export class RunIndex {
     return this.sorted;
   }
 
-  private async listRunIds(): Promise<string[]> {
+  private listRunIds(): string[] {
     try {
-      return (await fs.readdir(this.store.abs('runs'))).filter(isRunId).sort();
+      return readdirSync(this.store.abs('runs')).filter(isRunId).sort();
     } catch (e) {
       if (!isCode(e, 'ENOENT')) throw e;
       return [];
@@ -150,7 +146,7 @@ export class RunIndex {
   }
 
   private async fullScan(cursor: Cursor): Promise<void> {
-    const ids = await this.listRunIds();
+    const ids = this.listRunIds();
     const seen = new Set(ids);
     // In batches, so reading one file overlaps parsing another.
     for (let i = 0; i < ids.length; i += SCAN_BATCH) {
@@ -164,14 +160,14 @@ export class RunIndex {
 
   private async catchUp(c: Cursor, runsDir: string, runsLinks: number): Promise<void> {
     const changed = new Set<string>();
-    const { lines, offset } = await this.readLog(c.logOffset);
+    const { lines, offset } = this.readLog(c.logOffset);
     for (const line of lines) if (line.startsWith('run ')) changed.add(line.slice(4));
     for (const id of changed) if (isRunId(id)) await this.refresh(id);
     // runs/ changed: usually only the runs the log just named were added. A folder's link
     // count is 2 + its subfolders (where the file system counts them so), so when it matches
     // the index nothing else came or went, and the listing of every run is skipped.
     if (runsDir !== c.runsDir && runsLinks - 2 !== this.entries.size) {
-      const ids = new Set(await this.listRunIds());
+      const ids = new Set(this.listRunIds());
       for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
       for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
     }
@@ -183,8 +179,8 @@ export class RunIndex {
 
   /** Re-read one run's summary if its RUN.md changed; forget it if RUN.md is gone. */
   private async refresh(id: string): Promise<void> {
-    const st = await stamp(this.store.abs(paths.runFile(id)));
-    if (st === null) {
+    const st = fileStamp(this.store.abs(paths.runFile(id)));
+    if (st === '') {
       this.forget(id);
       return;
     }
@@ -209,24 +205,24 @@ export class RunIndex {
   }
 
   /** Whole lines of the change log from `from`; a line still being appended waits for next time. */
-  private async readLog(from: number): Promise<{ lines: string[]; offset: number }> {
-    let fh;
+  private readLog(from: number): { lines: string[]; offset: number } {
+    let fd: number;
     try {
-      fh = await fs.open(this.store.abs(CHANGES_FILE), 'r');
+      fd = openSync(this.store.abs(CHANGES_FILE), 'r');
     } catch (e) {
       if (isCode(e, 'ENOENT')) return { lines: [], offset: from };
       throw e;
     }
     try {
-      const { size } = await fh.stat();
+      const { size } = fstatSync(fd);
       if (size <= from) return { lines: [], offset: from };
       const buf = Buffer.alloc(size - from);
-      await fh.read(buf, 0, buf.length, from);
+      readSync(fd, buf, 0, buf.length, from);
       const text = buf.toString('utf8');
       const end = text.lastIndexOf('\n') + 1;
       return { lines: text.slice(0, end).split('\n').filter(Boolean), offset: from + Buffer.byteLength(text.slice(0, end)) };
     } finally {
-      await fh.close();
+      closeSync(fd);
     }
   }
 
