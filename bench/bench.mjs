@@ -1,11 +1,13 @@
-// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load] [--scale-dir=<dir>] [--soak[=<minutes>]]:
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load,peers] [--peers] [--scale-dir=<dir>] [--soak[=<minutes>]]:
 // transition latency through the service on a real board, against the floor of the bare file
 // operations each transition cannot avoid on this disk, measured in the same run;
 // then concurrency (bench/concurrency.mjs: several agent processes on one board),
 // scale (bench/scale.mjs: boards of 1k–50k runs) and load (bench/load.mjs: 8 HTTP
 // clients against a real `workboard serve --http` for 60 s, or a soak of --soak
-// minutes, default 10, with serve's RSS per minute). Prints markdown tables and
-// writes the same figures to bench/results/<date>.json. Not a test.
+// minutes, default 10, with serve's RSS per minute); with --peers also peers
+// (bench/peers.mjs: the same operations in Backlog.md, installed from npm). Ends with
+// the goals table (bench/goals.mjs). Prints markdown tables and writes the same
+// figures to bench/results/<date>.json. Not a test.
 import { promises as fs, constants, mkdtempSync, cpSync, rmSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import { spawnSync } from 'node:child_process';
@@ -17,11 +19,15 @@ import { resolveActor } from '../dist/service/identity.js';
 import { concurrencySection } from './concurrency.mjs';
 import { scaleSection } from './scale.mjs';
 import { loadSection } from './load.mjs';
+import { peersSection } from './peers.mjs';
+import { goalsTable } from './goals.mjs';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['transitions', 'concurrency', 'scale', 'load'];
+const SECTIONS = ['transitions', 'concurrency', 'scale', 'load', 'peers'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
-const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS);
+// peers installs a package from npm, so it runs only when asked for.
+const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS.filter((s) => s !== 'peers'));
+if (process.argv.includes('--peers')) only.add('peers');
 for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`--only: no section ${s} (${SECTIONS.join(', ')})`);
 // Where the scale section grows its board (default: the OS temp folder).
 const scaleDir = process.argv.find((a) => a.startsWith('--scale-dir='))?.slice('--scale-dir='.length) ?? tmpdir();
@@ -164,7 +170,7 @@ async function transitionsSection() {
   for (const op of ['describe', 'get_work', 'claim', 'submit']) {
     const m = median(mcp[`mcp ${op}`]);
     const d = median(mcp[`direct ${op}`]);
-    rows.push({ op: `${op} over MCP stdio (direct ${d.toFixed(2)}; MCP adds ${(m - d).toFixed(2)})`, p50: m, p50min: m, p50max: m, p99: pct(mcp[`mcp ${op}`], 99), floor: null, ratio: null });
+    rows.push({ op: `${op} over MCP stdio (direct ${d.toFixed(2)}; MCP adds ${(m - d).toFixed(2)})`, tool: op, mcpAdds: m - d, p50: m, p50min: m, p50max: m, p99: pct(mcp[`mcp ${op}`], 99), floor: null, ratio: null });
   }
   const f = (x) => (x === null ? '–' : x.toFixed(2));
   const lines = [
@@ -215,6 +221,16 @@ async function main() {
     console.log(`\n${l.lines.join('\n')}`);
     out.load = l.json;
   }
+  if (only.has('peers')) {
+    const t0 = performance.now();
+    const p = await peersSection({ quick, base: scaleDir });
+    lap('peers', t0);
+    console.log(`\n${p.lines.join('\n')}`);
+    out.peers = p.json;
+  }
+  const goals = goalsTable(out);
+  console.log(`\n${goals.lines.join('\n')}`);
+  out.goals = goals.rows;
   out.seconds = (performance.now() - began) / 1000;
   out.sectionSeconds = took;
   out.loadavg = { before: loadBefore, after: loadavg() };

@@ -6,6 +6,7 @@
 // Reports transitions/s, p50/p99 per tool, and serve's RSS (VmRSS in /proc/<pid>/status)
 // sampled every 2 s. With a soak (`--soak[=<minutes>]`, default 10) the same load runs that
 // long, and RSS is reported per minute with its slope after warm-up. Serve is killed at the end.
+// WB_SERVE_PROF=<dir> starts serve with --cpu-prof into that folder, to see where its time goes.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +60,7 @@ async function setupBoard() {
 
 /** `workboard serve --http 127.0.0.1:0` on the board: its process and the URL it printed. */
 async function startServe(dir) {
-  const child = spawn(process.execPath, [BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...(process.env.WB_SERVE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.WB_SERVE_PROF] : []), BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stderr.on('data', (d) => (out = (out + d).slice(-4000)));
   const url = await new Promise((resolve, reject) => {

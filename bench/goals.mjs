@@ -1,0 +1,123 @@
+// The goals table that ends `npm run bench`: issue 15's figures, each read from the
+// results of the sections that ran (the same object written to bench/results/), with
+// whether it is met. A figure whose section did not run says so; a --quick run checks
+// the 10k goals at the largest size it built, and says which.
+
+const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
+const k = (n) => (n >= 1000 ? `${n / 1000}k` : String(n));
+
+/**
+ * One row: the figure, the goal as text, what was measured as text, and met (true/false,
+ * null when not measured). `at` names a smaller size a 10k goal was checked at: shown, not counted.
+ */
+const row = (figure, goal, measured, met, at) => ({ figure, goal, measured, met, ...(at ? { at } : {}) });
+const missing = (figure, goal, why) => row(figure, goal, `not measured (${why})`, null);
+
+function transitions(out) {
+  const rows = out.rows;
+  const figure = "each transition's p50 / its floor";
+  if (!rows) return [missing(figure, '≤ 1.3×', 'transitions section not run')];
+  const ratios = rows.filter((r) => r.ratio !== null);
+  const worst = Math.max(...ratios.map((r) => r.ratio));
+  const mcp = rows.filter((r) => r.mcpAdds !== undefined);
+  const worstMcp = Math.max(...mcp.map((r) => r.mcpAdds));
+  return [
+    row(figure, '≤ 1.3×', `${f(Math.min(...ratios.map((r) => r.ratio)))}–${f(worst)}× (${ratios.map((r) => `${r.op} ${f(r.ratio)}`).join(', ')})`, worst <= 1.3),
+    row('MCP stdio overhead over a direct call, p50', '≤ 0.5 ms', `${mcp.map((r) => `${r.tool} ${f(r.mcpAdds)}`).join(', ')} ms`, worstMcp <= 0.5),
+  ];
+}
+
+function concurrency(out) {
+  const d = out.concurrency?.distinct;
+  if (!d) return [missing('CPU per transition (1 process)', '≤ 2 ms', 'concurrency section not run'), missing('2 processes / 1 process', '≥ 1.8×', 'concurrency section not run')];
+  const one = d.find((x) => x.procs === 1);
+  const two = d.find((x) => x.procs === 2);
+  const speedup = two.perSec / one.perSec;
+  return [
+    row('CPU per transition (1 process, user + system, the worker\'s own count)', '≤ 2 ms', `${f(one.cpuMsPerTransition)} ms`, one.cpuMsPerTransition <= 2),
+    row('2 processes on distinct runs / 1 process', '≥ 1.8×', `${f(speedup)}× (${f(two.perSec, 1)} vs ${f(one.perSec, 1)} transitions/s)`, speedup >= 1.8),
+  ];
+}
+
+function load(out) {
+  const l = out.load;
+  const figure = `HTTP, 8 clients, transitions/s and p50`;
+  if (!l) return [missing(figure, '≥ 250/s, p50 ≤ 25 ms', 'load section not run')];
+  const p50s = Object.values(l.tools).map((t) => t.p50);
+  const worst = Math.max(...p50s);
+  return [row(`${figure} (${f(l.seconds, 0)} s)`, '≥ 250/s, p50 ≤ 25 ms', `${f(l.perSec, 1)}/s, p50 ${f(Math.min(...p50s), 1)}–${f(worst, 1)} ms`, l.perSec >= 250 && worst <= 25)];
+}
+
+function scale(out) {
+  const sizes = out.scale?.sizes;
+  if (!sizes) {
+    const why = 'scale section not run';
+    return [
+      missing('CLI show / start / inbox / runs on 1k runs, wall', '≤ 0.12 s each', why),
+      missing('CLI inbox on 10k runs', '≤ 0.2 s', why),
+      missing('get_work p50 at 10k runs, agent / person', '≤ 1.5 ms each', why),
+      missing('cold index build at 10k runs', '≤ 1.5 s', why),
+      missing('RSS at 10k runs', '≤ 120 MB', why),
+    ];
+  }
+  const rows = [];
+  const at1k = sizes.find((s) => s.runs === 1000);
+  if (at1k) {
+    const c = at1k.cli;
+    const all = [c.show, c.start, c.inbox, c.runs].map((ms) => ms / 1000);
+    rows.push(row('CLI show / start / inbox / runs on 1k runs, wall', '≤ 0.12 s each', `${all.map((s) => f(s)).join(' / ')} s`, Math.max(...all) <= 0.12));
+  } else rows.push(missing('CLI show / start / inbox / runs on 1k runs, wall', '≤ 0.12 s each', 'no 1k board'));
+  const top = sizes.find((s) => s.runs === 10_000) ?? sizes[sizes.length - 1];
+  const at = top.runs === 10_000 ? undefined : k(top.runs);
+  rows.push(row('CLI inbox at 10k runs', '≤ 0.2 s', `${f(top.cli.inbox / 1000)} s`, top.cli.inbox <= 200, at));
+  const gw = [top.getWork.reviewer.p50, top.getWork.mira.p50];
+  rows.push(row('get_work p50 at 10k runs, agent / person (change log present)', '≤ 1.5 ms each', `${f(gw[0])} / ${f(gw[1])} ms`, Math.max(...gw) <= 1.5, at));
+  rows.push(row('cold index build at 10k runs (open + first get_work)', '≤ 1.5 s', `${f(top.cold.ms / 1000)} s`, top.cold.ms <= 1500, at));
+  const rss = Math.max(top.cold.rssMB, top.warm.rssAfterCallsMB);
+  rows.push(row('RSS at 10k runs (cold start, or warm after its calls)', '≤ 120 MB', `${f(rss, 0)} MB`, rss <= 120, at));
+  return rows;
+}
+
+function peers(out) {
+  const p = out.peers;
+  const goal = '≤ 0.2× each';
+  const rows = [];
+  for (const n of [1000, 10_000]) {
+    const figure = `vs Backlog.md on ${k(n)} items (view one, edit one, list open), ours/theirs`;
+    if (!p) {
+      rows.push(missing(figure, goal, 'peers section not run: --peers'));
+      continue;
+    }
+    const size = p.sizes?.find((s) => s.n === n);
+    if (!size) {
+      rows.push(missing(figure, goal, p.error ?? (out.quick ? '--quick measures 1k only' : 'not in this run')));
+      continue;
+    }
+    if (size.error) {
+      rows.push(missing(figure, goal, size.error));
+      continue;
+    }
+    // Each operation is timed in one or two pairings; an operation meets the goal when every pairing does.
+    const ops = ['view one item', 'edit one item', 'list open items'].map((op) => size.rows.filter((r) => r.op === op));
+    const ratios = ops.map((rs) => rs.map((r) => r.ratio));
+    const measured = ratios.map((rs) => rs.map((x) => (x === null ? 'failed' : `${f(x)}×`)).join(', ')).join(' / ');
+    const all = ratios.flat();
+    rows.push(row(figure, goal, measured, all.includes(null) ? null : all.every((x) => x <= 0.2)));
+  }
+  return rows;
+}
+
+/** The goals table as markdown lines, and its rows as data. */
+export function goalsTable(out) {
+  const rows = [...concurrency(out), ...transitions(out), ...load(out), ...scale(out), ...peers(out)];
+  const met = (r) => (r.met === null ? '–' : r.at ? `(${r.met ? 'yes' : 'no'} at ${r.at} runs; not counted)` : r.met ? 'yes' : 'no');
+  const counted = rows.filter((r) => r.met !== null && !r.at);
+  const lines = [
+    `Goals (issue 15), from this run${out.quick ? ' (--quick: fewer runs and rounds; 10k goals checked at the largest size built)' : ''}: ${counted.filter((r) => r.met).length} of the ${counted.length} measured are met.`,
+    '',
+    '| figure | goal | measured | met |',
+    '|---|---|---|---|',
+    ...rows.map((r) => `| ${r.figure} | ${r.goal} | ${r.measured} | ${met(r)} |`),
+  ];
+  return { lines, rows };
+}
