@@ -61,6 +61,8 @@ export const TEMP_MARK = '.tmp-';
 /**
  * Create a file that must not exist yet (O_CREAT|O_EXCL) with its bytes, making
  * its folder when missing. False when it already exists. `sync` fsyncs it.
+ * The file is created and written before the returned promise is first awaited
+ * (only the fsync is asynchronous): the journal relies on this.
  */
 export async function createExclusive(file: string, data: string | Uint8Array, opts: { mode?: number; sync?: boolean } = {}): Promise<boolean> {
   let fd: number;

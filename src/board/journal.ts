@@ -51,7 +51,7 @@ export class Journals {
    */
   async commit(scope: Scope, writes: readonly { rel: string; bytes: string | Buffer }[], removes: string[], sealed: readonly AuditEvent[]): Promise<{ pending: boolean }> {
     const sf = scopeFiles(scope);
-    // 1. temp files and the journal, written and fsynced side by side. The journal names
+    // 1. temp files and the journal, written and fsynced side by side (with the journal's folder). The journal names
     // each temp's hash, so a journal whose temps did not all reach the disk whole is known,
     // at recovery, as a commit that never started renaming (see `state`).
     // Each file is put in place by rename, which replaces a link rather than following it: folders are what matter.
@@ -77,13 +77,8 @@ export class Journals {
       await this.abandon(scope, journal);
       throw failed.reason;
     }
-    // 2. the journal's folder entry made durable: from here on the commit completes, now or at roll-forward
-    try {
-      await fsyncDir(path.dirname(this.files.abs(sf.journal)));
-    } catch (e) {
-      await this.abandon(scope, journal);
-      throw e;
-    }
+    // 2. every temp, the journal and the journal's folder entry are durable: from here on
+    // the commit completes, now or at roll-forward.
     // 3-5. renames, folder fsyncs with the audit append, journal removal
     try {
       await this.apply(journal, sf.journal);
@@ -141,11 +136,17 @@ export class Journals {
    * The journal is written in place and fsynced, with its directory, before any
    * rename. A journal that does not parse was torn by a crash while being
    * written, so no rename of its commit had happened: it is discarded.
+   * The two fsyncs run at once, in the same round as the temps': their order
+   * does not matter, since recovery trusts a journal only when it parses and
+   * every temp it names is whole, and nothing is renamed until all are done.
    */
   private async write(rel: string, journal: Journal): Promise<void> {
     const file = this.files.abs(rel);
     await removeIfExists(file);
-    if (!(await createExclusive(file, `${JSON.stringify(journal)}\n`, { sync: true }))) throw new Error(`journal ${rel} appeared while we held the lock`);
+    // createExclusive creates and writes the file before it first awaits, so the folder's fsync below sees the new entry.
+    const created = createExclusive(file, `${JSON.stringify(journal)}\n`, { sync: true });
+    const [made] = await Promise.all([created, fsyncDir(path.dirname(file))]);
+    if (!made) throw new Error(`journal ${rel} appeared while we held the lock`);
   }
 
   /** Idempotent: apply a journal's renames, removals and audit lines, then delete it. */

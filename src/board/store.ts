@@ -9,7 +9,7 @@
  * else is an external edit), stages writes, and commits them all-or-nothing
  * (planned in commit-plan.ts, made durable by journal.ts):
  *
- *   temp files + journal, fsynced → journal folder fsync → renames → dir fsync + audit append → journal removed
+ *   temp files + journal + journal folder, fsynced at once → renames → dir fsync + audit append → journal removed
  *
  * A crash before the journal exists leaves the old state (orphan temps are
  * cleaned by the next writer); a crash after leaves a journal that the next
