@@ -8,7 +8,7 @@ import { listProcessNames, listVersions } from '../board/processes.js';
 import { mayDecide } from '../engine/commands.js';
 import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';
-import { leaseLive, snapshotOf, workItems } from '../engine/view.js';
+import { leaseLive, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
 import { page } from './paging.js';
 import type { RunReader } from './run-reader.js';
@@ -64,7 +64,7 @@ export async function getWork(reader: RunReader, rules: { groups: Record<string,
         });
       }
     } else {
-      const snapshot = snapshotOf(m.state, m.pinned);
+      const snapshot = reader.snapshot(m);
       for (const wi of workItems(m.state, m.pinned, snapshot)) {
         if (!mayDecide(actor, wi.assignedTo, groups)) continue;
         const st = m.state.steps[wi.stepId]!;

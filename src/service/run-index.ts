@@ -76,6 +76,9 @@ interface Cursor {
   fullAt: number;
 }
 
+const isOpen = (r: RunSummary) => r.state !== 'ended' && r.state !== 'cancelled';
+const byId = (rs: RunSummary[]) => rs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
 export class RunIndex {
   private entries = new Map<string, { stamp: string; summary: RunSummary }>();
   private cursor: Cursor | null = null;
@@ -84,6 +87,8 @@ export class RunIndex {
   private savedAt = 0;
   /** The summaries in id order, kept until an entry changes. */
   private sorted: RunSummary[] | null = null;
+  /** The open runs' summaries in id order, kept until an open run comes, goes or changes: what get_work walks. */
+  private sortedOpen: RunSummary[] | null = null;
   private saving: Promise<void> = Promise.resolve();
 
   constructor(
@@ -101,6 +106,8 @@ export class RunIndex {
       const v = JSON.parse(raw.toString('utf8')) as { version: number; cursor?: Cursor; entries: [string, { stamp: string; summary: RunSummary }][] };
       if (v.version !== CACHE_VERSION) return;
       this.entries = new Map(v.entries);
+      this.sorted = null;
+      this.sortedOpen = null;
       this.cursor = v.cursor ?? null;
     } catch {
       // a damaged cache is simply rebuilt
@@ -113,6 +120,19 @@ export class RunIndex {
    * time, and runs added to or removed from runs/, are looked at again.
    */
   async summaries(): Promise<readonly RunSummary[]> {
+    await this.sync();
+    this.sorted ??= byId([...this.entries.values()].map((e) => e.summary));
+    return this.sorted;
+  }
+
+  /** The summaries of the runs still open (neither ended nor cancelled), oldest id first: the cost of what is open, not of the board. */
+  async openSummaries(): Promise<readonly RunSummary[]> {
+    await this.sync();
+    this.sortedOpen ??= byId([...this.entries.values()].map((e) => e.summary).filter(isOpen));
+    return this.sortedOpen;
+  }
+
+  private async sync(): Promise<void> {
     await this.loadCache();
     const log = statOrNull(this.store.abs(CHANGES_FILE));
     const runs = statOrNull(this.store.abs('runs'));
@@ -132,8 +152,6 @@ export class RunIndex {
       await this.fullScan({ logIno, logOffset: logSize, runsDir, fullAt: this.clock() });
       await this.saveCache();
     }
-    this.sorted ??= [...this.entries.values()].map((e) => e.summary).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    return this.sorted;
   }
 
   private listRunIds(): string[] {
@@ -192,15 +210,19 @@ export class RunIndex {
     }
     const r = runFromDoc(doc);
     const summary: RunSummary = { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs };
+    const before = this.entries.get(id)?.summary;
     this.entries.set(id, { stamp: st, summary });
     this.dirty = true;
     this.sorted = null;
+    if ((before && isOpen(before)) || isOpen(summary)) this.sortedOpen = null;
   }
 
   private forget(id: string): void {
+    const before = this.entries.get(id)?.summary;
     if (this.entries.delete(id)) {
       this.dirty = true;
       this.sorted = null;
+      if (before && isOpen(before)) this.sortedOpen = null;
     }
   }
 

@@ -16,7 +16,7 @@ import { BoundedMap } from '../core/bounded-map.js';
 import { asOf, nextDeadlineAt } from '../engine/execute.js';
 import { type Lease, type Pinned, type RunState, type StepState } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
-import { runView, type FileUrl } from '../engine/view.js';
+import { runView, snapshotOf, type FileUrl } from '../engine/view.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { contextFor } from './context.js';
 import { RunIndex, runStamp, type RunSummary } from './run-index.js';
@@ -44,6 +44,8 @@ export class RunReader {
   private readonly lastGood = new BoundedMap<string, Loaded>(LAST_GOOD_RUNS);
   /** Each read state as of a moment, valid until its next deadline (see `current`). */
   private readonly currentCache = new WeakMap<Loaded, { run: Loaded; from: number; until: number }>();
+  /** The snapshot hash of each state `current` served: such a state is never changed, and get_work needs every open run's. */
+  private readonly snapshots = new WeakMap<RunState, string>();
 
   constructor(
     private readonly board: Board,
@@ -171,6 +173,16 @@ export class RunReader {
     return run;
   }
 
+  /** The snapshot of a state this reader served (from `current` or `openRuns`), computed once. */
+  snapshot(loaded: Loaded): string {
+    let s = this.snapshots.get(loaded.state);
+    if (s === undefined) {
+      s = snapshotOf(loaded.state, loaded.pinned);
+      this.snapshots.set(loaded.state, s);
+    }
+    return s;
+  }
+
   async view(runId: string) {
     const now = this.now();
     const { state, pinned } = this.current(await this.read(runId), now);
@@ -180,8 +192,7 @@ export class RunReader {
   /** Runs still open, read as of now. Ended runs are skipped by the index alone. */
   async *openRuns(process?: string): AsyncGenerator<Loaded> {
     const now = this.now();
-    for (const r of await this.index.summaries()) {
-      if (r.state === 'ended' || r.state === 'cancelled') continue;
+    for (const r of await this.index.openSummaries()) {
       if (process !== undefined && r.process !== process) continue;
       try {
         yield this.current(await this.read(r.id), now);
@@ -193,7 +204,7 @@ export class RunReader {
 
   /** The runs still open, as the index knows them. */
   async openRunIds(): Promise<string[]> {
-    return (await this.index.summaries()).filter((r) => r.state !== 'ended' && r.state !== 'cancelled').map((r) => r.id);
+    return (await this.index.openSummaries()).map((r) => r.id);
   }
 
   /** When each open run's next deadline falls (ms since the epoch), as the files say now. */
