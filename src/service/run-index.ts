@@ -13,6 +13,7 @@ import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
 import type { RunRecord } from '../engine/types.js';
 import { runFromDoc } from './runfiles.js';
+import { scanRunSummary } from './run-summary-scan.js';
 
 export type RunSummary = Pick<RunRecord, 'id' | 'process' | 'version' | 'state' | 'outcome' | 'mode' | 'startedAt' | 'updatedAt' | 'inputs'>;
 
@@ -203,18 +204,28 @@ export class RunIndex {
       return;
     }
     if (this.entries.get(id)?.stamp === st) return;
-    const doc = await this.store.read(paths.runFile(id)).catch(() => null);
-    if (!doc) {
+    const summary = await this.summaryOf(id);
+    if (!summary) {
       this.forget(id);
       return;
     }
-    const r = runFromDoc(doc);
-    const summary: RunSummary = { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs };
     const before = this.entries.get(id)?.summary;
     this.entries.set(id, { stamp: st, summary });
     this.dirty = true;
     this.sorted = null;
     if ((before && isOpen(before)) || isOpen(summary)) this.sortedOpen = null;
+  }
+
+  /** The lines of RUN.md when they are as the board writes them, else the whole file read and checked; null when it cannot be read. */
+  private async summaryOf(id: string): Promise<RunSummary | null> {
+    const rel = paths.runFile(id);
+    const bytes = await this.store.readBytes(rel).catch(() => null);
+    const scanned = bytes === null ? null : scanRunSummary(bytes.toString('utf8'));
+    if (scanned && scanned.id === id) return scanned;
+    const doc = await this.store.read(rel).catch(() => null);
+    if (!doc) return null;
+    const r = runFromDoc(doc);
+    return { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs };
   }
 
   private forget(id: string): void {

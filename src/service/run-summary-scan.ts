@@ -1,0 +1,107 @@
+/**
+ * A run's index summary read straight off the lines of its RUN.md, without
+ * parsing the whole frontmatter: about a fifth of the cost, which is most of a
+ * cold index build (one RUN.md per run). It understands only the layout the
+ * board itself writes: top-level `key: value` lines, the needed values as
+ * single-line scalars, nested blocks indented. Anything else (a hand edit, a
+ * flow map, a comment, CRLF) answers null, and the caller reads the file in
+ * full. `inputs`, whose values can be anything, are read here when each is a
+ * simple scalar on its own line, else through the strict YAML parser. The index is never a source of truth: every read of the run
+ * itself parses and checks its files in full.
+ */
+import { parseYaml } from '../core/markdown.js';
+import type { RunSummary } from './run-index.js';
+
+const SCALARS = ['id', 'process', 'version', 'state', 'outcome', 'mode', 'startedAt', 'updatedAt'] as const;
+const SCALAR_SET: ReadonlySet<string> = new Set(SCALARS);
+
+/** A double-quoted YAML string that is also a JSON string (the escapes they share). */
+const QUOTED = /^"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"$/;
+/**
+ * A plain scalar made only of characters that never mean anything else in YAML
+ * where they stand (a colon only before another such character: `https://…`).
+ */
+const PLAIN = /^[A-Za-z0-9][A-Za-z0-9_.@+\-/?=&%~]*(:[A-Za-z0-9_.@+\-/?=&%~]+)*$/;
+const INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
+const DECIMAL = /^-?(0|[1-9][0-9]{0,14})\.[0-9]{1,17}$/;
+/** What the YAML 1.2 core schema reads as a number, a boolean or null rather than a string. */
+const NOT_A_STRING = /^([-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)|true|True|TRUE|false|False|FALSE|null|Null|NULL)$/;
+const STATES: ReadonlySet<string> = new Set(['active', 'waiting', 'ended', 'cancelled']);
+const MODES: ReadonlySet<string> = new Set(['live', 'test']);
+/** A map key the board writes plain. */
+const KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+type Scalar = string | number | boolean | null;
+
+/** A value written on its key's line, as YAML reads it; undefined when it is not one of the simple forms. */
+function scalar(raw: string): Scalar | undefined {
+  if (raw === 'null') return null;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  if (QUOTED.test(raw)) return JSON.parse(raw) as string;
+  if (INTEGER.test(raw) || DECIMAL.test(raw)) return Number(raw);
+  if (PLAIN.test(raw) && !NOT_A_STRING.test(raw)) return raw;
+  return undefined;
+}
+
+/**
+ * The inputs block: one `  key: scalar` line per input, read here; anything
+ * else (nested values, lists, quoted keys) through the strict YAML parser.
+ */
+function inputsOf(block: readonly string[]): Record<string, unknown> | null {
+  const first = block[0]!;
+  if (first === 'inputs: {}' && block.length === 1) return {};
+  if (first === 'inputs:') {
+    const out: Record<string, unknown> = {};
+    let simple = block.length > 1;
+    for (const line of block.slice(1)) {
+      const m = /^ {2}([^ :][^:]*): (.+)$/.exec(line);
+      const v = m && KEY.test(m[1]!) && !Object.hasOwn(out, m[1]!) ? scalar(m[2]!) : undefined;
+      if (v === undefined) {
+        simple = false;
+        break;
+      }
+      out[m![1]!] = v;
+    }
+    if (simple) return out;
+  }
+  const parsed = parseYaml(block.join('\n'), '');
+  if (!parsed.ok) return null;
+  const value = (parsed.value.data as { inputs?: unknown }).inputs;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+export function scanRunSummary(text: string): RunSummary | null {
+  if (!text.startsWith('---\n')) return null;
+  const close = text.indexOf('\n---\n', 3);
+  if (close < 0) return null;
+  const lines = text.slice(4, close).split('\n');
+  const found = new Map<string, Scalar>();
+  let inputs: string[] | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith('  ')) continue; // inside a nested block (ended, events, inputs)
+    const m = /^([A-Za-z][A-Za-z0-9_]*):(?: (.+))?$/.exec(line);
+    if (!m || line.includes('\r') || line.includes('\t')) return null;
+    const [, key, raw] = m as unknown as [string, string, string | undefined];
+    if (found.has(key) || (key === 'inputs' && inputs !== null)) return null; // a duplicate: the full read refuses it
+    if (key === 'inputs') {
+      let end = i + 1;
+      while (end < lines.length && lines[end]!.startsWith('  ')) end++;
+      inputs = lines.slice(i, end);
+      i = end - 1;
+    } else if (SCALAR_SET.has(key)) {
+      const v = raw === undefined ? undefined : scalar(raw);
+      if (v === undefined) return null;
+      found.set(key, v);
+    }
+  }
+  const str = (k: string) => (typeof found.get(k) === 'string' ? (found.get(k) as string) : null);
+  const [id, process, state, mode, startedAt, updatedAt] = ['id', 'process', 'state', 'mode', 'startedAt', 'updatedAt'].map(str);
+  const version = found.get('version');
+  const outcome = found.get('outcome') ?? null;
+  if (!id || !process || !state || !STATES.has(state) || !mode || !MODES.has(mode) || !startedAt || !updatedAt) return null;
+  if (typeof version !== 'number' || (outcome !== null && typeof outcome !== 'string')) return null;
+  const value = inputs === null ? null : inputsOf(inputs);
+  if (value === null) return null;
+  return { id, process, version, state: state as RunSummary['state'], outcome, mode: mode as RunSummary['mode'], startedAt, updatedAt, inputs: value as RunSummary['inputs'] };
+}
