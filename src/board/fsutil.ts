@@ -10,7 +10,7 @@
  * go on meanwhile.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type Stats } from 'node:fs';
+import { closeSync, constants, fsync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type BigIntStats, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import { hostname } from 'node:os';
 import path from 'node:path';
@@ -19,8 +19,13 @@ export const HOST = hostname();
 
 const fsyncFd = promisify(fsync);
 
-/** Read a whole small file, or null when it does not exist. */
+/**
+ * Read a whole small file, or null when it does not exist. A file that may well
+ * be missing (a step not reached yet, a lease not taken) is looked for with a
+ * stat first: an open that fails builds an exception, which costs more than both calls.
+ */
 export async function readIfExists(file: string): Promise<Buffer | null> {
+  if (lstatIfExists(file) === null) return null;
   try {
     return readFileSync(file);
   } catch (e) {
@@ -31,6 +36,7 @@ export async function readIfExists(file: string): Promise<Buffer | null> {
 
 /** A file's bytes, or null when it does not exist; a symbolic link is not followed (ELOOP). */
 export function readNoFollow(file: string): Buffer | null {
+  if (lstatIfExists(file) === null) return null;
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -108,12 +114,15 @@ export function renameNow(from: string, to: string): void {
   renameSync(from, to);
 }
 
+// The stats below ask for no exception when nothing is there: building one costs
+// more than the stat itself, and get_work stats folders that often do not exist.
+
 /** A path's lstat (a link is not followed), or null when nothing is there. */
 export function lstatIfExists(file: string): Stats | null {
   try {
-    return lstatSync(file);
+    return lstatSync(file, { throwIfNoEntry: false }) ?? null;
   } catch (e) {
-    if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
+    if (isCode(e, 'ENOTDIR')) return null;
     throw e;
   }
 }
@@ -141,9 +150,19 @@ export async function fsyncDir(dir: string): Promise<void> {
 /** A file's stat, or null when it does not exist. */
 export function statIfExists(file: string): Stats | null {
   try {
-    return statSync(file);
+    return statSync(file, { throwIfNoEntry: false }) ?? null;
   } catch (e) {
-    if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
+    if (isCode(e, 'ENOTDIR')) return null;
+    throw e;
+  }
+}
+
+/** The same with nanosecond times (bigint fields). */
+export function bigStatIfExists(file: string): BigIntStats | null {
+  try {
+    return statSync(file, { bigint: true, throwIfNoEntry: false }) ?? null;
+  } catch (e) {
+    if (isCode(e, 'ENOTDIR')) return null;
     throw e;
   }
 }
@@ -154,13 +173,8 @@ export function statIfExists(file: string): Stats | null {
  * always is) or rewritten.
  */
 export function fileStamp(file: string): string {
-  try {
-    const st = statSync(file, { bigint: true });
-    return `${st.ino}:${st.size}:${st.mtimeNs}`;
-  } catch (e) {
-    if (isCode(e, 'ENOENT', 'ENOTDIR')) return '';
-    throw e;
-  }
+  const st = bigStatIfExists(file);
+  return st ? `${st.ino}:${st.size}:${st.mtimeNs}` : '';
 }
 
 /** Replace a file atomically: temp + fsync + rename + directory fsync. */

@@ -7,8 +7,8 @@
  * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
  * again only at runs that changed since.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readSync, statSync, type BigIntStats } from 'node:fs';
-import { fileStamp, isCode, readIfExists, writeFileAtomic } from '../board/fsutil.js';
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { bigStatIfExists, fileStamp, isCode, readIfExists, statIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
 import type { RunRecord } from '../engine/types.js';
@@ -22,14 +22,6 @@ const CACHE_VERSION = 2;
 
 // Synchronous stats and reads throughout: microseconds each on files in the page cache,
 // where an asynchronous call costs a thread-pool round trip.
-function statOrNull(file: string): BigIntStats | null {
-  try {
-    return statSync(file, { bigint: true });
-  } catch (e) {
-    if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
-    throw e;
-  }
-}
 
 /**
  * A stamp of what a run's state is read from: its folder and its leases
@@ -40,17 +32,11 @@ function statOrNull(file: string): BigIntStats | null {
  * microseconds each, and `get_work` takes one stamp per open run.
  */
 export function runStamp(store: BoardStore, runId: string): string {
-  const parts: string[] = [];
-  for (const rel of [paths.runDir(runId), paths.leaseDir(runId)]) {
-    try {
-      const s = statSync(store.abs(rel));
-      parts.push(`${s.ino}:${s.mtimeMs}:${s.ctimeMs}`);
-    } catch (e) {
-      if (!isCode(e, 'ENOENT', 'ENOTDIR')) throw e;
-      parts.push('-');
-    }
-  }
-  return parts.join('|');
+  const stampOf = (rel: string) => {
+    const s = statIfExists(store.abs(rel));
+    return s ? `${s.ino}:${s.mtimeMs}:${s.ctimeMs}` : '-';
+  };
+  return `${stampOf(paths.runDir(runId))}|${stampOf(paths.leaseDir(runId))}`;
 }
 
 /**
@@ -135,8 +121,8 @@ export class RunIndex {
 
   private async sync(): Promise<void> {
     await this.loadCache();
-    const log = statOrNull(this.store.abs(CHANGES_FILE));
-    const runs = statOrNull(this.store.abs('runs'));
+    const log = bigStatIfExists(this.store.abs(CHANGES_FILE));
+    const runs = bigStatIfExists(this.store.abs('runs'));
     const logIno = log ? String(log.ino) : '';
     const logSize = log ? Number(log.size) : 0;
     const runsDir = runs ? `${runs.ino}:${runs.mtimeNs}` : '';
