@@ -1,6 +1,6 @@
 /**
  * Run the real `workboard` binary (bin/workboard.js, which imports dist/) in a
- * child process. `ensureBuilt` compiles src/ first when dist/ is missing or
+ * child process. `ensureBuilt` builds (`npm run build`) first when dist/ is missing or
  * older than a source file; concurrent test files serialise the build with an
  * exclusive lock directory so none of them imports a half-written dist/.
  */
@@ -77,9 +77,9 @@ export async function ensureBuilt(): Promise<void> {
   }
   try {
     if (await distIsCurrent()) return;
-    const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    const r = await run(process.execPath, [tsc, '-p', ROOT], ROOT);
-    if (r.code !== 0) throw new Error(`tsc failed:\n${r.stdout}${r.stderr}`);
+    // The whole build, not tsc alone: bin/workboard.js runs the bundle, and would fall back past a stale one.
+    const r = await run('npm', ['run', 'build', '--silent'], ROOT);
+    if (r.code !== 0) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
   } finally {
     await fs.rm(lock, { recursive: true, force: true });
   }
