@@ -19,6 +19,7 @@ import { ToolError } from '../protocol/errors.js';
 import { runView, snapshotOf, type FileUrl } from '../engine/view.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { contextFor } from './context.js';
+import { OpenRunCache } from './open-run-cache.js';
 import { RunIndex, runStamp, type RunSummary } from './run-index.js';
 import { leasePath, parseLease, runFromDoc, stepFromDoc } from './runfiles.js';
 
@@ -47,12 +48,22 @@ export class RunReader {
   /** The snapshot hash of each state `current` served: such a state is never changed, and get_work needs every open run's. */
   private readonly snapshots = new WeakMap<RunState, string>();
 
+  /** Open runs' states kept between processes (a CLI's), or null. */
+  private readonly kept: OpenRunCache | null;
+
   constructor(
     private readonly board: Board,
     private readonly now: () => Date,
     onIndexProgress?: (done: number, total: number) => void,
+    keepOpenRuns = false,
   ) {
     this.index = new RunIndex(board.store, onIndexProgress);
+    this.kept = keepOpenRuns ? new OpenRunCache(board.store) : null;
+  }
+
+  /** Write back the open runs' states kept for the next process (when this reader keeps them). */
+  async saveKept(): Promise<void> {
+    if (this.kept) this.kept.save(new Set(await this.openRunIds()));
   }
 
   readonly fileUrl: FileUrl = (ref) => `file://${this.board.store.abs(`files/${ref}/content`)}`;
@@ -83,6 +94,13 @@ export class RunReader {
     const stamp = runStamp(this.board.store, runId);
     const cached = this.runCache.get(runId);
     if (cached && cached.stamp === stamp) return cached.loaded;
+    const keptStamp = this.kept?.stampOf(runId) ?? null;
+    const kept = this.kept?.get(runId, keptStamp);
+    if (kept) {
+      const loaded = { state: kept, pinned: await this.pinned(kept.run.process, kept.run.version, kept.run.hash) };
+      this.runCache.set(runId, { stamp, loaded });
+      return loaded;
+    }
     let loaded: Loaded;
     try {
       loaded = await this.board.store.snapshot({ kind: 'run', id: runId }, (read) => this.assemble(runId, read, (rel) => readIfExists(this.board.store.abs(rel))));
@@ -95,8 +113,10 @@ export class RunReader {
     }
     this.seenValid(runId, loaded);
     // Only open runs are kept: they are what get_work reads on every call; an ended run is read when asked for.
-    if (loaded.state.run.state !== 'ended' && loaded.state.run.state !== 'cancelled') this.runCache.set(runId, { stamp, loaded });
-    else this.runCache.delete(runId);
+    if (loaded.state.run.state !== 'ended' && loaded.state.run.state !== 'cancelled') {
+      this.runCache.set(runId, { stamp, loaded });
+      this.kept?.put(runId, keptStamp, loaded.state);
+    } else this.runCache.delete(runId);
     return loaded;
   }
 

@@ -29,6 +29,8 @@ export interface ServiceOptions {
   offer?: Offer;
   /** Told how reading the board's runs goes, for progress on a large board. */
   onIndexProgress?: (done: number, total: number) => void;
+  /** Keep open runs' states in `.work/open-runs.json` for the next process (`saveKept`): for the CLI, a process per command. */
+  keepOpenRuns?: boolean;
 }
 
 export class Service {
@@ -47,7 +49,7 @@ export class Service {
     this.now = opts.now ?? (() => new Date());
     this.fixedOffer = opts.offer;
     const replay = new Replay(board.store);
-    this.reader = new RunReader(board, this.now, opts.onIndexProgress);
+    this.reader = new RunReader(board, this.now, opts.onIndexProgress, opts.keepOpenRuns);
     this.files = new StoredFiles(board, replay, this.now);
     this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now);
     this.failures = new Failures(board, this.now);
@@ -130,6 +132,11 @@ export class Service {
   /** End the claims a removed agent holds on a run (see offboarding.ts). */
   endClaims(runId: string, agent: string, by: string): Promise<string[]> {
     return this.writes.endClaims(runId, agent, by);
+  }
+
+  /** Write back what `keepOpenRuns` kept. */
+  saveKept(): Promise<void> {
+    return this.reader.saveKept();
   }
 
   openRunIds(): Promise<string[]> {

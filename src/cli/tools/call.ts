@@ -43,7 +43,7 @@ export async function call<View = Record<string, unknown>>(
   const board = await cli.board();
   const actor = actorFor(board, cli, '; pass --as <email-or-agent-id> or set WORKBOARD_AS', anyone);
   const shown = progress('reading runs');
-  const service = await Service.open(board, { onIndexProgress: shown.tick });
+  const service = await Service.open(board, { onIndexProgress: shown.tick, keepOpenRuns: true });
   const result: ToolResult = await service.call(tool, args, actor);
   shown.done();
   // Further reads for the human layout, on the same service as the same identity.
@@ -55,6 +55,7 @@ export async function call<View = Record<string, unknown>>(
     printRefusal(result.error);
     onRefusal?.(result.error, board);
   }
+  await service.saveKept();
   return cli.exit(exitFor(result));
 }
 

@@ -1,0 +1,123 @@
+/**
+ * Open runs' states as a CLI process last read them, kept in
+ * `.work/open-runs.json` so the next CLI process need not parse their files
+ * again (a short-lived process has no warm caches, and parsing the open runs'
+ * YAML was most of `inbox` and `runs`). An entry is used only while every
+ * file of its run and of its leases has the inode, size and mtime it had
+ * when the state was read; a run with a file changed in the last two
+ * seconds is not kept, as a same-size edit within the file system's clock
+ * tick could go unseen (git's "racily clean" rule). A cache, never a source
+ * of truth: damaged or missing, it is simply rebuilt.
+ */
+import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { isCode, tempPathFor } from '../board/fsutil.js';
+import { paths, scopeFiles, STATE_DIR } from '../board/layout.js';
+import type { BoardStore } from '../board/store.js';
+import type { RunState } from '../engine/types.js';
+
+const FILE = `${STATE_DIR}/open-runs.json`;
+const VERSION = 1;
+/** A file younger than this is not trusted to show a later edit through its mtime. */
+const RACY_MS = 2000;
+
+interface Entry {
+  stamp: string;
+  state: RunState;
+}
+
+/** Every file of a run's folder and of its leases, with inode, size and mtime; and the newest mtime. Null when the run folder is missing. */
+function filesStamp(store: BoardStore, runId: string): { stamp: string; newestMs: number } | null {
+  const parts: string[] = [];
+  let newestMs = 0;
+  for (const dir of [paths.runDir(runId), paths.leaseDir(runId)]) {
+    let names: string[];
+    try {
+      names = readdirSync(store.abs(dir)).sort();
+    } catch (e) {
+      if (!isCode(e, 'ENOENT', 'ENOTDIR')) throw e;
+      if (dir === paths.runDir(runId)) return null;
+      names = [];
+    }
+    parts.push(dir);
+    for (const name of names) {
+      const st = statSync(store.abs(`${dir}/${name}`), { bigint: true, throwIfNoEntry: false });
+      if (!st) return null; // removed while listed: a commit is under way
+      parts.push(`${name}:${st.ino}:${st.size}:${st.mtimeNs}`);
+      newestMs = Math.max(newestMs, Number(st.mtimeNs / 1_000_000n));
+    }
+  }
+  return { stamp: parts.join('\n'), newestMs };
+}
+
+export class OpenRunCache {
+  private entries: Map<string, Entry> | null = null;
+  private dirty = false;
+
+  constructor(
+    private readonly store: BoardStore,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  private load(): Map<string, Entry> {
+    if (this.entries) return this.entries;
+    this.entries = new Map();
+    try {
+      const v = JSON.parse(readFileSync(this.store.abs(FILE), 'utf8')) as { version?: number; entries?: [string, Entry][] };
+      if (v.version === VERSION && Array.isArray(v.entries)) this.entries = new Map(v.entries);
+    } catch {
+      // missing or damaged: start empty
+    }
+    return this.entries;
+  }
+
+  /** The run's files as they are now: what `get` compares and `put` records. */
+  stampOf(runId: string): string | null {
+    return filesStamp(this.store, runId)?.stamp ?? null;
+  }
+
+  /** The state kept for this run, if its files are exactly as they were when it was read. */
+  get(runId: string, stamp: string | null): RunState | null {
+    if (stamp === null) return null;
+    const e = this.load().get(runId);
+    return e && e.stamp === stamp ? e.state : null;
+  }
+
+  /**
+   * Keep a state read from files whose stamp (taken before the read) is `stamp`. Not kept when
+   * a file is too young to trust, or a commit of the run is pending (its journal exists).
+   */
+  put(runId: string, stamp: string | null, state: RunState): void {
+    const now = filesStamp(this.store, runId);
+    if (stamp === null || now === null || now.stamp !== stamp || this.clock() - now.newestMs < RACY_MS) return;
+    if (statSync(this.store.abs(scopeFiles({ kind: 'run', id: runId }).journal), { throwIfNoEntry: false })) return;
+    this.load().set(runId, { stamp, state });
+    this.dirty = true;
+  }
+
+  /** Write the cache back, keeping only runs still open. Synchronous: a CLI calls it on its way out. Failing to write changes nothing. */
+  save(open: ReadonlySet<string>): void {
+    if (!this.entries) return;
+    for (const id of [...this.entries.keys()]) {
+      if (!open.has(id)) {
+        this.entries.delete(id);
+        this.dirty = true;
+      }
+    }
+    if (!this.dirty) return;
+    const file = this.store.abs(FILE);
+    const tmp = tempPathFor(file);
+    try {
+      // No fsync: a cache torn by a crash fails to parse and is rebuilt.
+      writeFileSync(tmp, JSON.stringify({ version: VERSION, entries: [...this.entries] }));
+      renameSync(tmp, file);
+      this.dirty = false;
+    } catch {
+      // an optimisation only; leave no temp file behind
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // never written
+      }
+    }
+  }
+}

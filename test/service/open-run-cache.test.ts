@@ -1,0 +1,138 @@
+/**
+ * The CLI's cache of open runs' states between processes
+ * (src/service/open-run-cache.ts): a state is reused only while every file of
+ * its run and leases is exactly as it was, never for files younger than the
+ * racy window, and it never hides a change: an edit in place (same size), a
+ * claim by another process, a run that ended. Real files and real CLI
+ * processes; file ages are set with utimes, not waited for.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BoardStore } from '../../src/board/store.js';
+import { OpenRunCache } from '../../src/service/open-run-cache.js';
+import { ensureBuilt } from '../support/cli-run.js';
+
+const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
+const EXAMPLE = fileURLToPath(new URL('../../examples/board', import.meta.url));
+
+function board(): string {
+  const dir = path.join(mkdtempSync(path.join(tmpdir(), 'wb-kept-')), 'b');
+  cpSync(EXAMPLE, dir, { recursive: true });
+  return dir;
+}
+
+function wb(dir: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, '--board', dir, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function json(dir: string, ...args: string[]): any {
+  const r = wb(dir, '--json', ...args);
+  expect(r.stderr).not.toMatch(/internal/i);
+  return JSON.parse(r.stdout);
+}
+
+/** Make every file of the run (and its leases) a minute old, as if written long ago. */
+function age(dir: string, runId: string): void {
+  const old = new Date(Date.now() - 60_000);
+  for (const d of [`runs/${runId}`, `.work/leases/${runId}`]) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(path.join(dir, d));
+    } catch {
+      continue;
+    }
+    for (const n of names) utimesSync(path.join(dir, d, n), old, old);
+  }
+}
+
+function startRun(dir: string): string {
+  const r = json(dir, '--as', 'mira@example.com', 'start', 'expense-approval', '--input', 'claimant=mira@example.com', '--input', 'amount=120', '--input', 'receiptUrl=https://example.com/r');
+  expect(r.ok).toBe(true);
+  return r.data.run.id as string;
+}
+
+const kept = (dir: string): string[] => {
+  try {
+    return (JSON.parse(readFileSync(path.join(dir, '.work/open-runs.json'), 'utf8')).entries as [string, unknown][]).map(([id]) => id);
+  } catch {
+    return [];
+  }
+};
+
+beforeAll(ensureBuilt, 180_000);
+
+describe('open runs kept between CLI processes', () => {
+  it('keeps an open run read from old files, and not one whose files are young', () => {
+    const dir = board();
+    const young = startRun(dir);
+    const old = startRun(dir);
+    age(dir, old);
+    expect(json(dir, '--as', 'reviewer', 'inbox').ok).toBe(true);
+    expect(kept(dir)).toEqual([old]);
+  });
+
+  it('an edit in place of the same size is seen by the next process', () => {
+    const dir = board();
+    const id = startRun(dir);
+    age(dir, id);
+    expect(json(dir, 'show', id).data.data.inputs.amount).toBe(120);
+    expect(kept(dir)).toEqual([id]);
+    const file = path.join(dir, 'runs', id, 'RUN.md');
+    const before = statSync(file);
+    writeFileSync(file, readFileSync(file, 'utf8').replace('amount: 120', 'amount: 121'));
+    expect(statSync(file).size).toBe(before.size);
+    expect(statSync(file).ino).toBe(before.ino);
+    expect(json(dir, 'show', id).data.data.inputs.amount).toBe(121);
+  });
+
+  it('a claim made by another process, and a run ended since, are seen', () => {
+    const dir = board();
+    const id = startRun(dir);
+    age(dir, id);
+    const listed = json(dir, '--as', 'reviewer', 'inbox');
+    expect(listed.data.items.map((i: { runId: string }) => i.runId)).toContain(id);
+    expect(kept(dir)).toEqual([id]);
+    expect(json(dir, '--as', 'reviewer', 'claim', id, 'review_claim').ok).toBe(true);
+    age(dir, id);
+    expect(json(dir, '--as', 'reviewer', 'inbox').data.items.map((i: { runId: string }) => i.runId)).not.toContain(id);
+    const shown = json(dir, 'show', id).data;
+    expect(shown.steps.find((s: { id: string }) => s.id === 'review_claim').state).toBe('claimed');
+    expect(json(dir, '--as', 'mira@example.com', 'cancel', id, '--reason', 'not needed').ok).toBe(true);
+    expect(json(dir, 'show', id).data.run.state).toBe('cancelled');
+    expect(json(dir, '--as', 'reviewer', 'inbox').ok).toBe(true);
+    expect(kept(dir)).toEqual([]);
+  });
+
+  it('a damaged cache file is ignored and rebuilt', () => {
+    const dir = board();
+    const id = startRun(dir);
+    age(dir, id);
+    writeFileSync(path.join(dir, '.work/open-runs.json'), '{"version":1,"entries":[["' + id + '",');
+    expect(json(dir, 'show', id).data.run.id).toBe(id);
+    expect(kept(dir)).toEqual([id]);
+  });
+
+  it('get and put compare every file of the run and of its leases', () => {
+    const dir = board();
+    const id = startRun(dir);
+    const store = new BoardStore(dir, { lockStaleMs: 30_000, lockTimeoutMs: 10_000 });
+    let now = Date.now();
+    const cache = new OpenRunCache(store, () => now);
+    const state = { run: { id } } as never;
+    const stamp = cache.stampOf(id);
+    cache.put(id, stamp, state);
+    expect(cache.get(id, cache.stampOf(id))).toBeNull(); // files too young to trust
+    now += 10_000;
+    cache.put(id, stamp, state);
+    expect(cache.get(id, cache.stampOf(id))).toBe(state);
+    // A stamp taken before a change no longer matches once a file changes.
+    writeFileSync(path.join(dir, 'runs', id, 'review_claim.md.note'), 'x');
+    expect(cache.get(id, cache.stampOf(id))).toBeNull();
+    expect(cache.stampOf('r-00000000000000000000000000')).toBeNull();
+  });
+});
