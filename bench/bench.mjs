@@ -10,7 +10,7 @@
 // figures to bench/results/<date>.json. Not a test.
 import { promises as fs, constants, mkdtempSync, cpSync, rmSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
-import { spawnSync } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Board } from '../dist/board/board.js';
@@ -111,70 +111,14 @@ async function transitions() {
   return t;
 }
 
-/** Start `n` runs on a board from a process of their own, so no coordinator measured below started them. */
-function startRunsElsewhere(dir, n) {
-  const code = `
-    const { Board } = await import(${JSON.stringify(path.join(here, '../dist/board/board.js'))});
-    const { Service } = await import(${JSON.stringify(path.join(here, '../dist/service/service.js'))});
-    const { resolveActor } = await import(${JSON.stringify(path.join(here, '../dist/service/identity.js'))});
-    const board = await Board.open(${JSON.stringify(dir)});
-    const svc = await Service.open(board);
-    const mira = resolveActor(board.manifest, 'mira@example.com').actor;
-    const ids = [];
-    for (let i = 0; i < ${n}; i++) {
-      const r = await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: 'pre-' + i }, mira);
-      if (!r.ok) throw new Error(JSON.stringify(r.error));
-      ids.push(r.data.run.id);
-    }
-    process.stdout.write(JSON.stringify(ids));`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`starting runs failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
-}
-
-/**
- * MCP's own cost per call: the same calls through a real `workboard mcp` process (the SDK's
- * client) and made directly, each side the only coordinator on a board of its own. The runs
- * are started beforehand by a third process, so both sides read them as a coordinator that did
- * not start them would; the two series alternate, so the machine's noise falls on both.
- */
-async function overMcp() {
-  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
-  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const viaBoard = await setup();
-  const directBoard = await setup();
-  const mcpRuns = startRunsElsewhere(viaBoard.dir, N);
-  const directRuns = startRunsElsewhere(directBoard.dir, N);
-  // The direct side opens its board afresh, after the runs exist (setup's service saw none of them).
-  const board = await Board.open(directBoard.dir);
-  const svc = await Service.open(board);
-  const agent = resolveActor(board.manifest, 'reviewer').actor;
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [path.join(here, '../bin/workboard.js'), 'mcp', '--as', 'reviewer', '--board', viaBoard.dir] }));
-  const viaMcp = async (name, args) => {
-    const t = performance.now();
-    const r = await client.callTool({ name, arguments: args });
-    const ms = performance.now() - t;
-    if (!r.structuredContent.ok) throw new Error(JSON.stringify(r.structuredContent.error));
-    return { ms, data: r.structuredContent.data };
-  };
-  const direct = (name, args) => timed(() => svc.call(name, args, agent));
-  const t = { 'mcp describe': [], 'mcp get_work': [], 'mcp claim': [], 'mcp submit': [], 'direct describe': [], 'direct get_work': [], 'direct claim': [], 'direct submit': [] };
-  // Both sides index their board once before the clock starts.
-  await viaMcp('get_work', { limit: 5 });
-  await direct('get_work', { limit: 5 });
-  for (let i = 0; i < N; i++) {
-    for (const [tag, call, runId] of [['mcp', viaMcp, mcpRuns[i]], ['direct', direct, directRuns[i]]]) {
-      t[`${tag} describe`].push((await call('describe', {})).ms);
-      t[`${tag} get_work`].push((await call('get_work', { limit: 5 })).ms);
-      const c = await call('claim', { runId, stepId: 'review_claim', requestId: req() });
-      t[`${tag} claim`].push(c.ms);
-      t[`${tag} submit`].push((await call('submit', { token: c.data.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy', requestId: req() })).ms);
-    }
-  }
-  await client.close();
-  for (const b of [viaBoard, directBoard]) await fs.rm(b.dir, { recursive: true, force: true });
-  return t;
+/** MCP's own cost per call, measured in a fresh process of its own (bench/mcp-overhead.mjs). */
+function overMcp() {
+  return new Promise((resolve, reject) => {
+    const c = fork(path.join(here, 'mcp-overhead.mjs'), [String(N)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let out = null;
+    c.on('message', (m) => (out = m));
+    c.on('exit', (code) => (out ? resolve(out) : reject(new Error(`mcp-overhead exited with ${code}`))));
+  });
 }
 
 // Files each transition commits (committed + state + request record), for its floor.

@@ -4,10 +4,12 @@
  * again (a short-lived process has no warm caches, and parsing the open runs'
  * YAML was most of `inbox` and `runs`). An entry is used only while every
  * file of its run and of its leases has the inode, size and mtime it had
- * when the state was read; a run with a file changed in the last two
- * seconds is not kept, as a same-size edit within the file system's clock
- * tick could go unseen (git's "racily clean" rule). A cache, never a source
- * of truth: damaged or missing, it is simply rebuilt.
+ * when the state was read; a run with a file changed too recently is not
+ * kept, as a same-size edit within the file system's clock tick could go
+ * unseen (git's "racily clean" rule): 100 ms, ten times the coarsest tick
+ * Linux file systems use, or two seconds where times come in whole seconds
+ * (FAT, HFS+, some network file systems). A cache, never a source of truth:
+ * damaged or missing, it is simply rebuilt.
  */
 import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { isCode, tempPathFor } from '../board/fsutil.js';
@@ -17,18 +19,23 @@ import type { RunState } from '../engine/types.js';
 
 const FILE = `${STATE_DIR}/open-runs.json`;
 const VERSION = 1;
-/** A file younger than this is not trusted to show a later edit through its mtime. */
-const RACY_MS = 2000;
+/** A file younger than this is not trusted to show a later edit through its mtime; the second where mtimes are whole seconds. */
+const RACY_MS = 100;
+const RACY_COARSE_MS = 2000;
 
 interface Entry {
   stamp: string;
   state: RunState;
 }
 
-/** Every file of a run's folder and of its leases, with inode, size and mtime; and the newest mtime. Null when the run folder is missing. */
-function filesStamp(store: BoardStore, runId: string): { stamp: string; newestMs: number } | null {
+/**
+ * Every file of a run's folder and of its leases, with inode, size and mtime; the newest mtime,
+ * and whether every mtime is a whole second. Null when the run folder is missing.
+ */
+function filesStamp(store: BoardStore, runId: string): { stamp: string; newestMs: number; wholeSeconds: boolean } | null {
   const parts: string[] = [];
   let newestMs = 0;
+  let wholeSeconds = true;
   for (const dir of [paths.runDir(runId), paths.leaseDir(runId)]) {
     let names: string[];
     try {
@@ -44,9 +51,10 @@ function filesStamp(store: BoardStore, runId: string): { stamp: string; newestMs
       if (!st) return null; // removed while listed: a commit is under way
       parts.push(`${name}:${st.ino}:${st.size}:${st.mtimeNs}`);
       newestMs = Math.max(newestMs, Number(st.mtimeNs / 1_000_000n));
+      if (st.mtimeNs % 1_000_000_000n !== 0n) wholeSeconds = false;
     }
   }
-  return { stamp: parts.join('\n'), newestMs };
+  return { stamp: parts.join('\n'), newestMs, wholeSeconds };
 }
 
 export class OpenRunCache {
@@ -88,7 +96,8 @@ export class OpenRunCache {
    */
   put(runId: string, stamp: string | null, state: RunState): void {
     const now = filesStamp(this.store, runId);
-    if (stamp === null || now === null || now.stamp !== stamp || this.clock() - now.newestMs < RACY_MS) return;
+    if (stamp === null || now === null || now.stamp !== stamp) return;
+    if (this.clock() - now.newestMs < (now.wholeSeconds ? RACY_COARSE_MS : RACY_MS)) return;
     if (statSync(this.store.abs(scopeFiles({ kind: 'run', id: runId }).journal), { throwIfNoEntry: false })) return;
     this.load().set(runId, { stamp, state });
     this.dirty = true;

@@ -36,9 +36,9 @@ function json(dir: string, ...args: string[]): any {
   return JSON.parse(r.stdout);
 }
 
-/** Make every file of the run (and its leases) a minute old, as if written long ago. */
-function age(dir: string, runId: string): void {
-  const old = new Date(Date.now() - 60_000);
+/** Set the mtime of every file of the run (and its leases): a minute ago by default, as if written long ago. */
+function age(dir: string, runId: string, ms = -60_000): void {
+  const old = new Date(Date.now() + ms);
   for (const d of [`runs/${runId}`, `.work/leases/${runId}`]) {
     let names: string[] = [];
     try {
@@ -72,6 +72,8 @@ describe('open runs kept between CLI processes', () => {
     const young = startRun(dir);
     const old = startRun(dir);
     age(dir, old);
+    age(dir, young, 60_000); // stamped a minute ahead: younger than any racy window when read
+    expect(young).not.toBe(old);
     expect(json(dir, '--as', 'reviewer', 'inbox').ok).toBe(true);
     expect(kept(dir)).toEqual([old]);
   });
@@ -123,6 +125,7 @@ describe('open runs kept between CLI processes', () => {
     const store = new BoardStore(dir, { lockStaleMs: 30_000, lockTimeoutMs: 10_000 });
     let now = Date.now();
     const cache = new OpenRunCache(store, () => now);
+    now -= 1000; // as if a second before the run's files were written
     const state = { run: { id } } as never;
     const stamp = cache.stampOf(id);
     cache.put(id, stamp, state);
@@ -130,9 +133,19 @@ describe('open runs kept between CLI processes', () => {
     now += 10_000;
     cache.put(id, stamp, state);
     expect(cache.get(id, cache.stampOf(id))).toBe(state);
-    // A stamp taken before a change no longer matches once a file changes.
-    writeFileSync(path.join(dir, 'runs', id, 'review_claim.md.note'), 'x');
+    // Whole-second mtimes (a coarse file system): two seconds must pass, not 100 ms.
+    const whole = new Date(Math.floor(Date.now() / 1000) * 1000);
+    for (const n of readdirSync(path.join(dir, 'runs', id))) utimesSync(path.join(dir, 'runs', id, n), whole, whole);
+    const coarse = new OpenRunCache(store, () => whole.getTime() + 500);
+    coarse.put(id, coarse.stampOf(id), state);
+    expect(coarse.get(id, coarse.stampOf(id))).toBeNull();
+    const later = new OpenRunCache(store, () => whole.getTime() + 2500);
+    later.put(id, later.stampOf(id), state);
+    expect(later.get(id, later.stampOf(id))).toBe(state);
+    // The entry kept before those mtimes changed no longer matches; nor after a file is added.
     expect(cache.get(id, cache.stampOf(id))).toBeNull();
+    writeFileSync(path.join(dir, 'runs', id, 'review_claim.md.note'), 'x');
+    expect(later.get(id, later.stampOf(id))).toBeNull();
     expect(cache.stampOf('r-00000000000000000000000000')).toBeNull();
   });
 });
