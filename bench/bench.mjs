@@ -21,6 +21,7 @@ import { scaleSection } from './scale.mjs';
 import { loadSection } from './load.mjs';
 import { peersSection } from './peers.mjs';
 import { goalsTable } from './goals.mjs';
+import { median, pct } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
 const SECTIONS = ['transitions', 'concurrency', 'scale', 'load', 'peers'];
@@ -39,11 +40,6 @@ const N = quick ? 40 : 200;
 const ROUNDS = quick ? 3 : 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-const median = (xs) => pct(xs, 50);
 
 /** The floor: write `files` files with temp + fsync + rename, fsync their directory, append one fsync'd line. */
 async function floorOnce(dir, files) {

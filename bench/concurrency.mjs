@@ -17,15 +17,12 @@ import { resolveActor } from '../dist/service/identity.js';
 import { addAgent } from '../dist/board/people.js';
 import { verifyBoard } from '../dist/board/verify.js';
 import { copyExample } from './gen-board.mjs';
+import { pct } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const WORKER = path.join(here, 'concurrency-worker.mjs');
 const MAX_AGENTS = 8;
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 
 /** A board copy with agents bench-1 … bench-8 declared (through the board's own manifest edit). */
 async function setupBoard() {

@@ -17,6 +17,7 @@ import { addAgent } from '../dist/board/people.js';
 import { verifyBoard } from '../dist/board/verify.js';
 import { createToken } from '../dist/service/credentials.js';
 import { generateBoard } from './gen-board.mjs';
+import { pct } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '../bin/workboard.js');
@@ -28,10 +29,6 @@ const FLAT_DRIFT = 0.05; // flat: the fitted drift over that span is under 5% of
 const CALL_TIMEOUT_MS = 30_000; // a call that hangs fails the bench instead of stalling it
 const TOOLS = ['start_run', 'get_work', 'claim', 'submit', 'decide'];
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 
 /** serve's resident set in MB, or null where there is no /proc. */
 function rssMb(pid) {

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateBoard, stageOf } from './gen-board.mjs';
+import { median } from './stats.mjs';
 
 export const PEER = 'backlog.md';
 export const PEER_VERSION = '1.52.0';
@@ -24,7 +25,6 @@ const REPS = 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '../bin/workboard.js');
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f2 = (ms) => (ms / 1000).toFixed(2);
 const k = (n) => (n >= 1000 ? `${n / 1000}k` : String(n));
 

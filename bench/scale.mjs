@@ -20,16 +20,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { addRuns, captureTemplate, createBoard, runIdTime } from './gen-board.mjs';
+import { median, pct } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CHILD = path.join(here, 'scale-child.mjs');
 const BIN = path.join(here, '../bin/workboard.js');
 
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
-const median = (xs) => pct(xs, 50);
 
 function child(args) {
   return new Promise((resolve, reject) => {

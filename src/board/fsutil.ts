@@ -116,15 +116,19 @@ export function renameNow(from: string, to: string): void {
 
 // The stats below ask for no exception when nothing is there: building one costs
 // more than the stat itself, and get_work stats folders that often do not exist.
-
-/** A path's lstat (a link is not followed), or null when nothing is there. */
-export function lstatIfExists(file: string): Stats | null {
+// A path through something that is not a folder (ENOTDIR) is nothing there too.
+function orNull<T>(stat: () => T | undefined): T | null {
   try {
-    return lstatSync(file, { throwIfNoEntry: false }) ?? null;
+    return stat() ?? null;
   } catch (e) {
     if (isCode(e, 'ENOTDIR')) return null;
     throw e;
   }
+}
+
+/** A path's lstat (a link is not followed), or null when nothing is there. */
+export function lstatIfExists(file: string): Stats | null {
+  return orNull(() => lstatSync(file, { throwIfNoEntry: false }));
 }
 
 /** Write a file's bytes to a new temp file beside it and fsync it. Returns the temp path. */
@@ -149,22 +153,12 @@ export async function fsyncDir(dir: string): Promise<void> {
 
 /** A file's stat, or null when it does not exist. */
 export function statIfExists(file: string): Stats | null {
-  try {
-    return statSync(file, { throwIfNoEntry: false }) ?? null;
-  } catch (e) {
-    if (isCode(e, 'ENOTDIR')) return null;
-    throw e;
-  }
+  return orNull(() => statSync(file, { throwIfNoEntry: false }));
 }
 
 /** The same with nanosecond times (bigint fields). */
 export function bigStatIfExists(file: string): BigIntStats | null {
-  try {
-    return statSync(file, { bigint: true, throwIfNoEntry: false }) ?? null;
-  } catch (e) {
-    if (isCode(e, 'ENOTDIR')) return null;
-    throw e;
-  }
+  return orNull(() => statSync(file, { bigint: true, throwIfNoEntry: false }));
 }
 
 /**

@@ -1,0 +1,7 @@
+// Percentiles of a list of timings, shared by the bench's sections (NaN for an empty list).
+export const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+export const median = (xs) => pct(xs, 50);
