@@ -7,16 +7,13 @@
  * screenshots at 1280 and 390 px.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addPerson, addToGroup, removeFromGroup } from '../../src/board/people.js';
-import { cleanupTmp } from '../support/tmp-board.js';
 import {
-  ARTIFACTS, axeProblems, HAVE_BROWSER, HELPER, launch, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn, startBoard, type WebBoard,
+  ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
 } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
@@ -39,63 +36,51 @@ Lonely.
 const VIEWPORTS = [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const;
 
 describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
-  let wb: WebBoard;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    wb = await startBoard();
-    browser = await launch();
-    mkdirSync(ARTIFACTS, { recursive: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await wb?.stop();
-    await cleanupTmp();
-  });
+  const suite = browserSuite();
 
   /** A payout run whose draft the agent escalated with a note: a work item for the operators. */
   async function escalated(payee: string): Promise<{ runId: string; itemId: string }> {
-    const s = await wb.service.call('start_run', { process: 'payout', inputs: { payee, amount: 50 }, requestId: rid() }, HELPER);
+    const s = await suite.wb.service.call('start_run', { process: 'payout', inputs: { payee, amount: 50 }, requestId: rid() }, HELPER);
     const runId = (s as any).data.run.id as string;
-    const claim = await wb.service.call('claim', { runId, stepId: 'draft', requestId: rid() }, HELPER);
-    const esc = await wb.service.call('escalate', { token: (claim as any).data.token, note: `I cannot find the invoice for ${payee}.`, requestId: rid() }, HELPER);
+    const claim = await suite.wb.service.call('claim', { runId, stepId: 'draft', requestId: rid() }, HELPER);
+    const esc = await suite.wb.service.call('escalate', { token: (claim as any).data.token, note: `I cannot find the invoice for ${payee}.`, requestId: rid() }, HELPER);
     if (!esc.ok) throw new Error(JSON.stringify(esc));
-    const item = (await runView(wb, runId)).workItems.find((w: any) => w.stepId === 'draft');
+    const item = (await runView(suite.wb, runId)).workItems.find((w: any) => w.stepId === 'draft');
     return { runId, itemId: item.id };
   }
 
   async function signalWaiting(): Promise<string> {
-    const s = await wb.service.call('start_run', { process: 'signal', inputs: { ticket: 'T-1', owner: PEOPLE.ben }, requestId: rid() }, HELPER);
+    const s = await suite.wb.service.call('start_run', { process: 'signal', inputs: { ticket: 'T-1', owner: PEOPLE.ben }, requestId: rid() }, HELPER);
     return (s as any).data.run.id as string;
   }
 
   it('a person who is not an operator gets 403 for the operators\' pages, sees no operator forms, and a hand-made cancel is refused by the service', async () => {
-    const runId = await payoutAwaitingApproval(wb, 'Not-An-Operator');
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ana);
+    const runId = await payoutAwaitingApproval(suite.wb, 'Not-An-Operator');
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana);
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Operators' }).count()).toBe(0);
     for (const where of ['/operators', '/operators/doctor']) {
-      const res = await page.goto(`${wb.base}${where}`);
+      const res = await page.goto(`${suite.wb.base}${where}`);
       expect(res!.status()).toBe(403);
       expect(await page.locator('main').textContent()).toContain('ana@example.com is not an operator');
       expect(await axeProblems(page)).toEqual([]);
     }
-    await page.goto(`${wb.base}/runs/${runId}`);
+    await page.goto(`${suite.wb.base}/runs/${runId}`);
     expect(await page.locator('form[action$="/cancel"], form[action$="/event"]').count()).toBe(0);
     const csrf = await page.locator('form.signout input[name="csrf"]').inputValue();
-    const cancel = await page.request.post(`${wb.base}/runs/${runId}/cancel`, { headers: { origin: wb.base }, form: { csrf, reason: 'Not mine to cancel.', confirm: 'yes', requestId: rid() } });
+    const cancel = await page.request.post(`${suite.wb.base}/runs/${runId}/cancel`, { headers: { origin: suite.wb.base }, form: { csrf, reason: 'Not mine to cancel.', confirm: 'yes', requestId: rid() } });
     expect(cancel.status()).toBe(403);
     expect(await cancel.text()).toContain('only an operator cancels a run');
-    const event = await page.request.post(`${wb.base}/runs/${runId}/event`, { headers: { origin: wb.base }, form: { csrf, name: 'go-ahead', requestId: rid() } });
+    const event = await page.request.post(`${suite.wb.base}/runs/${runId}/event`, { headers: { origin: suite.wb.base }, form: { csrf, name: 'go-ahead', requestId: rid() } });
     expect(event.status()).toBe(403);
-    expect((await runView(wb, runId)).run.state).not.toBe('cancelled');
+    expect((await runView(suite.wb, runId)).run.state).not.toBe('cancelled');
     await ctx.close();
   });
 
   it('the escalations queue lists what agents escalated; an item returned with a note goes back to the agent with it', async () => {
     const { runId, itemId } = await escalated('Return-Me');
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ops);
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Operators' }).click();
-    await page.waitForURL(`${wb.base}/operators`);
+    await page.waitForURL(`${suite.wb.base}/operators`);
     const row = page.locator('li.item', { has: page.locator(`a[href="/work/${runId}/${itemId}"]`) });
     expect(await row.textContent()).toContain('Escalated by helper');
     expect(await row.textContent()).toContain('I cannot find the invoice for Return-Me.');
@@ -103,38 +88,38 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     expect(await page.locator('ol.items li').allTextContents()).not.toContain(expect.stringContaining('payout: approve'));
     expect(await axeProblems(page)).toEqual([]);
     await row.getByRole('link', { name: 'payout: draft' }).click();
-    await page.waitForURL(`${wb.base}/work/${runId}/${itemId}`);
+    await page.waitForURL(`${suite.wb.base}/work/${runId}/${itemId}`);
     expect(await page.locator('main').textContent()).toContain('Escalated by helper');
     expect(await axeProblems(page)).toEqual([]);
     await page.getByLabel(/^Note/).fill('The invoice is INV-7 in the shared folder.');
     await page.getByRole('button', { name: 'Return to the agent' }).click();
     await page.waitForURL(new RegExp(`/runs/${runId}\\?decided=`));
-    const work = await wb.service.call('get_work', { process: 'payout', limit: 100 }, HELPER);
+    const work = await suite.wb.service.call('get_work', { process: 'payout', limit: 100 }, HELPER);
     const again = (work as any).data.items.find((i: any) => i.runId === runId);
     expect(again.stepId).toBe('draft');
     expect(again.handoff.returned).toMatchObject({ note: 'The invoice is INV-7 in the shared folder.', by: PEOPLE.ops });
-    await page.goto(`${wb.base}/operators`);
+    await page.goto(`${suite.wb.base}/operators`);
     expect(await page.locator(`a[href="/work/${runId}/${itemId}"]`).count()).toBe(0);
     await ctx.close();
   });
 
   it("an operator completes an escalated agent step in the agent's place, and the run moves on", async () => {
     const { runId, itemId } = await escalated('Complete-Me');
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ops);
-    await page.goto(`${wb.base}/work/${runId}/${itemId}`);
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);
+    await page.goto(`${suite.wb.base}/work/${runId}/${itemId}`);
     await page.getByLabel('memo').fill('Paid against INV-9.');
     await page.getByRole('button', { name: 'Complete' }).click();
     await page.waitForURL(new RegExp(`/runs/${runId}\\?decided=`));
-    const v = await runView(wb, runId);
+    const v = await runView(suite.wb, runId);
     expect(v.data.steps.draft).toMatchObject({ output: { memo: 'Paid against INV-9.' }, by: PEOPLE.ops });
     expect(v.steps.find((s: any) => s.id === 'approve').state).toBe('waiting');
     await ctx.close();
   });
 
   it('cancels a run with a reason after a confirmation; no reason is refused at the field', async () => {
-    const runId = await payoutAwaitingApproval(wb, 'Cancel-Me');
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ops);
-    await page.goto(`${wb.base}/runs/${runId}`);
+    const runId = await payoutAwaitingApproval(suite.wb, 'Cancel-Me');
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);
+    await page.goto(`${suite.wb.base}/runs/${runId}`);
     expect(await axeProblems(page)).toEqual([]);
     const [noReason] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/cancel')), page.getByRole('button', { name: 'Cancel the run…' }).click()]);
     expect(noReason.status()).toBe(422);
@@ -145,11 +130,11 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     expect(await page.locator('main > h1').textContent()).toBe('Cancel this run of payout?');
     expect(await page.locator('main').textContent()).toContain('The payee asked us to stop.');
     expect(await axeProblems(page)).toEqual([]);
-    expect((await runView(wb, runId)).run.state).toBe('waiting'); // nothing yet: the approval still waits
+    expect((await runView(suite.wb, runId)).run.state).toBe('waiting'); // nothing yet: the approval still waits
     await page.getByRole('button', { name: 'Yes, cancel the run' }).click();
-    await page.waitForURL(`${wb.base}/runs/${runId}?cancelled=1`);
+    await page.waitForURL(`${suite.wb.base}/runs/${runId}?cancelled=1`);
     expect(await page.locator('main').textContent()).toContain('The run was cancelled');
-    const v = await runView(wb, runId);
+    const v = await runView(suite.wb, runId);
     expect(v.run.state).toBe('cancelled');
     expect(v.run.ended).toMatchObject({ by: PEOPLE.ops, note: 'The payee asked us to stop.' });
     expect(await page.locator('form[action$="/cancel"]').count()).toBe(0); // an ended run offers no operator forms
@@ -158,8 +143,8 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
 
   it('sends an event with JSON data to a waiting run; data that is not a JSON object is refused at its field', async () => {
     const runId = await signalWaiting();
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ops);
-    await page.goto(`${wb.base}/runs/${runId}`);
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);
+    await page.goto(`${suite.wb.base}/runs/${runId}`);
     expect(await page.locator('#f-event-name-desc').textContent()).toBe('This run waits for go-ahead.');
     await page.getByLabel('Event name').fill('go-ahead');
     await page.getByLabel(/^Data/).fill('{"approved": tru');
@@ -172,13 +157,13 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     await page.getByLabel(/^Data/).fill('');
     await page.getByRole('button', { name: 'Send the event' }).click();
     expect(await page.locator('#f-event-name-issues').textContent()).toContain('name');
-    expect((await runView(wb, runId)).steps.find((s: any) => s.id === 'hold').state).toBe('waiting');
+    expect((await runView(suite.wb, runId)).steps.find((s: any) => s.id === 'hold').state).toBe('waiting');
     await page.getByLabel('Event name').fill('go-ahead');
     await page.getByLabel(/^Data/).fill('{"approved": true, "by": "ci"}');
     await page.getByRole('button', { name: 'Send the event' }).click();
-    await page.waitForURL(`${wb.base}/runs/${runId}?event=1&step=hold`);
+    await page.waitForURL(`${suite.wb.base}/runs/${runId}?event=1&step=hold`);
     expect(await page.locator('main').textContent()).toContain('The waiting step hold received it.');
-    const v = await runView(wb, runId);
+    const v = await runView(suite.wb, runId);
     expect(v.data.steps.hold.output).toEqual({ approved: true, by: 'ci' });
     expect(v.steps.find((s: any) => s.id === 'ack').state).toBe('waiting');
     expect(await page.locator('#f-event-name-desc').count()).toBe(0); // nothing waits for an event any more
@@ -189,9 +174,9 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     await escalated('Screenshot');
     const runId = await signalWaiting();
     for (const [label, viewport] of VIEWPORTS) {
-      const { ctx, page } = await signedIn(browser, wb, PEOPLE.ops, viewport);
+      const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops, viewport);
       for (const [name, where] of [['operators', '/operators'], ['run-operator', `/runs/${runId}`], ['doctor', '/operators/doctor']] as const) {
-        await page.goto(`${wb.base}${where}`);
+        await page.goto(`${suite.wb.base}${where}`);
         await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
       }
@@ -201,20 +186,20 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
 
   it('the doctor page shows every finding `workboard doctor` reports, work assigned to nobody among them', async () => {
     // An approval for a group that has lost its only member: nobody can take it.
-    await addPerson(wb.board, 'test', 'gone@example.com');
-    await addToGroup(wb.board, 'test', 'ghosts', ['gone@example.com']);
-    await republish(wb, 'lonely', LONELY, { approver: 'ghosts' });
-    await removeFromGroup(wb.board, 'test', 'ghosts', ['gone@example.com']);
-    const s = await wb.service.call('start_run', { process: 'lonely', inputs: {}, requestId: rid() }, HELPER);
+    await addPerson(suite.wb.board, 'test', 'gone@example.com');
+    await addToGroup(suite.wb.board, 'test', 'ghosts', ['gone@example.com']);
+    await republish(suite.wb, 'lonely', LONELY, { approver: 'ghosts' });
+    await removeFromGroup(suite.wb.board, 'test', 'ghosts', ['gone@example.com']);
+    const s = await suite.wb.service.call('start_run', { process: 'lonely', inputs: {}, requestId: rid() }, HELPER);
     const runId = (s as any).data.run.id as string;
     const cli = async () => {
-      const out = await promisify(execFile)(process.execPath, [BIN, '--board', wb.root, '--json', 'doctor']).catch((e: { stdout: string }) => e);
+      const out = await promisify(execFile)(process.execPath, [BIN, '--board', suite.wb.root, '--json', 'doctor']).catch((e: { stdout: string }) => e);
       return (JSON.parse(out.stdout) as { data: { findings: { kind: string; where: string; detail: string }[] } }).data.findings;
     };
     const findings = await cli();
     expect(findings.filter((f) => f.kind === 'nobody').map((f) => f.where)).toEqual([`${runId}/look`]);
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ops);
-    await page.goto(`${wb.base}/operators/doctor`);
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);
+    await page.goto(`${suite.wb.base}/operators/doctor`);
     const nobody = page.locator('section.findings', { has: page.getByRole('heading', { name: 'Work assigned to nobody' }) });
     expect(await nobody.textContent()).toContain(`${runId}/look: work item`);
     expect(await nobody.textContent()).toContain('group ghosts, which has no one on this board');

@@ -6,14 +6,12 @@
  * to sign in and then on to the page they asked for. axe-core on every page,
  * and screenshots at 1280 and 390 px.
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTmp } from '../support/tmp-board.js';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
 import {
-  ARTIFACTS, axeProblems, HAVE_BROWSER, HELPER, launch, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn, startBoard, type WebBoard,
+  ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
 } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
@@ -21,34 +19,25 @@ if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 const VIEWPORTS = [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const;
 
 describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
-  let wb: WebBoard;
-  let browser: Browser;
+  const suite = browserSuite();
   const payouts: string[] = [];
 
   beforeAll(async () => {
-    wb = await startBoard();
-    browser = await launch();
-    mkdirSync(ARTIFACTS, { recursive: true });
     // 27 payout runs (more than one page of 25), one of them ended, and an intake run.
     for (let i = 0; i < 27; i++) {
-      const s = await wb.service.call('start_run', { process: 'payout', inputs: { payee: `Payee-${i}`, amount: 100 + i }, requestId: rid() }, HELPER);
+      const s = await suite.wb.service.call('start_run', { process: 'payout', inputs: { payee: `Payee-${i}`, amount: 100 + i }, requestId: rid() }, HELPER);
       payouts.push((s as any).data.run.id);
     }
-    await wb.service.call('cancel', { runId: payouts[3], reason: 'A duplicate.', requestId: rid() }, { kind: 'person', email: PEOPLE.ops, operator: true });
-    await wb.service.call('start_run', { process: 'intake', inputs: { supplier: 'Acme' }, requestId: rid() }, HELPER);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await wb?.stop();
-    await cleanupTmp();
+    await suite.wb.service.call('cancel', { runId: payouts[3], reason: 'A duplicate.', requestId: rid() }, { kind: 'person', email: PEOPLE.ops, operator: true });
+    await suite.wb.service.call('start_run', { process: 'intake', inputs: { supplier: 'Acme' }, requestId: rid() }, HELPER);
   });
 
   const runIdsShown = async (page: Page) => page.locator('table.runs tbody th a').allTextContents();
 
   it('lists runs newest first, filters by process, state and inputs, and pages through them', async () => {
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ben);
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ben);
     await page.getByRole('link', { name: 'Runs', exact: true }).click();
-    await page.waitForURL(`${wb.base}/runs`);
+    await page.waitForURL(`${suite.wb.base}/runs`);
     expect(await axeProblems(page)).toEqual([]);
     const first = await runIdsShown(page);
     expect(first).toHaveLength(25);
@@ -68,11 +57,11 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     expect(await axeProblems(page)).toEqual([]);
 
     // By state.
-    await page.goto(`${wb.base}/runs?state=cancelled`);
+    await page.goto(`${suite.wb.base}/runs?state=cancelled`);
     expect(await runIdsShown(page)).toEqual([payouts[3]]);
 
     // By inputs, as key=value lines: a number is compared as a number.
-    await page.goto(`${wb.base}/runs`);
+    await page.goto(`${suite.wb.base}/runs`);
     await page.getByLabel(/^Inputs/).fill('payee=Payee-7\namount=107');
     await page.getByRole('button', { name: 'Filter' }).click();
     expect(await runIdsShown(page)).toEqual([payouts[7]]);
@@ -92,11 +81,11 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
   });
 
   it('opens a run from the list: its steps, its map and its audit timeline verified as read', async () => {
-    const runId = await payoutAwaitingApproval(wb, 'From-The-List');
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ana);
-    await page.goto(`${wb.base}/runs?inputs=${encodeURIComponent('payee=From-The-List')}`);
+    const runId = await payoutAwaitingApproval(suite.wb, 'From-The-List');
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana);
+    await page.goto(`${suite.wb.base}/runs?inputs=${encodeURIComponent('payee=From-The-List')}`);
     await page.getByRole('link', { name: runId }).click();
-    await page.waitForURL(`${wb.base}/runs/${runId}`);
+    await page.waitForURL(`${suite.wb.base}/runs/${runId}`);
     const main = page.locator('main');
     expect(await main.textContent()).toContain('Verified as read');
     const timeline = await page.locator('ol.timeline li').allTextContents();
@@ -112,10 +101,10 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
   });
 
   it('shows processes with their versions and maps', async () => {
-    await republish(wb, 'payout', PAYOUT_TEXT.replace('description: An agent drafts a payout;', 'description: An agent drafts a payout (v2);'), { approver: 'approvers' });
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ana);
+    await republish(suite.wb, 'payout', PAYOUT_TEXT.replace('description: An agent drafts a payout;', 'description: An agent drafts a payout (v2);'), { approver: 'approvers' });
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana);
     await page.getByRole('link', { name: 'Processes', exact: true }).click();
-    await page.waitForURL(`${wb.base}/processes`);
+    await page.waitForURL(`${suite.wb.base}/processes`);
     expect(await axeProblems(page)).toEqual([]);
     const names = await page.locator('ol.items h2 a').allTextContents();
     expect(names).toEqual(['intake', 'payout', 'shady', 'signal', 'split']);
@@ -131,19 +120,19 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     expect(await img.getAttribute('src')).toBe('/processes/payout/v1/map.svg');
     await img.evaluate((i: HTMLImageElement) => i.decode());
     expect(await img.evaluate((i: HTMLImageElement) => i.naturalWidth)).toBeGreaterThan(100);
-    const svg = await page.request.get(`${wb.base}/processes/payout/v2/map.svg`);
+    const svg = await page.request.get(`${suite.wb.base}/processes/payout/v2/map.svg`);
     expect(svg.status()).toBe(200);
     expect(svg.headers()['content-type']).toBe('image/svg+xml; charset=utf-8');
     expect(await svg.text()).toContain('version 2');
-    expect((await page.request.get(`${wb.base}/processes/payout/v9/map.svg`)).status()).toBe(404);
-    expect((await page.request.get(`${wb.base}/processes/nothing-here`)).status()).toBe(404);
+    expect((await page.request.get(`${suite.wb.base}/processes/payout/v9/map.svg`)).status()).toBe(404);
+    expect((await page.request.get(`${suite.wb.base}/processes/nothing-here`)).status()).toBe(404);
     expect(await axeProblems(page)).toEqual([]);
     await ctx.close();
   });
 
   it('starts a run from the form generated from the inputs: a refusal at its field first, then the new run page', async () => {
-    const { ctx, page } = await signedIn(browser, wb, PEOPLE.ana);
-    await page.goto(`${wb.base}/processes/signal`);
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana);
+    await page.goto(`${suite.wb.base}/processes/signal`);
     expect(await axeProblems(page)).toEqual([]);
     // The person input is a choice of the board's people.
     const options = await page.getByLabel('owner').locator('option').allTextContents();
@@ -154,7 +143,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     expect(await page.locator('#f-inputs-ticket-issues').textContent()).toContain('inputs.ticket');
     expect(await page.getByLabel('owner').inputValue()).toBe(PEOPLE.cy); // what was chosen is kept
     expect(await axeProblems(page)).toEqual([]);
-    expect((await wb.service.call('list_runs', { process: 'signal' }, HELPER) as any).data.items).toEqual([]);
+    expect((await suite.wb.service.call('list_runs', { process: 'signal' }, HELPER) as any).data.items).toEqual([]);
 
     await page.getByLabel('ticket').fill('T-42');
     await page.locator('input[name="inputs.urgent"][value="true"]').check();
@@ -162,7 +151,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     await page.waitForURL(/\/runs\/r-[0-9a-z]{26}\?started=1$/);
     expect(await page.locator('main').textContent()).toContain('The run started');
     const runId = /\/runs\/(r-[0-9a-z]{26})/.exec(page.url())![1]!;
-    const v = await runView(wb, runId);
+    const v = await runView(suite.wb, runId);
     expect(v.run.process).toBe('signal');
     expect(v.run.startedBy).toBe(PEOPLE.ana);
     expect(v.data.inputs).toEqual({ ticket: 'T-42', owner: PEOPLE.cy, urgent: true });
@@ -172,30 +161,30 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
   });
 
   it('sends a signed-out visitor of a run, a work item or the operators to sign in, then on to the page asked for', async () => {
-    const runId = await payoutAwaitingApproval(wb, 'Signed-Out');
-    const wi = (await runView(wb, runId)).workItems[0];
+    const runId = await payoutAwaitingApproval(suite.wb, 'Signed-Out');
+    const wi = (await runView(suite.wb, runId)).workItems[0];
     for (const [where, who] of [[`/runs/${runId}`, PEOPLE.ben], [`/work/${runId}/${wi.id}`, PEOPLE.ana], ['/operators', PEOPLE.ops]] as const) {
-      const ctx = await browser.newContext();
+      const ctx = await suite.browser.newContext();
       const page = await ctx.newPage();
-      const res = await page.goto(`${wb.base}${where}`);
+      const res = await page.goto(`${suite.wb.base}${where}`);
       expect(res!.status()).toBe(401);
       const text = await page.locator('main').textContent();
       expect(text).toContain('workboard login-link you@example.com');
       expect(text).toContain(`You asked for ${where}`);
       expect(await axeProblems(page)).toEqual([]);
-      await page.goto(await createLoginLink(wb.board, who, wb.base));
+      await page.goto(await createLoginLink(suite.wb.board, who, suite.wb.base));
       await page.getByRole('button', { name: /Sign in as/ }).click();
-      await page.waitForURL(`${wb.base}${where}`);
-      expect(page.url()).toBe(`${wb.base}${where}`);
+      await page.waitForURL(`${suite.wb.base}${where}`);
+      expect(page.url()).toBe(`${suite.wb.base}${where}`);
       await ctx.close();
     }
   });
 
   it('writes screenshots of the runs list, the processes and a process page at 1280 and 390 px', async () => {
     for (const [label, viewport] of VIEWPORTS) {
-      const { ctx, page } = await signedIn(browser, wb, PEOPLE.ana, viewport);
+      const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana, viewport);
       for (const [name, where] of [['runs', '/runs?process=payout'], ['processes', '/processes'], ['process', '/processes/signal']] as const) {
-        await page.goto(`${wb.base}${where}`);
+        await page.goto(`${suite.wb.base}${where}`);
         if (name === 'process') await page.locator('figure.map img').evaluate((i: HTMLImageElement) => i.decode());
         await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
         // Nothing wider than the screen: wide tables scroll inside their own box.

@@ -10,13 +10,14 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { addAgent, addOperator, addPerson, addToGroup } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { offerFor } from '../../src/service/context.js';
 import { Service } from '../../src/service/service.js';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { tmpDir } from '../support/tmp-board.js';
+import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BIN = path.join(ROOT, 'bin/workboard.js');
@@ -234,6 +235,25 @@ export async function runView(wb: WebBoard, runId: string): Promise<any> {
   const r = await wb.service.call('get_run', { runId }, AS(PEOPLE.ops));
   if (!r.ok) throw new Error(JSON.stringify(r));
   return r.data;
+}
+
+/**
+ * A served board and a browser for the tests of one describe block: started
+ * before them, stopped after. Read `wb` and `browser` inside the tests.
+ */
+export function browserSuite(): { wb: WebBoard; browser: Browser } {
+  const suite = {} as { wb: WebBoard; browser: Browser };
+  beforeAll(async () => {
+    suite.wb = await startBoard();
+    suite.browser = await launch();
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await suite.browser?.close();
+    await suite.wb?.stop();
+    await cleanupTmp();
+  });
+  return suite;
 }
 
 export async function launch(): Promise<Browser> {
