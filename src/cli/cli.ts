@@ -38,7 +38,15 @@ export class Cli {
    */
   actor(): string {
     const opened = this.opened;
-    return chooseIdentity(this.explicitAs(), opened?.manifest ?? null, () => gitEmail(opened?.root ?? process.cwd()), osUser());
+    return chooseIdentity(this.explicitAs(), opened?.manifest ?? null, () => this.gitEmailOnce(opened?.root ?? process.cwd()), osUser());
+  }
+
+  /** git's user.email, asked of git once per command: each ask is a process of its own. */
+  private askedGit: { cwd: string; email: string | null } | null = null;
+
+  private gitEmailOnce(cwd: string): string | null {
+    if (this.askedGit?.cwd !== cwd) this.askedGit = { cwd, email: gitEmail(cwd) };
+    return this.askedGit.email;
   }
 
   /** Who is changing the board, for its audit line: the identity used and the OS user running this command. */
