@@ -46,16 +46,20 @@ beforeAll(async () => {
   cpSync(path.join(ROOT, 'examples/board'), dir, { recursive: true });
   rmSync(path.join(dir, '.work'), { recursive: true, force: true });
   service = await Service.open(await Board.open(dir));
-  const started = (await service.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 5, receiptUrl: 'u' }, requestId: 'seed-1' }, person)) as { ok: true; data: { run: { id: string } } };
-  runId = started.data.run.id;
-  const claim = (await service.call('claim', { runId, stepId: 'review_claim', requestId: 'seed-2' }, agent)) as { ok: true; data: { token: string } };
-  token = claim.data.token;
-  const other = (await service.call('start_run', { process: 'release-notes', inputs: { version: '1', releaseDate: '2026-01-01' }, requestId: 'seed-3' }, agent)) as { ok: true; data: { run: { id: string } } };
-  const c2 = (await service.call('claim', { runId: other.data.run.id, stepId: 'draft', requestId: 'seed-4' }, agent)) as { ok: true; data: { token: string } };
-  await service.call('submit', { token: c2.data.token, output: { notes: 'n', highlights: [] }, evidence: [{ kind: 'link', ref: 'x' }], summary: 's', requestId: 'seed-5' }, agent);
-  await service.call('send_event', { runId: other.data.run.id, name: 'release-tagged', requestId: 'seed-6' }, agent);
-  const view = (await service.call('get_run', { runId: other.data.run.id }, person)) as { ok: true; data: { workItems: { id: string; snapshot: string }[] } };
-  workItem = view.data.workItems[0]!;
+  // Every seed call must succeed: a failed one would make the property fail on its first case, naming nothing.
+  const seed = async (tool: string, args: Record<string, unknown>, who: typeof person | typeof agent): Promise<any> => {
+    const r = await service.call(tool, args, who);
+    if (!r.ok) throw new Error(`seed ${tool} failed: ${JSON.stringify(r.error)}`);
+    return r.data;
+  };
+  runId = (await seed('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 5, receiptUrl: 'u' }, requestId: 'seed-1' }, person)).run.id;
+  token = (await seed('claim', { runId, stepId: 'review_claim', requestId: 'seed-2' }, agent)).token;
+  const other = (await seed('start_run', { process: 'release-notes', inputs: { version: '1', releaseDate: '2026-01-01' }, requestId: 'seed-3' }, agent)).run.id as string;
+  const c2 = await seed('claim', { runId: other, stepId: 'draft', requestId: 'seed-4' }, agent);
+  await seed('submit', { token: c2.token, output: { notes: 'n', highlights: [] }, evidence: [{ kind: 'link', ref: 'x' }], summary: 's', requestId: 'seed-5' }, agent);
+  await seed('send_event', { runId: other, name: 'release-tagged', requestId: 'seed-6' }, agent);
+  workItem = (await seed('get_run', { runId: other }, person)).workItems[0];
+  if (!workItem) throw new Error('seed: the release-notes run has no work item to decide');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
