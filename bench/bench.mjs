@@ -173,34 +173,19 @@ async function main() {
     console.log(t.lines.join('\n'));
     out.rows = t.rows;
   } else console.log(machine);
-  if (only.has('concurrency')) {
+  /** A section that returns {lines, json}: run when chosen, timed, printed, its figures kept under `key`. */
+  const section = async (key, run) => {
+    if (!only.has(key)) return;
     const t0 = performance.now();
-    const c = await concurrencySection({ quick });
-    lap('concurrency', t0);
-    console.log(`\n${c.lines.join('\n')}`);
-    out.concurrency = c.json;
-  }
-  if (only.has('scale')) {
-    const t0 = performance.now();
-    const s = await scaleSection({ quick, base: scaleDir });
-    lap('scale', t0);
-    console.log(`\n${s.lines.join('\n')}`);
-    out.scale = s.json;
-  }
-  if (only.has('load')) {
-    const t0 = performance.now();
-    const l = await loadSection({ seconds: soakMinutes !== null ? soakMinutes * 60 : quick ? 10 : 60, soak: soakMinutes !== null });
-    lap('load', t0);
-    console.log(`\n${l.lines.join('\n')}`);
-    out.load = l.json;
-  }
-  if (only.has('peers')) {
-    const t0 = performance.now();
-    const p = await peersSection({ quick, base: scaleDir });
-    lap('peers', t0);
-    console.log(`\n${p.lines.join('\n')}`);
-    out.peers = p.json;
-  }
+    const r = await run();
+    lap(key, t0);
+    console.log(`\n${r.lines.join('\n')}`);
+    out[key] = r.json;
+  };
+  await section('concurrency', () => concurrencySection({ quick }));
+  await section('scale', () => scaleSection({ quick, base: scaleDir }));
+  await section('load', () => loadSection({ seconds: soakMinutes !== null ? soakMinutes * 60 : quick ? 10 : 60, soak: soakMinutes !== null }));
+  await section('peers', () => peersSection({ quick, base: scaleDir }));
   const goals = goalsTable(out);
   console.log(`\n${goals.lines.join('\n')}`);
   out.goals = goals.rows;

@@ -21,6 +21,9 @@ import { resolveActor } from '../../src/service/identity.js';
 import { offerFor } from '../../src/service/context.js';
 import { Service } from '../../src/service/service.js';
 import { FakeClock } from './fake-clock.js';
+import { until as waitUntil } from '../support/until.js';
+
+const until = <T>(what: () => Promise<T | undefined> | T | undefined, ms = 15_000) => waitUntil(what, ms);
 
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
 const children: ChildProcess[] = [];
@@ -71,15 +74,6 @@ function serve(root: string): Promise<ChildProcess> {
   return new Promise((resolve) => child.stdout!.on('data', (d) => String(d).includes('coordinating') && resolve(child)));
 }
 
-async function until<T>(what: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition never held');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function events(b: Board, runId: string) {
   const text = await fs.readFile(b.store.abs(`runs/${runId}/audit.jsonl`), 'utf8');

@@ -8,6 +8,9 @@ import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { cleanupHarnesses } from '../support/svc-harness.js';
 import { CAST, daemonOn, notifyBoard, toApproval, webhookReceiver, type Clocks, type Receiver } from './support.js';
+import { until as waitUntil } from '../support/until.js';
+
+const until = <T>(what: () => Promise<T | undefined> | T | undefined, ms = 10_000) => waitUntil(what, ms, 50);
 
 const open: (Receiver | Clocks)[] = [];
 afterEach(async () => {
@@ -15,15 +18,6 @@ afterEach(async () => {
   await cleanupHarnesses();
 });
 
-async function until<T>(f: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await f();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 it('a refused hand edit is told to the operators once, linking to the run', async () => {
   const hook = await webhookReceiver();

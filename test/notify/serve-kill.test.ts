@@ -15,6 +15,9 @@ import { allEntries, OUTBOX_DIR } from '../../src/notify/outbox.js';
 import { BIN, ensureBuilt } from '../support/cli-run.js';
 import { cleanupHarnesses } from '../support/svc-harness.js';
 import { CAST, expectedSignature, notifyBoard, toApproval, webhookReceiver, type Receiver } from './support.js';
+import { until as waitUntil } from '../support/until.js';
+
+const until = <T>(what: () => Promise<T | undefined> | T | undefined, ms = 45_000) => waitUntil(what, ms);
 
 const SECRET = 'the serve-kill secret';
 const children: ChildProcess[] = [];
@@ -41,15 +44,6 @@ function serve(root: string): Promise<ChildProcess> {
   });
 }
 
-async function until<T>(what: () => Promise<T | undefined> | T | undefined, ms = 45_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error('condition never held');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const outboxFiles = async (root: string) => (await fs.readdir(path.join(root, OUTBOX_DIR)).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
 
