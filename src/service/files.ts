@@ -1,7 +1,8 @@
 /**
- * Stored files (§5): `upload` writes the bytes content-addressed under
- * `files/<id>/` with their metadata; file evidence is verified before the
- * engine runs, by the bytes' hash against both the id and the recorded hash.
+ * Stored files (§5): `upload` writes the bytes under `files/<id>/` with their
+ * metadata, the id addressed by the bytes' hash, name and type; file evidence
+ * is verified before the engine runs, by the bytes' hash against both the id
+ * and the recorded hash.
  */
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
@@ -10,8 +11,24 @@ import type { FileCheck } from '../engine/acceptance.js';
 import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
 import type { UploadArgs } from '../protocol/tool-args.js';
-import { sha256Hex } from '../core/hash.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { Replay } from './replay.js';
+
+/**
+ * An upload's id. Name and type are part of it, so the same bytes uploaded as
+ * another name or type are an upload of their own, downloaded as that name and
+ * type; the very same upload again is the same file.
+ */
+export function uploadId(sha256: string, fileName: string, contentType: string): string {
+  return `f-${sha256Hex(canonicalJson({ sha256, fileName, contentType })).slice(0, 32)}`;
+}
+
+/** Does the id stand for these bytes under the name and type its meta.json records? */
+function idMatches(ref: string, sha256: string, meta: { fileName?: unknown; contentType?: unknown }): boolean {
+  // Uploads made before names were part of the id are named by the bytes' hash alone.
+  if (ref === `f-${sha256.slice(0, 32)}`) return true;
+  return typeof meta.fileName === 'string' && typeof meta.contentType === 'string' && ref === uploadId(sha256, meta.fileName, meta.contentType);
+}
 
 export class StoredFiles {
   constructor(
@@ -32,8 +49,8 @@ export class StoredFiles {
 
   /**
    * A stored file still verifies when its bytes hash to what its id and its
-   * meta.json both say: the id is the hash's prefix, so changing the bytes and
-   * meta.json together is still caught.
+   * meta.json both say: the id is derived from the bytes' hash, so changing
+   * the bytes and meta.json together is still caught (and so is renaming it).
    */
   private async check(ref: string): Promise<ReturnType<FileCheck>> {
     if (!/^f-[0-9a-f]{32}$/.test(ref)) return { ok: false, problem: 'not found' };
@@ -47,14 +64,15 @@ export class StoredFiles {
       throw e;
     }
     if (!meta || !bytes) return { ok: false, problem: 'not found' };
-    let recorded: unknown;
+    let recorded: { sha256?: unknown; fileName?: unknown; contentType?: unknown };
     try {
-      recorded = (JSON.parse(meta.toString('utf8')) as { sha256?: unknown }).sha256;
+      recorded = (JSON.parse(meta.toString('utf8')) ?? {}) as typeof recorded;
     } catch {
       return { ok: false, problem: 'its meta.json is damaged (not JSON); an operator must restore it' };
     }
     const actual = sha256Hex(bytes);
-    if (actual !== recorded || !ref.endsWith(actual.slice(0, 32))) return { ok: false, problem: 'stored bytes no longer match the hash recorded at upload' };
+    if (actual !== recorded.sha256) return { ok: false, problem: 'stored bytes no longer match the hash recorded at upload' };
+    if (!idMatches(ref, actual, recorded)) return { ok: false, problem: 'its bytes, name or type no longer match its id (changed after upload); an operator must restore it' };
     return { ok: true, sha256: actual };
   }
 
@@ -65,7 +83,7 @@ export class StoredFiles {
     const max = this.board.manifest.settings.maxUploadBytes;
     if (bytes.length > max) throw new ToolError('invalid', `the file is ${bytes.length} bytes; the limit is ${max}`, [`contentBase64: ${bytes.length} bytes, over maxUploadBytes ${max}`]);
     const sha256 = sha256Hex(bytes);
-    const id = `f-${sha256.slice(0, 32)}`;
+    const id = uploadId(sha256, a.fileName, a.contentType);
     const { value } = await this.board.store.transact({ kind: 'board' }, async (tx) => {
       const prior = await this.replay.lookup(tx, 'upload', a, actor);
       if (prior !== undefined) return prior;

@@ -5,8 +5,12 @@
  * data carry sha256 and a url, wherever run data is returned.
  */
 import { promises as fs } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createToken } from '../../src/service/credentials.js';
+import { createWebApp } from '../../src/web/app.js';
 import { CAST, cleanupHarnesses, Harness, sha256, states, type BoardSpec } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
@@ -41,6 +45,71 @@ describe('upload', () => {
     expect((await h.upload('a person’s scan', CAST.cat)).bytes).toBe(Buffer.byteLength('a person’s scan'));
     expect((await h.fail('upload', { fileName: 'x.pdf', contentType: 'application/pdf', contentBase64: '@@not base64@@' }, CAST.agent)).code).toBe('invalid');
     expect((await h.fail('upload', { fileName: 'x.pdf', contentBase64: 'AAAA' }, CAST.agent)).code).toBe('invalid');
+  });
+});
+
+/** GET a run's file through the web app on a real socket, as a person with a bearer token. */
+async function download(h: Harness, runId: string, ref: string, who: string): Promise<{ status: number; type: string | null; disposition: string | null; body: string }> {
+  const { token } = await createToken(h.board.store, who, new Date());
+  const web = createWebApp(h.service);
+  const server = createServer((req, res) => void web.handle(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/runs/${runId}/files/${ref}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: res.status, type: res.headers.get('content-type'), disposition: res.headers.get('content-disposition'), body: await res.text() };
+  } finally {
+    web.close();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
+}
+
+describe('the same bytes uploaded under two names', () => {
+  it('each upload keeps its own name and type: two ids, each verified as evidence and downloaded as uploaded', async () => {
+    const h = await Harness.open(SPEC);
+    const bytes = Buffer.from('%PDF-1.4 the same bytes twice');
+    const up = (fileName: string, contentType: string, who: string = CAST.agent) =>
+      h.ok('upload', { fileName, contentType, contentBase64: bytes.toString('base64') }, who);
+    const invoice = await up('invoice.pdf', 'application/pdf');
+    const page = await up('page.html', 'text/html', CAST.cat);
+    expect(page.id).not.toBe(invoice.id);
+    for (const u of [invoice, page]) expect(u).toEqual({ id: expect.stringMatching(/^f-[0-9a-f]{32}$/), sha256: sha256(bytes), bytes: bytes.length });
+    // The very same upload again (name, type and bytes) is the same file.
+    expect((await up('invoice.pdf', 'application/pdf', CAST.cat)).id).toBe(invoice.id);
+
+    const v = await h.start('receipt-filing', {}, CAST.ann);
+    const c = await h.claim(v.run.id, 'scan');
+    const s = await h.ok('submit', { token: c.token, output: { amount: 1 }, evidence: [{ kind: 'file', ref: invoice.id }, { kind: 'file', ref: page.id }], summary: 'Both copies.' }, CAST.agent);
+    expect(s.data.steps.scan.evidence).toEqual([invoice, page].map((u) => ({ kind: 'file', ref: u.id, sha256: sha256(bytes), url: expect.any(String) })));
+
+    const first = await download(h, v.run.id, invoice.id, CAST.ann);
+    expect(first).toMatchObject({ status: 200, type: 'application/pdf', body: bytes.toString() });
+    expect(first.disposition).toMatch(/^attachment; filename="invoice\.pdf"/);
+    const second = await download(h, v.run.id, page.id, CAST.ann);
+    expect(second).toMatchObject({ status: 200, type: 'text/html', body: bytes.toString() });
+    expect(second.disposition).toMatch(/^attachment; filename="page\.html"/);
+  });
+
+  it('an upload renamed by hand in its meta.json no longer verifies; one made before names were in the id still does', async () => {
+    const h = await Harness.open(SPEC);
+    const v = await h.start('receipt-filing', {}, CAST.ann);
+    const c = await h.claim(v.run.id, 'scan');
+    const submit = (ref: string) => h.call('submit', { token: c.token, output: { amount: 1 }, evidence: [{ kind: 'file', ref }], summary: 'Scanned.', requestId: `submit-${ref}` }, CAST.agent);
+    const up = await h.upload('a scan', CAST.agent, 'scan.pdf');
+    const metaFile = path.join(h.root, 'files', up.id, 'meta.json');
+    const meta = JSON.parse(await fs.readFile(metaFile, 'utf8')) as Record<string, unknown>;
+    await fs.writeFile(metaFile, JSON.stringify({ ...meta, fileName: 'scan.html' }));
+    const renamed = await submit(up.id);
+    expect(renamed.ok ? 'accepted' : renamed.error.issues).toEqual([expect.stringMatching(new RegExp(`^evidence ${up.id}: .*name`))]);
+
+    // Before: the id was the bytes' hash prefix alone.
+    const old = Buffer.from('an older scan');
+    const oldId = `f-${sha256(old).slice(0, 32)}`;
+    await fs.mkdir(path.join(h.root, 'files', oldId));
+    await fs.writeFile(path.join(h.root, 'files', oldId, 'content'), old);
+    await fs.writeFile(path.join(h.root, 'files', oldId, 'meta.json'), JSON.stringify({ id: oldId, sha256: sha256(old), bytes: old.length, fileName: 'old.pdf', contentType: 'application/pdf' }));
+    const accepted = await submit(oldId);
+    expect(accepted.ok, JSON.stringify(accepted)).toBe(true);
   });
 });
 
