@@ -1,0 +1,106 @@
+/**
+ * The run-level merge: when two histories of a board meet, each run is
+ * resolved as one thing (its RUN.md, its step files and its audit chain
+ * together), never file by file, so the result is always a state one side
+ * really had.
+ *
+ * - changed on one side only: that side, whole;
+ * - changed on both: the side the rule below ranks higher, whole; the other
+ *   side's transitions after the fork are kept in `superseded.jsonl`
+ *   (board/superseded.ts), signed and verifiable, with its files.
+ *
+ * The rule, which every clone computes alike whichever way round it merges
+ * (AIP-20 §4.8's "the higher rev wins", made total):
+ *   1. a side whose audit chain verifies beats one whose chain is broken;
+ *   2. the higher RUN.md `rev` (every transition of a run bumps it);
+ *   3. the longer audit chain (lease renewals add lines, not revs);
+ *   4. the greater hash of the chain's last line (an arbitrary but shared coin);
+ *   5. the greater hash of the run's files (only when the chains are equal).
+ *
+ * Pure: file texts in, file texts out.
+ */
+import { parseMarkdown } from '../core/markdown.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
+import { verifyChain, type AuditEvent } from '../board/audit.js';
+import { canonicalBranches, parseSuperseded, SUPERSEDED_FILE, supersededText, type SupersededBranch } from '../board/superseded.js';
+
+/** A run folder's files by name (`RUN.md`, `<step>.md`, `audit.jsonl`, `superseded.jsonl`). */
+export type RunFiles = Readonly<Record<string, string>>;
+
+export const CHAIN_FILE = 'audit.jsonl';
+
+export interface RunMerge {
+  /** The merged folder; null only when the run is on neither side. */
+  files: RunFiles | null;
+  /** Which side the run was taken from: `same` when both sides agree or only one changed it to what the other has. */
+  taken: 'same' | 'ours' | 'theirs';
+  /** The branch this merge set aside, if it set one aside. */
+  superseded: { side: 'ours' | 'theirs'; branch: SupersededBranch } | null;
+}
+
+function sameFiles(a: RunFiles | null, b: RunFiles | null): boolean {
+  if (a === null || b === null) return a === b;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => b[k] === a[k]);
+}
+
+interface Side {
+  files: RunFiles;
+  events: AuditEvent[];
+  valid: boolean;
+  rev: number;
+}
+
+function side(files: RunFiles): Side {
+  const report = verifyChain(files[CHAIN_FILE] ?? '');
+  const run = files['RUN.md'];
+  const parsed = run === undefined ? null : parseMarkdown(run);
+  const rev = parsed?.ok ? (parsed.value.data as { rev?: unknown } | null)?.rev : undefined;
+  return { files, events: report.events, valid: report.breaks.length === 0 && report.events.length > 0, rev: typeof rev === 'number' ? rev : -1 };
+}
+
+const digest = (files: RunFiles): string => sha256Hex(canonicalJson(files));
+
+/** Negative when `a` ranks below `b`; never zero for two different folders. */
+function rank(a: Side, b: Side): number {
+  const last = (s: Side) => s.events[s.events.length - 1]?.hash ?? '';
+  const steps: [number, number][] = [
+    [Number(a.valid), Number(b.valid)],
+    [a.rev, b.rev],
+    [a.events.length, b.events.length],
+  ];
+  for (const [x, y] of steps) if (x !== y) return x - y;
+  for (const [x, y] of [[last(a), last(b)], [digest(a.files), digest(b.files)]] as const) if (x !== y) return x < y ? -1 : 1;
+  return 0;
+}
+
+/** The loser's lines after the last line both chains share, as a branch forking there. */
+function branchOf(winner: Side, loser: Side): SupersededBranch | null {
+  let k = 0;
+  while (k < winner.events.length && k < loser.events.length && winner.events[k]!.hash === loser.events[k]!.hash) k++;
+  const lines = loser.events.slice(k);
+  if (lines.length === 0) return null;
+  const fork = k === 0 ? { seq: -1, hash: 'GENESIS' } : { seq: k - 1, hash: loser.events[k - 1]!.hash };
+  const files = Object.fromEntries(Object.entries(loser.files).filter(([n]) => n !== CHAIN_FILE && n !== SUPERSEDED_FILE));
+  return { fork, kept: winner.events[winner.events.length - 1]?.hash ?? 'GENESIS', lines, files };
+}
+
+export function mergeRun(base: RunFiles | null, ours: RunFiles | null, theirs: RunFiles | null): RunMerge {
+  if (sameFiles(ours, theirs)) return { files: ours, taken: 'same', superseded: null };
+  if (sameFiles(base, ours) || ours === null) return { files: theirs, taken: 'theirs', superseded: null };
+  if (sameFiles(base, theirs) || theirs === null) return { files: ours, taken: 'ours', superseded: null };
+  const a = side(ours);
+  const b = side(theirs);
+  const oursWins = rank(a, b) > 0;
+  const [winner, loser] = oursWins ? [a, b] : [b, a];
+  const branch = branchOf(winner, loser);
+  const branches = canonicalBranches(
+    winner.events,
+    parseSuperseded(winner.files[SUPERSEDED_FILE] ?? '').branches,
+    parseSuperseded(loser.files[SUPERSEDED_FILE] ?? '').branches,
+    branch ? [branch] : [],
+  );
+  const files: Record<string, string> = Object.fromEntries(Object.entries(winner.files).filter(([n]) => n !== SUPERSEDED_FILE));
+  if (branches.length > 0) files[SUPERSEDED_FILE] = supersededText(branches);
+  return { files, taken: oursWins ? 'ours' : 'theirs', superseded: branch ? { side: oursWins ? 'theirs' : 'ours', branch } : null };
+}
