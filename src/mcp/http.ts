@@ -23,6 +23,7 @@ import type { Service } from '../service/service.js';
 import { AuthThrottle, MAX_THROTTLED_ADDRESSES } from './auth-throttle.js';
 import { createMcpServer } from './server.js';
 import { createWebApp } from '../web/app.js';
+import { requestUrl } from '../web/request.js';
 
 /** Room beside the payload for the JSON-RPC envelope, a file name, a content type and a request id. */
 const BODY_MARGIN = 64 * 1024;
@@ -123,7 +124,8 @@ export function createHttpServer(service: Service, version: string, options: Par
 
   const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     try {
-      const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+      // A target no URL parser takes goes to the web app, which answers 400.
+      const pathname = requestUrl(req)?.pathname ?? '';
       // MCP clients probe OAuth discovery first; 404 (not 401) tells them to use the configured header.
       if (pathname.startsWith('/.well-known/') || pathname.includes('/.well-known/')) return deny(res, 404, { error: 'not found; this server takes a bearer token in the Authorization header (no OAuth)' });
       // Everything but /mcp is the people's web app, with its own sign-in (src/web).

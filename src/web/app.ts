@@ -20,7 +20,7 @@ import type { Frame, Me } from './pages/layout.js';
 import { MessagePage } from './pages/message.js';
 import { SignInHelp, SignInPage } from './pages/signin.js';
 import { FailureLimit } from './ratelimit.js';
-import { FormTooLarge, cookies, readForm, type PostedForm } from './request.js';
+import { FormTooLarge, cookies, readForm, requestUrl, type PostedForm } from './request.js';
 import { redirect, sendPage, type AppParts, type Request } from './respond.js';
 import { routes } from './routes.js';
 import { clearedCookie, cookieName, csrfOk, csrfToken, NEXT_COOKIE, nextCookie, originOk, safeNext, sessionCookie } from './security.js';
@@ -96,7 +96,8 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://x');
+    const url = requestUrl(req);
+    if (url === null) return sendPage(res, 400, h(MessagePage, { frame: anon('Bad request'), title: 'Bad request' }, h('p', null, 'The address asked for is not one this site has.')));
     const path = url.pathname;
     if (req.method === 'GET' && path.startsWith('/assets/')) {
       if (!parts.assets.serve(path.slice('/assets/'.length), url.searchParams.get('v'), req.headers['if-none-match'], res)) sendPage(res, 404, h(MessagePage, { frame: anon('Not found'), title: 'Not found' }));

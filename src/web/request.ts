@@ -1,10 +1,12 @@
 /**
- * Reading what a browser sends: cookies, and a posted form (url-encoded, or
- * multipart with files through busboy), bounded in size: past the limit the
- * rest is left unread and the form is refused.
+ * Reading what a browser sends: the request target, cookies, and a posted
+ * form (url-encoded, or multipart with files through busboy), bounded in
+ * size: past the limit the rest is left unread and the form is refused.
+ * Nothing a client sends here throws: what cannot be read is null or left out.
  */
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
+import { parse as parseCookie } from 'cookie';
 import type { Posted } from './form-values.js';
 
 export interface UploadedFile {
@@ -25,14 +27,19 @@ export class FormTooLarge extends Error {
   }
 }
 
+/** The request's path and query, or null when the target is not one (`//` is not). */
+export function requestUrl(req: IncomingMessage): URL | null {
+  try {
+    return new URL(req.url ?? '/', 'http://x');
+  } catch {
+    return null;
+  }
+}
+
+/** Cookies by name, the first of each; a value that is not well escaped is kept as sent (any app on the host can set one). */
 export function cookies(req: IncomingMessage): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq <= 0) continue;
-    const k = part.slice(0, eq).trim();
-    if (!out.has(k)) out.set(k, decodeURIComponent(part.slice(eq + 1).trim()));
-  }
+  for (const [k, v] of Object.entries(parseCookie(req.headers.cookie ?? ''))) if (k !== '' && v !== undefined) out.set(k, v);
   return out;
 }
 
