@@ -276,7 +276,8 @@ export function decide(m: Machine, d: Decision, actor: Actor, rules: DecideRules
   const by = actor.email;
   switch (d.decision) {
     case 'approved':
-      m.complete(st.id, { decision: 'approved', by, at: m.at });
+      // A note is optional here, but a person's words are kept when given, as a rejection's are.
+      m.complete(st.id, { decision: 'approved', ...(d.note?.trim() ? { note: d.note } : {}), by, at: m.at });
       return;
     case 'rejected':
       close(st, { decision: 'rejected', note: d.note!, by, at: m.at }, 'done');

@@ -208,7 +208,8 @@ export class Machine {
     st.wakeAt = null;
     st.overdue = false;
     delete this.state.leases[id];
-    this.emit('step.completed', completion.by, id, completion.next ? { next: completion.next } : undefined);
+    const changes = { ...(completion.next ? { next: completion.next } : {}), ...(completion.note !== undefined ? { note: completion.note } : {}) };
+    this.emit('step.completed', completion.by, id, Object.keys(changes).length > 0 ? changes : undefined);
     const target = Array.isArray(def.next) ? chosen : def.next;
     if (target === undefined || target === null) return;
     this.go(id, target);

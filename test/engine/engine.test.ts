@@ -184,6 +184,15 @@ describe('people, rework and ending', () => {
     expect(d({ workItemId: 'w-none', snapshot: 'old' }, agent)).toThrow(expect.objectContaining({ code: 'conflict', issues: ['run_ended'] }));
   });
 
+  it('an approval keeps its note, as a rejection does: in the completion, its audit event and run data', () => {
+    const { m } = toApproval();
+    const note = 'OK to pay. Receipt matches.';
+    cmd.decide(m, { workItemId: m.state.steps.approve!.workItem!, snapshot: snapshotOf(m.state, m.pinned), decision: 'approved', note }, mira, groups, noFiles);
+    expect(m.state.steps.approve!.current).toEqual({ decision: 'approved', note, by: 'mira@example.com', at: m.at });
+    expect(m.events.find((e) => e.action === 'step.completed' && e.entity === 'approve')).toEqual({ action: 'step.completed', actor: 'mira@example.com', entity: 'approve', changes: { note } });
+    expect((runView(m.state, m.pinned, m.ctx.now, null) as { data: { steps: Record<string, unknown> } }).data.steps.approve).toEqual({ decision: 'approved', note, by: 'mira@example.com', at: m.at, history: [] });
+  });
+
   it('rejection into on_reject rewinds later work into history and hands the note to the next attempt', () => {
     const { m } = toApproval();
     const wi = m.state.steps.approve!.workItem!;

@@ -1,0 +1,53 @@
+/**
+ * Issue 25, item 1, through the real binary: an approval's note is kept like
+ * a rejection's, in the step file, on the audit line, and in `show` and `log`.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { boardWith } from '../identities/support.js';
+import { cleanupTmp } from '../support/tmp-board.js';
+
+afterAll(cleanupTmp);
+
+const PAYOUT = `---
+name: payout
+description: Pay once finance approves.
+inputs:
+  amount: number
+steps:
+  - id: approve
+    person: approver
+    approve: Approve the payout.
+    next: paid
+  - id: paid
+    finish: paid
+---
+Body.
+`;
+
+describe('an approval with a note', () => {
+  it('keeps the note in the step file and the audit line; show and log print it', async () => {
+    const { dir, wb } = await boardWith({ people: ['ana@example.com'], agents: ['bot'] });
+    expect((await wb('group', 'add', 'finance', 'ana@example.com')).code).toBe(0);
+    await fs.mkdir(path.join(dir, 'processes/payout'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'processes/payout/PROCESS.md'), PAYOUT);
+    expect((await wb('publish', path.join(dir, 'processes/payout'), '--role', 'approver=finance')).code).toBe(0);
+    const runId = (await wb('start', 'payout', '--input', 'amount=184.5', '--as', 'bot')).stdout.trim();
+    const item = (await wb('inbox', '--limit', '1', '--decide-args', '--as', 'ana@example.com')).stdout.trim().split(/\s+/);
+    const note = 'OK to pay. Receipt matches.';
+    const decided = await wb('decide', ...item, 'approved', '--note', note, '--as', 'ana@example.com');
+    expect(decided.code, decided.stderr).toBe(0);
+
+    const stepFile = await fs.readFile(path.join(dir, 'runs', runId, 'approve.md'), 'utf8');
+    expect(stepFile).toContain('decision: approved\n');
+    expect(stepFile).toContain(`note: ${note}\n`);
+    const lines = (await fs.readFile(path.join(dir, 'runs', runId, 'audit.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.find((l) => l.action === 'step.completed' && l.entity === `${runId}/approve`)).toMatchObject({ actor: 'ana@example.com', input: { changes: { note } } });
+
+    const show = await wb('show', runId, '--as', 'ana@example.com');
+    expect(show.stdout).toMatch(new RegExp(`approve .*done\\n.*by ana@example\\.com at \\S+: approved\\n\\s+note: ${note.replace(/\./g, '\\.')}\\n`));
+    const log = await wb('log', runId);
+    expect(log.stdout).toMatch(new RegExp(`ana@example\\.com\\s+step\\.completed\\s+approve\\s+note=${note.replace(/\./g, '\\.')}\\n`));
+  });
+});
