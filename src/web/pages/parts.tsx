@@ -1,5 +1,6 @@
 /** Small pieces every page shares: markdown, times, values, run inputs, a step's recorded work, evidence, notices, filters. */
 import type { ComponentChildren } from 'preact';
+import { linkHref } from '../links.js';
 import { markdownHtml } from '../markdown.js';
 import type { Completion, Evidence, RunView, StepData } from '../views.js';
 
@@ -45,15 +46,20 @@ export function EvidenceList({ runId, items }: { runId: string; items: Evidence[
   if (items.length === 0) return null;
   return (
     <ul class="evidence">
-      {items.map((e) => (
-        <li key={e.ref}>
-          {e.kind === 'link' ? (
-            <a href={e.ref} rel="noopener noreferrer">{e.ref}</a>
-          ) : (
-            <a href={`/runs/${runId}/files/${e.ref}`} download>file {e.ref}</a>
-          )}
-        </li>
-      ))}
+      {items.map((e) => {
+        const href = e.kind === 'link' ? linkHref(e.ref) : null;
+        return (
+          <li key={e.ref}>
+            {e.kind === 'file' ? (
+              <a href={`/runs/${runId}/files/${e.ref}`} download>file {e.ref}</a>
+            ) : href !== null ? (
+              <a href={href} rel="noopener noreferrer">{e.ref}</a>
+            ) : (
+              <span class="link-text">{e.ref}</span>
+            )}
+          </li>
+        );
+      })}
     </ul>
   );
 }
