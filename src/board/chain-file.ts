@@ -132,30 +132,44 @@ export class ChainFiles {
     const file = this.files.abs(chainRel);
     // Only the chain's end is read: its last whole line's seq says how many lines there are
     // (seq counts from 0), so a commit costs the same on a chain of ten lines or a million.
-    const { size, torn, last } = await readChainEnd(file);
-    if (torn !== '') {
-      // A torn last line can only be an interrupted append of this very journal (appends happen under the lock).
-      if (!lines.some((l) => l.startsWith(torn))) {
-        throw new BoardError('corrupt', `${chainRel} ends with a torn line that no pending commit explains`, [{ path: chainRel, message: 'torn last line' }]);
-      }
-      truncateSync(file, size - Buffer.byteLength(torn));
-    }
-    let have = 0;
-    if (last !== null) {
-      const seq = (() => {
-        try {
-          return (JSON.parse(last) as { seq?: unknown }).seq;
-        } catch {
-          return undefined;
-        }
-      })();
-      if (typeof seq !== 'number') throw new BoardError('corrupt', `${chainRel} ends with a line that is not an audit event; run workboard audit verify`, [{ path: chainRel, message: 'last line unreadable' }]);
-      have = seq + 1;
-    }
-    if (have < firstSeq) {
-      throw new BoardError('corrupt', `${chainRel} has ${have} lines but a pending commit continues it at seq ${firstSeq}`, [{ path: chainRel, message: 'lines are missing' }]);
-    }
-    const missing = lines.slice(have - firstSeq);
+    const end = await readChainEnd(file);
+    const missing = missingLines(chainRel, end, lines, firstSeq);
+    // A torn last line can only be an interrupted append of this very journal (appends happen under the lock).
+    if (end.torn !== '') truncateSync(file, end.size - Buffer.byteLength(end.torn));
     if (missing.length > 0) await appendDurable(file, missing.join(''));
   }
+}
+
+/**
+ * The lines of a pending commit that a chain ending so (a torn last line, its
+ * last whole line) still lacks. The torn text must be the start of one of them.
+ */
+function missingLines(chainRel: string, end: { torn: string; last: string | null }, lines: readonly string[], firstSeq: number): string[] {
+  if (end.torn !== '' && !lines.some((l) => l.startsWith(end.torn))) {
+    throw new BoardError('corrupt', `${chainRel} ends with a torn line that no pending commit explains`, [{ path: chainRel, message: 'torn last line' }]);
+  }
+  let have = 0;
+  if (end.last !== null) {
+    const seq = (() => {
+      try {
+        return (JSON.parse(end.last) as { seq?: unknown }).seq;
+      } catch {
+        return undefined;
+      }
+    })();
+    if (typeof seq !== 'number') throw new BoardError('corrupt', `${chainRel} ends with a line that is not an audit event; run workboard audit verify`, [{ path: chainRel, message: 'last line unreadable' }]);
+    have = seq + 1;
+  }
+  if (have < firstSeq) {
+    throw new BoardError('corrupt', `${chainRel} has ${have} lines but a pending commit continues it at seq ${firstSeq}`, [{ path: chainRel, message: 'lines are missing' }]);
+  }
+  return lines.slice(have - firstSeq);
+}
+
+/** A chain's text as a pending commit leaves it once finished: a torn append of it replaced, its missing lines appended. */
+export function chainWithPending(chainRel: string, text: string, lines: readonly string[], firstSeq: number): string {
+  const wholeEnd = text.lastIndexOf('\n') + 1;
+  const whole = text.slice(0, wholeEnd);
+  const last = wholeEnd === 0 ? null : whole.slice(whole.lastIndexOf('\n', wholeEnd - 2) + 1, -1);
+  return whole + missingLines(chainRel, { torn: text.slice(wholeEnd), last }, lines, firstSeq).join('');
 }

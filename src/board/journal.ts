@@ -26,6 +26,19 @@ interface Journal {
   firstSeq: number;
 }
 
+/** A journal on disk as a lock-free reader sees it (see snapshot.ts): what its commit leaves once finished. */
+export interface PendingCommit {
+  /** See `Journals.state`; a journal that does not parse is `unstarted`. */
+  state: 'whole' | 'unstarted' | 'broken';
+  journal: string;
+  /** When whole: where each file it writes has its new bytes now (its temp, or itself once renamed). */
+  sources: Map<string, string>;
+  lines: string[];
+  firstSeq: number;
+}
+
+export const BROKEN_JOURNAL = 'an interrupted commit renamed some files but lost others; restore them from git, then remove the journal';
+
 /** The change log's size past which it is started afresh. */
 const CHANGES_ROTATE_BYTES = 4 * 1024 * 1024;
 
@@ -111,6 +124,18 @@ export class Journals {
     return !missing ? 'whole' : renamed ? 'broken' : 'unstarted';
   }
 
+  /** The scope's pending commit, read without the lock, or null when it has no journal. */
+  async pending(scope: Scope): Promise<PendingCommit | null> {
+    const sf = scopeFiles(scope);
+    const raw = await readIfExists(this.files.abs(sf.journal));
+    if (raw === null) return null;
+    const j = parseJournal(raw);
+    const state = j ? await this.state(j) : 'unstarted';
+    if (state !== 'whole') return { state, journal: sf.journal, sources: new Map(), lines: [], firstSeq: 0 };
+    const sources = new Map(j!.renames.map((r) => [r.to, statIfExists(this.files.abs(r.tmp)) ? r.tmp : r.to]));
+    return { state, journal: sf.journal, sources, lines: j!.lines, firstSeq: j!.firstSeq };
+  }
+
   /** Roll forward a journal left by a writer that died mid-commit. Call only under the scope's lock. */
   async rollForward(scope: Scope): Promise<void> {
     const sf = scopeFiles(scope);
@@ -119,7 +144,7 @@ export class Journals {
     const j = parseJournal(raw);
     const state = j ? await this.state(j) : 'unstarted';
     if (state === 'broken') {
-      throw new BoardError('corrupt', `${sf.journal}: an interrupted commit renamed some files but lost others; restore them from git, then remove the journal`, [
+      throw new BoardError('corrupt', `${sf.journal}: ${BROKEN_JOURNAL}`, [
         { path: sf.journal, message: 'temp files missing after renaming began' },
       ]);
     }

@@ -25,7 +25,7 @@ import { planCommit, sealEvents } from './commit-plan.js';
 import { decodeDoc, rememberDecoded, type BoardDoc } from './document.js';
 import { BoardError } from './errors.js';
 import { readIfExists } from './fsutil.js';
-import { Journals } from './journal.js';
+import { Journals, type PendingCommit } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
 import { acquireLock, LockTimeout } from './lock.js';
 import { cleanTemps, recover, type RecoveryReport } from './recovery.js';
@@ -131,6 +131,11 @@ export class BoardStore {
     } finally {
       await held.release();
     }
+  }
+
+  /** A scope's commit that a writer left pending (its journal), read without the lock, or null. */
+  pendingCommit(scope: Scope): Promise<PendingCommit | null> {
+    return this.journals.pending(scope);
   }
 
   /** Bring the board to a whole state after crashes (see recovery.ts). */

@@ -2,22 +2,28 @@
  * `workboard audit verify`: check every chain on the board (links, and the
  * signature of every line against the committed keys, or only the keys an
  * auditor pinned), and that every file a chain records still has the bytes it recorded. The second check is
- * what catches a chain cut short at its end, which links alone cannot.
+ * what catches a chain cut short at its end, which links alone cannot. A scope
+ * whose writer stopped past its commit point is read through its journal, as
+ * a lock-free reader reads it: verified as the commit leaves it, and said to be pending.
  */
 import { promises as fs } from 'node:fs';
 import { sha256Hex } from '../core/hash.js';
 import { contentHash, recordedFiles, verifyChain } from './audit.js';
 import type { Board } from './board.js';
+import { chainWithPending } from './chain-file.js';
 import { BoardError } from './errors.js';
 import { KEY_DIR, keyRing, signatureBreaks, trustedKeys, type KeyRing } from './signing.js';
 import { isCode, TEMP_MARK } from './fsutil.js';
-import { BOARD_CHAIN, isRunId, paths, WORK_FILE } from './layout.js';
+import { BROKEN_JOURNAL, type PendingCommit } from './journal.js';
+import { BOARD_CHAIN, isRunId, paths, WORK_FILE, type Scope } from './layout.js';
 import { listProcessNames, listVersions } from './processes.js';
 
 export interface ChainResult {
   file: string;
   events: number;
   breaks: { file: string; line: number | null; reason: string }[];
+  /** Set when the chain's scope has a commit in flight or left by a writer that stopped: what was verified. */
+  pending?: string;
 }
 
 export interface VerifyReport {
@@ -108,6 +114,30 @@ async function readForVerify(board: Board, rel: string): Promise<{ bytes: Buffer
   }
 }
 
+function scopeOfChain(chain: string): Scope {
+  return chain === BOARD_CHAIN ? { kind: 'board' } : { kind: 'run', id: chain.split('/')[1]! };
+}
+
+const PENDING = {
+  whole: 'a commit past its commit point is pending (its writer stopped or is still at it): verified as it completes; the next write or workboard doctor finishes it',
+  unstarted: 'a commit that never reached its commit point left its journal: verified as it stands; the next write or workboard doctor discards it',
+} as const;
+
+/** A chain's text and a reader of the files it records, through the scope's pending commit when there is one. */
+async function readThrough(board: Board, file: string, pending: PendingCommit | null): Promise<{ text: string | null; read: (rel: string) => ReturnType<typeof readForVerify> } | { problem: string }> {
+  const read = (rel: string) => readForVerify(board, pending?.sources.get(rel) ?? rel);
+  const chain = await readForVerify(board, file);
+  if ('problem' in chain) return chain;
+  const text = chain.bytes?.toString('utf8') ?? null;
+  if (pending?.state !== 'whole') return { text, read };
+  try {
+    return { text: chainWithPending(file, text ?? '', pending.lines, pending.firstSeq), read };
+  } catch (e) {
+    if (e instanceof BoardError) return { problem: `${e.message} (${pending.journal})` };
+    throw e;
+  }
+}
+
 export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promise<VerifyReport> {
   const { onProgress } = opts;
   const pins = opts.pins ?? [];
@@ -121,17 +151,25 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
   const all = await listChains(board);
   for (const [i, file] of all.entries()) {
     onProgress?.(i, all.length);
-    const read = await readForVerify(board, file);
-    if ('problem' in read) {
-      chains.push({ file, events: 0, breaks: [{ file, line: null, reason: read.problem }] });
+    const pending = await board.store.pendingCommit(scopeOfChain(file));
+    if (pending?.state === 'broken') {
+      chains.push({ file, events: 0, breaks: [{ file: pending.journal, line: null, reason: BROKEN_JOURNAL }] });
       continue;
     }
-    const bytes = read.bytes;
-    if (bytes === null) {
-      if (file !== BOARD_CHAIN) chains.push({ file, events: 0, breaks: [{ file, line: null, reason: 'missing: the run has no audit chain' }] });
+    const note = pending ? { pending: PENDING[pending.state] } : {};
+    const through = await readThrough(board, file, pending);
+    if ('problem' in through) {
+      chains.push({ file, events: 0, breaks: [{ file, line: null, reason: through.problem }], ...note });
       continue;
     }
-    const report = verifyChain(bytes.toString('utf8'));
+    const { text, read } = through;
+    if (text === null) {
+      // A start that never reached its commit point has no chain yet, and no run either.
+      if (pending) chains.push({ file, events: 0, breaks: [], ...note });
+      else if (file !== BOARD_CHAIN) chains.push({ file, events: 0, breaks: [{ file, line: null, reason: 'missing: the run has no audit chain' }] });
+      continue;
+    }
+    const report = verifyChain(text);
     const breaks: ChainResult['breaks'] = report.breaks.map((b) => ({ file, line: b.line, reason: b.reason }));
     if (report.breaks.length === 0) {
       const lines = report.events.map((e) => ({ content: contentHash(e), ts: e.ts, signer: e.signer, sig: e.sig }));
@@ -144,7 +182,7 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
       if (!recorded.has(rel)) breaks.push({ file: rel, line: null, reason: `not recorded by any event of ${file} (added outside workboard, or audit lines removed)` });
     }
     for (const [rel, rec] of recorded) {
-      const r = await readForVerify(board, rel);
+      const r = await read(rel);
       if ('problem' in r) {
         breaks.push({ file: rel, line: null, reason: r.problem });
         continue;
@@ -154,7 +192,7 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
       else if (sha256Hex(cur) !== rec.sha256)
         breaks.push({ file: rel, line: null, reason: `differs from its last audited state in ${file} (an external edit not yet adopted, or audit lines removed)` });
     }
-    chains.push({ file, events: report.events.length, breaks });
+    chains.push({ file, events: report.events.length, breaks, ...note });
   }
   const keys = [...ring.keys.values()].map((k) => ({ fingerprint: k.fingerprint, host: k.host, createdAt: k.createdAt, ...(k.rotates ? { rotates: k.rotates } : {}), trusted: trusted.has(k.fingerprint) }));
   return { ok: chains.every((c) => c.breaks.length === 0), chains, keys, unsigned };

@@ -134,8 +134,18 @@ function liveLease(m: Machine, stepId: string, claimId: string, actor: Actor): L
 export const LEASE_ONLY_EVENTS: ReadonlySet<string> = new Set(['step.renewed']);
 
 /** The refusal for a claim token used by an identity other than the agent that claimed. */
-export function claimedByAnother(claimant: string, actor: Actor): ToolError {
+function claimedByAnother(claimant: string, actor: Actor): ToolError {
   return new ToolError('forbidden', `this claim token was issued to agent ${claimant}; only ${claimant} may use it`, [`token: issued to ${claimant}, not ${actorName(actor)}`]);
+}
+
+/**
+ * Before renew, submit or escalate: a token works only for the agent it was
+ * issued to (`claimant`, as the token says), whatever became of its lease.
+ * Only run_ended comes first, as on every write.
+ */
+export function tokenHolder(m: Machine, claimant: string | undefined, actor: Actor): Stop | undefined {
+  if (m.ended) return RUN_ENDED();
+  if (claimant !== undefined && (actor.kind !== 'agent' || actor.id !== claimant)) return { refuse: claimedByAnother(claimant, actor) };
 }
 
 export function renew(m: Machine, stepId: string, claimId: string, progress: string | undefined, actor: Actor): Lease | Stop {

@@ -16,9 +16,9 @@ import type { Actor, Context, EngineEvent, Lease, Pinned, RunState } from './typ
 /** A write on an existing run, with what the service found for it (file hashes, a verdict). */
 export type Command =
   | { tool: 'claim'; stepId: string }
-  | { tool: 'renew'; stepId: string; claimId: string; progress?: string }
-  | { tool: 'submit'; stepId: string; claimId: string; submission: Submission; checkFile: FileCheck; check?: CheckOutcome }
-  | { tool: 'escalate'; stepId: string; claimId: string; note: string }
+  | ({ tool: 'renew'; progress?: string } & ClaimRef)
+  | ({ tool: 'submit'; submission: Submission; checkFile: FileCheck; check?: CheckOutcome } & ClaimRef)
+  | ({ tool: 'escalate'; note: string } & ClaimRef)
   | { tool: 'decide'; decision: cmd.Decision; rules: cmd.DecideRules; checkFile: FileCheck; check?: CheckOutcome }
   | { tool: 'cancel'; reason: string }
   | { tool: 'send_event'; name: string; data?: Record<string, unknown> }
@@ -26,6 +26,13 @@ export type Command =
   | { tool: 'tick' }
   /** End every claim an agent holds (it was removed from the board by `by`). */
   | { tool: 'end_claims'; agent: string; by: string };
+
+/** What a claim token names: the claim, and the agent it was issued to (absent in tokens that do not say). */
+export interface ClaimRef {
+  stepId: string;
+  claimId: string;
+  claimant?: string;
+}
 
 /** What a committed command hands back besides the new state: the lease it made, the wait an event reached. */
 export type CommandResult = { lease: Lease } | { consumedBy: string | null } | null;
@@ -66,6 +73,8 @@ export function execute(stored: RunState, pinned: Pinned, ctx: Context, actor: A
 }
 
 function apply(m: Machine, actor: Actor, c: Command): CommandResult | cmd.Stop | undefined {
+  const refused = 'claimId' in c ? cmd.tokenHolder(m, c.claimant, actor) : undefined;
+  if (refused) return refused;
   switch (c.tool) {
     case 'claim':
       return leaseOf(cmd.claim(m, c.stepId, actor));

@@ -12,7 +12,6 @@ import { isRunId, paths } from '../board/layout.js';
 import { listVersions } from '../board/processes.js';
 import type { Tx } from '../board/tx.js';
 import type { CheckOutcome, CheckRequest } from '../engine/check.js';
-import { claimedByAnother } from '../engine/commands.js';
 import { execute, start, type Change, type Command, type Plan } from '../engine/execute.js';
 import { fourEyesApplies } from '../engine/rights.js';
 import type { Actor, EngineEvent, Pinned, RunRecord, RunState } from '../engine/types.js';
@@ -90,8 +89,6 @@ export class RunWrites {
         if (prior !== undefined) return prior;
         throw new ToolError('invalid', 'the token does not verify: it was not issued by this board, or it was altered', ['token: does not verify']);
       }
-      // Bound to its claimant before anything else, replays included (the engine checks the lease too).
-      if (claims.agent !== undefined && (actor.kind !== 'agent' || actor.id !== claims.agent)) throw claimedByAnother(claims.agent, actor);
       runId = claims.runId;
     } else runId = call.args.runId;
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
@@ -139,7 +136,8 @@ export class RunWrites {
 
   /** The engine's command for a call, with what the service found for it: claim ids, file hashes, a verdict. */
   private async command(call: RunWriteCall, process: string, claims: TokenClaims | null, check: CheckOutcome | undefined): Promise<Command> {
-    const claim = { stepId: claims?.stepId ?? '', claimId: claims?.claimId ?? '' };
+    // The engine holds a token to its claimant once it knows the run has not ended (run_ended comes first).
+    const claim = { stepId: claims?.stepId ?? '', claimId: claims?.claimId ?? '', ...(claims?.agent !== undefined ? { claimant: claims.agent } : {}) };
     switch (call.tool) {
       case 'claim':
         return { tool: 'claim', stepId: call.args.stepId };

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { encodeDoc } from '../../src/board/document.js';
+import { verifyBoard } from '../../src/board/verify.js';
 
 async function setup() {
   const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-journal-'));
@@ -97,5 +98,18 @@ describe('journals of dead writers', () => {
     await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), JSON.stringify({ id: 'w', scope: `run ${runId}`, renames, removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 2 }));
     await expect(board.store.transact({ kind: 'run', id: runId }, () => undefined)).rejects.toMatchObject({ code: 'corrupt' });
     expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([`run-${runId}.json`]);
+    // audit verify names the journal as the damage.
+    const report = await verifyBoard(board);
+    expect(report.ok).toBe(false);
+    expect(report.chains.flatMap((c) => c.breaks)).toEqual([{ file: `.work/journal/run-${runId}.json`, line: null, reason: expect.stringMatching(/renamed some files but lost others/) }]);
+  });
+
+  it('audit verify on a torn journal: the old state verifies, and the chain is said to have a commit that never started', async () => {
+    const { board, runId } = await setup();
+    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), '{"id":"x","renames":[{"tmp":"runs/');
+    const report = await verifyBoard(board);
+    expect(report.ok, JSON.stringify(report.chains)).toBe(true);
+    expect(report.chains.filter((c) => c.pending).map((c) => [c.file, c.pending])).toEqual([[`runs/${runId}/audit.jsonl`, expect.stringMatching(/never reached its commit point/)]]);
   });
 });

@@ -10,14 +10,26 @@
 //   fail <requestId> <json>         start_run answered an error (never expected here)
 //
 //   node crash-worker.mjs start <root> <agent> <tagPrefix> <max>
+//
+// `stop` stops the writer at a chosen point of one commit: past its commit point (journal
+// and temps durable), after <renames> of its renames. It makes the warm-up start, then one
+// start (`start`) or a start and a claim of its first step (`claim`); in that last commit,
+// once <renames> renames are done, it prints `stopped` and blocks until it is killed:
+//   ack <requestId> <runId>         the start answered ok
+//   stopped                         the commit is pending; SIGKILL the worker now
+//
+//   node crash-worker.mjs stop <root> <agent> <tagPrefix> start|claim <renames>
+import fs from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
+import path from 'node:path';
 import { Board } from '../../dist/board/board.js';
 import { Service } from '../../dist/service/service.js';
 import { resolveActor } from '../../dist/service/identity.js';
 
-const [mode, root, agent, prefix, maxText] = process.argv.slice(2);
+const [mode, root, agent, prefix, maxText, renamesText] = process.argv.slice(2);
 const out = (line) => process.stdout.write(`${line}\n`);
 
-if (mode !== 'start') throw new Error(`unknown mode ${mode}`);
+if (mode !== 'start' && mode !== 'stop') throw new Error(`unknown mode ${mode}`);
 const board = await Board.open(root);
 const who = resolveActor(board.manifest, agent);
 if (!who.ok) throw new Error(who.message);
@@ -29,6 +41,40 @@ const warm = await start(`${prefix}-warm`);
 if (!warm.ok) throw new Error(JSON.stringify(warm));
 out(`ack ${prefix}-warm ${warm.data.run.id}`);
 out('ready');
+
+/** From now on, the commit whose journal is on disk stops after `renames` of its renames, never to finish them. */
+function stopAfterRenames(renames) {
+  const journals = path.join(root, '.work', 'journal');
+  const rename = fs.renameSync;
+  let done = 0;
+  fs.renameSync = (from, to) => {
+    const pending = fs.existsSync(journals) && fs.readdirSync(journals).length > 0;
+    if (pending && done++ === renames) {
+      out('stopped');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); // until SIGKILL
+    }
+    return rename(from, to);
+  };
+  syncBuiltinESMExports(); // the board's `import { renameSync }` now sees this one
+}
+
+if (mode === 'stop') {
+  const [op, renames] = [maxText, Number(renamesText)];
+  if (op === 'claim') {
+    const s = await start(`${prefix}-0`);
+    if (!s.ok) throw new Error(JSON.stringify(s));
+    out(`ack ${prefix}-0 ${s.data.run.id}`);
+    stopAfterRenames(renames);
+    const c = await service.call('claim', { runId: s.data.run.id, stepId: 'draft', requestId: `${prefix}-claim` }, who.actor);
+    out(`finished ${JSON.stringify(c.ok ? 'ok' : c.error)}`);
+  } else {
+    stopAfterRenames(renames);
+    const s = await start(`${prefix}-0`);
+    out(`finished ${JSON.stringify(s.ok ? 'ok' : s.error)}`);
+  }
+  process.exit(0);
+}
+
 const max = Number(maxText);
 for (let k = 0; k < max; k++) {
   const rid = `${prefix}-${k}`;

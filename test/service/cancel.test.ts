@@ -52,6 +52,22 @@ describe('cancel', () => {
     expect(states(after)).toEqual({ check: 'cancelled', approve: null, refused: null, paid: null });
   });
 
+  it('a claim token used by another identity on an ended run is run_ended, not forbidden (issue 25, item 7)', async () => {
+    const h = await Harness.open(SPEC);
+    const v = await h.start('claim-review', { claimant: CAST.ann, amount: 10 });
+    const c = await h.claim(v.run.id, 'check', CAST.agent);
+    await h.ok('cancel', { runId: v.run.id, reason: 'Duplicate claim.' }, CAST.operator);
+    for (const who of [CAST.rival, CAST.fin]) {
+      expect(await h.fail('submit', { token: c.token, ...SUBMISSION }, who)).toMatchObject(RUN_ENDED);
+      expect(await h.fail('renew', { token: c.token }, who)).toMatchObject(RUN_ENDED);
+      expect(await h.fail('escalate', { token: c.token, note: 'x' }, who)).toMatchObject(RUN_ENDED);
+    }
+    // Before the run ended, the same calls were forbidden: the token is bound to its claimant.
+    const w = await h.start('claim-review', { claimant: CAST.ann, amount: 11 });
+    const d = await h.claim(w.run.id, 'check', CAST.agent);
+    expect((await h.fail('submit', { token: d.token, ...SUBMISSION }, CAST.rival)).code).toBe('forbidden');
+  });
+
   it('cancels a run waiting on a person: the work item goes, a late decision is run_ended', async () => {
     const h = await Harness.open(SPEC);
     const v = await h.start('claim-review', { claimant: CAST.ann, amount: 10 });

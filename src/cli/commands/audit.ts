@@ -34,6 +34,7 @@ export function register(program: Command, cli: Cli): void {
       else {
         for (const c of report.chains) {
           if (c.breaks.length === 0) process.stdout.write(`${color.green('ok')}      ${c.file} ${color.dim(`(${c.events} events)`)}\n`);
+          if (c.pending) process.stdout.write(`${color.yellow('pending')} ${c.file}: ${c.pending}\n`);
           for (const b of c.breaks) process.stdout.write(`${color.red('BROKEN')}  ${b.file}${b.line !== null ? `:${b.line}` : ''}: ${b.reason}\n`);
         }
         for (const k of report.keys) {
@@ -42,7 +43,8 @@ export function register(program: Command, cli: Cli): void {
         }
         if (report.unsigned > 0) process.stdout.write(`${color.yellow('note')}    ${report.unsigned} line(s) were written before their chain was signed\n`);
         const broken = report.chains.reduce((a, c) => a + c.breaks.length, 0);
-        process.stdout.write(report.ok ? `${report.chains.length} chain(s) verified\n` : `${broken} break(s) found\n`);
+        const pending = report.chains.filter((c) => c.pending).length;
+        process.stdout.write(report.ok ? `${report.chains.length} chain(s) verified${pending ? `, ${pending} through a pending commit` : ''}\n` : `${broken} break(s) found\n`);
         if (history) printHistory(history);
       }
       cli.exit(ok ? EXIT.ok : EXIT.refused);
