@@ -2,14 +2,18 @@
  * Batched git commits of board truth (`workboard serve --git-commit <interval>`):
  * at most one commit per interval, only of the board's own paths, never
  * `.work/`, never in the middle of a transaction (no journal pending before
- * and after staging), with a message that summarises the transitions the
- * staged audit lines record.
+ * and after staging), with a message in words of the transitions the staged
+ * audit lines record (commit-message.ts).
  */
 import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { promisify } from 'node:util';
 import { isCode } from '../board/fsutil.js';
+import type { AuditEvent } from '../board/audit.js';
 import { STATE_DIR } from '../board/layout.js';
+import { auditLinesIn } from './audit-words.js';
+import { boardWords } from './board-words.js';
+import { commitMessage } from './commit-message.js';
 
 const run = promisify(execFile);
 
@@ -26,26 +30,16 @@ async function journalsPending(root: string): Promise<boolean> {
   }
 }
 
-/** The transitions the staged audit lines record, as a commit message. */
-async function message(root: string): Promise<string> {
-  const diff = await git(root, 'diff', '--cached', '-U0', '--no-color', '--', '.');
-  const byEntity = new Map<string, string[]>();
-  let file = '';
+/** The audit lines staged for commit: what `git diff --cached` adds to the chains (raw, never through the textconv). */
+async function stagedAuditLines(root: string): Promise<AuditEvent[]> {
+  const diff = await git(root, 'diff', '--cached', '--no-textconv', '--no-ext-diff', '--relative', '-U0', '--no-color', '--', '.');
+  const added: string[] = [];
+  let chain = false;
   for (const line of diff.split('\n')) {
-    if (line.startsWith('+++ ')) file = line.slice(6);
-    else if (line.startsWith('+') && !line.startsWith('+++') && file.endsWith('.jsonl')) {
-      try {
-        const ev = JSON.parse(line.slice(1)) as { action: string; entity: string };
-        const key = ev.entity.split('/')[0]!.replace(/^run:/, '');
-        byEntity.set(key, [...(byEntity.get(key) ?? []), ev.action]);
-      } catch {
-        // not an audit line
-      }
-    }
+    if (line.startsWith('+++ ')) chain = /^(runs\/[^/]+\/audit|audit\/[^/]+)\.jsonl$/.test(line.slice(6));
+    else if (chain && line.startsWith('+')) added.push(line.slice(1));
   }
-  const total = [...byEntity.values()].reduce((a, v) => a + v.length, 0);
-  const lines = [...byEntity].map(([k, actions]) => `- ${k}: ${actions.join(', ')}`);
-  return `workboard: ${total} transition${total === 1 ? '' : 's'}${lines.length ? `\n\n${lines.join('\n')}` : ''}\n`;
+  return auditLinesIn(`${added.join('\n')}\n`);
 }
 
 /** Commit what changed under the board, if anything and if no commit is in flight. Returns the message, or null. */
@@ -58,7 +52,9 @@ export async function commitBoard(root: string): Promise<string | null> {
     await git(root, 'reset', '-q', '--', '.');
     return null;
   }
-  const msg = await message(root);
-  await git(root, 'commit', '-q', '-m', msg, '--', '.');
-  return msg;
+  const lines = await stagedAuditLines(root);
+  const changed = (await git(root, 'diff', '--cached', '--name-only', '--relative', '--', '.')).split('\n').filter((l) => l !== '');
+  const { message, author } = commitMessage(lines, await boardWords(root, lines), changed);
+  await git(root, 'commit', '-q', '-m', message, ...(author ? ['--author', author] : []), '--', '.');
+  return message;
 }

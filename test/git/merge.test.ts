@@ -89,7 +89,7 @@ describe.skipIf(!hasGit)('two clones, two branches, one run', () => {
 });
 
 describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
-  it('commits board changes in batches with a summary, never .work/, and a renewal touches only its run\'s audit chain', async () => {
+  it('commits board changes in batches with a message in words, never .work/, and a renewal touches only its run\'s audit chain', async () => {
     const root = await fs.mkdtemp(path.join(tmpdir(), 'wb-gitc-'));
     git(root, 'init', '-q', '-b', 'main');
     expect(wb(root, 'init', 'board', '--name', 'team').status).toBe(0);
@@ -116,12 +116,13 @@ describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
       let log = '';
       while (Date.now() < deadline) {
         log = git(root, 'log', '--format=%B');
-        if (log.includes('step.claimed')) break;
+        if (log.includes('bot claimed work')) break;
         await new Promise((r) => setTimeout(r, 200));
       }
-      expect(log).toMatch(/^workboard: \d+ transitions?/m);
-      expect(log).toContain(`${runId}: run.started`);
-      expect(log).toContain('step.claimed');
+      expect(log).toContain(`chore ${runId}`);
+      expect(log).toMatch(/^- #0 \S+ \S+ bot started chore v1$/m);
+      expect(log).toMatch(/^- #2 \S+ \S+ bot claimed work \(until /m);
+      expect(log).toMatch(/^Acted-by: agent bot$/m);
       expect(git(root, 'ls-files', '--', 'board/.work')).toBe('');
       expect(git(root, 'status', '--porcelain', '--', 'board')).toBe('');
       // A renewal's lease is coordinator state; only its audit line lands in the work tree (no step or run file moves).

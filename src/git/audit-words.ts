@@ -1,0 +1,191 @@
+/**
+ * Audit lines in words, for people: `workboard log`, the textconv that
+ * `git log -p` shows (`workboard audit-text`) and the commit messages of
+ * `serve --git-commit` all say a line the same way. People are named as
+ * WORK.md names them, steps by their id, and what a line records is said
+ * briefly; hashes and signatures never appear (the files keep them). Pure.
+ */
+import type { AuditEvent } from '../board/audit.js';
+import type { StepKind } from '../process/model.js';
+
+/** What a run is, as far as words need it. */
+export interface RunFacts {
+  process: string;
+  version: number;
+  inputs: Record<string, unknown>;
+  /** Each step's kind in the pinned process version; empty when it cannot be read. */
+  kinds: ReadonlyMap<string, StepKind>;
+}
+
+/** What the board says about the identities and runs a text names. */
+export interface Words {
+  /** WORK.md's names of people, by lowercased email. */
+  names: ReadonlyMap<string, string>;
+  runs: ReadonlyMap<string, RunFacts>;
+}
+
+export const NO_WORDS: Words = { names: new Map(), runs: new Map() };
+
+/** The board's own doings (said in the passive): nobody chose them. */
+const BOARD_ITSELF = new Set(['server', 'coordinator', 'external']);
+export const byBoardItself = (actor: string): boolean => BOARD_ITSELF.has(actor);
+
+/** One line in words: what happened, and the detail shown beside it when there is room. */
+export interface Said {
+  what: string;
+  detail?: string;
+}
+
+export const isPerson = (identity: string): boolean => identity.includes('@');
+
+/** A person by WORK.md name where it declares one; agents and others by their id. */
+export function nameOf(identity: string, words: Words): string {
+  return words.names.get(identity.toLowerCase()) ?? identity;
+}
+
+/** A text from a line, on one line and short: notes are free text, and terminals obey control characters. */
+export function clip(text: string, max = 60): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** `2026-12-01T21:34:45.123Z` as `2026-12-01 21:34:45Z`. */
+export function when(iso: unknown): string {
+  return typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : String(iso);
+}
+
+/** The run a line belongs to: `run:<id>` or `<id>/<step>`. */
+export function runOf(entity: string): string | null {
+  const m = /^(?:run:)?(r-[0-9a-z]{26})(?:\/|$)/.exec(entity);
+  return m ? m[1]! : null;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+const quoted = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? `"${clip(v)}"` : undefined);
+
+interface Line {
+  by: string;
+  passive: boolean;
+  person: boolean;
+  step: string;
+  c: Record<string, unknown>;
+  kind: StepKind | undefined;
+  name: (identity: unknown) => string;
+}
+
+function completed(l: Line): Said {
+  const verb = l.passive ? null : !l.person ? 'submitted' : l.kind === 'approve' ? 'approved' : 'completed';
+  const next = typeof l.c.next === 'string' ? ` → ${l.c.next}` : '';
+  return { what: verb ? `${l.by} ${verb} ${l.step}${next}` : `${l.step} is done${next}`, detail: quoted(l.c.note) };
+}
+
+const SAY: Record<string, (l: Line) => Said> = {
+  'run.started': (l) => ({ what: `${l.by} started ${text(l.c.process)} v${text(l.c.version)}${l.c.mode === 'test' ? ' as a test run' : ''}` }),
+  'run.ended': (l) => ({ what: `${l.passive ? 'the run ended' : `${l.by} ended the run`}: ${text(l.c.outcome)}`, detail: quoted(l.c.note) }),
+  'run.cancelled': (l) => ({ what: `${l.by} cancelled the run`, detail: quoted(l.c.note) }),
+  'step.ready': (l) => ({ what: `${l.step} is ready` }),
+  'step.claimed': (l) => ({ what: `${l.by} claimed ${l.step}`, detail: `until ${when(l.c.expiresAt)}` }),
+  'step.renewed': (l) => ({ what: `${l.by} renewed the claim on ${l.step}`, detail: quoted(l.c.progress) }),
+  'step.completed': completed,
+  'step.rejected': (l) => ({ what: `${l.by} rejected ${l.step}${typeof l.c.to === 'string' ? ` → back to ${l.c.to}` : ''}`, detail: quoted(l.c.note) }),
+  'step.failed': (l) => ({ what: l.passive ? `${l.step} failed` : `${l.by} marked ${l.step} failed`, detail: quoted(l.c.note) }),
+  'step.returned': (l) => ({ what: `${l.by} sent ${l.step} back`, detail: quoted(l.c.note) }),
+  'step.escalated': (l) => ({ what: `${l.by} escalated ${l.step} to the operators`, detail: quoted(l.c.note) }),
+  'step.check-failed': (l) => ({ what: `${l.by}'s submission of ${l.step} failed its checks`, detail: Array.isArray(l.c.issues) ? clip(l.c.issues.map(text).join('; ')) : undefined }),
+  'step.rewound': (l) => ({ what: `${l.step} is sent back for rework` }),
+  'step.overdue': (l) => ({ what: `${l.step} is overdue`, detail: `due ${when(l.c.due)}` }),
+  'step.waiting': (l) => ({ what: `${l.step} waits${typeof l.c.event === 'string' ? ` for the event ${l.c.event}` : ''}`, detail: l.c.until ? `until ${when(l.c.until)}` : undefined }),
+  'work-item.opened': (l) => ({ what: `${l.step} waits for ${l.kind === 'approve' ? 'an approval' : 'a person'}` }),
+  'wait.timed-out': (l) => ({ what: `${l.step} timed out` }),
+  'event.received': (l) => ({ what: `${l.by} sent the event ${text(l.c.name)} to ${l.step}` }),
+  'event.held': (l) => ({ what: `${l.by} sent the event ${text(l.c.name)}, held until a step waits for it` }),
+  'event.consumed': (l) => ({ what: `${l.step} took the event ${text(l.c.name)}` }),
+  'parallel.forked': (l) => ({ what: `${l.step} forked into ${Array.isArray(l.c.branches) ? l.c.branches.map(text).join(', ') : 'branches'}` }),
+  'branch.joined': (l) => ({ what: `the branch ${text(l.c.entry)} of ${l.step} joined` }),
+  'parallel.joined': (l) => ({ what: `every branch of ${l.step} joined` }),
+  'lease.expired': (l) => ({ what: `${l.name(l.c.agent)}'s claim on ${l.step} expired` }),
+  'claim.ended': (l) => ({ what: `${l.by} ended ${l.name(l.c.agent)}'s claim on ${l.step}`, detail: quoted(l.c.reason) }),
+  'lock.broken': () => ({ what: 'a stale lock was broken (its holder was gone)' }),
+  'board.created': (l) => ({ what: `${l.by} created the board ${text(l.c.name)}` }),
+  'process.published': (l) => ({ what: `${l.by} published ${l.step.replace('@', ' ')}` }),
+  'file.uploaded': (l) => ({ what: `${l.by} uploaded ${clip(text(l.c.fileName))}`, detail: `${text(l.c.bytes)} bytes` }),
+  'token.created': (l) => ({ what: `${l.by} created a token for ${l.name(l.c.identity)}`, detail: quoted(l.c.name) }),
+  'token.revoked': (l) => ({ what: `${l.by} revoked a token of ${l.name(l.c.identity)}`, detail: quoted(l.c.name) }),
+  'token.rotated': (l) => ({ what: `${l.by} rotated a token of ${l.name(l.c.identity)}`, detail: quoted(l.c.name) }),
+};
+
+/** Changes worth a glance: short values, never a hash. */
+function glance(c: Record<string, unknown>): string | undefined {
+  const shown = Object.entries(c)
+    .filter(([k, v]) => !/hash|sha256|sig/i.test(k) && v !== null && typeof v !== 'object')
+    .map(([k, v]) => `${k} ${clip(text(v), 40)}`);
+  return shown.length > 0 ? shown.join(', ') : undefined;
+}
+
+/** What one audit line records, in words. */
+export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'>, words: Words): Said {
+  const run = runOf(ev.entity);
+  const step = run ? ev.entity.slice(ev.entity.indexOf('/') + 1) : ev.entity;
+  const c = (ev.input?.changes ?? {}) as Record<string, unknown>;
+  const line: Line = {
+    by: ev.actor === 'coordinator' ? 'the coordinator' : nameOf(ev.actor, words),
+    passive: BOARD_ITSELF.has(ev.actor),
+    person: isPerson(ev.actor),
+    step: ev.entity.startsWith('run:') ? 'the run' : step,
+    c,
+    kind: run ? words.runs.get(run)?.kinds.get(step) : undefined,
+    name: (identity) => nameOf(text(identity), words),
+  };
+  const known = SAY[ev.action];
+  if (known) return known(line);
+  if (ev.action.endsWith('.external-edit')) return { what: `${ev.entity} was edited outside workboard and adopted`, detail: `rev ${text(ev.input.toRev)}` };
+  if (ev.entity === 'WORK.md' && typeof c.change === 'string') {
+    return { what: ev.action.endsWith('.added') ? `${line.by} added ${clip(c.change)}` : `${line.by} edited WORK.md: ${clip(c.change)}` };
+  }
+  return { what: `${line.by} ${ev.action} ${line.step}`, detail: glance(c) };
+}
+
+export const saidText = (s: Said): string => (s.detail ? `${s.what} (${s.detail})` : s.what);
+
+/** One line as `#3 2026-12-01 21:34:45Z helper submitted draft → approve ("Ready for review.")`. */
+export function lineText(ev: Pick<AuditEvent, 'seq' | 'ts' | 'actor' | 'action' | 'entity' | 'input'>, words: Words): string {
+  return `#${ev.seq} ${when(ev.ts)} ${saidText(say(ev, words))}`;
+}
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isLine = (v: unknown): v is AuditEvent =>
+  isObj(v) && typeof v.seq === 'number' && typeof v.actor === 'string' && typeof v.action === 'string' && typeof v.entity === 'string' && isObj(v.input);
+
+/** Each line of a JSON-lines text parsed, or null where it is not JSON. */
+export function jsonLines(content: string): { raw: string; value: unknown }[] {
+  const lines = content.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((raw) => {
+    try {
+      return { raw, value: JSON.parse(raw) as unknown };
+    } catch {
+      return { raw, value: null };
+    }
+  });
+}
+
+/** The audit lines a chain or superseded file holds, for finding the runs it names. */
+export function auditLinesIn(content: string): AuditEvent[] {
+  return jsonLines(content).flatMap(({ value }) => (isLine(value) ? [value] : isObj(value) && Array.isArray(value.lines) ? value.lines.filter(isLine) : []));
+}
+
+/**
+ * A run's `audit.jsonl` or `superseded.jsonl` (or the board's chain) in words,
+ * one line each; a superseded branch as "superseded on merge:" and its lines.
+ * A line that is no audit line is shown as it is, marked, so nothing is hidden.
+ */
+export function fileText(content: string, words: Words): string {
+  const out: string[] = [];
+  for (const { raw, value } of jsonLines(content)) {
+    if (isLine(value)) out.push(lineText(value, words));
+    else if (isObj(value) && Array.isArray(value.lines) && value.lines.every(isLine)) {
+      out.push('superseded on merge:', ...value.lines.map((l) => `  ${lineText(l, words)}`));
+    } else out.push(`!! ${value === null ? 'not valid JSON' : 'not an audit line'}: ${raw}`);
+  }
+  return out.length > 0 ? `${out.join('\n')}\n` : '';
+}
