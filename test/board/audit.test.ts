@@ -122,6 +122,21 @@ describe('sealEvent and verifyChain (pure)', () => {
     expect(verifyChain(text([mk(0, 'ab'.repeat(32))])).breaks.length).toBeGreaterThan(0);
   });
 
+  it('reports a seq gap in the middle of a chain whose hashes and links are all right, also when continuing from a head', () => {
+    const mk = (seq: number, prevHash: string) => {
+      const line: Record<string, unknown> = { seq, ts: '2026-11-29T10:00:00.000Z', actor: 'u', action: 'a', entity: 'e', input: { fromRev: 0, toRev: 0 }, prevHash };
+      line.hash = independentHash(line);
+      return line;
+    };
+    const a = mk(0, 'GENESIS');
+    const b = mk(1, a.hash as string);
+    const d = mk(3, b.hash as string); // seq 2 skipped; the link to line 2 is right
+    expect(verifyChain(text([a, b, d])).breaks).toEqual([{ line: 3, reason: 'seq gap: expected 2, found 3' }]);
+    // The same line verified as the continuation of a chain already verified up to b.
+    const head = { seq: 1, hash: b.hash as string, ts: b.ts as string };
+    expect(verifyChain(text([d]), head, 3).breaks).toEqual([{ line: 3, reason: 'seq gap: expected 2, found 3' }]);
+  });
+
   it('reports a middle line rewritten with a valid hash of its own but a prevHash that is not the line before', () => {
     let head: ChainHead | null = null;
     const events: AuditEvent[] = [];
