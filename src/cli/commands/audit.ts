@@ -1,9 +1,12 @@
 import type { Command } from 'commander';
-import { verifyChain } from '../../board/audit.js';
+import { verifyChain, type AuditEvent } from '../../board/audit.js';
 import { BoardError } from '../../board/errors.js';
 import { readIfExists } from '../../board/fsutil.js';
 import { isRunId, paths } from '../../board/layout.js';
 import { verifyBoard } from '../../board/verify.js';
+import { lineText, when } from '../../git/audit-words.js';
+import { boardWords } from '../../git/board-words.js';
+import { carriers } from '../../git/carried.js';
 import { verifyHistory, type HistoryReport } from '../../git/history.js';
 import { color, EXIT, printJson } from '../output.js';
 import { progress } from '../progress.js';
@@ -71,20 +74,27 @@ export function register(program: Command, cli: Cli): void {
 
   program
     .command('log')
-    .description("a run's audit timeline in words, verified as it is read")
+    .description("a run's audit timeline in words, verified as it is read; --git: with the commit that carried each line")
     .argument('<run>', 'the run id')
-    .addHelpText('after', '\nExample:\n  workboard log r-01jd…')
-    .action(async (runId: string) => {
+    .option('--git', 'beside each line, the commit that first carried it (or "uncommitted")')
+    .addHelpText('after', '\nExample:\n  workboard log r-01jd…\n  workboard log r-01jd… --git')
+    .action(async (runId: string, opts: { git?: boolean }) => {
       const board = await cli.board();
       if (!isRunId(runId)) throw new BoardError('invalid', `not a run id: ${runId}`);
       const text = (await readIfExists(board.store.abs(paths.runChain(runId))))?.toString('utf8');
       if (text === undefined) throw new BoardError('invalid', `no run ${runId} on this board`);
       const report = verifyChain(text);
-      if (cli.json()) printJson({ ok: report.breaks.length === 0, data: { events: report.events, breaks: report.breaks } });
-      else {
+      const carried = opts.git ? await carriers(board.root, paths.runChain(runId)) : null;
+      const commitOf = (e: AuditEvent) => carried?.get(e.hash) ?? null;
+      if (cli.json()) {
+        const events = carried ? report.events.map((e) => ({ ...e, commit: commitOf(e) })) : report.events;
+        printJson({ ok: report.breaks.length === 0, data: { events, breaks: report.breaks } });
+      } else {
+        const words = await boardWords(board.root, report.events);
         for (const e of report.events) {
-          const changes = e.input.changes ? Object.entries(e.input.changes).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ') : '';
-          process.stdout.write(`${color.dim(e.ts)}  ${e.actor.padEnd(22)} ${e.action.padEnd(20)} ${e.entity.replace(`${runId}/`, '')}${changes ? color.dim(`  ${changes}`) : ''}\n`);
+          const c = commitOf(e);
+          const where = carried ? `${(c ? `${c.short} ${when(new Date(c.date).toISOString())}` : 'uncommitted').padEnd(30)} ` : '';
+          process.stdout.write(`${color.dim(where)}${lineText(e, words)}\n`);
         }
         for (const b of report.breaks) process.stdout.write(`${color.red('BROKEN')} line ${b.line}: ${b.reason}\n`);
       }

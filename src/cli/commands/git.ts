@@ -3,12 +3,18 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import { BoardError } from '../../board/errors.js';
+import { auditLinesIn, fileText, NO_WORDS } from '../../git/audit-words.js';
+import { boardWords } from '../../git/board-words.js';
 import { mergeBoardFile } from '../../git/merge.js';
 import { color, EXIT } from '../output.js';
 import type { Cli } from '../cli.js';
 
 /** Which board files go through our merge driver. */
 export const MERGE_ATTRIBUTES = ['runs/**/*.md merge=workboard', 'runs/**/audit.jsonl merge=workboard'];
+
+/** Which board files `git diff` and `git log -p` show in words (`workboard audit-text`); the files keep every hash. */
+export const DIFF_ATTRIBUTES = ['runs/*/audit.jsonl diff=workboard-audit', 'runs/*/superseded.jsonl diff=workboard-audit', 'audit/*.jsonl diff=workboard-audit'];
 
 /** Whether a `git` command can be run at all. */
 export function gitAvailable(): boolean {
@@ -29,16 +35,18 @@ export function insideGitWorkTree(dir: string): boolean {
   }
 }
 
-/** Register the merge driver in the git repository holding the board (local config, never committed). */
+/** Register the merge driver and the audit textconv in the git repository holding the board (local config, never committed). */
 export function setUpGit(root: string): string {
   const bin = fileURLToPath(new URL('../../../bin/workboard.js', import.meta.url));
   const attributes = path.join(root, '.gitattributes');
   const current = existsSync(attributes) ? readFileSync(attributes, 'utf8') : '';
-  const missing = MERGE_ATTRIBUTES.filter((l) => !current.split('\n').includes(l));
+  const missing = [...MERGE_ATTRIBUTES, ...DIFF_ATTRIBUTES].filter((l) => !current.split('\n').includes(l));
   if (missing.length > 0) writeFileSync(attributes, `${current}${current && !current.endsWith('\n') ? '\n' : ''}${missing.join('\n')}\n`);
   const driver = `"${process.execPath}" "${bin}" merge-driver %O %A %B %P`;
   execFileSync('git', ['-C', root, 'config', 'merge.workboard.name', 'workboard: higher rev wins']);
   execFileSync('git', ['-C', root, 'config', 'merge.workboard.driver', driver]);
+  // git runs a textconv from the repository's top folder, and the board may lie below it.
+  execFileSync('git', ['-C', root, 'config', 'diff.workboard-audit.textconv', `"${process.execPath}" "${bin}" --board "${root}" audit-text`]);
   return driver;
 }
 
@@ -63,13 +71,34 @@ export function register(program: Command, cli: Cli): void {
     });
 
   program
+    .command('audit-text')
+    .description('an audit chain or superseded.jsonl in words, a sentence a line, no hashes: the git textconv behind git log -p (set up by workboard init --git)')
+    .argument('<file>', 'the file git hands over')
+    .addHelpText('after', '\nExample:\n  workboard audit-text runs/r-01jd…/audit.jsonl\n  git config diff.workboard-audit.textconv "workboard audit-text"')
+    .action(async (file: string) => {
+      if (!existsSync(file)) throw new BoardError('invalid', `no file ${file}`);
+      const content = readFileSync(file, 'utf8');
+      const lines = auditLinesIn(content);
+      // Names come from the board when it is found; without one the lines are still said, by id.
+      const root = (() => {
+        try {
+          return cli.boardRoot();
+        } catch {
+          return null;
+        }
+      })();
+      process.stdout.write(fileText(content, root === null ? NO_WORDS : await boardWords(root, lines)));
+      return cli.exit(EXIT.ok);
+    });
+
+  program
     .command('git-setup')
-    .description('register the board merge driver in this git repository (what init --git does)')
+    .description('register the board merge driver and the audit textconv in this git repository (what init --git does)')
     .addHelpText('after', '\nExample:\n  workboard git-setup')
     .action(async () => {
       const root = cli.boardRoot();
       setUpGit(root);
-      process.stdout.write(`${color.green('set up')} the workboard merge driver for ${root}\n`);
+      process.stdout.write(`${color.green('set up')} the workboard merge driver and audit textconv for ${root}\n`);
       cli.exit(EXIT.ok);
     });
 }

@@ -16,7 +16,7 @@ export function register(program: Command, cli: Cli): void {
     .option('--name <name>', 'board name (lowercase words joined by hyphens); default: the folder name')
     .option('--title <title>', 'a human title')
     .option('--description <text>', 'one paragraph: what this board is for')
-    .option('--git', 'also register the board merge driver; runs git init first when the folder is in no git repository')
+    .option('--git', 'also register the board merge driver and audit textconv; runs git init first when the folder is in no git repository')
     .addHelpText('after', '\nExamples:\n  workboard init work --name acme-ops --title "Acme operations"\n  workboard --board /srv/boards/ops init --git')
     .action(async (dir: string | undefined, opts: { name?: string; title?: string; description?: string; git?: boolean }) => {
       const flag = cli.boardOption();
