@@ -118,6 +118,38 @@ describe('the lock file', () => {
     expect(await exists(file)).toBe(false);
   });
 
+  it('letting go removes only our own lock: one retaken meanwhile by another writer of this host, or of this process, stays', async () => {
+    const dir = await tmpDir();
+    const file = path.join(dir, 'locks', 'x.lock');
+    // Ours is removed by hand (taken for stale), and a writer in another process of this host takes the lock.
+    const ours = await acquireLock(file, { staleMs: 60_000, timeoutMs: 5_000 });
+    await fs.rm(file);
+    const lockJs = new URL('../../dist/board/lock.js', import.meta.url).href;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', `const { acquireLock } = await import(${JSON.stringify(lockJs)}); await acquireLock(${JSON.stringify(file)}, { staleMs: 60000, timeoutMs: 5000 }); console.log('held'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+      child.once('exit', (code) => reject(new Error(`the other writer exited ${code}`)));
+    });
+    const theirs = await readText(file);
+    expect(JSON.parse(theirs)).toMatchObject({ host: HOST, pid: child.pid });
+    await ours.release();
+    expect(await readText(file)).toBe(theirs);
+
+    // The same within this process: a second holder after ours was removed.
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+    await fs.rm(file);
+    const first = await acquireLock(file, { staleMs: 60_000, timeoutMs: 5_000 });
+    await fs.rm(file);
+    const second = await acquireLock(file, { staleMs: 60_000, timeoutMs: 5_000 });
+    const held = await readText(file);
+    await first.release();
+    expect(await readText(file)).toBe(held);
+    await second.release();
+    expect(await exists(file)).toBe(false);
+  });
+
   it('serialises concurrent transactions in one process: no lost update', async () => {
     const { root, board } = await newBoard();
     const N = 12;
