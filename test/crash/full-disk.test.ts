@@ -292,6 +292,20 @@ describe.skipIf(!CAN.ok)('a full disk: the board on a 4 MiB tmpfs with 0–32 Ki
       return acc;
     }, {});
     process.stdout.write(`full disk: ${calls} calls, ${failures} failed (writes by stage ${JSON.stringify(failedBy)}); ${committedFailedStarts.length} failed starts had their run on disk; lanes at ${JSON.stringify(lanes.map((l) => l.stage))}\n`);
+    // What it reports holds together: the full disk failed writes (not only reads), within the calls made.
+    const writeFailures = Object.values(failedBy).reduce((a, b) => a + b, 0);
+    expect(writeFailures).toBeGreaterThan(0);
+    expect(writeFailures).toBeLessThanOrEqual(failures);
+    expect(failures).toBeLessThanOrEqual(calls);
+    expect(committedFailedStarts.length).toBeLessThanOrEqual(failedBy.start ?? 0);
+    for (const c of committedFailedStarts) expect(c.onDisk.length, c.tag).toBeGreaterThan(0);
+    // Each lane got where its acknowledged calls took it: a run once past start, failures only at stages it reached.
+    const order: Stage[] = ['start', 'claim', 'submit', 'done'];
+    for (const l of lanes) {
+      expect(l.runId !== undefined, `${l.tag} at ${l.stage}`).toBe(l.stage !== 'start');
+      expect(l.token !== undefined, `${l.tag} at ${l.stage}`).toBe(order.indexOf(l.stage) >= order.indexOf('submit'));
+      for (const failedAt of Object.keys(l.failed) as Stage[]) expect(order.indexOf(failedAt), `${l.tag} failed at ${failedAt}, now at ${l.stage}`).toBeLessThanOrEqual(order.indexOf(l.stage));
+    }
   });
 
   it('every call on the full disk answered ok, or retry naming the full disk (the CLI: a disk-full exit code, neither 0, 1 nor 70, and a message); none hung; no read lost an acknowledged write', () => {
