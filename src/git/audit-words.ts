@@ -43,9 +43,12 @@ export function nameOf(identity: string, words: Words): string {
   return words.names.get(identity.toLowerCase()) ?? identity;
 }
 
-/** A text from a line, on one line and short: notes are free text, and terminals obey control characters. */
+/** A text on one line with no control character: a file can hold anything, and terminals obey them. */
+export const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ');
+
+/** A free text (a note, a name) from a line, on one line and short. */
 export function clip(text: string, max = 60): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
+  const flat = oneLine(text).trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -136,8 +139,7 @@ export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'
     kind: run ? words.runs.get(run)?.kinds.get(step) : undefined,
     name: (identity) => nameOf(text(identity), words),
   };
-  const known = SAY[ev.action];
-  if (known) return known(line);
+  if (Object.hasOwn(SAY, ev.action)) return SAY[ev.action]!(line);
   if (ev.action.endsWith('.external-edit')) return { what: `${ev.entity} was edited outside workboard and adopted`, detail: `rev ${text(ev.input.toRev)}` };
   if (ev.entity === 'WORK.md' && typeof c.change === 'string') {
     return { what: ev.action.endsWith('.added') ? `${line.by} added ${clip(c.change)}` : `${line.by} edited WORK.md: ${clip(c.change)}` };
@@ -149,7 +151,7 @@ export const saidText = (s: Said): string => (s.detail ? `${s.what} (${s.detail}
 
 /** One line as `#3 2026-12-01 21:34:45Z helper submitted draft → approve ("Ready for review.")`. */
 export function lineText(ev: Pick<AuditEvent, 'seq' | 'ts' | 'actor' | 'action' | 'entity' | 'input'>, words: Words): string {
-  return `#${ev.seq} ${when(ev.ts)} ${saidText(say(ev, words))}`;
+  return oneLine(`#${ev.seq} ${when(ev.ts)} ${saidText(say(ev, words))}`);
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -185,7 +187,7 @@ export function fileText(content: string, words: Words): string {
     if (isLine(value)) out.push(lineText(value, words));
     else if (isObj(value) && Array.isArray(value.lines) && value.lines.every(isLine)) {
       out.push('superseded on merge:', ...value.lines.map((l) => `  ${lineText(l, words)}`));
-    } else out.push(`!! ${value === null ? 'not valid JSON' : 'not an audit line'}: ${raw}`);
+    } else out.push(`!! ${value === null ? 'not valid JSON' : 'not an audit line'}: ${oneLine(raw)}`);
   }
   return out.length > 0 ? `${out.join('\n')}\n` : '';
 }

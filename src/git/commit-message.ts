@@ -6,7 +6,7 @@
  * author when one person did everything. Pure: audit lines and words in.
  */
 import type { AuditEvent } from '../board/audit.js';
-import { byBoardItself, clip, isPerson, lineText, nameOf, runOf, say, type Words } from './audit-words.js';
+import { byBoardItself, clip, isPerson, lineText, nameOf, oneLine, runOf, say, type Words } from './audit-words.js';
 
 export interface CommitMessage {
   message: string;
@@ -91,8 +91,9 @@ function body(events: readonly AuditEvent[], words: Words): string {
 export function commitMessage(events: readonly AuditEvent[], words: Words, changed: readonly string[]): CommitMessage {
   const identities = [...new Set(events.filter((e) => !byBoardItself(e.actor)).map((e) => e.actor))];
   const one = identities.length === 1 && isPerson(identities[0]!) ? identities[0]! : null;
-  const author = one ? `${words.names.get(one.toLowerCase()) ?? one} <${one}>` : null;
-  const trailers = one ? [] : identities.map((i) => `Acted-by: ${actor(i, words)}`);
-  const parts = [subject(events, words, changed), ...(events.length > 0 ? [body(events, words)] : []), ...(trailers.length > 0 ? [trailers.join('\n')] : [])];
+  const author = one ? oneLine(`${words.names.get(one.toLowerCase()) ?? one} <${one}>`) : null;
+  // A hand-edited chain could hold a line break in a name: it must never make a line of its own.
+  const trailers = one ? [] : identities.map((i) => `Acted-by: ${oneLine(actor(i, words))}`);
+  const parts = [oneLine(subject(events, words, changed)), ...(events.length > 0 ? [body(events, words)] : []), ...(trailers.length > 0 ? [trailers.join('\n')] : [])];
   return { message: `${parts.join('\n\n')}\n`, author };
 }

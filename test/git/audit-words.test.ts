@@ -64,17 +64,22 @@ describe('audit lines in words (log, audit-text)', () => {
 
   it('shows a line that is not JSON, or not an audit line, as it is, marked; a superseded branch under its heading', () => {
     const superseded = { fork: { seq: 4, hash: lines[4]!.hash }, kept: lines[6]!.hash, lines: [lines[5]], files: { 'RUN.md': '---\nrev: 3\n---\n' } };
-    const text = `${jsonl([lines[0]!])}{"seq": 1, "torn\n{"hello":"world"}\n${jsonl([superseded])}`;
+    const text = `${jsonl([lines[0]!])}{"seq": 1, "torn\u001b[2J\n{"hello":"world"}\n${jsonl([superseded])}`;
     expect(fileText(text, words)).toBe(
       [
         '#0 2026-12-01 21:34:40Z Mira Okafor started expense-approval v1',
-        '!! not valid JSON: {"seq": 1, "torn',
+        '!! not valid JSON: {"seq": 1, "torn [2J',
         '!! not an audit line: {"hello":"world"}',
         'superseded on merge:',
         '  #5 2026-12-01 21:34:45Z Mira Okafor rejected approve → back to draft ("Receipt missing.")',
         '',
       ].join('\n'),
     );
+  });
+
+  it('says a line of an action it does not know by its name, even one named like a property of every object', () => {
+    const odd = { seq: 0, ts: '2026-12-01T21:34:40Z', actor: 'bot\u001b[2J', action: 'constructor', entity: 'WORK.md', input: { fromRev: 0, toRev: 0, changes: { count: 2, sha256: 'ab'.repeat(32) } }, prevHash: 'GENESIS', hash: 'cd'.repeat(32) };
+    expect(fileText(jsonl([odd]), words)).toBe('#0 2026-12-01 21:34:40Z bot [2J constructor WORK.md (count 2)\n');
   });
 });
 
