@@ -40,6 +40,11 @@ function capIssue(m: Machine, extra: unknown): string | null {
   return size > m.ctx.limits.runDataBytes ? `run data: ${size} bytes, over the limit of ${m.ctx.limits.runDataBytes}` : null;
 }
 
+/** An agent writes only to runs of the processes WORK.md lets it work on, as WORK.md says at this call. */
+function outsideScope(actor: Actor, process: string): Stop | undefined {
+  if (!inScope(actor, process)) return no('forbidden', scopeRefusal(actor, process), [`process: ${process} is outside this agent's scope`]);
+}
+
 /** Does any step assign work to the initiator (refused for an agent starter)? */
 function usesInitiator(p: Process): boolean {
   return p.steps.some((s) => s.person === 'initiator');
@@ -54,7 +59,8 @@ export function startRun(
 ): Machine | Stop {
   const issues: string[] = [];
   checkValues(pinned.process.inputs, args.inputs, ['inputs'], (path, message) => issues.push(`${formatPath(path)}: ${message}`), ctx.people);
-  if (!inScope(actor, pinned.process.name)) return no('forbidden', scopeRefusal(actor, pinned.process.name), [`process: ${pinned.process.name} is outside this agent's scope`]);
+  const outside = outsideScope(actor, pinned.process.name);
+  if (outside) return outside;
   if (actor.kind === 'agent' && usesInitiator(pinned.process)) {
     issues.push('initiator: this process assigns work to the person who starts it; an agent cannot start it');
   }
@@ -91,7 +97,8 @@ export function startRun(
 export function claim(m: Machine, stepId: string, actor: Actor): Lease | Stop {
   if (m.ended) return RUN_ENDED();
   if (actor.kind !== 'agent') return no('forbidden', 'only an agent claims steps; people use get_work and decide');
-  if (!inScope(actor, m.pinned.process.name)) return no('forbidden', scopeRefusal(actor, m.pinned.process.name), [`process: ${m.pinned.process.name} is outside this agent's scope`]);
+  const outside = outsideScope(actor, m.pinned.process.name);
+  if (outside) return outside;
   const def = m.defs.get(stepId);
   if (!def) return no('not_found', `no step ${stepId} in this run`);
   if (def.kind !== 'agent') return no('forbidden', `${stepId} is a ${def.kind} step, not an agent step`);
@@ -140,12 +147,14 @@ function claimedByAnother(claimant: string, actor: Actor): ToolError {
 
 /**
  * Before renew, submit or escalate: a token works only for the agent it was
- * issued to (`claimant`, as the token says), whatever became of its lease.
- * Only run_ended comes first, as on every write.
+ * issued to (`claimant`, as the token says), whatever became of its lease,
+ * and only on a process in its scope. Only run_ended comes first, as on every write.
  */
 export function tokenHolder(m: Machine, claimant: string | undefined, actor: Actor): Stop | undefined {
   if (m.ended) return RUN_ENDED();
   if (claimant !== undefined && (actor.kind !== 'agent' || actor.id !== claimant)) return { refuse: claimedByAnother(claimant, actor) };
+  // A claim taken before the agent's scope narrowed is worked no further.
+  return outsideScope(actor, m.pinned.process.name);
 }
 
 export function renew(m: Machine, stepId: string, claimId: string, progress: string | undefined, actor: Actor): Lease | Stop {
@@ -368,6 +377,8 @@ export function endClaims(m: Machine, agent: string, by: string): void {
 export function sendEvent(m: Machine, name: string, data: Record<string, unknown> | undefined, actor: Actor): { consumedBy: string | null } | Stop {
   if (m.ended) return RUN_ENDED();
   if (actor.kind === 'person' && !actor.operator) return no('forbidden', 'events come from agents and operators');
+  const outside = outsideScope(actor, m.pinned.process.name);
+  if (outside) return outside;
   const by = actorName(actor);
   const held = { name, ...(data !== undefined ? { data } : {}), by, at: m.at };
   // Delivered or held, the event's data joins the run data, so the cap applies either way.

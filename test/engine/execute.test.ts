@@ -162,3 +162,47 @@ steps:
     expect(plan).toMatchObject({ kind: 'refuse', error: { code: 'invalid', issues: ['inputs.amount: expected number', 'inputs.extra: not declared'] } });
   });
 });
+
+describe('rights on every write, after run_ended (issue 25, items 7 and 9)', () => {
+  const WAITS = pinned(`name: waits
+description: d
+steps:
+  - id: draft
+    agent: Draft it.
+    output: { text: string }
+  - id: hold
+    wait_for: ping
+  - id: done
+    finish: drafted
+`);
+  const narrowed: Actor = { kind: 'agent', id: 'bot', processes: ['another'] };
+  const refusal = (plan: Plan) => (plan.kind === 'refuse' ? { code: plan.error.code, issues: plan.error.issues } : plan.kind);
+  const OUTSIDE = { code: 'forbidden', issues: ["process: waits is outside this agent's scope"] };
+  const RUN_ENDED = { code: 'conflict', issues: ['run_ended'] };
+  const cancelled = (state: RunState) => committed(execute(state, WAITS, at('2026-03-02T09:02:00.000Z'), olga, { tool: 'cancel', reason: 'dup' })).state;
+
+  it('a token used by another identity is forbidden while the run lives, run_ended once it has ended', () => {
+    const { state, claimId } = claimed(WAITS);
+    const renew = { tool: 'renew' as const, stepId: 'draft', claimId, claimant: 'bot' };
+    for (const who of [other, olga]) {
+      expect(refusal(execute(state, WAITS, at('2026-03-02T09:05:00.000Z'), who, renew))).toMatchObject({ code: 'forbidden', issues: [`token: issued to bot, not ${who.kind === 'agent' ? who.id : who.email}`] });
+      expect(refusal(execute(cancelled(state), WAITS, at('2026-03-02T09:05:00.000Z'), who, renew))).toEqual(RUN_ENDED);
+    }
+  });
+
+  it('an agent whose scope no longer holds the process may not renew, submit, escalate or send an event', () => {
+    const { state, claimId } = claimed(WAITS);
+    const claim = { stepId: 'draft', claimId, claimant: 'bot' };
+    const calls = [
+      { tool: 'renew' as const, ...claim },
+      { tool: 'submit' as const, ...claim, submission: { output: { text: 'Hi.' }, summary: 'Drafted.' }, checkFile: noFiles },
+      { tool: 'escalate' as const, ...claim, note: 'stuck' },
+      { tool: 'send_event' as const, name: 'ping' },
+    ];
+    for (const c of calls) {
+      expect(refusal(execute(state, WAITS, at('2026-03-02T09:05:00.000Z'), narrowed, c))).toEqual(OUTSIDE);
+      expect(refusal(execute(cancelled(state), WAITS, at('2026-03-02T09:05:00.000Z'), narrowed, c))).toEqual(RUN_ENDED);
+    }
+    expect(committed(execute(state, WAITS, at('2026-03-02T09:05:00.000Z'), bot, calls[3]!)).result).toEqual({ consumedBy: null });
+  });
+});

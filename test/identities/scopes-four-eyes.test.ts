@@ -71,6 +71,33 @@ describe('an agent limited to some processes', () => {
     expect((await h.fail('claim', { runId: invoice, stepId: 'invoice', requestId: rid() }, CAST.rival)).code).toBe('forbidden');
     expect((await h.ok('claim', { runId: invoice, stepId: 'invoice', requestId: rid() }, CAST.agent)).token).toBeTruthy();
   });
+
+  it('sending an event into a run of another process is forbidden and changes nothing (issue 25, item 9)', async () => {
+    const { h, review, invoice } = await scoped();
+    const before = await h.snapshot();
+    const sent = await h.fail('send_event', { runId: invoice, name: 'ping', requestId: rid() }, CAST.agent);
+    expect(sent).toMatchObject({ code: 'forbidden', issues: ["process: two-payments is outside this agent's scope"] });
+    expect(await h.snapshot()).toEqual(before);
+    expect(await h.ok('send_event', { runId: review.run.id, name: 'ping', requestId: rid() }, CAST.agent)).toEqual({ consumedBy: null });
+  });
+
+  it('a claim taken before the scope narrowed cannot be renewed, submitted or escalated from the next call (issue 25, item 9)', async () => {
+    const { h, invoice } = await scoped();
+    const claim = await h.claim(invoice, 'invoice', CAST.rival);
+    await setManifest(h, (d) => {
+      d.agents = [{ id: CAST.agent, processes: ['claim-review'] }, { id: CAST.rival, processes: ['claim-review'] }];
+    });
+    const before = await h.snapshot();
+    const outside = { code: 'forbidden', issues: ["process: two-payments is outside this agent's scope"] };
+    expect(await h.fail('renew', { token: claim.token, requestId: rid() }, CAST.rival)).toMatchObject(outside);
+    expect(await h.fail('submit', { token: claim.token, output: { number: 'INV-1' }, summary: 'Raised.', requestId: rid() }, CAST.rival)).toMatchObject(outside);
+    expect(await h.fail('escalate', { token: claim.token, note: 'stuck', requestId: rid() }, CAST.rival)).toMatchObject(outside);
+    expect(await h.snapshot()).toEqual(before);
+    // run_ended still comes first.
+    await h.ok('cancel', { runId: invoice, reason: 'Duplicate.', requestId: rid() }, CAST.operator);
+    expect(await h.fail('submit', { token: claim.token, output: { number: 'INV-1' }, summary: 'Raised.', requestId: rid() }, CAST.rival)).toMatchObject({ code: 'conflict', issues: ['run_ended'] });
+    expect(await h.fail('send_event', { runId: invoice, name: 'ping', requestId: rid() }, CAST.agent)).toMatchObject({ code: 'conflict', issues: ['run_ended'] });
+  });
 });
 
 describe('four eyes on approvals', () => {
