@@ -17,9 +17,17 @@ export interface ChainState {
   lines: number;
   head: ChainHead | null;
   recorded: Map<string, { rev: number; sha256: string }>;
+  /** The last whole line's bytes: a chain whose bytes there differ was replaced (a merge), not extended. */
+  tail: Buffer;
 }
 
-const emptyChain = (): ChainState => ({ size: 0, lines: 0, head: null, recorded: new Map() });
+const emptyChain = (): ChainState => ({ size: 0, lines: 0, head: null, recorded: new Map(), tail: Buffer.alloc(0) });
+
+/** The last whole line of `bytes` (with its line end), which end at a line break. */
+function lastLine(bytes: Buffer): Buffer {
+  const end = bytes.length - 1;
+  return bytes.subarray(bytes.lastIndexOf(0x0a, end - 1) + 1);
+}
 
 function brokenChain(rel: string, breaks: readonly ChainBreak[]): BoardError {
   return new BoardError('corrupt', `the audit chain ${rel} is broken; run workboard audit verify`, breaks.map((b) => ({ path: `${rel}:${b.line}`, message: b.reason })));
@@ -88,16 +96,22 @@ export class ChainFiles {
       const { size } = fstatSync(fd);
       let base = this.chains.get(rel);
       if (!base || size < base.size) base = emptyChain();
+      // Read from the start of the last line verified: if those bytes changed, the chain was replaced.
+      const from = base.size - base.tail.length;
+      const buf = Buffer.alloc(size - from);
+      readSync(fd, buf, 0, buf.length, from);
+      if (!buf.subarray(0, base.tail.length).equals(base.tail)) {
+        this.chains.delete(rel);
+        return this.state(rel);
+      }
       if (size === base.size) return base;
-      const buf = Buffer.alloc(size - base.size);
-      readSync(fd, buf, 0, buf.length, base.size);
-      const report = verifyChain(buf.toString('utf8'), base.head, base.lines + 1);
+      const report = verifyChain(buf.subarray(base.tail.length).toString('utf8'), base.head, base.lines + 1);
       if (report.breaks.length > 0) {
         this.chains.delete(rel);
         throw brokenChain(rel, report.breaks);
       }
       // Extended in place: transactions only read it, and one scope's transactions never overlap.
-      const next: ChainState = { size, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, base.recorded) };
+      const next: ChainState = { size, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, base.recorded), tail: Buffer.from(lastLine(buf)) };
       this.chains.set(rel, next);
       return next;
     } finally {
@@ -116,14 +130,19 @@ export class ChainFiles {
     const bytes = await readIfExists(this.files.abs(rel));
     if (bytes === null) return new Map();
     let base = this.chains.get(rel);
-    if (!base || bytes.length < base.size) base = emptyChain();
+    if (!base || bytes.length < base.size || !bytes.subarray(base.size - base.tail.length, base.size).equals(base.tail)) base = emptyChain();
     const whole = bytes.lastIndexOf(0x0a) + 1;
     if (whole <= base.size) return base.recorded;
     const report = verifyChain(bytes.subarray(base.size, whole).toString('utf8'), base.head, base.lines + 1);
     if (report.breaks.length > 0) throw brokenChain(rel, report.breaks);
-    const next: ChainState = { size: whole, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)) };
+    const next: ChainState = { size: whole, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)), tail: Buffer.from(lastLine(bytes.subarray(0, whole))) };
     this.chains.set(rel, next);
     return next.recorded;
+  }
+
+  /** Forget what was verified of a chain that was replaced whole (a merge), so it is read afresh. */
+  forget(rel: string): void {
+    this.chains.delete(rel);
   }
 
   /** Append a journal's audit lines that are not in the chain yet, repairing our own torn append. */

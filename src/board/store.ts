@@ -41,6 +41,14 @@ export interface StoreOptions {
   now?: () => Date;
 }
 
+/** One scope's files as a merge leaves them: each with the sha256 it must still have, and its new bytes (null: removed). */
+export interface ScopeReplacement {
+  scope: Scope;
+  files: { rel: string; from: string | null; to: Buffer | null }[];
+  /** Uncommitted state of the scope that the new state ends (the leases of superseded claims). */
+  removeState?: string[];
+}
+
 export interface CommitReport {
   /** Committed files written (relative paths), with their new revs. */
   written: Record<string, number>;
@@ -122,14 +130,53 @@ export class BoardStore {
    * concurrent repeats of one call run one after another. `intent` is what this
    * holder is about to create; `fn` is given the intent of a holder that died
    * holding the lock, when there was one, so its half-done work is finished
-   * rather than done a second time.
+   * rather than done a second time. `waitMs` bounds the wait for a live
+   * holder (0: try once) before it fails `busy`; a dead holder's lock is broken either way.
    */
-  async exclusive<T>(lockRel: string, intent: string, fn: (intent: string) => Promise<T>): Promise<T> {
-    const held = await this.lock(lockRel, lockRel, intent);
+  async exclusive<T>(lockRel: string, intent: string, fn: (intent: string) => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> {
+    const held = await this.lock(lockRel, lockRel, intent, opts.waitMs);
     try {
       return await fn(held.info.intent ?? intent);
     } finally {
       await held.release();
+    }
+  }
+
+  /**
+   * Put the committed files of several scopes in a given state at once, audit
+   * chains included: what a merge of two histories does (git/sync.ts). Every
+   * lock is held before anything is checked; every file must still have the
+   * bytes `from` names (null: absent), else nothing is written and the answer
+   * is `busy`. Each scope then commits through its journal, so a scope is never
+   * half replaced; the caller's own intent record covers a crash between scopes.
+   */
+  async replace(changes: readonly ScopeReplacement[]): Promise<void> {
+    const ordered = [...changes].sort((a, b) => (scopeFiles(a.scope).lock < scopeFiles(b.scope).lock ? -1 : 1));
+    const held: Awaited<ReturnType<BoardStore['lock']>>[] = [];
+    try {
+      for (const c of ordered) {
+        const sf = scopeFiles(c.scope);
+        held.push(await this.lock(sf.lock, sf.name));
+        this.files.forgetDirs(c.scope);
+        await this.journals.rollForward(c.scope);
+      }
+      for (const c of ordered) {
+        for (const f of c.files) {
+          const bytes = await this.readBytes(f.rel, { fresh: true });
+          if ((bytes === null ? null : sha256Hex(bytes)) !== f.from) {
+            throw new BoardError('busy', `${f.rel} changed while the merge was being made; nothing was written: sync again`, [{ path: f.rel, message: 'changed since it was read' }]);
+          }
+        }
+      }
+      for (const c of ordered) {
+        const writes = c.files.filter((f) => f.to !== null).map((f) => ({ rel: f.rel, bytes: f.to! }));
+        const removes = [...c.files.filter((f) => f.to === null).map((f) => f.rel), ...(c.removeState ?? [])];
+        if (writes.length === 0 && removes.length === 0) continue;
+        await this.journals.commit(c.scope, writes, removes, []);
+        this.chains.forget(scopeFiles(c.scope).chain);
+      }
+    } finally {
+      for (const h of held.reverse()) await h.release();
     }
   }
 
@@ -166,9 +213,9 @@ export class BoardStore {
     return this.key.fingerprint();
   }
 
-  private async lock(rel: string, what: string, intent?: string) {
+  private async lock(rel: string, what: string, intent?: string, timeoutMs = this.options.lockTimeoutMs) {
     try {
-      return await acquireLock(this.abs(rel), { staleMs: this.options.lockStaleMs, timeoutMs: this.options.lockTimeoutMs, now: () => this.now().getTime(), ...(intent !== undefined ? { intent } : {}) });
+      return await acquireLock(this.abs(rel), { staleMs: this.options.lockStaleMs, timeoutMs, now: () => this.now().getTime(), ...(intent !== undefined ? { intent } : {}) });
     } catch (e) {
       if (e instanceof LockTimeout) throw new BoardError('busy', `${what} is busy: ${e.message}; retry`, []);
       throw e;

@@ -1,0 +1,164 @@
+/**
+ * The git repository that holds a board, reached through git's own commands
+ * (plumbing where we need exact control): run a command, read many blobs in
+ * one process, write blobs, and build a tree in a private index. Nothing here
+ * knows about boards.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export class GitError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly code: number | null,
+    readonly stderr: string,
+  ) {
+    super(`git ${args[0]}: ${firstLine(stderr) || `exited ${code}`}`);
+    this.name = 'GitError';
+  }
+}
+
+const firstLine = (s: string): string =>
+  s
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => l !== '' && !l.startsWith('hint:')) ?? '';
+
+export interface GitRun {
+  stdout: Buffer;
+  stderr: string;
+  code: number | null;
+}
+
+export class Repo {
+  private constructor(
+    /** The folder git is run in (the board root). */
+    readonly cwd: string,
+    /** The board root relative to the work tree's top, with a trailing slash ('' at the top). */
+    readonly prefix: string,
+  ) {}
+
+  /** The repository holding `dir`, or null when `dir` is in none. */
+  static async at(dir: string): Promise<Repo | null> {
+    const probe = await runGit(dir, ['rev-parse', '--is-inside-work-tree', '--show-prefix']);
+    if (probe.code !== 0) return null;
+    const [inside, prefix] = probe.stdout.toString('utf8').split('\n');
+    return inside === 'true' ? new Repo(dir, prefix ?? '') : null;
+  }
+
+  /** Run git; a non-zero exit is a GitError unless `allow` lists it. */
+  async run(args: readonly string[], opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; allow?: number[] } = {}): Promise<GitRun> {
+    const r = await runGit(this.cwd, args, opts);
+    if (r.code !== 0 && !(opts.allow ?? []).includes(r.code ?? -1)) throw new GitError(args, r.code, r.stderr);
+    return r;
+  }
+
+  async text(args: readonly string[], opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+    return (await this.run(args, opts)).stdout.toString('utf8').trim();
+  }
+
+  /** A commit's id, or null when the name does not resolve. */
+  async resolve(name: string): Promise<string | null> {
+    const r = await this.run(['rev-parse', '-q', '--verify', `${name}^{commit}`], { allow: [1, 128] });
+    return r.code === 0 ? r.stdout.toString('utf8').trim() : null;
+  }
+
+  async isAncestor(a: string, b: string): Promise<boolean> {
+    return (await this.run(['merge-base', '--is-ancestor', a, b], { allow: [1] })).code === 0;
+  }
+
+  /** Paths (relative to the board root) that differ between two commits, under the board. */
+  async changed(from: string | null, to: string): Promise<string[]> {
+    const args = from === null ? ['ls-tree', '-r', '-z', '--name-only', '--full-tree', to, '--', this.prefix || '.'] : ['diff', '--name-only', '-z', '--no-renames', from, to, '--', this.prefix || '.'];
+    const out = (await this.run(from === null ? args : ['-c', 'core.quotePath=false', ...args])).stdout.toString('utf8');
+    return out.split('\0').filter((p) => p !== '' && p.startsWith(this.prefix)).map((p) => p.slice(this.prefix.length));
+  }
+
+  /** The blob ids of paths (relative to the board root) in a commit's tree; a path not there is absent from the map. */
+  async blobs(commit: string, rels: readonly string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (let i = 0; i < rels.length; i += 2000) {
+      const chunk = rels.slice(i, i + 2000).map((r) => `${this.prefix}${r}`);
+      const r = await this.run(['ls-tree', '-r', '-z', '--full-tree', commit, '--', ...chunk]);
+      for (const entry of r.stdout.toString('utf8').split('\0')) {
+        const m = /^\d+ blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+        if (m && m[2]!.startsWith(this.prefix)) out.set(m[2]!.slice(this.prefix.length), m[1]!);
+      }
+    }
+    return out;
+  }
+
+  /** The contents of many blobs, read by one `git cat-file --batch`. */
+  async contents(ids: Iterable<string>): Promise<Map<string, Buffer>> {
+    const unique = [...new Set(ids)];
+    const out = new Map<string, Buffer>();
+    if (unique.length === 0) return out;
+    const r = await this.run(['cat-file', '--batch'], { input: `${unique.join('\n')}\n` });
+    let at = 0;
+    const buf = r.stdout;
+    while (at < buf.length) {
+      const nl = buf.indexOf(0x0a, at);
+      const [id, type, size] = buf.subarray(at, nl).toString('utf8').split(' ');
+      if (type === 'missing' || size === undefined) {
+        at = nl + 1;
+        continue;
+      }
+      const n = Number(size);
+      out.set(id!, Buffer.from(buf.subarray(nl + 1, nl + 1 + n)));
+      at = nl + 1 + n + 1;
+    }
+    return out;
+  }
+
+  /** Write blobs into the object database, in one process; their ids, in order. */
+  async writeBlobs(contents: readonly Buffer[]): Promise<string[]> {
+    if (contents.length === 0) return [];
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'workboard-blobs-'));
+    try {
+      const files = contents.map((c, i) => {
+        const f = path.join(dir, String(i));
+        writeFileSync(f, c);
+        return f;
+      });
+      const r = await this.run(['hash-object', '-w', '--no-filters', '--stdin-paths'], { input: `${files.join('\n')}\n` });
+      return r.stdout.toString('utf8').trim().split('\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * The tree of `start` with board paths set to blobs (null: removed), built
+   * in a private index so the repository's own index is never touched.
+   */
+  async treeWith(start: string, entries: ReadonlyMap<string, string | null>): Promise<string> {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'workboard-index-'));
+    const env = { ...process.env, GIT_INDEX_FILE: path.join(dir, 'index') };
+    try {
+      await this.run(['read-tree', start], { env });
+      const lines = [...entries].map(([rel, id]) => (id === null ? `0 ${'0'.repeat(40)}\t${this.prefix}${rel}` : `100644 ${id}\t${this.prefix}${rel}`));
+      if (lines.length > 0) await this.run(['update-index', '--index-info'], { env, input: `${lines.join('\n')}\n` });
+      return await this.text(['write-tree'], { env });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function runGit(cwd: string, args: readonly string[], opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<GitRun> {
+  return new Promise((resolve) => {
+    // No prompt for credentials or host keys: sync runs unattended, and a prompt would hang it.
+    const env = { ...(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' };
+    const child = spawn('git', [...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    child.on('error', (e) => resolve({ stdout: Buffer.alloc(0), stderr: e.message, code: -1 }));
+    child.on('close', (code) => resolve({ stdout: Buffer.concat(out), stderr: err, code }));
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
+  });
+}
