@@ -65,6 +65,11 @@ export class Tx {
     return doc;
   }
 
+  /** What the scope's audit chain records of a file: its rev and sha256 as the board's writers last wrote it. */
+  recordedAs(path: string): { rev: number; sha256: string } | undefined {
+    return this.recorded.get(this.checkPath(path));
+  }
+
   /** Compare-and-swap: refuse with `conflict` (carrying the current file) when its rev is not the one expected. */
   async expectRev(rel: string, rev: number): Promise<BoardDoc | null> {
     const doc = await this.read(rel);

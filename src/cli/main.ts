@@ -28,6 +28,7 @@ export const COMMAND_MODULES: readonly [readonly string[], () => Promise<Command
   [['notifications'], () => import('./commands/notifications.js')],
   [['evaluator'], () => import('./commands/evaluator.js')],
   [['merge-driver', 'git-setup', 'audit-text'], () => import('./commands/git.js')],
+  [['sync'], () => import('./commands/sync.js')],
   [['mcp'], () => import('./commands/mcp.js')],
   [['mcp-config'], () => import('./commands/mcp-config.js')],
   [['token'], () => import('./commands/tokens.js')],

@@ -1,0 +1,62 @@
+/**
+ * Board files that arrived from outside the board's writers (a hand edit of
+ * WORK.md, a pull request merged, a version published on another clone that
+ * a merge brought in) are adopted while they are valid: recorded on the
+ * board's audit chain, so `audit verify` accounts for them, never reported
+ * as broken. An invalid one is refused with the file named, and stays
+ * unrecorded until it is fixed.
+ */
+import { sha256Hex } from '../core/hash.js';
+import { parseMarkdown } from '../core/markdown.js';
+import { processHash } from '../process/hash.js';
+import type { Board } from './board.js';
+import { decodeDoc } from './document.js';
+import { BoardError } from './errors.js';
+import { paths, WORK_FILE } from './layout.js';
+import { listProcessNames, listVersions } from './processes.js';
+
+export interface Adopted {
+  /** Files recorded anew on the board's chain. */
+  adopted: string[];
+}
+
+/** Record every valid board file that differs from what the board's chain records; refuse, naming them, those that are not valid. */
+export async function adoptBoardFiles(board: Board, actor: string): Promise<Adopted> {
+  const adopted: string[] = [];
+  // WORK.md first: reading it in a transaction adopts a valid edit (a rev bump, a `work.external-edit` line) and refuses an invalid one.
+  const work = await board.store.transact({ kind: 'board' }, async (tx) => {
+    const before = tx.recordedAs(WORK_FILE);
+    const doc = await tx.read(WORK_FILE);
+    return doc !== null && doc.sha256 !== before?.sha256;
+  });
+  if (work.value) adopted.push(WORK_FILE);
+  // Then published versions: each whole (its PROCESS.md must hash to what its VERSION.md says), in one line per version.
+  const refused: { path: string; message: string }[] = [];
+  await board.store.transact({ kind: 'board' }, async (tx) => {
+    for (const name of await listProcessNames(board)) {
+      for (const v of await listVersions(board, name)) {
+        const dir = paths.versionDir(name, v);
+        const files: Record<string, { rev: number; sha256: string }> = {};
+        const meta = await board.store.readBytes(`${dir}/VERSION.md`);
+        const text = await board.store.readBytes(`${dir}/PROCESS.md`);
+        if (meta === null || text === null) continue;
+        const metaSha = sha256Hex(meta);
+        const textSha = sha256Hex(text);
+        if (tx.recordedAs(`${dir}/VERSION.md`)?.sha256 === metaSha && tx.recordedAs(`${dir}/PROCESS.md`)?.sha256 === textSha) continue;
+        const decoded = decodeDoc(`${dir}/VERSION.md`, meta);
+        const parsed = parseMarkdown(text.toString('utf8'));
+        const hash = decoded.ok ? decoded.doc.data.hash : undefined;
+        if (!decoded.ok || !parsed.ok || processHash(parsed.value.data, parsed.value.body) !== hash) {
+          refused.push({ path: dir, message: 'a published version whose PROCESS.md does not hash to its VERSION.md, or is not readable' });
+          continue;
+        }
+        files[`${dir}/VERSION.md`] = { rev: decoded.doc.rev, sha256: metaSha };
+        files[`${dir}/PROCESS.md`] = { rev: 1, sha256: textSha };
+        tx.audit({ actor, action: 'process.adopted', entity: `${name}@v${v}`, input: { version: v, hash, files } });
+        adopted.push(dir);
+      }
+    }
+  });
+  if (refused.length > 0) throw new BoardError('invalid', `published versions that arrived are not valid: ${refused.map((r) => r.path).join(', ')}`, refused);
+  return { adopted };
+}

@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import { syncBoard, SyncError, type SyncReport } from '../../git/sync.js';
+import { color, EXIT, printJson } from '../output.js';
+import type { Cli } from '../cli.js';
+
+const EXIT_FOR: Record<SyncError['code'], number> = { unreachable: EXIT.refused, 'not-git': EXIT.refused, refused: EXIT.refused, busy: EXIT.busy, broken: EXIT.corrupt };
+
+/** What a sync did, in one line a person reads, then one line per run it merged. */
+export function syncLines(r: SyncReport): string[] {
+  const pulled = r.pulled === 'nothing' ? 'nothing new' : r.pulled === 'fast-forward' ? 'fast-forwarded' : 'merged';
+  const head = r.head ? ` at ${r.head.slice(0, 8)}` : '';
+  const lines = [`synced with ${r.remote}/${r.branch}${head}: ${r.committed ? 'committed the board, ' : ''}${pulled}${r.pushed ? ', pushed' : ''}`];
+  for (const m of r.merged) {
+    if (!m.superseded) continue;
+    const kept = m.taken === 'ours' ? 'this clone' : r.remote;
+    const lost = m.superseded.side === 'ours' ? 'this clone' : r.remote;
+    lines.push(`  ${m.run}: moved on both sides; kept ${kept}'s, ${m.superseded.transitions} transition(s) of ${lost} superseded (workboard log ${m.run})`);
+  }
+  return lines;
+}
+
+export function register(program: Command, cli: Cli): void {
+  program
+    .command('sync')
+    .description('commit the board, fetch, merge run by run, verify and push (retrying when the remote moved)')
+    .option('--remote <name>', 'the remote to sync with (default: the branch upstream, else origin)')
+    .addHelpText('after', '\nExample:\n  workboard sync\n  workboard sync --remote origin --json')
+    .action(async (opts: { remote?: string }) => {
+      const board = await cli.board();
+      try {
+        const report = await syncBoard(board, { ...(opts.remote ? { remote: opts.remote } : {}), actor: cli.actor() });
+        if (cli.json()) printJson({ ok: true, data: report });
+        else process.stdout.write(`${syncLines(report).join('\n')}\n`);
+        cli.exit(EXIT.ok);
+      } catch (e) {
+        if (!(e instanceof SyncError)) throw e;
+        if (cli.json()) printJson({ ok: false, error: { code: e.code, message: e.message } });
+        else process.stderr.write(`${color.red('sync failed')}: ${e.message}\n`);
+        cli.exit(EXIT_FOR[e.code]);
+      }
+    });
+}

@@ -1,0 +1,163 @@
+/**
+ * Two commits of a board merged into one tree: other files by git's own
+ * merge, the board's files by the board's rules:
+ * - each run folder by the run-level merge (merge-run.ts), as one thing;
+ * - the board's audit chain like a run's (one chain kept, the other side's
+ *   lines set aside in audit/superseded.jsonl);
+ * - WORK.md as data (merge-data.ts), so identities added on both sides stay;
+ * - published versions, keys and uploads, which are only ever added, as a union.
+ * Nothing in the repository's index or work tree is touched here.
+ */
+import { sha256Hex } from '../core/hash.js';
+import { parseMarkdown } from '../core/markdown.js';
+import { encodeDoc } from '../board/document.js';
+import { BOARD_CHAIN, isRunId, WORK_FILE } from '../board/layout.js';
+import { SUPERSEDED_FILE } from '../board/superseded.js';
+import { mergeValue } from './merge-data.js';
+import { CHAIN_FILE, mergeRun, type RunFiles, type RunMerge } from './merge-run.js';
+import type { Repo } from './repo.js';
+
+export const BOARD_SUPERSEDED = `audit/${SUPERSEDED_FILE}`;
+
+/** Where a path (relative to the board root) belongs: one run, the board's own files, or neither (code beside the board). */
+export function ownerOf(rel: string): { kind: 'run'; id: string } | { kind: 'board' } | null {
+  const m = /^runs\/([^/]+)\/[^/]+$/.exec(rel);
+  if (m) return isRunId(m[1]!) ? { kind: 'run', id: m[1]! } : null;
+  if (rel === WORK_FILE || rel === '.gitignore' || rel === '.gitattributes') return { kind: 'board' };
+  if (/^(processes|audit|files)\//.test(rel)) return { kind: 'board' };
+  return null;
+}
+
+export class MergeRefused extends Error {
+  constructor(
+    message: string,
+    readonly paths: string[],
+  ) {
+    super(message);
+    this.name = 'MergeRefused';
+  }
+}
+
+export interface BoardMergeResult {
+  tree: string;
+  /** Runs changed on both sides, each with what the merge did. */
+  runs: { id: string; merge: RunMerge }[];
+  /** Board files whose merged content neither side had (WORK.md merged as data). */
+  mergedBoardFiles: string[];
+}
+
+export async function mergeCommits(repo: Repo, ours: string, theirs: string): Promise<BoardMergeResult> {
+  const base = (await repo.run(['merge-base', ours, theirs], { allow: [1] })).stdout.toString('utf8').trim() || null;
+  // git merges everything but the board's files; board files it would merge (or mark) are overridden below.
+  // `merge.workboard.driver=true` keeps our side for files our merge driver owns: faster, and replaced anyway.
+  const mt = await repo.run(['-c', 'merge.workboard.driver=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], { allow: [1] });
+  const [tree, ...conflicted] = mt.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+  const outside = conflicted.filter((p) => !p.startsWith(repo.prefix) || ownerOf(p.slice(repo.prefix.length)) === null);
+  if (outside.length > 0) throw new MergeRefused(`the merge conflicts outside the board (${outside.join(', ')}): merge those files with git, then sync again`, outside);
+  const changedOurs = new Set(await repo.changed(base, ours));
+  const changedTheirs = new Set(await repo.changed(base, theirs));
+  const both = [...changedOurs].filter((p) => changedTheirs.has(p) && ownerOf(p) !== null);
+
+  const runIds = [...new Set(both.map(ownerOf).flatMap((o) => (o?.kind === 'run' ? [o.id] : [])))].sort();
+  const boardBoth = both.filter((p) => ownerOf(p)?.kind === 'board');
+  const overrides = new Map<string, Buffer | null>();
+
+  const folders = await readFolders(repo, [base, ours, theirs], runIds);
+  const runs = runIds.map((id) => {
+    const [b, o, t] = folders.map((f) => f.get(id) ?? null) as [RunFiles | null, RunFiles | null, RunFiles | null];
+    const merge = mergeRun(b, o, t);
+    const names = new Set([...Object.keys(o ?? {}), ...Object.keys(t ?? {}), ...Object.keys(merge.files ?? {})]);
+    for (const n of names) overrides.set(`runs/${id}/${n}`, merge.files?.[n] !== undefined ? Buffer.from(merge.files[n]!) : null);
+    return { id, merge };
+  });
+
+  const mergedBoardFiles: string[] = [];
+  if (boardBoth.length > 0) {
+    const texts = await readFiles(repo, [base, ours, theirs], [...boardBoth, BOARD_CHAIN, BOARD_SUPERSEDED]);
+    const at = (i: number, rel: string) => texts[i]!.get(rel) ?? null;
+    // The board's chain: kept whole from one side, like a run's.
+    let prefer: 'ours' | 'theirs' = preferByContent(at(1, WORK_FILE), at(2, WORK_FILE));
+    if (boardBoth.includes(BOARD_CHAIN)) {
+      const folder = (i: number): RunFiles | null => {
+        const chain = at(i, BOARD_CHAIN);
+        const sup = at(i, BOARD_SUPERSEDED);
+        return chain === null ? null : { [CHAIN_FILE]: chain, ...(sup !== null ? { [SUPERSEDED_FILE]: sup } : {}) };
+      };
+      const m = mergeRun(folder(0), folder(1), folder(2));
+      if (m.taken !== 'same') prefer = m.taken;
+      overrides.set(BOARD_CHAIN, m.files?.[CHAIN_FILE] !== undefined ? Buffer.from(m.files[CHAIN_FILE]!) : null);
+      overrides.set(BOARD_SUPERSEDED, m.files?.[SUPERSEDED_FILE] !== undefined ? Buffer.from(m.files[SUPERSEDED_FILE]!) : null);
+    }
+    for (const rel of boardBoth) {
+      if (rel === BOARD_CHAIN || rel === BOARD_SUPERSEDED) continue;
+      const [b, o, t] = [at(0, rel), at(1, rel), at(2, rel)];
+      if (rel === WORK_FILE && o !== null && t !== null) {
+        const merged = mergeManifest(b, o, t, prefer);
+        overrides.set(rel, Buffer.from(merged));
+        if (merged !== o && merged !== t) mergedBoardFiles.push(rel);
+      } else {
+        // Added on both sides (a version published on two clones, the same upload): one side, the same either way round.
+        const pick = o === null ? t : t === null ? o : prefer === 'ours' ? o : t;
+        overrides.set(rel, pick === null ? null : Buffer.from(pick));
+      }
+    }
+  }
+
+  const ids = await repo.writeBlobs([...overrides.values()].filter((v): v is Buffer => v !== null));
+  let i = 0;
+  const entries = new Map<string, string | null>([...overrides].map(([rel, v]) => [rel, v === null ? null : ids[i++]!]));
+  return { tree: await repo.treeWith(tree!, entries), runs, mergedBoardFiles };
+}
+
+/** The side whose WORK.md text hashes greater: a choice both clones make alike when nothing better decides. */
+function preferByContent(ours: string | null, theirs: string | null): 'ours' | 'theirs' {
+  return sha256Hex(ours ?? '') >= sha256Hex(theirs ?? '') ? 'ours' : 'theirs';
+}
+
+/** WORK.md merged as data: frontmatter three-way, the body from the side that changed it. */
+export function mergeManifest(base: string | null, ours: string, theirs: string, prefer: 'ours' | 'theirs'): string {
+  const parse = (t: string | null) => {
+    const p = t === null ? null : parseMarkdown(t);
+    return p?.ok ? { data: p.value.data as Record<string, unknown>, body: p.value.body } : null;
+  };
+  const [b, o, t] = [parse(base), parse(ours), parse(theirs)];
+  if (!o || !t) return prefer === 'ours' || !t ? ours : theirs;
+  const data = mergeValue(b?.data, o.data, t.data, prefer) as Record<string, unknown>;
+  const body = mergeValue(b?.body, o.body, t.body, prefer) as string;
+  return encodeDoc(WORK_FILE, data, body);
+}
+
+/** Each commit's run folders (null commit: none), by run id. */
+async function readFolders(repo: Repo, commits: (string | null)[], runIds: string[]): Promise<Map<string, RunFiles>[]> {
+  if (runIds.length === 0) return commits.map(() => new Map());
+  const dirs = runIds.map((id) => `runs/${id}/`);
+  return Promise.all(
+    commits.map(async (c) => {
+      const out = new Map<string, Record<string, string>>();
+      if (c === null) return out;
+      const blobs = await repo.blobs(c, dirs);
+      const contents = await repo.contents(blobs.values());
+      for (const [rel, id] of blobs) {
+        const [, run, name] = rel.split('/');
+        if (!name || rel.split('/').length !== 3) continue;
+        const folder = out.get(run!) ?? {};
+        folder[name] = contents.get(id)!.toString('utf8');
+        out.set(run!, folder);
+      }
+      return out;
+    }),
+  );
+}
+
+async function readFiles(repo: Repo, commits: (string | null)[], rels: string[]): Promise<Map<string, string>[]> {
+  return Promise.all(
+    commits.map(async (c) => {
+      const out = new Map<string, string>();
+      if (c === null) return out;
+      const blobs = await repo.blobs(c, rels);
+      const contents = await repo.contents(blobs.values());
+      for (const [rel, id] of blobs) out.set(rel, contents.get(id)!.toString('utf8'));
+      return out;
+    }),
+  );
+}

@@ -1,0 +1,270 @@
+/**
+ * `workboard sync`: share a board through a git remote. In order:
+ * 1. fetch the remote branch (unreachable: one clear error, nothing changed);
+ * 2. commit what is uncommitted of the board (never in the middle of a transaction);
+ * 3. merge, if the histories diverged, with the board's rules (board-merge.ts):
+ *    the merge commit is built with plumbing, never leaving a conflict marker;
+ * 4. bring the board's files to the merged state through the board itself
+ *    (its locks, journals and change log, so running coordinators see it);
+ * 5. verify the board, then push, fetching and merging again when the push
+ *    is rejected because the remote moved meanwhile.
+ *
+ * A crash between 4's scopes is finished by the next sync: the intent (from
+ * which commit to which) is written under .work/journal/ first, which also
+ * keeps `serve --git-commit` from committing a half-applied merge.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { sha256Hex } from '../core/hash.js';
+import { adoptBoardFiles } from '../board/adopt.js';
+import type { Board } from '../board/board.js';
+import { BoardError } from '../board/errors.js';
+import { STATE_DIR, type Scope } from '../board/layout.js';
+import type { ScopeReplacement } from '../board/store.js';
+import { verifyBoard } from '../board/verify.js';
+import { mergeCommits, MergeRefused, ownerOf } from './board-merge.js';
+import { commitBoard } from './commit.js';
+import type { RunMerge } from './merge-run.js';
+import { GitError, Repo } from './repo.js';
+
+const INTENT = `${STATE_DIR}/journal/sync.json`;
+const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
+
+export interface SyncOptions {
+  remote?: string;
+  /** Who adopts what the pull brought in, on the board's chain. */
+  actor?: string;
+  /** Push attempts before giving up when the remote keeps moving. */
+  attempts?: number;
+  /** Told of each step, for a progress line. */
+  onStep?: (what: string) => void;
+}
+
+export interface SyncReport {
+  remote: string;
+  branch: string;
+  /** The commit made of what was uncommitted, if one was made. */
+  committed: string | null;
+  /** What arrived: nothing, a fast-forward, or a merge commit. */
+  pulled: 'nothing' | 'fast-forward' | 'merge';
+  /** Runs changed on both sides, and what the merge set aside. */
+  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number } | null }[];
+  pushed: boolean;
+  head: string | null;
+}
+
+/** Why a sync stopped; `code` picks the exit code. */
+export class SyncError extends Error {
+  constructor(
+    readonly code: 'unreachable' | 'not-git' | 'refused' | 'busy' | 'broken',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SyncError';
+  }
+}
+
+interface Intent {
+  from: string;
+  to: string;
+  ref: string;
+}
+
+export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<SyncReport> {
+  const repo = await Repo.at(board.root);
+  if (!repo) throw new SyncError('not-git', `${board.root} is not in a git repository: run workboard init --git, or git init`);
+  return board.store.exclusive(SYNC_LOCK, 'sync', async () => {
+    await finishIntent(board, repo);
+    const { remote, branch, ref } = await upstream(repo, opts.remote);
+    const report: SyncReport = { remote, branch, committed: null, pulled: 'nothing', merged: [], pushed: false, head: null };
+    const attempts = opts.attempts ?? 5;
+    for (let attempt = 1; ; attempt++) {
+      opts.onStep?.(`fetching ${remote}/${branch}`);
+      const theirs = await fetch(repo, remote, branch);
+      if (report.committed === null) report.committed = await commitWhenQuiet(board);
+      const ours = await repo.resolve('HEAD');
+      if (theirs !== null && ours !== null && !(await repo.isAncestor(theirs, ours))) {
+        opts.onStep?.('merging');
+        const pulled = await pull(board, repo, ref, ours, theirs, remote, branch);
+        if (report.pulled !== 'merge') report.pulled = pulled.kind;
+        report.merged.push(...pulled.merged);
+      } else if (theirs !== null && ours === null) {
+        await pull(board, repo, ref, null, theirs, remote, branch);
+        report.pulled = 'fast-forward';
+      }
+      if (report.pulled !== 'nothing') {
+        // What came in that the board's chain does not record yet (WORK.md merged as data, versions from the other side) is adopted and committed with it.
+        await adoptBoardFiles(board, opts.actor ?? 'git');
+        await commitWhenQuiet(board);
+      }
+      const head = await repo.resolve('HEAD');
+      report.head = head;
+      if (head === null || head === theirs) return report;
+      opts.onStep?.('verifying');
+      const verified = await verifyBoard(board);
+      if (!verified.ok) throw new SyncError('broken', `the board does not verify after the merge, so nothing was pushed: run workboard audit verify`);
+      opts.onStep?.(`pushing to ${remote}/${branch}`);
+      const pushed = await repo.run(['push', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128] });
+      if (pushed.code === 0) {
+        report.pushed = true;
+        return report;
+      }
+      if (!/rejected|fetch first|non-fast-forward/i.test(pushed.stderr)) throw new SyncError('unreachable', `cannot push to ${remote}: ${new GitError(['push'], pushed.code, pushed.stderr).message.replace(/^git push: /, '')}`);
+      if (attempt >= attempts) throw new SyncError('busy', `${remote}/${branch} kept moving: the push was rejected ${attempts} times; sync again`);
+    }
+  });
+}
+
+/** The remote and branch to sync with: the branch's upstream, else `origin` and the branch's own name. */
+async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{ remote: string; branch: string; ref: string }> {
+  const ref = (await repo.run(['symbolic-ref', '-q', 'HEAD'], { allow: [1] })).stdout.toString('utf8').trim();
+  if (ref === '') throw new SyncError('refused', 'HEAD is detached: check out a branch to sync');
+  const local = ref.replace(/^refs\/heads\//, '');
+  const up = await repo.run(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}'], { allow: [128] });
+  const upName = up.code === 0 ? up.stdout.toString('utf8').trim() : '';
+  const remotes = (await repo.text(['remote'])).split('\n').filter(Boolean);
+  const remote = remoteOption ?? (upName.includes('/') ? upName.slice(0, upName.indexOf('/')) : remotes.includes('origin') ? 'origin' : remotes[0]);
+  if (!remote) throw new SyncError('refused', 'this repository has no remote to sync with: git remote add origin <url>');
+  if (!remotes.includes(remote)) throw new SyncError('refused', `there is no remote named ${remote} (remotes: ${remotes.join(', ') || 'none'})`);
+  const branch = upName.startsWith(`${remote}/`) ? upName.slice(remote.length + 1) : local;
+  return { remote, branch, ref };
+}
+
+/** The remote branch's commit, or null when the remote does not have the branch yet. */
+async function fetch(repo: Repo, remote: string, branch: string): Promise<string | null> {
+  const r = await repo.run(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], { allow: [1, 128] });
+  if (r.code === 0) return repo.resolve('FETCH_HEAD');
+  if (/couldn't find remote ref/i.test(r.stderr)) return null;
+  throw new SyncError('unreachable', `cannot reach ${remote}: ${new GitError(['fetch'], r.code, r.stderr).message.replace(/^git fetch: /, '')}; nothing was changed`);
+}
+
+/** Commit the board's uncommitted files once no transaction is in flight (waiting a little for one to finish). */
+async function commitWhenQuiet(board: Board): Promise<string | null> {
+  for (let i = 0; i < 100; i++) {
+    const pending = await fs.readdir(board.store.abs(`${STATE_DIR}/journal`)).catch(() => []);
+    if (pending.length === 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const message = await commitBoard(board.root);
+  return message === null ? null : message.split('\n')[0]!;
+}
+
+/** Bring `theirs` in: a fast-forward when we have nothing they lack, else a merge commit by the board's rules. */
+async function pull(board: Board, repo: Repo, ref: string, ours: string | null, theirs: string, remote: string, branch: string): Promise<{ kind: 'fast-forward' | 'merge'; merged: SyncReport['merged'] }> {
+  if (ours === null || (await repo.isAncestor(ours, theirs))) {
+    await moveTo(board, repo, { from: ours ?? '', to: theirs, ref });
+    return { kind: 'fast-forward', merged: [] };
+  }
+  let result;
+  try {
+    result = await mergeCommits(repo, ours, theirs);
+  } catch (e) {
+    if (e instanceof MergeRefused) throw new SyncError('refused', e.message);
+    throw e;
+  }
+  const merged = result.runs.map(({ id, merge }) => ({
+    run: id,
+    taken: merge.taken,
+    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length } : null,
+  }));
+  const setAside = merged.filter((m) => m.superseded !== null);
+  const subject = `workboard sync: merged ${remote}/${branch}${setAside.length > 0 ? `; ${setAside.length} run${setAside.length === 1 ? '' : 's'} moved on both sides, one side kept whole` : ''}`;
+  const body = setAside.map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone' : `${remote}`}; ${m.superseded!.transitions} transition${m.superseded!.transitions === 1 ? '' : 's'} of ${m.superseded!.side === 'ours' ? 'this clone' : remote} superseded (runs/${m.run}/superseded.jsonl)`);
+  const message = `${subject}\n${body.length > 0 ? `\n${body.join('\n')}\n` : ''}`;
+  const commit = await repo.text(['commit-tree', result.tree, '-p', ours, '-p', theirs], { input: message });
+  await moveTo(board, repo, { from: ours, to: commit, ref });
+  return { kind: 'merge', merged };
+}
+
+/**
+ * Move the branch from one commit to another, the board's files through the
+ * board (under every scope's lock, checked and journaled), the rest with git.
+ */
+async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<void> {
+  const from = intent.from === '' ? null : intent.from;
+  const changed = await repo.changed(from, intent.to);
+  const others = changed.filter((p) => ownerOf(p) === null);
+  if (others.length > 0) {
+    const dirty = (await repo.text(['status', '--porcelain', '-z', '--', ...others.map((p) => `${repo.prefix}${p}`)])).split('\0').filter(Boolean);
+    if (dirty.length > 0) throw new SyncError('refused', `uncommitted changes to files the merge brings (${dirty.map((d) => d.slice(3)).join(', ')}): commit or stash them, then sync again`);
+  }
+  await writeIntent(board, intent);
+  await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), false);
+  await finishMove(board, repo, intent, others);
+}
+
+async function finishMove(board: Board, repo: Repo, intent: Intent, others: string[]): Promise<void> {
+  if (intent.from === '') await repo.run(['update-ref', intent.ref, intent.to]);
+  else await repo.run(['update-ref', '-m', 'workboard sync', intent.ref, intent.to, intent.from]);
+  await repo.run(['reset', '-q', '--mixed', intent.to]);
+  if (others.length > 0) {
+    const present = await repo.blobs(intent.to, others);
+    const keep = others.filter((p) => present.has(p));
+    if (keep.length > 0) await repo.run(['checkout', intent.to, '--', ...keep.map((p) => `${repo.prefix}${p}`)]);
+    for (const p of others.filter((p) => !present.has(p))) await fs.rm(path.join(board.root, p), { force: true });
+  }
+  await fs.rm(board.store.abs(INTENT), { force: true });
+}
+
+/**
+ * Put the board files that differ between two commits into the second one's
+ * state, each scope whole. `resuming`: some scopes may be there already (a
+ * sync that died between scopes), so a file already as wanted is left alone.
+ */
+async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: boolean): Promise<void> {
+  if (rels.length === 0) return;
+  const [before, after] = await Promise.all([from === null ? new Map<string, string>() : repo.blobs(from, rels), repo.blobs(to, rels)]);
+  const contents = await repo.contents([...before.values(), ...after.values()]);
+  const byScope = new Map<string, ScopeReplacement>();
+  for (const rel of rels) {
+    const owner = ownerOf(rel)!;
+    const scope: Scope = owner.kind === 'run' ? { kind: 'run', id: owner.id } : { kind: 'board' };
+    const key = owner.kind === 'run' ? owner.id : 'board';
+    const old = before.has(rel) ? contents.get(before.get(rel)!)! : null;
+    const next = after.has(rel) ? contents.get(after.get(rel)!)! : null;
+    let fromSha = old === null ? null : sha256Hex(old);
+    if (resuming) {
+      const now = await board.store.readBytes(rel, { fresh: true });
+      const nowSha = now === null ? null : sha256Hex(now);
+      if (nowSha === (next === null ? null : sha256Hex(next))) continue;
+      fromSha = nowSha;
+    }
+    const entry = byScope.get(key) ?? { scope, files: [] };
+    entry.files.push({ rel, from: fromSha, to: next });
+    byScope.set(key, entry);
+  }
+  try {
+    await board.store.replace([...byScope.values()]);
+  } catch (e) {
+    if (e instanceof BoardError && e.code === 'busy') throw new SyncError('busy', e.message);
+    throw e;
+  }
+}
+
+async function writeIntent(board: Board, intent: Intent): Promise<void> {
+  const file = board.store.abs(INTENT);
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, `${JSON.stringify(intent)}\n`);
+}
+
+/** Finish a move a killed sync began, when the branch is still where it began. */
+async function finishIntent(board: Board, repo: Repo): Promise<void> {
+  let intent: Intent;
+  try {
+    intent = JSON.parse(await fs.readFile(board.store.abs(INTENT), 'utf8')) as Intent;
+  } catch {
+    await fs.rm(board.store.abs(INTENT), { force: true });
+    return;
+  }
+  const at = await repo.resolve(intent.ref);
+  if ((at ?? '') !== intent.from && at !== intent.to) {
+    await fs.rm(board.store.abs(INTENT), { force: true });
+    return;
+  }
+  const changed = await repo.changed(intent.from === '' ? null : intent.from, intent.to);
+  await applyBoardFiles(board, repo, intent.from === '' ? null : intent.from, intent.to, changed.filter((p) => ownerOf(p) !== null), true);
+  if (at === intent.to) {
+    await repo.run(['reset', '-q', '--mixed', intent.to]);
+    await fs.rm(board.store.abs(INTENT), { force: true });
+  } else await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+}
