@@ -36,22 +36,15 @@ export async function adoptBoardFiles(board: Board, actor: string): Promise<Adop
     for (const name of await listProcessNames(board)) {
       for (const v of await listVersions(board, name)) {
         const dir = paths.versionDir(name, v);
-        const files: Record<string, { rev: number; sha256: string }> = {};
-        const meta = await board.store.readBytes(`${dir}/VERSION.md`);
-        const text = await board.store.readBytes(`${dir}/PROCESS.md`);
-        if (meta === null || text === null) continue;
-        const metaSha = sha256Hex(meta);
-        const textSha = sha256Hex(text);
-        if (tx.recordedAs(`${dir}/VERSION.md`)?.sha256 === metaSha && tx.recordedAs(`${dir}/PROCESS.md`)?.sha256 === textSha) continue;
-        const decoded = decodeDoc(`${dir}/VERSION.md`, meta);
-        const parsed = parseMarkdown(text.toString('utf8'));
-        const hash = decoded.ok ? decoded.doc.data.hash : undefined;
-        if (!decoded.ok || !parsed.ok || processHash(parsed.value.data, parsed.value.body) !== hash) {
-          refused.push({ path: dir, message: 'a published version whose PROCESS.md does not hash to its VERSION.md, or is not readable' });
+        const whole = await wholeVersion(board, dir);
+        if (whole === 'absent') continue;
+        if (whole !== 'damaged' && tx.recordedAs(`${dir}/VERSION.md`)?.sha256 === whole.files[`${dir}/VERSION.md`]!.sha256 && tx.recordedAs(`${dir}/PROCESS.md`)?.sha256 === whole.files[`${dir}/PROCESS.md`]!.sha256) continue;
+        if (whole === 'damaged') {
+          // Recorded and damaged since is verify's to report; unrecorded and damaged cannot be adopted.
+          if (!tx.recordedAs(`${dir}/VERSION.md`)) refused.push({ path: dir, message: 'a published version whose PROCESS.md does not hash to its VERSION.md, or is not readable' });
           continue;
         }
-        files[`${dir}/VERSION.md`] = { rev: decoded.doc.rev, sha256: metaSha };
-        files[`${dir}/PROCESS.md`] = { rev: 1, sha256: textSha };
+        const { files, hash } = whole;
         tx.audit({ actor, action: 'process.adopted', entity: `${name}@v${v}`, input: { version: v, hash, files } });
         adopted.push(dir);
       }
@@ -59,4 +52,20 @@ export async function adoptBoardFiles(board: Board, actor: string): Promise<Adop
   });
   if (refused.length > 0) throw new BoardError('invalid', `published versions that arrived are not valid: ${refused.map((r) => r.path).join(', ')}`, refused);
   return { adopted };
+}
+
+/**
+ * A published version's two files as they stand, when whole: VERSION.md reads
+ * and checks, and PROCESS.md hashes to the hash it records.
+ */
+export async function wholeVersion(board: Board, dir: string): Promise<{ hash: string; files: Record<string, { rev: number; sha256: string }> } | 'absent' | 'damaged'> {
+  const meta = await board.store.readBytes(`${dir}/VERSION.md`, { fresh: true });
+  const text = await board.store.readBytes(`${dir}/PROCESS.md`, { fresh: true });
+  if (meta === null && text === null) return 'absent';
+  if (meta === null || text === null) return 'damaged';
+  const decoded = decodeDoc(`${dir}/VERSION.md`, meta);
+  const parsed = parseMarkdown(text.toString('utf8'));
+  const hash = decoded.ok ? decoded.doc.data.hash : undefined;
+  if (!decoded.ok || !parsed.ok || typeof hash !== 'string' || processHash(parsed.value.data, parsed.value.body) !== hash) return 'damaged';
+  return { hash, files: { [`${dir}/VERSION.md`]: { rev: decoded.doc.rev, sha256: sha256Hex(meta) }, [`${dir}/PROCESS.md`]: { rev: 1, sha256: sha256Hex(text) } } };
 }

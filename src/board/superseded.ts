@@ -127,3 +127,30 @@ export function supersededBreaks(branches: readonly SupersededBranch[], main: re
   });
   return out;
 }
+
+/** Where a chain's superseded branches are kept: beside it, in the same folder. */
+export function supersededPathFor(chain: string): string {
+  return `${chain.slice(0, chain.lastIndexOf('/') + 1)}${SUPERSEDED_FILE}`;
+}
+
+/**
+ * Did a merge keep every line of an earlier version of a chain: in the chain
+ * itself, or set aside among the superseded branches beside it? What
+ * `audit verify --git` asks of a merge commit that did not keep one parent's chain.
+ */
+export function everyLineKept(before: string, after: string, superseded: string): boolean {
+  const hashes = (text: string): string[] =>
+    text
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => {
+        try {
+          return String((JSON.parse(l) as { hash?: unknown }).hash);
+        } catch {
+          return '';
+        }
+      });
+  const kept = new Set(hashes(after));
+  for (const b of parseSuperseded(superseded).branches) for (const l of b.lines) kept.add(l.hash);
+  return hashes(before).every((h) => h !== '' && kept.has(h));
+}

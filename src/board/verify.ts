@@ -8,7 +8,10 @@
  */
 import { promises as fs } from 'node:fs';
 import { sha256Hex } from '../core/hash.js';
-import { contentHash, recordedFiles, verifyChain } from './audit.js';
+import { contentHash, recordedFiles, verifyChain, type AuditEvent } from './audit.js';
+import { wholeVersion } from './adopt.js';
+import { decodeDoc } from './document.js';
+import { parseSuperseded, supersededBreaks, supersededPathFor } from './superseded.js';
 import type { Board } from './board.js';
 import { chainWithPending } from './chain-file.js';
 import { BoardError } from './errors.js';
@@ -21,6 +24,10 @@ import { listProcessNames, listVersions } from './processes.js';
 export interface ChainResult {
   file: string;
   events: number;
+  /** Valid board files changed outside the board's writers (a hand edit, a merge), adopted at the next write. */
+  arrived?: string[];
+  /** Branches a merge set aside beside this chain (superseded.jsonl), each verified. */
+  superseded?: number;
   breaks: { file: string; line: number | null; reason: string }[];
   /** Set when the chain's scope has a commit in flight or left by a writer that stopped: what was verified. */
   pending?: string;
@@ -178,8 +185,14 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
       unsigned += firstSigned < 0 ? report.events.length : firstSigned;
     }
     const recorded = recordedFiles(report.events);
+    const arrived: string[] = [];
+    // WORK.md and published versions change through git too (a pull request, a merge): a valid one is waiting to be adopted, not broken.
+    const unrecorded = async (rel: string, reason: string) => {
+      if (file === BOARD_CHAIN && (await arrivedValid(board, rel))) arrived.push(rel);
+      else breaks.push({ file: rel, line: null, reason });
+    };
     for (const rel of await trackedFiles(board, file)) {
-      if (!recorded.has(rel)) breaks.push({ file: rel, line: null, reason: `not recorded by any event of ${file} (added outside workboard, or audit lines removed)` });
+      if (!recorded.has(rel)) await unrecorded(rel, `not recorded by any event of ${file} (added outside workboard, or audit lines removed)`);
     }
     for (const [rel, rec] of recorded) {
       const r = await read(rel);
@@ -189,11 +202,41 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
       }
       const cur = r.bytes;
       if (cur === null) breaks.push({ file: rel, line: null, reason: `missing, but ${file} records rev ${rec.rev}` });
-      else if (sha256Hex(cur) !== rec.sha256)
-        breaks.push({ file: rel, line: null, reason: `differs from its last audited state in ${file} (an external edit not yet adopted, or audit lines removed)` });
+      else if (sha256Hex(cur) !== rec.sha256) await unrecorded(rel, `differs from its last audited state in ${file} (an external edit not yet adopted, or audit lines removed)`);
     }
-    chains.push({ file, events: report.events.length, breaks, ...note });
+    const setAside = await verifySetAside(board, file, report.events, ring, trusted, pins.length > 0);
+    breaks.push(...setAside.breaks);
+    chains.push({ file, events: report.events.length, breaks, ...note, ...(arrived.length > 0 ? { arrived } : {}), ...(setAside.branches > 0 ? { superseded: setAside.branches } : {}) });
   }
   const keys = [...ring.keys.values()].map((k) => ({ fingerprint: k.fingerprint, host: k.host, createdAt: k.createdAt, ...(k.rotates ? { rotates: k.rotates } : {}), trusted: trusted.has(k.fingerprint) }));
   return { ok: chains.every((c) => c.breaks.length === 0), chains, keys, unsigned };
+}
+
+/**
+ * Is a board file that the board's chain does not account for a valid
+ * arrival: WORK.md that reads and checks, or a published version file whose
+ * PROCESS.md still hashes to what its VERSION.md says?
+ */
+async function arrivedValid(board: Board, rel: string): Promise<boolean> {
+  if (rel === WORK_FILE) {
+    const bytes = await board.store.readBytes(rel, { fresh: true }).catch(() => null);
+    return bytes !== null && decodeDoc(rel, bytes).ok;
+  }
+  const m = /^(processes\/[^/]+\/v\d+)\/(VERSION|PROCESS)\.md$/.exec(rel);
+  return m !== null && typeof (await wholeVersion(board, m[1]!).catch(() => 'damaged')) === 'object';
+}
+
+/** The branches a merge set aside beside a chain: whole, forking from it, linked, hashed and signed. */
+async function verifySetAside(board: Board, chain: string, main: AuditEvent[], ring: KeyRing, trusted: ReadonlySet<string>, strict: boolean): Promise<{ branches: number; breaks: ChainResult['breaks'] }> {
+  const rel = supersededPathFor(chain);
+  const bytes = await board.store.readBytes(rel, { fresh: true }).catch(() => null);
+  if (bytes === null) return { branches: 0, breaks: [] };
+  const { branches, problems } = parseSuperseded(bytes.toString('utf8'));
+  const breaks: ChainResult['breaks'] = problems.map((p) => ({ file: rel, line: p.line, reason: p.reason }));
+  for (const b of supersededBreaks(branches, main)) breaks.push({ file: rel, line: b.branch, reason: b.line === null ? b.reason : `line ${b.line} of the branch: ${b.reason}` });
+  branches.forEach((br, i) => {
+    const lines = br.lines.map((e) => ({ content: contentHash(e), ts: e.ts, signer: e.signer, sig: e.sig }));
+    for (const b of signatureBreaks(lines, ring, trusted, strict)) breaks.push({ file: rel, line: i + 1, reason: `line ${b.line} of the branch: ${b.reason}` });
+  });
+  return { branches: branches.length, breaks };
 }

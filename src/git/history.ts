@@ -11,6 +11,7 @@ import path from 'node:path';
 import { BoardError } from '../board/errors.js';
 import { readIfExists } from '../board/fsutil.js';
 import { isRunId } from '../board/layout.js';
+import { everyLineKept, SUPERSEDED_FILE, supersededPathFor } from '../board/superseded.js';
 
 export interface HistoryBreak {
   /** The short hash of the commit that broke the rule; null for the working tree. */
@@ -79,7 +80,7 @@ const RUN_CHAIN = /^runs\/([^/]+)\/audit\.jsonl$/;
 
 /** The same files `audit verify` calls chains: the board's under audit/, and one per run folder. */
 function isChainPath(rel: string): boolean {
-  if (/^audit\/[^/]+\.jsonl$/.test(rel)) return true;
+  if (/^audit\/[^/]+\.jsonl$/.test(rel)) return rel !== `audit/${SUPERSEDED_FILE}`;
   const run = RUN_CHAIN.exec(rel);
   return run !== null && isRunId(run[1]!);
 }
@@ -215,7 +216,10 @@ async function withBlobReader<T>(cwd: string, use: (read: (blob: string) => Prom
     while ((end = held.indexOf(0x0a)) < 0) await pull();
     const header = held.subarray(0, end).toString('utf8');
     const size = /^[0-9a-f]+ \S+ (\d+)$/.exec(header);
-    if (!size) throw new Error(`git cat-file: ${header}`);
+    if (!size) {
+      held = held.subarray(end + 1); // `<name> missing`: a line of its own, consumed so the next answer lines up
+      throw new Error(`git cat-file: ${header}`);
+    }
     const start = end + 1;
     const stop = start + Number(size[1]);
     while (held.length < stop + 1) await pull(); // the content and its line end
@@ -265,6 +269,7 @@ export async function verifyHistory(boardRoot: string, onProgress?: (done: numbe
   const head = await headCommit(boardRoot);
   if (head === null) return { ok: true, commitsChecked: 0, chainsChecked: 0, shallow, breaks: [] };
 
+  const prefix = (await git(boardRoot, ['rev-parse', '--show-prefix'])).toString('utf8').trim();
   const revList = (await git(boardRoot, ['rev-list', '--parents', '--topo-order', '--reverse', head])).toString('utf8');
   const pairs = pairsOf(revList);
   const commitsChecked = revList.split('\n').filter((l) => l !== '').length;
@@ -283,6 +288,11 @@ export async function verifyHistory(boardRoot: string, onProgress?: (done: numbe
         chains.add(c.path);
         if (pair.parent === null || c.status === 'A') continue;
         const loss = c.status === 'D' ? 'deleted' : chainLoss(await read(c.oldBlob), await read(c.newBlob));
+        // A merge that kept one side of a run whole sets the other side's lines aside beside the chain: kept, not lost.
+        if (loss && loss !== 'deleted' && pair.of > 1) {
+          const setAside = await read(`${pair.commit}:${prefix}${supersededPathFor(c.path)}`).catch(() => null);
+          if (setAside && everyLineKept((await read(c.oldBlob)).toString('utf8'), (await read(c.newBlob)).toString('utf8'), setAside.toString('utf8'))) continue;
+        }
         if (loss) out.push({ commit: pair.commit, parent: pair.parent, index: pair.index, of: pair.of, file: c.path, loss });
       }
     }

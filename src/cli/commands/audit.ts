@@ -38,6 +38,8 @@ export function register(program: Command, cli: Cli): void {
         for (const c of report.chains) {
           if (c.breaks.length === 0) process.stdout.write(`${color.green('ok')}      ${c.file} ${color.dim(`(${c.events} events)`)}\n`);
           if (c.pending) process.stdout.write(`${color.yellow('pending')} ${c.file}: ${c.pending}\n`);
+          for (const f of c.arrived ?? []) process.stdout.write(`${color.yellow('arrived')} ${f}: changed outside workboard (a hand edit or a merge) and valid; adopted at the next write, at once by a running serve\n`);
+          if (c.superseded) process.stdout.write(`${color.dim('merged')}  ${c.file}: ${c.superseded} branch(es) superseded on merge, kept and verified beside it\n`);
           for (const b of c.breaks) process.stdout.write(`${color.red('BROKEN')}  ${b.file}${b.line !== null ? `:${b.line}` : ''}: ${b.reason}\n`);
         }
         for (const k of report.keys) {
