@@ -75,7 +75,7 @@ describe('tool commands', () => {
     const refused = tool('submit', '--as', 'helper', 'submit', renewed.data.token, '--summary', 'x');
     expect(refused.error.code).toBe('not_accepted');
     expect(refused.error.issues).toEqual(expect.arrayContaining(['output.number: missing', 'evidence: file required']));
-    // A local path is uploaded first; the same bytes give the same upload id.
+    // A local path is uploaded first, typed by its name: the same bytes, name and type give the same upload id.
     const done = tool('submit', '--as', 'helper', 'submit', renewed.data.token, '--output', 'number="A-1"', '--evidence', `file:${file}`, '--summary', 'Attached.');
     expect(done.data.data.steps.attach.evidence[0]).toMatchObject({ kind: 'file', ref: up.data.id, sha256: up.data.sha256 });
     expect(done.data.steps.find((s: { id: string }) => s.id === 'booked').state).toBe('waiting');

@@ -11,6 +11,7 @@ import { parsePairs as parseKeyValues } from '../../core/pairs.js';
 import type { Cli } from '../cli.js';
 import { callQuietly } from './call.js';
 import type { Evidence, Upload } from './views.js';
+import { lookup } from 'mime-types';
 
 /** Commander's accumulator for a repeatable option. */
 export const collect = (v: string, acc: string[]) => [...acc, v];
@@ -59,10 +60,15 @@ export async function evidenceArgs(items: string[], cli: Cli): Promise<Evidence[
     const ref = m[2]!;
     if (m[1] === 'file' && !/^f-[0-9a-f]{32}$/.test(ref)) {
       const bytes = readBytes(ref, `--evidence file:${ref}`, cli);
-      const up = await callQuietly<Upload>(cli, 'upload', { fileName: path.basename(ref), contentType: 'application/octet-stream', contentBase64: bytes.toString('base64'), requestId: randomUUID() });
+      const up = await callQuietly<Upload>(cli, 'upload', { fileName: path.basename(ref), contentType: mediaTypeOf(ref), contentBase64: bytes.toString('base64'), requestId: randomUUID() });
       if (!up.ok) throw new BoardError('invalid', `uploading ${ref}: ${up.error.message}`, (up.error.issues ?? []).map((i) => ({ path: '', message: i })));
       out.push({ kind: 'file', ref: up.data.id });
     } else out.push({ kind: m[1]!, ref });
   }
   return out;
+}
+
+/** A file's media type from its name (`receipt.pdf`: application/pdf), else the generic one. */
+export function mediaTypeOf(file: string): string {
+  return lookup(file) || 'application/octet-stream';
 }

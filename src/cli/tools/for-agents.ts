@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { Cli } from '../cli.js';
-import { collect, evidenceArgs, fieldsFrom, readBytes, readJson } from './args.js';
+import { collect, evidenceArgs, fieldsFrom, mediaTypeOf, readBytes, readJson } from './args.js';
 import { call } from './call.js';
 import { printDescription, printEventResult, printLease, printRun, printStarted, printUpload, printWork } from './render.js';
 import type { ToolArgs } from './views.js';
@@ -59,11 +59,11 @@ export function upload(program: Command, cli: Cli): void {
     .command('upload')
     .description('store a file for file evidence; prints its id')
     .argument('<file>', 'the file to store')
-    .option('--content-type <type>', 'its media type', 'application/octet-stream')
+    .option('--content-type <type>', 'its media type (default: from the file name, else application/octet-stream)')
     .addHelpText('after', '\nExample:\n  workboard upload report.pdf --content-type application/pdf --as reviewer')
-    .action(async (file: string, o: { contentType: string }) => {
+    .action(async (file: string, o: { contentType?: string }) => {
       const bytes = readBytes(file, `cannot read ${file}`, cli);
-      await call(cli, 'upload', { fileName: path.basename(file), contentType: o.contentType, contentBase64: bytes.toString('base64'), requestId: randomUUID() }, printUpload);
+      await call(cli, 'upload', { fileName: path.basename(file), contentType: o.contentType ?? mediaTypeOf(file), contentBase64: bytes.toString('base64'), requestId: randomUUID() }, printUpload);
     });
 }
 
