@@ -41,6 +41,8 @@ export interface Person {
   email: string;
   name?: string;
   notify?: NotifyPreference;
+  /** The emails this person had before `person rename`: runs and audit lines that name them are still theirs. */
+  formerEmails?: string[];
 }
 
 export interface Agent {

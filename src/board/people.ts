@@ -101,12 +101,18 @@ function groupsOf(d: Record<string, unknown>): Record<string, string[]> {
   return d.groups as Record<string, string[]>;
 }
 
+/** A person under a new email, keeping every email they had (what runs and audit lines recorded them by). */
+function renamed(p: { email: string; formerEmails?: string[] }, email: string): { email: string; formerEmails: string[] } {
+  const former = [...(p.formerEmails ?? []), p.email.toLowerCase()].filter((e, i, all) => e !== email && all.indexOf(e) === i);
+  return { ...p, email, formerEmails: former };
+}
+
 /** Replace (or, with `to` null, drop) a person everywhere WORK.md names them: people, every group, operators. Returns where they were. */
 function swapPerson(d: Record<string, unknown>, from: string, to: { email: string } | null): string[] {
   const same = (e: string) => e.toLowerCase() === from;
   const where: string[] = [];
   const people = list<{ email: string; name?: string }>(d, 'people');
-  d.people = to === null ? people.filter((p) => !same(p.email)) : people.map((p) => (same(p.email) ? { ...p, email: to.email } : p));
+  d.people = to === null ? people.filter((p) => !same(p.email)) : people.map((p) => (same(p.email) ? renamed(p, to.email) : p));
   for (const [g, members] of Object.entries(groupsOf(d))) {
     if (!members.some(same)) continue;
     where.push(`group ${g}`);
@@ -134,7 +140,7 @@ export const removePerson = (board: Board, by: Author | string, who: string, als
     return `person ${e} removed${where.length ? ` (from ${where.join(', ')})` : ''}`;
   }, also);
 
-/** Change a person's email everywhere WORK.md names them; their name stays. */
+/** Change a person's email everywhere WORK.md names them; their name stays, and the old email joins their `formerEmails`. */
 export const renamePerson = (board: Board, by: Author | string, from: string, to: string, also?: Also) =>
   editManifest(board, by, 'person.renamed', (d) => {
     const problems: { path: string; message: string }[] = [];

@@ -6,10 +6,13 @@
 import type { EvidenceKind, Process, StepKind } from '../process/model.js';
 
 /**
- * Who is calling. People are named by email; agents by their id in WORK.md,
- * with the processes WORK.md limits them to (absent: every process).
+ * Who is calling. People are named by email (and the emails WORK.md says
+ * they had before a rename); agents by their id in WORK.md, with the
+ * processes WORK.md limits them to (absent: every process).
  */
-export type Actor = { kind: 'agent'; id: string; processes?: readonly string[] } | { kind: 'person'; email: string; operator: boolean };
+export type Actor =
+  | { kind: 'agent'; id: string; processes?: readonly string[] }
+  | { kind: 'person'; email: string; operator: boolean; formerEmails?: readonly string[] };
 
 export function actorName(a: Actor): string {
   return a.kind === 'agent' ? a.id : a.email;

@@ -15,7 +15,7 @@ import { isBreakable, pidAlive } from '../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
 import { verifyBoard } from '../board/verify.js';
 import { allEntries, statusOf } from '../notify/outbox.js';
-import { fourEyesApplies } from '../engine/rights.js';
+import { emailsOf, fourEyesApplies } from '../engine/rights.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import type { RunView } from '../protocol/views.js';
 import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from './incidents.js';
@@ -107,7 +107,8 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
       } else if (fourEyes && w.kind === 'approve') {
         // Four eyes bars whoever started the run or completed another of its steps: is anyone left?
         const barred = new Set([view.run.startedBy, ...Object.entries(view.data.steps).filter(([step]) => step !== w.stepId).flatMap(([, d]) => [d.by, ...d.history.map((h) => h.by)])].filter((x): x is string => !!x).map((x) => x.toLowerCase()));
-        const left = members.filter((m) => people.has(m.toLowerCase()) && !barred.has(m.toLowerCase()));
+        const barredAs = (m: string) => [...emailsOf(board.manifest.people.find((p) => p.email.toLowerCase() === m.toLowerCase()) ?? { email: m })].some((e) => barred.has(e));
+        const left = members.filter((m) => people.has(m.toLowerCase()) && !barredAs(m));
         if (left.length === 0) findings.push({ kind: 'four-eyes', where: `${id}/${w.stepId}`, detail: `work item ${w.id}: four eyes bars everyone who could approve it (${members.join(', ')} started the run or did an earlier step); add someone to ${to.group ?? 'the group'}` });
       }
     }

@@ -21,7 +21,8 @@ export function resolveActor(manifest: Manifest, name: string): Resolved {
   const email = name.toLowerCase();
   const person = manifest.people.find((p) => p.email.toLowerCase() === email);
   const operator = manifest.operators.some((o) => o.toLowerCase() === email);
-  if (person || operator) return { ok: true, actor: { kind: 'person', email: person?.email ?? name, operator } };
+  const former = person?.formerEmails?.length ? { formerEmails: person.formerEmails } : {};
+  if (person || operator) return { ok: true, actor: { kind: 'person', email: person?.email ?? name, operator, ...former } };
   const known = [...manifest.agents.map((a) => a.id), ...manifest.people.map((p) => p.email)];
   return {
     ok: false,

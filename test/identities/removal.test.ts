@@ -112,7 +112,9 @@ describe('person rename', () => {
     expect(r).toMatchObject({ changed: true, change: 'person ana@example.com is now ana.b@example.com', tokens: [ana.id] });
     expect(r.warnings).toContain(`${drafting}: started by them (steps for the initiator go to them)`);
     const work = await workFile();
-    expect(work).not.toContain('ana@example.com');
+    // The old email stays only as a former one: four eyes still counts work done under it (issue 25, item 10).
+    expect(work).toContain('  - email: ana.b@example.com\n    formerEmails:\n      - ana@example.com\n');
+    expect(work.match(/ana@example\.com/g)).toHaveLength(1);
     expect(work.match(/ana\.b@example\.com/g)).toHaveLength(2); // people and the finance group
     expect((await json('token', 'list')).tokens.find((t: { id: string }) => t.id === ana.id).identity).toBe('ana.b@example.com');
     expect((await rpc(serving.url, ana.token)).status).toBe(200);

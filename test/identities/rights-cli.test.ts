@@ -6,11 +6,14 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { ensureBuilt } from '../support/cli-run.js';
 import { cleanupTmp } from '../support/tmp-board.js';
 import { boardWith } from './support.js';
 
+// A stale dist/ is rebuilt once here, not inside a test's own time limit.
+beforeAll(ensureBuilt, 300_000);
 afterAll(cleanupTmp);
 
 /** Edit WORK.md's frontmatter by hand. */
@@ -46,5 +49,29 @@ describe('item 9: a scoped agent and events', () => {
     expect(JSON.parse((await wb('--json', 'show', theirs, '--as', 'ops@example.com')).stdout).data.run.state).toBe('waiting');
     const sent = await wb('event', mine, 'ping', '--as', 'a4');
     expect(sent.code, sent.stderr).toBe(0);
+  });
+});
+
+const APPROVAL = `---\nname: spend\ndescription: Approve a spend.\ninputs:\n  amount: number\nsteps:\n  - id: approve\n    person: approver\n    approve: Approve the spend.\n    next: done\n  - id: done\n    finish: approved\n---\nBody.\n`;
+
+describe('item 10: four eyes and person rename', () => {
+  it('the initiator renamed is still the initiator: their approval exits 1, four eyes; WORK.md keeps the former email', async () => {
+    const { dir, wb } = await boardWith({ people: ['p1@example.com', 'p2@example.com'] });
+    expect((await wb('group', 'add', 'finance', 'p1@example.com', 'p2@example.com')).code).toBe(0);
+    await publish(dir, wb, 'spend', APPROVAL, 'approver=finance');
+    await editWork(dir, (d) => (d.fourEyes = true));
+    const runId = (await wb('start', 'spend', '--input', 'amount=90', '--as', 'p1@example.com')).stdout.trim();
+    const renamed = await wb('person', 'rename', 'p1@example.com', 'p1.renamed@example.com');
+    expect(renamed.code, renamed.stderr).toBe(0);
+    expect(parse(/^---\n([\s\S]*?)\n---\n/.exec(await fs.readFile(path.join(dir, 'WORK.md'), 'utf8'))![1]!).people).toContainEqual({ email: 'p1.renamed@example.com', formerEmails: ['p1@example.com'] });
+    expect((await wb('inbox', '--as', 'p1.renamed@example.com')).stdout).not.toContain(runId);
+    const item = (await wb('inbox', '--limit', '1', '--decide-args', '--as', 'p2@example.com')).stdout.trim().split(/\s+/);
+    expect(item[0]).toBe(runId);
+    const refused = await wb('decide', ...item, 'approved', '--as', 'p1.renamed@example.com');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^forbidden: four eyes: p1\.renamed@example\.com started this run \(as p1@example\.com\)/);
+    expect(refused.stderr).toContain('\n  four_eyes');
+    const approved = await wb('decide', ...item, 'approved', '--as', 'p2@example.com');
+    expect(approved.code, approved.stderr).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { editManifest } from '../../src/board/people.js';
+import { renamePersonEverywhere } from '../../src/service/offboarding.js';
 import { CAST, cleanupHarnesses, CLAIM_REVIEW_SUBMISSION, Harness, rid, type Data } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
@@ -131,6 +132,24 @@ describe('four eyes on approvals', () => {
     expect(await approvalsFor(CAST.cat)).toEqual(['approve']);
   });
 
+  it('follows a person through renames: the renamed initiator and preparer are still forbidden and not offered it (issue 25, item 10)', async () => {
+    const { h, view } = await spend(true);
+    const by = { actor: CAST.operator, osUser: null };
+    await renamePersonEverywhere(h.service, by, CAST.ann, 'ann.renamed@example.com');
+    await renamePersonEverywhere(h.service, by, CAST.fin, 'fin.b@example.com');
+    await renamePersonEverywhere(h.service, by, 'fin.b@example.com', 'fin.c@example.com');
+    const item = h.item(view, 'approve');
+    const args = { runId: view.run.id, workItemId: item.id, snapshot: item.snapshot, decision: 'approved' };
+    const byInitiator = await h.fail('decide', { ...args, requestId: rid() }, 'ann.renamed@example.com');
+    expect(byInitiator).toMatchObject({ code: 'forbidden', issues: ['four_eyes'] });
+    expect(byInitiator.message).toContain(`started this run (as ${CAST.ann})`);
+    const byPreparer = await h.fail('decide', { ...args, requestId: rid() }, 'fin.c@example.com');
+    expect(byPreparer).toMatchObject({ code: 'forbidden', issues: ['four_eyes'] });
+    expect(byPreparer.message).toContain(`completed step prepare of this run (as ${CAST.fin})`);
+    for (const who of ['ann.renamed@example.com', 'fin.c@example.com']) expect((await h.ok('get_work', {}, who)).items).toEqual([]);
+    expect((await h.ok('decide', { ...args, requestId: rid() }, CAST.cat)).run).toMatchObject({ state: 'ended', outcome: 'approved' });
+  });
+
   it('without the policy (or for a process it does not name) the initiator may approve, as core-2 allows', async () => {
     for (const policy of [false, ['another-process']] as const) {
       const { h, view } = await spend(policy as boolean | string[]);
@@ -149,6 +168,11 @@ describe('doctor and four eyes', () => {
     const view = await h.decide(started, 'prepare', 'completed', CAST.fin, { output: { purpose: 'Paper' } });
     const findings = await doctorFindings(h.board, h.service);
     expect(findings.filter((f: { kind: string }) => f.kind === 'four-eyes')).toEqual([
+      expect.objectContaining({ where: `${view.run.id}/approve` }),
+    ]);
+    // Renamed, they are the same people: still nobody left.
+    for (const who of [CAST.ann, CAST.fin]) await renamePersonEverywhere(h.service, { actor: CAST.operator, osUser: null }, who, `new.${who}`);
+    expect((await doctorFindings(h.board, h.service)).filter((f: { kind: string }) => f.kind === 'four-eyes')).toEqual([
       expect.objectContaining({ where: `${view.run.id}/approve` }),
     ]);
   });
