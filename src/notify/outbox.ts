@@ -3,11 +3,12 @@
  * named by its run (or `board`) and id. A run's notifications are staged in
  * the transaction of the transition that causes them, so they commit or roll
  * back with it; the courier (courier.ts) records each delivery's attempts in
- * the same file, under a lock per notification.
+ * the same file, under a lock per notification held only to change the file.
  */
 import { promises as fs } from 'node:fs';
 import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
-import { OUTBOX_DIR } from '../board/layout.js';
+import { OUTBOX_DIR, STATE_DIR } from '../board/layout.js';
+import { sha256Hex } from '../core/hash.js';
 import type { BoardStore } from '../board/store.js';
 import type { Tx } from '../board/tx.js';
 import type { Notification } from './rules.js';
@@ -31,8 +32,23 @@ export interface OutboxEntry extends Notification {
   deliveries: Record<string, Delivery> | null;
 }
 
+/** An entry's file name in the outbox. */
+export function entryName(n: Pick<Notification, 'id' | 'runId'>): string {
+  return `${n.runId ?? 'board'}-${n.id}.json`;
+}
+
 export function entryFile(n: Pick<Notification, 'id' | 'runId'>): string {
-  return `${OUTBOX_DIR}/${n.runId ?? 'board'}-${n.id}.json`;
+  return `${OUTBOX_DIR}/${entryName(n)}`;
+}
+
+/** The lock on an entry's file (by file name), held to read, change and write it. */
+export function entryLock(name: string): string {
+  return `${STATE_DIR}/locks/notify-${name.replace(/\.json$/, '')}.lock`;
+}
+
+/** The lock on one delivery of an entry, held for the whole attempt: two couriers never try one delivery at once. */
+export function deliveryLock(name: string, key: string): string {
+  return entryLock(name).replace(/\.lock$/, `-${sha256Hex(key).slice(0, 16)}.lock`);
 }
 
 const text = (e: OutboxEntry) => `${JSON.stringify(e, null, 2)}\n`;
@@ -50,6 +66,22 @@ export async function enqueue(store: BoardStore, n: Notification): Promise<void>
 
 export async function writeEntry(store: BoardStore, e: OutboxEntry): Promise<void> {
   await writeFileAtomic(store.abs(entryFile(e)), text(e));
+}
+
+/**
+ * Change one delivery of an entry under the entry's lock, reading it afresh,
+ * so deliveries of one entry recorded at once each keep their own result.
+ * Returns the delivery as written, or null when the entry or the delivery is gone.
+ */
+export function updateDelivery(store: BoardStore, name: string, key: string, change: (d: Delivery) => Delivery): Promise<Delivery | null> {
+  return store.exclusive(entryLock(name), '', async () => {
+    const e = await readEntry(store, name);
+    const d = e?.deliveries?.[key];
+    if (!e || !d) return null;
+    const next = change(d);
+    await writeEntry(store, { ...e, deliveries: { ...e.deliveries, [key]: next } });
+    return next;
+  });
 }
 
 /** The outbox's file names, oldest id last within a run (ids are time-ordered). */

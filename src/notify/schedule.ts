@@ -16,6 +16,20 @@ export function backoffMs(attempts: number, jitter: number = Math.random()): num
   return Math.round(base * (1 + 0.1 * jitter));
 }
 
+/** The channel a delivery goes out on: a person's email and digest both go by email. */
+export type Channel = 'command' | 'webhook' | 'email';
+
+export function channelOf(key: string): Channel {
+  return key === 'command' || key === 'webhook' ? key : 'email';
+}
+
+/** Why a person is not told, from WORK.md as it is now (no longer on the board, or chose none), or null when they are. */
+export function personSkip(manifest: Manifest, email: string): string | null {
+  const person = manifest.people.find((p) => p.email.toLowerCase() === email.toLowerCase());
+  if (!person) return 'no longer on the board';
+  return person.notify === 'none' ? 'chose no notifications' : null;
+}
+
 /**
  * Every delivery a notification gets: the board's command and webhook once
  * each, and per recipient an email or a place in their digest, as their
@@ -33,13 +47,9 @@ export function planDeliveries(n: Notification, manifest: Manifest, at: string, 
   if (manifest.notifications.email) {
     const people = new Map(manifest.people.map((p) => [p.email.toLowerCase(), p]));
     for (const email of n.recipients) {
-      const person = people.get(email.toLowerCase());
-      const pref = person?.notify ?? 'email';
-      const key = `${pref === 'digest' ? 'digest' : 'email'}:${email}`;
-      if (none) out[key] = skip(none);
-      else if (!person) out[key] = skip('no longer on the board');
-      else if (pref === 'none') out[`email:${email}`] = skip('chose no notifications');
-      else out[key] = { ...ready };
+      const pref = people.get(email.toLowerCase())?.notify ?? 'email';
+      const why = none ?? personSkip(manifest, email);
+      out[`${pref === 'digest' ? 'digest' : 'email'}:${email}`] = why ? skip(why) : { ...ready };
     }
   }
   return out;
@@ -73,18 +83,23 @@ export function retried(e: OutboxEntry, at: string): OutboxEntry {
   return { ...e, deliveries };
 }
 
+/** Whether a delivery is to be tried now: waiting, and its time has come. */
+export function isDue(d: Delivery, now: Date): boolean {
+  return d.nextAt !== undefined && Date.parse(d.nextAt) <= now.getTime();
+}
+
 /** The deliveries of an entry that are due now (digests are sent by their own schedule). */
 export function dueKeys(e: OutboxEntry, now: Date): string[] {
   return Object.entries(e.deliveries ?? {})
-    .filter(([k, d]) => !k.startsWith('digest:') && d.nextAt !== undefined && Date.parse(d.nextAt) <= now.getTime())
+    .filter(([k, d]) => !k.startsWith('digest:') && isDue(d, now))
     .map(([k]) => k);
 }
 
-/** When the entry next needs the courier (ms since the epoch), or null when nothing of it waits on time. */
-export function nextWake(e: OutboxEntry): number | null {
+/** When the entry next needs the courier (ms since the epoch), or null when nothing of it waits on time; `busy` deliveries (being tried) are left out. */
+export function nextWake(e: OutboxEntry, busy: (key: string) => boolean = () => false): number | null {
   let best: number | null = null;
   for (const [k, d] of Object.entries(e.deliveries ?? {})) {
-    if (k.startsWith('digest:') || d.nextAt === undefined) continue;
+    if (k.startsWith('digest:') || d.nextAt === undefined || busy(k)) continue;
     const t = Date.parse(d.nextAt);
     if (best === null || t < best) best = t;
   }

@@ -29,7 +29,7 @@ it('news a courier first sees after a day is recorded, not sent; a finished noti
   h.advance(2 * DAY);
   const clocks = await daemonOn(h);
   open.push(clocks);
-  await clocks.daemon.plan();
+  await clocks.plan();
   const seen = (await allEntries(h.board.store)).find((e) => e.id === made!.id);
   expect(statusOf(seen!)).toBe('not sent');
   expect(seen!.deliveries!.webhook).toMatchObject({ skipped: 'older than a day when a courier first saw it' });
@@ -37,7 +37,7 @@ it('news a courier first sees after a day is recorded, not sent; a finished noti
   expect(hook.hooks.map((x) => x.id)).not.toContain(made!.id);
   // A week after it was made, the courier deletes it.
   await clocks.advance(6 * DAY);
-  await clocks.daemon.plan();
+  await clocks.plan();
   const dir = await fs.readdir(path.join(h.root, '.work/notifications'));
   expect(dir.filter((f) => f.includes(made!.id))).toEqual([]);
 });

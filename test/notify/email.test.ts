@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { editManifest, removePerson } from '../../src/board/people.js';
 import { allEntries } from '../../src/notify/outbox.js';
 import { cleanupHarnesses } from '../support/svc-harness.js';
+import { until } from '../support/until.js';
 import { BASE_URL, CAST, daemonOn, notifyBoard, smtpServer, toApproval, webhookReceiver, type Clocks, type Receiver, type Smtp } from './support.js';
 
 const FAY = 'fay@example.com'; // chose none
@@ -52,7 +53,7 @@ describe('email', () => {
     const { smtp, h, d } = await setup([CAST.fin, CAST.bob]);
     const view = await toApproval(h);
     const wi = h.item(view, 'approve');
-    await d.daemon.plan();
+    await d.plan();
     expect(smtp.mails.map((m) => m.to).sort()).toEqual([[CAST.bob], [CAST.fin]]);
     const [entry] = await allEntries(h.board.store);
     for (const m of smtp.mails) {
@@ -65,7 +66,7 @@ describe('email', () => {
     }
 
     await h.decide(view, 'approve', 'approved', CAST.fin);
-    await d.daemon.plan();
+    await d.plan();
     expect(smtp.mails).toHaveLength(3);
     const end = smtp.mails[2]!;
     expect(end.to).toEqual([CAST.ann]);
@@ -79,7 +80,7 @@ describe('email', () => {
     await toApproval(h);
     // The notification is staged with the approval; Leo leaves before the daemon delivers it.
     await removePerson(h.board, CAST.operator, LEO);
-    await d.daemon.plan();
+    await d.plan();
     expect(smtp.mails.map((m) => m.to)).toEqual([[CAST.fin]]);
     const [entry] = await allEntries(h.board.store);
     expect(entry!.recipients.sort()).toEqual([CAST.fin, FAY, LEO].sort());
@@ -93,13 +94,15 @@ describe('email', () => {
     const views = [];
     for (let i = 0; i < 3; i++) {
       views.push(await toApproval(h, 'live', 100 + i));
-      await d.daemon.plan();
+      await d.plan();
       await d.advance(30_000);
     }
     // Fin is told of each at once; Dee of none yet.
     expect(smtp.mails.filter((m) => m.to.includes(DEE))).toEqual([]);
     expect(smtp.mails.filter((m) => m.to.includes(CAST.fin))).toHaveLength(3);
     await d.advance(5 * 60_000);
+    // The digest goes out on its own schedule: wait until all three are recorded as in it.
+    await until(async () => ((await allEntries(h.board.store)).every((e) => e.deliveries?.[`digest:${DEE}`]?.doneAt) ? true : undefined), 10_000);
     const digests = smtp.mails.filter((m) => m.to.includes(DEE));
     expect(digests).toHaveLength(1);
     const digest = digests[0]!;
@@ -123,7 +126,7 @@ describe('test runs', () => {
     const { smtp, h, d } = await setup([CAST.fin, DEE], { webhook: { url: rx.url } }, ['-e', `require('fs').appendFileSync(${JSON.stringify(out)}, 'x')`]);
     const view = await toApproval(h, 'test');
     await h.decide(view, 'approve', 'approved', CAST.fin);
-    await d.daemon.plan();
+    await d.plan();
     await d.advance(10 * 60_000); // past the digest interval too
     expect(smtp.mails).toEqual([]);
     expect(rx.hooks).toEqual([]);
@@ -137,7 +140,7 @@ describe('test runs', () => {
     }
     // The same channels do carry a live run's notification.
     await toApproval(h, 'live');
-    await d.daemon.plan();
+    await d.plan();
     expect(rx.hooks).toHaveLength(1);
     expect(smtp.mails.map((m) => m.to)).toEqual([[CAST.fin]]);
     expect(await fs.readFile(out, 'utf8')).toBe('x');

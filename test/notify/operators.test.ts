@@ -27,20 +27,20 @@ it('a refused hand edit is told to the operators once, linking to the run', asyn
   const runId = view.run.id as string;
   const clocks = await daemonOn(h);
   open.push(clocks);
-  await clocks.daemon.plan();
+  await clocks.plan();
   const file = path.join(h.root, 'runs', runId, 'RUN.md');
   await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace(/^mode: live$/m, 'mode: sometimes'));
   // The daemon's clock is a fake one: plan by hand until the watcher's notice of the edit is acted on.
   const told = await until(async () => {
-    await clocks.daemon.plan();
+    await clocks.plan();
     return hook.hooks.find((x) => x.body.kind === 'edit_refused');
   });
   expect(told.body).toMatchObject({ kind: 'edit_refused', runId, recipients: [CAST.operator], link: `https://wb.example.com/runs/${runId}` });
   expect(told.body.details).toContain('mode');
   // Another change to the same broken run is refused again, but not told again.
   await fs.appendFile(file, '\nMore text.\n');
-  await clocks.daemon.plan();
+  await clocks.plan();
   await new Promise((r) => setTimeout(r, 300));
-  await clocks.daemon.plan();
+  await clocks.plan();
   expect(hook.hooks.filter((x) => x.body.kind === 'edit_refused')).toHaveLength(1);
 });

@@ -14,7 +14,7 @@ import { Board } from '../../src/board/board.js';
 import { allEntries, OUTBOX_DIR } from '../../src/notify/outbox.js';
 import { BIN, ensureBuilt } from '../support/cli-run.js';
 import { cleanupHarnesses } from '../support/svc-harness.js';
-import { CAST, expectedSignature, notifyBoard, toApproval, webhookReceiver, type Receiver } from './support.js';
+import { CAST, expectedSignature, kill, notifyBoard, serve, toApproval, webhookReceiver, type Receiver } from './support.js';
 import { until as waitUntil } from '../support/until.js';
 
 const until = <T>(what: () => Promise<T | undefined> | T | undefined, ms = 45_000) => waitUntil(what, ms);
@@ -29,22 +29,6 @@ afterEach(async () => {
   await cleanupHarnesses();
 });
 
-function serve(root: string): Promise<ChildProcess> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKBOARD_')) env[k] = v;
-  const child = spawn(process.execPath, [BIN, 'serve', '--board', root], { stdio: ['ignore', 'pipe', 'pipe'], env });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += String(d);
-      if (out.includes('coordinating')) resolve(child);
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited ${code} before it was ready: ${out}`)));
-  });
-}
-
-
 const outboxFiles = async (root: string) => (await fs.readdir(path.join(root, OUTBOX_DIR)).catch(() => [] as string[])).filter((f) => f.endsWith('.json')).sort();
 
 describe('SIGKILL of serve in the middle of a delivery', () => {
@@ -55,13 +39,14 @@ describe('SIGKILL of serve in the middle of a delivery', () => {
     const h = await notifyBoard({ notifications: { webhook: { url: rx.url, secretFile: '.work/webhook.secret' } } });
     await fs.writeFile(path.join(h.root, '.work/webhook.secret'), `${SECRET}\n`);
 
-    const first = await serve(h.root);
+    const first = serve(h.root);
+    children.push(first.child);
+    await first.ready;
     const one = await toApproval(h);
     await rx.received(1); // serve is now waiting on the receiver's answer
     const held = rx.hooks[0]!;
     expect(held.status).toBeNull();
-    first.kill('SIGKILL');
-    await new Promise((r) => (first.exitCode !== null || first.signalCode !== null ? r(null) : first.once('exit', r)));
+    await kill(first.child);
 
     // While no serve runs: two more notifications commit, and two calls are refused.
     const two = await toApproval(h, 'live', 300);
@@ -79,7 +64,9 @@ describe('SIGKILL of serve in the middle of a delivery', () => {
     expect(ids.has(held.id!)).toBe(true);
 
     rx.answer = () => 200;
-    await serve(h.root);
+    const second = serve(h.root);
+    children.push(second.child);
+    await second.ready;
     const delivered = await until(() => {
       const got = new Set(rx.hooks.filter((x) => x.status === 200).map((x) => x.id));
       return [...ids].every((id) => got.has(id)) ? got : undefined;

@@ -7,6 +7,7 @@
  * notification settings the test gives, and a daemon on it as `serve` opens
  * one (its own Board and Service) on a fake clock.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,9 +15,13 @@ import { SMTPServer } from 'smtp-server';
 import { Board } from '../../src/board/board.js';
 import { editManifest } from '../../src/board/people.js';
 import { Daemon } from '../../src/daemon/daemon.js';
+import { allEntries } from '../../src/notify/outbox.js';
+import { dueKeys } from '../../src/notify/schedule.js';
 import { Service } from '../../src/service/service.js';
+import { BIN } from '../support/cli-run.js';
 import { CAST, CLAIM_REVIEW_SUBMISSION, Harness, type Data, type BoardSpec } from '../support/svc-harness.js';
 import { FakeClock } from '../daemon/fake-clock.js';
+import { until } from '../support/until.js';
 
 export { CAST };
 
@@ -30,6 +35,8 @@ export interface Hook {
   body: Data;
   /** The status the receiver answered, or null while it holds the request open. */
   status: number | null;
+  /** The sender gave up on it (closed the connection) before it was answered. */
+  abandoned: boolean;
 }
 
 export type Answer = number | 'hold';
@@ -41,25 +48,42 @@ export interface Receiver {
   answer: (h: Hook) => Answer;
   /** Resolves once `n` requests have come in. */
   received(n: number): Promise<void>;
+  /** The most requests open at once (received, not yet answered or abandoned). */
+  maxOpen: number;
+  /** Answer every held request with 204, and answer 204 from now on. */
+  release(): void;
   close(): Promise<void>;
 }
 
 export async function webhookReceiver(): Promise<Receiver> {
   const hooks: Hook[] = [];
   const waiters: { n: number; resolve: () => void }[] = [];
-  const held = new Set<ServerResponse>();
+  const held = new Map<ServerResponse, Hook>();
+  let open = 0;
+  const reply = (h: Hook, res: ServerResponse, status: number) => {
+    h.status = status;
+    res.statusCode = status;
+    res.end();
+  };
   const r: Receiver = {
     url: '',
     hooks,
     answer: () => 204,
     received: (n) => new Promise((resolve) => (hooks.length >= n ? resolve() : waiters.push({ n, resolve }))),
+    maxOpen: 0,
+    release: () => {
+      r.answer = () => 204;
+      for (const [res, h] of held) reply(h, res, 204);
+      held.clear();
+    },
     close: async () => {
-      for (const res of held) res.destroy();
+      for (const res of held.keys()) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    r.maxOpen = Math.max(r.maxOpen, ++open);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -77,15 +101,17 @@ export async function webhookReceiver(): Promise<Receiver> {
         raw,
         body,
         status: null,
+        abandoned: false,
       };
       hooks.push(h);
+      res.on('close', () => {
+        open--;
+        held.delete(res);
+        if (h.status === null) h.abandoned = true;
+      });
       const a = r.answer(h);
-      if (a === 'hold') held.add(res);
-      else {
-        h.status = a;
-        res.statusCode = a;
-        res.end();
-      }
+      if (a === 'hold') held.set(res, h);
+      else reply(h, res, a);
       for (const w of waiters.splice(0)) (hooks.length >= w.n ? w.resolve : () => waiters.push(w))();
     });
   });
@@ -113,35 +139,71 @@ export interface Mail {
 export interface Smtp {
   port: number;
   mails: Mail[];
+  /** Recipients refused at RCPT TO (a 450, which the sender takes as a failed attempt). */
+  refuse: (rcpt: string) => boolean;
+  /** While true, a message is kept and not yet accepted (no answer to its DATA) until `release`. */
+  hold: boolean;
+  /** Messages received while held, not yet accepted. */
+  held: Mail[];
+  /** Accept every held message, and hold no more. */
+  release(): void;
   close(): Promise<void>;
 }
 
 export async function smtpServer(): Promise<Smtp> {
-  const mails: Mail[] = [];
+  const waiting: (() => void)[] = [];
+  const smtp: Smtp = {
+    port: 0,
+    mails: [],
+    refuse: () => false,
+    hold: false,
+    held: [],
+    release: () => {
+      smtp.hold = false;
+      smtp.held.splice(0);
+      for (const accept of waiting.splice(0)) accept();
+    },
+    close: () => {
+      smtp.release(); // else the server waits on the held connections before it closes
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
   const server = new SMTPServer({
     hideSTARTTLS: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     authOptional: true,
     logger: false,
+    // A sender killed in the middle of a message leaves its connection open: closing waits this long for it, not 30 s.
+    closeTimeout: 1000,
+    onRcptTo(address, _session, callback) {
+      if (!smtp.refuse(address.address.toLowerCase())) return callback();
+      callback(Object.assign(new Error('mailbox busy, try again later'), { responseCode: 450 }));
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         const env = session.envelope;
-        mails.push({
+        const mail: Mail = {
           from: env.mailFrom ? env.mailFrom.address : '',
           to: env.rcptTo.map((a) => a.address.toLowerCase()),
           ...parts(raw),
           raw,
-        });
-        callback();
+        };
+        const accept = () => {
+          smtp.mails.push(mail);
+          callback();
+        };
+        if (!smtp.hold) return accept();
+        smtp.held.push(mail);
+        waiting.push(accept);
       });
     },
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.server.address() as AddressInfo).port;
-  return { port, mails, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  smtp.port = (server.server.address() as AddressInfo).port;
+  return smtp;
 }
 
 /** Headers of one MIME part (unfolded, lower-cased names) and its body. */
@@ -231,11 +293,19 @@ export async function toApproval(h: Harness, mode: 'live' | 'test' = 'live', amo
   return h.view(run.run.id);
 }
 
-/** The daemon's clock and the service's together: both move by `ms`, and what fell due runs. */
+/**
+ * The daemon's clock and the service's together. The courier does not wait
+ * for its attempts (each records its own result), so `plan` and `advance`
+ * wait until it is idle: no delivery in the outbox is due and unrecorded
+ * (digests, on their own schedule, are waited for by the test).
+ */
 export interface Clocks {
   clock: FakeClock;
   daemon: Daemon;
   log: string[];
+  /** The daemon plans (and the courier starts what is due), and its attempts are recorded. */
+  plan(): Promise<void>;
+  /** Once idle, both clocks move by `ms`, what fell due runs, and its attempts are recorded. */
   advance(ms: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -247,14 +317,56 @@ export async function daemonOn(h: Harness): Promise<Clocks> {
   const log: string[] = [];
   const daemon = new Daemon(own, await Service.open(own, { now: clock.now }), { clock, log: (l) => log.push(l) });
   await daemon.start();
+  // The daemon looks (its outbox watch may not have spoken yet), then every attempt it started is recorded.
+  const settle = async () => {
+    await daemon.plan();
+    await until(async () => ((await allEntries(h.board.store)).some((e) => !e.deliveries || dueKeys(e, clock.now()).length > 0) ? undefined : true), 20_000, 20);
+  };
   return {
     clock,
     daemon,
     log,
+    plan: settle,
     advance: async (ms) => {
+      await settle();
       h.advance(ms);
       await clock.advance(ms);
+      await settle();
     },
     stop: () => daemon.stop(),
   };
+}
+
+// ---- real serves -------------------------------------------------------------------
+
+export interface Serve {
+  child: ChildProcess;
+  /** What it has printed so far. */
+  out(): string;
+  /** Resolves once it says it is coordinating (its first delivery pass is done). */
+  ready: Promise<void>;
+}
+
+/** `workboard serve` on the board (needs dist/: ensureBuilt), without the caller's WORKBOARD_ settings. Kill it when done. */
+export function serve(root: string): Serve {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKBOARD_')) env[k] = v;
+  const child = spawn(process.execPath, [BIN, 'serve', '--board', root], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  let out = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += String(d);
+      if (out.includes('coordinating')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited ${code} before it was ready: ${out}`)));
+  });
+  ready.catch(() => undefined); // a caller that does not wait for it is told nothing
+  return { child, out: () => out, ready };
+}
+
+export async function kill(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const gone = new Promise((r) => c.once('exit', r));
+  c.kill('SIGKILL');
+  await gone;
 }

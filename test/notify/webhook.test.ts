@@ -38,7 +38,7 @@ describe('the webhook', () => {
     const { rx, h, d } = await setup({ secretEnv: SECRET_ENV });
     const view = await toApproval(h);
     const wi = h.item(view, 'approve');
-    await d.daemon.plan();
+    await d.plan();
     await rx.received(1);
     const [hook] = rx.hooks;
     expect(hook!.signature).toBe(expectedSignature(SECRET, hook!.raw));
@@ -55,7 +55,7 @@ describe('the webhook', () => {
     const { rx, h, d } = await setup({ secretFile: '.work/webhook.secret' });
     await fs.writeFile(path.join(h.root, '.work/webhook.secret'), `${SECRET}-from-a-file\n`);
     await toApproval(h);
-    await d.daemon.plan();
+    await d.plan();
     await rx.received(1);
     const hook = rx.hooks[0]!;
     expect(hook.signature).toBe(expectedSignature(`${SECRET}-from-a-file`, hook.raw));
@@ -67,7 +67,7 @@ describe('the webhook', () => {
     const { rx, h, d } = await setup({ secretEnv: SECRET_ENV });
     rx.answer = () => (rx.hooks.length === 1 ? 500 : 200);
     await toApproval(h);
-    await d.daemon.plan();
+    await d.plan();
     await rx.received(1);
     // Not before the first backoff (15 s, jitter up to 10%): nothing more yet.
     await d.advance(14_000);
@@ -92,7 +92,7 @@ describe('the webhook', () => {
     const { rx, h, d } = await setup({ secretEnv: SECRET_ENV }, { maxAttempts: 3 });
     rx.answer = () => 500;
     await toApproval(h);
-    await d.daemon.plan();
+    await d.plan();
     await rx.received(1);
     await d.advance(17_000); // after the 1st failure: 15 s (+ up to 10%)
     await rx.received(2);
@@ -118,7 +118,7 @@ describe('the webhook', () => {
     expect(retry.code, retry.stderr).toBe(0);
     // The retry is due at the CLI's own time: bring the fake clock there, and let the daemon look.
     await d.advance(Math.max(0, Date.now() - d.clock.now().getTime()) + 1000);
-    await d.daemon.plan();
+    await d.plan();
     await rx.received(4);
     expect(rx.hooks[3]).toMatchObject({ id, status: 200 });
     const after = await workboard(['--board', h.root, 'notifications', '--failed'], { cwd: h.root });

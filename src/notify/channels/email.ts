@@ -5,7 +5,8 @@ import type { Message } from '../message.js';
 
 type EmailConfig = NonNullable<NotificationsConfig['email']>;
 
-export async function sendEmail(cfg: EmailConfig, to: string, m: Message): Promise<void> {
+/** Send one message; when `signal` fires first, the attempt fails (nodemailer cannot be aborted: its socket times out on its own). */
+export async function sendEmail(cfg: EmailConfig, to: string, m: Message, signal: AbortSignal): Promise<void> {
   const user = cfg.smtp.userEnv ? process.env[cfg.smtp.userEnv] : undefined;
   const pass = cfg.smtp.passwordEnv ? process.env[cfg.smtp.passwordEnv] : undefined;
   const transport = nodemailer.createTransport({
@@ -18,7 +19,11 @@ export async function sendEmail(cfg: EmailConfig, to: string, m: Message): Promi
     socketTimeout: 20_000,
   });
   try {
-    await transport.sendMail({ from: cfg.from, to, subject: m.subject, text: m.text, html: m.html });
+    const sent = transport.sendMail({ from: cfg.from, to, subject: m.subject, text: m.text, html: m.html });
+    await new Promise<void>((resolve, reject) => {
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+      sent.then(() => resolve(), reject);
+    });
   } finally {
     transport.close();
   }

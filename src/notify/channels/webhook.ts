@@ -8,8 +8,6 @@ import { createHmac } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 
-const TIMEOUT_MS = 10_000;
-
 export function signature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
@@ -27,11 +25,12 @@ export async function webhookSecret(cfg: { secretEnv?: string; secretFile?: stri
   return null;
 }
 
-export async function postWebhook(url: string, body: string, headers: { id: string; at: string; secret: string | null }): Promise<void> {
+/** Post, giving up when `signal` fires. */
+export async function postWebhook(url: string, body: string, headers: { id: string; at: string; secret: string | null }, signal: AbortSignal): Promise<void> {
   const res = await fetch(url, {
     method: 'POST',
     body,
-    signal: AbortSignal.timeout(TIMEOUT_MS),
+    signal,
     headers: {
       'content-type': 'application/json',
       'user-agent': 'workboard',

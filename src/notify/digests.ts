@@ -1,0 +1,100 @@
+/**
+ * Digests: one message per person per interval listing what is new, due once
+ * the interval since their last digest (or since the oldest waiting item) has
+ * passed, by the record of when each person last had one
+ * (`.work/notifications-digests.json`).
+ */
+import type { Board } from '../board/board.js';
+import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
+import { STATE_DIR } from '../board/layout.js';
+import { ATTEMPT_MS, within } from './attempts.js';
+import { sendEmail } from './channels/email.js';
+import { digestOf } from './message.js';
+import { entryName, readEntry, updateDelivery, type OutboxEntry } from './outbox.js';
+import { delivered } from './schedule.js';
+
+const DIGESTS_FILE = `${STATE_DIR}/notifications-digests.json`;
+
+export interface DigestPlan {
+  /** Each person due a digest now, with the entries it lists. */
+  due: Map<string, OutboxEntry[]>;
+  /** When the next digest falls due (ms since the epoch), or null. */
+  wake: number | null;
+}
+
+/** Who is due a digest now (pure). `notBefore` holds back a person whose last try failed. */
+export function planDigests(entries: readonly OutboxEntry[], sentAt: Readonly<Record<string, string>>, intervalMs: number, now: number, notBefore: ReadonlyMap<string, number>): DigestPlan {
+  const waiting = new Map<string, OutboxEntry[]>();
+  for (const e of entries) {
+    for (const [k, d] of Object.entries(e.deliveries ?? {})) {
+      if (!k.startsWith('digest:') || d.doneAt || d.skipped) continue;
+      const who = k.slice('digest:'.length);
+      waiting.set(who, [...(waiting.get(who) ?? []), e]);
+    }
+  }
+  const due = new Map<string, OutboxEntry[]>();
+  let wake: number | null = null;
+  for (const [who, items] of waiting) {
+    const last = sentAt[who] !== undefined ? Date.parse(sentAt[who]) : Math.min(...items.map((e) => Date.parse(e.at)));
+    const at = Math.max(last + intervalMs, notBefore.get(who) ?? 0);
+    if (at <= now) due.set(who, items);
+    else wake = wake === null ? at : Math.min(wake, at);
+  }
+  return { due, wake };
+}
+
+export class Digests {
+  private readonly notBefore = new Map<string, number>();
+
+  constructor(
+    private readonly board: Board,
+    private readonly now: () => Date,
+    private readonly log: (line: string) => void,
+    private readonly baseUrl: () => string,
+  ) {}
+
+  /** What is due among these entries by the record as it is now. */
+  async plan(entries: readonly OutboxEntry[]): Promise<DigestPlan> {
+    return planDigests(entries, await this.sentAt(), this.intervalMs, this.now().getTime(), this.notBefore);
+  }
+
+  /** Send the digests due among these entries. */
+  async send(seen: readonly OutboxEntry[]): Promise<void> {
+    const store = this.board.store;
+    await this.board.refresh();
+    const m = this.board.manifest;
+    const entries = (await Promise.all(seen.map((e) => readEntry(store, entryName(e))))).filter((e): e is OutboxEntry => e !== null);
+    const sentAt = await this.sentAt();
+    for (const [who, items] of planDigests(entries, sentAt, this.intervalMs, this.now().getTime(), this.notBefore).due) {
+      const key = `digest:${who}`;
+      try {
+        const cfg = m.notifications.email;
+        if (!cfg) throw new Error('no email is configured any more');
+        await within(ATTEMPT_MS.email, 'the email', (signal) => sendEmail(cfg, who, digestOf(items, this.baseUrl(), m.name), signal));
+      } catch (err) {
+        this.notBefore.set(who, this.now().getTime() + this.intervalMs);
+        this.log(`digest for ${who}: ${err instanceof Error ? err.message : String(err)}; tried again in ${m.notifications.digestMinutes} min`);
+        continue;
+      }
+      this.notBefore.delete(who);
+      const at = this.now().toISOString();
+      sentAt[who] = at;
+      await writeFileAtomic(store.abs(DIGESTS_FILE), `${JSON.stringify(sentAt, null, 2)}\n`);
+      for (const e of items) await updateDelivery(store, entryName(e), key, (d) => delivered(d, at));
+      this.log(`digest for ${who}: ${items.length} notification(s)`);
+    }
+  }
+
+  private get intervalMs(): number {
+    return this.board.manifest.notifications.digestMinutes * 60_000;
+  }
+
+  private async sentAt(): Promise<Record<string, string>> {
+    const bytes = await readIfExists(this.board.store.abs(DIGESTS_FILE));
+    try {
+      return bytes ? (JSON.parse(bytes.toString('utf8')) as Record<string, string>) : {};
+    } catch {
+      return {};
+    }
+  }
+}
