@@ -4,10 +4,13 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { boardWith } from '../identities/support.js';
+import { ensureBuilt } from '../support/cli-run.js';
 import { cleanupTmp } from '../support/tmp-board.js';
 
+// A stale dist/ is rebuilt once here, not inside the test's own time limit.
+beforeAll(ensureBuilt, 300_000);
 afterAll(cleanupTmp);
 
 const PAYOUT = `---
