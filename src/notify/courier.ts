@@ -2,8 +2,9 @@
  * The courier delivers what the outbox holds, at least once. Each due
  * delivery is an attempt in its channel's lane (attempts.ts), so channels go
  * out independently and at once: a webhook that hangs delays no email. An
- * attempt holds a lock on its delivery, reads WORK.md and the entry afresh,
- * sends within its channel's time, and records the result in the entry under the entry's
+ * attempt holds a lock on its delivery, reads WORK.md and the entry afresh (a
+ * person removed or who chose none since is not told), sends within its
+ * channel's time, and records the result in the entry under the entry's
  * lock; a failure is tried again with backoff until it is parked for an
  * operator. A crash between sending and recording sends it again, with the
  * same id for the receiver to de-duplicate on. Digests go out once per
@@ -22,7 +23,7 @@ import { Digests } from './digests.js';
 import { emailOf, linkOf, webhookBody } from './message.js';
 import { deliveryLock, entryLock, entryNames, readEntry, statusOf, updateDelivery, writeEntry, type OutboxEntry } from './outbox.js';
 import type { Notification } from './rules.js';
-import { channelOf, delivered, dueKeys, failed, isDue, nextWake, planDeliveries, type Channel } from './schedule.js';
+import { channelOf, delivered, dueKeys, failed, isDue, nextWake, personOf, personSkip, planDeliveries, skipped, type Channel } from './schedule.js';
 
 /** A notification first seen by a courier later than this after it was made is recorded, not sent: it would be stale news. */
 const SEND_WITHIN_MS = 24 * 3600_000;
@@ -150,11 +151,17 @@ export class Courier {
   private async attempt(name: string, key: string, channel: Channel): Promise<void> {
     try {
       await this.board.store.exclusive(deliveryLock(name, key), '', async () => {
-        // WORK.md and the entry as they are at this attempt: another courier may have sent it.
+        // WORK.md and the entry as they are at this attempt: a person may have left or chosen none, another courier may have sent it.
         await this.board.refresh();
         const e = await readEntry(this.board.store, name);
         const d = e?.deliveries?.[key];
         if (!e || !d || !isDue(d, this.now())) return;
+        const who = personOf(key);
+        const why = who === null ? null : personSkip(this.board.manifest, who);
+        if (why) {
+          await updateDelivery(this.board.store, name, key, (now) => skipped(now, why));
+          return;
+        }
         let error: string | null = null;
         try {
           await within(ATTEMPT_MS[channel], `the ${channel}`, (signal) => this.send(key, e, signal));

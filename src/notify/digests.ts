@@ -11,7 +11,7 @@ import { ATTEMPT_MS, within } from './attempts.js';
 import { sendEmail } from './channels/email.js';
 import { digestOf } from './message.js';
 import { entryName, readEntry, updateDelivery, type OutboxEntry } from './outbox.js';
-import { delivered } from './schedule.js';
+import { delivered, personSkip, skipped } from './schedule.js';
 
 const DIGESTS_FILE = `${STATE_DIR}/notifications-digests.json`;
 
@@ -61,12 +61,18 @@ export class Digests {
   /** Send the digests due among these entries. */
   async send(seen: readonly OutboxEntry[]): Promise<void> {
     const store = this.board.store;
+    // WORK.md as it is now: a person may have left or chosen none.
     await this.board.refresh();
     const m = this.board.manifest;
     const entries = (await Promise.all(seen.map((e) => readEntry(store, entryName(e))))).filter((e): e is OutboxEntry => e !== null);
     const sentAt = await this.sentAt();
     for (const [who, items] of planDigests(entries, sentAt, this.intervalMs, this.now().getTime(), this.notBefore).due) {
       const key = `digest:${who}`;
+      const why = personSkip(m, who);
+      if (why) {
+        for (const e of items) await updateDelivery(store, entryName(e), key, (d) => skipped(d, why));
+        continue;
+      }
       try {
         const cfg = m.notifications.email;
         if (!cfg) throw new Error('no email is configured any more');

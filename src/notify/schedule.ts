@@ -1,7 +1,8 @@
 /**
  * How a notification goes out and when it is tried again (pure): which
- * deliveries it gets from WORK.md as it is when first planned, exponential
- * backoff after a failure, and parking after the board's maximum attempts.
+ * deliveries it gets from WORK.md as it is when first planned, whether a
+ * person is still to be told at a later attempt, exponential backoff after a
+ * failure, and parking after the board's maximum attempts.
  */
 import type { Manifest } from '../board/manifest.js';
 import type { Delivery, OutboxEntry } from './outbox.js';
@@ -21,6 +22,12 @@ export type Channel = 'command' | 'webhook' | 'email';
 
 export function channelOf(key: string): Channel {
   return key === 'command' || key === 'webhook' ? key : 'email';
+}
+
+/** The person an email or digest delivery is for, or null for the command and the webhook. */
+export function personOf(key: string): string | null {
+  const at = key.indexOf(':');
+  return at < 0 ? null : key.slice(at + 1);
 }
 
 /** Why a person is not told, from WORK.md as it is now (no longer on the board, or chose none), or null when they are. */
@@ -59,6 +66,12 @@ export function planDeliveries(n: Notification, manifest: Manifest, at: string, 
 export function delivered(d: Delivery, at: string): Delivery {
   const { nextAt: _n, lastError: _e, ...rest } = d;
   return { ...rest, attempts: d.attempts + 1, doneAt: at };
+}
+
+/** A delivery that will not go out after all (its person left or chose none before this attempt). */
+export function skipped(d: Delivery, why: string): Delivery {
+  const { nextAt: _n, ...rest } = d;
+  return { ...rest, skipped: why };
 }
 
 /** A delivery after a failed attempt: tried again later, or parked once it has failed `maxAttempts` times. */

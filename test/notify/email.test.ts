@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editManifest, removePerson } from '../../src/board/people.js';
-import { allEntries } from '../../src/notify/outbox.js';
+import { allEntries, type OutboxEntry } from '../../src/notify/outbox.js';
 import { cleanupHarnesses } from '../support/svc-harness.js';
 import { until } from '../support/until.js';
 import { BASE_URL, CAST, daemonOn, notifyBoard, smtpServer, toApproval, webhookReceiver, type Clocks, type Receiver, type Smtp } from './support.js';
@@ -87,6 +87,29 @@ describe('email', () => {
     expect(entry!.deliveries![`email:${FAY}`]).toMatchObject({ skipped: expect.any(String) });
     expect(entry!.deliveries![`email:${LEO}`]).toMatchObject({ skipped: expect.any(String) });
     expect(entry!.deliveries![`email:${CAST.fin}`]).toMatchObject({ doneAt: expect.any(String) });
+  });
+
+  it('a person removed, or who chose none, after a failed first attempt gets nothing on the retry', async () => {
+    const { smtp, h, d } = await setup([CAST.fin, LEO, CAST.bob]);
+    smtp.refuse = (to) => to !== CAST.fin; // the first attempt to Leo and to Bob fails
+    await toApproval(h);
+    await d.plan();
+    const tried = (e: OutboxEntry | undefined, who: string) => e?.deliveries?.[`email:${who}`];
+    const [first] = await allEntries(h.board.store);
+    expect(tried(first, CAST.fin)).toMatchObject({ attempts: 1, doneAt: expect.any(String) });
+    for (const who of [LEO, CAST.bob]) expect(tried(first, who)).toMatchObject({ attempts: 1, nextAt: expect.any(String), lastError: expect.any(String) });
+    // Before the retry: Leo leaves the board, Bob chooses no notifications.
+    await removePerson(h.board, CAST.operator, LEO);
+    await editManifest(h.board, CAST.operator, 'notifications.set', (m) => {
+      (m.people as { email: string; notify?: string }[]).find((p) => p.email === CAST.bob)!.notify = 'none';
+      return 'bob chose none';
+    });
+    smtp.refuse = () => false;
+    await d.advance(17_000); // past the first backoff (15 s, jitter up to 10%)
+    const [after] = await allEntries(h.board.store);
+    expect(tried(after, LEO)).toMatchObject({ attempts: 1, skipped: 'no longer on the board' });
+    expect(tried(after, CAST.bob)).toMatchObject({ attempts: 1, skipped: 'chose no notifications' });
+    expect(smtp.mails.map((m) => m.to)).toEqual([[CAST.fin]]);
   });
 
   it('a digest person gets one message listing several events after digestMinutes, and nothing before', async () => {
