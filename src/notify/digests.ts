@@ -1,10 +1,14 @@
 /**
  * Digests: one message per person per interval listing what is new, due once
  * the interval since their last digest (or since the oldest waiting item) has
- * passed, by the record of when each person last had one
- * (`.work/notifications-digests.json`).
+ * passed. A courier sends them under the board's digest lock, which guards
+ * the record of when each person last had one
+ * (`.work/notifications-digests.json`) from the check to the write: two
+ * couriers on one board never both send one digest. A crash between sending
+ * and recording sends it again, as for every delivery.
  */
 import type { Board } from '../board/board.js';
+import { BoardError } from '../board/errors.js';
 import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { STATE_DIR } from '../board/layout.js';
 import { ATTEMPT_MS, within } from './attempts.js';
@@ -14,6 +18,7 @@ import { entryName, readEntry, updateDelivery, type OutboxEntry } from './outbox
 import { delivered, personSkip, skipped } from './schedule.js';
 
 const DIGESTS_FILE = `${STATE_DIR}/notifications-digests.json`;
+const DIGEST_LOCK = `${STATE_DIR}/locks/notify-digests.lock`;
 
 export interface DigestPlan {
   /** Each person due a digest now, with the entries it lists. */
@@ -22,7 +27,7 @@ export interface DigestPlan {
   wake: number | null;
 }
 
-/** Who is due a digest now (pure). `notBefore` holds back a person whose last try failed. */
+/** Who is due a digest now (pure). `notBefore` holds back a person whose last try failed or was another courier's. */
 export function planDigests(entries: readonly OutboxEntry[], sentAt: Readonly<Record<string, string>>, intervalMs: number, now: number, notBefore: ReadonlyMap<string, number>): DigestPlan {
   const waiting = new Map<string, OutboxEntry[]>();
   for (const e of entries) {
@@ -53,15 +58,31 @@ export class Digests {
     private readonly baseUrl: () => string,
   ) {}
 
-  /** What is due among these entries by the record as it is now. */
+  /** What is due among these entries by the record as it is now (read without the lock; `send` reads it again under it). */
   async plan(entries: readonly OutboxEntry[]): Promise<DigestPlan> {
     return planDigests(entries, await this.sentAt(), this.intervalMs, this.now().getTime(), this.notBefore);
   }
 
-  /** Send the digests due among these entries. */
-  async send(seen: readonly OutboxEntry[]): Promise<void> {
+  /** Send the digests due among these entries. The lock is only tried: whoever holds it is sending them. */
+  async send(entries: readonly OutboxEntry[]): Promise<void> {
+    try {
+      await this.board.store.exclusive(DIGEST_LOCK, '', () => this.sendHolding(entries), { waitMs: 0 });
+    } catch (err) {
+      if (!(err instanceof BoardError && err.code === 'busy')) throw err;
+      // By then the other courier has sent them, failed, or died (and its lock can be broken).
+      const again = this.now().getTime() + ATTEMPT_MS.email;
+      for (const who of (await this.plan(entries)).due.keys()) this.notBefore.set(who, again);
+      this.log(`digests: another courier is sending them; this one looks again in ${ATTEMPT_MS.email / 1000} s`);
+    }
+  }
+
+  private get intervalMs(): number {
+    return this.board.manifest.notifications.digestMinutes * 60_000;
+  }
+
+  private async sendHolding(seen: readonly OutboxEntry[]): Promise<void> {
     const store = this.board.store;
-    // WORK.md as it is now: a person may have left or chosen none.
+    // WORK.md and the outbox as they are now, under the lock: another courier may have sent some meanwhile, a person may have left.
     await this.board.refresh();
     const m = this.board.manifest;
     const entries = (await Promise.all(seen.map((e) => readEntry(store, entryName(e))))).filter((e): e is OutboxEntry => e !== null);
@@ -89,10 +110,6 @@ export class Digests {
       for (const e of items) await updateDelivery(store, entryName(e), key, (d) => delivered(d, at));
       this.log(`digest for ${who}: ${items.length} notification(s)`);
     }
-  }
-
-  private get intervalMs(): number {
-    return this.board.manifest.notifications.digestMinutes * 60_000;
   }
 
   private async sentAt(): Promise<Record<string, string>> {
