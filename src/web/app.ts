@@ -20,7 +20,8 @@ import type { Frame, Me } from './pages/layout.js';
 import { MessagePage } from './pages/message.js';
 import { SignInHelp, SignInPage } from './pages/signin.js';
 import { FailureLimit } from './ratelimit.js';
-import { FormTooLarge, cookies, readForm, requestUrl, type PostedForm } from './request.js';
+import { BadForm, FormTooLarge, cookies, readForm, requestUrl, type PostedForm } from './request.js';
+import { SIGNIN_FORM, formLimits } from './form-limits.js';
 import { redirect, sendPage, type AppParts, type Request } from './respond.js';
 import { routes } from './routes.js';
 import { clearedCookie, cookieName, csrfOk, csrfToken, NEXT_COOKIE, nextCookie, originOk, safeNext, sessionCookie } from './security.js';
@@ -68,10 +69,7 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
     return { email: actor.email, ...(p?.name ? { name: p.name } : {}), operator: actor.operator, csrf: session ? csrfToken(session) : '' };
   }
 
-  async function form(req: IncomingMessage): Promise<PostedForm> {
-    const s = board.manifest.settings;
-    return readForm(req, s.maxUploadBytes + s.runDataBytes + 64 * 1024, s.maxUploadBytes);
-  }
+  const form = (req: IncomingMessage): Promise<PostedForm> => readForm(req, formLimits(board.manifest.settings));
 
   async function signIn(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const where = req.socket.remoteAddress ?? '';
@@ -84,7 +82,7 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
       return email ? sendPage(res, 200, h(SignInPage, { frame: anon('Sign in'), code, email })) : sendPage(res, 400, h(SignInHelp, { frame: anon('Sign in'), problem: 'This link is used, expired or not one of ours. Ask for a new one.' }));
     }
     if (!originOk(config, req.headers)) return sendPage(res, 403, h(SignInHelp, { frame: anon('Sign in'), problem: 'The request did not come from this site.' }));
-    const code = first((await form(req)).fields, 'code') ?? '';
+    const code = first((await readForm(req, SIGNIN_FORM)).fields, 'code') ?? '';
     const got = code ? await redeemCode(board, code) : null;
     if (!got) {
       failures.fail(where);
@@ -138,7 +136,8 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
         await handle(req, res);
       } catch (e) {
         if (res.headersSent) return void res.destroy();
-        if (e instanceof FormTooLarge) return sendPage(res, 413, h(MessagePage, { frame: anon('Too large'), title: 'Too large' }, h('p', null, `${e.message}; nothing was done.`)), { connection: 'close' });
+        if (e instanceof FormTooLarge) return sendPage(res, 413, h(MessagePage, { frame: anon('Too large'), title: 'Too large' }, h('p', null, `${e.message}; nothing was done.`)));
+        if (e instanceof BadForm) return sendPage(res, 400, h(MessagePage, { frame: anon('Bad request'), title: 'Bad request' }, h('p', null, `${e.message}; nothing was done.`)));
         sendPage(res, 500, h(MessagePage, { frame: anon('Error'), title: 'Something went wrong' }, h('p', null, e instanceof Error ? e.message : 'internal error')));
       }
     },

@@ -1,12 +1,13 @@
 /**
  * Reading what a browser sends: the request target, cookies, and a posted
- * form (url-encoded, or multipart with files through busboy), bounded in
- * size: past the limit the rest is left unread and the form is refused.
+ * form (url-encoded, or multipart with files, both through busboy), bounded
+ * (form-limits.ts): past a bound the rest is left unread and the form is refused.
  * Nothing a client sends here throws: what cannot be read is null or left out.
  */
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { parse as parseCookie } from 'cookie';
+import type { FormLimits } from './form-limits.js';
 import type { Posted } from './form-values.js';
 
 export interface UploadedFile {
@@ -21,11 +22,11 @@ export interface PostedForm {
   files: UploadedFile[];
 }
 
-export class FormTooLarge extends Error {
-  constructor(readonly limit: number) {
-    super(`the form is over the limit of ${limit} bytes`);
-  }
-}
+/** A form past one of its bounds (413); the message says which. */
+export class FormTooLarge extends Error {}
+
+/** A form that cannot be read: a multipart type without a boundary, a malformed part (400). */
+export class BadForm extends Error {}
 
 /** The request's path and query, or null when the target is not one (`//` is not). */
 export function requestUrl(req: IncomingMessage): URL | null {
@@ -49,32 +50,21 @@ function add(p: Posted, k: string, v: string) {
   else p.set(k, [v]);
 }
 
-function urlEncoded(req: IncomingMessage, limit: number): Promise<PostedForm> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > limit) {
-        req.pause();
-        reject(new FormTooLarge(limit));
-      } else chunks.push(c);
-    });
-    req.once('end', () => {
-      const fields: Posted = new Map();
-      for (const [k, v] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) add(fields, k, v);
-      resolve({ fields, files: [] });
-    });
-    req.once('error', reject);
-  });
-}
-
-function multipart(req: IncomingMessage, limit: number, fileLimit: number): Promise<PostedForm> {
+/**
+ * The posted form, url-encoded or multipart, both through busboy: each bound
+ * of `limits` refuses the form as soon as it is passed, and the bytes off the
+ * wire are counted as they arrive, so nothing past `limits.body` is buffered.
+ */
+export function readForm(req: IncomingMessage, limits: FormLimits): Promise<PostedForm> {
+  if (Number(req.headers['content-length'] ?? 0) > limits.body) return Promise.reject(new FormTooLarge(`the form is over the limit of ${limits.body} bytes`));
+  // Whatever is not multipart is read as url-encoded, as browsers send it.
+  const multipart = (req.headers['content-type'] ?? '').startsWith('multipart/form-data');
+  const headers = multipart ? req.headers : { ...req.headers, 'content-type': 'application/x-www-form-urlencoded' };
   return new Promise((resolve, reject) => {
     const fields: Posted = new Map();
     const files: UploadedFile[] = [];
-    let total = 0;
     let failed = false;
+    let bb: busboy.Busboy;
     const fail = (e: Error) => {
       if (failed) return;
       failed = true;
@@ -82,16 +72,37 @@ function multipart(req: IncomingMessage, limit: number, fileLimit: number): Prom
       req.pause();
       reject(e);
     };
-    const bb = busboy({ headers: req.headers, limits: { fileSize: fileLimit, fields: 1000, fieldSize: 1024 * 1024, files: 20 } });
-    bb.on('field', (name, value) => add(fields, name, value));
+    const over = (what: string) => () => fail(new FormTooLarge(what));
+    try {
+      // One byte over each text bound, checked below: busboy's multipart cuts a value at its limit, its url-encoded past it, and neither says so alike.
+      bb = busboy({ headers, limits: { fieldSize: limits.fieldSize + 1, fieldNameSize: limits.fieldNameSize + 1, fields: limits.fields, files: limits.files, parts: limits.fields + limits.files, fileSize: limits.fileSize } });
+    } catch (e) {
+      return reject(new BadForm(`the form cannot be read: ${e instanceof Error ? e.message : String(e)}`));
+    }
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limits.body) over(`the form is over the limit of ${limits.body} bytes`)();
+    });
+    // Multipart names are bounded only by busboy's part header size (a few KiB): they are checked here too.
+    const nameOk = (name: string) => {
+      if (Buffer.byteLength(name) <= limits.fieldNameSize) return true;
+      over(`a field's name is over the limit of ${limits.fieldNameSize} bytes`)();
+      return false;
+    };
+    bb.on('field', (name, value, info) => {
+      if (!nameOk(name)) return;
+      if (info.valueTruncated || Buffer.byteLength(value) > limits.fieldSize) over(`a field is over the limit of ${limits.fieldSize} bytes`)();
+      else add(fields, name, value);
+    });
+    bb.on('fieldsLimit', over(`the form has more than ${limits.fields} fields`));
+    bb.on('filesLimit', over(`the form has more than ${limits.files} files`));
+    bb.on('partsLimit', over(`the form has more than ${limits.fields + limits.files} parts`));
     bb.on('file', (field, stream, info) => {
+      if (!nameOk(field)) return void stream.resume();
       const parts: Buffer[] = [];
-      stream.on('data', (c: Buffer) => {
-        total += c.length;
-        if (total > limit) fail(new FormTooLarge(limit));
-        else parts.push(c);
-      });
-      stream.on('limit', () => fail(new FormTooLarge(fileLimit)));
+      stream.on('data', (c: Buffer) => parts.push(c));
+      stream.on('limit', over(`a file is over the limit of ${limits.fileSize} bytes`));
       stream.on('close', () => {
         // An empty file input still sends a part with no name and no bytes.
         if (info.filename && !failed) files.push({ field, fileName: info.filename, contentType: info.mimeType || 'application/octet-stream', bytes: Buffer.concat(parts) });
@@ -100,16 +111,7 @@ function multipart(req: IncomingMessage, limit: number, fileLimit: number): Prom
     bb.on('close', () => {
       if (!failed) resolve({ fields, files });
     });
-    bb.on('error', (e) => fail(e instanceof Error ? e : new Error(String(e))));
+    bb.on('error', (e) => fail(new BadForm(`the form cannot be read: ${e instanceof Error ? e.message : String(e)}`)));
     req.pipe(bb);
   });
-}
-
-/** The posted form; `limit` bounds the whole body, `fileLimit` each file. */
-export function readForm(req: IncomingMessage, limit: number, fileLimit: number): Promise<PostedForm> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) return Promise.reject(new FormTooLarge(limit));
-  const type = req.headers['content-type'] ?? '';
-  if (type.startsWith('multipart/form-data')) return multipart(req, limit, fileLimit);
-  return urlEncoded(req, limit);
 }

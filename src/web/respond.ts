@@ -33,13 +33,33 @@ export function frame(r: Pick<Request, 'me' | 'app'>, title: string, extra: Part
   return { title, me: r.me, assetVersion: r.app.assets.version, ...(extra.live ? { liveFrom: Live.offset(r.app.service.board) } : {}), ...extra };
 }
 
+/** How long a connection whose body was left unread stays open after the answer, for the client to read it. */
+const LINGER_MS = 1000;
+
+/**
+ * An answer given before the request's body was read whole (a refusal): the
+ * rest is not read, and the connection is closed LINGER_MS after the answer
+ * unless the client closes it first. Closing at once, with bytes unread,
+ * resets the connection, which can erase the answer before the client reads it.
+ */
+function lingerIfUnread(res: ServerResponse): void {
+  const req = res.req;
+  if (req.complete) return;
+  res.once('finish', () => {
+    req.pause();
+    setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+  });
+}
+
 export function sendPage(res: ServerResponse, status: number, page: VNode<any>, headers: Record<string, string | string[]> = {}): void {
   const html = `<!doctype html>${render(page)}`;
+  lingerIfUnread(res);
   res.writeHead(status, { ...PAGE_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(html), ...headers });
   res.end(html);
 }
 
 export function redirect(res: ServerResponse, to: string, headers: Record<string, string | string[]> = {}): void {
+  lingerIfUnread(res);
   res.writeHead(303, { ...PAGE_HEADERS, location: to, 'content-length': 0, ...headers });
   res.end();
 }

@@ -1,9 +1,10 @@
 /**
  * For web tests that speak plain HTTP to a real `serve --http` (no browser):
- * signing in with a real login link, pages fetched with a cookie, and raw
- * requests on their own socket whose body the test sends itself.
+ * signing in with a real login link, pages fetched with a cookie, and
+ * bodies streamed on a raw socket until the server answers.
  */
 import http, { type IncomingHttpHeaders } from 'node:http';
+import net from 'node:net';
 import { createLoginLink } from '../../src/web/sessions.js';
 import type { WebBoard } from './web-support.js';
 
@@ -23,48 +24,55 @@ export interface Answer {
   text: string;
 }
 
-/** One request on its own socket; resolves with the answer, whatever the server did with the body. */
+/** One request on its own socket; resolves with the answer, whatever the server did with the rest of the body. */
 export function request(base: string, method: string, path: string, headers: Record<string, string | number>, body?: string | Buffer): Promise<Answer> {
   return new Promise((resolve, reject) => {
+    let answered = false;
     const req = http.request(`${base}${path}`, { method, headers, agent: false }, (res) => {
+      answered = true;
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
     });
-    req.on('error', reject);
+    // The server may answer and close while the body is still being sent.
+    req.on('error', (e) => answered || reject(e));
     req.end(body);
   });
 }
 
 /**
- * A streamed body of `total` bytes, written chunk by chunk until the server
- * answers: the answer, and how many bytes had been written when it came.
+ * A chunked body of up to `total` bytes, written on a raw socket chunk by
+ * chunk until the server answers: the answer's status line and headers, and
+ * how many bytes had been written when it came.
  */
-export function streamed(base: string, path: string, headers: Record<string, string>, total: number, chunk: (i: number) => Buffer): Promise<Answer & { sent: number }> {
-  return new Promise((resolve) => {
-    const req = http.request(`${base}${path}`, { method: 'POST', headers, agent: false });
-    req.on('error', () => {}); // the server may close while we still send: that is the point
+export function streamed(base: string, path: string, headers: Record<string, string>, total: number, chunk: (i: number) => Buffer): Promise<{ status: number; head: string; sent: number }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let got = '';
     let sent = 0;
     let answered = false;
-    req.once('response', (res) => {
+    socket.on('error', () => {}); // the server may close while we still send: that is the point
+    socket.on('data', (d) => {
+      got += String(d);
+      const end = got.indexOf('\r\n\r\n');
+      if (answered || end < 0) return;
       answered = true;
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => {
-        req.destroy();
-        resolve({ status: res.statusCode!, headers: res.headers, text, sent });
-      });
+      socket.destroy();
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(got)?.[1]), head: got.slice(0, end), sent });
     });
+    socket.once('close', () => answered || reject(new Error(`closed with no answer after ${sent} bytes`)));
+    const lines = Object.entries({ host: `${hostname}:${port}`, 'transfer-encoding': 'chunked', ...headers }).map(([k, v]) => `${k}: ${v}\r\n`);
+    socket.write(`POST ${path} HTTP/1.1\r\n${lines.join('')}\r\n`);
     let i = 0;
     const pump = () => {
       while (!answered && sent < total) {
         const c = chunk(i++);
         sent += c.length;
-        if (!req.write(c)) return void req.once('drain', pump);
+        if (!socket.write(Buffer.concat([Buffer.from(`${c.length.toString(16)}\r\n`), c, Buffer.from('\r\n')]))) return void socket.once('drain', pump);
       }
-      if (!answered) req.end();
+      if (!answered) socket.write('0\r\n\r\n');
     };
     pump();
   });
