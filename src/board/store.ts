@@ -47,6 +47,8 @@ export interface ScopeReplacement {
   files: { rel: string; from: string | null; to: Buffer | null }[];
   /** Uncommitted state of the scope that the new state ends (the leases of superseded claims). */
   removeState?: string[];
+  /** Uncommitted state the new state brings (the notifications that tell of superseded work). */
+  writeState?: { rel: string; bytes: string }[];
 }
 
 export interface CommitReport {
@@ -169,7 +171,7 @@ export class BoardStore {
         }
       }
       for (const c of ordered) {
-        const writes = c.files.filter((f) => f.to !== null).map((f) => ({ rel: f.rel, bytes: f.to! }));
+        const writes = [...c.files.filter((f) => f.to !== null).map((f) => ({ rel: f.rel, bytes: f.to! as string | Buffer })), ...(c.writeState ?? [])];
         const removes = [...c.files.filter((f) => f.to === null).map((f) => f.rel), ...(c.removeState ?? [])];
         if (writes.length === 0 && removes.length === 0) continue;
         await this.journals.commit(c.scope, writes, removes, []);

@@ -19,12 +19,18 @@ import { sha256Hex } from '../core/hash.js';
 import { adoptBoardFiles } from '../board/adopt.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { STATE_DIR, type Scope } from '../board/layout.js';
+import { paths, STATE_DIR, type Scope } from '../board/layout.js';
 import type { ScopeReplacement } from '../board/store.js';
 import { verifyBoard } from '../board/verify.js';
+import { ulid } from 'ulid';
+import { parseMarkdown } from '../core/markdown.js';
+import { entryFile } from '../notify/outbox.js';
+import { supersededNotification } from '../notify/superseded.js';
 import { mergeCommits, MergeRefused, ownerOf } from './board-merge.js';
 import { commitBoard } from './commit.js';
-import type { RunMerge } from './merge-run.js';
+import { CHAIN_FILE, type RunMerge } from './merge-run.js';
+import { verifyChain } from '../board/audit.js';
+import { parseSuperseded } from '../board/superseded.js';
 import { GitError, Repo } from './repo.js';
 
 const INTENT = `${STATE_DIR}/journal/sync.json`;
@@ -233,6 +239,14 @@ async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to
     entry.files.push({ rel, from: fromSha, to: next });
     byScope.set(key, entry);
   }
+  const text = (m: Map<string, string>, rel: string) => (m.has(rel) ? contents.get(m.get(rel)!)!.toString('utf8') : '');
+  for (const rel of rels) {
+    const m = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(rel);
+    if (!m) continue;
+    const run = m[1]!;
+    const state = await endSuperseded(board, run, text(before, rel), text(after, rel), text(after, `runs/${run}/RUN.md`) || ((await board.store.readBytes(`runs/${run}/RUN.md`))?.toString('utf8') ?? ''), text(after, `runs/${run}/${CHAIN_FILE}`));
+    if (state) Object.assign(byScope.get(run)!, state);
+  }
   try {
     await board.store.replace([...byScope.values()]);
   } catch (e) {
@@ -267,4 +281,37 @@ async function finishIntent(board: Board, repo: Repo): Promise<void> {
     await repo.run(['reset', '-q', '--mixed', intent.to]);
     await fs.rm(board.store.abs(INTENT), { force: true });
   } else await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+}
+
+type StateChanges = Pick<ScopeReplacement, 'removeState' | 'writeState'>;
+
+/**
+ * When a move brings branches set aside on a run that hold transitions this
+ * clone made (whoever made the merge, here or on another clone): end the
+ * leases of the claims among them (their tokens then answer that the claim
+ * ended), and tell the people and operators through the outbox. Only lines
+ * this clone signed: each clone tells of its own, so no one is told twice.
+ */
+async function endSuperseded(board: Board, run: string, before: string, after: string, runText: string, chain: string): Promise<StateChanges | null> {
+  const mine = await board.store.signingFingerprint();
+  const known = new Set(parseSuperseded(before).branches.flatMap((b) => b.lines.map((l) => l.hash)));
+  const fresh = parseSuperseded(after).branches.filter((b) => b.lines.some((l) => !known.has(l.hash) && l.signer === mine));
+  if (fresh.length === 0) return null;
+  const lines = fresh.flatMap((b) => b.lines.filter((l) => !known.has(l.hash) && l.signer === mine));
+  const claimed = new Set(lines.filter((l) => l.action === 'step.claimed').map((l) => l.entity.split('/')[1]!));
+  const head = parseRunHead(runText);
+  const now = new Date();
+  const forkSeq = Math.min(...fresh.map((b) => b.fork.seq));
+  const note = supersededNotification({ id: `n-${ulid(now.getTime()).toLowerCase()}`, at: now.toISOString(), board: board.manifest.name, runId: run, process: head.process, mode: head.mode, lines, kept: verifyChain(chain).events.filter((e) => e.seq > forkSeq), manifest: board.manifest });
+  return {
+    removeState: [...claimed].map((step) => `${paths.leaseDir(run)}/${step}.json`),
+    writeState: note ? [{ rel: entryFile(note), bytes: `${JSON.stringify({ ...note, deliveries: null }, null, 2)}\n` }] : [],
+  };
+}
+
+/** The process and mode a RUN.md names, for a notification's words. */
+function parseRunHead(text: string): { process: string; mode: 'live' | 'test' } {
+  const p = parseMarkdown(text);
+  const d = (p.ok ? p.value.data : {}) as { process?: unknown; mode?: unknown };
+  return { process: typeof d.process === 'string' ? d.process : 'a process', mode: d.mode === 'test' ? 'test' : 'live' };
 }

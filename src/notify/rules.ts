@@ -20,7 +20,8 @@ export type NotificationKind =
   | 'run_ended'
   | 'edit_refused'
   | 'internal_fault'
-  | 'evaluator_failing';
+  | 'evaluator_failing'
+  | 'superseded';
 
 export interface Notification {
   id: string;
