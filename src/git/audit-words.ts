@@ -185,9 +185,15 @@ export function fileText(content: string, words: Words): string {
   const out: string[] = [];
   for (const { raw, value } of jsonLines(content)) {
     if (isLine(value)) out.push(lineText(value, words));
-    else if (isObj(value) && Array.isArray(value.lines) && value.lines.every(isLine)) {
-      out.push('superseded on merge:', ...value.lines.map((l) => `  ${lineText(l, words)}`));
+    else if (isObj(value) && isObj(value.fork) && typeof value.fork.seq === 'number' && Array.isArray(value.lines) && value.lines.every(isLine)) {
+      out.push(...branchText({ fork: { seq: value.fork.seq }, lines: value.lines }, words));
     } else out.push(`!! ${value === null ? 'not valid JSON' : 'not an audit line'}: ${oneLine(raw)}`);
   }
   return out.length > 0 ? `${out.join('\n')}\n` : '';
+}
+
+/** A branch a merge set aside, in words: a heading, then each of its lines. */
+export function branchText(b: { fork: { seq: number }; lines: readonly AuditEvent[] }, words: Words): string[] {
+  const after = b.fork.seq < 0 ? 'from the start' : `after #${b.fork.seq}`;
+  return [`superseded on merge (${b.lines.length} transition${b.lines.length === 1 ? '' : 's'} ${after}, made on another clone's side of the merge):`, ...b.lines.map((l) => `  ${lineText(l, words)}`)];
 }

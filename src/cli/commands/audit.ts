@@ -4,7 +4,8 @@ import { BoardError } from '../../board/errors.js';
 import { readIfExists } from '../../board/fsutil.js';
 import { isRunId, paths } from '../../board/layout.js';
 import { verifyBoard } from '../../board/verify.js';
-import { lineText, when } from '../../git/audit-words.js';
+import { branchText, lineText, when } from '../../git/audit-words.js';
+import { supersededOf } from '../../service/superseded.js';
 import { boardWords } from '../../git/board-words.js';
 import { carriers } from '../../git/carried.js';
 import { verifyHistory, type HistoryReport } from '../../git/history.js';
@@ -87,10 +88,11 @@ export function register(program: Command, cli: Cli): void {
       if (text === undefined) throw new BoardError('invalid', `no run ${runId} on this board`);
       const report = verifyChain(text);
       const carried = opts.git ? await carriers(board.root, paths.runChain(runId)) : null;
+      const setAside = await supersededOf(board, runId);
       const commitOf = (e: AuditEvent) => carried?.get(e.hash) ?? null;
       if (cli.json()) {
         const events = carried ? report.events.map((e) => ({ ...e, commit: commitOf(e) })) : report.events;
-        printJson({ ok: report.breaks.length === 0, data: { events, breaks: report.breaks } });
+        printJson({ ok: report.breaks.length === 0, data: { events, breaks: report.breaks, superseded: setAside } });
       } else {
         const words = await boardWords(board.root, report.events);
         for (const e of report.events) {
@@ -99,6 +101,8 @@ export function register(program: Command, cli: Cli): void {
           process.stdout.write(`${color.dim(where)}${lineText(e, words)}\n`);
         }
         for (const b of report.breaks) process.stdout.write(`${color.red('BROKEN')} line ${b.line}: ${b.reason}\n`);
+        const asideWords = setAside.length > 0 ? await boardWords(board.root, setAside.flatMap((b) => b.lines)) : words;
+        for (const b of setAside) process.stdout.write(`${color.yellow(branchText(b, asideWords).join('\n'))}\n`);
       }
       cli.exit(report.breaks.length === 0 ? EXIT.ok : EXIT.refused);
     });
