@@ -5,7 +5,8 @@
  * touches (`work`: any run; `run:<id>`: that run) gets a `changed` event.
  * No polling: the watch starts with the first listener and stops with the last.
  * A page says how long the log was when it was rendered (`from`), so a change
- * landing between the render and the stream's start is not missed.
+ * landing between the render and the stream's start is not missed. Streams
+ * are capped (stream-caps.ts): past a cap the oldest is told `closed` and ended.
  */
 import { promises as fs, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
@@ -13,14 +14,18 @@ import type { Board } from '../board/board.js';
 import { CHANGES_FILE } from '../board/layout.js';
 import { RunWatch } from '../daemon/run-watch.js';
 import type { Request } from './respond.js';
+import { toClose, type Holder } from './stream-caps.js';
 
 /** A comment line this often keeps proxies and the server's idle timeout from closing a quiet stream. */
 const HEARTBEAT_MS = 15_000;
 
-interface Listener {
+interface Listener extends Holder {
   topic: string;
   res: ServerResponse;
 }
+
+/** Told to a stream closed for a newer one; the page's script stops listening instead of reconnecting. */
+const CLOSED = `event: closed\ndata: ${JSON.stringify({ reason: 'too many live pages open: this one stopped updating; reload it to resume' })}\n\n`;
 
 export class Live {
   private readonly listeners = new Set<Listener>();
@@ -36,7 +41,12 @@ export class Live {
     r.req.socket.setTimeout(0);
     r.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
     r.res.write(': live\n\n');
-    const l: Listener = { topic, res: r.res };
+    // A session's CSRF token is unique to it and known here; a bearer token has none ('').
+    const l: Listener = { topic, res: r.res, session: r.me.csrf || null, person: r.actor.email.toLowerCase() };
+    for (const old of toClose([...this.listeners], l)) {
+      this.listeners.delete(old);
+      old.res.end(CLOSED);
+    }
     if (this.listeners.size === 0) await this.begin();
     this.listeners.add(l);
     r.res.once('close', () => {

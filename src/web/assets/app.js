@@ -37,6 +37,14 @@
   var source = new EventSource('/events?topic=' + encodeURIComponent(topic) + (from ? '&from=' + encodeURIComponent(from) : ''));
   // A form being sent changes the board itself: its own change must not reload the page from under it.
   document.addEventListener('submit', function () { leaving = true; source.close(); });
+  // Too many live pages open: the server closed this, the oldest, stream. Say so rather than reconnect.
+  source.addEventListener('closed', function () {
+    source.close();
+    var box = document.getElementById('live');
+    if (!box || !box.hidden) return;
+    box.textContent = 'Live updates stopped here: too many pages of this site are open. Reload to resume.';
+    box.hidden = false;
+  });
   source.addEventListener('changed', function () {
     if (leaving) return;
     if (!dirty) { window.location.reload(); return; }
