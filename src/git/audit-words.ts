@@ -111,6 +111,8 @@ const SAY: Record<string, (l: Line) => Said> = {
   'lock.broken': () => ({ what: 'a stale lock was broken (its holder was gone)' }),
   'board.created': (l) => ({ what: `${l.by} created the board ${text(l.c.name)}` }),
   'process.published': (l) => ({ what: `${l.by} published ${l.step.replace('@', ' ')}` }),
+  'process.adopted': (l) => ({ what: `${l.by} adopted ${l.step.replace('@', ' ')}, published on another clone` }),
+  'run.resolved': (l) => ({ what: `${l.by} took the side a merge had set aside (branch ${text(l.c.took)})`, detail: quoted(l.c.reason) }),
   'file.uploaded': (l) => ({ what: `${l.by} uploaded ${clip(text(l.c.fileName))}`, detail: `${text(l.c.bytes)} bytes` }),
   'token.created': (l) => ({ what: `${l.by} created a token for ${l.name(l.c.identity)}`, detail: quoted(l.c.name) }),
   'token.revoked': (l) => ({ what: `${l.by} revoked a token of ${l.name(l.c.identity)}`, detail: quoted(l.c.name) }),
@@ -193,7 +195,7 @@ export function fileText(content: string, words: Words): string {
 }
 
 /** A branch a merge set aside, in words: a heading, then each of its lines. */
-export function branchText(b: { fork: { seq: number }; lines: readonly AuditEvent[] }, words: Words): string[] {
+export function branchText(b: { fork: { seq: number }; lines: readonly AuditEvent[] }, words: Words, n?: number): string[] {
   const after = b.fork.seq < 0 ? 'from the start' : `after #${b.fork.seq}`;
-  return [`superseded on merge (${b.lines.length} transition${b.lines.length === 1 ? '' : 's'} ${after}, made on another clone's side of the merge):`, ...b.lines.map((l) => `  ${lineText(l, words)}`)];
+  return [`superseded on merge${n !== undefined ? `, branch ${n}` : ''} (${b.lines.length} transition${b.lines.length === 1 ? '' : 's'} ${after}, made on another clone's side of the merge):`, ...b.lines.map((l) => `  ${lineText(l, words)}`)];
 }

@@ -288,8 +288,8 @@ export async function verifyHistory(boardRoot: string, onProgress?: (done: numbe
         chains.add(c.path);
         if (pair.parent === null || c.status === 'A') continue;
         const loss = c.status === 'D' ? 'deleted' : chainLoss(await read(c.oldBlob), await read(c.newBlob));
-        // A merge that kept one side of a run whole sets the other side's lines aside beside the chain: kept, not lost.
-        if (loss && loss !== 'deleted' && pair.of > 1) {
+        // A merge that kept one side of a run whole, or an operator's resolve, sets the other side's lines aside beside the chain: kept, not lost.
+        if (loss && loss !== 'deleted' && pair.parent !== null) {
           const setAside = await read(`${pair.commit}:${prefix}${supersededPathFor(c.path)}`).catch(() => null);
           if (setAside && everyLineKept((await read(c.oldBlob)).toString('utf8'), (await read(c.newBlob)).toString('utf8'), setAside.toString('utf8'))) continue;
         }

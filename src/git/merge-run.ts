@@ -104,3 +104,27 @@ export function mergeRun(base: RunFiles | null, ours: RunFiles | null, theirs: R
   if (branches.length > 0) files[SUPERSEDED_FILE] = supersededText(branches);
   return { files, taken: oursWins ? 'ours' : 'theirs', superseded: branch ? { side: oursWins ? 'theirs' : 'ours', branch } : null };
 }
+
+/**
+ * An operator's choice after a merge: make a branch the merge set aside the
+ * run's own, and set the kept side aside in its place. Refused once the run
+ * has moved since the merge (its chain no longer ends where the merge kept it).
+ */
+export function takeBranch(current: RunFiles, index: number): { ok: true; files: RunFiles } | { ok: false; reason: string } {
+  const branches = parseSuperseded(current[SUPERSEDED_FILE] ?? '').branches;
+  const branch = branches[index];
+  if (!branch) return { ok: false, reason: branches.length === 0 ? 'nothing was superseded on this run' : `there is no superseded branch ${index + 1} (there are ${branches.length})` };
+  const now = side(current);
+  const head = now.events[now.events.length - 1]?.hash;
+  if (head !== branch.kept) return { ok: false, reason: 'the run has moved since the merge: taking the other side now would drop what happened since' };
+  const prefix = now.events.slice(0, branch.fork.seq + 1);
+  const taken = [...prefix, ...branch.lines];
+  const setAside = branchOf(side({ ...branch.files, [CHAIN_FILE]: chainText(taken) }), now);
+  const rest = branches.filter((_, i) => i !== index);
+  const merged = canonicalBranches(taken, rest, setAside ? [setAside] : []);
+  const files: Record<string, string> = { ...branch.files, [CHAIN_FILE]: chainText(taken) };
+  if (merged.length > 0) files[SUPERSEDED_FILE] = supersededText(merged);
+  return { ok: true, files };
+}
+
+const chainText = (events: readonly AuditEvent[]): string => events.map((e) => `${JSON.stringify(e)}\n`).join('');

@@ -102,7 +102,7 @@ export function register(program: Command, cli: Cli): void {
         }
         for (const b of report.breaks) process.stdout.write(`${color.red('BROKEN')} line ${b.line}: ${b.reason}\n`);
         const asideWords = setAside.length > 0 ? await boardWords(board.root, setAside.flatMap((b) => b.lines)) : words;
-        for (const b of setAside) process.stdout.write(`${color.yellow(branchText(b, asideWords).join('\n'))}\n`);
+        for (const [i, b] of setAside.entries()) process.stdout.write(`${color.yellow(branchText(b, asideWords, i + 1).join('\n'))}\n`);
       }
       cli.exit(report.breaks.length === 0 ? EXIT.ok : EXIT.refused);
     });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { syncBoard, SyncError, type SyncReport } from '../../git/sync.js';
+import { resolveRun } from '../../service/resolve.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
@@ -38,5 +39,22 @@ export function register(program: Command, cli: Cli): void {
         else process.stderr.write(`${color.red('sync failed')}: ${e.message}\n`);
         cli.exit(EXIT_FOR[e.code]);
       }
+    });
+
+  program
+    .command('resolve')
+    .description('operators: make the side of a run a merge set aside the run itself, while the run has not moved since (the kept side is set aside in turn)')
+    .argument('<run>', 'the run id')
+    .requiredOption('--take <n>', 'the superseded branch to take, as workboard log numbers them (1 for the first)')
+    .option('--reason <text>', 'why, for the audit line')
+    .addHelpText('after', '\nExample:\n  workboard log r-01jd…          # shows the superseded branches\n  workboard resolve r-01jd… --take 1 --as mira@example.com')
+    .action(async (runId: string, opts: { take: string; reason?: string }) => {
+      const n = Number(opts.take);
+      if (!Number.isInteger(n) || n < 1) cli.usage(`--take expects a branch number from 1, got "${opts.take}"`);
+      const board = await cli.board();
+      const r = await resolveRun(board, runId, n, cli.actor(), opts.reason);
+      if (cli.json()) printJson({ ok: true, data: r });
+      else process.stdout.write(`${runId}: took superseded branch ${n}; the side that was kept is now superseded (workboard log ${runId})\n`);
+      cli.exit(EXIT.ok);
     });
 }
