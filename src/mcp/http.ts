@@ -5,7 +5,7 @@
  * token's identity, so rights follow the caller, checked in the service.
  * Tokens are checked against `.work/tokens.json` as it is now (a revoke or an
  * expiry applies to the next request); an address that keeps failing is
- * answered 429 for a while (auth-throttle.ts); the OAuth discovery paths MCP
+ * answered 429 for a while (core/throttle.ts); the OAuth discovery paths MCP
  * clients probe answer 404, so they fall back to the configured header.
  *
  * Bounded: a body over the largest legitimate one gets 413 before it is read
@@ -20,7 +20,8 @@ import type { Settings } from '../board/manifest.js';
 import { BearerTokens } from '../service/credentials.js';
 import { resolveActor } from '../service/identity.js';
 import type { Service } from '../service/service.js';
-import { AuthThrottle, MAX_THROTTLED_ADDRESSES } from './auth-throttle.js';
+import { clientAddress, trustedProxies } from '../core/client-address.js';
+import { addressKey, MAX_THROTTLED_KEYS, Throttle } from '../core/throttle.js';
 import { createMcpServer } from './server.js';
 import { createWebApp } from '../web/app.js';
 import { requestUrl } from '../web/request.js';
@@ -52,7 +53,7 @@ export interface HttpLimits {
   idleTimeoutMs: number;
   maxInFlightPerIdentity: number;
   maxConnections: number;
-  /** Failed authentications one address may make at once, and how often it earns one more (see auth-throttle.ts). */
+  /** Failed authentications one address may make at once, and how often it earns one more (see core/throttle.ts). */
   authFailureBurst: number;
   authFailureRefillMs: number;
 }
@@ -120,7 +121,8 @@ export function createHttpServer(service: Service, version: string, options: Par
   const inFlight = new Map<string, number>();
   const tokens = new BearerTokens(service.board.store);
   const web = createWebApp(service);
-  const throttle = new AuthThrottle({ burst: limits.authFailureBurst, refillMs: limits.authFailureRefillMs, maxAddresses: MAX_THROTTLED_ADDRESSES });
+  const throttle = new Throttle({ burst: limits.authFailureBurst, refillMs: limits.authFailureRefillMs, maxKeys: MAX_THROTTLED_KEYS });
+  const trusted = trustedProxies();
 
   const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
     try {
@@ -133,7 +135,8 @@ export function createHttpServer(service: Service, version: string, options: Par
         if (expectsContinue) res.writeContinue();
         return await web.handle(req, res);
       }
-      const address = req.socket.remoteAddress ?? '';
+      // Behind a proxy named in WORKBOARD_TRUST_PROXY, the client it forwards for; else the socket's peer.
+      const address = addressKey(clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted));
       const wait = throttle.waitMs(address, Date.now());
       if (wait > 0) return deny(res, 429, { error: `too many failed authentications from this address; retry in ${Math.ceil(wait / 1000)} s` }, { 'retry-after': String(Math.ceil(wait / 1000)) });
       const unauthorized = (body: Record<string, unknown> = { error: 'unauthorized' }) => {

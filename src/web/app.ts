@@ -19,9 +19,10 @@ import { Live } from './live.js';
 import type { Frame, Me } from './pages/layout.js';
 import { MessagePage } from './pages/message.js';
 import { SignInHelp, SignInPage } from './pages/signin.js';
-import { FailureLimit } from './ratelimit.js';
 import { BadForm, FormTooLarge, cookies, readForm, requestUrl, type PostedForm } from './request.js';
 import { SIGNIN_FORM, formLimits } from './form-limits.js';
+import { SignInThrottle } from './signin-throttle.js';
+import { trustedProxies } from '../core/client-address.js';
 import { redirect, sendPage, type AppParts, type Request } from './respond.js';
 import { routes } from './routes.js';
 import { clearedCookie, cookieName, csrfOk, csrfToken, NEXT_COOKIE, nextCookie, originOk, safeNext, sessionCookie } from './security.js';
@@ -39,7 +40,7 @@ export interface WebApp {
 export function createWebApp(service: Service, opts: { config?: WebConfig } = {}): WebApp {
   const config = opts.config ?? webConfig();
   const parts: AppParts = { service, config, assets: new Assets(), seen: new BoundedMap(1000) };
-  const failures = new FailureLimit();
+  const failures = new SignInThrottle(trustedProxies());
   const live = new Live(service.board);
   const board = service.board;
   const tokens = new BearerTokens(board.store);
@@ -71,22 +72,33 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
 
   const form = (req: IncomingMessage): Promise<PostedForm> => readForm(req, formLimits(board.manifest.settings));
 
+  const badLink = () => h(SignInHelp, { frame: anon('Sign in'), problem: 'This link is used, expired or not one of ours. Ask for a new one.' });
+
+  /** A code that keeps failing, or a trusted client that does, is answered 429 before the code is looked up. */
+  function slowed(res: ServerResponse, wait: number): void {
+    const s = Math.ceil(wait / 1000);
+    sendPage(res, 429, h(SignInHelp, { frame: anon('Sign in'), problem: `Too many failed sign-in attempts. Wait ${Math.ceil(s / 60)} minute(s), then use a fresh link.` }), { 'retry-after': String(s) });
+  }
+
   async function signIn(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const where = req.socket.remoteAddress ?? '';
-    if (failures.blocked(where)) return sendPage(res, 429, h(SignInHelp, { frame: anon('Sign in'), problem: 'Too many sign-in attempts from here. Wait 15 minutes, then use a fresh link.' }), { 'retry-after': '900' });
+    const who = { peer: req.socket.remoteAddress ?? '', forwardedFor: req.headers['x-forwarded-for'] };
     if (req.method === 'GET') {
       const code = url.searchParams.get('code');
       if (!code) return sendPage(res, 200, h(SignInHelp, { frame: anon('Sign in'), ...(url.searchParams.get('out') ? { status: 'out' as const } : {}) }));
+      const wait = failures.waitMs(who, code);
+      if (wait > 0) return slowed(res, wait);
       const email = await peekCode(board, code);
-      if (!email) failures.fail(where);
-      return email ? sendPage(res, 200, h(SignInPage, { frame: anon('Sign in'), code, email })) : sendPage(res, 400, h(SignInHelp, { frame: anon('Sign in'), problem: 'This link is used, expired or not one of ours. Ask for a new one.' }));
+      if (!email) failures.failed(who, code);
+      return email ? sendPage(res, 200, h(SignInPage, { frame: anon('Sign in'), code, email })) : sendPage(res, 400, badLink());
     }
     if (!originOk(config, req.headers)) return sendPage(res, 403, h(SignInHelp, { frame: anon('Sign in'), problem: 'The request did not come from this site.' }));
     const code = first((await readForm(req, SIGNIN_FORM)).fields, 'code') ?? '';
+    const wait = failures.waitMs(who, code);
+    if (wait > 0) return slowed(res, wait);
     const got = code ? await redeemCode(board, code) : null;
     if (!got) {
-      failures.fail(where);
-      return sendPage(res, 400, h(SignInHelp, { frame: anon('Sign in'), problem: 'This link is used, expired or not one of ours. Ask for a new one.' }));
+      failures.failed(who, code);
+      return sendPage(res, 400, badLink());
     }
     // Back to the page that sent them to sign in (a notification's link), else their work.
     const next = safeNext(cookies(req).get(NEXT_COOKIE)) ?? '/work';

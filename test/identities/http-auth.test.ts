@@ -11,7 +11,7 @@ import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMeta
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
-import { addressKey, AuthThrottle } from '../../src/mcp/auth-throttle.js';
+import { addressKey, Throttle } from '../../src/core/throttle.js';
 import { createHttpServer } from '../../src/mcp/http.js';
 import { createToken } from '../../src/service/credentials.js';
 import { Service } from '../../src/service/service.js';
@@ -22,7 +22,7 @@ afterAll(cleanupTmp);
 
 describe('the failure throttle (pure, time given in)', () => {
   it('allows a burst, then one more per refill period; successes are not counted', () => {
-    const t = new AuthThrottle({ burst: 3, refillMs: 1000, maxAddresses: 10 });
+    const t = new Throttle({ burst: 3, refillMs: 1000, maxKeys: 10 });
     for (let i = 0; i < 3; i++) {
       expect(t.waitMs('10.0.0.1', 0)).toBe(0);
       t.failed('10.0.0.1', 0);
@@ -43,7 +43,7 @@ describe('the failure throttle (pure, time given in)', () => {
   });
 
   it('remembers at most maxAddresses addresses', () => {
-    const t = new AuthThrottle({ burst: 1, refillMs: 60_000, maxAddresses: 100 });
+    const t = new Throttle({ burst: 1, refillMs: 60_000, maxKeys: 100 });
     for (let i = 0; i < 10_000; i++) t.failed(`10.0.${i >> 8}.${i & 255}`, 0);
     expect((t as unknown as { buckets: Map<string, unknown> }).buckets.size).toBe(100);
     expect(t.waitMs('10.0.39.15', 0)).toBeGreaterThan(0); // the most recent are kept
