@@ -46,14 +46,22 @@ export interface BoardMergeResult {
   mergedBoardFiles: string[];
 }
 
-export async function mergeCommits(repo: Repo, ours: string, theirs: string): Promise<BoardMergeResult> {
+/**
+ * `onto`: a tree git already merged (a `git pull` made it), whose other files
+ * stand as they are; else git merges them here, and a conflict among them is refused.
+ */
+export async function mergeCommits(repo: Repo, ours: string, theirs: string, onto?: string): Promise<BoardMergeResult> {
   const base = (await repo.run(['merge-base', ours, theirs], { allow: [1] })).stdout.toString('utf8').trim() || null;
-  // git merges everything but the board's files; board files it would merge (or mark) are overridden below.
-  // `merge.workboard.driver=true` keeps our side for files our merge driver owns: faster, and replaced anyway.
-  const mt = await repo.run(['-c', 'merge.workboard.driver=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], { allow: [1] });
-  const [tree, ...conflicted] = mt.stdout.toString('utf8').split('\0').filter((p) => p !== '');
-  const outside = conflicted.filter((p) => !p.startsWith(repo.prefix) || ownerOf(p.slice(repo.prefix.length)) === null);
-  if (outside.length > 0) throw new MergeRefused(`the merge conflicts outside the board (${outside.join(', ')}): merge those files with git, then sync again`, outside);
+  let tree = onto;
+  if (tree === undefined) {
+    // git merges everything but the board's files; board files it would merge (or mark) are overridden below.
+    // `merge.workboard.driver=true` keeps our side for files our merge driver owns: faster, and replaced anyway.
+    const mt = await repo.run(['-c', 'merge.workboard.driver=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], { allow: [1] });
+    const [merged, ...conflicted] = mt.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+    const outside = conflicted.filter((p) => !p.startsWith(repo.prefix) || ownerOf(p.slice(repo.prefix.length)) === null);
+    if (outside.length > 0) throw new MergeRefused(`the merge conflicts outside the board (${outside.join(', ')}): merge those files with git, then sync again`, outside);
+    tree = merged!;
+  }
   const changedOurs = new Set(await repo.changed(base, ours));
   const changedTheirs = new Set(await repo.changed(base, theirs));
   const both = [...changedOurs].filter((p) => changedTheirs.has(p) && ownerOf(p) !== null);
@@ -106,7 +114,7 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string): Pr
   const ids = await repo.writeBlobs([...overrides.values()].filter((v): v is Buffer => v !== null));
   let i = 0;
   const entries = new Map<string, string | null>([...overrides].map(([rel, v]) => [rel, v === null ? null : ids[i++]!]));
-  return { tree: await repo.treeWith(tree!, entries), runs, mergedBoardFiles };
+  return { tree: await repo.treeWith(tree, entries), runs, mergedBoardFiles };
 }
 
 /** The side whose WORK.md text hashes greater: a choice both clones make alike when nothing better decides. */

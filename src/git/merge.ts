@@ -1,15 +1,22 @@
 /**
- * The git merge driver for board files (`workboard merge-driver %O %A %B`).
- * A run or step file: the version with the higher `rev` wins; an equal rev
- * with different content is left as a conflict (doctor reports it). An
- * audit chain: when one side extends the other, the longer one is taken;
- * chains that diverge are left as a conflict, since dropping either side's
- * events would lose history.
+ * The git merge driver for board files (`workboard merge-driver %O %A %B %P`),
+ * for merges git makes itself (a `git pull`, a `git merge`, a rebase). It never
+ * leaves a conflict marker: each file is resolved by the board's own rules,
+ * alike whichever way round, and the post-merge reconciliation
+ * (reconcile.ts) then makes every run whole from one side, which a driver
+ * that sees one file at a time cannot do alone.
+ * - an audit chain: the chain the run-level rule ranks higher (merge-run.ts);
+ * - superseded branches: the union of both sides';
+ * - WORK.md: merged as data (board-merge.ts);
+ * - a run or step file: the higher `rev`; equal revs, the greater content hash;
+ *   a side that is not a valid board file loses.
  */
-import { verifyChain } from '../board/audit.js';
+import { sha256Hex } from '../core/hash.js';
 import { parseMarkdown } from '../core/markdown.js';
-
-export type MergeOutcome = { result: 'ours' | 'theirs' } | { result: 'conflict'; reason: string };
+import { WORK_FILE } from '../board/layout.js';
+import { canonicalBranches, parseSuperseded, SUPERSEDED_FILE, supersededText } from '../board/superseded.js';
+import { mergeManifest } from './board-merge.js';
+import { CHAIN_FILE, mergeRun } from './merge-run.js';
 
 function rev(text: string): number | null {
   const p = parseMarkdown(text);
@@ -18,17 +25,19 @@ function rev(text: string): number | null {
   return typeof r === 'number' && Number.isInteger(r) ? r : null;
 }
 
-export function mergeBoardFile(file: string, ours: string, theirs: string): MergeOutcome {
-  if (ours === theirs) return { result: 'ours' };
-  if (file.endsWith('.jsonl')) {
-    if (theirs.startsWith(ours) && verifyChain(theirs).breaks.length === 0) return { result: 'theirs' };
-    if (ours.startsWith(theirs) && verifyChain(ours).breaks.length === 0) return { result: 'ours' };
-    return { result: 'conflict', reason: 'the audit chains diverge: both branches recorded transitions on this run' };
+/** The merged content of one board file. `file` is its path (relative to the repository or the board). */
+export function mergeBoardFile(file: string, base: string | null, ours: string, theirs: string): string {
+  if (ours === theirs) return ours;
+  const name = file.slice(file.lastIndexOf('/') + 1);
+  if (name === SUPERSEDED_FILE) return supersededText(canonicalBranches([], parseSuperseded(ours).branches, parseSuperseded(theirs).branches));
+  if (name.endsWith('.jsonl')) {
+    const one = (t: string | null) => (t === null ? null : { [CHAIN_FILE]: t });
+    return mergeRun(one(base), one(ours), one(theirs)).files?.[CHAIN_FILE] ?? ours;
   }
+  const greater = sha256Hex(ours) >= sha256Hex(theirs) ? ours : theirs;
+  if (name === WORK_FILE) return mergeManifest(base, ours, theirs, greater === ours ? 'ours' : 'theirs');
   const a = rev(ours);
   const b = rev(theirs);
-  if (a === null || b === null) return { result: 'conflict', reason: `${a === null ? 'our' : 'their'} version is not a valid board file` };
-  if (a > b) return { result: 'ours' };
-  if (b > a) return { result: 'theirs' };
-  return { result: 'conflict', reason: `both versions have rev ${a} but different content` };
+  if (a === null || b === null) return a === null && b === null ? greater : a === null ? theirs : ours;
+  return a > b ? ours : b > a ? theirs : greater;
 }

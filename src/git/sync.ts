@@ -26,7 +26,7 @@ import { ulid } from 'ulid';
 import { parseMarkdown } from '../core/markdown.js';
 import { entryFile } from '../notify/outbox.js';
 import { supersededNotification } from '../notify/superseded.js';
-import { mergeCommits, MergeRefused, ownerOf } from './board-merge.js';
+import { mergeCommits, MergeRefused, ownerOf, type BoardMergeResult } from './board-merge.js';
 import { commitBoard } from './commit.js';
 import { CHAIN_FILE, type RunMerge } from './merge-run.js';
 import { verifyChain } from '../board/audit.js';
@@ -121,6 +121,52 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
   });
 }
 
+/**
+ * After git merged or rebased by itself (`git pull`, `git merge`, `git rebase`;
+ * the hooks `git-setup` installs call this): make each run that both sides
+ * moved whole from one side, as sync would have, in a commit of its own on
+ * top. Nothing to do: nothing changes. `how`: which of git's operations ran.
+ */
+export async function reconcileAfterGit(board: Board, how: 'merge' | 'rebase'): Promise<{ commit: string | null; merged: SyncReport['merged'] }> {
+  const repo = await Repo.at(board.root);
+  if (!repo) throw new SyncError('not-git', `${board.root} is not in a git repository`);
+  return board.store.exclusive(SYNC_LOCK, 'reconcile', async () => {
+    const ref = (await repo.run(['symbolic-ref', '-q', 'HEAD'], { allow: [1] })).stdout.toString('utf8').trim();
+    const head = await repo.resolve('HEAD');
+    if (ref === '' || head === null) return { commit: null, merged: [] };
+    let sides: [string, string] | null = null;
+    if (how === 'merge') {
+      const parents = (await repo.text(['rev-list', '--parents', '-n', '1', head])).split(' ').slice(1);
+      if (parents.length === 2) sides = [parents[0]!, parents[1]!];
+    } else {
+      const upstream = await repo.resolve('@{upstream}');
+      const before = await repo.resolve('ORIG_HEAD');
+      if (upstream && before) sides = [upstream, before];
+    }
+    if (!sides) return { commit: null, merged: [] };
+    const result = await mergeCommits(repo, sides[0], sides[1], await repo.text(['rev-parse', `${head}^{tree}`]));
+    if (result.tree === (await repo.text(['rev-parse', `${head}^{tree}`]))) return { commit: null, merged: [] };
+    const merged = summarise(result.runs);
+    // A merge git just made here is remade with the runs whole, so no commit in history ever held a run half from each side.
+    // A rebase's replayed commits cannot be remade so simply: the runs are made whole in a commit on top.
+    const message = how === 'merge' ? `${await repo.text(['log', '-1', '--format=%B', head])}\n\nRuns that moved on both sides were kept whole from one side (workboard).\n` : 'workboard: runs that moved on both sides kept whole from one side (after git rebase)\n';
+    const parents = how === 'merge' ? sides : [head];
+    const commit = await repo.text(['commit-tree', result.tree, ...parents.flatMap((p) => ['-p', p])], { input: message });
+    await moveTo(board, repo, { from: head, to: commit, ref });
+    await adoptBoardFiles(board, 'git');
+    await commitWhenQuiet(board);
+    return { commit, merged };
+  });
+}
+
+function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] {
+  return runs.map(({ id, merge }) => ({
+    run: id,
+    taken: merge.taken,
+    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length } : null,
+  }));
+}
+
 /** The remote and branch to sync with: the branch's upstream, else `origin` and the branch's own name. */
 async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{ remote: string; branch: string; ref: string }> {
   const ref = (await repo.run(['symbolic-ref', '-q', 'HEAD'], { allow: [1] })).stdout.toString('utf8').trim();
@@ -168,11 +214,7 @@ async function pull(board: Board, repo: Repo, ref: string, ours: string | null, 
     if (e instanceof MergeRefused) throw new SyncError('refused', e.message);
     throw e;
   }
-  const merged = result.runs.map(({ id, merge }) => ({
-    run: id,
-    taken: merge.taken,
-    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length } : null,
-  }));
+  const merged = summarise(result.runs);
   const setAside = merged.filter((m) => m.superseded !== null);
   const subject = `workboard sync: merged ${remote}/${branch}${setAside.length > 0 ? `; ${setAside.length} run${setAside.length === 1 ? '' : 's'} moved on both sides, one side kept whole` : ''}`;
   const body = setAside.map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone' : `${remote}`}; ${m.superseded!.transitions} transition${m.superseded!.transitions === 1 ? '' : 's'} of ${m.superseded!.side === 'ours' ? 'this clone' : remote} superseded (runs/${m.run}/superseded.jsonl)`);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
@@ -7,11 +7,13 @@ import { BoardError } from '../../board/errors.js';
 import { auditLinesIn, fileText, NO_WORDS } from '../../git/audit-words.js';
 import { boardWords } from '../../git/board-words.js';
 import { mergeBoardFile } from '../../git/merge.js';
+import { reconcileAfterGit } from '../../git/sync.js';
+import { mergedLines } from './sync.js';
 import { color, EXIT } from '../output.js';
 import type { Cli } from '../cli.js';
 
 /** Which board files go through our merge driver. */
-export const MERGE_ATTRIBUTES = ['runs/**/*.md merge=workboard', 'runs/**/audit.jsonl merge=workboard'];
+export const MERGE_ATTRIBUTES = ['runs/**/*.md merge=workboard', 'runs/**/*.jsonl merge=workboard', 'audit/*.jsonl merge=workboard', 'WORK.md merge=workboard'];
 
 /** Which board files `git diff` and `git log -p` show in words (`workboard audit-text`); the files keep every hash. */
 export const DIFF_ATTRIBUTES = ['runs/*/audit.jsonl diff=workboard-audit', 'runs/*/superseded.jsonl diff=workboard-audit', 'audit/*.jsonl diff=workboard-audit'];
@@ -43,31 +45,67 @@ export function setUpGit(root: string): string {
   const missing = [...MERGE_ATTRIBUTES, ...DIFF_ATTRIBUTES].filter((l) => !current.split('\n').includes(l));
   if (missing.length > 0) writeFileSync(attributes, `${current}${current && !current.endsWith('\n') ? '\n' : ''}${missing.join('\n')}\n`);
   const driver = `"${process.execPath}" "${bin}" merge-driver %O %A %B %P`;
-  execFileSync('git', ['-C', root, 'config', 'merge.workboard.name', 'workboard: higher rev wins']);
+  execFileSync('git', ['-C', root, 'config', 'merge.workboard.name', 'workboard: board files merged by the board rules']);
   execFileSync('git', ['-C', root, 'config', 'merge.workboard.driver', driver]);
   // git runs a textconv from the repository's top folder, and the board may lie below it.
   execFileSync('git', ['-C', root, 'config', 'diff.workboard-audit.textconv', `"${process.execPath}" "${bin}" --board "${root}" audit-text`]);
+  installHooks(root, `"${process.execPath}" "${bin}" --board "${root}"`);
   return driver;
+}
+
+const HOOK_MARK = '# workboard: make runs whole after git merges or rebases by itself';
+
+/**
+ * After a `git pull`, `git merge` or rebase, runs that both sides moved are
+ * made whole from one side (git-reconcile). A hook someone else wrote is
+ * left alone, and said so.
+ */
+function installHooks(root: string, command: string): void {
+  const dir = path.resolve(root, execFileSync('git', ['-C', root, 'rev-parse', '--git-path', 'hooks'], { encoding: 'utf8' }).trim());
+  const hooks: Record<string, string> = {
+    'post-merge': `${command} git-reconcile merge`,
+    'post-rewrite': `[ "$1" = rebase ] || exit 0\n${command} git-reconcile rebase`,
+  };
+  mkdirSync(dir, { recursive: true });
+  for (const [name, body] of Object.entries(hooks)) {
+    const file = path.join(dir, name);
+    if (existsSync(file) && !readFileSync(file, 'utf8').includes(HOOK_MARK)) {
+      process.stderr.write(`note: ${file} is not workboard's, so it was left as it is; add this line to it: ${body.split('\n').pop()}\n`);
+      continue;
+    }
+    writeFileSync(file, `#!/bin/sh\n${HOOK_MARK}\n${body}\n`, { mode: 0o755 });
+  }
 }
 
 export function register(program: Command, cli: Cli): void {
   program
     .command('merge-driver')
-    .description('git merge driver for board files: the higher rev wins; equal revs with different content stay a conflict (set up by workboard init --git)')
+    .description('git merge driver for board files: never a conflict marker; chains by the run-level rule, WORK.md as data, run files by rev (set up by workboard init --git)')
     .argument('<base>', '%O: the common ancestor')
     .argument('<ours>', '%A: our version; the result is written here')
     .argument('<theirs>', '%B: their version')
     .argument('[path]', '%P: the path in the repository')
     .addHelpText('after', '\nExample:\n  git config merge.workboard.driver "workboard merge-driver %O %A %B %P"')
-    .action((_base: string, ours: string, theirs: string, file?: string) => {
+    .action((base: string, ours: string, theirs: string, file?: string) => {
       const name = file ?? ours;
-      const out = mergeBoardFile(name, readFileSync(ours, 'utf8'), readFileSync(theirs, 'utf8'));
-      if (out.result === 'theirs') writeFileSync(ours, readFileSync(theirs));
-      if (out.result === 'conflict') {
-        process.stderr.write(`workboard merge: ${name}: ${out.reason}; resolve it by hand (workboard doctor lists it)\n`);
-        return cli.exit(EXIT.refused);
-      }
+      const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : null);
+      const merged = mergeBoardFile(name, read(base), readFileSync(ours, 'utf8'), readFileSync(theirs, 'utf8'));
+      writeFileSync(ours, merged);
       return cli.exit(EXIT.ok);
+    });
+
+  program
+    .command('git-reconcile')
+    .description('after git merged or rebased by itself: make each run both sides moved whole from one side (the hooks git-setup installs run it)')
+    .argument('<how>', 'merge or rebase')
+    .addHelpText('after', '\nExample:\n  workboard git-reconcile merge')
+    .action(async (how: string) => {
+      if (how !== 'merge' && how !== 'rebase') cli.usage(`git-reconcile expects merge or rebase, got "${how}"`);
+      const board = await cli.board();
+      const r = await reconcileAfterGit(board, how);
+      const lines = mergedLines(r.merged, 'the other side');
+      if (r.commit) process.stderr.write(`workboard: ${lines.length} run(s) moved on both sides were made whole from one side (commit ${r.commit.slice(0, 8)})\n${lines.join('\n')}${lines.length ? '\n' : ''}`);
+      cli.exit(EXIT.ok);
     });
 
   program

@@ -10,14 +10,17 @@ const EXIT_FOR: Record<SyncError['code'], number> = { unreachable: EXIT.refused,
 export function syncLines(r: SyncReport): string[] {
   const pulled = r.pulled === 'nothing' ? 'nothing new' : r.pulled === 'fast-forward' ? 'fast-forwarded' : 'merged';
   const head = r.head ? ` at ${r.head.slice(0, 8)}` : '';
-  const lines = [`synced with ${r.remote}/${r.branch}${head}: ${r.committed ? 'committed the board, ' : ''}${pulled}${r.pushed ? ', pushed' : ''}`];
-  for (const m of r.merged) {
-    if (!m.superseded) continue;
-    const kept = m.taken === 'ours' ? 'this clone' : r.remote;
-    const lost = m.superseded.side === 'ours' ? 'this clone' : r.remote;
-    lines.push(`  ${m.run}: moved on both sides; kept ${kept}'s, ${m.superseded.transitions} transition(s) of ${lost} superseded (workboard log ${m.run})`);
-  }
-  return lines;
+  return [`synced with ${r.remote}/${r.branch}${head}: ${r.committed ? 'committed the board, ' : ''}${pulled}${r.pushed ? ', pushed' : ''}`, ...mergedLines(r.merged, r.remote)];
+}
+
+/** One line for each run a merge kept whole from one side, saying which and what it set aside. */
+export function mergedLines(merged: SyncReport['merged'], other: string): string[] {
+  return merged.flatMap((m) => {
+    if (!m.superseded) return [];
+    const kept = m.taken === 'ours' ? 'this clone' : other;
+    const lost = m.superseded.side === 'ours' ? 'this clone' : other;
+    return [`  ${m.run}: moved on both sides; kept ${kept}'s, ${m.superseded.transitions} transition(s) of ${lost} superseded (workboard log ${m.run})`];
+  });
 }
 
 export function register(program: Command, cli: Cli): void {
