@@ -1,7 +1,7 @@
 /**
  * Boards in git: two clones change one run on two branches and merge through
  * the workboard merge driver; the higher rev wins, an equal rev with other
- * content stays a conflict that doctor reports. Real git, real binary.
+ * content takes one side alike either way round, never a conflict. Real git, real binary.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -19,16 +19,26 @@ const hasGit = spawnSync('git', ['--version']).status === 0;
 const step = (rev: number, note: string) => `---\nid: work\nkind: agent\nstate: ready\nrev: ${rev}\n---\n${note}\n`;
 
 describe('mergeBoardFile', () => {
-  it('takes the higher rev, and leaves equal revs with other content as a conflict', () => {
-    expect(mergeBoardFile('runs/r/work.md', step(3, 'a'), step(5, 'b'))).toEqual({ result: 'theirs' });
-    expect(mergeBoardFile('runs/r/work.md', step(6, 'a'), step(5, 'b'))).toEqual({ result: 'ours' });
-    expect(mergeBoardFile('runs/r/work.md', step(5, 'a'), step(5, 'b')).result).toBe('conflict');
-    expect(mergeBoardFile('runs/r/work.md', 'not a board file', step(5, 'b')).result).toBe('conflict');
+  it('takes the higher rev; equal revs with other content take the same side whichever way round, never a conflict', () => {
+    expect(mergeBoardFile('runs/r/work.md', null, step(3, 'a'), step(5, 'b'))).toBe(step(5, 'b'));
+    expect(mergeBoardFile('runs/r/work.md', null, step(6, 'a'), step(5, 'b'))).toBe(step(6, 'a'));
+    const one = mergeBoardFile('runs/r/work.md', null, step(5, 'a'), step(5, 'b'));
+    expect([step(5, 'a'), step(5, 'b')]).toContain(one);
+    expect(mergeBoardFile('runs/r/work.md', null, step(5, 'b'), step(5, 'a'))).toBe(one);
+    expect(mergeBoardFile('runs/r/work.md', null, 'not a board file', step(5, 'b'))).toBe(step(5, 'b'));
+    expect(mergeBoardFile('runs/r/work.md', null, step(5, 'b'), 'not a board file')).toBe(step(5, 'b'));
+  });
+
+  it('merges WORK.md as data: people added on both sides both stay', () => {
+    const work = (...emails: string[]) => `---\nschema: workboard/v1\nname: team\nrev: 2\npeople:\n${emails.map((e) => `  - email: ${e}\n`).join('')}---\n`;
+    const merged = mergeBoardFile('WORK.md', work('ana@example.com'), work('ana@example.com', 'bo@example.com'), work('ana@example.com', 'cy@example.com'));
+    for (const e of ['ana@example.com', 'bo@example.com', 'cy@example.com']) expect(merged).toContain(e);
+    expect(merged).not.toContain('<<<<<<<');
   });
 });
 
 describe.skipIf(!hasGit)('two clones, two branches, one run', () => {
-  it('merges through the driver: the higher rev wins; equal revs conflict and doctor reports it', async () => {
+  it('merges through the driver: the higher rev wins; equal revs take one side alike either way, never a conflict marker', async () => {
     const root = await fs.mkdtemp(path.join(tmpdir(), 'wb-git-'));
     const origin = path.join(root, 'origin');
     await fs.mkdir(origin);
@@ -72,18 +82,21 @@ describe.skipIf(!hasGit)('two clones, two branches, one run', () => {
     expect(merged).toContain('note from ops');
     expect(merged).not.toContain('note from desk');
 
-    // Equal revs with different content: a conflict, reported by doctor.
+    // Equal revs with different content: no conflict, and the same side whichever branch is merged into which.
     git(b, 'checkout', '-q', '-b', 'left', 'main');
     await edit(b, 4, 'left');
     git(b, 'commit', '-qam', 'left');
     git(b, 'checkout', '-q', '-b', 'right', 'main');
     await edit(b, 4, 'right');
     git(b, 'commit', '-qam', 'right');
-    const m = spawnSync('git', ['merge', '--no-edit', 'left'], { cwd: b, encoding: 'utf8' });
-    expect(m.status).not.toBe(0);
-    const doctor = wb(path.join(b, 'board'), 'doctor', '--json');
-    const findings = (JSON.parse(doctor.stdout) as { data: { findings: { kind: string; where: string }[] } }).data.findings;
-    expect(findings).toContainEqual(expect.objectContaining({ kind: 'merge-conflict', where: expect.stringContaining(`${runId}/work.md`) }));
+    git(b, 'merge', '-q', '--no-edit', 'left');
+    const intoRight = await fs.readFile(file(b), 'utf8');
+    git(b, 'checkout', '-q', '-b', 'left2', 'left');
+    git(b, 'merge', '-q', '--no-edit', 'right');
+    const intoLeft = await fs.readFile(file(b), 'utf8');
+    expect(intoLeft).toBe(intoRight);
+    expect(intoLeft).not.toContain('<<<<<<<');
+    expect(['left', 'right'].filter((n) => intoLeft.includes(`\n${n}\n`))).toHaveLength(1);
     await fs.rm(root, { recursive: true, force: true });
   }, 60_000);
 });
