@@ -14,11 +14,13 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
 import { writeFileAtomic } from '../board/fsutil.js';
-import { CHANGES_FILE, OUTBOX_DIR, STATE_DIR } from '../board/layout.js';
+import { CHANGES_FILE, OUTBOX_DIR, STATE_DIR, WORK_FILE } from '../board/layout.js';
 import { issueText } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
 import { commitBoard } from '../git/commit.js';
+import { syncBoard } from '../git/sync.js';
+import { adoptBoardFiles } from '../board/adopt.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { Courier } from '../notify/courier.js';
 import { tellOperators } from '../notify/tell.js';
@@ -34,6 +36,8 @@ export interface DaemonOptions {
   log?: (line: string) => void;
   /** Commit board changes to git at most once per this many milliseconds. */
   gitCommitMs?: number;
+  /** Sync with the git remote (commit, pull, merge, push) once per this many milliseconds. */
+  gitSyncMs?: number;
   /** What time it is and how to wait; the system's unless a test moves its own (then give the service the same one). */
   clock?: Clock;
 }
@@ -53,6 +57,7 @@ export class Daemon {
   private stopped = false;
   private readonly log: (line: string) => void;
   private gitTimer: Cancel | null = null;
+  private syncTimer: Cancel | null = null;
   private readonly clock: Clock;
   private readonly courier: Courier;
   private delivering: Promise<number | null> | null = null;
@@ -93,6 +98,45 @@ export class Daemon {
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
     await this.plan();
     if (this.opts.gitCommitMs) this.gitTimer = this.clock.every(this.opts.gitCommitMs, () => this.commitToGit());
+    if (this.opts.gitSyncMs) this.syncTimer = this.clock.every(this.opts.gitSyncMs, () => this.syncToGit());
+  }
+
+  private adopting: Cancel | null = null;
+
+  /** WORK.md or a published version changed outside the board's writers (a hand edit, a pull): adopt it once the burst settles. */
+  private adoptSoon(): void {
+    this.adopting?.();
+    this.adopting = this.clock.after(SETTLE_MS, () => {
+      void this.adoptArrivals();
+    });
+  }
+
+  private async adoptArrivals(): Promise<void> {
+    try {
+      const { adopted } = await adoptBoardFiles(this.board, 'external');
+      if (this.refused.delete(WORK_FILE)) await this.saveRefused();
+      if (adopted.length > 0) {
+        this.log(`adopted ${adopted.join(', ')} (changed outside workboard)`);
+        await this.board.refresh();
+      }
+    } catch (e) {
+      if (!(e instanceof BoardError)) throw e;
+      const problems = e.issues.map(issueText);
+      this.log(`refused an edit: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`);
+      this.refused.set(WORK_FILE, [e.message, ...problems]);
+      await this.saveRefused();
+    }
+  }
+
+  /** `serve --git-sync`: commit, pull, merge, push, one at a time with the batched commits. */
+  private async syncToGit(): Promise<void> {
+    try {
+      const r = await syncBoard(this.board, { actor: 'serve' });
+      if (r.pulled !== 'nothing' || r.pushed) this.log(`synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`);
+      if (r.pulled !== 'nothing') await this.board.refresh();
+    } catch (e) {
+      this.log(`git sync failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    }
   }
 
   private async commitToGit(): Promise<void> {
@@ -108,6 +152,8 @@ export class Daemon {
     this.stopped = true;
     this.timer?.();
     this.gitTimer?.();
+    this.syncTimer?.();
+    this.adopting?.();
     this.debounce?.();
     this.courierTimer?.();
     this.runWatch.close();
@@ -128,6 +174,7 @@ export class Daemon {
     const rel = path.relative(this.board.root, file).split(path.sep).join('/');
     const draft = /^processes\/([^/]+)\/PROCESS\.md$/.exec(rel);
     if (draft) void this.checkDraft(rel);
+    if (rel === WORK_FILE || /^processes\/[^/]+\/v\d+\//.test(rel)) this.adoptSoon();
     this.settleThenPlan();
   }
 
