@@ -10,10 +10,12 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import type { Board } from '../board/board.js';
 import { isCode, readIfExists } from '../board/fsutil.js';
-import { STATE_DIR } from '../board/layout.js';
+import { paths, STATE_DIR } from '../board/layout.js';
 import { isBreakable, pidAlive } from '../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
 import { verifyBoard } from '../board/verify.js';
+import { verifyChain } from '../board/audit.js';
+import { supersededOf } from './superseded.js';
 import { allEntries, statusOf } from '../notify/outbox.js';
 import { emailsOf, fourEyesApplies } from '../engine/rights.js';
 import { FULL_OFFER } from '../protocol/offer.js';
@@ -22,7 +24,7 @@ import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from './incidents.j
 import type { Service } from './service.js';
 
 export interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification' | 'four-eyes';
+  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification' | 'four-eyes' | 'superseded';
   where: string;
   detail: string;
 }
@@ -97,6 +99,7 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
       continue;
     }
     const view = result.data as RunView;
+    findings.push(...(await setAsideFindings(board, id)));
     const fourEyes = fourEyesApplies(board.manifest.fourEyes, view.run.process);
     for (const s of view.steps) if (s.overdue) findings.push({ kind: 'overdue', where: `${id}/${s.id}`, detail: `due ${s.due}` });
     for (const w of view.workItems) {
@@ -119,7 +122,9 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
 export async function doctorFindings(board: Board, service: Service): Promise<Finding[]> {
   const findings: Finding[] = [];
   await locks(board, findings);
-  for (const n of await list(board.store.abs(`${STATE_DIR}/journal`))) findings.push({ kind: 'pending-journal', where: n, detail: 'an interrupted commit; the next write or workboard serve rolls it forward' });
+  for (const n of await list(board.store.abs(`${STATE_DIR}/journal`))) {
+    findings.push({ kind: 'pending-journal', where: n, detail: n === 'sync.json' ? 'an interrupted workboard sync; the next sync finishes it' : 'an interrupted commit; the next write or workboard serve rolls it forward' });
+  }
   const refused = await readIfExists(board.store.abs(`${STATE_DIR}/refused.json`));
   if (refused) for (const [run, why] of Object.entries(JSON.parse(refused.toString('utf8')) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
   for (const e of await allEntries(board.store)) {
@@ -136,4 +141,21 @@ export async function doctorFindings(board: Board, service: Service): Promise<Fi
     findings.push({ kind: 'incident', where: i.id, detail: `${i.ts} ${i.tool}: ${i.message} (full record in ${INCIDENTS_FILE}; shown for 24 h)` });
   }
   return findings;
+}
+
+/**
+ * An open run's transitions that a merge set aside: who did what, and whether
+ * an operator can still take that side (the run has not moved since).
+ */
+async function setAsideFindings(board: Board, runId: string): Promise<Finding[]> {
+  const branches = await supersededOf(board, runId);
+  if (branches.length === 0) return [];
+  const chain = (await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '';
+  const head = verifyChain(chain).head?.hash;
+  return branches.map((b, i) => {
+    const acts = b.lines.filter((l) => !['server', 'coordinator', 'external'].includes(l.actor)).map((l) => `${l.actor} ${l.action.replace(/^[a-z-]+\./, '')} ${l.entity.split('/')[1] ?? ''}`.trim());
+    const at = b.lines[b.lines.length - 1]!.ts;
+    const how = b.kept === head ? `; workboard resolve ${runId} --take ${i + 1} takes that side` : '; the run has moved since, so it stays superseded';
+    return { kind: 'superseded' as const, where: runId, detail: `superseded on merge: ${acts.join(', ') || `${b.lines.length} transition(s)`} (up to ${at})${how}` };
+  });
 }

@@ -19,6 +19,7 @@ export function register(program: Command, cli: Cli): void {
       else if (findings.length === 0) process.stdout.write(`${color.green('healthy')}: nothing needs an operator\n`);
       else for (const f of findings) process.stdout.write(`${color.yellow(f.kind.padEnd(15))} ${f.where}: ${f.detail}\n`);
       if (!cli.json()) for (const m of mended) process.stdout.write(`${color.dim(`recovered: ${m}`)}\n`);
-      cli.exit(findings.some((f) => f.kind !== 'held-lock') ? EXIT.refused : EXIT.ok);
+      // A lock held now, or work a merge set aside, is worth seeing but is no fault.
+      cli.exit(findings.some((f) => f.kind !== 'held-lock' && f.kind !== 'superseded') ? EXIT.refused : EXIT.ok);
     });
 }

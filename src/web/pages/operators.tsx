@@ -56,6 +56,7 @@ const KIND_TITLES: Record<Finding['kind'], string> = {
   'stale-lock': 'Stale locks',
   'held-lock': 'Locks held now',
   'pending-journal': 'Interrupted commits',
+  superseded: 'Superseded on merge',
   notification: 'Parked notifications',
   overdue: 'Overdue work',
   'four-eyes': 'Approvals four eyes leaves to nobody',
