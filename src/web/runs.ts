@@ -5,7 +5,8 @@
  * always as an attachment.
  */
 import { h } from 'preact';
-import { verifyChain } from '../board/audit.js';
+import { verifyChain, type AuditEvent } from '../board/audit.js';
+import { supersededOf } from '../service/superseded.js';
 import { paths } from '../board/layout.js';
 import { loadVersion } from '../board/processes.js';
 import { runMapSvg } from '../map/index.js';
@@ -89,7 +90,13 @@ export async function stepOfWorkItem(r: Request, runId: string, workItemId: stri
 async function timeline(r: Request, runId: string) {
   const report = await chain(r, runId);
   if (report === null) return null;
-  return { events: report.events.map((e) => ({ ts: e.ts, actor: e.actor, action: e.action, entity: e.entity })), breaks: report.breaks.map((b) => ({ line: b.line ?? null, reason: b.reason })) };
+  const brief = (e: AuditEvent) => ({ ts: e.ts, actor: e.actor, action: e.action, entity: e.entity });
+  const setAside = await supersededOf(r.app.service.board, runId).catch(() => []);
+  return {
+    events: report.events.map(brief),
+    breaks: report.breaks.map((b) => ({ line: b.line ?? null, reason: b.reason })),
+    superseded: setAside.map((b) => ({ after: b.fork.seq, events: b.lines.map(brief) })),
+  };
 }
 
 /** The run's map, with where the run is now. */

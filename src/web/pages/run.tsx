@@ -14,7 +14,7 @@ export interface TimelineEvent {
 export interface RunPageProps {
   frame: Frame;
   view: RunView;
-  timeline: { events: TimelineEvent[]; breaks: { line: number | null; reason: string }[] } | null;
+  timeline: { events: TimelineEvent[]; breaks: { line: number | null; reason: string }[]; superseded: { after: number; events: TimelineEvent[] }[] } | null;
   map: string | null;
   /** What just happened, when the person arrives here after doing it. */
   done?: { title: string; text?: string };
@@ -95,6 +95,17 @@ export function RunPage(p: RunPageProps) {
                 <li key={i}><When at={e.ts} /> <strong>{e.actor}</strong> {e.action} <span class="muted">{e.entity.replace(`runs/${r.id}/`, '').replace(`${r.id}/`, '')}</span></li>
               ))}
             </ol>
+            {p.timeline.superseded.map((b, n) => (
+              <section key={n} aria-labelledby={`superseded-${n}`}>
+                <h3 id={`superseded-${n}`}>Superseded on merge</h3>
+                <p class="muted">This run moved on two clones of the board before they synced; the merge kept the other side whole. These {b.events.length} transition(s), after line {b.after}, are kept here, signed, but no longer count.</p>
+                <ol class="timeline">
+                  {b.events.map((e, i) => (
+                    <li key={i}><When at={e.ts} /> <strong>{e.actor}</strong> {e.action} <span class="muted">{e.entity.replace(`${r.id}/`, '')}</span></li>
+                  ))}
+                </ol>
+              </section>
+            ))}
           </>
         )}
       </section>
