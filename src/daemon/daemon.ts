@@ -8,7 +8,8 @@
  * the outbox holds. Time comes from an injected clock (the system's by
  * default), so tests move it instead of waiting for it.
  */
-import { promises as fs } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Board } from '../board/board.js';
@@ -29,6 +30,28 @@ import { RunWatch, watchFolder } from './run-watch.js';
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
 const MAX_SLEEP_MS = 6 * 3600_000;
 const SETTLE_MS = 50;
+/** How long after git last moved HEAD (or while a sync or git holds its lock) changed files wait before they are read as hand edits. */
+const GIT_SETTLE_MS = 1000;
+const GIT_RECENT_MS = 4000;
+
+/**
+ * Is git (or a sync) at work on this board now? A sync's lock or git's index
+ * lock is held, or HEAD moved a moment ago: a merge hook may be about to make
+ * its runs whole, so what changed is not yet anyone's edit.
+ */
+function gitAtWork(root: string, syncLock: string, now: number): boolean {
+  if (existsSync(syncLock)) return true;
+  let gitDir: string;
+  try {
+    gitDir = execFileSync('git', ['-C', root, 'rev-parse', '--absolute-git-dir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return false;
+  }
+  if (existsSync(path.join(gitDir, 'index.lock'))) return true;
+  const moved = Math.max(...['ORIG_HEAD', 'logs/HEAD'].map((f) => statSync(path.join(gitDir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0));
+  return now - moved < GIT_RECENT_MS;
+}
+
 /** How long stop() waits for work in flight. */
 const STOP_WAIT_MS = 1500;
 
@@ -112,6 +135,10 @@ export class Daemon {
   }
 
   private async adoptArrivals(): Promise<void> {
+    if (gitAtWork(this.board.root, this.board.store.abs(`${STATE_DIR}/locks/sync.lock`), this.clock.now().getTime())) {
+      this.adopting = this.clock.after(GIT_SETTLE_MS, () => void this.adoptArrivals());
+      return;
+    }
     try {
       const { adopted } = await adoptBoardFiles(this.board, 'external');
       if (this.refused.delete(WORK_FILE)) await this.saveRefused();
@@ -213,6 +240,11 @@ export class Daemon {
   private async runOnce(): Promise<void> {
     if (this.stopped) return;
     this.timer?.();
+    // Files git is still bringing in (a pull, a merge, its hook making runs whole) are not hand edits yet: look again shortly.
+    if (this.touched.size > 0 && gitAtWork(this.board.root, this.board.store.abs(`${STATE_DIR}/locks/sync.lock`), this.clock.now().getTime())) {
+      this.timer = this.clock.after(GIT_SETTLE_MS, () => this.plan());
+      return;
+    }
     // Runs whose files changed: a tick reads every file, adopting valid edits and refusing invalid ones.
     const touched = [...this.touched];
     this.touched.clear();

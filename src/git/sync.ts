@@ -237,7 +237,13 @@ async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<void> {
     if (dirty.length > 0) throw new SyncError('refused', `uncommitted changes to files the merge brings (${dirty.map((d) => d.slice(3)).join(', ')}): commit or stash them, then sync again`);
   }
   await writeIntent(board, intent);
-  await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), false);
+  try {
+    await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), false);
+  } catch (e) {
+    // Refused before anything was written (the compare-and-swap runs under every lock first): nothing to finish.
+    if (e instanceof SyncError && e.code === 'busy') await fs.rm(board.store.abs(INTENT), { force: true });
+    throw e;
+  }
   await finishMove(board, repo, intent, others);
 }
 

@@ -104,7 +104,7 @@ export function register(program: Command, cli: Cli): void {
       const board = await cli.board();
       const r = await reconcileAfterGit(board, how);
       const lines = mergedLines(r.merged, 'the other side');
-      if (r.commit) process.stderr.write(`workboard: ${lines.length} run(s) moved on both sides were made whole from one side (commit ${r.commit.slice(0, 8)})\n${lines.join('\n')}${lines.length ? '\n' : ''}`);
+      if (r.commit) process.stderr.write(`workboard: the merge was remade by the board's rules${lines.length ? `; ${lines.length} run(s) moved on both sides were kept whole from one side` : ''} (commit ${r.commit.slice(0, 8)})\n${lines.join('\n')}${lines.length ? '\n' : ''}`);
       cli.exit(EXIT.ok);
     });
 
