@@ -130,7 +130,8 @@ describe('SIGKILL during multi-file commits', () => {
       await new Promise<void>((resolve) => {
         child.stdout.on('data', (d) => {
           stdout += d;
-          if (stdout.includes('ready\n')) resolve();
+          // Kill only once this round has acknowledged a write, so every round moves the run on, however loaded the machine.
+          if (/^ack /m.test(stdout)) resolve();
         });
         child.on('close', () => resolve());
       });
@@ -165,6 +166,7 @@ describe('SIGKILL during multi-file commits', () => {
     }
     // The kills must actually have landed inside commits, or this proves little.
     expect(journalsSeen).toBeGreaterThan(0);
-    expect(lastAcked).toBeGreaterThan(100);
+    // Each of the 300 rounds acknowledged at least one write before its kill, and none was lost.
+    expect(lastAcked).toBeGreaterThanOrEqual(300);
   }, 600_000);
 });
