@@ -1,10 +1,11 @@
-// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load,peers] [--peers] [--scale-dir=<dir>] [--soak[=<minutes>]]:
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load,sync,peers] [--peers] [--scale-dir=<dir>] [--soak[=<minutes>]]:
 // transition latency through the service on a real board, against the floor of the bare file
 // operations each transition cannot avoid on this disk, measured in the same run;
 // then concurrency (bench/concurrency.mjs: several agent processes on one board),
 // scale (bench/scale.mjs: boards of 1k–50k runs) and load (bench/load.mjs: 8 HTTP
 // clients against a real `workboard serve --http` for 60 s, or a soak of --soak
-// minutes, default 10, with serve's RSS per minute); with --peers also peers
+// minutes, default 10, with serve's RSS per minute), sync (bench/sync.mjs: `workboard sync`
+// between two clones of a 10k-run board through a bare remote on local disk); with --peers also peers
 // (bench/peers.mjs: the same operations in Backlog.md, installed from npm). Ends with
 // the goals table (bench/goals.mjs). Prints markdown tables and writes the same
 // figures to bench/results/<date>.json. Not a test.
@@ -19,12 +20,13 @@ import { resolveActor } from '../dist/service/identity.js';
 import { concurrencySection } from './concurrency.mjs';
 import { scaleSection } from './scale.mjs';
 import { loadSection } from './load.mjs';
+import { syncSection } from './sync.mjs';
 import { peersSection } from './peers.mjs';
 import { goalsTable } from './goals.mjs';
 import { median, pct } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['transitions', 'concurrency', 'scale', 'load', 'peers'];
+const SECTIONS = ['transitions', 'concurrency', 'scale', 'load', 'sync', 'peers'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
 // peers installs a package from npm, so it runs only when asked for.
 const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS.filter((s) => s !== 'peers'));
@@ -185,6 +187,7 @@ async function main() {
   await section('concurrency', () => concurrencySection({ quick }));
   await section('scale', () => scaleSection({ quick, base: scaleDir }));
   await section('load', () => loadSection({ seconds: soakMinutes !== null ? soakMinutes * 60 : quick ? 10 : 60, soak: soakMinutes !== null }));
+  await section('sync', () => syncSection({ quick, base: scaleDir }));
   await section('peers', () => peersSection({ quick, base: scaleDir }));
   const goals = goalsTable(out);
   console.log(`\n${goals.lines.join('\n')}`);

@@ -107,13 +107,21 @@ function peers(out) {
   return rows;
 }
 
+function sync(out) {
+  const s = out.sync;
+  const figure = 'sync, 10k runs, 100 changed (CLI `workboard sync` on a clone that diverged: 100 runs changed there, 110 here, 10 of them on both; bare remote on local disk)';
+  if (!s) return [missing(figure, '≤ 2 s', 'sync section not run')];
+  const at = s.runs === 10_000 ? undefined : k(s.runs);
+  return [row(figure, '≤ 2 s', `${f(s.syncA.median / 1000)} s (median; ${f(s.syncA.min / 1000)}–${f(s.syncA.max / 1000)})`, s.syncA.median <= 2000, at)];
+}
+
 /** The goals table as markdown lines, and its rows as data. */
 export function goalsTable(out) {
-  const rows = [...concurrency(out), ...transitions(out), ...load(out), ...scale(out), ...peers(out)];
+  const rows = [...concurrency(out), ...transitions(out), ...load(out), ...scale(out), ...sync(out), ...peers(out)];
   const met = (r) => (r.met === null ? '–' : r.at ? `(${r.met ? 'yes' : 'no'} at ${r.at} runs; not counted)` : r.met ? 'yes' : 'no');
   const counted = rows.filter((r) => r.met !== null && !r.at);
   const lines = [
-    `Goals (issue 15), from this run${out.quick ? ' (--quick: fewer runs and rounds; 10k goals checked at the largest size built)' : ''}: ${counted.filter((r) => r.met).length} of the ${counted.length} measured are met.`,
+    `Goals (issue 15; sync: issue 26), from this run${out.quick ? ' (--quick: fewer runs and rounds; 10k goals checked at the largest size built)' : ''}: ${counted.filter((r) => r.met).length} of the ${counted.length} measured are met.`,
     '',
     '| figure | goal | measured | met |',
     '|---|---|---|---|',

@@ -46,6 +46,12 @@ export interface VerifyOptions {
   /** Fingerprints the auditor trusts from outside the board; then every line must be signed by one (or a key rotated from one). */
   pins?: readonly string[];
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Check only these chains (as listChains names them: `audit/board.jsonl`, `runs/<id>/audit.jsonl`), in this
+   * order, instead of every chain on the board; the key records are checked either way. A chain named that
+   * does not exist is reported missing, as a run without a chain is.
+   */
+  chains?: readonly string[];
 }
 
 /** The committed key records under audit/keys/, each checked as it is read. */
@@ -155,7 +161,7 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
   for (const p of pins) if (!ring.keys.has(p)) keyBreaks.push({ file: KEY_DIR, line: null, reason: `the pinned key ${p} is not on record on this board` });
   if (keyBreaks.length > 0) chains.push({ file: KEY_DIR, events: 0, breaks: keyBreaks });
   let unsigned = 0;
-  const all = await listChains(board);
+  const all = opts.chains ? [...opts.chains] : await listChains(board);
   for (const [i, file] of all.entries()) {
     onProgress?.(i, all.length);
     const pending = await board.store.pendingCommit(scopeOfChain(file));
