@@ -4,11 +4,14 @@
 // does; every call is a plain fetch of JSON-RPC tools/call. One cycle, four transitions:
 //   start_run (mira) → get_work → claim → submit (the agent) → decide (mira)
 // Reports transitions/s, p50/p99 per tool, and serve's RSS (VmRSS in /proc/<pid>/status)
-// sampled every 2 s. With a soak (`--soak[=<minutes>]`, default 10) the same load runs that
-// long, and RSS is reported per minute with its slope after warm-up. Serve is killed at the end.
+// sampled every 2 s. The soak section (`--only=soak`, `--soak-seconds=<s>`: 300 s, 45 s with --quick)
+// runs the same load that long on a board of its own and reports serve's RSS at the start, at 1 and
+// 5 minutes, at its peak and at the end, per minute with its slope after warm-up, and the RSS of a
+// cold serve started afterwards on the board the soak grew (what the runs added need by themselves).
+// Serve is killed at the end.
 // WB_SERVE_PROF=<dir> starts serve with --cpu-prof into that folder, to see where its time goes.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,8 +60,14 @@ async function setupBoard() {
 
 /** `workboard serve --http 127.0.0.1:0` on the board: its process and the URL it printed. */
 async function startServe(dir) {
-  const child = spawn(process.execPath, [...(process.env.WB_SERVE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.WB_SERVE_PROF] : []), BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const prof = process.env.WB_SERVE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.WB_SERVE_PROF] : [];
+  // WB_SERVE_HEAP=<dir>: serve writes a heap snapshot into <dir> on each SIGUSR2 (its pid is printed).
+  const heap = process.env.WB_SERVE_HEAP ? ['--heapsnapshot-signal=SIGUSR2', '--diagnostic-dir=' + process.env.WB_SERVE_HEAP] : [];
+  // WB_SERVE_TRACE_GC=<file>: serve runs with --trace-gc, its output appended to <file> (the live heap after each full GC).
+  const gc = process.env.WB_SERVE_TRACE_GC ? ['--trace-gc'] : [];
+  const child = spawn(process.execPath, [...prof, ...heap, ...gc, BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
+  if (gc.length > 0) child.stdout.on('data', (d) => appendFileSync(process.env.WB_SERVE_TRACE_GC, d));
   child.stderr.on('data', (d) => (out = (out + d).slice(-4000)));
   const url = await new Promise((resolve, reject) => {
     child.stdout.on('data', (d) => {
@@ -69,10 +78,12 @@ async function startServe(dir) {
     child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
   });
   const exited = new Promise((r) => child.once('exit', r));
+  if (heap.length > 0) console.error(`serve pid ${child.pid}: kill -USR2 ${child.pid} writes a heap snapshot into ${process.env.WB_SERVE_HEAP}`);
   return { child, url, exited };
 }
 
 async function stopServe({ child, exited }) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
   await exited;
@@ -151,6 +162,23 @@ function slope(samples, from) {
   return { perMin: (num / den) * 60, mean: my, span: xs[xs.length - 1].t - xs[0].t };
 }
 
+/** The soak: the load section's load for `seconds`, serve's RSS at fixed points, and a cold serve on the board it grew. */
+export function soakSection({ seconds }) {
+  return loadSection({ seconds, soak: true });
+}
+
+/** RSS of a fresh serve on `dir` once each client has made one cycle (as the load's own warm-up). */
+async function coldServeRss(dir, agents, mira) {
+  const serve = await startServe(dir);
+  try {
+    const warm = newStats();
+    await Promise.all(agents.map((a, i) => client(serve.url, a, mira, `cold${i}`, warm).cycle()));
+    return rssMb(serve.child.pid);
+  } finally {
+    await stopServe(serve);
+  }
+}
+
 export async function loadSection({ seconds, soak }) {
   const { base, dir, agents, mira } = await setupBoard();
   const serve = await startServe(dir);
@@ -185,6 +213,11 @@ export async function loadSection({ seconds, soak }) {
     sample();
     const report = await verifyBoard(await Board.open(dir));
     const rss = samples.map((s) => s.rss).filter((x) => x !== null);
+    let cold = null;
+    if (soak) {
+      await stopServe(serve);
+      cold = { runs: readdirSync(path.join(dir, 'runs')).length, rss: await coldServeRss(dir, agents, mira) };
+    }
     const result = {
       clients: CLIENTS,
       generatedRuns: GENERATED_RUNS,
@@ -198,12 +231,27 @@ export async function loadSection({ seconds, soak }) {
       samples,
       audit: { ok: report.ok, chains: report.chains.length },
     };
-    if (soak) result.soak = soakOf(result);
+    if (soak) result.soak = { ...soakOf(result), points: pointsOf(result), cold };
     return { lines: lines(result), json: result };
   } finally {
     await stopServe(serve);
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/** Serve's RSS at the start, at 1 and 5 minutes (the sample nearest each, when the soak lasted that long), at its peak and at the end. */
+function pointsOf(r) {
+  const xs = r.samples.filter((s) => s.rss !== null);
+  if (xs.length === 0) return [];
+  const near = (t) => xs.reduce((best, x) => (Math.abs(x.t - t) < Math.abs(best.t - t) ? x : best));
+  const peak = xs.reduce((best, x) => (x.rss > best.rss ? x : best));
+  const at = (point, s) => ({ point, t: s.t, rss: s.rss, transitions: s.transitions });
+  return [
+    at('start', xs[0]),
+    ...[60, 300].filter((t) => t <= r.seconds).map((t) => at(`${t / 60} min`, near(t))),
+    at('peak', peak),
+    at('end', xs.at(-1)),
+  ];
 }
 
 /** Per minute: RSS min, max and at the minute's end, transitions in it; and the slope after warm-up. */
@@ -251,13 +299,20 @@ function lines(r) {
   const s = r.soak;
   out.push(
     '',
-    `Soak: serve's RSS per minute over ${r.seconds / 60} minutes of the same load`,
+    `Soak: serve's RSS over ${f(r.seconds / 60, 1)} minutes of the same load (${r.transitions} transitions), then a cold serve on the board it grew`,
+    '',
+    '| point | t s | serve RSS MB | transitions so far |',
+    '|---|---|---|---|',
+    ...s.points.map((p) => `| ${p.point} | ${f(p.t, 0)} | ${mb(p.rss)} | ${p.transitions} |`),
+    ...(s.cold ? [`| cold serve on the grown board (${s.cold.runs} runs), after one cycle per client | – | ${mb(s.cold.rss)} | – |`] : []),
     '',
     '| minute | RSS MB min | max | at the end | transitions |',
     '|---|---|---|---|---|',
     ...s.minutes.map((m) => `| ${m.minute} | ${mb(m.min)} | ${mb(m.max)} | ${mb(m.end)} | ${m.transitions} |`),
-    '',
-    `RSS slope from the end of minute ${WARM_UP_S / 60} to the end (least squares over the 2 s samples): ${f(s.slopeMbPerMin)} MB/min, a drift of ${f(s.driftMb, 1)} MB: ${s.flat ? 'flat' : '**NOT flat**'} (flat = drift within ${FLAT_DRIFT * 100}% of the mean RSS)`,
   );
+  // The slope needs a minute of samples after warm-up.
+  if (r.seconds >= WARM_UP_S + 60) {
+    out.push('', `RSS slope from the end of minute ${WARM_UP_S / 60} to the end (least squares over the 2 s samples): ${f(s.slopeMbPerMin)} MB/min, a drift of ${f(s.driftMb, 1)} MB: ${s.flat ? 'flat' : '**NOT flat**'} (flat = drift within ${FLAT_DRIFT * 100}% of the mean RSS)`);
+  }
   return out;
 }

@@ -23,10 +23,17 @@ export interface ChainState {
 
 const emptyChain = (): ChainState => ({ size: 0, lines: 0, head: null, recorded: new Map(), tail: Buffer.alloc(0) });
 
-/** The last whole line of `bytes` (with its line end), which end at a line break. */
+/**
+ * A copy of the last whole line of `bytes` (with its line end), which end at a line break.
+ * The copy has memory of its own: `Buffer.from` would take a small one from Node's shared
+ * 8 KiB pool and keep the whole pool alive, 8 KiB per cached chain for a line of about one.
+ */
 function lastLine(bytes: Buffer): Buffer {
   const end = bytes.length - 1;
-  return bytes.subarray(bytes.lastIndexOf(0x0a, end - 1) + 1);
+  const line = bytes.subarray(bytes.lastIndexOf(0x0a, end - 1) + 1);
+  const own = Buffer.allocUnsafeSlow(line.length);
+  line.copy(own);
+  return own;
 }
 
 function brokenChain(rel: string, breaks: readonly ChainBreak[]): BoardError {
@@ -111,7 +118,7 @@ export class ChainFiles {
         throw brokenChain(rel, report.breaks);
       }
       // Extended in place: transactions only read it, and one scope's transactions never overlap.
-      const next: ChainState = { size, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, base.recorded), tail: Buffer.from(lastLine(buf)) };
+      const next: ChainState = { size, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, base.recorded), tail: lastLine(buf) };
       this.chains.set(rel, next);
       return next;
     } finally {
@@ -135,7 +142,7 @@ export class ChainFiles {
     if (whole <= base.size) return base.recorded;
     const report = verifyChain(bytes.subarray(base.size, whole).toString('utf8'), base.head, base.lines + 1);
     if (report.breaks.length > 0) throw brokenChain(rel, report.breaks);
-    const next: ChainState = { size: whole, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)), tail: Buffer.from(lastLine(bytes.subarray(0, whole))) };
+    const next: ChainState = { size: whole, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)), tail: lastLine(bytes.subarray(0, whole)) };
     this.chains.set(rel, next);
     return next.recorded;
   }

@@ -3,14 +3,22 @@
  * through a symbolic link (git can commit links; none is followed).
  */
 import path from 'node:path';
+import { BoundedMap } from '../core/bounded-map.js';
 import { BoardError } from './errors.js';
 import { isCode, lstatIfExists, readNoFollow } from './fsutil.js';
 import { normalizeRel, scopeFiles, type Scope } from './layout.js';
 
+/** Folders remembered as real (the open runs' and their leases' folders fit many times over). */
+const REAL_DIRS = 4096;
+
 export class SafeFiles {
   readonly root: string;
-  /** Folders already seen to be real folders (not links), so each is checked once per store. */
-  private readonly realDirs = new Set<string>();
+  /**
+   * Folders already seen to be real folders (not links), so each is checked once per store.
+   * Bounded: every run has folders of its own, and a long-lived server sees them all; one
+   * forgotten costs an lstat.
+   */
+  private readonly realDirs = new BoundedMap<string, true>(REAL_DIRS);
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -58,11 +66,11 @@ export class SafeFiles {
       cur = path.join(cur, part);
       const dir = i < parts.length - 1;
       if (!dir && !file) return;
-      if (dir && !fresh && this.realDirs.has(cur)) continue;
+      if (dir && !fresh && this.realDirs.get(cur)) continue;
       const st = lstatIfExists(cur);
       if (st === null) return;
       if (st.isSymbolicLink()) throw linkError(rel, path.relative(this.root, cur));
-      if (dir && st.isDirectory()) this.realDirs.add(cur);
+      if (dir && st.isDirectory()) this.realDirs.set(cur, true);
     }
   }
 }

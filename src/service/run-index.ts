@@ -207,7 +207,9 @@ export class RunIndex {
     const rel = paths.runFile(id);
     const bytes = await this.store.readBytes(rel).catch(() => null);
     const scanned = bytes === null ? null : scanRunSummary(bytes.toString('utf8'));
-    if (scanned && scanned.id === id) return scanned;
+    // A copy: the scanned strings are slices of RUN.md's text, which each of them would keep
+    // in memory (about 0.5 KB a run, for every run of the board; an index read from disk has none).
+    if (scanned && scanned.id === id) return structuredClone(scanned);
     const doc = await this.store.read(rel).catch(() => null);
     if (!doc) return null;
     const r = runFromDoc(doc);

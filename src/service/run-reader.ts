@@ -30,8 +30,16 @@ export interface Loaded {
 
 /** Open runs whose read state is kept; past this the least recently used are read again when asked for. */
 const CACHED_RUNS = 20_000;
-/** Runs whose last valid state is kept for when a file of theirs is refused. */
+/** Open runs whose last valid state is kept for when a file of theirs is refused (mostly the very states `runCache` holds). */
 const LAST_GOOD_RUNS = 2000;
+/**
+ * Ended runs whose last valid state is kept as well. Ended runs are the board's whole
+ * history: kept among the open ones, 2000 of them (about 3.4 KB each) sat in memory
+ * under a steady load of new runs, none of them read again.
+ */
+const LAST_GOOD_ENDED_RUNS = 64;
+
+const isEnded = (l: Loaded) => l.state.run.state === 'ended' || l.state.run.state === 'cancelled';
 
 export class RunReader {
   private readonly pinnedCache = new Map<string, Pinned>();
@@ -43,6 +51,7 @@ export class RunReader {
    * this process: what is served (and kept for others) once a file is refused.
    */
   private readonly lastGood = new BoundedMap<string, Loaded>(LAST_GOOD_RUNS);
+  private readonly lastGoodEnded = new BoundedMap<string, Loaded>(LAST_GOOD_ENDED_RUNS);
   /** Each read state as of a moment, valid until its next deadline (see `current`). */
   private readonly currentCache = new WeakMap<Loaded, { run: Loaded; from: number; until: number }>();
   /** The snapshot hash of each state `current` served: such a state is never changed, and get_work needs every open run's. */
@@ -107,13 +116,13 @@ export class RunReader {
     } catch (e) {
       // A hand edit made a file invalid: keep serving the last valid state, read-only
       // (every write still goes through the store, which refuses the run until it is fixed).
-      const last = e instanceof BoardError && e.code === 'invalid' ? (this.lastGood.get(runId) ?? cached?.loaded ?? (await this.lastValid(runId))) : null;
+      const last = e instanceof BoardError && e.code === 'invalid' ? (this.lastGoodOf(runId) ?? cached?.loaded ?? (await this.lastValid(runId))) : null;
       if (last) return last;
       throw e;
     }
     this.seenValid(runId, loaded);
     // Only open runs are kept: they are what get_work reads on every call; an ended run is read when asked for.
-    if (loaded.state.run.state !== 'ended' && loaded.state.run.state !== 'cancelled') {
+    if (!isEnded(loaded)) {
       this.runCache.set(runId, { stamp, loaded });
       this.kept?.put(runId, keptStamp, loaded.state);
     } else this.runCache.delete(runId);
@@ -127,7 +136,13 @@ export class RunReader {
 
   /** A state of the run that this process read or committed whole and valid. */
   seenValid(runId: string, loaded: Loaded): void {
-    this.lastGood.set(runId, loaded);
+    const [keep, drop] = isEnded(loaded) ? [this.lastGoodEnded, this.lastGood] : [this.lastGood, this.lastGoodEnded];
+    drop.delete(runId);
+    keep.set(runId, loaded);
+  }
+
+  private lastGoodOf(runId: string): Loaded | undefined {
+    return this.lastGood.get(runId) ?? this.lastGoodEnded.get(runId);
   }
 
   /**
@@ -136,7 +151,7 @@ export class RunReader {
    */
   async keepLastValid(runId: string, refused: boolean): Promise<void> {
     const file = this.board.store.abs(lastValidPath(runId));
-    const last = this.lastGood.get(runId) ?? this.runCache.get(runId)?.loaded;
+    const last = this.lastGoodOf(runId) ?? this.runCache.get(runId)?.loaded;
     if (refused && last) await writeFileAtomic(file, JSON.stringify(last.state));
     if (!refused) await removeIfExists(file);
   }

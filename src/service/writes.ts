@@ -23,7 +23,7 @@ import type { StartRunArgs } from '../protocol/tool-args.js';
 import { contextFor } from './context.js';
 import type { StoredFiles } from './files.js';
 import { requestLock, type Replay } from './replay.js';
-import type { RunReader } from './run-reader.js';
+import type { Loaded, RunReader } from './run-reader.js';
 import { leasePath, runDoc, stepDoc } from './runfiles.js';
 import type { TokenClaims, TokenKey } from './tokens.js';
 import { stage } from '../notify/outbox.js';
@@ -106,7 +106,9 @@ export class RunWrites {
   }
 
   private async writeOnce(call: RunWriteCall, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined): Promise<unknown> {
+    let committed = null as Loaded | null;
     const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      committed = null;
       // Read the clock once the lock is held: a lease starts when its claim commits, not before a lock wait.
       const now = this.now();
       const prior = await this.replay.lookup(tx, call.tool, call.args, actor);
@@ -125,10 +127,14 @@ export class RunWrites {
           this.notify(tx, plan, loaded.pinned, now);
           const data = this.answer(call, plan, loaded.pinned, now);
           this.replay.record(tx, call.tool, call.args, actor, data);
+          committed = { state: plan.state, pinned: loaded.pinned };
           return data;
         }
       }
     });
+    // The state just committed replaces the one last read as the run's last valid state: a run this
+    // write ended leaves the open runs' states for the few ended ones kept (see RunReader.seenValid).
+    if (committed) this.reader.seenValid(runId, committed);
     this.reader.forget(runId);
     if (value instanceof ToolError) throw value;
     return value;
