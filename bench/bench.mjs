@@ -1,10 +1,11 @@
-// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load,sync,peers] [--peers] [--scale-dir=<dir>] [--soak[=<minutes>]]:
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load,soak,sync,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>]:
 // transition latency through the service on a real board, against the floor of the bare file
 // operations each transition cannot avoid on this disk, measured in the same run;
 // then concurrency (bench/concurrency.mjs: several agent processes on one board),
 // scale (bench/scale.mjs: boards of 1k–50k runs) and load (bench/load.mjs: 8 HTTP
-// clients against a real `workboard serve --http` for 60 s, or a soak of --soak
-// minutes, default 10, with serve's RSS per minute), sync (bench/sync.mjs: `workboard sync`
+// clients against a real `workboard serve --http` for 60 s), soak (the same load for
+// --soak-seconds, 300 by default and 45 with --quick, with serve's RSS at start, 1 min, 5 min
+// and peak; --soak=<minutes> says the same in minutes), sync (bench/sync.mjs: `workboard sync`
 // between two clones of a 10k-run board through a bare remote on local disk); with --peers also peers
 // (bench/peers.mjs: the same operations in Backlog.md, installed from npm). Ends with
 // the goals table (bench/goals.mjs). Prints markdown tables and writes the same
@@ -19,14 +20,14 @@ import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
 import { concurrencySection } from './concurrency.mjs';
 import { scaleSection } from './scale.mjs';
-import { loadSection } from './load.mjs';
+import { loadSection, soakSection } from './load.mjs';
 import { syncSection } from './sync.mjs';
 import { peersSection } from './peers.mjs';
 import { goalsTable } from './goals.mjs';
 import { median, pct } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['transitions', 'concurrency', 'scale', 'load', 'sync', 'peers'];
+const SECTIONS = ['transitions', 'concurrency', 'scale', 'load', 'soak', 'sync', 'peers'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
 // peers installs a package from npm, so it runs only when asked for.
 const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS.filter((s) => s !== 'peers'));
@@ -34,10 +35,10 @@ if (process.argv.includes('--peers')) only.add('peers');
 for (const s of only) if (!SECTIONS.includes(s)) throw new Error(`--only: no section ${s} (${SECTIONS.join(', ')})`);
 // Where the scale section grows its board (default: the OS temp folder).
 const scaleDir = process.argv.find((a) => a.startsWith('--scale-dir='))?.slice('--scale-dir='.length) ?? tmpdir();
-// --soak runs the load section for that many minutes (default 10) instead of 60 s.
-const soakArg = process.argv.find((a) => a === '--soak' || a.startsWith('--soak='));
-const soakMinutes = soakArg === undefined ? null : soakArg === '--soak' ? 10 : Number(soakArg.slice('--soak='.length));
-if (soakMinutes !== null && !(Number.isInteger(soakMinutes) && soakMinutes >= 3)) throw new Error(`--soak: expected whole minutes, at least 3 (warm-up is 2), got ${soakArg}`);
+// How long the soak section runs: --soak-seconds=<s>, or --soak=<minutes>; 300 s (45 s with --quick).
+const soakArg = process.argv.find((a) => a.startsWith('--soak-seconds=') || a.startsWith('--soak='));
+const soakSeconds = soakArg === undefined ? (quick ? 45 : 300) : soakArg.startsWith('--soak=') ? Number(soakArg.slice('--soak='.length)) * 60 : Number(soakArg.slice('--soak-seconds='.length));
+if (!(Number.isInteger(soakSeconds) && soakSeconds >= 10)) throw new Error(`${soakArg}: expected a whole number of seconds (or minutes), at least 10 s`);
 const N = quick ? 40 : 200;
 const ROUNDS = quick ? 3 : 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -186,7 +187,8 @@ async function main() {
   };
   await section('concurrency', () => concurrencySection({ quick }));
   await section('scale', () => scaleSection({ quick, base: scaleDir }));
-  await section('load', () => loadSection({ seconds: soakMinutes !== null ? soakMinutes * 60 : quick ? 10 : 60, soak: soakMinutes !== null }));
+  await section('load', () => loadSection({ seconds: quick ? 10 : 60, soak: false }));
+  await section('soak', () => soakSection({ seconds: soakSeconds }));
   await section('sync', () => syncSection({ quick, base: scaleDir }));
   await section('peers', () => peersSection({ quick, base: scaleDir }));
   const goals = goalsTable(out);
