@@ -194,7 +194,7 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
     const arrived: string[] = [];
     // WORK.md and published versions change through git too (a pull request, a merge): a valid one is waiting to be adopted, not broken.
     const unrecorded = async (rel: string, reason: string) => {
-      if (file === BOARD_CHAIN && (await arrivedValid(board, rel))) arrived.push(rel);
+      if (file === BOARD_CHAIN && (await arrivedValid(board, rel, recorded))) arrived.push(rel);
       else breaks.push({ file: rel, line: null, reason });
     };
     for (const rel of await trackedFiles(board, file)) {
@@ -220,16 +220,27 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
 
 /**
  * Is a board file that the board's chain does not account for a valid
- * arrival: WORK.md that reads and checks, or a published version file whose
- * PROCESS.md still hashes to what its VERSION.md says?
+ * arrival rather than a chain cut short? WORK.md edited in place (a hand
+ * edit, a merge as data) reads and checks at a rev no higher than the chain
+ * records; a rev above it means the chain lost the line that wrote it. A
+ * published version is whole and was recorded by a line a merge set aside
+ * (audit/superseded.jsonl): published on the other clone.
  */
-async function arrivedValid(board: Board, rel: string): Promise<boolean> {
+async function arrivedValid(board: Board, rel: string, recorded: ReadonlyMap<string, { rev: number; sha256: string }>): Promise<boolean> {
+  const bytes = await board.store.readBytes(rel, { fresh: true }).catch(() => null);
+  if (bytes === null) return false;
   if (rel === WORK_FILE) {
-    const bytes = await board.store.readBytes(rel, { fresh: true }).catch(() => null);
-    return bytes !== null && decodeDoc(rel, bytes).ok;
+    const known = recorded.get(rel);
+    const doc = decodeDoc(rel, bytes);
+    return known !== undefined && doc.ok && doc.doc.rev <= known.rev;
   }
   const m = /^(processes\/[^/]+\/v\d+)\/(VERSION|PROCESS)\.md$/.exec(rel);
-  return m !== null && typeof (await wholeVersion(board, m[1]!).catch(() => 'damaged')) === 'object';
+  if (m === null || typeof (await wholeVersion(board, m[1]!).catch(() => 'damaged')) !== 'object') return false;
+  const aside = await board.store.readBytes(supersededPathFor(BOARD_CHAIN), { fresh: true }).catch(() => null);
+  if (aside === null) return false;
+  const sha = sha256Hex(bytes);
+  const setAside = recordedFiles(parseSuperseded(aside.toString('utf8')).branches.flatMap((b) => b.lines));
+  return setAside.get(rel)?.sha256 === sha;
 }
 
 /** The branches a merge set aside beside a chain: whole, forking from it, linked, hashed and signed. */

@@ -19,7 +19,7 @@ import { sha256Hex } from '../core/hash.js';
 import { adoptBoardFiles } from '../board/adopt.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { paths, STATE_DIR, type Scope } from '../board/layout.js';
+import { BOARD_CHAIN, paths, STATE_DIR, type Scope } from '../board/layout.js';
 import type { ScopeReplacement } from '../board/store.js';
 import { verifyBoard } from '../board/verify.js';
 import { ulid } from 'ulid';
@@ -107,7 +107,8 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       report.head = head;
       if (head === null || head === theirs) return report;
       opts.onStep?.('verifying');
-      const verified = await verifyBoard(board);
+      // What the remote has was verified by whoever pushed it (and anyone can run audit verify): check what this push adds.
+      const verified = await verifyBoard(board, theirs === null ? {} : { chains: await chainsChanged(repo, theirs, head) });
       if (!verified.ok) throw new SyncError('broken', `the board does not verify after the merge, so nothing was pushed: run workboard audit verify`);
       opts.onStep?.(`pushing to ${remote}/${branch}`);
       const pushed = await repo.run(['push', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128] });
@@ -362,4 +363,15 @@ function parseRunHead(text: string): { process: string; mode: 'live' | 'test' } 
   const p = parseMarkdown(text);
   const d = (p.ok ? p.value.data : {}) as { process?: unknown; mode?: unknown };
   return { process: typeof d.process === 'string' ? d.process : 'a process', mode: d.mode === 'test' ? 'test' : 'live' };
+}
+
+/** The audit chains whose scope differs between two commits: each run's, and the board's when its files changed. */
+async function chainsChanged(repo: Repo, from: string, to: string): Promise<string[]> {
+  const out = new Set<string>();
+  for (const rel of await repo.changed(from, to)) {
+    const owner = ownerOf(rel);
+    if (owner?.kind === 'run') out.add(paths.runChain(owner.id));
+    else if (owner?.kind === 'board') out.add(BOARD_CHAIN);
+  }
+  return [...out].sort();
 }

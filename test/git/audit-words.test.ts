@@ -70,7 +70,7 @@ describe('audit lines in words (log, audit-text)', () => {
         '#0 2026-12-01 21:34:40Z Mira Okafor started expense-approval v1',
         '!! not valid JSON: {"seq": 1, "torn [2J',
         '!! not an audit line: {"hello":"world"}',
-        'superseded on merge:',
+        "superseded on merge (1 transition after #4, made on another clone's side of the merge):",
         '  #5 2026-12-01 21:34:45Z Mira Okafor rejected approve → back to draft ("Receipt missing.")',
         '',
       ].join('\n'),

@@ -190,7 +190,7 @@ describe.skipIf(!hasGit)('git log -p shows the audit in words', () => {
     git(top, 'add', '-A');
     git(top, 'commit', '-q', '-m', 'by hand');
     const last = git(top, 'show', 'HEAD');
-    expect(last).toMatch(/^\+superseded on merge:\n\+  #5 \S+ \S+ Mira Okafor approved approve \("OK to pay\."\)$/m);
+    expect(last).toMatch(/^\+superseded on merge \(1 transition after #4, made on another clone's side of the merge\):\n\+  #5 \S+ \S+ Mira Okafor approved approve \("OK to pay\."\)$/m);
     expect(last).toMatch(/^\+!! not valid JSON: this is not json$/m);
     expect(last).not.toMatch(HASH);
     // The raw bytes are one flag away.
