@@ -39,7 +39,7 @@ const LAST_GOOD_RUNS = 2000;
  */
 const LAST_GOOD_ENDED_RUNS = 64;
 
-const isEnded = (l: Loaded) => l.state.run.state === 'ended' || l.state.run.state === 'cancelled';
+export const isEnded = (l: Loaded): boolean => l.state.run.state === 'ended' || l.state.run.state === 'cancelled';
 
 export class RunReader {
   private readonly pinnedCache = new Map<string, Pinned>();
@@ -139,6 +139,11 @@ export class RunReader {
     const [keep, drop] = isEnded(loaded) ? [this.lastGoodEnded, this.lastGood] : [this.lastGood, this.lastGoodEnded];
     drop.delete(runId);
     keep.set(runId, loaded);
+  }
+
+  /** A write ended the run: its last open state is kept no more. */
+  forgetLastGood(runId: string): void {
+    this.lastGood.delete(runId);
   }
 
   private lastGoodOf(runId: string): Loaded | undefined {

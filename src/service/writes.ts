@@ -23,7 +23,7 @@ import type { StartRunArgs } from '../protocol/tool-args.js';
 import { contextFor } from './context.js';
 import type { StoredFiles } from './files.js';
 import { requestLock, type Replay } from './replay.js';
-import type { Loaded, RunReader } from './run-reader.js';
+import { isEnded, type Loaded, type RunReader } from './run-reader.js';
 import { leasePath, runDoc, stepDoc } from './runfiles.js';
 import type { TokenClaims, TokenKey } from './tokens.js';
 import { stage } from '../notify/outbox.js';
@@ -132,9 +132,10 @@ export class RunWrites {
         }
       }
     });
-    // The state just committed replaces the one last read as the run's last valid state: a run this
-    // write ended leaves the open runs' states for the few ended ones kept (see RunReader.seenValid).
-    if (committed) this.reader.seenValid(runId, committed);
+    // A run this write ended leaves the open runs' last valid states (kept for when a file is refused):
+    // under a steady load they were filling with ended runs nobody reads again. A write is not a read:
+    // what this process last read stays what it serves if a file is refused later.
+    if (committed && isEnded(committed)) this.reader.forgetLastGood(runId);
     this.reader.forget(runId);
     if (value instanceof ToolError) throw value;
     return value;

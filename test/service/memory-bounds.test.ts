@@ -60,11 +60,13 @@ describe('memory a long-lived service keeps per run', () => {
       await call('decide', { runId: s.run.id, workItemId: v.workItems[0].id, snapshot: v.workItems[0].snapshot, decision: 'approved' }, mira.actor);
     }
     for (const state of ['active', 'waiting']) open += (await call('list_runs', { state, limit: 100 }, mira.actor)).items.length;
+    // Then every ended run is read once, as an auditor's browsing does: more of them than the few kept.
+    for (const r of (await call('list_runs', { state: 'ended', limit: 100 }, mira.actor)).items) await call('get_run', { runId: r.id }, mira.actor);
   }, 120_000);
 
   it('keeps the last valid state of a few ended runs, not of every run that ended', () => {
     const reader = (svc as unknown as { reader: { lastGood: Map<string, unknown>; lastGoodEnded?: Map<string, unknown> } }).reader;
-    // None of the runs ended by a write stays among the open runs' states.
+    // None of the runs ended by a write stays among the open runs' states; of the ended runs read, a few are kept.
     expect(reader.lastGood.size).toBeLessThanOrEqual(open);
     expect(reader.lastGoodEnded?.size).toBeGreaterThan(0);
     expect(reader.lastGoodEnded?.size).toBeLessThanOrEqual(64);
