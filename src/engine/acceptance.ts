@@ -5,7 +5,7 @@
 import { formatPath } from '../core/issues.js';
 import type { Step } from '../process/model.js';
 import { checkValues, type KnownPeople } from '../process/values.js';
-import type { EvidenceRecord } from './types.js';
+import type { EvidenceRecord } from '../protocol/completions.js';
 
 export interface Submission {
   output?: unknown;

@@ -6,7 +6,8 @@
  */
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { CheckQuestion, Step } from '../process/model.js';
-import type { Completion, Limits, Pinned, QuestionResult, RunState, Verdict } from './types.js';
+import type { Limits, Pinned, RunState } from './types.js';
+import type { Completion, QuestionResult, Verdict } from '../protocol/completions.js';
 import { runData } from './view.js';
 
 /** One answer as an evaluator gives it; which shape depends on the question's kind. */

@@ -11,7 +11,8 @@ import { checkIssues, checkRequest, verdictOf, type CheckOutcome, type CheckRequ
 import { checkValues } from '../process/values.js';
 import { accept, type FileCheck, type Submission } from './acceptance.js';
 import { Machine } from './machine.js';
-import { actorName, SERVER, type Actor, type Completion, type Context, type Lease, type Pinned, type RunState, type StepState, type Verdict } from './types.js';
+import { actorName, SERVER, type Actor, type Context, type Lease, type Pinned, type RunState, type StepState } from './types.js';
+import { type Completion, type Verdict } from '../protocol/completions.js';
 import { ToolError, type ErrorCode } from '../protocol/errors.js';
 import { fourEyesProblem, inScope, scopeRefusal } from './rights.js';
 import { assignment, decisionsFor, snapshotOf, OPERATORS } from './view.js';

@@ -7,7 +7,8 @@ import { StepGraph, type BranchPlace } from '../process/graph.js';
 import { durationMs, JOIN, type Step } from '../process/model.js';
 import { isDateTime } from '../process/values.js';
 import { sha256Hex } from '../core/hash.js';
-import { SERVER, type Completion, type Context, type Escalation, type EngineEvent, type Lease, type Pinned, type RunState, type StepState } from './types.js';
+import { SERVER, type Context, type EngineEvent, type Lease, type Pinned, type RunState, type StepState } from './types.js';
+import { type Completion, type Escalation } from '../protocol/completions.js';
 
 export function emptyStep(def: Step): StepState {
   return {

@@ -3,7 +3,8 @@
  * a command, the time and fresh ids, and returns the new state, audit
  * events and a result, or a refusal. No fs, no clock, no randomness here.
  */
-import type { EvidenceKind, Process, StepKind } from '../process/model.js';
+import type { Process, StepKind } from '../process/model.js';
+import type { Completion, Escalation, Handoff } from '../protocol/completions.js';
 
 /**
  * Who is calling. People are named by email (and the emails WORK.md says
@@ -19,61 +20,6 @@ export function actorName(a: Actor): string {
 }
 
 export const SERVER = 'server';
-
-export interface EvidenceRecord {
-  kind: EvidenceKind;
-  ref: string;
-  sha256?: string;
-}
-
-/** One completion of a step, as run data shows it. */
-export interface Completion {
-  output?: Record<string, unknown>;
-  evidence?: EvidenceRecord[];
-  summary?: string;
-  next?: string;
-  reason?: string;
-  decision?: 'approved' | 'rejected' | 'failed';
-  note?: string;
-  check?: Verdict;
-  by: string;
-  at: string;
-}
-
-/** One question of a check, answered and judged (check-1 §3). */
-export interface QuestionResult {
-  ask: string;
-  kind: 'yes_no' | 'choice' | 'rubric';
-  answer: number | string | null;
-  confidence?: number;
-  result: 'pass' | 'fail' | 'unsure';
-}
-
-/** A check's verdict as run data, handoffs and escalations show it (key order is the file's order). */
-export interface Verdict {
-  verdict: 'pass' | 'fail' | 'unsure' | 'error';
-  advisory: boolean;
-  model: string;
-  questions: QuestionResult[];
-  truncated?: boolean;
-  at: string;
-}
-
-export interface Handoff {
-  progress?: string;
-  returned?: { note: string; by: string; at: string };
-  issues?: string[];
-  check?: Verdict;
-}
-
-export interface Escalation {
-  note: string;
-  by: string;
-  at: string;
-  check?: Verdict;
-  /** The submission a check was unsure of, held for the person who decides. */
-  candidate?: Completion;
-}
 
 export type StoredStepState = 'ready' | 'waiting' | 'done' | 'failed' | 'cancelled' | null;
 

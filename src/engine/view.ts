@@ -7,7 +7,8 @@ import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { Step } from '../process/model.js';
 import type { Assignment, CompletionView, Decision, EvidenceView, Requirements, RunData, RunView, StepDataView, StepViewState, WorkItemView } from '../protocol/views.js';
 import { dataAt } from './machine.js';
-import type { Completion, EvidenceRecord, Pinned, RunState, StepState } from './types.js';
+import type { Pinned, RunState, StepState } from './types.js';
+import type { Completion, EvidenceRecord } from '../protocol/completions.js';
 
 /** How a file evidence item gets its short-lived `url` (the service decides). */
 export type FileUrl = (ref: string) => string;

@@ -1,4 +1,5 @@
 /** The shape of a validated PROCESS.md, as the rest of workboard uses it. */
+import type { EvidenceKind } from '../protocol/completions.js';
 
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'datetime', 'list', 'object', 'person'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -6,8 +7,6 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export const STEP_KINDS = ['agent', 'task', 'approve', 'wait', 'wait_until', 'wait_for', 'finish', 'parallel'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
-export const EVIDENCE_KINDS = ['file', 'link'] as const;
-export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 
 export type Scalar = string | number | boolean;
 

@@ -4,14 +4,14 @@
  * list. The engine builds these values; every transport and the web app
  * read them through these types rather than by cast.
  */
-import type { Completion, Escalation, Handoff } from '../engine/types.js';
+import type { Completion, Escalation, EvidenceKind, Handoff } from './completions.js';
 
 export type RunState = 'active' | 'waiting' | 'ended' | 'cancelled';
 export type StepViewState = 'ready' | 'claimed' | 'waiting' | 'done' | 'failed' | 'cancelled' | null;
 export type Decision = 'completed' | 'approved' | 'rejected' | 'returned' | 'failed';
 
 export interface EvidenceView {
-  kind: 'file' | 'link';
+  kind: EvidenceKind;
   ref: string;
   sha256?: string;
   /** A short-lived download address for a file, when the transport can serve one. */

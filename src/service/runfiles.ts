@@ -5,7 +5,8 @@
  */
 import { paths } from '../board/layout.js';
 import type { BoardDoc } from '../board/document.js';
-import type { Completion, Lease, RunRecord, StepState } from '../engine/types.js';
+import type { Lease, RunRecord, StepState } from '../engine/types.js';
+import type { Completion } from '../protocol/completions.js';
 
 const COMPLETION_KEYS = ['output', 'evidence', 'next', 'reason', 'decision', 'note', 'check', 'by', 'at'] as const;
 const STEP_KEYS = ['readySince', 'due', 'overdue', 'workItem', 'decided', 'wakeAt', 'joined', 'handoff', 'escalation'] as const;

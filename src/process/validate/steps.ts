@@ -4,7 +4,8 @@
  * durations and evidence, and what the server's offer permits.
  */
 import type { IssueList, PathSegment } from '../../core/issues.js';
-import { DURATION_PATTERN, EVIDENCE_KINDS, STEP_ID_PATTERN, STEP_KINDS, type EvidenceKind, type Route, type Step, type StepKind } from '../model.js';
+import { DURATION_PATTERN, STEP_ID_PATTERN, STEP_KINDS, type Route, type Step, type StepKind } from '../model.js';
+import { EVIDENCE_KINDS, type EvidenceKind } from '../../protocol/completions.js';
 import type { Offer } from '../../protocol/offer.js';
 import { checkQuestions } from './check.js';
 import { checkFields } from './fields.js';
