@@ -1,16 +1,2 @@
-/**
- * Which link evidence becomes a link: only http(s) and mailto. The target is
- * read by the WHATWG URL parser, the one browsers use, so whatever it makes of
- * mixed case, leading spaces or control characters, or tabs inside the
- * scheme, is what is checked; the parsed form is what the page links to.
- * Anything else (javascript:, data:, vbscript:, relative or unparseable) is
- * shown as text. Pure.
- */
-const LINKABLE = new Set(['http:', 'https:', 'mailto:']);
-
-/** The href to render for a link's target, or null when it must show as text. */
-export function linkHref(ref: string): string | null {
-  if (!URL.canParse(ref)) return null;
-  const u = new URL(ref);
-  return LINKABLE.has(u.protocol) ? u.href : null;
-}
+/** The one rule for which text becomes a link lives in src/words/links.ts, shared with the CLI and email; the pages import it from here until they import it from there. */
+export { linkHref } from '../words/links.js';

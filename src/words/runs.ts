@@ -1,0 +1,75 @@
+/**
+ * A run in words: its name ("Expense approval · Jon Berg · 184.50 EUR") and
+ * what its steps found so far, booleans and choices first. The spec has no
+ * way to mark an output as key, so the kinds of value decide. Pure.
+ */
+import type { Fields, FieldSpec, Process } from '../process/model.js';
+import { isPerson } from '../process/values.js';
+import type { RunData } from '../protocol/views.js';
+import { webHref } from './links.js';
+import { fieldLabel, processTitle, stepTitle } from './titles.js';
+import { formatValue, unitOf, type WordsContext } from './values.js';
+import type { PersonLike } from './people.js';
+
+/** Text longer than this is the body of the work, not a name or a finding. */
+const SHORT = 40;
+const SHORT_FINDING = 80;
+const RUN_TITLE_INPUTS = 3;
+export const TITLE_SEPARATOR = ' · ';
+
+const isShortText = (s: string, max: number): boolean => s.trim() !== '' && s.length <= max && !s.includes('\n') && webHref(s) === null;
+
+/** How a run input ranks as part of the run's name: people, then amounts with a unit, then short text, then plain numbers. */
+function nameRank(field: FieldSpec | undefined, value: unknown): number | null {
+  if (typeof value === 'string') {
+    if (field?.type === 'person' || isPerson(value)) return 0;
+    return isShortText(value, SHORT) ? 2 : null;
+  }
+  if (typeof value === 'number') return unitOf(field?.description) ? 1 : 3;
+  return null;
+}
+
+/** The process title and up to three key inputs, joined by " · ". */
+export function runTitle(process: Pick<Process, 'name' | 'body'> & { inputs: Fields }, inputs: Record<string, unknown>, people: readonly PersonLike[]): string {
+  const ctx: WordsContext = { people };
+  const ranked = Object.entries(inputs)
+    .map(([key, value], order) => ({ field: process.inputs[key], value, order, rank: nameRank(process.inputs[key], value) }))
+    .filter((x): x is typeof x & { rank: number } => x.rank !== null)
+    .sort((a, b) => a.rank - b.rank || a.order - b.order)
+    .slice(0, RUN_TITLE_INPUTS);
+  return [processTitle(process), ...ranked.map((x) => formatValue(x.field, x.value, ctx).text)].join(TITLE_SEPARATOR);
+}
+
+export interface Finding {
+  /** The step's title, in words. */
+  step: string;
+  stepId: string;
+  label: string;
+  text: string;
+  href?: string;
+  warning: boolean;
+}
+
+/** Booleans and choices say what was decided, so they come first; other short values follow; long text and structures are left out. */
+function findingRank(field: FieldSpec | undefined, value: unknown, text: string): number | null {
+  if (typeof value === 'boolean' || (field?.oneOf && typeof value !== 'object')) return 0;
+  if (typeof value === 'string' || typeof value === 'number') return text.length <= SHORT_FINDING && !text.includes('\n') ? 1 : null;
+  return null;
+}
+
+/** The outputs of the steps done so far, in the process's step order, booleans and one_of values first. */
+export function findings(process: Pick<Process, 'steps'>, run: { data: Pick<RunData, 'steps'> }, ctx: WordsContext = { people: [] }): Finding[] {
+  const out: (Finding & { rank: number; order: number })[] = [];
+  for (const step of process.steps) {
+    const output = run.data.steps[step.id]?.output;
+    if (!output) continue;
+    for (const [key, value] of Object.entries(output)) {
+      const field = step.output?.[key];
+      const v = formatValue(field, value, ctx);
+      const rank = findingRank(field, value, v.text);
+      if (rank === null) continue;
+      out.push({ step: stepTitle(step), stepId: step.id, label: fieldLabel(key, field), text: v.text, ...(v.href ? { href: v.href } : {}), warning: v.warning === true, rank, order: out.length });
+    }
+  }
+  return out.sort((a, b) => a.rank - b.rank || a.order - b.order).map(({ rank: _r, order: _o, ...f }) => f);
+}

@@ -1,0 +1,103 @@
+/**
+ * A value as a person reads it, from its field's declaration: amounts with
+ * their unit, Yes/No, people by name, times in words, lists joined, web
+ * addresses as links. Pure: people and the time zone are given.
+ */
+import type { FieldSpec } from '../process/model.js';
+import { isDate, isDateTime, isPerson } from '../process/values.js';
+import { fieldLabel } from './titles.js';
+import { humanize } from './humanize.js';
+import { linkHref, webHref } from './links.js';
+import { personName, type PersonLike } from './people.js';
+import { dateWords, exactTime } from './time.js';
+
+export interface WordsContext {
+  people: readonly PersonLike[];
+  /** The IANA zone times are shown in ("Europe/Berlin"); UTC when absent. */
+  timeZone?: string;
+}
+
+export interface ValueText {
+  text: string;
+  href?: string;
+  /** The value reads as a warning: a false boolean or a "no". */
+  warning?: boolean;
+}
+
+const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/** Units a description may name after a final "in" or in brackets; a percent is shown as a sign. */
+const UNITS = new Set(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months', 'years', 'nights', 'km', 'm', 'cm', 'mm', 'kg', 'g', 't', 'l', 'ml', 'kb', 'mb', 'gb', 'tb', 'kwh', 'people', 'pages', 'items', 'units']);
+const PERCENT = new Set(['percent', '%']);
+
+/**
+ * The unit a description gives a number: a currency code ("Amount claimed in EUR"), or the word after a final
+ * "in" or inside brackets ("Distance in km", "Duration (days)").
+ */
+export function unitOf(description: string | undefined): { unit: string; currency: boolean } | null {
+  if (!description) return null;
+  const code = description.match(/\b[A-Z]{3}\b/g)?.find((c) => CURRENCIES.has(c));
+  if (code) return { unit: code, currency: true };
+  const m = /\bin\s+([A-Za-z%]+)\s*\.?\s*$/.exec(description) ?? /\(([A-Za-z%]+)\)/.exec(description);
+  const unit = m?.[1];
+  return unit && (UNITS.has(unit.toLowerCase()) || PERCENT.has(unit.toLowerCase())) ? { unit, currency: false } : null;
+}
+
+const grouped = (n: number, decimals?: number): string =>
+  n.toLocaleString('en-US', decimals === undefined ? { maximumFractionDigits: 6 } : { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+
+function numberText(n: number, description: string | undefined): string {
+  const unit = unitOf(description);
+  if (!unit) return grouped(n);
+  if (unit.currency) return `${grouped(n, 2)} ${unit.unit}`;
+  return PERCENT.has(unit.unit.toLowerCase()) ? `${grouped(n)}%` : `${grouped(n)} ${unit.unit}`;
+}
+
+/** A "no" written as text (a one_of answer, a yes/no string) reads as a warning like a false boolean. */
+const isNo = (s: string): boolean => /^no$/i.test(s.trim());
+
+/** A one_of value written as an identifier ("needs_review") reads as words; free text is left as written. */
+const choiceText = (s: string): string => (/^[a-z][a-zA-Z0-9]*([_-][a-zA-Z0-9]+)*$/.test(s) ? humanize(s) : s);
+
+function stringValue(field: FieldSpec | undefined, s: string, ctx: WordsContext): ValueText {
+  if (field?.type === 'person' || isPerson(s)) {
+    const name = personName(ctx.people, s);
+    return name === s ? { text: s, ...hrefOf(`mailto:${s}`) } : { text: name };
+  }
+  if (isDateTime(s)) return { text: exactTime(s, ctx.timeZone ?? 'UTC') };
+  if (isDate(s)) return { text: dateWords(s) };
+  const href = webHref(s);
+  if (href) return { text: s.trim(), href };
+  const text = field?.oneOf ? choiceText(s) : s;
+  return isNo(s) ? { text, warning: true } : { text };
+}
+
+const hrefOf = (ref: string): { href?: string } => {
+  const href = linkHref(ref);
+  return href ? { href } : {};
+};
+
+/** The value as text (and a link, and whether it warns), read through its field's declaration when there is one. */
+export function formatValue(field: FieldSpec | undefined, value: unknown, ctx: WordsContext): ValueText {
+  if (value === null || value === undefined) return { text: '—' };
+  if (typeof value === 'boolean') return value ? { text: 'Yes' } : { text: 'No', warning: true };
+  if (typeof value === 'number') return { text: numberText(value, field?.description) };
+  if (typeof value === 'string') return stringValue(field, value, ctx);
+  if (Array.isArray(value)) {
+    const items = value.map((v) => formatValue(field?.items, v, ctx));
+    const one = items.length === 1 ? items[0]! : null;
+    return {
+      text: items.map((i) => i.text).join(', '),
+      ...(one?.href ? { href: one.href } : {}),
+      ...(items.some((i) => i.warning) ? { warning: true } : {}),
+    };
+  }
+  if (typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).map(([k, v]) => ({ k, t: formatValue(undefined, v, ctx) }));
+    return {
+      text: entries.map(({ k, t }) => `${fieldLabel(k)}: ${t.text}`).join('; '),
+      ...(entries.some(({ t }) => t.warning) ? { warning: true } : {}),
+    };
+  }
+  return { text: String(value) };
+}

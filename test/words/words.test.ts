@@ -1,0 +1,173 @@
+import { describe, expect, test } from 'vitest';
+import { exactTime, fieldLabel, findings, formatValue, humanize, joinClauses, linkHref, personName, processTitle, relativeTime, runTitle, stepTitle } from '../../src/words/index.js';
+import type { Fields, Step } from '../../src/process/model.js';
+
+const people = [
+  { email: 'jon@example.com', name: 'Jon Berg' },
+  { email: 'mira@example.com', name: 'Mira Okafor', formerEmails: ['mira@old.example'] },
+  { email: 'nameless@example.com' },
+];
+const ctx = { people, timeZone: 'Europe/Berlin' };
+
+const step = (s: Partial<Step> & Pick<Step, 'id' | 'kind'>): Step => ({ value: '', next: null, ...s });
+
+describe('humanize', () => {
+  test.each([
+    ['withinPolicy', 'Within policy'],
+    ['plan_trip', 'Plan trip'],
+    ['receiptUrl', 'Receipt URL'],
+    ['cohortStart', 'Cohort start'],
+    ['expense-approval', 'Expense approval'],
+    ['QA lead', 'QA lead'],
+    ['CFO', 'CFO'],
+    ['ReleaseManager', 'Release manager'],
+    ['runId', 'Run ID'],
+    ['apiKey', 'API key'],
+    ['receiptURLText', 'Receipt URL text'],
+    ['finance-approver', 'Finance approver'],
+  ])('%s reads "%s"', (key, words) => expect(humanize(key)).toBe(words));
+});
+
+describe('titles', () => {
+  test('a process is named by its body heading, else its humanised name', () => {
+    expect(processTitle({ name: 'expense-approval', body: '\nSome intro.\n\n# Expense *approval*\n\nText.' })).toBe('Expense approval');
+    expect(processTitle({ name: 'expense-approval', body: '```\n# not a heading\n```\nNo heading here.' })).toBe('Expense approval');
+    expect(processTitle({ name: 'laptop-refresh', body: '' })).toBe('Laptop refresh');
+  });
+
+  test("a step is named by its text's first sentence, cut at a word when long, else its humanised id", () => {
+    expect(stepTitle(step({ id: 'approve', kind: 'approve', value: 'Approve the payout when the review found the claim within policy.' }))).toBe('Approve the payout when the review found the claim within policy');
+    expect(stepTitle(step({ id: 'review_claim', kind: 'agent', value: 'Read the receipt and compare the claim with the travel policy.\nRecord whether it is within policy and why.' }))).toBe('Read the receipt and compare the claim with the travel policy');
+    expect(stepTitle(step({ id: 't', kind: 'task', value: 'Check the **draft** in [the doc](https://x.example/d). Then send it.' }))).toBe('Check the draft in the doc');
+    const long = stepTitle(step({ id: 'x', kind: 'task', value: 'Collect every receipt from the trip including hotels taxis trains meals and conference fees then upload them' }));
+    expect(long).toBe('Collect every receipt from the trip including hotels taxis trains…');
+    expect(stepTitle(step({ id: 'cool_off', kind: 'wait', value: '2d' }))).toBe('Cool off');
+    expect(stepTitle(step({ id: 'paid', kind: 'finish', value: 'paid' }))).toBe('Paid');
+  });
+
+  test('a field is labelled by its description\'s first sentence, else its humanised key', () => {
+    expect(fieldLabel('amount', { description: 'Amount claimed in EUR' })).toBe('Amount claimed in EUR');
+    expect(fieldLabel('notes', { description: 'what the reviewer found. Keep it short.' })).toBe('What the reviewer found');
+    expect(fieldLabel('withinPolicy', {})).toBe('Within policy');
+    expect(fieldLabel('receiptUrl')).toBe('Receipt URL');
+  });
+});
+
+describe('formatValue', () => {
+  const amount = { type: 'number' as const, optional: false, description: 'Amount claimed in EUR' };
+  test('an amount in a currency gets two decimals and grouped thousands', () => {
+    expect(formatValue(amount, 184.5, ctx)).toEqual({ text: '184.50 EUR' });
+    expect(formatValue(amount, 1240, ctx)).toEqual({ text: '1,240.00 EUR' });
+  });
+  test('other numbers keep their unit, or none', () => {
+    expect(formatValue({ type: 'number', optional: false, description: 'Trip length in days' }, 3, ctx)).toEqual({ text: '3 days' });
+    expect(formatValue({ type: 'number', optional: false, description: 'Discount in %' }, 12.5, ctx)).toEqual({ text: '12.5%' });
+    expect(formatValue({ type: 'number', optional: false, description: 'Nights spent in Berlin' }, 2, ctx)).toEqual({ text: '2' });
+    expect(formatValue(undefined, 12000, ctx)).toEqual({ text: '12,000' });
+  });
+  test('booleans are Yes and No, and a No (or the text "no") warns', () => {
+    expect(formatValue({ type: 'boolean', optional: false }, true, ctx)).toEqual({ text: 'Yes' });
+    expect(formatValue({ type: 'boolean', optional: false }, false, ctx)).toEqual({ text: 'No', warning: true });
+    expect(formatValue({ type: 'string', optional: false, oneOf: ['yes', 'no'] }, 'no', ctx)).toEqual({ text: 'No', warning: true });
+  });
+  test('people by their declared names, before or after a rename; an unknown one by email', () => {
+    expect(formatValue({ type: 'person', optional: false }, 'JON@example.com', ctx)).toEqual({ text: 'Jon Berg' });
+    expect(formatValue({ type: 'person', optional: false }, 'mira@old.example', ctx)).toEqual({ text: 'Mira Okafor' });
+    expect(formatValue({ type: 'person', optional: false }, 'who@example.com', ctx)).toEqual({ text: 'who@example.com', href: 'mailto:who@example.com' });
+  });
+  test('dates and times in words, in the given zone', () => {
+    expect(formatValue({ type: 'date', optional: false }, '2027-01-10', ctx)).toEqual({ text: 'Sun 10 Jan 2027' });
+    expect(formatValue({ type: 'datetime', optional: false }, '2026-12-03T18:54:55Z', ctx)).toEqual({ text: 'Thu 3 Dec 2026, 19:54 CET' });
+  });
+  test('web addresses are links; other schemes are text', () => {
+    expect(formatValue({ type: 'string', optional: false }, 'https://files.example/r/1.pdf', ctx)).toEqual({ text: 'https://files.example/r/1.pdf', href: 'https://files.example/r/1.pdf' });
+    expect(formatValue({ type: 'string', optional: false }, 'javascript:alert(1)', ctx)).toEqual({ text: 'javascript:alert(1)' });
+  });
+  test('lists are joined, objects labelled, choices in words', () => {
+    expect(formatValue({ type: 'list', optional: false, items: { type: 'person', optional: false } }, ['jon@example.com', 'mira@example.com'], ctx)).toEqual({ text: 'Jon Berg, Mira Okafor' });
+    expect(formatValue({ type: 'object', optional: false }, { seatCount: 2, aisle: false }, ctx)).toEqual({ text: 'Seat count: 2; Aisle: No', warning: true });
+    expect(formatValue({ type: 'string', optional: false, oneOf: ['needs_review', 'ok'] }, 'needs_review', ctx)).toEqual({ text: 'Needs review' });
+    expect(formatValue(undefined, null, ctx)).toEqual({ text: '—' });
+  });
+});
+
+describe('people, links and sentences', () => {
+  test('personName', () => {
+    expect(personName(people, 'Jon@Example.com')).toBe('Jon Berg');
+    expect(personName(people, 'nameless@example.com')).toBe('nameless@example.com');
+    expect(personName([], 'a@b.example')).toBe('a@b.example');
+  });
+  test('linkHref keeps http(s) and mailto only', () => {
+    expect(linkHref('https://example.com/a b')).toBe('https://example.com/a%20b');
+    expect(linkHref('mailto:jon@example.com')).toBe('mailto:jon@example.com');
+    expect(linkHref(' JaVa\tScript:alert(1)')).toBeNull();
+    expect(linkHref('/relative')).toBeNull();
+  });
+  test('a joined clause starts in lower case unless an acronym or a name opens it', () => {
+    expect(joinClauses('Next: Approve the payout', 'because', 'The claim is within policy.')).toBe('Next: Approve the payout because the claim is within policy');
+    expect(joinClauses('Next: Ship', 'because', 'QA signed off')).toBe('Next: Ship because QA signed off');
+    expect(joinClauses('Returned', 'because', 'Jon Berg asked for the hotel bill', ['Jon Berg'])).toBe('Returned because Jon Berg asked for the hotel bill');
+    expect(joinClauses('Returned', 'because', 'I need the hotel bill')).toBe('Returned because I need the hotel bill');
+  });
+});
+
+describe('times', () => {
+  const now = new Date('2026-12-02T18:00:00Z');
+  test.each([
+    ['2026-12-04T18:54:55Z', 'in 2 days'],
+    ['2026-12-02T15:00:00Z', '3 hours ago'],
+    ['2026-12-02T18:05:00Z', 'in 5 minutes'],
+    ['2026-12-02T17:59:30Z', 'just now'],
+    ['2026-12-02T18:00:20Z', 'in under a minute'],
+    ['2026-11-11T18:00:00Z', '3 weeks ago'],
+  ])('%s is "%s"', (iso, words) => expect(relativeTime(iso, now)).toBe(words));
+  test('exact times in the zone, with its short name', () => {
+    expect(exactTime('2026-12-03T18:54:55Z', 'Europe/Berlin')).toBe('Thu 3 Dec 2026, 19:54 CET');
+    expect(exactTime('2026-07-03T18:54:55Z', 'Europe/Berlin')).toBe('Fri 3 Jul 2026, 20:54 CEST');
+    expect(exactTime('2026-12-03T18:54:55Z', 'America/New_York')).toBe('Thu 3 Dec 2026, 13:54 EST');
+    expect(exactTime('2026-12-03T18:54:55Z', 'UTC')).toBe('Thu 3 Dec 2026, 18:54 UTC');
+  });
+});
+
+const inputs: Fields = {
+  receiptUrl: { type: 'string', optional: false },
+  amount: { type: 'number', optional: false, description: 'Amount claimed in EUR' },
+  claimant: { type: 'person', optional: false },
+  purpose: { type: 'string', optional: true },
+};
+const expense = {
+  name: 'expense-approval',
+  body: '# Expense approval\n\nStart a run…',
+  inputs,
+  steps: [
+    step({ id: 'review_claim', kind: 'agent', value: 'Read the receipt and compare the claim with the travel policy.', output: { notes: { type: 'string', optional: false }, withinPolicy: { type: 'boolean', optional: false }, receipt: { type: 'string', optional: false } } }),
+    step({ id: 'classify', kind: 'agent', value: 'Classify the claim.', output: { category: { type: 'string', optional: false, oneOf: ['travel', 'meals'] }, report: { type: 'string', optional: false } } }),
+    step({ id: 'approve', kind: 'approve', value: 'Approve the payout.' }),
+  ],
+};
+
+describe('runs', () => {
+  test('a run is named by its process, then people, amounts and short text; never a URL', () => {
+    expect(runTitle(expense, { receiptUrl: 'https://files.example/r.pdf', amount: 184.5, claimant: 'jon@example.com' }, people)).toBe('Expense approval · Jon Berg · 184.50 EUR');
+    expect(runTitle(expense, { purpose: 'Berlin offsite', amount: 1240, claimant: 'jon@example.com', receiptUrl: 'https://x.example' }, people)).toBe('Expense approval · Jon Berg · 1,240.00 EUR · Berlin offsite');
+    expect(runTitle(expense, { purpose: 'x'.repeat(200) }, people)).toBe('Expense approval');
+  });
+
+  test('findings: booleans and choices first, warnings marked, links kept, long text left out, steps not done skipped', () => {
+    const run = {
+      data: {
+        steps: {
+          review_claim: { output: { notes: 'Hotel is over the nightly cap.', withinPolicy: false, receipt: 'https://files.example/r.pdf' }, history: [] },
+          classify: { output: { category: 'travel', report: 'long '.repeat(40) }, history: [] },
+        },
+      },
+    };
+    expect(findings(expense, run, ctx)).toEqual([
+      { step: 'Read the receipt and compare the claim with the travel policy', stepId: 'review_claim', label: 'Within policy', text: 'No', warning: true },
+      { step: 'Classify the claim', stepId: 'classify', label: 'Category', text: 'Travel', warning: false },
+      { step: 'Read the receipt and compare the claim with the travel policy', stepId: 'review_claim', label: 'Notes', text: 'Hotel is over the nightly cap.', warning: false },
+      { step: 'Read the receipt and compare the claim with the travel policy', stepId: 'review_claim', label: 'Receipt', text: 'https://files.example/r.pdf', href: 'https://files.example/r.pdf', warning: false },
+    ]);
+    expect(findings(expense, { data: { steps: {} } })).toEqual([]);
+  });
+});
