@@ -22,7 +22,7 @@ import { RunReader } from './run-reader.js';
 import { currentActor } from './identity.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
-import { RunWrites } from './writes.js';
+import { RunWrites, type Evaluate } from './writes.js';
 
 export interface ServiceOptions {
   now?: () => Date;
@@ -31,7 +31,11 @@ export interface ServiceOptions {
   onIndexProgress?: (done: number, total: number) => void;
   /** Keep open runs' states in `.work/open-runs.json` for the next process (`saveKept`): for the CLI, a process per command. */
   keepOpenRuns?: boolean;
+  /** Asks WORK.md's check evaluator; the shell that serves writes plugs it in. Absent: every check answers as an evaluator failure. */
+  evaluate?: Evaluate;
 }
+
+const NO_EVALUATOR: Evaluate = async (_config, request) => ({ material: request.hash, model: 'none', error: 'this process runs no check evaluator' });
 
 export class Service {
   private readonly now: () => Date;
@@ -51,7 +55,7 @@ export class Service {
     const replay = new Replay(board.store);
     this.reader = new RunReader(board, this.now, opts.onIndexProgress, opts.keepOpenRuns);
     this.files = new StoredFiles(board, replay, this.now);
-    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now);
+    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR);
     this.failures = new Failures(board, this.now);
   }
 

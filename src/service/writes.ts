@@ -8,6 +8,7 @@
  * outside the lock and try again with its answer.
  */
 import type { Board } from '../board/board.js';
+import type { EvaluatorConfig } from '../board/manifest.js';
 import { isRunId, paths } from '../board/layout.js';
 import { listVersions } from '../board/processes.js';
 import type { Tx } from '../board/tx.js';
@@ -16,7 +17,6 @@ import { execute, start, type Change, type Command, type Plan } from '../engine/
 import { fourEyesApplies } from '../engine/rights.js';
 import type { Actor, EngineEvent, Pinned, RunRecord, RunState } from '../engine/types.js';
 import { requirements, runData, runView } from '../engine/view.js';
-import { evaluate } from '../evaluator/evaluator.js';
 import type { RunWriteCall } from '../protocol/calls.js';
 import { ToolError } from '../protocol/errors.js';
 import type { StartRunArgs } from '../protocol/tool-args.js';
@@ -35,6 +35,9 @@ import { ulid } from 'ulid';
 const CHECK_ROUNDS = 3;
 const EVALUATOR_FAILURES_TOLD = 3;
 
+/** The port a shell plugs its check evaluator into: WORK.md's evaluator as it is now, one request, the board's folder. */
+export type Evaluate = (config: EvaluatorConfig | null, request: CheckRequest, boardRoot: string) => Promise<CheckOutcome>;
+
 export class RunWrites {
   constructor(
     private readonly board: Board,
@@ -43,6 +46,7 @@ export class RunWrites {
     private readonly files: StoredFiles,
     private readonly tokens: TokenKey,
     private readonly now: () => Date,
+    private readonly evaluate: Evaluate,
   ) {}
 
   /**
@@ -100,7 +104,7 @@ export class RunWrites {
       const out = await this.writeOnce(call, runId, actor, claims, check);
       if (!(out instanceof NeedsVerdict)) return out;
       if (round === CHECK_ROUNDS) throw new ToolError('retry', 'the run kept changing while its check was evaluated; call again with the same requestId');
-      check = await evaluate(this.board.manifest.evaluator, out.request, this.board.root);
+      check = await this.evaluate(this.board.manifest.evaluator, out.request, this.board.root);
       await this.countEvaluator(check);
     }
   }

@@ -15,6 +15,7 @@ import { SMTPServer } from 'smtp-server';
 import { Board } from '../../src/board/board.js';
 import { editManifest } from '../../src/board/people.js';
 import { Daemon } from '../../src/daemon/daemon.js';
+import { evaluate } from '../../src/evaluator/evaluator.js';
 import { allEntries } from '../../src/notify/outbox.js';
 import { dueKeys } from '../../src/notify/schedule.js';
 import { Service } from '../../src/service/service.js';
@@ -315,7 +316,7 @@ export async function daemonOn(h: Harness): Promise<Clocks> {
   const clock = new FakeClock(h.clock);
   const own = await Board.open(h.root);
   const log: string[] = [];
-  const daemon = new Daemon(own, await Service.open(own, { now: clock.now }), { clock, log: (l) => log.push(l) });
+  const daemon = new Daemon(own, await Service.open(own, { now: clock.now, evaluate }), { clock, log: (l) => log.push(l) });
   await daemon.start();
   // The daemon looks (its outbox watch may not have spoken yet), then every attempt it started is recorded.
   const settle = async () => {

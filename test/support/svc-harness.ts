@@ -19,6 +19,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 import { stringify } from 'yaml';
 import { Board } from '../../src/board/board.js';
+import { evaluate } from '../../src/evaluator/evaluator.js';
 import { publish } from '../../src/board/processes.js';
 import type { Actor } from '../../src/engine/types.js';
 import { resolveActor } from '../../src/service/identity.js';
@@ -255,7 +256,7 @@ export class Harness {
     }
     // The service reads the time from the harness, so a test moves it with advance()/setTime().
     const ref: { harness?: Harness } = {};
-    const service = await Service.open(board, { now: () => new Date(ref.harness!.clock) });
+    const service = await Service.open(board, { now: () => new Date(ref.harness!.clock), evaluate });
     ref.harness = new Harness(root, board, service, Date.parse(spec.start ?? T0));
     return ref.harness;
   }

@@ -15,6 +15,7 @@ import type { Command } from 'commander';
 import { Board } from '../../board/board.js';
 import { BoardError } from '../../board/errors.js';
 import { STATE_DIR } from '../../board/layout.js';
+import { evaluate } from '../../evaluator/evaluator.js';
 import { createToken } from '../../service/credentials.js';
 import { resolveActor } from '../../service/identity.js';
 import { Service } from '../../service/service.js';
@@ -38,7 +39,7 @@ const CLAIMANT = 'jon@example.com';
 async function fileClaim(board: Board): Promise<string> {
   const who = resolveActor(board.manifest, CLAIMANT);
   if (!who.ok) throw new BoardError('invalid', `the example board no longer declares ${CLAIMANT}: ${who.message}`);
-  const service = await Service.open(board);
+  const service = await Service.open(board, { evaluate });
   const r = await service.call('start_run', { process: 'expense-approval', inputs: { claimant: CLAIMANT, amount: 184.5, receiptUrl: 'https://example.com/receipts/2026-11-rail-berlin-hamburg.pdf' }, requestId: randomUUID() }, who.actor);
   if (!r.ok) throw new BoardError('invalid', `the demo could not start its run: ${r.error.message}`, (r.error.issues ?? []).map((m) => ({ path: '', message: m })));
   return (r.data as { run: { id: string } }).run.id;

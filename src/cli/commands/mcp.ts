@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { evaluate } from '../../evaluator/evaluator.js';
 import { resolveActor } from '../../service/identity.js';
 import { Service } from '../../service/service.js';
 import { BoardError } from '../../board/errors.js';
@@ -22,7 +23,7 @@ export function register(program: Command, cli: Cli): void {
       // Loaded here so every other command starts without the MCP SDK.
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const { createMcpServer } = await import('../../mcp/server.js');
-      const service = await Service.open(board);
+      const service = await Service.open(board, { evaluate });
       const server = createMcpServer(service, who.actor, VERSION);
       // One JSON-RPC line must fit the largest upload the board allows (base64 is 4/3 of the bytes), with room to spare.
       const maxBufferSize = Math.ceil(board.manifest.settings.maxUploadBytes / 3) * 4 + 1024 * 1024;

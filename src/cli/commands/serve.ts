@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Board } from '../../board/board.js';
+import { evaluate } from '../../evaluator/evaluator.js';
 import { trackCalls, type Closer } from '../../mcp/graceful-close.js';
 import { Service } from '../../service/service.js';
 import { color, EXIT } from '../output.js';
@@ -43,7 +44,7 @@ export function register(program: Command, cli: Cli): void {
 export async function serveBoard(cli: Cli, board: Board, o: { http?: string; gitSeconds?: number; syncSeconds?: number }, announce?: (mcpUrl: string | null) => void | Promise<void>): Promise<void> {
   const m = o.http === undefined ? null : /^(.*):(\d+)$/.exec(o.http);
   if (o.http !== undefined && !m) cli.usage(`--http expects host:port, got "${o.http}"`);
-  const service = await Service.open(board);
+  const service = await Service.open(board, { evaluate });
   const { Daemon } = await import('../../daemon/daemon.js');
   const daemon = new Daemon(board, service, { ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}) });
   await daemon.start();

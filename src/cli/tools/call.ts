@@ -6,6 +6,7 @@
 import { BoardError } from '../../board/errors.js';
 import type { Board } from '../../board/board.js';
 import type { Actor } from '../../engine/types.js';
+import { evaluate } from '../../evaluator/evaluator.js';
 import { resolveActor } from '../../service/identity.js';
 import type { ToolResult } from '../../service/results.js';
 import { Service } from '../../service/service.js';
@@ -43,7 +44,7 @@ export async function call<View = Record<string, unknown>>(
   const board = await cli.board();
   const actor = actorFor(board, cli, '; pass --as <email-or-agent-id> or set WORKBOARD_AS', anyone);
   const shown = progress('reading runs');
-  const service = await Service.open(board, { onIndexProgress: shown.tick, keepOpenRuns: true });
+  const service = await Service.open(board, { onIndexProgress: shown.tick, keepOpenRuns: true, evaluate });
   const result: ToolResult = await service.call(tool, args, actor);
   shown.done();
   // Further reads for the human layout, on the same service as the same identity.
@@ -66,5 +67,5 @@ export type Result<View> = { ok: true; data: View } | Extract<ToolResult, { ok: 
 export async function callQuietly<View>(cli: Cli, tool: string, args: ToolArgs, hint = ''): Promise<Result<View>> {
   const board = await cli.board();
   const actor = actorFor(board, cli, hint);
-  return (await (await Service.open(board)).call(tool, args, actor)) as Result<View>;
+  return (await (await Service.open(board, { evaluate })).call(tool, args, actor)) as Result<View>;
 }
