@@ -25,7 +25,7 @@ import { adoptBoardFiles } from '../board/adopt.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { Courier } from '../notify/courier.js';
 import { tellOperators } from '../notify/tell.js';
-import { RunWatch, watchFolder } from './run-watch.js';
+import { RunWatch, watchFolder } from '../board/run-watch.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
 const MAX_SLEEP_MS = 6 * 3600_000;

@@ -12,7 +12,7 @@ import { promises as fs, statSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { Board } from '../board/board.js';
 import { CHANGES_FILE } from '../board/layout.js';
-import { RunWatch } from '../daemon/run-watch.js';
+import { RunWatch } from '../board/run-watch.js';
 import type { Request } from './respond.js';
 import { toClose, type Holder } from './stream-caps.js';
 

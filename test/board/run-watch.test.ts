@@ -7,21 +7,18 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CHANGES_FILE } from '../../src/board/layout.js';
-import { RunWatch, type RunWatchEvent } from '../../src/daemon/run-watch.js';
+import { RunWatch, type RunWatchEvent } from '../../src/board/run-watch.js';
 import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
+import { until } from '../support/until.js';
 
 afterAll(cleanupTmp);
 
 const A = 'r-01jaaaaaaaaaaaaaaaaaaaaaaa';
 const B = 'r-01jbbbbbbbbbbbbbbbbbbbbbbb';
 
-/** Wait until `pred` holds for what was seen, or give up after a while (the OS delivers watch events asynchronously). */
-async function seen(events: RunWatchEvent[], pred: (e: RunWatchEvent) => boolean): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    if (events.some(pred)) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return false;
+/** Wait until `pred` holds for what was seen (the OS delivers watch events asynchronously). */
+function seen(events: RunWatchEvent[], pred: (e: RunWatchEvent) => boolean): Promise<true> {
+  return until(() => (events.some(pred) ? true : undefined), 10_000, 10);
 }
 
 describe('RunWatch', () => {
@@ -38,7 +35,8 @@ describe('RunWatch', () => {
       await fs.writeFile(path.join(root, 'runs', A, 'RUN.md'), 'edited in place');
       expect(await seen(events, (e) => e.kind === 'run' && e.runId === A)).toBe(true);
 
-      // B ended: let go of it. Its edits are no longer reported; A's still are.
+      // B ended: let go of it. Its edits are no longer reported; A's still are. One inotify queue
+      // delivers in order, so once A's later edit is seen, an edit of B would have been too.
       expect(w.follow([A])).toEqual([]);
       expect(w.watching).toBe(1);
       events.length = 0;
@@ -47,17 +45,17 @@ describe('RunWatch', () => {
       expect(await seen(events, (e) => e.kind === 'run' && e.runId === A)).toBe(true);
       expect(events.some((e) => e.kind === 'run' && e.runId === B)).toBe(false);
 
-      // Temp files of a commit in flight are not edits.
+      // Temp files of a commit in flight are not edits, nor is another file in .work/. The commit
+      // appended after them is the barrier: when it is seen, anything they caused was seen before it.
       events.length = 0;
       await fs.writeFile(path.join(root, 'runs', A, 'RUN.md.tmp-host-1-abcdef01'), 'temp');
       await fs.writeFile(path.join(root, '.work', 'other'), 'x');
-      await new Promise((r) => setTimeout(r, 200));
-      expect(events.filter((e) => e.kind !== 'runs')).toEqual([]);
+      await fs.appendFile(path.join(root, CHANGES_FILE), `run ${A}\n`);
+      expect(await seen(events, (e) => e.kind === 'commit')).toBe(true);
+      expect(events.filter((e) => e.kind === 'run')).toEqual([]);
 
       await fs.mkdir(path.join(root, 'runs', 'r-01jccccccccccccccccccccccc'));
       expect(await seen(events, (e) => e.kind === 'runs')).toBe(true);
-      await fs.appendFile(path.join(root, CHANGES_FILE), `run ${A}\n`);
-      expect(await seen(events, (e) => e.kind === 'commit')).toBe(true);
     } finally {
       w.close();
     }

@@ -9,7 +9,7 @@
  */
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
-import { STATE_DIR } from '../board/layout.js';
+import { STATE_DIR } from './layout.js';
 
 export type RunWatchEvent = { kind: 'run'; runId: string } | { kind: 'runs' } | { kind: 'commit' };
 
