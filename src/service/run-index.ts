@@ -11,11 +11,8 @@ import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import { bigStatIfExists, fileStamp, isCode, readIfExists, statIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
-import type { RunRecord } from '../engine/types.js';
 import { runFromDoc } from './runfiles.js';
-import { scanRunSummary } from './run-summary-scan.js';
-
-export type RunSummary = Pick<RunRecord, 'id' | 'process' | 'version' | 'state' | 'outcome' | 'mode' | 'startedAt' | 'updatedAt' | 'inputs'>;
+import { scanRunSummary, type RunSummary } from './run-summary-scan.js';
 
 const CACHE = `${STATE_DIR}/index.json`;
 const CACHE_VERSION = 2;

@@ -20,7 +20,8 @@ import { runView, snapshotOf, type FileUrl } from '../engine/view.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { contextFor } from './context.js';
 import { OpenRunCache } from './open-run-cache.js';
-import { RunIndex, runStamp, type RunSummary } from './run-index.js';
+import { RunIndex, runStamp } from './run-index.js';
+import type { RunSummary } from './run-summary-scan.js';
 import { leasePath, parseLease, runFromDoc, stepFromDoc } from './runfiles.js';
 
 export interface Loaded {

@@ -10,7 +10,10 @@
  * itself parses and checks its files in full.
  */
 import { parseYaml } from '../core/markdown.js';
-import type { RunSummary } from './run-index.js';
+import type { RunRecord } from '../engine/types.js';
+
+/** What the run index keeps of a run: enough to list, filter and sort runs without reading them. */
+export type RunSummary = Pick<RunRecord, 'id' | 'process' | 'version' | 'state' | 'outcome' | 'mode' | 'startedAt' | 'updatedAt' | 'inputs'>;
 
 const SCALARS = ['id', 'process', 'version', 'state', 'outcome', 'mode', 'startedAt', 'updatedAt'] as const;
 const SCALAR_SET: ReadonlySet<string> = new Set(SCALARS);
