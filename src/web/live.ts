@@ -9,11 +9,10 @@
  * are capped (stream-caps.ts): past a cap the oldest is told `closed` and ended.
  */
 import { promises as fs, statSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Board } from '../board/board.js';
 import { CHANGES_FILE } from '../board/layout.js';
 import { RunWatch } from '../board/run-watch.js';
-import type { Request } from './respond.js';
 import { toClose, type Holder } from './stream-caps.js';
 
 /** A comment line this often keeps proxies and the server's idle timeout from closing a quiet stream. */
@@ -27,6 +26,15 @@ interface Listener extends Holder {
 /** Told to a stream closed for a newer one; the page's script stops listening instead of reconnecting. */
 const CLOSED = `event: closed\ndata: ${JSON.stringify({ reason: 'too many live pages open: this one stopped updating; reload it to resume' })}\n\n`;
 
+/** What a stream is given of a signed-in request: the web's Request has these and more. */
+export interface StreamRequest {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  actor: { email: string };
+  me: { csrf: string };
+}
+
 export class Live {
   private readonly listeners = new Set<Listener>();
   private watch: RunWatch | null = null;
@@ -36,7 +44,7 @@ export class Live {
 
   constructor(private readonly board: Board) {}
 
-  async stream(r: Request): Promise<void> {
+  async stream(r: StreamRequest): Promise<void> {
     const topic = r.url.searchParams.get('topic') ?? 'work';
     r.req.socket.setTimeout(0);
     r.res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
