@@ -18,16 +18,13 @@ import { first } from './form-values.js';
 import { Live } from './live.js';
 import type { Frame, Me } from './pages/layout.js';
 import { MessagePage } from './pages/message.js';
-import { SignInHelp, SignInPage } from './pages/signin.js';
 import { BadForm, FormTooLarge, cookies, readForm, requestUrl, type PostedForm } from './request.js';
-import { SIGNIN_FORM, formLimits } from './form-limits.js';
-import { SignInThrottle } from './signin-throttle.js';
-import { trustedProxies } from '../core/client-address.js';
+import { formLimits } from './form-limits.js';
+import { SignIn } from './signin.js';
 import { redirect, sendPage, type AppParts, type Request } from './respond.js';
 import { routes } from './routes.js';
-import { clearedCookie, cookieName, csrfOk, csrfToken, NEXT_COOKIE, nextCookie, originOk, safeNext, sessionCookie } from './security.js';
-import { SESSION_ABSOLUTE_MS } from './session-rules.js';
-import { endSession, peekCode, redeemCode, sessionFor } from './sessions.js';
+import { clearedCookie, cookieName, csrfOk, csrfToken, nextCookie, originOk, safeNext } from './security.js';
+import { endSession, sessionFor } from './sessions.js';
 
 type Person = Extract<Actor, { kind: 'person' }>;
 
@@ -37,14 +34,16 @@ export interface WebApp {
   close(): void;
 }
 
-export function createWebApp(service: Service, opts: { config?: WebConfig } = {}): WebApp {
+const logLine = (line: string) => void process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+
+export function createWebApp(service: Service, opts: { config?: WebConfig; log?: (line: string) => void } = {}): WebApp {
   const config = opts.config ?? webConfig();
   const parts: AppParts = { service, config, assets: new Assets(), seen: new BoundedMap(1000) };
-  const failures = new SignInThrottle(trustedProxies());
   const live = new Live(service.board);
   const board = service.board;
   const tokens = new BearerTokens(board.store);
   const anon = (title: string): Frame => ({ title, me: null, assetVersion: parts.assets.version });
+  const signIn = new SignIn(board, config, anon, opts.log ?? logLine);
 
   /** The person asking, from their session cookie or bearer token; null when neither stands for a person. */
   async function identify(req: IncomingMessage): Promise<{ actor: Person; session: string | null } | null> {
@@ -72,39 +71,6 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
 
   const form = (req: IncomingMessage): Promise<PostedForm> => readForm(req, formLimits(board.manifest.settings));
 
-  const badLink = () => h(SignInHelp, { frame: anon('Sign in'), problem: 'This link is used, expired or not one of ours. Ask for a new one.' });
-
-  /** A code that keeps failing, or a trusted client that does, is answered 429 before the code is looked up. */
-  function slowed(res: ServerResponse, wait: number): void {
-    const s = Math.ceil(wait / 1000);
-    sendPage(res, 429, h(SignInHelp, { frame: anon('Sign in'), problem: `Too many failed sign-in attempts. Wait ${Math.ceil(s / 60)} minute(s), then use a fresh link.` }), { 'retry-after': String(s) });
-  }
-
-  async function signIn(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const who = { peer: req.socket.remoteAddress ?? '', forwardedFor: req.headers['x-forwarded-for'] };
-    if (req.method === 'GET') {
-      const code = url.searchParams.get('code');
-      if (!code) return sendPage(res, 200, h(SignInHelp, { frame: anon('Sign in'), ...(url.searchParams.get('out') ? { status: 'out' as const } : {}) }));
-      const wait = failures.waitMs(who, code);
-      if (wait > 0) return slowed(res, wait);
-      const email = await peekCode(board, code);
-      if (!email) failures.failed(who, code);
-      return email ? sendPage(res, 200, h(SignInPage, { frame: anon('Sign in'), code, email })) : sendPage(res, 400, badLink());
-    }
-    if (!originOk(config, req.headers)) return sendPage(res, 403, h(SignInHelp, { frame: anon('Sign in'), problem: 'The request did not come from this site.' }));
-    const code = first((await readForm(req, SIGNIN_FORM)).fields, 'code') ?? '';
-    const wait = failures.waitMs(who, code);
-    if (wait > 0) return slowed(res, wait);
-    const got = code ? await redeemCode(board, code) : null;
-    if (!got) {
-      failures.failed(who, code);
-      return sendPage(res, 400, badLink());
-    }
-    // Back to the page that sent them to sign in (a notification's link), else their work.
-    const next = safeNext(cookies(req).get(NEXT_COOKIE)) ?? '/work';
-    return redirect(res, next, { 'set-cookie': [sessionCookie(config, got.token, Math.floor(SESSION_ABSOLUTE_MS / 1000)), nextCookie(config, null)] });
-  }
-
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = requestUrl(req);
     if (url === null) return sendPage(res, 400, h(MessagePage, { frame: anon('Bad request'), title: 'Bad request' }, h('p', null, 'The address asked for is not one this site has.')));
@@ -117,14 +83,14 @@ export function createWebApp(service: Service, opts: { config?: WebConfig } = {}
       res.writeHead(204, { 'cache-control': 'public, max-age=86400' });
       return void res.end();
     }
-    if (path === '/signin') return signIn(req, res, url);
+    if (path === '/signin') return signIn.handle(req, res, url);
     const who = await identify(req);
     if (!who) {
       if (req.method === 'GET') {
         const next = safeNext(`${path}${url.search}`);
-        return sendPage(res, 401, h(SignInHelp, { frame: anon('Sign in'), ...(next ? { next } : {}) }), next ? { 'set-cookie': nextCookie(config, next) } : {});
+        return signIn.help(req, res, 401, next ? { next } : {}, {}, next ? { cookies: [nextCookie(config, next)] } : {});
       }
-      return sendPage(res, 401, h(SignInHelp, { frame: anon('Sign in'), problem: 'You are not signed in (or your session ended), so nothing was done.' }));
+      return signIn.help(req, res, 401, { problem: 'You are not signed in (or your session ended), so nothing was done.' });
     }
     const r: Request = { req, res, url, actor: who.actor, me: meOf(who.actor, who.session), app: parts };
     if (req.method === 'POST') {

@@ -57,6 +57,20 @@ export function nextCookie(c: WebConfig, path: string | null): string {
   return `${NEXT_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${path === null ? 0 : 1800}${c.secure ? '; Secure' : ''}`;
 }
 
+/**
+ * The cookie a signed-out visitor's anonymous forms are tied to (asking for a
+ * sign-in link): a random secret whose csrfToken the form carries, so another
+ * site can post it no more than a signed-in form. __Host- over https, so no
+ * other host can plant one.
+ */
+export function preSessionCookieName(c: WebConfig): string {
+  return c.secure ? '__Host-wb_pre' : 'wb_pre';
+}
+
+export function preSessionCookie(c: WebConfig, secret: string): string {
+  return `${preSessionCookieName(c)}=${secret}; Path=/; HttpOnly; SameSite=Lax; Max-Age=86400${c.secure ? '; Secure' : ''}`;
+}
+
 /** The CSRF token of a session: derived from its secret, so nothing more is stored and it dies with the session. */
 export function csrfToken(sessionToken: string): string {
   return createHmac('sha256', sessionToken).update('workboard web csrf').digest('base64url');

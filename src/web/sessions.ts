@@ -41,13 +41,17 @@ async function personEmail(board: Board, email: string): Promise<string> {
   return who.actor.email.toLowerCase();
 }
 
-/** A sign-in link for a person, valid once within 15 minutes: `<baseUrl>/signin?code=…`. */
-export async function createLoginLink(board: Board, email: string, baseUrl: string, now = new Date()): Promise<string> {
+/**
+ * A sign-in link for a person, valid once within 15 minutes: `<baseUrl>/signin?code=…`,
+ * with `&next=<page>` when it should land on a page of ours (checked again when it is used).
+ */
+export async function createLoginLink(board: Board, email: string, baseUrl: string, now = new Date(), opts: { next?: string } = {}): Promise<string> {
   const who = await personEmail(board, email);
   const code = `wbl_${randomBytes(32).toString('base64url')}`;
   await change(board, (f) => ({ file: rules.addCode(f, sha256Hex(code), who, now), value: undefined }));
   const url = new URL('/signin', baseUrl);
   url.searchParams.set('code', code);
+  if (opts.next) url.searchParams.set('next', opts.next);
   return url.toString();
 }
 

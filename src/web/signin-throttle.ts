@@ -5,7 +5,9 @@
  * WORKBOARD_TRUST_PROXY makes the address the client's own. Without it the
  * socket's address may be a proxy everyone shares, so it is not counted:
  * codes are 256 random bits, so guessing gains nothing either way; the bound
- * is on the work. In memory, bounded in size.
+ * is on the work. Also the sign-in links people ask to be emailed, counted
+ * per address, per person and per trusted client (LinkThrottle). In memory,
+ * bounded in size.
  */
 import { clientAddress, type TrustedProxies } from '../core/client-address.js';
 import { sha256Hex } from '../core/hash.js';
@@ -40,6 +42,51 @@ export class SignInThrottle {
   }
 
   private client(who: Asker): string | null {
-    return this.trusted === null ? null : addressKey(clientAddress(who.peer, who.forwardedFor, this.trusted));
+    return clientKey(this.trusted, who);
+  }
+}
+
+/** The key a client is counted under, or null when no proxy is trusted (the peer may be one everybody shares). */
+function clientKey(trusted: TrustedProxies, who: Asker): string | null {
+  return trusted === null ? null : addressKey(clientAddress(who.peer, who.forwardedFor, trusted));
+}
+
+/** Sign-in links asked for one address, or for one person under any of their addresses: 3, then one every 5 minutes (3 per 15 minutes). */
+export const LINKS_PER_ADDRESS = { burst: 3, refillMs: 5 * 60_000 };
+export const LINKS_PER_PERSON = LINKS_PER_ADDRESS;
+/** Sign-in links asked for by one trusted client address, whatever the address typed: 10, then one every 90 s. */
+export const LINKS_PER_CLIENT = { burst: 10, refillMs: 90_000 };
+
+/**
+ * Who may be sent a sign-in link now. Each ask is counted against the
+ * address typed and, with WORKBOARD_TRUST_PROXY, the client; a link that
+ * would go out is counted against its person too, so aliases of one person
+ * share a bucket. Past any bucket nothing is sent, and the asker is told
+ * the same as always (the caller answers before this is consulted).
+ */
+export class LinkThrottle {
+  private readonly addresses = new Throttle({ ...LINKS_PER_ADDRESS, maxKeys: MAX_THROTTLED_KEYS });
+  private readonly people = new Throttle({ ...LINKS_PER_PERSON, maxKeys: MAX_THROTTLED_KEYS });
+  private readonly clients = new Throttle({ ...LINKS_PER_CLIENT, maxKeys: MAX_THROTTLED_KEYS });
+
+  constructor(private readonly trusted: TrustedProxies, private readonly now: () => number = Date.now) {}
+
+  /** Count an ask for `address` (normalised); true when it is within the address's and the client's limits. */
+  ask(who: Asker, address: string): boolean {
+    const t = this.now();
+    const client = clientKey(this.trusted, who);
+    if (this.addresses.waitMs(address, t) > 0 || (client !== null && this.clients.waitMs(client, t) > 0)) return false;
+    // Throttle counts "failures": here each one is a link asked for.
+    this.addresses.failed(address, t);
+    if (client !== null) this.clients.failed(client, t);
+    return true;
+  }
+
+  /** Count a link about to go to `person` (their current address); true when it is within their limit. */
+  send(person: string): boolean {
+    const t = this.now();
+    if (this.people.waitMs(person, t) > 0) return false;
+    this.people.failed(person, t);
+    return true;
   }
 }
