@@ -21,6 +21,7 @@
 import { sha256Hex } from '../core/hash.js';
 import type { AuditEvent, ChainHead } from './audit.js';
 import { ChainFiles } from './chain-file.js';
+import type { Commit, CommitReads } from './commit.js';
 import { planCommit, sealEvents } from './commit-plan.js';
 import { decodeDoc, rememberDecoded, type BoardDoc } from './document.js';
 import { BoardError } from './errors.js';
@@ -125,6 +126,21 @@ export class BoardStore {
     } finally {
       await held.release();
     }
+  }
+
+  /**
+   * One transition as one value: under the scope's lock, `build` reads what it
+   * needs and returns its answer with the commit that carries every write it
+   * causes (null: nothing to write); the store checks each file's rev, plans,
+   * journals, renames and appends it, all or nothing. If `build` throws,
+   * nothing is written and nothing is audited.
+   */
+  async apply<T>(scope: Scope, build: (reads: CommitReads) => Promise<{ value: T; commit: Commit | null }>): Promise<{ value: T; commit: CommitReport }> {
+    return this.transact(scope, async (tx) => {
+      const built = await build({ read: (rel) => tx.read(rel), readState: (rel) => tx.readState(rel) });
+      if (built.commit) await tx.take(built.commit);
+      return built.value;
+    });
   }
 
   /**

@@ -5,6 +5,7 @@
  */
 import type { AuditDraft } from './audit.js';
 import { deletedOutside, type RecordedFiles } from './chain-file.js';
+import type { Commit } from './commit.js';
 import type { Adoption, StagedFile } from './commit-plan.js';
 import { decodeDoc, type BoardDoc } from './document.js';
 import { BoardError } from './errors.js';
@@ -117,6 +118,26 @@ export class Tx {
 
   audit(draft: Omit<AuditDraft, 'input'> & { changes?: Record<string, unknown>; input?: Record<string, unknown> }): void {
     this.drafts.push({ actor: draft.actor, action: draft.action, entity: draft.entity, input: { fromRev: 0, toRev: 0, ...(draft.input ?? {}), ...(draft.changes ? { changes: draft.changes } : {}) } });
+  }
+
+  /**
+   * @internal Stage a commit value built from this transaction's reads (see BoardStore.apply).
+   * Each file must still be at the rev its builder read it at; a file it never read is read now
+   * (an external edit is adopted or refused as for any read), and must be at the rev it names.
+   */
+  async take(commit: Commit): Promise<void> {
+    const stale: { path: string; message: string }[] = [];
+    for (const f of commit.files) {
+      const rev = (await this.read(f.rel))?.rev ?? 0;
+      if (rev !== f.readRev) stale.push({ path: f.rel, message: `rev is ${rev}, not ${f.readRev}` });
+    }
+    if (stale.length > 0) throw new BoardError('conflict', `${stale.map((s) => s.path).join(', ')} changed since read`, stale);
+    for (const f of commit.files) this.write(f.rel, f.data, f.body);
+    for (const r of commit.state) {
+      if (r.bytes === null) this.removeState(r.rel);
+      else this.writeState(r.rel, r.bytes);
+    }
+    for (const ev of commit.events) this.audit(ev);
   }
 
   /** @internal A file written without being read is still checked for an external edit first. */

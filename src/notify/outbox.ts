@@ -1,16 +1,16 @@
 /**
  * The durable outbox, `.work/notifications/`: one JSON file per notification,
- * named by its run (or `board`) and id. A run's notifications are staged in
- * the transaction of the transition that causes them, so they commit or roll
- * back with it; the courier (courier.ts) records each delivery's attempts in
+ * named by its run (or `board`) and id. A run's notifications are records of
+ * the commit of the transition that causes them, so they commit or roll back
+ * with it; the courier (courier.ts) records each delivery's attempts in
  * the same file, under a lock per notification held only to change the file.
  */
 import { promises as fs } from 'node:fs';
 import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { OUTBOX_DIR, STATE_DIR } from '../board/layout.js';
 import { sha256Hex } from '../core/hash.js';
+import type { StateRecord } from '../board/commit.js';
 import type { BoardStore } from '../board/store.js';
-import type { Tx } from '../board/tx.js';
 import type { Notification } from './rules.js';
 
 export { OUTBOX_DIR };
@@ -53,9 +53,9 @@ export function deliveryLock(name: string, key: string): string {
 
 const text = (e: OutboxEntry) => `${JSON.stringify(e, null, 2)}\n`;
 
-/** Stage notifications with the transition that causes them. */
-export function stage(tx: Tx, notes: readonly Notification[]): void {
-  for (const n of notes) tx.writeState(entryFile(n), text({ ...n, deliveries: null }));
+/** The outbox records of a transition's notifications, for its commit. */
+export function outboxRecords(notes: readonly Notification[]): StateRecord[] {
+  return notes.map((n) => ({ rel: entryFile(n), bytes: text({ ...n, deliveries: null }) }));
 }
 
 /** Record a notification outside any run transaction (about the board itself). */

@@ -6,6 +6,7 @@
 import { readIfExists } from '../board/fsutil.js';
 import { STATE_DIR } from '../board/layout.js';
 import type { BoardStore } from '../board/store.js';
+import type { CommitReads, StateRecord } from '../board/commit.js';
 import type { Tx } from '../board/tx.js';
 import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
@@ -19,7 +20,7 @@ export class Replay {
   constructor(private readonly store: BoardStore) {}
 
   /** The original result of this call, or undefined when the requestId is new. Read in the transaction when there is one. */
-  async lookup(tx: Pick<Tx, 'readState'> | null, tool: Tool, a: WriteArgs, actor: Actor): Promise<unknown | undefined> {
+  async lookup(tx: Pick<CommitReads, 'readState'> | null, tool: Tool, a: WriteArgs, actor: Actor): Promise<unknown | undefined> {
     const rel = requestPath(a.requestId);
     const text = tx ? await tx.readState(rel) : (await readIfExists(this.store.abs(rel)))?.toString('utf8') ?? null;
     if (text === null) return undefined;
@@ -30,8 +31,15 @@ export class Replay {
     return rec.data;
   }
 
+  /** The replay record of a call and its result, for the commit of the write it answers. */
+  recordOf(tool: Tool, a: WriteArgs, actor: Actor, data: unknown): StateRecord & { bytes: string } {
+    return { rel: requestPath(a.requestId), bytes: JSON.stringify({ requestId: a.requestId, tool, fingerprint: fingerprint(tool, a, actor), data }) };
+  }
+
+  /** Stage the record in a transaction that writes through its Tx (an upload, see files.ts). */
   record(tx: Tx, tool: Tool, a: WriteArgs, actor: Actor, data: unknown): void {
-    tx.writeState(requestPath(a.requestId), JSON.stringify({ requestId: a.requestId, tool, fingerprint: fingerprint(tool, a, actor), data }));
+    const r = this.recordOf(tool, a, actor, data);
+    tx.writeState(r.rel, r.bytes);
   }
 }
 

@@ -1,17 +1,18 @@
 /**
  * The write tools on runs: start_run (serialised on its requestId), and
  * claim, renew, submit, escalate, decide, cancel and send_event on an existing
- * run, plus the daemon's tick. Each one: lock the run, replay?, read its files
- * in the transaction, ask the engine for a plan, and carry it out: commit every
- * changed file, lease, replay record and audit event together, or refuse
- * (writing only what the plan says a refusal keeps), or ask the evaluator
- * outside the lock and try again with its answer.
+ * run, plus the daemon's tick. Each one: lock the run, replay?, read its files,
+ * ask the engine for a plan, and turn it into one commit value (every changed
+ * file with the rev it was read at, lease, notification, replay record and
+ * audit event) that the board applies all or nothing; or refuse (committing
+ * only what the plan says a refusal keeps), or ask the evaluator outside the
+ * lock and try again with its answer.
  */
 import type { Board } from '../board/board.js';
+import { revRecording, type Commit, type StateRecord } from '../board/commit.js';
 import type { EvaluatorConfig } from '../board/manifest.js';
 import { isRunId, paths } from '../board/layout.js';
 import { listVersions } from '../board/processes.js';
-import type { Tx } from '../board/tx.js';
 import type { CheckOutcome, CheckRequest } from '../engine/check.js';
 import { execute, start, type Change, type Command, type Plan } from '../engine/execute.js';
 import { fourEyesApplies } from '../engine/rights.js';
@@ -26,7 +27,7 @@ import { requestLock, type Replay } from './replay.js';
 import { isEnded, type Loaded, type RunReader } from './run-reader.js';
 import { leasePath, runDoc, stepDoc } from './runfiles.js';
 import type { TokenClaims, TokenKey } from './tokens.js';
-import { stage } from '../notify/outbox.js';
+import { outboxRecords } from '../notify/outbox.js';
 import { runNotifications } from '../notify/rules.js';
 import { tellOperators } from '../notify/tell.js';
 import { ulid } from 'ulid';
@@ -64,19 +65,17 @@ export class RunWrites {
       const version = a.version ?? versions[versions.length - 1]!;
       if (!versions.includes(version)) throw new ToolError('not_found', `${a.process} has no version ${version} (published: ${versions.join(', ')})`);
       const pinned = await this.reader.pinned(a.process, version);
-      const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+      const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
         // The transaction rolled forward whatever a dead predecessor committed: its record may be here now.
-        const finished = await this.replay.lookup(tx, 'start_run', a, actor);
-        if (finished !== undefined) return finished;
-        if (await tx.read(paths.runFile(runId))) throw new ToolError('conflict', `run ${runId} already exists but this requestId has no record of it; use a new requestId`, ['request_id_reused']);
+        const finished = await this.replay.lookup(reads, 'start_run', a, actor);
+        if (finished !== undefined) return { value: finished, commit: null };
+        const read = revRecording(reads);
+        if (await read.read(paths.runFile(runId))) throw new ToolError('conflict', `run ${runId} already exists but this requestId has no record of it; use a new requestId`, ['request_id_reused']);
         const now = this.now();
         const plan = start(pinned, { inputs: a.inputs, mode: a.mode ?? 'live' }, actor, contextFor(this.board.manifest, now), runId);
         if (plan.kind !== 'commit') throw refusalOf(plan);
-        persist(tx, plan, null);
-        this.notify(tx, plan, pinned, now);
         const view = runView(plan.state, pinned, now, this.reader.fileUrl);
-        this.replay.record(tx, 'start_run', a, actor, view);
-        return view;
+        return { value: view, commit: changeCommit(plan, null, read.revOf, [...this.notes(plan, pinned, now), this.replay.recordOf('start_run', a, actor, view)]) };
       });
       return value;
     });
@@ -111,28 +110,25 @@ export class RunWrites {
 
   private async writeOnce(call: RunWriteCall, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined): Promise<unknown> {
     let committed = null as Loaded | null;
-    const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
+    const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads): Promise<{ value: unknown; commit: Commit | null }> => {
       committed = null;
       // Read the clock once the lock is held: a lease starts when its claim commits, not before a lock wait.
       const now = this.now();
-      const prior = await this.replay.lookup(tx, call.tool, call.args, actor);
-      if (prior !== undefined) return prior;
-      const loaded = await this.reader.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
+      const prior = await this.replay.lookup(reads, call.tool, call.args, actor);
+      if (prior !== undefined) return { value: prior, commit: null };
+      const read = revRecording(reads);
+      const loaded = await this.reader.assemble(runId, read.read, read.readState);
       const command = await this.command(call, loaded.pinned.process.name, claims, check);
       const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), actor, command);
       switch (plan.kind) {
         case 'check':
-          return new NeedsVerdict(plan.request);
+          return { value: new NeedsVerdict(plan.request), commit: null };
         case 'refuse':
-          if (plan.keep) persist(tx, plan.keep, loaded.state);
-          return refusalOf(plan);
+          return { value: refusalOf(plan), commit: plan.keep ? changeCommit(plan.keep, loaded.state, read.revOf) : null };
         case 'commit': {
-          persist(tx, plan, loaded.state);
-          this.notify(tx, plan, loaded.pinned, now);
           const data = this.answer(call, plan, loaded.pinned, now);
-          this.replay.record(tx, call.tool, call.args, actor, data);
           committed = { state: plan.state, pinned: loaded.pinned };
-          return data;
+          return { value: data, commit: changeCommit(plan, loaded.state, read.revOf, [...this.notes(plan, loaded.pinned, now), this.replay.recordOf(call.tool, call.args, actor, data)]) };
         }
       }
     });
@@ -211,10 +207,10 @@ export class RunWrites {
     });
   }
 
-  /** The notifications a committed change causes, staged in its transaction (see src/notify/). */
-  private notify(tx: Tx, change: Change, pinned: Pinned, now: Date): void {
+  /** The outbox records of the notifications a change causes, for its commit (see src/notify/). */
+  private notes(change: Change, pinned: Pinned, now: Date): StateRecord[] {
     const at = now.toISOString();
-    stage(tx, runNotifications(change.events, change.state, pinned, this.board.manifest, at, () => `n-${ulid(now.getTime()).toLowerCase()}`));
+    return outboxRecords(runNotifications(change.events, change.state, pinned, this.board.manifest, at, () => `n-${ulid(now.getTime()).toLowerCase()}`));
   }
 
   /**
@@ -223,16 +219,17 @@ export class RunWrites {
    * is read in the transaction). Returns what happened, for notifications.
    */
   async tick(runId: string): Promise<{ events: EngineEvent[]; run: RunRecord; pinned: Pinned; state: RunState }> {
-    const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
-      const loaded = await this.reader.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
+    const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
+      const read = revRecording(reads);
+      const loaded = await this.reader.assemble(runId, read.read, read.readState);
       const now = this.now();
       const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), { kind: 'agent', id: 'server' }, { tool: 'tick' });
       if (plan.kind !== 'commit') throw refusalOf(plan);
-      if (plan.events.length > 0) {
-        persist(tx, plan, loaded.state);
-        this.notify(tx, plan, loaded.pinned, now);
-      }
-      return { events: plan.events, run: plan.state.run, pinned: loaded.pinned, state: plan.events.length > 0 ? plan.state : loaded.state };
+      const moved = plan.events.length > 0;
+      return {
+        value: { events: plan.events, run: plan.state.run, pinned: loaded.pinned, state: moved ? plan.state : loaded.state },
+        commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
+      };
     });
     // Every file of the run was just read and found valid (or adopted): the state to fall back on if one is refused later.
     this.reader.seenValid(runId, { state: value.state, pinned: value.pinned });
@@ -242,17 +239,14 @@ export class RunWrites {
 
   /** End the claims `agent` holds on a run (`by` removed it from the board): those steps are ready again, with a handoff. Returns the steps released. */
   async endClaims(runId: string, agent: string, by: string): Promise<string[]> {
-    const { value } = await this.board.store.transact({ kind: 'run', id: runId }, async (tx) => {
-      const loaded = await this.reader.assemble(runId, (rel) => tx.read(rel), (rel) => tx.readState(rel));
+    const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
+      const read = revRecording(reads);
+      const loaded = await this.reader.assemble(runId, read.read, read.readState);
       const now = this.now();
       const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), { kind: 'agent', id: 'server' }, { tool: 'end_claims', agent, by });
       if (plan.kind !== 'commit') throw refusalOf(plan);
       const ended = plan.events.filter((e) => e.action === 'claim.ended').map((e) => e.entity);
-      if (ended.length > 0) {
-        persist(tx, plan, loaded.state);
-        this.notify(tx, plan, loaded.pinned, now);
-      }
-      return ended;
+      return { value: ended, commit: ended.length > 0 ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null };
     });
     if (value.length > 0) this.reader.forget(runId);
     return value;
@@ -269,23 +263,23 @@ class NeedsVerdict {
   constructor(readonly request: CheckRequest) {}
 }
 
-/** Stage a change: RUN.md, step files (unchanged ones are not written), leases, audit events. */
-function persist(tx: Tx, change: Change, before: RunState | null): void {
+/**
+ * A change as one commit: RUN.md and every step file with the rev each was read at (the
+ * board skips unchanged ones), the leases that changed or ended, the audit events, then
+ * the records that come with it (its notifications, its replay record).
+ */
+function changeCommit(change: Change, before: RunState | null, revOf: (rel: string) => number, records: readonly StateRecord[] = []): Commit {
   const r = change.state.run;
-  const run = runDoc(r);
-  tx.write(paths.runFile(r.id), run.data, run.body);
-  for (const [id, st] of Object.entries(change.state.steps)) {
-    const doc = stepDoc(st);
-    tx.write(paths.stepFile(r.id, id), doc.data, doc.body);
-  }
+  const file = (rel: string, doc: { data: Record<string, unknown>; body: string }) => ({ rel, data: doc.data, body: doc.body, readRev: revOf(rel) });
+  const files = [file(paths.runFile(r.id), runDoc(r)), ...Object.entries(change.state.steps).map(([id, st]) => file(paths.stepFile(r.id, id), stepDoc(st)))];
   const leases = change.state.leases;
   const old = before?.leases ?? {};
+  const state: StateRecord[] = [];
   for (const id of new Set([...Object.keys(old), ...Object.keys(leases)])) {
     const lease = leases[id];
-    if (!lease) tx.removeState(leasePath(r.id, id));
-    else if (JSON.stringify(lease) !== JSON.stringify(old[id])) tx.writeState(leasePath(r.id, id), JSON.stringify(lease));
+    if (!lease) state.push({ rel: leasePath(r.id, id), bytes: null });
+    else if (JSON.stringify(lease) !== JSON.stringify(old[id])) state.push({ rel: leasePath(r.id, id), bytes: JSON.stringify(lease) });
   }
-  for (const ev of change.events) {
-    tx.audit({ actor: ev.actor, action: ev.action, entity: ev.entity.startsWith('run:') ? ev.entity : `${r.id}/${ev.entity}`, ...(ev.changes ? { changes: ev.changes } : {}) });
-  }
+  const events = change.events.map((ev) => ({ actor: ev.actor, action: ev.action, entity: ev.entity.startsWith('run:') ? ev.entity : `${r.id}/${ev.entity}`, ...(ev.changes ? { changes: ev.changes } : {}) }));
+  return { files, state: [...state, ...records], events };
 }

@@ -1,0 +1,60 @@
+/**
+ * One transition's writes as one plain value: the committed files it
+ * rewrites (with the rev each was read at), the coordinator records under
+ * `.work/` it writes or removes (leases, notifications, the replay record),
+ * and the audit events that explain it. Whoever builds it only reads the
+ * board; the store applies it in one call (see BoardStore.apply).
+ */
+import type { BoardDoc } from './document.js';
+
+/** A committed markdown file's new content; the store sets its rev (rev + 1, or unchanged content not written at all). */
+export interface CommitFile {
+  rel: string;
+  data: Record<string, unknown>;
+  body: string;
+  /** The rev the file had when the builder read it (0: absent). The store refuses the commit if it no longer has it. */
+  readRev: number;
+}
+
+/** A record under `.work/`: its new bytes, or null to remove it. */
+export interface StateRecord {
+  rel: string;
+  bytes: string | null;
+}
+
+/** An audit event as its builder states it; the store seals it onto the chain with the revs and hashes. */
+export interface CommitEvent {
+  actor: string;
+  action: string;
+  entity: string;
+  changes?: Record<string, unknown>;
+}
+
+export interface Commit {
+  files: CommitFile[];
+  state: StateRecord[];
+  events: CommitEvent[];
+}
+
+/** What a builder may do with the board while it builds a commit: read, never write. */
+export interface CommitReads {
+  read(rel: string): Promise<BoardDoc | null>;
+  readState(rel: string): Promise<string | null>;
+}
+
+/**
+ * Reads that remember the rev each committed file was read at, so a commit
+ * built from them can say it (see CommitFile.readRev).
+ */
+export function revRecording(reads: CommitReads): CommitReads & { revOf(rel: string): number } {
+  const revs = new Map<string, number>();
+  return {
+    async read(rel) {
+      const doc = await reads.read(rel);
+      revs.set(rel, doc?.rev ?? 0);
+      return doc;
+    },
+    readState: (rel) => reads.readState(rel),
+    revOf: (rel) => revs.get(rel) ?? 0,
+  };
+}
