@@ -1,5 +1,6 @@
 /**
- * MCP over Streamable HTTP for remote agents and people. Every request needs
+ * MCP over Streamable HTTP for remote agents and people, as the handler
+ * src/http/server.ts mounts at `/mcp`. Every request needs
  * `Authorization: Bearer <token>`; a missing or unknown token gets 401 and
  * nothing else. Stateless: each request gets its own MCP server bound to the
  * token's identity, so rights follow the caller, checked in the service.
@@ -9,12 +10,12 @@
  * clients probe answer 404, so they fall back to the configured header.
  *
  * Bounded: a body over the largest legitimate one gets 413 before it is read
- * (Content-Length) or as soon as it passes the limit; a connection that sends
- * nothing, or its headers or body too slowly, is cut off; one identity has at
- * most MAX_IN_FLIGHT_PER_IDENTITY requests in flight (429 beyond), and the
- * server at most MAX_CONNECTIONS sockets. A refused request's body is never read.
+ * (Content-Length) or as soon as it passes the limit; the server's request
+ * timeout grows with that limit; one identity has at most
+ * MAX_IN_FLIGHT_PER_IDENTITY requests in flight (429 beyond). A refused
+ * request's body is never read.
  */
-import { createServer, type IncomingMessage, type OutgoingHttpHeaders, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, Server as HttpServer, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Settings } from '../board/manifest.js';
 import { BearerTokens } from '../service/credentials.js';
@@ -23,8 +24,6 @@ import type { Service } from '../service/service.js';
 import { clientAddress, trustedProxies } from '../core/client-address.js';
 import { addressKey, MAX_THROTTLED_KEYS, Throttle } from '../core/throttle.js';
 import { createMcpServer } from './server.js';
-import { createWebApp } from '../web/app.js';
-import { requestUrl } from '../web/request.js';
 
 /** Room beside the payload for the JSON-RPC envelope, a file name, a content type and a request id. */
 const BODY_MARGIN = 64 * 1024;
@@ -39,32 +38,18 @@ const MIN_BODY_BYTES_PER_SECOND = 256 * 1024;
  */
 export const MAX_IN_FLIGHT_PER_IDENTITY = 16;
 
-/** Sockets in all: file descriptors and memory stay bounded whatever clients do. */
-export const MAX_CONNECTIONS = 256;
-
-export interface HttpLimits {
-  /** Complete headers must arrive within this; a connection that sends nothing is closed after it. */
-  headersTimeoutMs: number;
+export interface McpLimits {
   /** Headers and body must arrive within this, raised to what a body of the limit needs at MIN_BODY_BYTES_PER_SECOND. */
   requestTimeoutMs: number;
-  /** An idle kept-alive connection between two requests. */
-  keepAliveTimeoutMs: number;
-  /** A socket silent this long while we wait for the client is closed. */
-  idleTimeoutMs: number;
   maxInFlightPerIdentity: number;
-  maxConnections: number;
   /** Failed authentications one address may make at once, and how often it earns one more (see core/throttle.ts). */
   authFailureBurst: number;
   authFailureRefillMs: number;
 }
 
-export const DEFAULT_HTTP_LIMITS: HttpLimits = {
-  headersTimeoutMs: 10_000,
+export const DEFAULT_MCP_LIMITS: McpLimits = {
   requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  idleTimeoutMs: 30_000,
   maxInFlightPerIdentity: MAX_IN_FLIGHT_PER_IDENTITY,
-  maxConnections: MAX_CONNECTIONS,
   authFailureBurst: 30,
   authFailureRefillMs: 1000,
 };
@@ -74,7 +59,7 @@ export function bodyLimit(s: Pick<Settings, 'maxUploadBytes' | 'runDataBytes'>):
   return Math.max(4 * Math.ceil(s.maxUploadBytes / 3), s.runDataBytes) + BODY_MARGIN;
 }
 
-function requestTimeoutFor(limits: HttpLimits, maxBody: number): number {
+export function requestTimeoutFor(limits: Pick<McpLimits, 'requestTimeoutMs'>, maxBody: number): number {
   return Math.max(limits.requestTimeoutMs, Math.ceil((maxBody / MIN_BODY_BYTES_PER_SECOND) * 1000));
 }
 
@@ -116,25 +101,19 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | 'too larg
   });
 }
 
-export function createHttpServer(service: Service, version: string, options: Partial<HttpLimits> = {}): HttpServer {
-  const limits = { ...DEFAULT_HTTP_LIMITS, ...options };
+/** A request to `/mcp`, answered on `server`, whose request timeout follows WORK.md's body limit. */
+export type McpHandler = (req: IncomingMessage, res: ServerResponse, pathname: string, expectsContinue: boolean) => Promise<void>;
+
+export function createMcpHandler(service: Service, version: string, limits: McpLimits, server: Pick<HttpServer, 'requestTimeout'>): McpHandler {
   const inFlight = new Map<string, number>();
   const tokens = new BearerTokens(service.board.store);
-  const web = createWebApp(service);
   const throttle = new Throttle({ burst: limits.authFailureBurst, refillMs: limits.authFailureRefillMs, maxKeys: MAX_THROTTLED_KEYS });
   const trusted = trustedProxies();
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean) => {
+  return async (req, res, pathname, expectsContinue) => {
     try {
-      // A target no URL parser takes goes to the web app, which answers 400.
-      const pathname = requestUrl(req)?.pathname ?? '';
       // MCP clients probe OAuth discovery first; 404 (not 401) tells them to use the configured header.
-      if (pathname.startsWith('/.well-known/') || pathname.includes('/.well-known/')) return deny(res, 404, { error: 'not found; this server takes a bearer token in the Authorization header (no OAuth)' });
-      // Everything but /mcp is the people's web app, with its own sign-in (src/web).
-      if (pathname !== '/mcp') {
-        if (expectsContinue) res.writeContinue();
-        return await web.handle(req, res);
-      }
+      if (pathname.includes('/.well-known/')) return deny(res, 404, { error: 'not found; this server takes a bearer token in the Authorization header (no OAuth)' });
       // Behind a proxy named in WORKBOARD_TRUST_PROXY, the client it forwards for; else the socket's peer.
       const address = addressKey(clientAddress(req.socket.remoteAddress ?? '', req.headers['x-forwarded-for'], trusted));
       const wait = throttle.waitMs(address, Date.now());
@@ -150,7 +129,6 @@ export function createHttpServer(service: Service, version: string, options: Par
       await service.board.refresh();
       const who = resolveActor(service.board.manifest, identity);
       if (!who.ok) return unauthorized();
-      if (pathname !== '/mcp') return deny(res, 404, { error: 'not found; MCP is served at /mcp' });
       // Stateless: there is no server-initiated stream to GET and no session to DELETE.
       if (req.method !== 'POST') return deny(res, 405, { error: 'method not allowed; MCP here is POST /mcp only (stateless, no server-initiated stream)' }, { allow: 'POST' });
       // WORK.md may have changed the limit since the last request.
@@ -192,26 +170,4 @@ export function createHttpServer(service: Service, version: string, options: Par
       if (!res.headersSent) deny(res, 500, { error: e instanceof Error ? e.message : 'internal error' });
     }
   };
-
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: requestTimeoutFor(limits, bodyLimit(service.board.manifest.settings)),
-      // How often node looks for connections past those timeouts (its default is 30 s).
-      connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs),
-    },
-    (req, res) => void handle(req, res, false),
-  );
-  // Answer `Expect: 100-continue` ourselves, so a refused body is never sent at all.
-  server.on('checkContinue', (req, res) => void handle(req, res, true));
-  // Live pages hold their streams open: end them as the server begins to close, or it would wait for them forever.
-  const closeServer = server.close.bind(server);
-  server.close = ((cb?: (err?: Error) => void) => {
-    web.close();
-    return closeServer(cb);
-  }) as typeof server.close;
-  server.keepAliveTimeout = limits.keepAliveTimeoutMs;
-  server.timeout = limits.idleTimeoutMs;
-  server.maxConnections = limits.maxConnections;
-  return server;
 }

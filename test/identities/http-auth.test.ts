@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { addressKey, Throttle } from '../../src/core/throttle.js';
-import { createHttpServer } from '../../src/mcp/http.js';
+import { createHttpServer } from '../../src/http/server.js';
 import { createToken } from '../../src/service/credentials.js';
 import { Service } from '../../src/service/service.js';
 import { cleanupTmp } from '../support/tmp-board.js';

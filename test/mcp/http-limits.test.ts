@@ -18,7 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { addAgent, editManifest } from '../../src/board/people.js';
-import { createHttpServer, type HttpLimits } from '../../src/mcp/http.js';
+import { createHttpServer, type HttpLimits } from '../../src/http/server.js';
 import { createToken } from '../../src/service/credentials.js';
 import { Service } from '../../src/service/service.js';
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { Board } from '../../board/board.js';
+import { boardBaseUrl } from '../../core/public-url.js';
 import { evaluate } from '../../evaluator/evaluator.js';
 import { trackCalls, type Closer } from '../../mcp/graceful-close.js';
 import { Service } from '../../service/service.js';
@@ -51,7 +52,7 @@ export async function serveBoard(cli: Cli, board: Board, o: { http?: string; git
   let server: import('node:http').Server | null = null;
   let closer: Closer | null = null;
   if (m) {
-    const { createHttpServer } = await import('../../mcp/http.js');
+    const { createHttpServer } = await import('../../http/server.js');
     const http = createHttpServer(service, VERSION);
     closer = trackCalls(http);
     const failed = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
@@ -75,6 +76,9 @@ export async function serveBoard(cli: Cli, board: Board, o: { http?: string; git
     const addr = server.address();
     mcpUrl = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}/mcp` : `http://${o.http}/mcp`;
     process.stdout.write(`MCP over HTTP at ${mcpUrl} (Authorization: Bearer <token from workboard token create>)\n`);
+    const web = new URL('/', mcpUrl).href;
+    const people = boardBaseUrl(board.manifest);
+    process.stdout.write(`web app at ${web}${new URL('/', people).href === web ? '' : ` (people's links point to ${people})`}\n`);
   }
   await announce?.(mcpUrl);
   await new Promise<void>((resolve) => {
