@@ -30,10 +30,10 @@ export interface AskForLink {
   addressProblem?: string;
 }
 
-export function SignInHelp({ frame, problem, status, next, ask }: { frame: Frame; problem?: string; status?: 'out'; next?: string; ask?: AskForLink }) {
+export function SignInHelp({ frame, board, problem, status, next, ask }: { frame: Frame; board: string; problem?: string; status?: 'out'; next?: string; ask?: AskForLink }) {
   return (
     <Layout frame={frame}>
-      <h1>Sign in</h1>
+      <h1>Sign in to {board}</h1>
       {problem ? <Notice kind="error" title="That did not sign you in">{<p>{problem}</p>}</Notice> : null}
       {status === 'out' ? <Notice kind="ok" title="You are signed out" /> : null}
       {ask?.sentTo ? (
