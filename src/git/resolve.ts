@@ -9,7 +9,7 @@ import { sha256Hex } from '../core/hash.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
 import { paths } from '../board/layout.js';
-import { takeBranch, type RunFiles } from '../git/merge-run.js';
+import { takeBranch, type RunFiles } from './merge-run.js';
 
 export async function resolveRun(board: Board, runId: string, take: number, actor: string, reason?: string): Promise<{ took: number }> {
   if (!board.manifest.operators.includes(actor)) throw new BoardError('invalid', `only operators may choose a side of a merged run; ${actor} is not one`, [{ path: 'as', message: 'not an operator' }]);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { syncBoard, SyncError, type SyncReport } from '../../git/sync.js';
-import { resolveRun } from '../../service/resolve.js';
+import { resolveRun } from '../../git/resolve.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
