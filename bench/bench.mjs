@@ -16,6 +16,7 @@ import { fork, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Board } from '../dist/board/board.js';
+import { fsyncCount } from '../dist/board/fsutil.js';
 import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
 import { concurrencySection } from './concurrency.mjs';
@@ -76,38 +77,75 @@ async function setup() {
   return { dir, board, svc, agent: A('reviewer'), mira: A('mira@example.com') };
 }
 
+/** One call: its time, its answer, and the fsyncs this process asked for meanwhile (alone, all of them are the call's). */
 async function timed(fn) {
+  const f = fsyncCount();
   const t = performance.now();
   const r = await fn();
   if (!r.ok) throw new Error(JSON.stringify(r.error));
-  return { ms: performance.now() - t, data: r.data };
+  return { ms: performance.now() - t, data: r.data, fsyncs: fsyncCount() - f };
 }
 
 let rid = 0;
 const req = () => `bench-${process.pid}-${++rid}`;
 
+const SUBMIT = { output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' };
+const startArgs = (i) => ({ process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: req() });
+
+/** One client, one call at a time: each call's time, and each transition's fsyncs (`fsyncs`, by tool). */
 async function transitions() {
   const { dir, svc, agent, mira } = await setup();
   const t = { start_run: [], claim: [], renew: [], submit: [], decide: [], get_work: [], get_run: [] };
+  const fsyncs = { start_run: [], claim: [], renew: [], submit: [], decide: [] };
+  const note = (tool, x) => {
+    t[tool].push(x.ms);
+    fsyncs[tool]?.push(x.fsyncs);
+    return x;
+  };
   for (let i = 0; i < N; i++) {
-    const s = await timed(() => svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: req() }, mira));
-    t.start_run.push(s.ms);
+    const s = note('start_run', await timed(() => svc.call('start_run', startArgs(i), mira)));
     const runId = s.data.run.id;
-    t.get_work.push((await timed(() => svc.call('get_work', { limit: 5 }, agent))).ms);
-    const c = await timed(() => svc.call('claim', { runId, stepId: 'review_claim', requestId: req() }, agent));
-    t.claim.push(c.ms);
-    const r = await timed(() => svc.call('renew', { token: c.data.token, progress: 'reading', requestId: req() }, agent));
-    t.renew.push(r.ms);
-    t.submit.push(
-      (await timed(() => svc.call('submit', { token: r.data.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy', requestId: req() }, agent))).ms,
-    );
-    const v = await timed(() => svc.call('get_run', { runId }, mira));
-    t.get_run.push(v.ms);
+    note('get_work', await timed(() => svc.call('get_work', { limit: 5 }, agent)));
+    const c = note('claim', await timed(() => svc.call('claim', { runId, stepId: 'review_claim', requestId: req() }, agent)));
+    const r = note('renew', await timed(() => svc.call('renew', { token: c.data.token, progress: 'reading', requestId: req() }, agent)));
+    note('submit', await timed(() => svc.call('submit', { token: r.data.token, ...SUBMIT, requestId: req() }, agent)));
+    const v = note('get_run', await timed(() => svc.call('get_run', { runId }, mira)));
     const wi = v.data.workItems[0];
-    t.decide.push((await timed(() => svc.call('decide', { runId, workItemId: wi.id, snapshot: wi.snapshot, decision: 'approved', requestId: req() }, mira))).ms);
+    note('decide', await timed(() => svc.call('decide', { runId, workItemId: wi.id, snapshot: wi.snapshot, decision: 'approved', requestId: req() }, mira)));
   }
   await fs.rm(dir, { recursive: true, force: true });
-  return t;
+  return { t, fsyncs };
+}
+
+/**
+ * Eight clients in one process, each moving runs of its own (start_run → claim → submit) at
+ * once: the fsyncs the process asked for, per transition. Transitions ready at the same moment
+ * can share a flush only if the write path lets them.
+ */
+async function concurrentFsyncs(clients = 8) {
+  const { dir, svc, agent, mira } = await setup();
+  const ok = (r) => {
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    return r.data;
+  };
+  const cycles = Math.max(5, Math.round(N / clients));
+  const before = fsyncCount();
+  const cpu = process.cpuUsage();
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, k) => {
+      for (let i = 0; i < cycles; i++) {
+        const s = ok(await svc.call('start_run', startArgs(k * 1000 + i), mira));
+        const c = ok(await svc.call('claim', { runId: s.run.id, stepId: 'review_claim', requestId: req() }, agent));
+        ok(await svc.call('submit', { token: c.token, ...SUBMIT, requestId: req() }, agent));
+      }
+    }),
+  );
+  const ms = performance.now() - t;
+  const used = process.cpuUsage(cpu);
+  const transitions = clients * cycles * 3;
+  await fs.rm(dir, { recursive: true, force: true });
+  return { clients, transitions, fsyncsPerTransition: (fsyncCount() - before) / transitions, perSec: (transitions / ms) * 1000, cpuMsPerTransition: (used.user + used.system) / 1000 / transitions };
 }
 
 /** MCP's own cost per call, measured in a fresh process of its own (bench/mcp-overhead.mjs). */
@@ -136,25 +174,30 @@ async function transitionsSection() {
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) rounds.push(await transitions());
   const rows = [];
-  for (const k of Object.keys(rounds[0])) {
-    const p50s = rounds.map((t) => median(t[k]));
-    const p99s = rounds.map((t) => pct(t[k], 99));
+  for (const k of Object.keys(rounds[0].t)) {
+    const p50s = rounds.map(({ t }) => median(t[k]));
+    const p99s = rounds.map(({ t }) => pct(t[k], 99));
     const floor = floors[k] ? median(floors[k]) : null;
-    rows.push({ op: k, p50: median(p50s), p50min: Math.min(...p50s), p50max: Math.max(...p50s), p99: median(p99s), floor, ratio: floor ? median(p50s) / floor : null });
+    const fs1 = rounds[0].fsyncs[k] ? rounds.flatMap((r) => r.fsyncs[k]) : null;
+    const fsyncs = fs1 ? fs1.reduce((a, b) => a + b, 0) / fs1.length : null;
+    rows.push({ op: k, p50: median(p50s), p50min: Math.min(...p50s), p50max: Math.max(...p50s), p99: median(p99s), floor, ratio: floor ? median(p50s) / floor : null, fsyncs });
   }
+  const eight = await concurrentFsyncs(8);
   const mcp = await overMcp();
   for (const op of ['describe', 'get_work', 'claim', 'submit']) {
     const m = median(mcp[`mcp ${op}`]);
     const d = median(mcp[`direct ${op}`]);
-    rows.push({ op: `${op} over MCP stdio (direct ${d.toFixed(2)}; MCP adds ${(m - d).toFixed(2)})`, tool: op, mcpAdds: m - d, p50: m, p50min: m, p50max: m, p99: pct(mcp[`mcp ${op}`], 99), floor: null, ratio: null });
+    rows.push({ op: `${op} over MCP stdio (direct ${d.toFixed(2)}; MCP adds ${(m - d).toFixed(2)})`, tool: op, mcpAdds: m - d, p50: m, p50min: m, p50max: m, p99: pct(mcp[`mcp ${op}`], 99), floor: null, ratio: null, fsyncs: null });
   }
   const f = (x) => (x === null ? '–' : x.toFixed(2));
   const lines = [
-    `| operation | p50 ms (min–max of ${ROUNDS} rounds) | p99 ms | floor p50 ms | ours / floor |`,
-    '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.op} | ${f(r.p50)} (${f(r.p50min)}–${f(r.p50max)}) | ${f(r.p99)} | ${f(r.floor)} | ${r.ratio === null ? '–' : r.ratio.toFixed(2)} |`),
+    `| operation | p50 ms (min–max of ${ROUNDS} rounds) | p99 ms | floor p50 ms | ours / floor | fsyncs |`,
+    '|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.op} | ${f(r.p50)} (${f(r.p50min)}–${f(r.p50max)}) | ${f(r.p99)} | ${f(r.floor)} | ${r.ratio === null ? '–' : r.ratio.toFixed(2)} | ${r.fsyncs === null ? '–' : r.fsyncs.toFixed(1)} |`),
+    '',
+    `${eight.clients} clients in one process on runs of their own (start_run, claim, submit): ${f(eight.fsyncsPerTransition)} fsyncs per transition, ${eight.perSec.toFixed(0)} transitions/s, ${f(eight.cpuMsPerTransition)} ms CPU per transition (${eight.transitions} transitions).`,
   ];
-  return { lines, rows };
+  return { lines, rows, eight };
 }
 
 async function main() {
@@ -175,6 +218,7 @@ async function main() {
     console.log(`${N} runs per round, ${ROUNDS} rounds, ${machine}\n`);
     console.log(t.lines.join('\n'));
     out.rows = t.rows;
+    out.eight = t.eight;
   } else console.log(machine);
   /** A section that returns {lines, json}: run when chosen, timed, printed, its figures kept under `key`. */
   const section = async (key, run) => {

@@ -17,7 +17,19 @@ import path from 'node:path';
 
 export const HOST = hostname();
 
-const fsyncFd = promisify(fsync);
+const fsyncNow = promisify(fsync);
+let fsyncs = 0;
+
+/** Every fsync of this process goes through here, counted for the bench (`fsyncCount`). */
+function fsyncFd(fd: number): Promise<void> {
+  fsyncs++;
+  return fsyncNow(fd);
+}
+
+/** How many fsyncs this process has asked for (files and folders alike): the bench's fsyncs per transition. */
+export function fsyncCount(): number {
+  return fsyncs;
+}
 
 /**
  * Read a whole small file, or null when it does not exist. A file that may well
