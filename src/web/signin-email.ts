@@ -49,7 +49,7 @@ const MINUTES = Math.round(CODE_TTL_MS / 60_000);
 export function signInMessage(board: { title: string }, to: Recipient, link: string): Message {
   const lines = [
     `Hello ${to.name},`,
-    `someone asked to sign in to ${board.title} with this email address. If it was you, open this link: it signs you in, and it is valid for ${MINUTES} minutes, once.`,
+    `Someone asked to sign in to ${board.title} with this email address. If it was you, open this link: it signs you in, and it is valid for ${MINUTES} minutes, once.`,
     `If it was not you, ignore this email: nobody gets in without the link.`,
   ];
   const text = `${lines[0]}\n\n${lines[1]}\n\n${link}\n\n${lines[2]}\n\n— workboard (${board.title})\n`;

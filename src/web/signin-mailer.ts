@@ -28,7 +28,6 @@ export interface LinkAsk {
 
 export class SignInMailer {
   private readonly waiting: LinkAsk[] = [];
-  private running: Promise<void> = Promise.resolve();
   private draining = false;
 
   constructor(
@@ -43,12 +42,7 @@ export class SignInMailer {
     this.waiting.push(a);
     if (this.draining) return;
     this.draining = true;
-    this.running = this.drain();
-  }
-
-  /** Resolves once every ask taken so far has been dealt with. */
-  idle(): Promise<void> {
-    return this.running;
+    void this.drain();
   }
 
   private async drain(): Promise<void> {
