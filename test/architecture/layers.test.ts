@@ -1,0 +1,111 @@
+/**
+ * The layer rule, checked over the real import graph of src/: each folder is
+ * a layer, README's Architecture block lists them bottom up (folders on one
+ * line sit side by side), and a file may import only from its own folder or
+ * from a layer listed before it, never sideways. No import cycle, even one of
+ * types only. The graph is read with TypeScript's own import scanner, so
+ * `import type`, `export … from` and `import()` all count.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { layersOf, strongComponents, upArrows } from './import-graph.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SRC = path.join(ROOT, 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sourceFiles(p);
+    return /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts') ? [p] : [];
+  });
+}
+
+/** Every import between files of src/, as paths relative to src/, and the bare packages each file imports. */
+function importGraph(): { edges: Map<string, Set<string>>; packages: Map<string, Set<string>>; unresolved: string[] } {
+  const edges = new Map<string, Set<string>>();
+  const packages = new Map<string, Set<string>>();
+  const unresolved: string[] = [];
+  for (const file of sourceFiles(SRC)) {
+    const from = path.relative(SRC, file);
+    const to = new Set<string>();
+    const bare = new Set<string>();
+    for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      if (!fileName.startsWith('.')) {
+        bare.add(fileName);
+        continue;
+      }
+      const target = path.join(path.dirname(file), fileName);
+      const found = [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx')].find((p) => existsSync(p));
+      if (found) to.add(path.relative(SRC, found));
+      else unresolved.push(`${from} imports ${fileName}`);
+    }
+    edges.set(from, to);
+    packages.set(from, bare);
+  }
+  return { edges, packages, unresolved };
+}
+
+const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const graph = importGraph();
+
+describe('layers', () => {
+  const layers = layersOf(readme);
+
+  it('README names every folder of src/ as a layer, once', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    expect(layers.flat().sort()).toEqual(folders);
+  });
+
+  it('every relative import resolves to a file of src/', () => {
+    expect(graph.unresolved).toEqual([]);
+  });
+
+  it('no import runs up a layer or sideways', () => {
+    expect(upArrows(graph.edges, layers)).toEqual([]);
+  });
+
+  it('no import cycle, between files or between folders', () => {
+    expect(strongComponents(graph.edges).filter((c) => c.length > 1)).toEqual([]);
+    const folders = new Map<string, Set<string>>();
+    for (const [from, tos] of graph.edges) {
+      const a = from.split(path.sep)[0]!;
+      if (!folders.has(a)) folders.set(a, new Set());
+      for (const to of tos) if (to.split(path.sep)[0] !== a) folders.get(a)!.add(to.split(path.sep)[0]!);
+    }
+    expect(strongComponents(folders).filter((c) => c.length > 1)).toEqual([]);
+  });
+});
+
+describe('the rule itself, on a made-up graph', () => {
+  const layers = layersOf(['# x', '## Architecture', '', '```', 'src/core/   base', '            more words', 'src/mcp/ src/web/   side by side', 'src/cli/    top', 'bench/      not a layer', '```', '', '```', 'src/late/ after the block', '```'].join('\n'));
+  const g = (pairs: [string, string][]) => {
+    const m = new Map<string, Set<string>>();
+    for (const [a, b] of pairs) m.set(a, (m.get(a) ?? new Set()).add(b));
+    return m;
+  };
+
+  it('reads the layers bottom up from the first block of Architecture, side by side on one line', () => {
+    expect(layers).toEqual([['core'], ['mcp', 'web'], ['cli']]);
+  });
+
+  it('names an import up a layer, sideways, or into a folder no layer names; allows one down or within a folder', () => {
+    const edges = g([
+      ['cli/a.ts', 'core/b.ts'],
+      ['web/a.ts', 'core/b.ts'],
+      ['web/a.ts', 'web/c.ts'],
+      ['core/b.ts', 'web/a.ts'],
+      ['web/a.ts', 'mcp/x.ts'],
+      ['core/b.ts', 'stray/y.ts'],
+    ]);
+    expect(upArrows(edges, layers)).toEqual(['core/b.ts → stray/y.ts', 'core/b.ts → web/a.ts', 'web/a.ts → mcp/x.ts']);
+  });
+
+  it('finds a cycle of two files, a longer one, and none in a chain', () => {
+    const found = strongComponents(g([['a', 'b'], ['b', 'a'], ['c', 'd'], ['d', 'e'], ['e', 'c'], ['f', 'g']])).filter((c) => c.length > 1);
+    expect(found).toEqual([['a', 'b'], ['c', 'd', 'e']]);
+  });
+});
