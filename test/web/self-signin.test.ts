@@ -4,7 +4,8 @@
  * email and a stranger none, and the two answers are the same status,
  * headers and bytes (but for the address typed, of equal length here); past
  * the throttle per address or per person no email goes, with the same
- * answer; an agent's id and a removed person get nothing; the emailed link
+ * answer; the answer does not wait for the email (the SMTP server holding
+ * it); an agent's id and a removed person get nothing; the emailed link
  * signs in once and lands on the page asked for, never on another site; the
  * form needs our origin and its pre-session token; a board without email
  * says to ask an operator.
@@ -197,6 +198,22 @@ describe('asking for a sign-in link', () => {
     const before = links(PEOPLE.ana).length;
     await settled(b);
     expect(links(PEOPLE.ana)).toHaveLength(before);
+  });
+
+  it('answers before the email goes out: while the SMTP server holds every message, the answer has come', async () => {
+    const b = await visit();
+    await addPerson(wb.board, 'test', 'held@example.com');
+    smtp.hold = true;
+    try {
+      const a = await ask(b, 'held@example.com');
+      expect(a.status).toBe(200);
+      // The email is still waiting on the SMTP server when the answer is read: it was not on the request's path.
+      await until(() => (smtp.held.some((m) => m.to.includes('held@example.com')) ? true : undefined), 20_000);
+      expect(links('held@example.com')).toHaveLength(0);
+    } finally {
+      smtp.release();
+    }
+    await until(() => (links('held@example.com').length === 1 ? true : undefined), 20_000);
   });
 
   it('says to ask an operator where the board sends no email', async () => {
