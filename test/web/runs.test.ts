@@ -170,7 +170,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
       expect(res!.status()).toBe(401);
       const text = await page.locator('main').textContent();
       expect(text).toContain('workboard login-link you@example.com');
-      expect(text).toContain(`You asked for ${where}`);
+      expect(text).toContain('once you are signed in, you land on it');
       expect(await axeProblems(page)).toEqual([]);
       await page.goto(await createLoginLink(suite.wb.board, who, suite.wb.base));
       await page.getByRole('button', { name: /Sign in as/ }).click();
