@@ -1,11 +1,12 @@
 /**
  * The map renderer's public face: a published version (or a draft) as an SVG
- * map, a run drawn on its version's map, and the same map as Mermaid. The CLI
- * and the web app import only from here.
+ * map, a run drawn on its version's map, and the same map (or run) as
+ * Mermaid. The CLI and the web app import only from here.
  */
 import type { Issue } from '../core/issues.js';
 import type { Process } from '../process/model.js';
-import { layoutMap, type MapLayout } from './layout.js';
+import { layoutMap, type Direction, type MapLayout } from './layout.js';
+import { toMermaid } from './mermaid.js';
 import { mapGraph } from './model.js';
 import { runMarks, type RunMapView } from './run.js';
 import { drawSvg } from './svg.js';
@@ -13,7 +14,7 @@ import { drawSvg } from './svg.js';
 export { mapGraph, type MapGraph } from './model.js';
 export { toMermaid } from './mermaid.js';
 export type { RunMapView } from './run.js';
-export type { MapLayout } from './layout.js';
+export type { Direction, MapLayout } from './layout.js';
 
 /** What the map needs of a published version (board `PublishedVersion` and engine `Pinned` both fit). */
 export interface MapSource {
@@ -30,18 +31,26 @@ export interface MapOptions {
   problems?: readonly Issue[];
   /** A line beside the name; defaults to "version N", or "draft" without roles. */
   subtitle?: string;
+  /** Which way the steps flow; by default left to right unless that would draw a strip. */
+  direction?: Direction;
 }
 
 const HEADER = 60;
+/** A run map names its current step under the heading. */
+const NOW_LINE = 17;
 
 function graphOf(pinned: MapSource, opts: MapOptions) {
   return mapGraph(pinned.process, { ...(pinned.roles ? { roles: pinned.roles } : {}), ...(opts.lanes ? { groups: opts.lanes.groups } : {}) }, opts.problems ?? []);
 }
 
+async function layoutOf(pinned: MapSource, opts: MapOptions, extraTop: number): Promise<MapLayout> {
+  const g = graphOf(pinned, opts);
+  return layoutMap(g, HEADER + extraTop + 16 * g.problems.length, opts.direction);
+}
+
 /** The laid-out map, for checks and for callers that draw it themselves. */
 export async function processMapLayout(pinned: MapSource, opts: MapOptions = {}): Promise<MapLayout> {
-  const g = graphOf(pinned, opts);
-  return layoutMap(g, HEADER + 16 * g.problems.length);
+  return layoutOf(pinned, opts, 0);
 }
 
 const subtitle = (pinned: MapSource, opts: MapOptions) => opts.subtitle ?? (pinned.version !== undefined ? `version ${pinned.version}` : pinned.roles ? undefined : 'draft');
@@ -52,7 +61,14 @@ export async function processMapSvg(pinned: MapSource, opts: MapOptions = {}): P
 }
 
 export async function runMapSvg(pinned: MapSource, runView: RunMapView, opts: MapOptions = {}): Promise<string> {
-  const layout = await processMapLayout(pinned, opts);
+  const layout = await layoutOf(pinned, opts, NOW_LINE);
   const sub = subtitle(pinned, opts);
   return drawSvg(layout, { marks: runMarks(layout.graph, runView), ...(sub ? { subtitle: sub } : {}) });
+}
+
+/** A run on its map as Mermaid: each step's state as a class, and the lines it has taken drawn bold, as the SVG does. */
+export function runMermaid(pinned: MapSource, runView: RunMapView, opts: MapOptions = {}): string {
+  const g = graphOf(pinned, opts);
+  const marks = runMarks(g, runView);
+  return toMermaid(g, Object.fromEntries(runView.steps.map((s) => [s.id, s.state])), marks.taken);
 }

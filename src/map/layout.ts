@@ -1,15 +1,19 @@
 /**
- * Where everything on a map goes. Lanes are rows, steps flow left to right.
- * Ours: the columns (longest path from the start, rework lines left out), and
- * each box's row inside its lane, with every line's label and every line that
- * spans columns given a box of its own in the columns between. ELK's (elkjs,
- * layered): the layers' x, the order in each column kept from ours, and the
- * orthogonal routing of every line around the boxes. Swimlanes are not an ELK
- * feature, so ELK gets our rows as interactive positions.
+ * Where everything on a map goes. Small processes flow left to right with
+ * lanes as rows; one that would then be a strip (more than MAX_ASPECT times
+ * wider than tall, and wider than a screen) flows top to bottom with lanes as
+ * columns. Ours: the columns (longest
+ * path from the start, rework lines left out; an end after what leads to it),
+ * and each box's place across the flow inside its lane, with every line's
+ * label and every line that spans columns given a box of its own in the
+ * columns between. ELK's (elkjs, layered): where each column lies along the
+ * flow, the order in each column kept from ours, and the orthogonal routing
+ * of every line around the boxes. Swimlanes are not an ELK feature, so ELK
+ * gets our places as interactive positions.
  */
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
 import { START, type MapEdge, type MapGraph, type MapLane, type MapNode } from './model.js';
-import { labelShape, shapeOf, type NodeLines } from './shapes.js';
+import { labelShape, laneHeadShape, shapeOf, type NodeLines, type Shape } from './shapes.js';
 
 export interface Point {
   x: number;
@@ -29,16 +33,17 @@ export interface PlacedEdge {
   points: Point[];
   label?: Box & { lines: string[] };
 }
-export interface PlacedLane extends MapLane {
-  y: number;
-  height: number;
+/** A lane's band, and the box at its head where its name is written. */
+export interface PlacedLane extends MapLane, Box {
+  head: Box;
 }
+/** `right`: lanes are rows and steps flow left to right; `down`: lanes are columns, steps flow downwards. */
+export type Direction = 'right' | 'down';
 export interface MapLayout {
   graph: MapGraph;
+  direction: Direction;
   width: number;
   height: number;
-  /** The strip left of the lanes that names them. */
-  headerWidth: number;
   /** The band above the lanes with the process's name and any problems. */
   top: number;
   lanes: PlacedLane[];
@@ -48,26 +53,44 @@ export interface MapLayout {
 
 const GAP = 14;
 const LANE_PAD = 16;
-export const HEADER_W = 170;
+const MARGIN = 8;
+/** Left to right, the strip left of the lanes that names them. */
+const HEADER_W = 170;
+/** Top to bottom, a lane column is at least this wide, so its name reads. */
+const LANE_MIN_W = 180;
+/** A left-to-right map wider than this many times its height, and than a screen, is drawn top to bottom. */
+export const MAX_ASPECT = 2.5;
+export const SCREEN_W = 1280;
+
+/** Whether a left-to-right map would be a strip: too wide for its height and for a screen. */
+export const isStrip = (m: { width: number; height: number }) => m.width > MAX_ASPECT * m.height && m.width > SCREEN_W;
 
 /** A box in the grid: a node, a line's label, or a bend point a long line passes through. */
 interface Item {
   id: string;
+  /** Where along the flow: twice the rank for nodes, the odd columns between for lines. */
   col: number;
   lane: string;
   width: number;
   height: number;
-  /** Top inside its lane, once placed. */
-  y?: number;
+  /** Its extent across the flow (its height left to right, its width top to bottom). */
+  size: number;
+  /** Its start across the flow inside its lane, once placed. */
+  pos?: number;
   want: number;
   fixed: boolean;
 }
 
-/** Ranks by longest path from the start over the forward lines; lines closing a cycle and rejections point back. */
+/**
+ * Ranks by longest path from the start over the forward lines; lines closing a cycle point back.
+ * No end shares the start's rank.
+ */
 function ranks(g: MapGraph): Map<string, number> {
   const out = new Map<string, Set<string>>();
   for (const n of g.nodes) out.set(n.id, new Set());
-  const forward = g.edges.filter((e) => e.kind !== 'rejected');
+  // A rejection is walked after the other lines, so one back to a step on the way counts as rework,
+  // while one to a step reached no other way (a remediation) ranks it after its approval.
+  const forward = [...g.edges.filter((e) => e.kind !== 'rejected'), ...g.edges.filter((e) => e.kind === 'rejected')];
   for (const e of forward) out.get(e.from)?.add(e.to);
   // Depth-first from the start (then from any node not reached, as drafts may have): an edge to a node
   // on the stack closes a cycle.
@@ -82,7 +105,7 @@ function ranks(g: MapGraph): Map<string, number> {
     state.set(id, 'done');
   };
   for (const n of [START, ...g.nodes.map((x) => x.id)]) if (!state.has(n) && out.has(n)) visit(n);
-  const rank = new Map<string, number>(g.nodes.map((n) => [n.id, 0]));
+  const rank = new Map<string, number>(g.nodes.map((n) => [n.id, n.kind === 'end' && g.nodes.length > 1 ? 1 : 0]));
   const dag = forward.filter((e) => !back.has(`${e.from}>${e.to}`) && e.from !== e.to);
   for (let changed = true, guard = 0; changed && guard <= g.nodes.length; guard++) {
     changed = false;
@@ -97,45 +120,85 @@ function ranks(g: MapGraph): Map<string, number> {
   return rank;
 }
 
-/** Place items of one column and lane: fixed ones first, then each other at the first free top at or below what it wants. */
+/** Place items of one column and lane: fixed ones first, then each other at the first free place at or past what it wants. */
 function settle(items: Item[]): void {
   const placed: Item[] = [];
   let bottom = LANE_PAD - GAP;
   for (const it of items.filter((i) => i.fixed)) {
-    it.y = Math.max(it.want, bottom + GAP);
-    bottom = it.y + it.height;
+    it.pos = Math.max(it.want, bottom + GAP);
+    bottom = it.pos + it.size;
     placed.push(it);
   }
   for (const it of items.filter((i) => !i.fixed).sort((a, b) => a.want - b.want)) {
-    let y = Math.max(LANE_PAD, it.want);
+    let at = Math.max(LANE_PAD, it.want);
     for (let moved = true; moved; ) {
       moved = false;
       for (const p of placed) {
-        if (y < p.y! + p.height + GAP && p.y! < y + it.height + GAP) {
-          y = p.y! + p.height + GAP;
+        if (at < p.pos! + p.size + GAP && p.pos! < at + it.size + GAP) {
+          at = p.pos! + p.size + GAP;
           moved = true;
         }
       }
     }
-    it.y = y;
+    it.pos = at;
     placed.push(it);
   }
 }
 
-export async function layoutMap(g: MapGraph, top: number): Promise<MapLayout> {
-  if (g.nodes.length === 0) return { graph: g, width: HEADER_W + 400, height: top + 10, headerWidth: HEADER_W, top, lanes: [], nodes: [], edges: [] };
+
+/**
+ * The map laid out: left to right, or top to bottom when left to right would be a strip (or when
+ * asked). The choice is made on our grid, before ELK runs once: ELK's layers are as wide as their
+ * widest box plus the spacing between, which is what `extent` adds up.
+ */
+export async function layoutMap(g: MapGraph, top: number, direction?: Direction): Promise<MapLayout> {
+  if (g.nodes.length === 0) return { graph: g, direction: direction ?? 'right', width: HEADER_W + 400, height: top + 10, top, lanes: [], nodes: [], edges: [] };
+  if (direction) return route(grid(g, top, direction));
+  const wide = grid(g, top, 'right');
+  return route(isStrip(extent(wide)) ? grid(g, top, 'down') : wide);
+}
+
+/** Our part of a layout: every box's column, lane and place across the flow, and the lanes' places. */
+interface Grid {
+  g: MapGraph;
+  top: number;
+  dir: Direction;
+  items: Map<string, Item>;
+  shapes: Map<string, Shape>;
+  chains: Map<string, string[]>;
+  labels: Map<string, ReturnType<typeof labelShape>>;
+  laneStart: Map<string, number>;
+  laneSize: Map<string, number>;
+  /** Where the lanes end across the flow. */
+  across: number;
+  /** Top to bottom, the height of the band with the lanes' names. */
+  headH: number;
+}
+
+const LAYER_GAP = 26;
+
+/** How big a left-to-right grid will be drawn: its lanes' height, and its columns' widths with ELK's gaps between. */
+function extent(grid: Grid): { width: number; height: number } {
+  const widest = new Map<number, number>();
+  for (const it of grid.items.values()) widest.set(it.col, Math.max(widest.get(it.col) ?? 0, it.width));
+  const cols = [...widest.values()];
+  return { width: MARGIN + HEADER_W + 12 + cols.reduce((a, b) => a + b, 0) + LAYER_GAP * (cols.length - 1) + 24, height: grid.across + 10 };
+}
+
+function grid(g: MapGraph, top: number, dir: Direction): Grid {
+  const across = (w: number, h: number) => (dir === 'right' ? h : w);
   const rank = ranks(g);
   const col = (id: string) => 2 * rank.get(id)!;
-  const shapes = new Map(g.nodes.map((n) => [n.id, shapeOf(n)]));
+  const shapes = new Map(g.nodes.map((n) => [n.id, shapeOf(n, dir === 'down')]));
   const items = new Map<string, Item>();
   for (const n of g.nodes) {
     const s = shapes.get(n.id)!;
-    items.set(n.id, { id: n.id, col: col(n.id), lane: n.lane, width: s.width, height: s.height, want: 0, fixed: true });
+    items.set(n.id, { id: n.id, col: col(n.id), lane: n.lane, width: s.width, height: s.height, size: across(s.width, s.height), want: 0, fixed: true });
   }
   // Nodes, column by column: each lines up with a placed node that leads to it in its lane, if any.
   const into = new Map<string, string[]>();
   for (const e of g.edges) if (e.kind !== 'rejected') into.set(e.to, [...(into.get(e.to) ?? []), e.from]);
-  const center = (it: Item) => it.y! + it.height / 2;
+  const center = (it: Item) => it.pos! + it.size / 2;
   const byCell = (list: Item[]) => {
     const cells = new Map<string, Item[]>();
     for (const it of list) cells.set(`${it.col}|${it.lane}`, [...(cells.get(`${it.col}|${it.lane}`) ?? []), it]);
@@ -147,17 +210,17 @@ export async function layoutMap(g: MapGraph, top: number): Promise<MapLayout> {
     for (const [key, cell] of nodeCells) {
       if (!key.startsWith(`${c}|`)) continue;
       for (const it of cell) {
-        const lead = (into.get(it.id) ?? []).map((f) => items.get(f)!).find((f) => f.lane === it.lane && f.y !== undefined && f.col < it.col);
-        it.want = lead ? Math.max(LANE_PAD, center(lead) - it.height / 2) : 0;
+        const lead = (into.get(it.id) ?? []).map((f) => items.get(f)!).find((f) => f.lane === it.lane && f.pos !== undefined && f.col < it.col);
+        it.want = lead ? Math.max(LANE_PAD, center(lead) - it.size / 2) : 0;
       }
       cell.sort((a, b) => a.want - b.want);
       settle(cell);
     }
   }
-  const nodeBottom = new Map<string, number>();
-  for (const it of items.values()) nodeBottom.set(it.lane, Math.max(nodeBottom.get(it.lane) ?? 0, it.y! + it.height));
+  const nodes0 = [...items.values()];
 
   // Lines: a chain of boxes through the columns between their ends; the first box holds the label.
+  // A line going back runs just past the nodes of the columns it crosses, in its target's lane.
   const chains = new Map<string, string[]>();
   const labels = new Map<string, ReturnType<typeof labelShape>>();
   const extra: Item[] = [];
@@ -169,13 +232,18 @@ export async function layoutMap(g: MapGraph, top: number): Promise<MapLayout> {
     else if (b.col < a.col) for (let c = a.col - 1; c > b.col; c--) cols.push(c);
     else cols.push(a.col + 1);
     const backward = b.col <= a.col;
+    const lane = b.lane;
+    const [lo, hi] = [Math.min(a.col, b.col), Math.max(a.col, b.col) + (backward && a.col === b.col ? 1 : 0)];
+    const past = Math.max(LANE_PAD, ...nodes0.filter((n) => n.lane === lane && n.col >= lo && n.col <= hi).map((n) => n.pos! + n.size)) + GAP;
     const chain = cols.map((c, k) => {
       const label = k === 0 && e.label !== undefined ? labelShape(e.label) : undefined;
       if (label) labels.set(e.id, label);
       const size = label ?? { width: 2, height: 2 };
-      const lane = b.lane;
-      const want = backward ? (nodeBottom.get(lane) ?? LANE_PAD) + GAP : center(b) - size.height / 2;
-      const it: Item = { id: `${e.id}@${k}`, col: c, lane, width: size.width, height: size.height, want, fixed: false };
+      const cross = across(size.width, size.height);
+      // A forward line's label stays beside the box it leaves; the rest of the line runs in its target's lane.
+      const own = !backward && k === 0 && label !== undefined;
+      const want = backward ? past : (own ? center(a) : center(b)) - cross / 2;
+      const it: Item = { id: `${e.id}@${k}`, col: c, lane: own ? a.lane : lane, width: size.width, height: size.height, size: cross, want, fixed: false };
       extra.push(it);
       return it.id;
     });
@@ -184,38 +252,49 @@ export async function layoutMap(g: MapGraph, top: number): Promise<MapLayout> {
   for (const [key, cell] of byCell(extra)) settle([...(nodeCells.get(key) ?? []), ...cell]);
   for (const it of extra) items.set(it.id, it);
 
-  // Lanes stacked in order, each as tall as its tallest column.
-  const laneTop = new Map<string, number>();
-  const laneHeight = new Map<string, number>();
-  let y = top;
+  // Lanes side by side across the flow, each as deep as its deepest column; top to bottom, their names
+  // sit in a band above them, as tall as the tallest name.
+  const laneStart = new Map<string, number>();
+  const laneSize = new Map<string, number>();
+  let at = dir === 'right' ? top : MARGIN;
   for (const l of g.lanes) {
-    const h = Math.max(90, ...[...items.values()].filter((i) => i.lane === l.id).map((i) => i.y! + i.height + LANE_PAD));
-    laneTop.set(l.id, y);
-    laneHeight.set(l.id, h);
-    y += h;
+    const s = Math.max(dir === 'right' ? 90 : LANE_MIN_W, ...[...items.values()].filter((i) => i.lane === l.id).map((i) => i.pos! + i.size + LANE_PAD));
+    laneStart.set(l.id, at);
+    laneSize.set(l.id, s);
+    at += s;
   }
+  const headH = dir === 'down' ? Math.max(0, ...g.lanes.map((l) => laneHeadShape(l, laneSize.get(l.id)!).height)) : 0;
+  return { g, top, dir, items, shapes, chains, labels, laneStart, laneSize, across: at, headH };
+}
+
+/** ELK's part: where each column lies along the flow, and every line's route. */
+async function route(grid: Grid): Promise<MapLayout> {
+  const { g, top, dir, items, shapes, chains, labels, laneStart, laneSize, headH } = grid;
 
   const elkGraph: ElkNode = {
     id: 'map',
     layoutOptions: {
       'elk.algorithm': 'layered',
-      'elk.direction': 'RIGHT',
+      'elk.direction': dir === 'right' ? 'RIGHT' : 'DOWN',
       'elk.edgeRouting': 'ORTHOGONAL',
       'elk.layered.cycleBreaking.strategy': 'INTERACTIVE',
       'elk.layered.layering.strategy': 'INTERACTIVE',
       'elk.layered.crossingMinimization.strategy': 'INTERACTIVE',
       'elk.layered.nodePlacement.strategy': 'INTERACTIVE',
       'elk.spacing.nodeNode': String(GAP - 4),
-      'elk.layered.spacing.nodeNodeBetweenLayers': '26',
+      'elk.layered.spacing.nodeNodeBetweenLayers': String(LAYER_GAP),
       'elk.layered.spacing.edgeNodeBetweenLayers': '14',
       'elk.layered.spacing.edgeEdgeBetweenLayers': '8',
       'elk.spacing.edgeEdge': '8',
       'elk.layered.mergeEdges': 'false',
       'elk.separateConnectedComponents': 'false',
       'elk.layered.unnecessaryBendpoints': 'false',
-      'elk.padding': `[top=0,left=${HEADER_W + 20},bottom=0,right=24]`,
+      'elk.padding': dir === 'right' ? `[top=0,left=${MARGIN + HEADER_W + 12},bottom=0,right=24]` : `[top=${top + headH + 12},left=0,bottom=16,right=0]`,
     },
-    children: [...items.values()].map((it) => ({ id: it.id, width: it.width, height: it.height, x: it.col * 1000, y: laneTop.get(it.lane)! + it.y! })),
+    children: [...items.values()].map((it) => {
+      const cross = laneStart.get(it.lane)! + it.pos!;
+      return { id: it.id, width: it.width, height: it.height, ...(dir === 'right' ? { x: it.col * 1000, y: cross } : { x: cross, y: it.col * 1000 }) };
+    }),
     edges: g.edges.flatMap((e) => {
       const path = [e.from, ...chains.get(e.id)!, e.to];
       return path.slice(1).map((to, k): ElkExtendedEdge => ({ id: `${e.id}:${k}`, sources: [path[k]!], targets: [to] }));
@@ -224,15 +303,15 @@ export async function layoutMap(g: MapGraph, top: number): Promise<MapLayout> {
   // Loaded on first use: elkjs is large, and most commands that load this module never draw.
   const elk = (await import('elkjs/lib/elk.bundled.js')).default;
   const laid = await new elk.default().layout(elkGraph);
-  const at = new Map((laid.children ?? []).map((c) => [c.id, { x: c.x!, y: c.y!, width: c.width!, height: c.height! }]));
+  const placed = new Map((laid.children ?? []).map((c) => [c.id, { x: c.x!, y: c.y!, width: c.width!, height: c.height! }]));
   const sections = new Map((laid.edges ?? []).map((e) => [e.id, e.sections?.[0]]));
 
-  // ELK keeps our rows but moves the drawing as a whole; move it back under our lane bands.
+  // ELK keeps our places across the flow but moves the drawing as a whole; move it back into our lanes.
   const first = items.get(START) ?? items.values().next().value!;
-  const dy = laneTop.get(first.lane)! + first.y! - at.get(first.id)!.y;
-  const put = (p: Point): Point => ({ x: p.x, y: p.y + dy });
-  const lanes: PlacedLane[] = g.lanes.map((l) => ({ ...l, y: laneTop.get(l.id)!, height: laneHeight.get(l.id)! }));
-  const nodes: PlacedNode[] = g.nodes.map((n) => ({ ...at.get(n.id)!, ...put(at.get(n.id)!), node: n, lines: shapes.get(n.id)!.lines }));
+  const got = placed.get(first.id)!;
+  const shift = laneStart.get(first.lane)! + first.pos! - (dir === 'right' ? got.y : got.x);
+  const put = (p: Point): Point => (dir === 'right' ? { x: p.x, y: p.y + shift } : { x: p.x + shift, y: p.y });
+  const nodes: PlacedNode[] = g.nodes.map((n) => ({ ...placed.get(n.id)!, ...put(placed.get(n.id)!), node: n, lines: shapes.get(n.id)!.lines }));
   const edges: PlacedEdge[] = g.edges.map((e) => {
     const hops = chains.get(e.id)!.length + 1;
     const points: Point[] = [];
@@ -245,9 +324,21 @@ export async function layoutMap(g: MapGraph, top: number): Promise<MapLayout> {
       }
     }
     const label = labels.get(e.id);
-    const box = label ? at.get(`${e.id}@0`) : undefined;
+    const box = label ? placed.get(`${e.id}@0`) : undefined;
     return { edge: e, points, ...(label && box ? { label: { ...box, ...put(box), lines: label.lines } } : {}) };
   });
-  const width = Math.max(laid.width ?? 0, HEADER_W + 200);
-  return { graph: g, width, height: y + 10, headerWidth: HEADER_W, top, lanes, nodes, edges };
+  if (dir === 'right') {
+    const width = Math.max(laid.width ?? 0, MARGIN + HEADER_W + 200);
+    const lanes = g.lanes.map((l) => {
+      const band = { x: MARGIN, y: laneStart.get(l.id)!, width: width - 2 * MARGIN, height: laneSize.get(l.id)! };
+      return { ...l, ...band, head: { ...band, width: HEADER_W } };
+    });
+    return { graph: g, direction: dir, width, height: grid.across + 10, top, lanes, nodes, edges };
+  }
+  const height = Math.max(laid.height ?? 0, top + headH + 100);
+  const lanes = g.lanes.map((l) => {
+    const band = { x: laneStart.get(l.id)!, y: top, width: laneSize.get(l.id)!, height: height - top - MARGIN };
+    return { ...l, ...band, head: { ...band, height: headH } };
+  });
+  return { graph: g, direction: dir, width: Math.max(grid.across + MARGIN, 420), height, top, lanes, nodes, edges };
 }

@@ -1,7 +1,8 @@
 /**
  * The map as Mermaid `flowchart LR`, for GitHub markdown: a subgraph per
  * lane, a node per step, decision point, bar and end, every line with its
- * label (rejections dashed), and a run's step states as classes. Pure.
+ * label (rejections dashed), and a run's step states as classes with the
+ * lines it has taken drawn bold in the SVG map's colour. Pure.
  */
 import type { MapGraph, MapNode } from './model.js';
 
@@ -26,8 +27,11 @@ function shape(n: MapNode): string {
   }
 }
 
-/** `states`: step id → state (ready, claimed, waiting, done, failed, cancelled), drawn as classes. */
-export function toMermaid(g: MapGraph, states: Record<string, string | null> = {}): string {
+/**
+ * `states`: step id → state (ready, claimed, waiting, done, failed, cancelled), drawn as classes;
+ * `taken`: the ids of the lines a run has gone along.
+ */
+export function toMermaid(g: MapGraph, states: Record<string, string | null> = {}, taken: ReadonlySet<string> = new Set()): string {
   const out = ['flowchart LR'];
   for (const lane of g.lanes) {
     out.push(`  subgraph ${ref(`lane_${lane.id}`)}["${text(`${lane.label}: ${lane.detail}`)}"]`);
@@ -39,6 +43,9 @@ export function toMermaid(g: MapGraph, states: Record<string, string | null> = {
     out.push(`  ${ref(e.from)} ${arrow}${e.label ? `|"${text(e.label)}"|` : ''} ${ref(e.to)}`);
   }
   for (const [id, st] of Object.entries(states)) if (st) out.push(`  class ${ref(id)} ${st}`);
+  // Mermaid numbers links in the order they are written: the edges' order above.
+  const path = g.edges.flatMap((e, i) => (taken.has(e.id) ? [i] : []));
+  if (path.length > 0) out.push(`  linkStyle ${path.join(',')} stroke:#0969da,stroke-width:3px`);
   out.push(
     '  classDef ready fill:#e6f4ea,stroke:#1e8e3e',
     '  classDef claimed fill:#e8f0fe,stroke:#1a73e8',

@@ -7,6 +7,7 @@
 import type { Issue } from '../core/issues.js';
 import { StepGraph } from '../process/graph.js';
 import { JOIN, type Process, type Step } from '../process/model.js';
+import { humanize } from '../words/index.js';
 
 export type NodeKind = 'start' | 'agent' | 'task' | 'approve' | 'decision' | 'fork' | 'join' | 'wait' | 'end' | 'missing';
 export type EdgeKind = 'next' | 'route' | 'approved' | 'rejected' | 'failed' | 'timeout' | 'branch';
@@ -67,23 +68,17 @@ export const AGENT_LANE = 'agent';
 export const CLOCK_LANE = 'clock';
 export const START = '#start';
 
-/** `check_vendor` → "Check vendor". */
-export function words(id: string): string {
-  const t = id.replace(/[_-]+/g, ' ').trim();
-  return t.charAt(0).toUpperCase() + t.slice(1);
-}
-
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 
 /** The lane a step's performer is drawn in, and how a reader knows that performer. */
 function laneFor(person: string | undefined, ctx: LaneContext): MapLane {
   if (person === undefined || person === '') return { id: 'role:?', label: 'A person', detail: 'no person named yet' };
   if (person === 'initiator') return { id: 'initiator', label: 'Initiator', detail: 'the person who started the run' };
-  if (person.includes('.')) return { id: `path:${person}`, label: words(person.split('.').pop()!), detail: `the person in ${person}` };
+  if (person.includes('.')) return { id: `path:${person}`, label: humanize(person.split('.').pop()!), detail: `the person in ${person}` };
   const group = ctx.roles?.[person];
-  if (group === undefined) return { id: `role:${person}`, label: words(person), detail: ctx.roles ? 'role with no group' : 'role (a group is chosen at publish)' };
+  if (group === undefined) return { id: `role:${person}`, label: humanize(person), detail: ctx.roles ? 'role with no group' : 'role (a group is chosen at publish)' };
   const members = ctx.groups?.[group];
-  return { id: `role:${person}`, label: words(group), detail: `group ${group}${members ? ` · ${plural(members.length, 'member')}` : ''} (role ${person})` };
+  return { id: `role:${person}`, label: humanize(group), detail: `group ${group}${members ? ` · ${plural(members.length, 'member')}` : ''} (role ${person})` };
 }
 
 function badgesOf(s: Step): string[] {
@@ -142,7 +137,7 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
   const stepOf = (to: string) => (to.startsWith('#') || to === JOIN ? undefined : to);
 
   const agentLane: MapLane = { id: AGENT_LANE, label: 'Agent', detail: 'any agent of the board' };
-  // Finishes and forks sit in the lane of the step before them.
+  // Forks sit in the lane of the step before them (finishes too, until they are placed by what leads to them).
   let previousLane = agentLane;
   const drawn = new Set<string>();
   for (const [i, s] of p.steps.entries()) {
@@ -161,11 +156,11 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
     previousLane = lanes.get(lane)!;
 
     if (s.kind === 'agent' || s.kind === 'task' || s.kind === 'approve') {
-      node({ id: s.id, kind: s.kind, lane, step: s.id, title: words(s.id), text: s.value, tag: `${KIND_TAG[s.kind]} · ${s.id}`, badges: badgesOf(s), problems: own });
+      node({ id: s.id, kind: s.kind, lane, step: s.id, title: humanize(s.id), text: s.value, tag: `${KIND_TAG[s.kind]} · ${s.id}`, badges: badgesOf(s), problems: own });
     } else if (s.kind === 'finish') {
       node({ id: s.id, kind: 'end', lane, step: s.id, title: s.value || s.id, text: `The run ends ${s.value || s.id}.`, tag: `End · ${s.id}`, problems: own });
     } else if (s.kind === 'parallel') {
-      node({ id: s.id, kind: 'fork', lane, step: s.id, title: words(s.id), text: 'The branches start together.', tag: `Parallel · ${s.id}`, problems: own });
+      node({ id: s.id, kind: 'fork', lane, step: s.id, title: humanize(s.id), text: 'The branches start together.', tag: `Parallel · ${s.id}`, problems: own });
       node({ id: `${s.id}#join`, kind: 'join', lane, step: s.id, title: 'Join', text: 'Goes on when every branch is done.', tag: 'Join' });
     } else {
       const w = waitText(s);
@@ -178,9 +173,9 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
       if (typeof s.next === 'string') edge(`${s.id}#join`, target(s, s.next), 'next', s.id, stepOf(s.next));
     } else if (Array.isArray(s.next)) {
       const d = `${s.id}#decision`;
-      node({ id: d, kind: 'decision', lane, step: s.id, title: 'Decision', text: `Where the run goes after ${words(s.id)}.`, tag: 'Decision' });
+      node({ id: d, kind: 'decision', lane, step: s.id, title: 'Decision', text: `Where the run goes after ${humanize(s.id)}.`, tag: 'Decision' });
       edge(s.id, d, 'next', s.id, undefined);
-      for (const r of s.next) edge(d, target(s, r.to), 'route', s.id, stepOf(r.to), r.when ?? `To ${words(r.to)}`);
+      for (const r of s.next) edge(d, target(s, r.to), 'route', s.id, stepOf(r.to), r.when ?? `To ${humanize(r.to)}`);
     } else if (typeof s.next === 'string') {
       const label = s.kind === 'approve' ? 'Approved' : s.kind === 'wait_for' ? (s.timeout && !s.onTimeout ? `${s.value}, or after ${s.timeout}` : `${s.value} arrives`) : undefined;
       edge(s.id, target(s, s.next), s.kind === 'approve' ? 'approved' : 'next', s.id, stepOf(s.next), label);
@@ -197,12 +192,19 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
       // One failed end per lane, shared by the decisions in it: a calmer map than one per step.
       const failed = `#failed:${lane}`;
       if (!nodes.some((n) => n.id === failed)) node({ id: failed, kind: 'end', lane, title: 'failed', text: 'Deciding failed here ends the run failed.', tag: 'End' });
-      edge(s.id, failed, 'failed', s.id, undefined, 'Failed');
+      // Unlabelled: the dotted line ends at "End: failed", which says it.
+      edge(s.id, failed, 'failed', s.id, undefined);
     }
   }
   for (const m of missing) {
     const from = edges.find((e) => e.to === `#missing:${m}`)!;
     node({ id: `#missing:${m}`, kind: 'missing', lane: nodes.find((n) => n.id === from.from)!.lane, title: m, text: `No step "${m}" in this file.`, tag: 'Missing step', problems: [`no step "${m}"`] });
+  }
+  // A finish sits beside the last step that leads to it, not wherever the file lists it.
+  for (const n of nodes) {
+    if (n.kind !== 'end' || n.id.includes('#')) continue;
+    const last = [...nodes].reverse().find((x) => x.id !== n.id && edges.some((e) => e.from === x.id && e.to === n.id));
+    if (last) n.lane = last.lane;
   }
   if (p.steps.length > 0) {
     const first = nodes[0]!;

@@ -3,14 +3,24 @@
  * passes through a box other than its own ends, every route label sits on or
  * beside its own line and overlaps no box and no other label, no two boxes
  * overlap, every box lies inside its lane, every line is orthogonal and
- * starts and ends on its own boxes. The geometry here is the test's own.
+ * starts and ends on its own boxes. And from the drawn SVG: no line of text
+ * reaches past its card, label or lane name, measured with the map's font.
+ * No end lies before Start, no lane has two failed ends, and a map is drawn
+ * top to bottom exactly when left to right would be a strip. The geometry
+ * here is the test's own.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadDraft } from '../../src/map/draft.js';
-import { processMapLayout, type MapLayout } from '../../src/map/index.js';
+import { processMapLayout, type Direction, type MapLayout } from '../../src/map/index.js';
+import { MAX_ASPECT, SCREEN_W } from '../../src/map/layout.js';
+import { drawSvg } from '../../src/map/svg.js';
+import { textWidth } from '../../src/map/text.js';
 import { FULL_OFFER } from '../../src/protocol/offer.js';
-import { drafts, ours, rel, SHARED, upstream } from './sources.js';
+import path from 'node:path';
+import { drafts, ours, rel, ROOT, SHARED, upstream } from './sources.js';
+
+const SUPPLIER = path.join(ROOT, 'fixtures/valid/supplier-onboarding/PROCESS.md');
 
 interface Rect {
   x: number;
@@ -89,7 +99,8 @@ function problems(m: MapLayout): string[] {
     for (const b of m.nodes.slice(i + 1)) if (overlap(a, b)) out.push(`boxes ${a.node.id} and ${b.node.id} overlap`);
   for (const n of m.nodes) {
     const lane = m.lanes.find((l) => l.id === n.node.lane)!;
-    if (n.y < lane.y || n.y + n.height > lane.y + lane.height) out.push(`${n.node.id} is outside its lane ${lane.id}`);
+    if (n.x < lane.x || n.x + n.width > lane.x + lane.width || n.y < lane.y || n.y + n.height > lane.y + lane.height) out.push(`${n.node.id} is outside its lane ${lane.id}`);
+    if (overlap(n, lane.head)) out.push(`${n.node.id} covers the name of its lane ${lane.id}`);
   }
   const labels = m.edges.filter((e) => e.label);
   for (const e of m.edges) {
@@ -121,9 +132,76 @@ function problems(m: MapLayout): string[] {
   return out;
 }
 
-async function layoutOf(file: string): Promise<MapLayout> {
+/** A drawn line of text: where it starts, how it is anchored and in which font. */
+interface Drawn {
+  x: number;
+  y: number;
+  size: number;
+  bold: boolean;
+  anchor: string;
+  text: string;
+}
+const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
+const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+function texts(svgPart: string): Drawn[] {
+  return [...svgPart.matchAll(/<text([^>]*)>([^<]*)<\/text>/g)].map((m) => ({
+    x: Number(attr(m[1]!, 'x')),
+    y: Number(attr(m[1]!, 'y')),
+    size: Number(attr(m[1]!, 'font-size')),
+    bold: attr(m[1]!, 'font-weight') === '700',
+    anchor: attr(m[1]!, 'text-anchor') ?? 'start',
+    text: unescape(m[2]!),
+  }));
+}
+
+/** Every line of text that reaches past its box, measured with the map's own font metrics. */
+function overflows(m: MapLayout, svg: string): string[] {
+  const out: string[] = [];
+  const inside = (what: string, t: Drawn, box: Rect) => {
+    const w = textWidth(t.text, t.size, t.bold ? 'bold' : 'regular');
+    const left = t.anchor === 'middle' ? t.x - w / 2 : t.x;
+    const [top, bottom] = [t.y - 0.8 * t.size, t.y + 0.25 * t.size];
+    if (left < box.x + 2 || left + w > box.x + box.width - 2 || top < box.y || bottom > box.y + box.height) out.push(`${what}: "${t.text}" overflows its box`);
+  };
+  const boxes = new Map(m.nodes.map((n) => [n.node.id, n as Rect]));
+  for (const g of svg.matchAll(/<g class="node[^"]*" data-id="([^"]+)"[^>]*>([\s\S]*?)<\/g>/g)) for (const t of texts(g[2]!)) inside(unescape(g[1]!), t, boxes.get(unescape(g[1]!))!);
+  for (const g of svg.matchAll(/<g class="label" data-edge="([^"]+)">([\s\S]*?)<\/g>/g)) for (const t of texts(g[2]!)) inside(`label of ${g[1]}`, t, m.edges.find((e) => e.edge.id === g[1])!.label!);
+  const bands = [...svg.matchAll(/<g class="lane-band">([\s\S]*?)<\/g>/g)];
+  bands.forEach((g, i) => texts(g[1]!).forEach((t) => inside(`lane ${m.lanes[i]!.label}`, t, m.lanes[i]!.head)));
+  return out;
+}
+
+/** What the rules of issue 29 ask of a map beyond clean geometry: ends after Start, one failed end per lane. */
+function placement(m: MapLayout): string[] {
+  const out: string[] = [];
+  const start = m.nodes.find((n) => n.node.kind === 'start');
+  for (const n of m.nodes.filter((x) => x.node.kind === 'end')) {
+    if (!start) break;
+    const before = m.direction === 'right' ? n.x < start.x + start.width : n.y < start.y + start.height;
+    if (before) out.push(`End ${n.node.title} (${n.node.id}) lies ${m.direction === 'right' ? 'left of' : 'above'} Start`);
+  }
+  const failed = new Map<string, number>();
+  for (const n of m.nodes) if (n.node.kind === 'end' && n.node.title === 'failed') failed.set(n.node.lane, (failed.get(n.node.lane) ?? 0) + 1);
+  for (const [lane, count] of failed) if (count > 1) out.push(`${count} failed ends in lane ${lane}`);
+  return out;
+}
+
+async function layoutOf(file: string, direction?: Direction): Promise<MapLayout> {
   const d = loadDraft(readFileSync(file, 'utf8'), FULL_OFFER);
-  return processMapLayout({ process: d.process }, { problems: d.problems });
+  return processMapLayout({ process: d.process }, { problems: d.problems, ...(direction ? { direction } : {}) });
+}
+
+/** Every check on one process's map, in words: geometry, text, placement, and the way it flows. */
+async function allProblems(file: string): Promise<string[]> {
+  const m = await layoutOf(file);
+  const found = [...problems(m), ...overflows(m, drawSvg(m)), ...placement(m)];
+  // The aspect rule, on ELK's real widths: a map drawn left to right is no strip (ELK's spacing between
+  // lines may add up to a tenth to the width the choice was made on); one drawn top to bottom would be.
+  const wide = m.direction === 'right' ? m : await layoutOf(file, 'right');
+  if (m.direction === 'right' && wide.width > 1.1 * MAX_ASPECT * wide.height && wide.width > 1.1 * SCREEN_W) found.push(`drawn left to right as a ${Math.round(wide.width)} × ${Math.round(wide.height)} strip`);
+  if (m.direction === 'down' && !(wide.width > MAX_ASPECT * wide.height && wide.width > SCREEN_W)) found.push(`drawn top to bottom though left to right is ${Math.round(wide.width)} × ${Math.round(wide.height)}`);
+  if (m.direction === 'down') found.push(...placement(await layoutOf(file, 'right')).map((p) => `left to right: ${p}`));
+  return found;
 }
 
 describe('map geometry', () => {
@@ -132,21 +210,33 @@ describe('map geometry', () => {
   });
 
   it.each(ours.map((f) => [rel(f), f]))('%s', async (_name, file) => {
-    const m = await layoutOf(file);
-    expect(m.nodes.length).toBeGreaterThan(2);
-    expect(problems(m)).toEqual([]);
+    expect((await layoutOf(file)).nodes.length).toBeGreaterThan(2);
+    expect(await allProblems(file)).toEqual([]);
   });
 
   it.each(drafts.map((f) => [rel(f), f]))('draft %s', async (_name, file) => {
-    expect(problems(await layoutOf(file))).toEqual([]);
+    expect(await allProblems(file)).toEqual([]);
   });
 
   describe.skipIf(upstream.length === 0)(`upstream fixtures (${SHARED}; skipped when it is absent)`, () => {
     it.each(upstream.map((f) => [rel(f), f]))('%s', async (_name, file) => {
-      const m = await layoutOf(file);
-      expect(m.nodes.length).toBeGreaterThan(2);
-      expect(problems(m)).toEqual([]);
+      expect((await layoutOf(file)).nodes.length).toBeGreaterThan(2);
+      expect(await allProblems(file)).toEqual([]);
     });
+  });
+
+  it('the 20-step process is drawn top to bottom, its lanes as columns', async () => {
+    const m = await layoutOf(SUPPLIER);
+    expect(m.graph.nodes.filter((n) => n.step !== undefined && !n.id.includes('#')).length).toBe(20);
+    expect(m.direction).toBe('down');
+    // Lanes side by side, each from the name band to the bottom.
+    for (const [i, l] of m.lanes.entries()) if (i > 0) expect(l.x).toBeCloseTo(m.lanes[i - 1]!.x + m.lanes[i - 1]!.width);
+    expect(new Set(m.lanes.map((l) => l.y)).size).toBe(1);
+  });
+
+  it('a small process stays left to right', async () => {
+    const m = await layoutOf(path.join(ROOT, 'fixtures/service/cooling-off/PROCESS.md'));
+    expect(m.direction).toBe('right');
   });
 
   it('a step nothing leads to (a draft) stays in its lane', async () => {
@@ -160,7 +250,8 @@ describe('map geometry', () => {
     // A line through a box, a far label and two overlapping boxes, built by hand.
     const box = (id: string, x: number, y: number) => ({ x, y, width: 100, height: 40, node: { id, lane: 'l' } });
     const m = {
-      lanes: [{ id: 'l', y: 0, height: 200 }],
+      direction: 'right',
+      lanes: [{ id: 'l', x: 0, y: 0, width: 500, height: 200, head: { x: 0, y: 0, width: 0, height: 0 } }],
       nodes: [box('a', 0, 0), box('b', 300, 0), box('c', 150, 0), box('d', 160, 10)],
       edges: [{ edge: { from: 'a', to: 'b', label: 'far' }, points: [{ x: 100, y: 20 }, { x: 300, y: 20 }], label: { x: 0, y: 150, width: 40, height: 14 } }],
     } as unknown as MapLayout;
@@ -168,5 +259,11 @@ describe('map geometry', () => {
     expect(found).toContain('boxes c and d overlap');
     expect(found).toContain('line a → b passes through c');
     expect(found.some((f) => f.startsWith('label "far" is'))).toBe(true);
+    // An end before Start, two failed ends in one lane, and a title wider than its card.
+    const node = (id: string, kind: string, x: number, title = id) => ({ x, y: 0, width: 100, height: 40, node: { id, kind, title, lane: 'l' } });
+    const ends = { direction: 'right', nodes: [node('#start', 'start', 200), node('e1', 'end', 0, 'failed'), node('e2', 'end', 400, 'failed')] } as unknown as MapLayout;
+    expect(placement(ends)).toEqual(['End failed (e1) lies left of Start', '2 failed ends in lane l']);
+    const wide = '<g class="node node-agent" data-id="a"><text x="10" y="20" font-size="13" font-weight="700">A title far too long for a card this narrow</text></g>';
+    expect(overflows({ nodes: [node('a', 'agent', 0)], edges: [], lanes: [] } as unknown as MapLayout, wide)).toEqual(['a: "A title far too long for a card this narrow" overflows its box']);
   });
 });

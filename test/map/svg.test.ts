@@ -74,7 +74,7 @@ describe('drawn maps', () => {
   });
 
   it('long instructions wrap between words and keep the whole text in a tooltip', async () => {
-    const long = 'Read every receipt and compare each line with the travel policy, then write down what is missing and why it matters for the payout.';
+    const long = 'Read every receipt and compare each line with the travel policy, then write down what is missing and why it matters for the payout. Ask the claimant for anything unclear, and note the answer beside the line it explains.';
     const d = loadDraft(`---\nname: long\ndescription: Long.\nsteps:\n  - id: read\n    agent: ${long}\n  - id: done\n    finish: done\n---\n`, FULL_OFFER);
     const svg = unescape(await processMapSvg({ process: d.process }));
     expect(svg).toContain(long);
@@ -117,7 +117,7 @@ describe('drawn maps', () => {
     expect(svg).toMatch(/<g class="node node-approve state-now" data-id="approve"/);
     expect(svg).toContain('now: a person decides');
     expect(svg).toContain('reworked 1×');
-    const taken = [...svg.matchAll(/<path class="edge[^"]*edge-taken[^"]*" d="[^"]*" marker-end="[^"]*" data-edge="([^"]+)"/g)].map((m) => m[1]);
+    const taken = [...svg.matchAll(/<path class="edge[^"]*edge-taken[^"]*"[^>]*data-edge="([^"]+)"/g)].map((m) => m[1]);
     const g = mapGraph(p);
     const name = (id: string) => g.edges.find((e) => e.id === id)!;
     const went = taken.map((id) => `${name(id!).from}>${name(id!).to}`).sort();
