@@ -15,7 +15,7 @@ export interface FormLimits {
   fileSize: number;
 }
 
-/** The sign-in form, which anybody may post: one code of 47 characters, with room to spare. */
+/** The sign-in forms, which anybody may post: a code of 47 characters, or an address with its token and the page to land on; with room to spare. */
 export const SIGNIN_FORM: FormLimits = { body: 4096, fieldSize: 1024, fieldNameSize: 100, fields: 8, files: 0, fileSize: 0 };
 
 /** Every other form, of a signed-in person: files up to maxUploadBytes in all, and text no field of a run could exceed. */

@@ -58,6 +58,12 @@ describe.skipIf(!HAVE_BROWSER)('signing in by oneself, in a browser', () => {
       expect(await axeProblems(page)).toEqual([]);
       await page.screenshot({ path: path.join(ARTIFACTS, `signin-${label}.png`), fullPage: true });
 
+      // Sent empty: the problem is said at the field, and the page stays accessible.
+      await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+      await page.getByText('Enter your email address.').waitFor();
+      expect(await page.getByLabel('Your email address').getAttribute('aria-invalid')).toBe('true');
+      expect(await axeProblems(page)).toEqual([]);
+
       const before = smtp.mails.filter((m) => isLink(m) && m.to.includes(PEOPLE.ana)).length;
       await field.fill(PEOPLE.ana);
       await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
