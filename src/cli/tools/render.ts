@@ -7,7 +7,7 @@
  */
 import { loadVersion } from '../../board/processes.js';
 import { FULL_OFFER } from '../../protocol/offer.js';
-import { mapGraph, runMapSvg, toMermaid } from '../../map/index.js';
+import { runMapSvg, runMermaid } from '../../map/index.js';
 import { color } from '../output.js';
 import type { Cli } from '../cli.js';
 import type { Completion, Description, EventResult, Handoff, Lease, RunsPage, RunView, Upload, WorkItem, WorkPage } from './views.js';
@@ -89,8 +89,7 @@ export async function printRunMap(cli: Cli, v: RunView, format = 'mermaid'): Pro
   const board = await cli.board();
   const p = await loadVersion(board, v.run.process, v.run.version, FULL_OFFER);
   if (format === 'svg') return void toStdout(await runMapSvg(p, v, { lanes: { groups: board.manifest.groups } }));
-  const states = Object.fromEntries(v.steps.map((s) => [s.id, s.state]));
-  toStdout(toMermaid(mapGraph(p.process, { roles: p.roles, groups: board.manifest.groups }), states));
+  toStdout(runMermaid(p, v, { lanes: { groups: board.manifest.groups } }));
 }
 
 /** One completion: who and when, the decision or route, outputs, summary, note, evidence with its hash. */
