@@ -35,7 +35,7 @@ interface HelpSays {
 const PRE_SESSION = /^[A-Za-z0-9_-]{43}$/;
 
 export class SignIn {
-  private readonly failures = new SignInThrottle(trustedProxies());
+  private readonly failures: SignInThrottle;
   private readonly mailer: SignInMailer;
 
   constructor(
@@ -44,7 +44,9 @@ export class SignIn {
     private readonly frame: (title: string) => Frame,
     log: (line: string) => void,
   ) {
-    this.mailer = new SignInMailer(board, new LinkThrottle(trustedProxies()), log);
+    const trusted = trustedProxies();
+    this.failures = new SignInThrottle(trusted);
+    this.mailer = new SignInMailer(board, new LinkThrottle(trusted), log);
   }
 
   /**
