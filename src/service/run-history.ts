@@ -1,0 +1,93 @@
+/**
+ * Every run's history for the Insights figures, read from the runs' audit
+ * chains (the board's own record; nothing else is kept or written). Each
+ * chain is reduced to its facts once and kept in memory while the file's
+ * inode, size and mtime stand: a chain only grows by a commit's append, and
+ * git replaces files, either of which moves them. Lines that are not JSON (a
+ * torn last line) are skipped: `workboard audit verify` is where a chain is
+ * judged. The process versions the runs pinned are loaded once each.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Board } from '../board/board.js';
+import { isCode, statIfExists } from '../board/fsutil.js';
+import { isRunId, paths } from '../board/layout.js';
+import { loadVersion } from '../board/processes.js';
+import { runFacts, type HistoryLine, type RunFacts } from '../insights/facts.js';
+import { versionKey } from '../insights/figures.js';
+import type { Process } from '../process/model.js';
+import { FULL_OFFER } from '../protocol/offer.js';
+
+function parsedLines(text: string): HistoryLine[] {
+  const out: HistoryLine[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw === '') continue;
+    try {
+      const l = JSON.parse(raw) as { ts?: unknown; actor?: unknown; action?: unknown; entity?: unknown; input?: { changes?: unknown } };
+      if (typeof l.ts !== 'string' || typeof l.actor !== 'string' || typeof l.action !== 'string' || typeof l.entity !== 'string') continue;
+      const changes = l.input?.changes;
+      out.push({ ts: l.ts, actor: l.actor, action: l.action, entity: l.entity, ...(typeof changes === 'object' && changes !== null ? { changes: changes as Record<string, unknown> } : {}) });
+    } catch {
+      // a torn or damaged line: not history
+    }
+  }
+  return out;
+}
+
+export class RunHistory {
+  private readonly facts = new Map<string, { stamp: string; facts: RunFacts | null }>();
+  private readonly versions = new Map<string, Pick<Process, 'steps' | 'name' | 'body'> & { roles: Record<string, string> }>();
+
+  constructor(private readonly board: Board) {}
+
+  /** Every run's facts (runs whose chain starts no run are left out), in id order. */
+  runs(): RunFacts[] {
+    let ids: string[];
+    try {
+      ids = readdirSync(this.board.store.abs('runs')).filter(isRunId).sort();
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return [];
+      throw e;
+    }
+    const out: RunFacts[] = [];
+    const seen = new Set(ids);
+    for (const id of this.facts.keys()) if (!seen.has(id)) this.facts.delete(id);
+    for (const id of ids) {
+      const file = this.board.store.abs(paths.runChain(id));
+      const s = statIfExists(file);
+      if (!s) continue;
+      const stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
+      let e = this.facts.get(id);
+      if (!e || e.stamp !== stamp) {
+        let text: string;
+        try {
+          text = readFileSync(file, 'utf8');
+        } catch (err) {
+          if (isCode(err, 'ENOENT')) continue;
+          throw err;
+        }
+        e = { stamp, facts: runFacts(id, parsedLines(text)) };
+        this.facts.set(id, e);
+      }
+      if (e.facts) out.push(e.facts);
+    }
+    return out;
+  }
+
+  /** The versions these runs pinned, by `name@version`; one that cannot be read is left out (its steps then have no kind or due). */
+  async versionsOf(runs: readonly RunFacts[]): Promise<Map<string, Pick<Process, 'steps' | 'name' | 'body'> & { roles: Record<string, string> }>> {
+    const out = new Map<string, Pick<Process, 'steps' | 'name' | 'body'> & { roles: Record<string, string> }>();
+    for (const r of runs) {
+      const key = versionKey(r.process, r.version);
+      if (out.has(key)) continue;
+      let v = this.versions.get(key);
+      if (!v) {
+        const loaded = await loadVersion(this.board, r.process, r.version, FULL_OFFER).catch(() => null);
+        if (!loaded) continue;
+        v = { name: loaded.process.name, body: loaded.process.body, steps: loaded.process.steps, roles: loaded.roles };
+        this.versions.set(key, v);
+      }
+      out.set(key, v);
+    }
+    return out;
+  }
+}
