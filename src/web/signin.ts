@@ -21,7 +21,7 @@ import { redirect, sendPage } from './respond.js';
 import { csrfOk, csrfToken, NEXT_COOKIE, nextCookie, originOk, preSessionCookie, preSessionCookieName, safeNext, sessionCookie } from './security.js';
 import { SESSION_ABSOLUTE_MS } from './session-rules.js';
 import { peekCode, redeemCode } from './sessions.js';
-import { addressProblem, emailConfigured, normaliseAddress } from './signin-email.js';
+import { addressProblem, emailConfigured, normaliseAddress, recipientFor } from './signin-email.js';
 import { SignInMailer } from './signin-mailer.js';
 import { LinkThrottle, SignInThrottle, type Asker } from './signin-throttle.js';
 
@@ -77,7 +77,9 @@ export class SignIn {
         this.failures.failed(who, code);
         return this.badLink(req, res, next);
       }
-      return sendPage(res, 200, h(SignInPage, { frame: this.frame('Sign in'), code, email, ...this.nextOf(next ?? null) }));
+      await this.board.refresh();
+      const name = recipientFor(this.board.manifest, email)?.name;
+      return sendPage(res, 200, h(SignInPage, { frame: this.frame('Sign in'), code, email, ...(name ? { name } : {}), ...this.nextOf(next ?? null) }));
     }
     if (!originOk(this.config, req.headers)) return this.help(req, res, 403, { problem: 'The request did not come from this site.' });
     const posted = (await readForm(req, SIGNIN_FORM)).fields;

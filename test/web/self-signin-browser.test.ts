@@ -85,6 +85,7 @@ describe.skipIf(!HAVE_BROWSER)('signing in by oneself, in a browser', () => {
       const mail = await until(() => smtp.mails.filter((m) => isLink(m) && m.to.includes(PEOPLE.ana))[before], 30_000);
       const link = linkOf(mail, /http:\/\/\S+\/signin\?code=\S+/)!;
       await page.goto(link);
+      expect(await page.locator('main').innerText()).toContain('This link signs you in as Ana Silva (ana@example.com). It works once.');
       expect(await axeProblems(page)).toEqual([]);
       await page.getByRole('button', { name: `Sign in as ${PEOPLE.ana}` }).click();
       await page.waitForURL(target);

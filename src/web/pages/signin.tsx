@@ -6,11 +6,11 @@
 import { Layout, type Frame } from './layout.js';
 import { Notice } from './parts.js';
 
-export function SignInPage({ frame, code, email, next }: { frame: Frame; code: string; email: string; next?: string }) {
+export function SignInPage({ frame, code, email, name, next }: { frame: Frame; code: string; email: string; name?: string; next?: string }) {
   return (
     <Layout frame={frame}>
       <h1>Sign in</h1>
-      <p>This link signs you in as <strong>{email}</strong>. It works once.</p>
+      <p>This link signs you in as {name && name !== email ? <><strong>{name}</strong> ({email})</> : <strong>{email}</strong>}. It works once.</p>
       <form method="post" action="/signin">
         <input type="hidden" name="code" value={code} />
         {next ? <input type="hidden" name="next" value={next} /> : null}
