@@ -159,6 +159,13 @@ describe('who is told what, and where they act', () => {
     expect(n!.text).toContain('amount: 12');
   });
 
+  it('a work item whose role is the operators group tells the operators WORK.md names', () => {
+    const d = new Drive({ ...REPORT, roles: { writer: 'writers', approver: 'operators' } });
+    d.start(ann, { amount: 12 });
+    const told = d.decide(wes, 'prepare', 'completed', { output: { text: 'Report.' } });
+    expect(told.map((n) => [n.kind, n.stepId, n.recipients])).toEqual([['work_item', 'approve', [OLGA]]]);
+  });
+
   it('an approval waits for the approvers; a rejection with on_reject tells the writers their step is reopened, with the note', () => {
     const d = new Drive(REPORT);
     d.start(ann, { amount: 12 });
