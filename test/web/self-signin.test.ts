@@ -6,7 +6,8 @@
  * the throttle per address or per person no email goes, with the same
  * answer; the answer does not wait for the email (the SMTP server holding
  * it); an agent's id and a removed person get nothing; the emailed link
- * signs in once and lands on the page asked for, never on another site; the
+ * signs in once and lands on the page asked for, never on another site, and
+ * points at the board's own address whatever Host the request named; the
  * form needs our origin and its pre-session token; a board without email
  * says to ask an operator.
  *
@@ -166,6 +167,18 @@ describe('asking for a sign-in link', () => {
     const signed = await request(wb.base, 'POST', '/signin', { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ code, next: 'https://evil.example/work' }).toString());
     expect(signed.status).toBe(303);
     expect(signed.headers.location).toBe('/work');
+  });
+
+  it("never builds the link from the request's Host: a forged Host and Origin still get a link to the board's own address", async () => {
+    // A script, not a browser, may send any Host and a matching Origin, after a visit of its own for the token.
+    const forged = { host: 'evil.example', origin: 'http://evil.example' };
+    const first = await request(wb.base, 'GET', '/signin', { host: forged.host });
+    const b = { cookie: /(wb_pre=[^;]+)/.exec([first.headers['set-cookie'] ?? []].flat().join('\n'))![1]!, csrf: /name="csrf" value="([^"]+)"/.exec(first.text)![1]! };
+    await addPerson(wb.board, 'test', 'host@example.com');
+    expect((await ask(b, 'host@example.com', {}, forged)).status).toBe(200);
+    const mail = await until(() => links('host@example.com')[0], 20_000);
+    expect(linkIn(mail).origin).toBe(wb.base);
+    expect(mail.text).not.toContain('evil.example');
   });
 
   it('offers the form on a page a notification links to, empty and keeping the page, and never fills it from the URL', async () => {
