@@ -20,7 +20,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { BoardError } from '../../src/board/errors.js';
 import { scopeFiles } from '../../src/board/layout.js';
-import { acquireLock } from '../../src/board/lock.js';
+import { acquireLock, LockTimeout } from '../../src/board/lock.js';
 import { chainEvents, cleanupTmp, exists, newBoard, readText, snapshotDir, tmpDir } from '../support/tmp-board.js';
 
 const children: ChildProcess[] = [];
@@ -103,12 +103,14 @@ describe('the lock file', () => {
     const dir = await tmpDir();
     const file = path.join(dir, 'locks', 'x.lock');
     const first = await acquireLock(file, { staleMs: 60_000, timeoutMs: 5_000 });
+    // While it is held, another acquirer retries for all of its time and gives up without it.
+    await expect(acquireLock(file, { staleMs: 60_000, timeoutMs: 200 })).rejects.toBeInstanceOf(LockTimeout);
+    expect(JSON.parse(await readText(file))).toMatchObject({ pid: process.pid });
     let secondHeld = false;
-    const second = acquireLock(file, { staleMs: 60_000, timeoutMs: 5_000 }).then((h) => {
+    const second = acquireLock(file, { staleMs: 60_000, timeoutMs: 30_000 }).then((h) => {
       secondHeld = true;
       return h;
     });
-    await new Promise((r) => setTimeout(r, 150));
     expect(secondHeld).toBe(false);
     await first.release();
     const h2 = await second;

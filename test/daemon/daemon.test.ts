@@ -17,6 +17,8 @@ import { Daemon } from '../../src/daemon/daemon.js';
 import { addAgent, addOperator, editManifest } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { verifyChain } from '../../src/board/audit.js';
+import { allEntries } from '../../src/notify/outbox.js';
+import { dueKeys } from '../../src/notify/schedule.js';
 import { resolveActor } from '../../src/service/identity.js';
 import { offerFor } from '../../src/service/context.js';
 import { Service } from '../../src/service/service.js';
@@ -137,7 +139,12 @@ describe('workboard serve', () => {
 
   it('two daemons on one board never apply one transition twice', async () => {
     const { board: b, service, bot } = await board();
-    await Promise.all([serve(b.root), serve(b.root)]);
+    const serves = await Promise.all([serve(b.root), serve(b.root)]);
+    const logs = serves.map((c) => {
+      let text = '';
+      c.stdout!.on('data', (d) => (text += String(d)));
+      return () => text;
+    });
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) {
       const at = new Date(Date.now() + 800 + i * 50).toISOString();
@@ -147,10 +154,14 @@ describe('workboard serve', () => {
     for (const id of ids) {
       await until(async () => ((await b.store.read(`runs/${id}/hold.md`))?.data.state === 'done' ? true : undefined));
     }
-    await new Promise((r) => setTimeout(r, 500));
+    // Every deadline has passed, so each daemon's timer is due and runs before the signal is handled; a
+    // stopped serve has finished what it had in flight, so nothing can land after this.
+    await Promise.all(serves.map((c) => new Promise((r) => (c.once('close', r), c.kill('SIGTERM')))));
     for (const id of ids) {
       const completed = (await events(b, id)).filter((e) => e.action === 'step.completed' && e.entity === `${id}/hold`);
       expect(completed).toHaveLength(1);
+      // And exactly one of the two daemons says it applied it.
+      expect(logs.flatMap((l) => l().split('\n')).filter((l) => l.endsWith(`${id}: step.completed hold`))).toHaveLength(1);
     }
   }, 60_000);
 
@@ -209,7 +220,12 @@ describe('workboard serve', () => {
     const actor = bot.ok ? bot.actor : (undefined as never);
     const live = (await service.call('start_run', { process: 'chore', inputs: {}, requestId: 'n1' }, actor)) as { ok: true; data: { run: { id: string } } };
     const test = (await service.call('start_run', { process: 'chore', inputs: {}, mode: 'test', requestId: 'n2' }, actor)) as { ok: true; data: { run: { id: string } } };
-    await daemonOn(b, clock);
+    const daemon = await daemonOn(b, clock);
+    // Every delivery the daemon started is recorded, and none is due.
+    const settled = async () => {
+      await daemon.plan();
+      await until(async () => ((await allEntries(b.store)).some((e) => !e.deliveries || dueKeys(e, clock.now()).length > 0) ? undefined : true));
+    };
     // Their minute is up exactly a minute on, not a moment before.
     await clock.advance(59_999);
     expect((await b.store.read(`runs/${live.data.run.id}/work.md`))?.data.overdue).not.toBe(true);
@@ -219,9 +235,10 @@ describe('workboard serve', () => {
       return text.trim() === '' ? undefined : text;
     });
     await until(async () => ((await b.store.read(`runs/${test.data.run.id}/work.md`))?.data.overdue === true ? true : undefined));
-    // Let the watcher's re-plans after those writes land and run: none sends again.
-    await new Promise((r) => setTimeout(r, 300));
+    // Plans after those writes, and a minute later, send nothing again.
+    await settled();
     await clock.advance(60_000);
+    await settled();
     const sent = (await fs.readFile(out, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { runId: string; stepId: string; recipients: string[]; kind: string });
     expect(line).toBeTruthy();
     expect(sent).toHaveLength(1);

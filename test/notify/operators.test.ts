@@ -39,8 +39,12 @@ it('a refused hand edit is told to the operators once, linking to the run', asyn
   expect(told.body.details).toContain('mode');
   // Another change to the same broken run is refused again, but not told again.
   await fs.appendFile(file, '\nMore text.\n');
-  await clocks.plan();
-  await new Promise((r) => setTimeout(r, 300));
+  const refusals = () => clocks.log.filter((l) => l.startsWith(`${runId}: refused`)).length;
+  await until(async () => {
+    await clocks.plan();
+    return refusals() >= 2 ? true : undefined;
+  });
+  // The second refusal has been acted on; whatever it told would now be delivered.
   await clocks.plan();
   expect(hook.hooks.filter((x) => x.body.kind === 'edit_refused')).toHaveLength(1);
 });
