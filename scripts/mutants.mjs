@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+/**
+ * Hand mutations, re-run with one command: each one breaks a rule the tests
+ * must hold (four eyes, the audit chain, lock files, the journal, CSRF and
+ * Origin, who is told, claim tokens, leases, replay), the test files that
+ * guard the rule run, and the mutant is killed when they fail. Nothing here
+ * touches this checkout: the work happens in a clone of its HEAD (commit
+ * first), whose node_modules come from `npm ci`.
+ *
+ *   node scripts/mutants.mjs [--clone <dir>] [--only <id>,<id>]
+ *
+ * A mutation whose text is no longer in its file (the code moved on) is
+ * reported as such, never counted as killed.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** [id, file, text, its mutation, the test files that must kill it] */
+const MUTANTS = [
+  ['four-eyes-earlier-completions', 'src/engine/rights.ts', '[...(st.current ? [st.current] : []), ...st.history]', '[...(st.current ? [st.current] : [])]', ['test/engine/rights.test.ts', 'test/identities/scopes-four-eyes.test.ts']],
+  ['four-eyes-initiator', 'src/engine/rights.ts', 'if (initiator && mine.has(initiator.toLowerCase()))', 'if (initiator && false)', ['test/engine/rights.test.ts', 'test/identities/scopes-four-eyes.test.ts']],
+  ['four-eyes-former-emails', 'src/engine/rights.ts', '[person.email, ...(person.formerEmails ?? [])]', '[person.email]', ['test/engine/rights.test.ts', 'test/identities/scopes-four-eyes.test.ts']],
+  ['agent-scope-ignored', 'src/engine/rights.ts', "return actor.kind !== 'agent' || actor.processes === undefined || actor.processes.includes(process);", 'return true;', ['test/engine/rights.test.ts', 'test/identities/scopes-four-eyes.test.ts']],
+  ['audit-seq-gap', 'src/board/audit.ts', 'if (expectedSeq !== undefined && ev.seq !== expectedSeq)', 'if (expectedSeq !== undefined && ev.seq !== expectedSeq && false)', ['test/board/audit.test.ts']],
+  ['audit-prev-hash', 'src/board/audit.ts', 'if (expectedPrev !== undefined && ev.prevHash !== expectedPrev)', 'if (expectedPrev !== undefined && ev.prevHash !== expectedPrev && false)', ['test/board/audit.test.ts']],
+  ['audit-line-hash', 'src/board/audit.ts', 'if (eventHash(rest) !== hash)', 'if (eventHash(rest) !== hash && false)', ['test/board/audit.test.ts']],
+  ['audit-torn-line', 'src/board/audit.ts', "const torn = lines[lines.length - 1] !== '';", 'const torn = false;', ['test/board/audit.test.ts']],
+  ['lock-release-any-of-this-host', 'src/board/lock.ts', "if (buf !== null && buf.toString('utf8') === JSON.stringify(info)) await removeIfExists(file);", "if (buf !== null && JSON.parse(buf.toString('utf8')).host === info.host) await removeIfExists(file);", ['test/board/lock.test.ts']],
+  ['lock-break-live-pid', 'src/board/lock.ts', 'if (info.host === HOST) return !pidAlive(info.pid);', 'if (info.host === HOST) return true;', ['test/board/lock.test.ts']],
+  ['journal-broken-dropped', 'src/board/journal.ts', "if (state === 'broken') {", "if (state === 'never') {", ['test/board/journal.test.ts']],
+  ['journal-whole-dropped', 'src/board/journal.ts', "if (state === 'whole') {", 'if (false) {', ['test/board/journal.test.ts']],
+  ['csrf-any-of-right-length', 'src/web/security.ts', 'return want.length === got.length && timingSafeEqual(want, got);', 'return want.length === got.length;', ['test/web/post-guard.test.ts']],
+  ['origin-any', 'src/web/security.ts', 'if (origin !== undefined) return origin === want;', 'if (origin !== undefined) return true;', ['test/web/post-guard.test.ts']],
+  ['operators-group-nobody', 'src/notify/rules.ts', 'if (a.group === OPERATORS) return [...manifest.operators];', 'if (a.group === OPERATORS) return [];', ['test/notify/rules.test.ts']],
+  ['group-members-nobody', 'src/notify/rules.ts', "return [...(manifest.groups[a.group ?? ''] ?? [])];", 'return [];', ['test/notify/rules.test.ts']],
+  ['token-signature-unchecked', 'src/service/tokens.ts', 'if (sig.length !== want.length || !timingSafeEqual(sig, want)) return null;', 'if (sig.length !== want.length) return null;', ['test/abuse/tokens.test.ts']],
+  ['lease-never-expires', 'src/engine/commands.ts', 'Date.parse(lease.expiresAt) <= m.ctx.now.getTime()', 'Date.parse(lease.expiresAt) < 0', ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
+  ['lease-any-agent', 'src/engine/commands.ts', "if (actor.kind !== 'agent' || lease.agent !== actor.id) return", "if (actor.kind !== 'agent') return", ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
+  ['replay-other-arguments', 'src/service/replay.ts', 'if (rec.fingerprint !== fingerprint(tool, a, actor)) {', 'if (false) {', ['test/service/idempotency.test.ts']],
+];
+
+function option(name) {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? undefined : process.argv[i + 1];
+}
+
+const clone = path.resolve(option('clone') ?? '/tmp/workboard-mutants');
+const only = option('only')?.split(',');
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+
+if (clone === REPO) throw new Error('the clone must not be this checkout');
+if (!existsSync(clone)) run('git', ['clone', '--quiet', REPO, clone], REPO);
+run('git', ['fetch', '--quiet', REPO, 'HEAD'], clone);
+run('git', ['checkout', '--quiet', '--force', 'FETCH_HEAD'], clone);
+run('git', ['clean', '--quiet', '-fdx', '--exclude=node_modules'], clone);
+if (!existsSync(path.join(clone, 'node_modules'))) run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], clone);
+const commit = run('git', ['rev-parse', '--short', 'HEAD'], clone).trim();
+
+const passes = (tests) => spawnSync('npx', ['vitest', 'run', ...tests], { cwd: clone, encoding: 'utf8', env: { ...process.env, CI: '1' }, timeout: 600_000 }).status === 0;
+// A mutant counts as killed only by tests that pass without it.
+const baseline = new Map();
+
+const rows = [];
+for (const [id, file, text, mutated, tests] of MUTANTS) {
+  if (only && !only.includes(id)) continue;
+  const key = tests.join(' ');
+  if (!baseline.has(key)) baseline.set(key, passes(tests));
+  if (!baseline.get(key)) {
+    rows.push([id, file, `not measured: ${key} fails unmutated`]);
+    continue;
+  }
+  const abs = path.join(clone, file);
+  const original = readFileSync(abs, 'utf8');
+  if (original.split(text).length !== 2) {
+    rows.push([id, file, 'not applicable (text not found once)']);
+    continue;
+  }
+  writeFileSync(abs, original.replace(text, mutated));
+  try {
+    rows.push([id, file, passes(tests) ? 'SURVIVED' : 'killed']);
+  } finally {
+    writeFileSync(abs, original);
+  }
+  process.stderr.write(`${rows.at(-1).join('  ')}\n`);
+}
+
+const killed = rows.filter((r) => r[2] === 'killed').length;
+console.log(`Hand mutations at ${commit}: ${killed} of ${rows.length} killed\n`);
+console.log('| mutation | file | result |\n| --- | --- | --- |');
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+process.exitCode = killed === rows.length ? 0 : 1;
