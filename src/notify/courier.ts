@@ -14,7 +14,7 @@ import { removeIfExists } from '../board/fsutil.js';
 import { OUTBOX_DIR } from '../board/layout.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { baseUrlFor } from '../web/config.js';
+import { boardBaseUrl } from '../core/public-url.js';
 import { ATTEMPT_MS, Lanes, PER_CHANNEL, within } from './attempts.js';
 import { runCommand } from './channels/command.js';
 import { sendEmail } from './channels/email.js';
@@ -55,7 +55,7 @@ export class Courier {
   }
 
   private get baseUrl(): string {
-    return baseUrlFor(this.board.manifest.notifications.baseUrl ?? undefined);
+    return boardBaseUrl(this.board.manifest);
   }
 
   /**

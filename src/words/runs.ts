@@ -58,7 +58,7 @@ function findingRank(field: FieldSpec | undefined, value: unknown, text: string)
 }
 
 /** The outputs of the steps done so far, in the process's step order, booleans and one_of values first. */
-export function findings(process: Pick<Process, 'steps'>, run: { data: Pick<RunData, 'steps'> }, ctx: WordsContext = { people: [] }): Finding[] {
+export function findings(process: Pick<Process, 'steps'>, run: { data: { steps: Record<string, Pick<RunData['steps'][string], 'output'> | undefined> } }, ctx: WordsContext = { people: [] }): Finding[] {
   const out: (Finding & { rank: number; order: number })[] = [];
   for (const step of process.steps) {
     const output = run.data.steps[step.id]?.output;

@@ -49,7 +49,7 @@ describe('an approval with a note', () => {
     expect(lines.find((l) => l.action === 'step.completed' && l.entity === `${runId}/approve`)).toMatchObject({ actor: 'ana@example.com', input: { changes: { note } } });
 
     const show = await wb('show', runId, '--as', 'ana@example.com');
-    expect(show.stdout).toMatch(new RegExp(`approve .*done\\n.*by ana@example\\.com at \\S+: approved\\n\\s+note: ${note.replace(/\./g, '\\.')}\\n`));
+    expect(show.stdout).toMatch(new RegExp(`done +Approve the payout\\n +ana@example\\.com, just now: approved\\n\\s+note: ${note.replace(/\./g, '\\.')}\\n`));
     const log = await wb('log', runId);
     expect(log.stdout).toContain(` ana@example.com approved approve ("${note}")\n`);
   });

@@ -90,8 +90,8 @@ describe('tool commands', () => {
     expect(runs.data.items.map((r: { id: string }) => r.id)).toContain(runId);
     const human = wb('--as', 'ana@example.com', 'show', runId);
     expect(human.stdout).toContain('ended (filed)');
-    expect(human.stdout).toContain('output {"number":"A-1"}');
-    expect(human.stdout).toContain(`evidence file ${up.data.id} sha256:${up.data.sha256}`);
+    expect(human.stdout).toContain('Number: A-1');
+    expect(human.stdout).toContain(`evidence: file ${up.data.id} sha256:${up.data.sha256}`);
     const log = wb('log', runId);
     expect(log.code).toBe(0);
     expect(log.stdout).toMatch(/helper started filing v1\n[\s\S]*helper claimed attach [\s\S]*helper submitted attach\n[\s\S]*ana@example\.com approved approve\n[\s\S]*the run ended: filed\n/);

@@ -1,7 +1,7 @@
 /** The people's web app from the command line: sign-in links and sessions. */
 import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
-import { baseUrlFor } from '../../web/config.js';
+import { boardBaseUrl } from '../../core/public-url.js';
 import { createLoginLink, listSessions, revokeSession, revokeSessionsOf } from '../../web/sessions.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -10,13 +10,18 @@ export function register(program: Command, cli: Cli): void {
   program
     .command('login-link')
     .argument('<email>', 'a person declared in WORK.md (agents never get a web session)')
-    .option('--base-url <url>', 'where people reach workboard serve (default: WORKBOARD_PUBLIC_URL, else http://127.0.0.1:7420)')
-    .description('print a single-use sign-in link for the web app, valid for 15 minutes')
+    .option('--base-url <url>', 'where people reach workboard serve (default: WORK.md\'s notifications.baseUrl, else WORKBOARD_PUBLIC_URL, else http://127.0.0.1:7420)')
+    .description('print a single-use sign-in link for the web app, valid for 15 minutes (only the link on stdout)')
     .addHelpText('after', '\nExample:\n  workboard login-link mira@example.com --base-url https://work.example.com')
     .action(async (email: string, o: { baseUrl?: string }) => {
-      const url = await createLoginLink(await cli.board(), email, baseUrlFor(o.baseUrl));
+      const board = await cli.board();
+      const url = await createLoginLink(board, email, boardBaseUrl(board.manifest, o.baseUrl));
       if (cli.json()) printJson({ ok: true, data: { email, url } });
-      else process.stdout.write(`${url}\n${color.dim(`works once, for 15 minutes, for ${email}`)}\n`);
+      else {
+        // The link alone on stdout, so LINK=$(workboard login-link …) captures exactly it.
+        process.stdout.write(`${url}\n`);
+        process.stderr.write(color.dim(`works once, for 15 minutes, for ${email}\n`));
+      }
       cli.exit(EXIT.ok);
     });
 

@@ -8,9 +8,10 @@
 import { createInterface } from 'node:readline/promises';
 import { BoardError } from '../../board/errors.js';
 import type { Step } from '../../process/model.js';
+import { cutAtWord, runTitle } from '../../words/index.js';
 import { color } from '../output.js';
-import { fields, processTitle } from './render.js';
 import type { RunView, WorkItem } from './views.js';
+import { labelled, stepName, when, who, type RunWords } from './words.js';
 
 /** The answers, in the shape of `decide`'s own flags (`output` as `k=v` pairs, `evidence` as `kind:ref` items). */
 export interface DecisionAnswers {
@@ -56,15 +57,15 @@ function prompter() {
  * decision would end the run or was given without a snapshot, ask to go
  * ahead. Answers null when the person says no.
  */
-export async function askDecision(view: RunView, item: WorkItem, steps: readonly Step[], given?: DecisionAnswers): Promise<DecisionAnswers | null> {
+export async function askDecision(view: RunView, item: WorkItem, w: RunWords, given?: DecisionAnswers): Promise<DecisionAnswers | null> {
   const { ask, close } = prompter();
   try {
-    showStep(view, item);
+    showStep(view, item, w);
     const out = given ?? (await askFields(item, ask));
-    const ending = endsRunWith(steps, item.stepId, out.decision, out.next);
+    const ending = endsRunWith(w.process.steps, item.stepId, out.decision, out.next);
     if (given || ending !== null) {
       const what = ending !== null ? `This ends the run (outcome ${ending}). ` : '';
-      const yes = (await ask(`\n${what}Decide ${out.decision} on ${item.stepId} of ${view.run.id}? [y/N] `)).toLowerCase();
+      const yes = (await ask(`\n${what}Decide ${out.decision} on ${stepName(w, item.stepId)}? [y/N] `)).toLowerCase();
       if (yes !== 'y' && yes !== 'yes') return null;
     }
     return out;
@@ -103,17 +104,18 @@ async function askFields(item: WorkItem, q: (prompt: string) => Promise<string>)
   return out;
 }
 
-/** The step's text, the run's inputs, what each earlier step produced or decided, and the notes handed to this step. */
-function showStep(view: RunView, item: WorkItem): void {
+/** The step's text, the run's inputs, what each earlier step produced or decided, and the notes handed to this step, in words. */
+function showStep(view: RunView, item: WorkItem, w: RunWords): void {
   const { run, data } = view;
-  const w = (s: string) => process.stdout.write(s);
-  w(`${color.bold(`${processTitle(view)} · ${item.stepId} (${item.kind})`)}${run.mode === 'test' ? color.yellow('  TEST RUN') : ''}\n`);
-  w(`${color.dim(`${run.id}, ${run.process} v${run.version}, due ${item.due ?? '-'}`)}\n\n${item.text.trim()}\n\n`);
-  if (Object.keys(data.inputs).length > 0) w(`${color.dim('inputs'.padEnd(12))}${fields(data.inputs)}\n`);
+  const out = (s: string) => process.stdout.write(s);
+  const pad = (label: string) => color.dim(cutAtWord(label, 28).padEnd(30));
+  out(`${color.bold(`${runTitle(w.process, data.inputs, w.people)}: ${stepName(w, item.stepId)}`)}${run.mode === 'test' ? color.yellow('  TEST RUN') : ''}\n`);
+  out(`${color.dim(item.due ? `due ${when(w, item.due)}` : 'no due date')}\n\n${item.text.trim()}\n\n`);
+  if (Object.keys(data.inputs).length > 0) out(`${pad('Inputs')}${labelled(w, data.inputs, w.process.inputs)}\n`);
   for (const [id, d] of Object.entries(data.steps)) {
     const shown = { ...(d.output ?? {}), ...(d.decision ? { decision: d.decision } : {}), ...(d.note ? { note: d.note } : {}), ...(d.summary ? { summary: d.summary } : {}) };
-    if (Object.keys(shown).length) w(`${color.dim(id.padEnd(12))}${fields(shown)}\n`);
+    if (Object.keys(shown).length) out(`${pad(stepName(w, id))}${labelled(w, shown, w.process.steps.find((s) => s.id === id)?.output)}\n`);
   }
-  if (item.handoff?.returned) w(`${color.dim('returned'.padEnd(12))}by ${item.handoff.returned.by}: ${item.handoff.returned.note}\n`);
-  if (item.escalation) w(`${color.dim('escalated'.padEnd(12))}by ${item.escalation.by}: ${item.escalation.note}\n`);
+  if (item.handoff?.returned) out(`${pad('Returned')}by ${who(w, item.handoff.returned.by)}: ${item.handoff.returned.note}\n`);
+  if (item.escalation) out(`${pad('Escalated')}by ${who(w, item.escalation.by)}: ${item.escalation.note}\n`);
 }

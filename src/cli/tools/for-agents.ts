@@ -10,7 +10,7 @@ import type { Cli } from '../cli.js';
 import { collect, evidenceArgs, fieldsFrom, mediaTypeOf, readBytes, readJson } from './args.js';
 import { call } from './call.js';
 import { printDescription, printEventResult, printLease, printRun, printStarted, printUpload, printWork } from './render.js';
-import type { ToolArgs } from './views.js';
+import type { RunView, ToolArgs } from './views.js';
 
 export function start(program: Command, cli: Cli): void {
   program
@@ -27,7 +27,7 @@ export function start(program: Command, cli: Cli): void {
       const inputs = fieldsFrom(o.inputsFile, o.input, '--input', cli);
       const args: ToolArgs = { process: name, inputs, mode: o.test ? 'test' : 'live', requestId: o.requestId ?? randomUUID() };
       if (o.versionNumber) args.version = Number(o.versionNumber);
-      await call(cli, 'start_run', args, printStarted);
+      await call(cli, 'start_run', args, (v: RunView) => printStarted(cli, v));
     });
 }
 
@@ -123,7 +123,7 @@ export function submit(program: Command, cli: Cli): void {
       if (evidence.length) args.evidence = evidence;
       if (o.next !== undefined) args.next = o.next;
       if (o.reason !== undefined) args.reason = o.reason;
-      await call(cli, 'submit', args, printRun);
+      await call(cli, 'submit', args, (v: RunView) => printRun(cli, v));
     });
 }
 
@@ -134,5 +134,5 @@ export function escalate(program: Command, cli: Cli): void {
     .argument('<token>', 'the claim token')
     .requiredOption('--note <text>', 'what blocks you')
     .addHelpText('after', '\nExample:\n  workboard escalate "$TOKEN" --note "The receipt is unreadable" --as reviewer')
-    .action(async (token: string, o: { note: string }) => call(cli, 'escalate', { token, note: o.note, requestId: randomUUID() }, printRun));
+    .action(async (token: string, o: { note: string }) => call(cli, 'escalate', { token, note: o.note, requestId: randomUUID() }, (v: RunView) => printRun(cli, v)));
 }

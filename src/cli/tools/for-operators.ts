@@ -6,7 +6,7 @@ import type { Cli } from '../cli.js';
 import { collect, parsePairs } from './args.js';
 import { call } from './call.js';
 import { printRun, printRuns } from './render.js';
-import type { ToolArgs } from './views.js';
+import type { RunView, ToolArgs } from './views.js';
 
 export function runs(program: Command, cli: Cli): void {
   program
@@ -39,5 +39,5 @@ export function cancel(program: Command, cli: Cli): void {
     .argument('<run>', 'the run id')
     .requiredOption('--reason <text>', 'why')
     .addHelpText('after', '\nExample:\n  workboard cancel r-01jd… --reason "Duplicate claim" --as ops@example.com')
-    .action(async (runId: string, o: { reason: string }) => call(cli, 'cancel', { runId, reason: o.reason, requestId: randomUUID() }, printRun));
+    .action(async (runId: string, o: { reason: string }) => call(cli, 'cancel', { runId, reason: o.reason, requestId: randomUUID() }, (v: RunView) => printRun(cli, v)));
 }

@@ -6,9 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
-import { loadVersion } from '../../board/processes.js';
-import type { Step } from '../../process/model.js';
-import { FULL_OFFER } from '../../protocol/offer.js';
 import { EXIT, exitFor } from '../output.js';
 import type { Cli } from '../cli.js';
 import { collect, evidenceArgs, fieldsFrom } from './args.js';
@@ -16,6 +13,7 @@ import { call, callQuietly } from './call.js';
 import { askDecision } from './decide-prompt.js';
 import { printDecideArgs, printInbox, printRefusal, printRun, printRunMap } from './render.js';
 import type { RunView, ToolArgs, WorkPage } from './views.js';
+import { wordsFor } from './words.js';
 
 export function show(program: Command, cli: Cli): void {
   program
@@ -27,7 +25,7 @@ export function show(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExamples:\n  workboard show r-01jd… --map\n  workboard show r-01jd… --map --format svg > run.svg')
     .action(async (runId: string, o: { map?: boolean; format: string }) => {
       if (o.format !== 'mermaid' && o.format !== 'svg') cli.usage(`--format is mermaid or svg, not "${o.format}"`);
-      return call(cli, 'get_run', { runId }, (v: RunView) => (o.map ? printRunMap(cli, v, o.format) : printRun(v)), true);
+      return call(cli, 'get_run', { runId }, (v: RunView) => (o.map ? printRunMap(cli, v, o.format) : printRun(cli, v)), true);
     });
 }
 
@@ -51,7 +49,7 @@ export function inbox(program: Command, cli: Cli): void {
           const r = await read<RunView>('get_run', { runId: i.runId });
           if (r.ok) runs.set(i.runId, r.data);
         }
-        printInbox(page, runs);
+        await printInbox(cli, page, runs);
       });
     });
 }
@@ -66,11 +64,6 @@ interface DecideFlags {
   next?: string;
   reason?: string;
   requestId?: string;
-}
-
-/** The version a run is pinned to, for what its decisions lead to. */
-async function stepsOf(cli: Cli, view: RunView): Promise<readonly Step[]> {
-  return (await loadVersion(await cli.board(), view.run.process, view.run.version, FULL_OFFER)).process.steps;
 }
 
 export function decide(program: Command, cli: Cli): void {
@@ -109,7 +102,7 @@ export function decide(program: Command, cli: Cli): void {
         const view = read.data;
         const item = view.workItems.find((w) => w.id === workItemId);
         if (!item) throw new BoardError('invalid', `no open work item ${workItemId} on run ${runId} (workboard show ${runId} lists them)`);
-        const answers = await askDecision(view, item, await stepsOf(cli, view), decision === undefined ? undefined : { decision, ...(flags.next ? { next: flags.next } : {}) });
+        const answers = await askDecision(view, item, await (await wordsFor(cli))(view.run), decision === undefined ? undefined : { decision, ...(flags.next ? { next: flags.next } : {}) });
         if (answers === null) {
           process.stderr.write('nothing was decided\n');
           return cli.exit(EXIT.refused);
@@ -124,6 +117,6 @@ export function decide(program: Command, cli: Cli): void {
       const evidence = await evidenceArgs(chosen.evidence, cli);
       if (evidence.length) args.evidence = evidence;
       for (const k of ['note', 'summary', 'next', 'reason'] as const) if (chosen[k] !== undefined) args[k] = chosen[k];
-      await call(cli, 'decide', args, printRun);
+      await call(cli, 'decide', args, (v: RunView) => printRun(cli, v));
     });
 }

@@ -6,10 +6,13 @@
  * rest on stderr, so `$(…)` captures exactly the value.
  */
 import { loadVersion } from '../../board/processes.js';
+import type { Fields } from '../../process/model.js';
 import { FULL_OFFER } from '../../protocol/offer.js';
+import { declaredNames, fieldLabel, findings, humanize, joinClauses, processTitle, relativeTime, runTitle, type Finding } from '../../words/index.js';
 import { runMapSvg, runMermaid } from '../../map/index.js';
 import { color } from '../output.js';
 import type { Cli } from '../cli.js';
+import { labelled, stepName, when, who, wordsFor, type RunWords } from './words.js';
 import type { Completion, Description, EventResult, Handoff, Lease, RunsPage, RunView, Upload, WorkItem, WorkPage } from './views.js';
 
 type Write = (s: string) => void;
@@ -26,17 +29,6 @@ export function plain(v: unknown): string {
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
-/** `name: value` pairs joined on one line. */
-export function fields(o: Record<string, unknown>): string {
-  return Object.entries(o).map(([k, v]) => `${k}: ${plain(v)}`).join('  ·  ');
-}
-
-/** The process's title: the first markdown heading of its body, else its name. */
-export function processTitle(v: RunView): string {
-  const heading = /^#\s+(.+)$/m.exec(v.body ?? '');
-  return heading ? heading[1]!.trim() : v.run.process;
-}
-
 /** Text indented under a heading, every line of it (instructions are never cut). */
 function block(text: string, indent: string): string {
   return text.trim().split('\n').map((l) => `${indent}${l}`).join('\n') + '\n';
@@ -47,41 +39,49 @@ export function decideCommand(runId: string, w: WorkItem): string {
   return `workboard decide ${runId} ${w.id} ${w.decide.decisions.join('|')} --snapshot ${w.snapshot}`;
 }
 
-/** A run: its record and inputs, every step with what completed it (and earlier attempts), and its open work items. */
-export function printRun(v: RunView): void {
-  writeRun(v, toStdout);
+/** A run: its title, who started it and when, its inputs, every step with what completed it (and earlier attempts), and its open work items. */
+export async function printRun(cli: Cli, v: RunView): Promise<void> {
+  writeRun(v, await (await wordsFor(cli))(v.run), toStdout);
 }
 
-function writeRun(v: RunView, write: Write): void {
+function writeRun(v: RunView, w: RunWords, write: Write): void {
   const run = v.run;
   const paint = run.state === 'active' ? color.green : run.state === 'waiting' ? color.yellow : color.dim;
-  write(`${color.bold(run.id)}  ${run.process} v${run.version}  ${paint(run.state)}${run.outcome ? ` (${run.outcome})` : ''}${run.mode === 'test' ? color.yellow('  TEST') : ''}\n`);
-  write(`  started ${run.startedAt} by ${run.startedBy}, updated ${run.updatedAt}\n`);
-  if (run.ended) write(`  ended ${run.ended.at} by ${run.ended.by}${run.ended.note ? `: ${run.ended.note}` : ''}\n`);
-  if (Object.keys(v.data.inputs).length > 0) write(`  inputs   ${fields(v.data.inputs)}\n`);
+  write(`${color.bold(runTitle(w.process, v.data.inputs, w.people))}  ${paint(run.state)}${run.outcome ? ` (${run.outcome})` : ''}${run.mode === 'test' ? color.yellow('  TEST') : ''}\n`);
+  write(color.dim(`  ${run.id}, version ${run.version}\n`));
+  write(`  started ${when(w, run.startedAt)} by ${who(w, run.startedBy)}, updated ${relativeTime(run.updatedAt, w.now)}\n`);
+  if (run.ended) write(`  ended ${when(w, run.ended.at)} by ${who(w, run.ended.by)}${run.ended.note ? `: ${run.ended.note}` : ''}\n`);
+  if (Object.keys(v.data.inputs).length > 0) write(`  inputs   ${labelled(w, v.data.inputs, w.process.inputs)}\n`);
   for (const s of v.steps) {
     const d = v.data.steps[s.id];
     const st = s.state === null ? color.dim('·') : s.state;
-    const due = s.due ? `  due ${s.due}${s.overdue ? color.red(' OVERDUE') : ''}` : '';
-    write(`  ${s.id.padEnd(24)} ${s.kind.padEnd(10)} ${st}${due}\n`);
-    if (d) printCompletion(d, '      ', write);
+    const due = s.due ? `  due ${relativeTime(s.due, w.now)}${s.overdue ? color.red(' OVERDUE') : ''}` : '';
+    write(`  ${String(st).padEnd(9)} ${stepName(w, s.id)}${due}\n`);
+    const declared = w.process.steps.find((x) => x.id === s.id)?.output;
+    if (d) printCompletion(d, w, declared, '      ', write);
     for (const [i, h] of (d?.history ?? []).entries()) {
       write(color.dim(`      earlier attempt ${i + 1}:\n`));
-      printCompletion(h, '        ', write);
+      printCompletion(h, w, declared, '        ', write);
     }
   }
-  for (const w of v.workItems) {
-    const to = w.assignedTo;
-    write(`  ${color.yellow('work item')} ${w.id} on ${w.stepId} for ${to.group ? `group ${to.group}` : to.person}: ${w.decide.decisions.join(', ')}${needs(w)}\n`);
-    printNotes(w, '      ', write);
-    write(color.dim(`      ${decideCommand(run.id, w)}\n`));
+  for (const item of v.workItems) {
+    write(`  ${color.yellow('waiting for')} ${assignee(w, item)}: ${stepName(w, item.stepId)}\n`);
+    write(`      ${item.decide.decisions.join(', ')}${needs(w, item)}\n`);
+    printNotes(item, w, '      ', write);
+    write(color.dim(`      ${decideCommand(run.id, item)}\n`));
   }
 }
 
+/** Who a work item waits for: a person by name, or a group. */
+function assignee(w: RunWords, item: WorkItem): string {
+  const to = item.assignedTo;
+  return to.person ? who(w, to.person) : `the ${humanize(to.group ?? 'operators')} group`;
+}
+
 /** `start`: the new run's id alone on stdout, the run itself on stderr. */
-export function printStarted(v: RunView): void {
+export async function printStarted(cli: Cli, v: RunView): Promise<void> {
   toStdout(`${v.run.id}\n`);
-  writeRun(v, toStderr);
+  writeRun(v, await (await wordsFor(cli))(v.run), toStderr);
 }
 
 /** `show --map`: the run on its process map, as Mermaid (each step's state a class) or as an SVG with the path taken. */
@@ -92,57 +92,67 @@ export async function printRunMap(cli: Cli, v: RunView, format = 'mermaid'): Pro
   toStdout(runMermaid(p, v, { lanes: { groups: board.manifest.groups } }));
 }
 
-/** One completion: who and when, the decision or route, outputs, summary, note, evidence with its hash. */
-function printCompletion(d: Completion, indent: string, write: Write): void {
+/** One completion: who and when, the decision or route, outputs in words, summary, note, evidence with its hash. */
+function printCompletion(d: Completion, w: RunWords, declared: Fields | undefined, indent: string, write: Write): void {
   const line = (s: string) => write(color.dim(`${indent}${s}\n`));
-  if (d.by) line(`by ${d.by} at ${d.at}${d.decision ? `: ${d.decision}` : ''}${d.next ? ` → ${d.next}${d.reason ? ` (${d.reason})` : ''}` : ''}`);
-  if (d.output && Object.keys(d.output).length > 0) line(`output ${JSON.stringify(d.output)}`);
+  if (d.by) line(`${who(w, d.by)}${d.at ? `, ${relativeTime(d.at, w.now)}` : ''}${d.decision ? `: ${d.decision}` : ''}`);
+  if (d.next) line(`next: ${d.reason ? joinClauses(stepName(w, d.next), 'because', d.reason, declaredNames(w.people)) : stepName(w, d.next)}`);
+  if (d.output && Object.keys(d.output).length > 0) line(labelled(w, d.output, declared));
   if (d.summary) line(d.summary.split('\n')[0]!);
   if (d.note) line(`note: ${d.note}`);
-  for (const e of d.evidence ?? []) line(`evidence ${e.kind} ${e.ref}${e.sha256 ? ` sha256:${e.sha256}` : ''}`);
+  for (const e of d.evidence ?? []) line(`evidence: ${e.kind} ${e.ref}${e.sha256 ? ` sha256:${e.sha256}` : ''}`);
 }
 
 /** What the earlier attempt handed over and why the step was escalated, as readable lines. */
-function printNotes(w: WorkItem, indent: string, write: Write): void {
-  const h: Handoff | null = w.handoff;
-  if (h?.returned) write(`${indent}returned by ${h.returned.by}: ${h.returned.note}\n`);
+function printNotes(item: WorkItem, w: RunWords, indent: string, write: Write): void {
+  const h: Handoff | null = item.handoff;
+  if (h?.returned) write(`${indent}returned by ${who(w, h.returned.by)}: ${h.returned.note}\n`);
   if (h?.progress) write(`${indent}progress so far: ${h.progress}\n`);
   for (const i of h?.issues ?? []) write(`${indent}issue: ${i}\n`);
-  if (w.escalation) write(`${indent}escalated by ${w.escalation.by}${w.escalation.at ? ` at ${w.escalation.at}` : ''}: ${w.escalation.note}\n`);
+  if (item.escalation) write(`${indent}escalated by ${who(w, item.escalation.by)}${item.escalation.at ? ` ${relativeTime(item.escalation.at, w.now)}` : ''}: ${item.escalation.note}\n`);
 }
 
-/** What a work item needs beyond the decision: output fields, evidence kinds, a route. */
-function needs(w: WorkItem): string {
+/** What a work item needs beyond the decision: output fields, evidence kinds, a route, in words. */
+function needs(w: RunWords, item: WorkItem): string {
   const parts: string[] = [];
-  if (w.output) parts.push(`output ${Object.keys(w.output).join(', ')}`);
-  if (w.evidence) parts.push(`evidence ${w.evidence.join(', ')}`);
-  if (w.next) parts.push(`next one of ${w.next.map((r) => r.to).join(', ')}`);
+  const declared = w.process.steps.find((s) => s.id === item.stepId)?.output;
+  if (item.output) parts.push(Object.keys(item.output).map((k) => fieldLabel(k, declared?.[k])).join(', '));
+  if (item.evidence) parts.push(`evidence (${item.evidence.join(' or ')})`);
+  if (item.next) parts.push(`where next: ${item.next.map((r) => r.when ?? stepName(w, r.to)).join(' / ')}`);
   return parts.length ? `; completing needs ${parts.join('; ')}` : '';
 }
 
+/** A finding as a line reads it: the label and value, a warning marked. */
+const findingText = (f: Finding): string => `${f.warning ? color.red('⚠ ') : ''}${f.label}: ${f.text}`;
+
 /**
- * `inbox`: for a person, each work item with its process, the run's inputs,
- * due date, the step's whole text, handoff and escalation notes and the
- * command that decides it; for an agent, its ready steps.
+ * `inbox`: for a person, each work item under its run's title, with its step,
+ * when it is due, the run's inputs and what the earlier steps found (warnings
+ * marked), the step's whole text, handoff and escalation notes and the command
+ * that decides it; for an agent, its ready steps.
  */
-export function printInbox(d: WorkPage, runs: ReadonlyMap<string, RunView>): void {
+export async function printInbox(cli: Cli, d: WorkPage, runs: ReadonlyMap<string, RunView>): Promise<void> {
   if (d.items.length === 0) toStdout('nothing waiting for you\n');
+  const wordsOf = await wordsFor(cli);
   for (const i of d.items) {
     const test = i.mode === 'test' ? color.yellow('  TEST RUN') : '';
-    const w = i.workItem;
-    if (!w) {
+    const item = i.workItem;
+    if (!item) {
       toStdout(`${i.runId}  ${i.stepId}  ready since ${i.readySince}${test}\n`);
       continue;
     }
     const run = runs.get(i.runId);
-    const step = run?.steps.find((s) => s.id === w.stepId);
-    toStdout(`${color.bold(`${i.runId}  ${w.id}`)}${test}\n`);
-    toStdout(`  process  ${run ? processTitle(run) : i.process} ${color.dim(`(${i.process ?? run?.run.process} v${i.version ?? run?.run.version})`)}\n`);
-    toStdout(`  step     ${w.stepId} (${w.kind})  due ${w.due ?? '-'}${step?.overdue ? color.red(' OVERDUE') : ''}\n`);
-    if (run && Object.keys(run.data.inputs).length > 0) toStdout(`  inputs   ${fields(run.data.inputs)}\n`);
-    toStdout(block(w.text, '    '));
-    printNotes(w, '  ', toStdout);
-    toStdout(`  decide   ${w.decide.decisions.join(', ')}${needs(w)}\n  ${color.dim(decideCommand(i.runId, w))}\n`);
+    const w = await wordsOf(run?.run ?? { process: i.process ?? '', version: i.version ?? 0 });
+    const step = run?.steps.find((s) => s.id === item.stepId);
+    const due = item.due ? `due ${when(w, item.due)}${step?.overdue ? color.red(' OVERDUE') : ''}` : 'no due date';
+    toStdout(`${color.bold(run ? runTitle(w.process, run.data.inputs, w.people) : processTitle(w.process))}${test}\n`);
+    toStdout(`  ${stepName(w, item.stepId)}\n  ${due}\n`);
+    if (run && Object.keys(run.data.inputs).length > 0) toStdout(`  inputs   ${labelled(w, run.data.inputs, w.process.inputs)}\n`);
+    const found = run ? findings(w.process, run, w) : [];
+    if (found.length > 0) toStdout(`  found    ${found.map(findingText).join('  ·  ')}\n`);
+    toStdout(block(item.text, '    '));
+    printNotes(item, w, '  ', toStdout);
+    toStdout(`  decide   ${item.decide.decisions.join(', ')}${needs(w, item)}\n  ${color.dim(decideCommand(i.runId, item))}\n\n`);
   }
 }
 

@@ -103,7 +103,7 @@ describe('item 2: the demo (npm start)', () => {
       expect(out).toContain(dir);
       // What the newcomer's inbox shows.
       const inbox = await workboard(['--board', dir, 'inbox', '--as', 'mira@example.com'], { cwd: dir });
-      expect(inbox.stdout).toContain('amount: 184.5');
+      expect(inbox.stdout).toContain('Amount claimed in EUR: 184.50 EUR');
     } finally {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

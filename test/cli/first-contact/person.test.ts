@@ -71,17 +71,19 @@ describe('item 11: what a person sees', () => {
     const c = await runUpToApproval('Max', 40, 'The receipt is a photo of a photo; I cannot read the total.');
     const r = await wb(['inbox', '--as', 'ana@example.com', '--limit', '100']);
     expect(r.code, r.stderr).toBe(0);
-    const block = (runId: string) => r.stdout.split(/\n(?=r-)/).find((x) => x.startsWith(runId)) ?? '';
-    expect(block(a)).toContain('Claim payout (payout v1)');
-    expect(block(a)).toContain('claimant: Kim');
-    expect(block(a)).toContain('amount: 120');
-    expect(block(b)).toContain('amount: 900');
+    // Items are separated by a blank line; each ends with the command that decides it, naming its run.
+    const block = (runId: string) => r.stdout.split('\n\n').find((x) => x.includes(`workboard decide ${runId} `)) ?? '';
+    expect(block(a)).toMatch(/^Claim payout · Kim · 120\n/);
+    expect(block(a)).toContain('Claimant: Kim');
+    expect(block(a)).toContain('Amount: 120');
+    expect(block(a)).toContain('found    Fine: Yes');
+    expect(block(b)).toContain('Amount: 900');
     expect(block(a)).toContain('and a note.');
     expect(block(c)).toContain('escalated by bot');
     expect(block(c)).toContain('I cannot read the total.');
     expect(block(a)).toMatch(new RegExp(`workboard decide ${a} w-[0-9a-f]+ approved\\|rejected\\|failed --snapshot [0-9a-f]{64}`));
     const show = await wb(['show', b]);
-    expect(show.stdout).toContain('inputs   claimant: Lee  ·  amount: 900');
+    expect(show.stdout).toContain('inputs   Claimant: Lee  ·  Amount: 900');
     expect(show.stdout).toMatch(/--snapshot [0-9a-f]{64}/);
   });
 
@@ -106,8 +108,8 @@ describe('item 11: what a person sees', () => {
       return { code, out };
     };
     const declined = await onTerminal('failed\nWrong claimant.\nn\n');
-    expect(declined.out).toContain('claimant: Nia  ·  amount: 75');
-    expect(declined.out).toContain('check       fine: true');
+    expect(declined.out).toContain('Claimant: Nia  ·  Amount: 75');
+    expect(declined.out).toMatch(/Check the claim +Fine: Yes  ·  Summary: Checked\./);
     expect(declined.out).toContain('This ends the run (outcome failed)');
     expect(declined.code).toBe(1);
     expect(JSON.parse((await wb(['--json', 'show', runId])).stdout).data.run).toMatchObject({ state: 'waiting', outcome: null });

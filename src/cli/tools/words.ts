@@ -1,0 +1,56 @@
+/**
+ * What the CLI needs to print a run in words: the process the run is pinned
+ * to (for step titles and field labels), the board's people (for names), the
+ * terminal's time zone and one `now` for the whole command. A process that
+ * no longer loads still prints, with its names humanised.
+ */
+import { loadVersion } from '../../board/processes.js';
+import type { Process } from '../../process/model.js';
+import { FULL_OFFER } from '../../protocol/offer.js';
+import { fieldLabel, formatValue, humanize, personName, relativeTime, exactTime, stepTitle, type WordsContext } from '../../words/index.js';
+import type { Cli } from '../cli.js';
+
+export interface RunWords extends WordsContext {
+  process: Process;
+  timeZone: string;
+  now: Date;
+}
+
+/** The words for each run's process version, each version read once per command. */
+export type WordsOf = (run: { process: string; version: number }) => Promise<RunWords>;
+
+const unloadable = (name: string): Process => ({ name, description: '', inputs: {}, steps: [], frontmatter: {}, body: '' });
+
+export async function wordsFor(cli: Cli): Promise<WordsOf> {
+  const board = await cli.board();
+  const now = new Date();
+  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const loaded = new Map<string, Promise<Process>>();
+  return (run) => {
+    const key = `${run.process}@${run.version}`;
+    if (!loaded.has(key)) loaded.set(key, loadVersion(board, run.process, run.version, FULL_OFFER).then((v) => v.process, () => unloadable(run.process)));
+    return loaded.get(key)!.then((process) => ({ process, people: board.manifest.people, timeZone, now }));
+  };
+}
+
+/** A step's title, by id: from the process when it declares the step, else the id humanised. */
+export function stepName(w: RunWords, id: string): string {
+  const step = w.process.steps.find((s) => s.id === id);
+  return step ? stepTitle(step) : humanize(id);
+}
+
+/** "3 hours ago (Thu 3 Dec 2026, 19:54 CET)": relative first, the exact local time beside it. */
+export const when = (w: RunWords, iso: string): string => `${relativeTime(iso, w.now)} (${exactTime(iso, w.timeZone)})`;
+
+/** A person by name, an agent or the server by its id. */
+export const who = (w: RunWords, id: string): string => personName(w.people, id);
+
+/** Values as `Label: value` pairs, labelled and formatted by their declarations; a warning marked ⚠. */
+export function labelled(w: RunWords, values: Record<string, unknown>, declared: Process['inputs'] | undefined): string {
+  return Object.entries(values)
+    .map(([k, v]) => {
+      const t = formatValue(declared?.[k], v, w);
+      return `${t.warning ? '⚠ ' : ''}${fieldLabel(k, declared?.[k])}: ${t.text}`;
+    })
+    .join('  ·  ');
+}
