@@ -185,6 +185,10 @@ function extent(grid: Grid): { width: number; height: number } {
   return { width: MARGIN + HEADER_W + 12 + cols.reduce((a, b) => a + b, 0) + LAYER_GAP * (cols.length - 1) + 24, height: grid.across + 10 };
 }
 
+/** One ELK for every map a process draws, loaded on first use: elkjs is large, and most commands that load this module never draw. */
+let elk: Promise<{ layout(g: ElkNode): Promise<ElkNode> }> | undefined;
+const elkOnce = () => (elk ??= import('elkjs/lib/elk.bundled.js').then((m) => new m.default.default()));
+
 function grid(g: MapGraph, top: number, dir: Direction): Grid {
   const across = (w: number, h: number) => (dir === 'right' ? h : w);
   const rank = ranks(g);
@@ -300,9 +304,7 @@ async function route(grid: Grid): Promise<MapLayout> {
       return path.slice(1).map((to, k): ElkExtendedEdge => ({ id: `${e.id}:${k}`, sources: [path[k]!], targets: [to] }));
     }),
   };
-  // Loaded on first use: elkjs is large, and most commands that load this module never draw.
-  const elk = (await import('elkjs/lib/elk.bundled.js')).default;
-  const laid = await new elk.default().layout(elkGraph);
+  const laid = await (await elkOnce()).layout(elkGraph);
   const placed = new Map((laid.children ?? []).map((c) => [c.id, { x: c.x!, y: c.y!, width: c.width!, height: c.height! }]));
   const sections = new Map((laid.edges ?? []).map((e) => [e.id, e.sections?.[0]]));
 

@@ -199,7 +199,7 @@ function drawNode(p: PlacedNode, marks: RunMarks | undefined): string[] {
       if (n.kind === 'wait') out.push(`<circle${paint('clock')} fill="none" stroke-width="1.4" cx="${n1(x + PAD + 7)}" cy="${n1(y + 26)}" r="7"/><path${paint('clock')} fill="none" stroke-width="1.4" d="M${n1(x + PAD + 7)},${n1(y + 21)} V${n1(y + 26)} H${n1(x + PAD + 11)}"/>`);
       // On a run map the line above the title says where the run is; the kind and id stay in the tooltip.
       const tag = runNotes.length ? runNotes.join(' · ') : p.lines.tag;
-      let ty = lines(out, wrap(tag, w - 2 * PAD, FONT.tag, 1, now ? TITLE_WEIGHT : 'regular').lines, x + PAD, y + 8, FONT.tag, LINE.tag, now ? 'now-text' : 'muted', now ? BOLD : '');
+      let ty = lines(out, wrap(tag, w - 2 * PAD, FONT.tag, 1).lines, x + PAD, y + 8, FONT.tag, LINE.tag, now ? 'now-text' : 'muted');
       ty = lines(out, p.lines.title, x + PAD + indent, ty, FONT.title, LINE.title, 'ink', BOLD);
       ty = lines(out, p.lines.text, x + PAD + indent, ty, FONT.text, LINE.text, 'muted');
       if (p.lines.badges.length) ty += 6;

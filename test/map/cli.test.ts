@@ -1,15 +1,20 @@
 /**
  * The map commands as real subprocesses on a copy of the example board:
  * `map <name>` and `map <path>` (a draft, with its problems on stderr and
- * exit 1), and `show <run> --map --format svg`.
+ * exit 1), and `show <run> --map` as SVG and as Mermaid with the path taken;
+ * and the bundle in dist/bundle, run from another folder, drawing exactly
+ * what the source draws (so it found the font beside itself).
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { XMLValidator } from 'fast-xml-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadDraft } from '../../src/map/draft.js';
+import { processMapSvg } from '../../src/map/index.js';
+import { FULL_OFFER } from '../../src/protocol/offer.js';
 
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../examples/board', import.meta.url));
@@ -22,6 +27,20 @@ const wb = (...args: string[]) => {
 beforeAll(() => {
   b = path.join(mkdtempSync(path.join(tmpdir(), 'wb-map-')), 'board');
   cpSync(EXAMPLE, b, { recursive: true });
+});
+
+const BUNDLE = fileURLToPath(new URL('../../dist/bundle/main.js', import.meta.url));
+const SUPPLIER = fileURLToPath(new URL('../../fixtures/valid/supplier-onboarding/PROCESS.md', import.meta.url));
+
+describe.skipIf(!existsSync(BUNDLE))(`the bundled CLI (dist/bundle${existsSync(BUNDLE) ? '' : ' is not built: npm run build; skipped'})`, () => {
+  it('finds the map font from its own folder and draws the map the source draws', async () => {
+    const run = `const { main } = await import(${JSON.stringify(BUNDLE)}); process.exitCode = await main(['node', 'workboard', 'map', ${JSON.stringify(SUPPLIER)}, '--format', 'svg']);`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', run], { encoding: 'utf8', cwd: tmpdir() });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const d = loadDraft(readFileSync(SUPPLIER, 'utf8'), FULL_OFFER);
+    expect(r.stdout).toBe(await processMapSvg({ process: d.process }, { problems: d.problems }));
+  });
 });
 
 describe('map commands', () => {
@@ -54,7 +73,10 @@ describe('map commands', () => {
     expect(svg.code).toBe(0);
     expect(XMLValidator.validate(svg.stdout)).toBe(true);
     expect(svg.stdout).toMatch(/<g class="node node-agent state-now" data-id="review_claim"/);
-    expect(wb('show', id, '--map').stdout.startsWith('flowchart LR\n')).toBe(true);
+    const mermaid = wb('show', id, '--map').stdout;
+    expect(mermaid.startsWith('flowchart LR\n')).toBe(true);
+    // The run has only left Start: its first line is drawn bold.
+    expect(mermaid).toContain('linkStyle 0 stroke:#0969da,stroke-width:3px');
     expect(wb('show', id, '--map', '--format', 'png').code).toBe(2);
   });
 });

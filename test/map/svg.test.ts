@@ -10,7 +10,7 @@ import path from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { loadDraft } from '../../src/map/draft.js';
-import { mapGraph, processMapSvg, runMapSvg, toMermaid } from '../../src/map/index.js';
+import { mapGraph, processMapLayout, processMapSvg, runMapSvg, runMermaid, toMermaid } from '../../src/map/index.js';
 import { loadProcess } from '../../src/process/load.js';
 import { FULL_OFFER } from '../../src/protocol/offer.js';
 import { ours, rel, ROOT, upstream } from './sources.js';
@@ -122,5 +122,59 @@ describe('drawn maps', () => {
     const name = (id: string) => g.edges.find((e) => e.id === id)!;
     const went = taken.map((id) => `${name(id!).from}>${name(id!).to}`).sort();
     expect(went).toEqual(['#start>review_claim', 'approve>review_claim', 'review_claim#decision>approve', 'review_claim>review_claim#decision'].sort());
+  });
+});
+
+describe('maps for every renderer', () => {
+  it('colours are plain attributes; the style holds only the dark theme, and it names every paint used', async () => {
+    const svg = await processMapSvg({ process: load(EXPENSE), roles: { 'finance-approver': 'finance' } });
+    expect(svg).not.toContain('var(');
+    const style = /<style>([\s\S]*?)<\/style>/.exec(svg)![1]!;
+    expect(style.trim().startsWith('@media (prefers-color-scheme: dark)')).toBe(true);
+    // Every painted element carries its light colour itself, and its class has a dark one.
+    const painted = [...svg.matchAll(/<(rect|circle|path|polygon|text|line)\s+class="([^"]+)"([^>]*)>/g)];
+    expect(painted.length).toBeGreaterThan(50);
+    for (const [, tag, cls, rest] of painted) {
+      expect(rest, `${tag}.${cls}`).toMatch(/\s(fill|stroke)="#[0-9a-f]{6}"/);
+      for (const c of cls!.split(' ')) expect(style, c).toContain(`.${c} {`);
+    }
+    expect(svg).toMatch(/<svg [^>]*font-family="'Liberation Sans', Arimo, Arial, Helvetica, sans-serif"/);
+  });
+
+  it('lane names keep acronyms and split camelCase', async () => {
+    const text = '---\nname: lanes\ndescription: Lanes.\ninputs:\n  releaseManager: person\nsteps:\n  - id: test\n    person: qa-lead\n    task: Test it.\n  - id: pay\n    person: cfo\n    approve: Pay it.\n  - id: ship\n    person: inputs.releaseManager\n    task: Ship it.\n  - id: done\n    finish: done\n---\n';
+    const d = loadDraft(text, FULL_OFFER);
+    expect(d.issues).toEqual([]);
+    expect(mapGraph(d.process).lanes.map((l) => l.label)).toEqual(['QA lead', 'CFO', 'Release manager']);
+    // Published, a lane shows the group's name as the board writes it.
+    expect(mapGraph(d.process, { roles: { 'qa-lead': 'QATeam', cfo: 'financeCFO' } }).lanes.map((l) => l.label)).toEqual(['QA team', 'Finance CFO', 'Release manager']);
+  });
+
+  it('a wait shows its whole text, and a card is as wide as its longest title word', async () => {
+    const text = '---\nname: w\ndescription: W.\nsteps:\n  - id: hold\n    wait_for: support-acknowledged-by-the-regional-desk\n    timeout: 3d\n    on_timeout: done\n    next: done\n  - id: done\n    finish: done\n---\n';
+    const d = loadDraft(text, FULL_OFFER);
+    const m = await processMapLayout({ process: d.process });
+    const wait = m.nodes.find((n) => n.node.id === 'hold')!;
+    expect(wait.lines.text.join(' ')).toBe('Until the event support-acknowledged-by-the-regional-desk arrives, at most 3d.');
+    // The long word is broken after its hyphens, on lines of its own.
+    expect(wait.lines.title.join(' ').replace(/- /g, '-')).toBe('Wait for support-acknowledged-by-the-regional-desk');
+    expect(wait.lines.title.length).toBeGreaterThan(1);
+    expect(wait.lines.cut).toBe(false);
+  });
+
+  it("a run's Mermaid draws the lines it took bold, as the SVG does", async () => {
+    const p = load(EXPENSE);
+    const view = {
+      run: { state: 'waiting', outcome: null },
+      steps: p.steps.map((s) => ({ id: s.id, state: s.id === 'review_claim' ? 'done' : s.id === 'approve' ? 'waiting' : null })),
+      data: { steps: { review_claim: { next: 'approve' } } },
+    };
+    const mermaid = runMermaid({ process: p, roles: {} }, view);
+    const links = mermaid.split('\n').filter((l) => / -\.?->/.test(l));
+    const style = /linkStyle ([0-9,]+) stroke:#0969da,stroke-width:3px/.exec(mermaid);
+    expect(style).not.toBeNull();
+    const bold = style![1]!.split(',').map((i) => links[Number(i)]!.trim());
+    expect(bold).toEqual(['_start --> review_claim', 'review_claim --> review_claim_decision', 'review_claim_decision -->|"The claim is within policy"| approve']);
+    expect(mermaid).toContain('class approve waiting');
   });
 });
