@@ -6,7 +6,8 @@
  * renderings show the colour the SVG gives that element, and it is not black.
  * Each map is drawn fresh from its source; with WB_WRITE_MAPS=1 the SVGs and
  * both PNGs are written to docs/maps (`<name>.png` by Chromium,
- * `<name>.rsvg.png` by rsvg-convert, and a dark one by Chromium).
+ * `<name>.rsvg.png` by rsvg-convert, and a dark one by Chromium); of the
+ * upstream vendor-check, only the PNGs.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,7 +46,8 @@ function view(steps: string[], states: Record<string, string>, data: RunMapView[
 }
 
 /** The maps in docs/maps, each drawn from its source. */
-const MAPS: { name: string; svg: () => Promise<string>; dark?: boolean }[] = [
+/** `upstream`: drawn from ../shared, so only its pictures go to docs/maps, never its text. */
+const MAPS: { name: string; svg: () => Promise<string>; dark?: boolean; upstream?: boolean }[] = [
   { name: 'expense-approval', dark: true, svg: () => processMapSvg({ process: published(EXPENSE), ...expense }, expenseLanes) },
   {
     name: 'expense-approval-run',
@@ -82,7 +84,7 @@ const MAPS: { name: string; svg: () => Promise<string>; dark?: boolean }[] = [
     },
   },
   ...(existsSync(path.join(SHARED, 'vendor-check/PROCESS.md'))
-    ? [{ name: 'vendor-check', svg: async () => processMapSvg({ process: loadDraft(readFileSync(path.join(SHARED, 'vendor-check/PROCESS.md'), 'utf8'), FULL_OFFER).process, roles: {}, version: 1 }) }]
+    ? [{ name: 'vendor-check', upstream: true, svg: async () => processMapSvg({ process: loadDraft(readFileSync(path.join(SHARED, 'vendor-check/PROCESS.md'), 'utf8'), FULL_OFFER).process, roles: {}, version: 1 }) }]
     : []),
 ];
 
@@ -167,7 +169,7 @@ describe.skipIf(why !== '')(`maps drawn by Chromium and by rsvg-convert${why ? `
 
   it.each(MAPS.map((m) => [m.name, m]))('%s: both renderers draw its colours', async (name, m) => {
     const svg = await m.svg();
-    const svgFile = path.join(dir, `${name}.svg`);
+    const svgFile = path.join(m.upstream ? mkdtempSync(path.join(tmpdir(), 'wb-maps-')) : dir, `${name}.svg`);
     writeFileSync(svgFile, svg);
     const size = { width: num(svg, 'width'), height: num(svg, 'height') };
     const [byChromium, byRsvg] = [path.join(dir, `${name}.png`), path.join(dir, `${name}.rsvg.png`)];
