@@ -5,7 +5,9 @@
  * headers and bytes (but for the address typed, of equal length here); past
  * the throttle per address or per person no email goes, with the same
  * answer; the answer does not wait for the email (the SMTP server holding
- * it); an agent's id and a removed person get nothing; the emailed link
+ * it), and while it is slow at most MAX_WAITING_ASKS asks wait, the rest
+ * dropped with a log line and the same answer; an agent's id and a removed
+ * person get nothing; the emailed link
  * signs in once and lands on the page asked for, never on another site, and
  * points at the board's own address whatever Host the request named; the
  * form needs our origin and its pre-session token; a board without email
@@ -22,6 +24,7 @@ import { until } from '../support/until.js';
 import { smtpServer, type Mail, type Smtp } from '../notify/support.js';
 import { request, type Answer } from './http-support.js';
 import { PEOPLE, payoutAwaitingApproval, startBoard, type WebBoard } from './web-support.js';
+import { MAX_WAITING_ASKS } from '../../src/web/signin-mailer.js';
 
 const FROM = 'workboard@example.com';
 const TITLE = 'Finance desk';
@@ -227,6 +230,31 @@ describe('asking for a sign-in link', () => {
       smtp.release();
     }
     await until(() => (links('held@example.com').length === 1 ? true : undefined), 20_000);
+  });
+
+  it(`keeps at most ${MAX_WAITING_ASKS} asks waiting while the mail server is slow, dropping the rest with a log line and the same answer`, async () => {
+    const b = await visit();
+    let log = '';
+    const listen = (c: Buffer) => void (log += c.toString());
+    wb.server.stdout!.on('data', listen);
+    await addPerson(wb.board, 'test', 'slow@example.com');
+    smtp.hold = true;
+    try {
+      expect((await ask(b, 'slow@example.com')).status).toBe(200);
+      // The one ask being dealt with waits on the mail server; the next ones queue behind it.
+      await until(() => (smtp.held.some((m) => m.to.includes('slow@example.com')) ? true : undefined), 20_000);
+      const flood = (i: number) => `flood-${String(i).padStart(4, '0')}@example.com`; // all as long
+      const answers = [];
+      for (let i = 0; i <= MAX_WAITING_ASKS; i++) answers.push(await ask(b, flood(i)));
+      expect(new Set(answers.map((a) => a.status))).toEqual(new Set([200]));
+      expect(comparable(answers[MAX_WAITING_ASKS]!, flood(MAX_WAITING_ASKS))).toEqual(comparable(answers[0]!, flood(0)));
+      await until(() => (log.includes(`sign-in links: ${MAX_WAITING_ASKS} asks already waiting; one dropped`) ? true : undefined), 20_000);
+    } finally {
+      smtp.release();
+      wb.server.stdout!.off('data', listen);
+    }
+    await settled(b);
+    expect(links('slow@example.com')).toHaveLength(1);
   });
 
   it('says to ask an operator where the board sends no email', async () => {
