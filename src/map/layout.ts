@@ -1,11 +1,11 @@
 /**
  * Where everything on a map goes. Small processes flow left to right with
  * lanes as rows; one that would then be a strip (more than MAX_ASPECT times
- * wider than tall, and wider than a screen) flows top to bottom with lanes as
- * columns. Ours: the columns (longest
- * path from the start, rework lines left out; an end after what leads to it),
- * and each box's place across the flow inside its lane, with every line's
- * label and every line that spans columns given a box of its own in the
+ * wider than its lanes are tall, and wider than a screen) flows top to bottom
+ * with lanes as columns. Ours: the columns (longest path from the start,
+ * lines closing a cycle left out; an end after what leads to it), and each
+ * box's place across the flow inside its lane, with every line's label and
+ * every line that spans columns given a box of its own in the
  * columns between. ELK's (elkjs, layered): where each column lies along the
  * flow, the order in each column kept from ours, and the orthogonal routing
  * of every line around the boxes. Swimlanes are not an ELK feature, so ELK
@@ -58,11 +58,11 @@ const MARGIN = 8;
 const HEADER_W = 170;
 /** Top to bottom, a lane column is at least this wide, so its name reads. */
 const LANE_MIN_W = 180;
-/** A left-to-right map wider than this many times its height, and than a screen, is drawn top to bottom. */
+/** A left-to-right map wider than this many times its lanes' height, and than a screen, is drawn top to bottom. */
 export const MAX_ASPECT = 2.5;
 export const SCREEN_W = 1280;
 
-/** Whether a left-to-right map would be a strip: too wide for its height and for a screen. */
+/** Whether a left-to-right map would be a strip: too wide for its lanes' height and for a screen. */
 export const isStrip = (m: { width: number; height: number }) => m.width > MAX_ASPECT * m.height && m.width > SCREEN_W;
 
 /** A box in the grid: a node, a line's label, or a bend point a long line passes through. */
@@ -177,12 +177,16 @@ interface Grid {
 
 const LAYER_GAP = 26;
 
-/** How big a left-to-right grid will be drawn: its lanes' height, and its columns' widths with ELK's gaps between. */
+/**
+ * How big a left-to-right grid's lanes will be drawn: their height, and the columns' widths with ELK's
+ * gaps between. The band above the lanes is left out, so a run map (a line more above) flows the same
+ * way as its process map.
+ */
 function extent(grid: Grid): { width: number; height: number } {
   const widest = new Map<number, number>();
   for (const it of grid.items.values()) widest.set(it.col, Math.max(widest.get(it.col) ?? 0, it.width));
   const cols = [...widest.values()];
-  return { width: MARGIN + HEADER_W + 12 + cols.reduce((a, b) => a + b, 0) + LAYER_GAP * (cols.length - 1) + 24, height: grid.across + 10 };
+  return { width: MARGIN + HEADER_W + 12 + cols.reduce((a, b) => a + b, 0) + LAYER_GAP * (cols.length - 1) + 24, height: grid.across - grid.top };
 }
 
 /** One ELK for every map a process draws, loaded on first use: elkjs is large, and most commands that load this module never draw. */

@@ -13,7 +13,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadDraft } from '../../src/map/draft.js';
 import { processMapLayout, type Direction, type MapLayout } from '../../src/map/index.js';
-import { MAX_ASPECT, SCREEN_W } from '../../src/map/layout.js';
+import { layoutMap, MAX_ASPECT, SCREEN_W } from '../../src/map/layout.js';
+import { mapGraph } from '../../src/map/model.js';
 import { drawSvg } from '../../src/map/svg.js';
 import { textWidth } from '../../src/map/text.js';
 import { FULL_OFFER } from '../../src/protocol/offer.js';
@@ -195,11 +196,13 @@ async function layoutOf(file: string, direction?: Direction): Promise<MapLayout>
 async function allProblems(file: string): Promise<string[]> {
   const m = await layoutOf(file);
   const found = [...problems(m), ...overflows(m, drawSvg(m)), ...placement(m)];
-  // The aspect rule, on ELK's real widths: a map drawn left to right is no strip (ELK's spacing between
-  // lines may add up to a tenth to the width the choice was made on); one drawn top to bottom would be.
+  // The aspect rule, on ELK's real widths and the lanes' height: a map drawn left to right is no strip
+  // (ELK's spacing between lines may add up to a tenth to the width the choice was made on); one drawn
+  // top to bottom would be.
   const wide = m.direction === 'right' ? m : await layoutOf(file, 'right');
-  if (m.direction === 'right' && wide.width > 1.1 * MAX_ASPECT * wide.height && wide.width > 1.1 * SCREEN_W) found.push(`drawn left to right as a ${Math.round(wide.width)} × ${Math.round(wide.height)} strip`);
-  if (m.direction === 'down' && !(wide.width > MAX_ASPECT * wide.height && wide.width > SCREEN_W)) found.push(`drawn top to bottom though left to right is ${Math.round(wide.width)} × ${Math.round(wide.height)}`);
+  const lanes = wide.height - wide.top;
+  if (m.direction === 'right' && wide.width > 1.1 * MAX_ASPECT * lanes && wide.width > 1.1 * SCREEN_W) found.push(`drawn left to right as a ${Math.round(wide.width)} × ${Math.round(lanes)} strip`);
+  if (m.direction === 'down' && !(wide.width > MAX_ASPECT * lanes && wide.width > SCREEN_W)) found.push(`drawn top to bottom though left to right is ${Math.round(wide.width)} × ${Math.round(lanes)}`);
   if (m.direction === 'down') found.push(...placement(await layoutOf(file, 'right')).map((p) => `left to right: ${p}`));
   return found;
 }
@@ -232,6 +235,15 @@ describe('map geometry', () => {
     // Lanes side by side, each from the name band to the bottom.
     for (const [i, l] of m.lanes.entries()) if (i > 0) expect(l.x).toBeCloseTo(m.lanes[i - 1]!.x + m.lanes[i - 1]!.width);
     expect(new Set(m.lanes.map((l) => l.y)).size).toBe(1);
+  });
+
+  it('a run map (a line more above its lanes) flows the way its process map does, so the web app can ring its current step', async () => {
+    for (const file of ours) {
+      const g = mapGraph(loadDraft(readFileSync(file, 'utf8'), FULL_OFFER).process);
+      const [plain, run] = await Promise.all([layoutMap(g, 60), layoutMap(g, 77)]);
+      expect(run.direction, rel(file)).toBe(plain.direction);
+      expect(run.nodes.map((n) => n.y - 17)).toEqual(plain.nodes.map((n) => n.y));
+    }
   });
 
   it('a small process stays left to right', async () => {
