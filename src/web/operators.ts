@@ -11,11 +11,12 @@ import { loadVersion } from '../board/processes.js';
 import { OPERATORS } from '../engine/view.js';
 import { doctorFindings } from '../service/doctor.js';
 import { first, type Posted } from './form-values.js';
+import { humanize, processTitle } from '../words/index.js';
 import { MessagePage } from './pages/message.js';
 import { CancelConfirmPage, DoctorPage, QueuePage, RunActions } from './pages/operators.js';
 import type { PostedForm } from './request.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
-import { readRun, runPage } from './runs.js';
+import { pinnedVersion, readRun, runPage } from './runs.js';
 import type { RunView, WorkEntry } from './views.js';
 
 /** At most this many escalations are read for the queue. */
@@ -39,7 +40,9 @@ export async function queuePage(r: Request): Promise<void> {
     items.push(...d.items.filter((e) => e.workItem.assignedTo.group === OPERATORS));
     cursor = d.nextCursor ?? undefined;
   } while (cursor && items.length < QUEUE_MAX);
-  sendPage(r.res, 200, h(QueuePage, { frame: frame(r, 'Escalations', { current: 'operators', live: 'work' }), items }));
+  const rows = [];
+  for (const entry of items) rows.push({ entry, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null });
+  sendPage(r.res, 200, h(QueuePage, { frame: frame(r, 'Escalations', { current: 'operators', live: 'work' }), items: rows }));
 }
 
 export async function doctorPage(r: Request): Promise<void> {
@@ -93,7 +96,8 @@ export async function cancelPost(r: Request, runId: string, form: PostedForm): P
   if (reason !== '' && first(p, 'confirm') !== 'yes') {
     const view = await readRun(r, runId);
     if (!view) return;
-    return sendPage(r.res, 200, h(CancelConfirmPage, { frame: frame(r, 'Cancel the run?', { current: 'runs' }), runId, process: view.run.process, reason, csrf: r.me.csrf, requestId }));
+    const pinned = await pinnedVersion(r, view.run.process, view.run.version);
+    return sendPage(r.res, 200, h(CancelConfirmPage, { frame: frame(r, 'Cancel the run?', { current: 'runs' }), runId, process: pinned ? processTitle(pinned.process) : humanize(view.run.process), reason, csrf: r.me.csrf, requestId }));
   }
   const res = await call(r, 'cancel', { runId, reason, requestId });
   if (res.ok) return redirect(r.res, `/runs/${runId}?cancelled=1`);

@@ -9,17 +9,22 @@ import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
 import { listVersions, loadVersion, type PublishedVersion } from '../board/processes.js';
 import { inScope } from '../engine/rights.js';
-import { processMapSvg } from '../map/index.js';
+import { processMapLayout, processMapSvg } from '../map/index.js';
+import { MapPage } from './pages/map.js';
 import { first, issuesByField, valuesFrom, webFields, type Posted } from './form-values.js';
 import { MessagePage } from './pages/message.js';
 import { ProcessesPage, ProcessPage } from './pages/processes.js';
 import type { PostedForm } from './request.js';
 import { call, frame, redirect, sendPage, sendSvg, statusFor, type Request } from './respond.js';
-import { processList } from './runs.js';
+import { pinnedVersion, processList } from './runs.js';
+import { humanize, processTitle } from '../words/index.js';
 
 export async function processesPage(r: Request): Promise<void> {
   const rows = [];
-  for (const summary of await processList(r)) rows.push({ summary, versions: await listVersions(r.app.service.board, summary.name) });
+  for (const summary of await processList(r)) {
+    const latest = await pinnedVersion(r, summary.name, summary.version);
+    rows.push({ summary, versions: await listVersions(r.app.service.board, summary.name), title: latest ? processTitle(latest.process) : humanize(summary.name) });
+  }
   sendPage(r.res, 200, h(ProcessesPage, { frame: frame(r, 'Processes', { current: 'processes' }), rows }));
 }
 
@@ -54,8 +59,9 @@ async function showProcess(r: Request, name: string, wanted: number | null, s: S
   const { v } = got;
   const posted = s.posted ?? new Map();
   sendPage(r.res, s.status ?? 200, h(ProcessPage, {
-    frame: frame(r, `${name} v${v.version}`, { current: 'processes' }),
+    frame: frame(r, `${processTitle(v.process)} v${v.version}`, { current: 'processes' }),
     name,
+    title: processTitle(v.process),
     description: got.description,
     version: v.version,
     latest: got.latest,
@@ -77,6 +83,22 @@ export async function processMap(r: Request, name: string, n: string): Promise<v
   const got = await version(r, name, versionParam(n));
   if (!got) return;
   sendSvg(r.res, await processMapSvg(got.v, { lanes: { groups: r.app.service.board.manifest.groups } }));
+}
+
+/** A version's map at full size, in a box that scrolls and zooms. */
+export async function processMapPage(r: Request, name: string, n: string): Promise<void> {
+  const got = await version(r, name, versionParam(n));
+  if (!got) return;
+  const layout = await processMapLayout(got.v, { lanes: { groups: r.app.service.board.manifest.groups } });
+  sendPage(r.res, 200, h(MapPage, {
+    frame: frame(r, `Map of ${name} v${got.v.version}`, { current: 'processes' }),
+    title: `Map of ${processTitle(got.v.process)}, version ${got.v.version}`,
+    back: { href: `/processes/${name}?version=${got.v.version}`, text: processTitle(got.v.process) },
+    image: `/processes/${name}/v${got.v.version}/map.svg`,
+    width: layout.width,
+    height: layout.height,
+    alt: `Map of ${name} version ${got.v.version}: its steps and who does each`,
+  }));
 }
 
 export async function startPost(r: Request, name: string, form: PostedForm): Promise<void> {

@@ -30,7 +30,8 @@ export interface AppParts {
 }
 
 export function frame(r: Pick<Request, 'me' | 'app'>, title: string, extra: Partial<Frame> = {}): Frame {
-  return { title, me: r.me, assetVersion: r.app.assets.version, ...(extra.live ? { liveFrom: Live.offset(r.app.service.board) } : {}), ...extra };
+  const words = { people: r.app.service.board.manifest.people, now: new Date().toISOString() };
+  return { title, me: r.me, assetVersion: r.app.assets.version, words, ...(extra.live ? { liveFrom: Live.offset(r.app.service.board) } : {}), ...extra };
 }
 
 /** How long a connection whose body was left unread stays open after the answer, for the client to read it. */

@@ -4,8 +4,8 @@ import { MessagePage } from './pages/message.js';
 import type { PostedForm } from './request.js';
 import { frame, redirect, sendPage, type Request } from './respond.js';
 import { cancelPost, doctorPage, eventPost, queuePage, runPageFor } from './operators.js';
-import { processMap, processPage, processesPage, startPost } from './processes.js';
-import { fileDownload, mapImage, runsList } from './runs.js';
+import { processMap, processMapPage, processPage, processesPage, startPost } from './processes.js';
+import { fileDownload, mapImage, runMapPage, runsList } from './runs.js';
 import { decidePost, inbox, workItemPage } from './work.js';
 
 const RUN = '(r-[0-9a-z]{26})';
@@ -24,9 +24,11 @@ const GET: [RegExp, Get][] = [
   [new RegExp(`^/runs/${RUN}$`), (r, id) => runPageFor(r, id!)],
   [new RegExp(`^/runs/${RUN}/files/${FILE}$`), fileDownload],
   [new RegExp(`^/runs/${RUN}/map.svg$`), mapImage],
+  [new RegExp(`^/runs/${RUN}/map$`), runMapPage],
   [/^\/processes$/, processesPage],
   [new RegExp(`^/processes/${PROCESS}$`), (r, name) => processPage(r, name!)],
   [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map.svg$`), (r, name, v) => processMap(r, name!, v!)],
+  [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map$`), (r, name, v) => processMapPage(r, name!, v!)],
   [/^\/operators$/, queuePage],
   [/^\/operators\/doctor$/, doctorPage],
 ];

@@ -8,8 +8,11 @@ import { h } from 'preact';
 import { verifyChain, type AuditEvent } from '../board/audit.js';
 import { supersededOf } from '../service/superseded.js';
 import { paths } from '../board/layout.js';
-import { loadVersion } from '../board/processes.js';
-import { runMapSvg } from '../map/index.js';
+import { loadVersion, type PublishedVersion } from '../board/processes.js';
+import { processMapLayout, runMapSvg } from '../map/index.js';
+import { MapPage } from './pages/map.js';
+import { humanize, processTitle, runTitle } from '../words/index.js';
+import { stepName } from './pages/parts.js';
 import { MessagePage } from './pages/message.js';
 import { RunPage } from './pages/run.js';
 import { firstPage, RunsPage, type RunsFilter } from './pages/runs.js';
@@ -48,9 +51,15 @@ export async function runsList(r: Request): Promise<void> {
       next = page.nextCursor ? firstPage(filter, page.nextCursor) : null;
     } else refusal = [res.error.message, ...(res.error.issues ?? [])].join(': ');
   }
+  const people = r.app.service.board.manifest.people;
+  const named = [];
+  for (const run of rows) {
+    const v = await pinnedVersion(r, run.process, run.version);
+    named.push({ run, name: v ? runTitle(v.process, run.inputs, people) : humanize(run.process) });
+  }
   sendPage(r.res, issues.length || refusal ? 422 : 200, h(RunsPage, {
     frame: frame(r, 'Runs', { current: 'runs' }),
-    rows,
+    rows: named,
     processes: await processList(r),
     filter,
     next,
@@ -67,13 +76,58 @@ export async function readRun(r: Request, runId: string): Promise<RunView | null
   return null;
 }
 
+/** Versions read for one request: a page of My work names many runs of a few versions. */
+const readFor = new WeakMap<Request, Map<string, Promise<PublishedVersion | null>>>();
+
+/** A published version, or null when the board cannot read it (the page then falls back to ids). */
+export function pinnedVersion(r: Request, name: string, version: number): Promise<PublishedVersion | null> {
+  const memo = readFor.get(r) ?? new Map<string, Promise<PublishedVersion | null>>();
+  readFor.set(r, memo);
+  const key = `${name}@${version}`;
+  if (!memo.has(key)) memo.set(key, loadVersion(r.app.service.board, name, version, r.app.service.offer).catch(() => null));
+  return memo.get(key)!;
+}
+
+const pinnedOf = (r: Request, view: RunView) => pinnedVersion(r, view.run.process, view.run.version);
+
 export async function runMap(r: Request, view: RunView): Promise<string | null> {
-  try {
-    const v = await loadVersion(r.app.service.board, view.run.process, view.run.version, r.app.service.offer);
-    return await runMapSvg(v, view, { lanes: { groups: r.app.service.board.manifest.groups } });
-  } catch {
-    return null;
-  }
+  const v = await pinnedOf(r, view);
+  return v ? runMapSvg(v, view, { lanes: { groups: r.app.service.board.manifest.groups } }).catch(() => null) : null;
+}
+
+/** The step a run is at now (the first open one), as the map places it. */
+const OPEN = new Set(['ready', 'claimed', 'waiting']);
+
+/** The drawing's size as its <svg> tag gives it. */
+function svgSize(svg: string): { width: number; height: number } | null {
+  const m = /^<svg\b[^>]*?\swidth="([\d.]+)"\s+height="([\d.]+)"/.exec(svg);
+  return m ? { width: Number(m[1]), height: Number(m[2]) } : null;
+}
+
+/** The run's map at full size, the current step ringed and scrolled to. */
+export async function runMapPage(r: Request, runId: string): Promise<void> {
+  const view = await readRun(r, runId);
+  if (!view) return;
+  const v = await pinnedOf(r, view);
+  const opts = { lanes: { groups: r.app.service.board.manifest.groups } };
+  const [layout, svg] = v ? await Promise.all([processMapLayout(v, opts).catch(() => null), runMap(r, view)]) : [null, null];
+  const size = svg ? svgSize(svg) : null;
+  if (!v || !layout || !size) return void sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Map', { current: 'runs' }), title: 'No map for this run' }));
+  const open = view.steps.find((s) => s.state !== null && OPEN.has(s.state));
+  const node = open ? layout.nodes.find((n) => n.node.id === open.id) ?? layout.nodes.find((n) => n.node.step === open.id) : undefined;
+  // A run's drawing adds a line under its heading (where the run is now): the boxes sit that much lower.
+  const below = size.height - layout.height;
+  const name = processTitle(v.process);
+  sendPage(r.res, 200, h(MapPage, {
+    frame: frame(r, `Map of ${name}`, { current: 'runs', live: `run:${runId}` }),
+    title: `Map of this run of ${name}`,
+    back: { href: `/runs/${runId}`, text: runTitle(v.process, view.data.inputs, r.app.service.board.manifest.people) },
+    image: `/runs/${runId}/map.svg`,
+    width: size.width,
+    height: size.height,
+    alt: `Map of ${name}: the run's steps, with where it is now`,
+    ...(node && open ? { here: { x: node.x, y: node.y + below, width: node.width, height: node.height, title: stepName(v.process, open.id) } } : {}),
+  }));
 }
 
 async function chain(r: Request, runId: string) {
@@ -111,10 +165,11 @@ export async function mapImage(r: Request, runId: string): Promise<void> {
 /** What the address says just happened, after a redirect here. */
 function doneNotice(q: URLSearchParams): { title: string; text?: string } | null {
   if (q.has('decided')) return { title: 'Your decision was recorded' };
+  if (q.has('done')) return { title: 'Your work was recorded', text: 'Done: the run goes on from here.' };
   if (q.has('started')) return { title: 'The run started' };
   if (q.has('cancelled')) return { title: 'The run was cancelled' };
   const ev = q.get('event');
-  if (ev !== null) return { title: 'The event was sent', text: q.get('step') ? `The waiting step ${q.get('step')} received it.` : 'No step was waiting for it: the run holds it until one is.' };
+  if (ev !== null) return { title: 'The event was sent', text: q.get('step') ? `The waiting step "${humanize(q.get('step')!)}" received it.` : 'No step was waiting for it: the run holds it until one is.' };
   return null;
 }
 
@@ -122,9 +177,13 @@ export async function runPage(r: Request, runId: string, opts: { actions?: (view
   const view = await readRun(r, runId);
   if (!view) return;
   const done = doneNotice(r.url.searchParams);
+  const process = (await pinnedOf(r, view))?.process ?? null;
+  const name = process ? runTitle(process, view.data.inputs, r.app.service.board.manifest.people) : humanize(view.run.process);
   sendPage(r.res, opts.status ?? 200, h(RunPage, {
-    frame: frame(r, `Run ${runId}`, { current: 'runs', live: `run:${runId}` }),
+    frame: frame(r, name, { current: 'runs', live: `run:${runId}` }),
     view,
+    process,
+    name,
     timeline: await timeline(r, runId),
     map: `/runs/${runId}/map.svg`,
     ...(done ? { done } : {}),

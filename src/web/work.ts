@@ -8,15 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
 import { loadVersion } from '../board/processes.js';
-import type { Step } from '../process/model.js';
+import type { Process, Step } from '../process/model.js';
 import { dataChanges } from './data-diff.js';
 import { first, issuesByField, valuesFrom, webFields, type Posted } from './form-values.js';
 import type { FieldContext } from './pages/fields.js';
 import { InboxPage, type InboxRow } from './pages/inbox.js';
 import { ConfirmPage, MessagePage } from './pages/message.js';
-import { WorkItemPage, type WorkItemProps } from './pages/work-item.js';
+import { routeReason, WorkItemPage, type WorkItemProps } from './pages/work-item.js';
+import { stepName } from './pages/parts.js';
+import { exactTime, personName, runTitle } from '../words/index.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
-import { processList, stepOfWorkItem } from './runs.js';
+import { pinnedVersion, processList, stepOfWorkItem } from './runs.js';
 import type { PostedForm } from './request.js';
 import type { RunView, WorkEntry, WorkItem } from './views.js';
 
@@ -54,7 +56,7 @@ export async function inbox(r: Request): Promise<void> {
   const rows: InboxRow[] = [];
   for (const entry of shown) {
     const v = await runView(r, entry.runId);
-    rows.push({ entry, view: 'error' in v ? null : v });
+    rows.push({ entry, view: 'error' in v ? null : v, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null });
   }
   sendPage(r.res, 200, h(InboxPage, {
     frame: frame(r, 'My work', { current: 'work', live: 'work' }),
@@ -92,11 +94,13 @@ interface Shown {
 
 async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}): Promise<void> {
   r.app.seen.set(item.snapshot, view.data);
+  const process = (await pinnedVersion(r, view.run.process, view.run.version))?.process ?? null;
   sendPage(r.res, s.status ?? 200, h(WorkItemPage, {
-    frame: frame(r, `${view.run.process}: ${item.stepId}`, { current: 'work', live: `run:${view.run.id}` }),
+    frame: frame(r, stepName(process, item.stepId), { current: 'work', live: `run:${view.run.id}` }),
     view,
     item,
-    title: view.run.process,
+    process,
+    runName: process ? runTitle(process, view.data.inputs, r.app.service.board.manifest.people) : `run ${view.run.id}`,
     requestId: randomUUID(),
     ctx: fieldContext(r, s.posted ?? new Map(), s.issues ?? [], s.addRow),
     ...(s.problem ? { problem: s.problem } : {}),
@@ -111,11 +115,12 @@ async function noItem(r: Request, view: RunView | { error: { code: string; messa
   const f = frame(r, 'Work item', { current: 'work' });
   if ('error' in view) return sendPage(r.res, statusFor(view.error.code), h(MessagePage, { frame: f, title: 'No such run' }, h('p', null, view.error.message)));
   if (view.workItems.some((w) => w.id === workItemId)) {
-    return sendPage(r.res, 403, h(MessagePage, { frame: f, title: 'Not your work item' }, h('p', null, `This work item is not assigned to ${r.actor.email} or a group of theirs.`)));
+    return sendPage(r.res, 403, h(MessagePage, { frame: f, title: 'Not your work item' }, h('p', null, `This work item is not assigned to you (${r.actor.email}) or a group of yours.`)));
   }
   const step = stepId ?? (await stepOfWorkItem(r, view.run.id, workItemId));
   const done = step ? view.data.steps[step] : undefined;
-  const who = done?.by ? `${done.by} decided${done.decision ? ` (${done.decision})` : ''} at ${done.at}.` : 'It was decided, or the run moved on.';
+  const people = r.app.service.board.manifest.people;
+  const who = done?.by ? `${personName(people, done.by)} ${done.decision ? done.decision : 'did it'}${done.at ? `, ${exactTime(done.at, 'UTC')}` : ''}.` : 'It was decided, or the run moved on.';
   return sendPage(r.res, 409, h(MessagePage, { frame: f, title: 'Already decided', kind: 'warn' }, h('p', null, `This work item is no longer open. ${who}`), h('p', null, h('a', { href: `/runs/${view.run.id}` }, 'See the run'))));
 }
 
@@ -153,7 +158,7 @@ async function evidenceOf(r: Request, form: PostedForm): Promise<{ evidence: { k
 }
 
 /** The decide call a posted form stands for. */
-function decideArgs(runId: string, workItemId: string, p: Posted, item: WorkItem | null, evidence: { kind: string; ref: string }[]): Record<string, unknown> {
+function decideArgs(runId: string, workItemId: string, p: Posted, item: WorkItem | null, process: Process | null, evidence: { kind: string; ref: string }[]): Record<string, unknown> {
   const decision = first(p, 'decision') ?? '';
   const args: Record<string, unknown> = { runId, workItemId, snapshot: first(p, 'snapshot') ?? '', decision, requestId: first(p, 'requestId') || randomUUID() };
   const text = (k: string) => (first(p, k) ?? '').trim();
@@ -161,8 +166,11 @@ function decideArgs(runId: string, workItemId: string, p: Posted, item: WorkItem
     const output = valuesFrom(webFields(item?.output), p, 'output');
     if (Object.keys(output).length > 0) args.output = output;
     if (evidence.length > 0) args.evidence = evidence;
+    const route = item?.next?.find((x) => x.to === text('next'));
     if (text('next')) args.next = text('next');
+    // The spec requires a reason with a route; left empty, the chosen route's own words are that reason.
     if (text('reason')) args.reason = text('reason');
+    else if (route) args.reason = routeReason(route, process);
     if (text('summary')) args.summary = text('summary');
   } else if (text('note')) args.note = text('note');
   return args;
@@ -184,8 +192,9 @@ export async function decidePost(r: Request, runId: string, workItemId: string, 
   }
   const ev = decision === 'completed' ? await evidenceOf(r, form) : { evidence: [], kept: [], issues: [] };
   if (ev.issues.length > 0 && item) return showItem(r, got.view as RunView, item, { posted: p, issues: ev.issues, kept: ev.kept, status: 422, problem: { kind: 'error', title: 'A file could not be stored', text: 'Nothing was decided.' } });
-  const res = await call(r, 'decide', decideArgs(runId, workItemId, p, item, ev.evidence));
-  if (res.ok) return redirect(r.res, `/runs/${runId}?decided=${encodeURIComponent(workItemId)}`);
+  const process = got.item ? (await pinnedVersion(r, got.view.run.process, got.view.run.version))?.process ?? null : null;
+  const res = await call(r, 'decide', decideArgs(runId, workItemId, p, item, process, ev.evidence));
+  if (res.ok) return redirect(r.res, `/runs/${runId}?${decision === 'approved' || decision === 'rejected' ? 'decided' : 'done'}=${encodeURIComponent(workItemId)}`);
   const { code, message, issues = [] } = res.error;
   const fresh = await mine(r, runId, workItemId);
   if (code === 'stale' && fresh.item) {

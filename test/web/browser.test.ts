@@ -98,33 +98,33 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in a real browser${HAVE_BROWSER ? ''
     await page.goto(`${suite.wb.base}/work/${runId}/${wi.id}`);
     expect(await axeProblems(page)).toEqual([]);
     // First a submission the service refuses: legalName and owner left out, a route with no file.
-    await page.getByLabel('employees').fill('12');
+    await page.getByLabel('Employees').fill('12');
     await page.locator('input[name="next"][value="accepted"]').check();
     await page.getByRole('button', { name: 'Complete' }).click();
     expect(page.url()).toBe(`${suite.wb.base}/work/${runId}/${wi.id}`);
-    expect(await page.locator('#f-output-legalName-issues').textContent()).toContain('output.legalName: missing');
-    expect(await page.locator('#f-output-owner-issues').textContent()).toContain('output.owner: missing');
+    expect(await page.locator('#f-output-legalName-issues').textContent()).toContain('Legal name: missing');
+    expect(await page.locator('#f-output-owner-issues').textContent()).toContain('Owner: missing');
     expect(await page.locator('#ev-issues').textContent()).toMatch(/evidence/);
-    expect(await page.getByLabel('employees').inputValue()).toBe('12'); // what was typed is kept
+    expect(await page.getByLabel('Employees').inputValue()).toBe('12'); // what was typed is kept
     expect(await axeProblems(page)).toEqual([]);
     // Now everything.
-    await page.getByLabel('legalName').fill('Acme Trading Ltd');
+    await page.getByLabel('Legal name').fill('Acme Trading Ltd');
     await page.locator('input[name="output.vatRegistered"][value="true"]').check();
-    await page.getByLabel('founded').fill('2001-02-03');
-    await page.getByLabel('reviewedAt (UTC)').fill('2026-11-30T10:15:00');
-    await page.getByLabel('tier').selectOption({ label: 'gold' });
-    await page.getByLabel('aliases 1').fill('Acme');
-    await page.getByRole('button', { name: 'Add a row to aliases' }).click();
-    await page.getByLabel('aliases 2').fill('ACME Co');
-    await page.getByLabel('address key 1').fill('city');
-    await page.getByLabel('address value 1').fill('Lisbon');
-    await page.getByLabel('owner').selectOption(PEOPLE.ana);
-    await page.getByLabel('Why this route').fill('Meets the policy.');
+    await page.getByLabel('Founded').fill('2001-02-03');
+    await page.getByLabel('Reviewed at (UTC)').fill('2026-11-30T10:15:00');
+    await page.getByLabel('tier').selectOption({ label: 'Gold' });
+    await page.getByLabel('Aliases 1').fill('Acme');
+    await page.getByRole('button', { name: 'Add a row to Aliases' }).click();
+    await page.getByLabel('Aliases 2').fill('ACME Co');
+    await page.getByLabel('Address: name 1').fill('city');
+    await page.getByLabel('Address: value 1').fill('Lisbon');
+    await page.getByLabel('Owner').selectOption(PEOPLE.ana);
+    await page.getByLabel('Why (optional)').fill('Meets the policy.');
     const file = path.join(await tmpDir('wb-web-file-'), 'signed-form.pdf');
     writeFileSync(file, '%PDF-1.4 signed form');
     await page.getByLabel('Files').setInputFiles(file);
     await page.getByRole('button', { name: 'Complete' }).click();
-    await page.waitForURL(new RegExp(`/runs/${runId}\\?decided=`));
+    await page.waitForURL(new RegExp(`/runs/${runId}\\?done=`));
     const v = await runView(suite.wb, runId);
     expect(v.run.outcome).toBe('accepted');
     const rec = v.data.steps.record;
@@ -188,7 +188,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in a real browser${HAVE_BROWSER ? ''
     await b.page.getByRole('button', { name: 'Approve' }).click();
     const text = await b.page.locator('main').textContent();
     expect(text).toContain('Already decided');
-    expect(text).toContain(`${PEOPLE.ana} decided (approved)`);
+    expect(text).toContain('Ana Silva approved');
     await a.ctx.close();
     await b.ctx.close();
   });
@@ -205,7 +205,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in a real browser${HAVE_BROWSER ? ''
     await ana.page.getByRole('button', { name: 'Approve' }).click();
     await ana.page.waitForURL(new RegExp(`/runs/${runId}`));
     await other.page.getByRole('heading', { name: 'Already decided' }).waitFor();
-    expect(await other.page.locator('main').textContent()).toContain(`${PEOPLE.ana} decided (approved)`);
+    expect(await other.page.locator('main').textContent()).toContain('Ana Silva approved');
     await page.locator(`a[href="/work/${runId}/${wi.id}"]`).waitFor({ state: 'detached' }); // and it left the inbox
     for (const c of [ctx, other.ctx, ana.ctx]) await c.close();
   });

@@ -85,15 +85,16 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     expect(await row.textContent()).toContain('Escalated by helper');
     expect(await row.textContent()).toContain('I cannot find the invoice for Return-Me.');
     // Only escalations: the approval waiting on another run is not in the operators' queue.
-    expect(await page.locator('ol.items li').allTextContents()).not.toContain(expect.stringContaining('payout: approve'));
+    expect(await page.locator('ol.items li').allTextContents()).not.toContain(expect.stringContaining('Approve the payout'));
     expect(await axeProblems(page)).toEqual([]);
-    await row.getByRole('link', { name: 'payout: draft' }).click();
+    await row.getByRole('link', { name: 'Draft the payout' }).click();
     await page.waitForURL(`${suite.wb.base}/work/${runId}/${itemId}`);
-    expect(await page.locator('main').textContent()).toContain('Escalated by helper');
+    expect(await page.locator('main').textContent()).toContain('Escalated to the operators');
+    expect(await page.locator('main').textContent()).toContain('by helper');
     expect(await axeProblems(page)).toEqual([]);
     await page.getByLabel(/^Note/).fill('The invoice is INV-7 in the shared folder.');
     await page.getByRole('button', { name: 'Return to the agent' }).click();
-    await page.waitForURL(new RegExp(`/runs/${runId}\\?decided=`));
+    await page.waitForURL(new RegExp(`/runs/${runId}\\?done=`));
     const work = await suite.wb.service.call('get_work', { process: 'payout', limit: 100 }, HELPER);
     const again = (work as any).data.items.find((i: any) => i.runId === runId);
     expect(again.stepId).toBe('draft');
@@ -107,9 +108,9 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     const { runId, itemId } = await escalated('Complete-Me');
     const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);
     await page.goto(`${suite.wb.base}/work/${runId}/${itemId}`);
-    await page.getByLabel('memo').fill('Paid against INV-9.');
-    await page.getByRole('button', { name: 'Complete' }).click();
-    await page.waitForURL(new RegExp(`/runs/${runId}\\?decided=`));
+    await page.getByLabel('Memo').fill('Paid against INV-9.');
+    await page.getByRole('button', { name: 'Complete in its place' }).click();
+    await page.waitForURL(new RegExp(`/runs/${runId}\\?done=`));
     const v = await runView(suite.wb, runId);
     expect(v.data.steps.draft).toMatchObject({ output: { memo: 'Paid against INV-9.' }, by: PEOPLE.ops });
     expect(v.steps.find((s: any) => s.id === 'approve').state).toBe('waiting');
@@ -127,7 +128,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     expect(await axeProblems(page)).toEqual([]);
     await page.getByLabel('Reason (required)').fill('The payee asked us to stop.');
     await page.getByRole('button', { name: 'Cancel the run…' }).click();
-    expect(await page.locator('main > h1').textContent()).toBe('Cancel this run of payout?');
+    expect(await page.locator('main > h1').textContent()).toBe('Cancel this run of Payout?');
     expect(await page.locator('main').textContent()).toContain('The payee asked us to stop.');
     expect(await axeProblems(page)).toEqual([]);
     expect((await runView(suite.wb, runId)).run.state).toBe('waiting'); // nothing yet: the approval still waits
@@ -162,7 +163,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     await page.getByLabel(/^Data/).fill('{"approved": true, "by": "ci"}');
     await page.getByRole('button', { name: 'Send the event' }).click();
     await page.waitForURL(`${suite.wb.base}/runs/${runId}?event=1&step=hold`);
-    expect(await page.locator('main').textContent()).toContain('The waiting step hold received it.');
+    expect(await page.locator('main').textContent()).toContain('The waiting step "Hold" received it.');
     const v = await runView(suite.wb, runId);
     expect(v.data.steps.hold.output).toEqual({ approved: true, by: 'ci' });
     expect(v.steps.find((s: any) => s.id === 'ack').state).toBe('waiting');

@@ -32,7 +32,8 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     await suite.wb.service.call('start_run', { process: 'intake', inputs: { supplier: 'Acme' }, requestId: rid() }, HELPER);
   });
 
-  const runIdsShown = async (page: Page) => page.locator('table.runs tbody th a').allTextContents();
+  /** The runs listed, by the ids their links lead to (the links read as the runs' names). */
+  const runIdsShown = async (page: Page) => page.locator('table.runs tbody th a').evaluateAll((as) => as.map((a) => a.getAttribute('href')!.replace('/runs/', '')));
 
   it('lists runs newest first, filters by process, state and inputs, and pages through them', async () => {
     const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ben);
@@ -42,7 +43,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     const first = await runIdsShown(page);
     expect(first).toHaveLength(25);
     expect(first[0]).not.toBe(payouts[26]); // the intake run was started last
-    expect(await page.locator('table.runs tbody tr').first().textContent()).toContain('intake v1');
+    expect(await page.locator('table.runs tbody tr').first().textContent()).toContain('Intake · Acme');
 
     // By process, through the form.
     await page.getByLabel('Process').selectOption('payout');
@@ -84,14 +85,14 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     const runId = await payoutAwaitingApproval(suite.wb, 'From-The-List');
     const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana);
     await page.goto(`${suite.wb.base}/runs?inputs=${encodeURIComponent('payee=From-The-List')}`);
-    await page.getByRole('link', { name: runId }).click();
+    await page.locator(`table.runs a[href="/runs/${runId}"]`).click();
     await page.waitForURL(`${suite.wb.base}/runs/${runId}`);
     const main = page.locator('main');
     expect(await main.textContent()).toContain('Verified as read');
     const timeline = await page.locator('ol.timeline li').allTextContents();
     // One line per audit event of the run, in order, as the service's own chain has them.
     expect(timeline.length).toBeGreaterThanOrEqual(3);
-    expect(timeline[0]).toContain('run.started');
+    expect(timeline[0]).toContain('run started');
     expect(timeline.some((t) => t.includes('helper') && t.includes('claim'))).toBe(true);
     const map = page.locator('figure.map img');
     await map.evaluate((img: HTMLImageElement) => img.decode());
@@ -107,14 +108,15 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     await page.waitForURL(`${suite.wb.base}/processes`);
     expect(await axeProblems(page)).toEqual([]);
     const names = await page.locator('ol.items h2 a').allTextContents();
-    expect(names).toEqual(['intake', 'payout', 'shady', 'signal', 'split']);
+    expect(names).toEqual(['Intake', 'Payout', 'Shady', 'Signal', 'Split']);
     const payout = page.locator('li.item', { has: page.locator('a[href="/processes/payout"]') });
     expect(await payout.textContent()).toContain('(v2)');
     expect(await payout.getByRole('link', { name: /^v\d of payout$/ }).allTextContents()).toEqual(['v1', 'v2']);
 
     // Version 1 is still there, with its own map.
     await payout.getByRole('link', { name: 'v1 of payout' }).click();
-    expect(await page.locator('main > h1').textContent()).toBe('payout v1');
+    expect(await page.locator('main > h1').textContent()).toBe('Payout');
+    expect(await page.locator('main .small-id').textContent()).toBe('payout, version 1');
     expect(await page.locator('main').textContent()).toContain('An older version: the latest is v2');
     const img = page.locator('figure.map img');
     expect(await img.getAttribute('src')).toBe('/processes/payout/v1/map.svg');
@@ -135,19 +137,19 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     await page.goto(`${suite.wb.base}/processes/signal`);
     expect(await axeProblems(page)).toEqual([]);
     // The person input is a choice of the board's people.
-    const options = await page.getByLabel('owner').locator('option').allTextContents();
+    const options = await page.getByLabel('Owner').locator('option').allTextContents();
     expect(options).toEqual(['choose a person…', 'Ana Silva (ana@example.com)', 'ben@example.com', 'cy@example.com', 'ops@example.com']);
-    await page.getByLabel('owner').selectOption(PEOPLE.cy);
-    const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/processes/signal/start')), page.getByRole('button', { name: 'Start signal v1' }).click()]);
+    await page.getByLabel('Owner').selectOption(PEOPLE.cy);
+    const [refused] = await Promise.all([page.waitForResponse((r) => r.url().endsWith('/processes/signal/start')), page.getByRole('button', { name: 'Start a run of version 1' }).click()]);
     expect(refused.status()).toBe(422);
-    expect(await page.locator('#f-inputs-ticket-issues').textContent()).toContain('inputs.ticket');
-    expect(await page.getByLabel('owner').inputValue()).toBe(PEOPLE.cy); // what was chosen is kept
+    expect(await page.locator('#f-inputs-ticket-issues').textContent()).toContain('Ticket: missing');
+    expect(await page.getByLabel('Owner').inputValue()).toBe(PEOPLE.cy); // what was chosen is kept
     expect(await axeProblems(page)).toEqual([]);
     expect((await suite.wb.service.call('list_runs', { process: 'signal' }, HELPER) as any).data.items).toEqual([]);
 
-    await page.getByLabel('ticket').fill('T-42');
+    await page.getByLabel('Ticket').fill('T-42');
     await page.locator('input[name="inputs.urgent"][value="true"]').check();
-    await page.getByRole('button', { name: 'Start signal v1' }).click();
+    await page.getByRole('button', { name: 'Start a run of version 1' }).click();
     await page.waitForURL(/\/runs\/r-[0-9a-z]{26}\?started=1$/);
     expect(await page.locator('main').textContent()).toContain('The run started');
     const runId = /\/runs\/(r-[0-9a-z]{26})/.exec(page.url())![1]!;

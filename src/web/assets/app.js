@@ -25,6 +25,39 @@
     if (first) first.focus();
   });
 
+  // Times: the page says them in UTC; the exact time on hover is rewritten into the viewer's own zone.
+  var exact = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+  document.querySelectorAll('time[data-exact]').forEach(function (t) {
+    var d = new Date(t.getAttribute('datetime'));
+    if (!isNaN(d.getTime())) t.title = exact.format(d);
+  });
+
+  // A full-size map: zoom buttons resize the drawing; the current step stays in view.
+  var map = document.querySelector('[data-map]');
+  var tools = document.querySelector('[data-map-tools]');
+  if (map && tools) {
+    var svg = map.querySelector('svg');
+    var w = Number(svg.getAttribute('data-width'));
+    var h = Number(svg.getAttribute('data-height'));
+    var scale = 1;
+    var here = document.getElementById('here');
+    var show = function () { if (here) here.scrollIntoView({ block: 'center', inline: 'center' }); };
+    var zoom = function (to) {
+      scale = Math.min(3, Math.max(0.1, to));
+      svg.setAttribute('width', String(Math.round(w * scale)));
+      svg.setAttribute('height', String(Math.round(h * scale)));
+      show();
+    };
+    tools.hidden = false;
+    tools.addEventListener('click', function (e) {
+      var b = e.target instanceof Element ? e.target.closest('button[data-zoom]') : null;
+      if (!b) return;
+      var how = b.getAttribute('data-zoom');
+      zoom(how === 'in' ? scale * 1.25 : how === 'out' ? scale / 1.25 : how === 'fit' ? map.clientWidth / w : 1);
+    });
+    show();
+  }
+
   // Live: the server says when the board changed; a page nobody is typing into reloads itself,
   // a page with a form being filled in says so and offers to reload.
   var topic = document.body.getAttribute('data-live');

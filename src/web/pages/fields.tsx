@@ -5,7 +5,14 @@
  * Each input is labelled, shows the value posted before and the issues the
  * service found at it. Names follow form-values.ts.
  */
+import { fieldLabel, humanize } from '../../words/index.js';
 import type { WebField, Posted } from '../form-values.js';
+
+/** The field's label in words: its description's first sentence, else its key humanised. */
+const labelOf = (f: WebField): string => fieldLabel(f.name, f);
+
+/** The description under the label, when it says more than the label does. */
+const extra = (f: WebField): string | undefined => (f.description && f.description.trim().replace(/\.$/, '') !== labelOf(f) ? f.description : undefined);
 
 export interface FieldContext {
   prefix: 'output' | 'inputs';
@@ -18,17 +25,18 @@ export interface FieldContext {
 
 const idFor = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 
-function Issues({ id, list }: { id: string; list: string[] | undefined }) {
+/** The service's issues at a field, said under the field's label rather than its key ("Legal name: missing"). */
+function Issues({ id, list, label }: { id: string; list: string[] | undefined; label: string }) {
   if (!list || list.length === 0) return null;
   return (
     <ul class="field-issues" id={`${id}-issues`}>
-      {list.map((i) => <li key={i}>{i}</li>)}
+      {list.map((i) => <li key={i}>{i.replace(/^(?:output|inputs)\.[A-Za-z][A-Za-z0-9_-]*/, label)}</li>)}
     </ul>
   );
 }
 
 function described(id: string, f: WebField, hasIssues: boolean): string | undefined {
-  const ids = [f.description ? `${id}-desc` : '', hasIssues ? `${id}-issues` : ''].filter(Boolean).join(' ');
+  const ids = [extra(f) ? `${id}-desc` : '', hasIssues ? `${id}-issues` : ''].filter(Boolean).join(' ');
   return ids || undefined;
 }
 
@@ -41,7 +49,7 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
         <label for={id}>{label}</label>
         <select {...common}>
           <option value="">choose…</option>
-          {f.oneOf.map((o) => <option key={String(o)} value={JSON.stringify(o)} selected={value === JSON.stringify(o)}>{String(o)}</option>)}
+          {f.oneOf.map((o) => <option key={String(o)} value={JSON.stringify(o)} selected={value === JSON.stringify(o)}>{typeof o === 'string' ? humanize(o) : String(o)}</option>)}
         </select>
       </>
     );
@@ -61,8 +69,8 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
     return (
       <fieldset class="choice" aria-describedby={describedBy}>
         <legend>{label}</legend>
-        <label><input type="radio" name={name} value="true" checked={value === 'true'} /> yes</label>
-        <label><input type="radio" name={name} value="false" checked={value === 'false'} /> no</label>
+        <label><input type="radio" name={name} value="true" checked={value === 'true'} /> Yes</label>
+        <label><input type="radio" name={name} value="false" checked={value === 'false'} /> No</label>
       </fieldset>
     );
   }
@@ -90,17 +98,17 @@ function ListField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base:
   const list = ctx.issues.get(`${ctx.prefix}.${f.name}`);
   return (
     <fieldset class="list" data-repeat={base} aria-describedby={described(id, f, !!list)}>
-      <legend>{f.name}{f.optional ? ' (optional)' : ''}</legend>
-      {f.description ? <p class="desc" id={`${id}-desc`}>{f.description}</p> : null}
+      <legend>{labelOf(f)}{f.optional ? ' (optional)' : ''}</legend>
+      {extra(f) ? <p class="desc" id={`${id}-desc`}>{extra(f)}</p> : null}
       <ol class="rows">
         {Array.from({ length: n }, (_, i) => (
           <li key={i} class="row">
-            <Scalar f={item} name={base} id={`${id}-${i}`} value={values[i] ?? ''} ctx={ctx} label={`${f.name} ${i + 1}`} />
+            <Scalar f={item} name={base} id={`${id}-${i}`} value={values[i] ?? ''} ctx={ctx} label={`${labelOf(f)} ${i + 1}`} />
           </li>
         ))}
       </ol>
-      <button type="submit" name="_add" value={base} formnovalidate class="add-row">Add a row to {f.name}</button>
-      <Issues id={id} list={list} />
+      <button type="submit" name="_add" value={base} formnovalidate class="add-row">Add a row to {labelOf(f)}</button>
+      <Issues id={id} list={list} label={labelOf(f)} />
     </fieldset>
   );
 }
@@ -112,20 +120,20 @@ function ObjectField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; bas
   const list = ctx.issues.get(`${ctx.prefix}.${f.name}`);
   return (
     <fieldset class="object" data-repeat={base} aria-describedby={described(id, f, !!list)}>
-      <legend>{f.name}{f.optional ? ' (optional)' : ''}</legend>
-      {f.description ? <p class="desc" id={`${id}-desc`}>{f.description}</p> : null}
+      <legend>{labelOf(f)}{f.optional ? ' (optional)' : ''}</legend>
+      {extra(f) ? <p class="desc" id={`${id}-desc`}>{extra(f)}</p> : null}
       <ol class="rows">
         {Array.from({ length: n }, (_, i) => (
           <li key={i} class="row pair">
-            <label for={`${id}-k${i}`}>{f.name} key {i + 1}</label>
+            <label for={`${id}-k${i}`}>{labelOf(f)}: name {i + 1}</label>
             <input type="text" id={`${id}-k${i}`} name={`${base}.key`} value={keys[i] ?? ''} />
-            <label for={`${id}-v${i}`}>{f.name} value {i + 1}</label>
+            <label for={`${id}-v${i}`}>{labelOf(f)}: value {i + 1}</label>
             <input type="text" id={`${id}-v${i}`} name={`${base}.value`} value={values[i] ?? ''} />
           </li>
         ))}
       </ol>
-      <button type="submit" name="_add" value={base} formnovalidate class="add-row">Add a row to {f.name}</button>
-      <Issues id={id} list={list} />
+      <button type="submit" name="_add" value={base} formnovalidate class="add-row">Add a row to {labelOf(f)}</button>
+      <Issues id={id} list={list} label={labelOf(f)} />
     </fieldset>
   );
 }
@@ -138,9 +146,9 @@ export function Field({ f, ctx }: { f: WebField; ctx: FieldContext }) {
   const list = ctx.issues.get(base);
   return (
     <div class={`field${list ? ' has-issues' : ''}`}>
-      <Scalar f={f} name={base} id={id} value={ctx.posted.get(base)?.[0] ?? ''} ctx={ctx} label={`${f.name}${f.optional ? ' (optional)' : ''}`} describedBy={described(id, f, !!list)} />
-      {f.description ? <p class="desc" id={`${id}-desc`}>{f.description}</p> : null}
-      <Issues id={id} list={list} />
+      <Scalar f={f} name={base} id={id} value={ctx.posted.get(base)?.[0] ?? ''} ctx={ctx} label={`${labelOf(f)}${f.optional ? ' (optional)' : ''}`} describedBy={described(id, f, !!list)} />
+      {extra(f) ? <p class="desc" id={`${id}-desc`}>{extra(f)}</p> : null}
+      <Issues id={id} list={list} label={labelOf(f)} />
     </div>
   );
 }

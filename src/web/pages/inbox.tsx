@@ -1,11 +1,21 @@
-/** "My work": the signed-in person's open work items, oldest first, with filters by process and group and counts per group. */
+/**
+ * "My work": the signed-in person's open work items, oldest first, with
+ * filters by process and group and counts per group. Each card names the
+ * step and the run in the process's words and shows what the earlier steps
+ * found, a warning marked, so a claim flagged out of policy stands out.
+ */
+import type { Process } from '../../process/model.js';
+import { findings, humanize, runTitle, type Finding } from '../../words/index.js';
 import { Layout, type Frame } from './layout.js';
-import { FilterSelect, Markdown, Notice, Value, When } from './parts.js';
-import type { ProcessSummary, RunView, WorkEntry } from '../views.js';
+import { FilterSelect, Markdown, Notice, processName, stepName } from './parts.js';
+import { OutLink, Person, usePageWords, WarnMark, When } from './words.js';
+import type { ProcessSummary, RunView, WorkEntry, WorkItem } from '../views.js';
 
 export interface InboxRow {
   entry: WorkEntry;
   view: RunView | null;
+  /** The run's pinned version, or null when the board cannot read it (then ids stand in for words). */
+  process: Process | null;
 }
 
 export interface InboxProps {
@@ -17,65 +27,79 @@ export interface InboxProps {
   total: number;
 }
 
-/** The first few inputs: what tells one run from another. */
-function KeyInputs({ inputs }: { inputs: Record<string, unknown> }) {
-  const keys = Object.keys(inputs).slice(0, 3);
-  if (keys.length === 0) return null;
+/** At most this many findings on a card: the verdicts, not the whole record. */
+const CARD_FINDINGS = 6;
+
+/** What a work item is, in a word. */
+export function kindWord(w: Pick<WorkItem, 'kind' | 'escalation'>): string {
+  return w.escalation ? 'Escalated' : w.kind === 'approve' ? 'Approval' : 'Task';
+}
+
+/** Who a work item is for, in words. */
+export function ForWhom({ a }: { a: { group?: string; person?: string } }) {
+  return a.group !== undefined ? <>the {humanize(a.group).toLowerCase()} group</> : <>you (<Person email={a.person} />)</>;
+}
+
+/** What the earlier steps found: label and value, warnings first in their mark. */
+export function Findings({ list, id }: { list: Finding[]; id: string }) {
+  if (list.length === 0) return null;
+  const warned = list.filter((f) => f.warning).length;
   return (
-    <p class="key-inputs">
-      {keys.map((k, i) => (
-        <span key={k}>
-          {i > 0 ? ' · ' : null}
-          <span class="muted">{k}</span> <Value v={inputs[k]} />
-        </span>
-      ))}
-    </p>
+    <div class="findings-box">
+      <p class="visually-hidden" id={`${id}-sum`}>{warned > 0 ? `${warned} of these findings ${warned === 1 ? 'is a warning' : 'are warnings'}.` : 'No finding is a warning.'}</p>
+      <dl class="found" aria-describedby={`${id}-sum`}>
+        {list.map((f, i) => (
+          <div key={i} class={f.warning ? 'warning' : undefined}>
+            <dt>{f.label}</dt>
+            <dd>{f.warning ? <WarnMark /> : null}{f.href ? <OutLink href={f.href}>{f.text}</OutLink> : f.text}</dd>
+          </div>
+        ))}
+      </dl>
+    </div>
   );
 }
 
-function assigned(a: { group?: string; person?: string }): string {
-  return a.group !== undefined ? `group ${a.group}` : `you (${a.person})`;
-}
-
-function Row({ row, title }: { row: InboxRow; title: string }) {
-  const { entry, view } = row;
+function Row({ row }: { row: InboxRow }) {
+  const { people } = usePageWords();
+  const { entry, view, process } = row;
   const wi = entry.workItem;
   const step = view?.steps.find((s) => s.id === wi.stepId);
   const href = `/work/${entry.runId}/${wi.id}`;
+  const found = process && view ? findings(process, view, { people }).filter((f) => f.stepId !== wi.stepId).slice(0, CARD_FINDINGS) : [];
+  const name = process && view ? runTitle(process, view.data.inputs, people) : processName(process, entry.process);
   return (
-    <li class={`item${step?.overdue ? ' overdue' : ''}`}>
+    <li class={`item${step?.overdue ? ' overdue' : ''}${found.some((f) => f.warning) ? ' has-warning' : ''}`}>
       <article aria-labelledby={`t-${wi.id}`}>
         <h2 id={`t-${wi.id}`}>
-          <a href={href}>{entry.process}: {wi.stepId}</a> <span class="kind">{wi.escalation ? 'escalation' : wi.kind}</span>
+          <a href={href}>{stepName(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span>
         </h2>
-        {title !== entry.process ? <p class="desc">{title}</p> : null}
+        <p class="run-name">{name}</p>
         {entry.mode === 'test' ? <p class="test-banner">Test run</p> : null}
-        {view ? <KeyInputs inputs={view.data.inputs} /> : null}
-        <div class="text"><Markdown text={wi.text.split('\n')[0] ?? ''} /></div>
+        <Findings list={found} id={`f-${wi.id}`} />
         <p class="meta">
-          For {assigned(wi.assignedTo)} · due <When at={wi.due} />
-          {step?.overdue ? <strong class="overdue-tag"> overdue</strong> : null}
+          For <ForWhom a={wi.assignedTo} />{wi.due ? <> · due <When at={wi.due} /></> : null}
+          {step?.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
         </p>
-        {wi.handoff?.returned ? <p class="returned">Returned by {wi.handoff.returned.by}: {wi.handoff.returned.note}</p> : null}
-        {wi.escalation ? <p class="escalated">Escalated by {wi.escalation.by}: {wi.escalation.note}</p> : null}
+        {wi.handoff?.returned ? <p class="returned">Returned by <Person email={wi.handoff.returned.by} />: {wi.handoff.returned.note}</p> : null}
+        {wi.escalation ? <p class="escalated">Escalated by <Person email={wi.escalation.by} />: {wi.escalation.note}</p> : null}
+        {!process ? <div class="text"><Markdown text={wi.text.split('\n')[0] ?? ''} /></div> : null}
       </article>
     </li>
   );
 }
 
 export function InboxPage(p: InboxProps) {
-  const titles = new Map(p.processes.map((x) => [x.name, x.description || x.name]));
   return (
     <Layout frame={p.frame}>
       <h1>My work</h1>
       <form method="get" action="/work" class="filters" aria-label="Filter my work">
-        <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: x.name }))} selected={p.filter.process} />
-        <FilterSelect label="Group" name="group" any="all groups" options={p.groups.map((g) => ({ value: g.group, text: `${g.group} (${g.count})` }))} selected={p.filter.group} />
+        <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: humanize(x.name) }))} selected={p.filter.process} />
+        <FilterSelect label="Group" name="group" any="all groups" options={p.groups.map((g) => ({ value: g.group, text: `${humanize(g.group)} (${g.count})` }))} selected={p.filter.group} />
         <button type="submit">Filter</button>
       </form>
       <p class="counts">
         {p.total} open {p.total === 1 ? 'item' : 'items'}
-        {p.groups.length > 0 ? <> · {p.groups.map((g) => `${g.group}: ${g.count}`).join(' · ')}</> : null}
+        {p.groups.length > 0 ? <> · {p.groups.map((g) => `${humanize(g.group)}: ${g.count}`).join(' · ')}</> : null}
       </p>
       {p.rows.length === 0 ? (
         <Notice kind="info" title="Nothing waiting for you">
@@ -83,7 +107,7 @@ export function InboxPage(p: InboxProps) {
         </Notice>
       ) : (
         <ol class="items">
-          {p.rows.map((r) => <Row key={r.entry.workItem.id} row={r} title={titles.get(r.entry.process) ?? r.entry.process} />)}
+          {p.rows.map((r) => <Row key={r.entry.workItem.id} row={r} />)}
         </ol>
       )}
     </Layout>

@@ -1,5 +1,6 @@
 /** The frame of every page: skip link, header with navigation and sign-out, the main content, our one stylesheet and script. */
 import type { ComponentChildren } from 'preact';
+import { WordsProvider, type PageWords } from './words.js';
 
 export interface Me {
   email: string;
@@ -18,6 +19,8 @@ export interface Frame {
   /** How long the board's change log was when the page was rendered, so live updates start from there. */
   liveFrom?: number;
   current?: 'work' | 'runs' | 'processes' | 'operators';
+  /** The board's people and the moment of rendering, for names and times in words. */
+  words?: PageWords;
 }
 
 function Nav({ me, current }: { me: Me; current: Frame['current'] }) {
@@ -62,7 +65,7 @@ export function Layout({ frame, children }: { frame: Frame; children: ComponentC
           ) : null}
         </header>
         <div id="live" class="live" role="status" aria-live="polite" hidden></div>
-        <main id="main" tabindex={-1}>{children}</main>
+        <main id="main" tabindex={-1}><WordsProvider words={frame.words}>{children}</WordsProvider></main>
       </body>
     </html>
   );

@@ -4,7 +4,10 @@
  * it with a reason (after a confirmation) and to send it an event.
  */
 import { Layout, type Frame } from './layout.js';
-import { Notice, When } from './parts.js';
+import type { Process } from '../../process/model.js';
+import { Notice, processName, stepName } from './parts.js';
+import { kindWord } from './inbox.js';
+import { Person, When } from './words.js';
 import { DECISION_LABELS } from './work-item.js';
 import type { Posted } from '../form-values.js';
 import type { WorkEntry } from '../views.js';
@@ -20,7 +23,7 @@ function OperatorNav({ current }: { current: 'queue' | 'doctor' }) {
   );
 }
 
-export function QueuePage({ frame, items }: { frame: Frame; items: WorkEntry[] }) {
+export function QueuePage({ frame, items }: { frame: Frame; items: { entry: WorkEntry; process: Process | null }[] }) {
   return (
     <Layout frame={frame}>
       <h1>Escalations</h1>
@@ -32,15 +35,16 @@ export function QueuePage({ frame, items }: { frame: Frame; items: WorkEntry[] }
         </Notice>
       ) : (
         <ol class="items">
-          {items.map((e) => {
+          {items.map(({ entry: e, process }) => {
             const wi = e.workItem;
             return (
               <li key={wi.id} class="item">
                 <article aria-labelledby={`q-${wi.id}`}>
-                  <h2 id={`q-${wi.id}`}><a href={`/work/${e.runId}/${wi.id}`}>{e.process}: {wi.stepId}</a> <span class="kind">{wi.kind}</span></h2>
+                  <h2 id={`q-${wi.id}`}><a href={`/work/${e.runId}/${wi.id}`}>{stepName(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span></h2>
+                  <p class="run-name">{processName(process, e.process)}</p>
                   {e.mode === 'test' ? <p class="test-banner">Test run</p> : null}
-                  {wi.escalation ? <p class="escalated">Escalated by {wi.escalation.by} at <When at={wi.escalation.at} />: {wi.escalation.note}</p> : null}
-                  <p class="meta">Run <a href={`/runs/${e.runId}`}>{e.runId}</a>{wi.due ? <> · due <When at={wi.due} /></> : null} · choices: {wi.decide.decisions.map((d) => DECISION_LABELS[d] ?? d).join(', ')}</p>
+                  {wi.escalation ? <p class="escalated">Escalated by <Person email={wi.escalation.by} /> <When at={wi.escalation.at} />: {wi.escalation.note}</p> : null}
+                  <p class="meta"><a href={`/runs/${e.runId}`}>See the run</a>{wi.due ? <> · due <When at={wi.due} /></> : null} · choices: {wi.decide.decisions.map((d) => (d === 'completed' && wi.decide.decisions.includes('returned') ? 'Complete in its place' : DECISION_LABELS[d] ?? d)).join(', ')}</p>
                 </article>
               </li>
             );
@@ -156,7 +160,7 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
 export function CancelConfirmPage({ frame, runId, process, reason, csrf, requestId }: { frame: Frame; runId: string; process: string; reason: string; csrf: string; requestId: string }) {
   return (
     <Layout frame={frame}>
-      <p class="crumbs"><a href="/runs">Runs</a> › <a href={`/runs/${runId}`}>{runId}</a></p>
+      <p class="crumbs"><a href="/runs">Runs</a> › <a href={`/runs/${runId}`}>{process}</a></p>
       <h1>Cancel this run of {process}?</h1>
       <Notice kind="warn" title="Cancelling ends the run">
         <p>No later step runs, open work items close, and the run cannot be resumed.</p>

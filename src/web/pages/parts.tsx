@@ -1,41 +1,36 @@
 /** Small pieces every page shares: markdown, times, values, run inputs, a step's recorded work, evidence, notices, filters. */
 import type { ComponentChildren } from 'preact';
-import { linkHref } from '../links.js';
+import type { Fields, Process, Step } from '../../process/model.js';
+import { declaredNames, fieldLabel, humanize, joinClauses, linkHref, processTitle, stepTitle } from '../../words/index.js';
 import { markdownHtml } from '../markdown.js';
 import type { Completion, Evidence, RunView, StepData } from '../views.js';
+import { FieldValue, OutLink, Person, usePageWords, When } from './words.js';
 
 export function Markdown({ text }: { text: string }) {
   return <div class="md" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />;
 }
 
-export function When({ at }: { at: string | null | undefined }) {
-  if (!at) return <span>–</span>;
-  return <time datetime={at}>{at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time>;
+export { When } from './words.js';
+
+/** A step's name for people: its title from the process, else its id humanised. */
+export function stepName(process: Process | null | undefined, id: string): string {
+  const step = process?.steps.find((s) => s.id === id);
+  return step ? stepTitle(step) : humanize(id);
 }
 
-export function Value({ v }: { v: unknown }) {
-  if (v === null || v === undefined) return <span class="muted">–</span>;
-  if (typeof v === 'boolean') return <span>{v ? 'yes' : 'no'}</span>;
-  if (typeof v === 'string' || typeof v === 'number') return <span>{String(v)}</span>;
-  if (Array.isArray(v)) {
-    return (
-      <ul class="values">
-        {v.map((x, i) => <li key={i}><Value v={x} /></li>)}
-      </ul>
-    );
-  }
-  return <Pairs values={v as Record<string, unknown>} />;
-}
+/** A process's name for people, when its pinned version could be read. */
+export const processName = (process: Process | null | undefined, name: string): string => (process ? processTitle(process) : humanize(name));
 
-export function Pairs({ values }: { values: Record<string, unknown> }) {
+/** Values under their fields' labels, each formatted through its declaration. */
+export function Pairs({ values, fields }: { values: Record<string, unknown>; fields?: Fields | undefined }) {
   const keys = Object.keys(values);
   if (keys.length === 0) return <p class="muted">none</p>;
   return (
     <dl class="pairs">
       {keys.map((k) => (
         <div key={k}>
-          <dt>{k}</dt>
-          <dd><Value v={values[k]} /></dd>
+          <dt>{fieldLabel(k, fields?.[k])}</dt>
+          <dd><FieldValue field={fields?.[k]} value={values[k]} /></dd>
         </div>
       ))}
     </dl>
@@ -51,9 +46,9 @@ export function EvidenceList({ runId, items }: { runId: string; items: Evidence[
         return (
           <li key={e.ref}>
             {e.kind === 'file' ? (
-              <a href={`/runs/${runId}/files/${e.ref}`} download>file {e.ref}</a>
+              <a href={`/runs/${runId}/files/${e.ref}`} download>Download the file <span class="muted">{e.ref}</span></a>
             ) : href !== null ? (
-              <a href={href} rel="noopener noreferrer">{e.ref}</a>
+              <OutLink href={href}>{e.ref}</OutLink>
             ) : (
               <span class="link-text">{e.ref}</span>
             )}
@@ -64,35 +59,40 @@ export function EvidenceList({ runId, items }: { runId: string; items: Evidence[
   );
 }
 
-function CompletionView({ runId, c }: { runId: string; c: Completion }) {
+/** What a decision was, as a word. */
+export const DECISION_DONE: Record<string, string> = { completed: 'Completed', approved: 'Approved', rejected: 'Rejected', returned: 'Returned', failed: 'Failed' };
+
+function CompletionView({ runId, c, step, process }: { runId: string; c: Completion; step: Step | undefined; process: Process | null | undefined }) {
+  const { people } = usePageWords();
   return (
     <div class="completion">
       <p class="by">
-        {c.decision ? <strong>{c.decision}</strong> : null}
+        {c.decision ? <strong>{DECISION_DONE[c.decision] ?? humanize(c.decision)}</strong> : null}
         {c.decision ? ' ' : null}
-        {c.by ? <>by {c.by}</> : null} {c.at ? <>at <When at={c.at} /></> : null}
+        {c.by ? <>by <Person email={c.by} /></> : null} {c.at ? <When at={c.at} /> : null}
       </p>
       {c.note ? <blockquote class="note">{c.note}</blockquote> : null}
       {c.summary ? <p class="summary">{c.summary}</p> : null}
-      {c.output ? <Pairs values={c.output} /> : null}
-      {c.next ? <p>Next: <strong>{c.next}</strong>{c.reason ? <> because {c.reason}</> : null}</p> : null}
+      {c.output ? <Pairs values={c.output} fields={step?.output} /> : null}
+      {c.next ? <p>{c.reason ? joinClauses(`Next: ${stepName(process, c.next)}`, 'because', c.reason, declaredNames(people)) : `Next: ${stepName(process, c.next)}`}</p> : null}
       {c.evidence ? <EvidenceList runId={runId} items={c.evidence} /> : null}
     </div>
   );
 }
 
 /** A step's current work and its earlier attempts. */
-export function StepRecord({ runId, id, data }: { runId: string; id: string; data: StepData }) {
+export function StepRecord({ runId, id, data, process }: { runId: string; id: string; data: StepData; process?: Process | null | undefined }) {
   const { history = [], ...current } = data;
   const has = Object.keys(current).length > 0;
+  const step = process?.steps.find((s) => s.id === id);
   return (
     <section class="step-record" aria-labelledby={`rec-${id}`}>
-      <h3 id={`rec-${id}`}>{id}</h3>
-      {has ? <CompletionView runId={runId} c={current} /> : <p class="muted">not done in this attempt</p>}
+      <h3 id={`rec-${id}`}>{stepName(process, id)}</h3>
+      {has ? <CompletionView runId={runId} c={current} step={step} process={process} /> : <p class="muted">not done in this attempt</p>}
       {history.length > 0 ? (
         <details>
           <summary>{history.length} earlier {history.length === 1 ? 'attempt' : 'attempts'}</summary>
-          {history.map((h, i) => <CompletionView key={i} runId={runId} c={h} />)}
+          {history.map((h, i) => <CompletionView key={i} runId={runId} c={h} step={step} process={process} />)}
         </details>
       ) : null}
     </section>
@@ -100,17 +100,17 @@ export function StepRecord({ runId, id, data }: { runId: string; id: string; dat
 }
 
 /** The run's inputs and every step's recorded work, in the process's step order. */
-export function RunDataView({ view, except }: { view: RunView; except?: string }) {
+export function RunDataView({ view, except, process }: { view: RunView; except?: string; process?: Process | null | undefined }) {
   const order = view.steps.map((s) => s.id).filter((id) => id !== except && view.data.steps[id]);
   return (
     <>
-      <section aria-labelledby="inputs-h">
-        <h2 id="inputs-h">Inputs</h2>
-        <Pairs values={view.data.inputs} />
-      </section>
       <section aria-labelledby="steps-h">
         <h2 id="steps-h">Earlier steps</h2>
-        {order.length === 0 ? <p class="muted">No step has recorded work yet.</p> : order.map((id) => <StepRecord key={id} runId={view.run.id} id={id} data={view.data.steps[id]!} />)}
+        {order.length === 0 ? <p class="muted">No step has recorded work yet.</p> : order.map((id) => <StepRecord key={id} runId={view.run.id} id={id} data={view.data.steps[id]!} process={process} />)}
+      </section>
+      <section aria-labelledby="inputs-h">
+        <h2 id="inputs-h">What the run started with</h2>
+        <Pairs values={view.data.inputs} fields={process?.inputs} />
       </section>
     </>
   );

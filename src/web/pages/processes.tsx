@@ -13,6 +13,8 @@ import type { ProcessSummary } from '../views.js';
 export interface ProcessRow {
   summary: ProcessSummary;
   versions: number[];
+  /** The process's title in words (from its latest version), else its name humanised. */
+  title: string;
 }
 
 const mapUrl = (name: string, v: number) => `/processes/${name}/v${v}/map.svg`;
@@ -25,10 +27,10 @@ export function ProcessesPage({ frame, rows }: { frame: Frame; rows: ProcessRow[
         <Notice kind="info" title="Nothing published yet"><p>A process appears here once it is published with <code>workboard publish</code>.</p></Notice>
       ) : (
         <ol class="items">
-          {rows.map(({ summary: s, versions }) => (
+          {rows.map(({ summary: s, versions, title }) => (
             <li key={s.name} class="item">
               <article aria-labelledby={`p-${s.name}`}>
-                <h2 id={`p-${s.name}`}><a href={`/processes/${s.name}`}>{s.name}</a> <span class="kind">v{s.version}</span></h2>
+                <h2 id={`p-${s.name}`}><a href={`/processes/${s.name}`}>{title}</a> <span class="kind">version {s.version}</span></h2>
                 {s.description ? <p class="desc">{s.description}</p> : null}
                 <p class="meta">
                   Versions:{' '}
@@ -50,6 +52,8 @@ export function ProcessesPage({ frame, rows }: { frame: Frame; rows: ProcessRow[
 export interface ProcessPageProps {
   frame: Frame;
   name: string;
+  /** The process's title in words. */
+  title: string;
   description: string;
   version: number;
   latest: number;
@@ -84,7 +88,7 @@ function StartForm({ p }: { p: ProcessPageProps }) {
       ) : <p class="muted">This process takes no inputs.</p>}
       <label class="kept"><input type="checkbox" name="mode" value="test" checked={s.test} /> A test run: marked as one everywhere, and no notification is sent for it</label>
       <div class="buttons">
-        <button type="submit" class="primary">Start {p.name} v{p.version}</button>
+        <button type="submit" class="primary">Start a run of version {p.version}</button>
       </div>
     </form>
   );
@@ -93,8 +97,9 @@ function StartForm({ p }: { p: ProcessPageProps }) {
 export function ProcessPage(p: ProcessPageProps) {
   return (
     <Layout frame={p.frame}>
-      <p class="crumbs"><a href="/processes">Processes</a> › {p.name}</p>
-      <h1>{p.name} v{p.version}</h1>
+      <p class="crumbs"><a href="/processes">Processes</a> › {p.title}</p>
+      <h1>{p.title}</h1>
+      <p class="small-id">{p.name}, version {p.version}</p>
       {p.description ? <p class="desc">{p.description}</p> : null}
       {p.version !== p.latest ? <Notice kind="warn" title={`An older version: the latest is v${p.latest}`}><p><a href={`/processes/${p.name}`}>See the latest version</a></p></Notice> : null}
       <nav aria-label="Versions" class="meta">
@@ -106,15 +111,15 @@ export function ProcessPage(p: ProcessPageProps) {
       <div class="columns">
         <div class="col-main">
           {p.start ? <StartForm p={p} /> : (
-            <Notice kind="info" title="You cannot start this process"><p>WORK.md does not let you start {p.name}.</p></Notice>
+            <Notice kind="info" title="You cannot start this process"><p>WORK.md does not let you start {p.title}.</p></Notice>
           )}
         </div>
         <div class="col-side">
           <section aria-labelledby="map-h">
             <h2 id="map-h">Map</h2>
             <figure class="map">
-              <a href={mapUrl(p.name, p.version)}><img src={mapUrl(p.name, p.version)} alt={`Map of ${p.name} version ${p.version}: its steps and who does each`} /></a>
-              <figcaption class="muted">Open the map to see it full size.</figcaption>
+              <a href={`/processes/${p.name}/v${p.version}/map`}><img src={mapUrl(p.name, p.version)} alt={`Map of ${p.title} version ${p.version}: its steps and who does each`} /></a>
+              <figcaption><a href={`/processes/${p.name}/v${p.version}/map`}>Open the map full size</a></figcaption>
             </figure>
           </section>
           <details class="body">

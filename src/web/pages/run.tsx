@@ -1,7 +1,12 @@
 /** A run: its state, every step with state, who and when, outputs and evidence, its open work items, the map, and the audit timeline verified as read. */
 import type { ComponentChildren } from 'preact';
+import type { Process } from '../../process/model.js';
+import { humanize } from '../../words/index.js';
 import { Layout, type Frame } from './layout.js';
-import { Notice, RunDataView, TestBanner, When } from './parts.js';
+import { Notice, RunDataView, TestBanner, processName, stepName } from './parts.js';
+import { ForWhom, kindWord } from './inbox.js';
+import { stateWords } from './runs.js';
+import { Person, When } from './words.js';
 import type { RunView } from '../views.js';
 
 export interface TimelineEvent {
@@ -14,6 +19,10 @@ export interface TimelineEvent {
 export interface RunPageProps {
   frame: Frame;
   view: RunView;
+  /** The run's pinned version, for words; null when the board cannot read it. */
+  process: Process | null;
+  /** The run's name in words. */
+  name: string;
   timeline: { events: TimelineEvent[]; breaks: { line: number | null; reason: string }[]; superseded: { after: number; events: TimelineEvent[] }[] } | null;
   map: string | null;
   /** What just happened, when the person arrives here after doing it. */
@@ -22,18 +31,33 @@ export interface RunPageProps {
   actions?: ComponentChildren;
 }
 
+/** A step kind as a word. */
+const KIND_WORDS: Record<string, string> = { agent: 'Agent', task: 'Task', approve: 'Approval', wait: 'Wait', wait_until: 'Wait until', wait_for: 'Wait for an event', parallel: 'Side by side', finish: 'Finish' };
+
+/** An audit line's action and what it concerns, in words: "step submitted · Review the claim". */
+function Happened({ e, runId, process }: { e: TimelineEvent; runId: string; process: Process | null }) {
+  const what = e.entity.replace(`runs/${runId}/`, '').replace(`${runId}/`, '').replace(/^runs\/[^/]+$/, '').replace(runId, '');
+  return (
+    <li>
+      <When at={e.ts} /> <strong><Person email={e.actor} /></strong> {e.action.replace(/[._-]/g, ' ')}
+      {what ? <span class="muted"> · {stepName(process, what)}</span> : null}
+    </li>
+  );
+}
+
 export function RunPage(p: RunPageProps) {
-  const { view } = p;
+  const { view, process } = p;
   const r = view.run;
   return (
     <Layout frame={p.frame}>
-      <p class="crumbs"><a href="/runs">Runs</a> › {r.id}</p>
-      <h1>{r.process} v{r.version}: {r.state}{r.outcome ? ` (${r.outcome})` : ''}</h1>
+      <p class="crumbs"><a href="/runs">Runs</a> › {p.name}</p>
+      <h1>{p.name}</h1>
+      <p class="small-id">Run {r.id} · {processName(process, r.process)}, version {r.version}</p>
       {r.mode === 'test' ? <TestBanner /> : null}
       {p.done ? <Notice kind="ok" title={p.done.title}>{p.done.text ? <p>{p.done.text}</p> : null}</Notice> : null}
       <p class="meta">
-        Started by {r.startedBy} at <When at={r.startedAt} /> · updated <When at={r.updatedAt} />
-        {r.ended ? <> · ended by {r.ended.by} at <When at={r.ended.at} />{r.ended.note ? `: ${r.ended.note}` : ''}</> : null}
+        <strong>{stateWords(r.state, r.outcome)}</strong> · started by <Person email={r.startedBy} /> <When at={r.startedAt} /> · updated <When at={r.updatedAt} />
+        {r.ended ? <> · ended by <Person email={r.ended.by} /> <When at={r.ended.at} />{r.ended.note ? `: ${r.ended.note}` : ''}</> : null}
       </p>
       {view.workItems.length > 0 ? (
         <section aria-labelledby="open-h">
@@ -41,7 +65,7 @@ export function RunPage(p: RunPageProps) {
           <ul>
             {view.workItems.map((w) => (
               <li key={w.id}>
-                <a href={`/work/${r.id}/${w.id}`}>{w.stepId}</a> ({w.escalation ? 'escalation' : w.kind}) for {w.assignedTo.group ? `group ${w.assignedTo.group}` : w.assignedTo.person} · due <When at={w.due} />
+                <a href={`/work/${r.id}/${w.id}`}>{stepName(process, w.stepId)}</a> ({kindWord(w).toLowerCase()}) for <ForWhom a={w.assignedTo} />{w.due ? <> · due <When at={w.due} /></> : null}
               </li>
             ))}
           </ul>
@@ -50,18 +74,18 @@ export function RunPage(p: RunPageProps) {
       <section aria-labelledby="steps-table-h">
         <h2 id="steps-table-h">Steps</h2>
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <thead><tr><th scope="col">Step</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">By</th><th scope="col">When</th></tr></thead>
             <tbody>
               {view.steps.map((s) => {
                 const d = view.data.steps[s.id];
                 return (
                   <tr key={s.id}>
-                    <th scope="row">{s.id}</th>
-                    <td>{s.kind}</td>
-                    <td>{s.state ?? '–'}{s.overdue ? <strong class="overdue-tag"> overdue</strong> : null}</td>
-                    <td>{d?.by ?? '–'}</td>
-                    <td><When at={d?.at ?? s.due} /></td>
+                    <th scope="row">{stepName(process, s.id)}</th>
+                    <td data-label="Kind">{KIND_WORDS[s.kind] ?? humanize(s.kind)}</td>
+                    <td data-label="State">{s.state ? humanize(s.state) : 'not reached'}{s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}</td>
+                    <td data-label="By">{d?.by ? <Person email={d.by} /> : '–'}</td>
+                    <td data-label="When"><When at={d?.at ?? s.due} /></td>
                   </tr>
                 );
               })}
@@ -71,12 +95,15 @@ export function RunPage(p: RunPageProps) {
       </section>
       {p.actions}
       <div class="columns">
-        <div class="col-main"><RunDataView view={view} /></div>
+        <div class="col-main"><RunDataView view={view} process={process} /></div>
         <div class="col-side">
           {p.map ? (
             <section aria-labelledby="map-h">
               <h2 id="map-h">Map</h2>
-              <figure class="map"><img src={p.map} alt={`Map of ${r.process}: the run's steps, with where it is now`} /></figure>
+              <figure class="map">
+                <a href={`/runs/${r.id}/map#here`}><img src={p.map} alt={`Map of ${processName(process, r.process)}: the run's steps, with where it is now`} /></a>
+                <figcaption><a href={`/runs/${r.id}/map#here`}>Open the map full size</a></figcaption>
+              </figure>
             </section>
           ) : null}
         </div>
@@ -91,18 +118,14 @@ export function RunPage(p: RunPageProps) {
               </Notice>
             )}
             <ol class="timeline">
-              {p.timeline.events.map((e, i) => (
-                <li key={i}><When at={e.ts} /> <strong>{e.actor}</strong> {e.action} <span class="muted">{e.entity.replace(`runs/${r.id}/`, '').replace(`${r.id}/`, '')}</span></li>
-              ))}
+              {p.timeline.events.map((e, i) => <Happened key={i} e={e} runId={r.id} process={process} />)}
             </ol>
             {p.timeline.superseded.map((b, n) => (
               <section key={n} aria-labelledby={`superseded-${n}`}>
                 <h3 id={`superseded-${n}`}>Superseded on merge</h3>
                 <p class="muted">This run moved on two clones of the board before they synced; the merge kept the other side whole. These {b.events.length} transition(s), after line {b.after}, are kept here, signed, but no longer count.</p>
                 <ol class="timeline">
-                  {b.events.map((e, i) => (
-                    <li key={i}><When at={e.ts} /> <strong>{e.actor}</strong> {e.action} <span class="muted">{e.entity.replace(`${r.id}/`, '')}</span></li>
-                  ))}
+                  {b.events.map((e, i) => <Happened key={i} e={e} runId={r.id} process={process} />)}
                 </ol>
               </section>
             ))}

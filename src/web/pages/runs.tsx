@@ -1,6 +1,8 @@
 /** Runs, newest first (list_runs): filters by process, state and inputs as `key=value` lines, one page at a time, each run linked to its page. */
 import { Layout, type Frame } from './layout.js';
-import { FilterSelect, Notice, Value, When } from './parts.js';
+import { humanize } from '../../words/index.js';
+import { FilterSelect, Notice } from './parts.js';
+import { When } from './words.js';
 import type { ProcessSummary } from '../views.js';
 import type { RunRow } from '../../protocol/views.js';
 
@@ -14,7 +16,8 @@ export interface RunsFilter {
 
 export interface RunsPageProps {
   frame: Frame;
-  rows: RunRow[];
+  /** Each run with its name in words (runTitle, or the process's name when its version cannot be read). */
+  rows: { run: RunRow; name: string }[];
   processes: ProcessSummary[];
   filter: RunsFilter;
   /** The address of the next page, or null on the last. */
@@ -26,19 +29,9 @@ export interface RunsPageProps {
   refusal?: string;
 }
 
-function Inputs({ inputs }: { inputs: Record<string, unknown> }) {
-  const keys = Object.keys(inputs).slice(0, 3);
-  if (keys.length === 0) return <span class="muted">none</span>;
-  return (
-    <>
-      {keys.map((k, i) => (
-        <span key={k}>
-          {i > 0 ? ' · ' : null}
-          <span class="muted">{k}</span> <Value v={inputs[k]} />
-        </span>
-      ))}
-    </>
-  );
+/** A run's state in words: "Ended: approved", "Waiting". */
+export function stateWords(state: string, outcome: string | null): string {
+  return `${humanize(state)}${outcome ? `: ${humanize(outcome).toLowerCase()}` : ''}`;
 }
 
 export function RunsPage(p: RunsPageProps) {
@@ -48,8 +41,8 @@ export function RunsPage(p: RunsPageProps) {
     <Layout frame={p.frame}>
       <h1>Runs</h1>
       <form method="get" action="/runs" class="filters runs-filter" aria-label="Filter runs">
-        <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: x.name }))} selected={f.process} />
-        <FilterSelect label="State" name="state" any="any state" options={RUN_STATES.map((s) => ({ value: s, text: s }))} selected={f.state} />
+        <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: humanize(x.name) }))} selected={f.process} />
+        <FilterSelect label="State" name="state" any="any state" options={RUN_STATES.map((s) => ({ value: s, text: humanize(s) }))} selected={f.state} />
         <label class="stack">
           Inputs (one key=value a line)
           <textarea name="inputs" rows={1} aria-describedby={problems.length ? 'filter-issues' : undefined}>{f.inputs ?? ''}</textarea>
@@ -63,16 +56,14 @@ export function RunsPage(p: RunsPageProps) {
         </Notice>
       ) : (
         <div class="table-wrap">
-          <table class="runs">
+          <table class="runs stack">
             <caption class="visually-hidden">Runs, newest first</caption>
-            <thead><tr><th scope="col">Run</th><th scope="col">Process</th><th scope="col">State</th><th scope="col">Inputs</th><th scope="col">Started</th><th scope="col">Updated</th></tr></thead>
+            <thead><tr><th scope="col">Run</th><th scope="col">State</th><th scope="col">Started</th><th scope="col">Updated</th></tr></thead>
             <tbody>
-              {p.rows.map((r) => (
+              {p.rows.map(({ run: r, name }) => (
                 <tr key={r.id}>
-                  <th scope="row"><a href={`/runs/${r.id}`}>{r.id}</a></th>
-                  <td data-label="Process"><span>{r.process} v{r.version}</span></td>
-                  <td data-label="State"><span>{r.state}{r.outcome ? ` (${r.outcome})` : ''}</span></td>
-                  <td data-label="Inputs"><span><Inputs inputs={r.inputs} /></span></td>
+                  <th scope="row"><a href={`/runs/${r.id}`}>{name}</a> <span class="small-id">{r.id} · version {r.version}</span></th>
+                  <td data-label="State"><span>{stateWords(r.state, r.outcome)}</span></td>
                   <td data-label="Started"><When at={r.startedAt} /></td>
                   <td data-label="Updated"><When at={r.updatedAt} /></td>
                 </tr>

@@ -1,14 +1,20 @@
 /**
- * A work item: everything needed to decide without leaving the page (the
- * step's text, what was returned or escalated, the run's inputs and every
- * earlier step's work, the map, the process body), and the decide form
- * generated from the item: output fields, evidence, routes, a note, one
- * button per allowed decision. The form carries the snapshot of the data
- * shown and a fresh requestId.
+ * A work item, in the order a person reads it on a phone: what to do, what
+ * was found (the earlier steps' findings, their work, the run's inputs, the
+ * map), then the forms generated from the item: output fields, evidence,
+ * routes chosen by their words, a note where one is required. On a wide
+ * screen the forms sit beside the context; on a narrow one a bar at the
+ * bottom jumps to them. Every form carries the snapshot of the data shown
+ * and a fresh requestId.
  */
+import type { ComponentChildren } from 'preact';
 import { Layout, type Frame } from './layout.js';
 import { Fields, type FieldContext } from './fields.js';
-import { Markdown, Notice, RunDataView, TestBanner, When } from './parts.js';
+import { findings } from '../../words/index.js';
+import type { Process } from '../../process/model.js';
+import { Markdown, Notice, RunDataView, TestBanner, processName, stepName } from './parts.js';
+import { Findings, ForWhom, kindWord } from './inbox.js';
+import { Person, usePageWords, When } from './words.js';
 import { webFields } from '../form-values.js';
 import type { RunView, WorkItem } from '../views.js';
 
@@ -20,6 +26,11 @@ export const DECISION_LABELS: Record<string, string> = {
   failed: 'Fail the run',
 };
 
+/** The reason recorded for a route chosen without one: the spec requires a reason, and the choice's words are one. */
+export function routeReason(route: { to: string; when?: string }, process: Process | null): string {
+  return route.when?.trim() || `Chosen: ${stepName(process, route.to)}`;
+}
+
 export interface Change {
   path: string;
   before: string;
@@ -30,7 +41,6 @@ export interface WorkItemProps {
   frame: Frame;
   view: RunView;
   item: WorkItem;
-  title: string;
   requestId: string;
   ctx: FieldContext;
   problem?: { kind: 'error' | 'warn'; title: string; text: string };
@@ -38,6 +48,10 @@ export interface WorkItemProps {
   /** Files uploaded by an earlier try of this form, kept attached. */
   kept: { ref: string; name: string }[];
   map: string | null;
+  /** The run's pinned version, for words; null when the board cannot read it. */
+  process: Process | null;
+  /** The run's name in words (runTitle), or its id when the version cannot be read. */
+  runName: string;
 }
 
 function Handoff({ item }: { item: WorkItem }) {
@@ -46,9 +60,9 @@ function Handoff({ item }: { item: WorkItem }) {
   return (
     <>
       {h?.returned ? (
-        <Notice kind="warn" title={`Returned by ${h.returned.by}`}>
+        <Notice kind="warn" title="Returned to you">
           <p>{h.returned.note}</p>
-          <p class="meta"><When at={h.returned.at} /></p>
+          <p class="meta">by <Person email={h.returned.by} />, <When at={h.returned.at} /></p>
         </Notice>
       ) : null}
       {h?.issues?.length ? (
@@ -57,9 +71,9 @@ function Handoff({ item }: { item: WorkItem }) {
         </Notice>
       ) : null}
       {e ? (
-        <Notice kind="warn" title={`Escalated by ${e.by}`}>
+        <Notice kind="warn" title="Escalated to the operators">
           <p>{e.note}</p>
-          <p class="meta"><When at={e.at} /></p>
+          <p class="meta">by <Person email={e.by} />, <When at={e.at} /></p>
           {e.candidate ? <p>A submission is held: completing without output uses it.</p> : null}
         </Notice>
       ) : null}
@@ -71,10 +85,10 @@ function Changes({ changes }: { changes: Change[] | null }) {
   return (
     <Notice kind="warn" title="The run changed since you opened this page">
       {changes && changes.length > 0 ? (
-        <table class="changes">
+        <table class="changes stack">
           <caption>What changed</caption>
           <thead><tr><th scope="col">Where</th><th scope="col">Before</th><th scope="col">Now</th></tr></thead>
-          <tbody>{changes.map((c) => <tr key={c.path}><th scope="row">{c.path}</th><td>{c.before}</td><td>{c.after}</td></tr>)}</tbody>
+          <tbody>{changes.map((c) => <tr key={c.path}><th scope="row">{c.path}</th><td data-label="Before">{c.before}</td><td data-label="Now">{c.after}</td></tr>)}</tbody>
         </table>
       ) : (
         <p>The page below shows the run as it is now.</p>
@@ -84,26 +98,49 @@ function Changes({ changes }: { changes: Change[] | null }) {
   );
 }
 
-function Completion({ item, ctx, kept }: { item: WorkItem; ctx: FieldContext; kept: WorkItemProps['kept'] }) {
+function Issues({ id, list }: { id: string; list: string[] }) {
+  return list.length ? <ul class="field-issues" id={id}>{list.map((i) => <li key={i}>{i}</li>)}</ul> : null;
+}
+
+/** The routes a task may take, each chosen by its `when` words; the reason the spec requires defaults to them. */
+function Routes({ item, ctx, process }: { item: WorkItem; ctx: FieldContext; process: Process | null }) {
+  const nextIssues = [...(ctx.issues.get('next') ?? []), ...(ctx.issues.get('reason') ?? [])];
+  const chosen = ctx.posted.get('next')?.[0];
+  return (
+    <fieldset class="group" aria-describedby={nextIssues.length ? 'next-issues' : undefined}>
+      <legend>Which way now?</legend>
+      {item.next!.map((r) => (
+        <label key={r.to} class="route">
+          <input type="radio" name="next" value={r.to} checked={chosen === r.to} />
+          <span>{r.when?.trim() || stepName(process, r.to)}{r.when ? <span class="muted"> · then: {stepName(process, r.to)}</span> : null}</span>
+        </label>
+      ))}
+      <label for="f-reason">Why (optional)</label>
+      <p class="desc" id="f-reason-desc">A route is recorded with a reason. Left empty, the words of the choice you picked are recorded as the reason.</p>
+      <textarea id="f-reason" name="reason" rows={2} aria-describedby="f-reason-desc">{ctx.posted.get('reason')?.[0] ?? ''}</textarea>
+      <Issues id="next-issues" list={nextIssues} />
+    </fieldset>
+  );
+}
+
+function Completion({ item, ctx, kept, process }: { item: WorkItem; ctx: FieldContext; kept: WorkItemProps['kept']; process: Process | null }) {
   const fields = webFields(item.output);
   const ev = item.evidence ?? [];
   const links = ctx.posted.get('evidence.link') ?? [];
   const evIssues = ctx.issues.get('evidence');
-  const nextIssues = [...(ctx.issues.get('next') ?? []), ...(ctx.issues.get('reason') ?? [])];
-  const chosen = ctx.posted.get('next')?.[0];
   return (
     <>
       {fields.length > 0 ? (
         <fieldset class="group">
-          <legend>Output</legend>
+          <legend>What you record</legend>
           <Fields fields={fields} ctx={ctx} />
         </fieldset>
       ) : null}
       {ev.length > 0 || kept.length > 0 ? (
         <fieldset class="group" aria-describedby={evIssues ? 'ev-issues' : undefined}>
-          <legend>Evidence{ev.length ? ` (required: ${ev.join(', ')})` : ''}</legend>
+          <legend>Evidence{ev.length ? ` (required: ${ev.map((k) => (k === 'file' ? 'a file' : 'a link')).join(' and ')})` : ''}</legend>
           {kept.map((k) => (
-            <label key={k.ref} class="kept"><input type="checkbox" name="evidence.fileRef" value={`${k.ref}|${k.name}`} checked /> keep {k.name} ({k.ref})</label>
+            <label key={k.ref} class="kept"><input type="checkbox" name="evidence.fileRef" value={`${k.ref}|${k.name}`} checked /> keep {k.name}</label>
           ))}
           {ev.includes('file') ? (
             <div class="field">
@@ -124,22 +161,10 @@ function Completion({ item, ctx, kept }: { item: WorkItem; ctx: FieldContext; ke
               <button type="submit" name="_add" value="evidence.link" formnovalidate class="add-row">Add a link</button>
             </div>
           ) : null}
-          {evIssues ? <ul class="field-issues" id="ev-issues">{evIssues.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+          {evIssues ? <Issues id="ev-issues" list={evIssues} /> : null}
         </fieldset>
       ) : null}
-      {item.next ? (
-        <fieldset class="group" aria-describedby={nextIssues.length ? 'next-issues' : undefined}>
-          <legend>Where next</legend>
-          {item.next.map((r) => (
-            <label key={r.to} class="route">
-              <input type="radio" name="next" value={r.to} checked={chosen === r.to} /> <strong>{r.to}</strong>{r.when ? <>: {r.when}</> : null}
-            </label>
-          ))}
-          <label for="f-reason">Why this route</label>
-          <textarea id="f-reason" name="reason" rows={2}>{ctx.posted.get('reason')?.[0] ?? ''}</textarea>
-          {nextIssues.length ? <ul class="field-issues" id="next-issues">{nextIssues.map((i) => <li key={i}>{i}</li>)}</ul> : null}
-        </fieldset>
-      ) : null}
+      {item.next ? <Routes item={item} ctx={ctx} process={process} /> : null}
       <div class="field">
         <label for="f-summary">Summary (optional): what you did and found</label>
         <textarea id="f-summary" name="summary" rows={3}>{ctx.posted.get('summary')?.[0] ?? ''}</textarea>
@@ -148,50 +173,115 @@ function Completion({ item, ctx, kept }: { item: WorkItem; ctx: FieldContext; ke
   );
 }
 
-export function DecideForm({ p }: { p: WorkItemProps }) {
+/** One form of the page: the hidden parts every decision carries, a heading, its body and its buttons. */
+function DecisionForm({ p, id, heading, buttons, children }: { p: WorkItemProps; id: string; heading: string; buttons: { decision: string; label: string; kind?: 'primary' | 'danger' }[]; children?: ComponentChildren }) {
   const { item, ctx } = p;
-  const decisions = item.decide.decisions;
-  const needsNote = decisions.some((d) => d !== 'completed' && d !== 'approved');
-  const noteIssues = ctx.issues.get('note');
-  const top = [...(ctx.issues.get('') ?? []), ...(ctx.issues.get('decision') ?? [])];
+  const posted = ctx.posted.get('decision')?.[0];
+  const mine = buttons.some((b) => b.decision === posted);
+  const top = mine || (!posted && id === 'decide') ? [...(ctx.issues.get('') ?? []), ...(ctx.issues.get('decision') ?? [])] : [];
   return (
-    <form method="post" action={`/work/${p.view.run.id}/${item.id}`} enctype="multipart/form-data" class="decide" aria-labelledby="decide-h">
-      <h2 id="decide-h">Decide</h2>
-      {top.length ? <ul class="field-issues">{top.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+    <form method="post" action={`/work/${p.view.run.id}/${item.id}`} enctype="multipart/form-data" class="decide" id={id} aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>{heading}</h2>
+      <Issues id={`${id}-issues`} list={top} />
       <input type="hidden" name="csrf" value={p.frame.me!.csrf} />
       <input type="hidden" name="snapshot" value={item.snapshot} />
       <input type="hidden" name="stepId" value={item.stepId} />
       <input type="hidden" name="requestId" value={p.requestId} />
-      {decisions.includes('completed') ? <Completion item={item} ctx={ctx} kept={p.kept} /> : null}
-      {needsNote ? (
-        <div class={`field${noteIssues ? ' has-issues' : ''}`}>
-          <label for="f-note">Note (required to {decisions.filter((d) => d !== 'completed' && d !== 'approved').map((d) => DECISION_LABELS[d]!.toLowerCase()).join(' or ')})</label>
-          <textarea id="f-note" name="note" rows={3} aria-describedby={noteIssues ? 'f-note-issues' : undefined}>{ctx.posted.get('note')?.[0] ?? ''}</textarea>
-          {noteIssues ? <ul class="field-issues" id="f-note-issues">{noteIssues.map((i) => <li key={i}>{i}</li>)}</ul> : null}
-        </div>
-      ) : null}
+      {children}
       <div class="buttons">
-        {decisions.map((d) => (
-          <button key={d} type="submit" name="decision" value={d} class={d === 'approved' || d === 'completed' ? 'primary' : d === 'failed' ? 'danger' : ''}>
-            {DECISION_LABELS[d] ?? d}
-          </button>
+        {buttons.map((b) => (
+          <button key={b.decision} type="submit" name="decision" value={b.decision} class={b.kind ?? ''}>{b.label}</button>
         ))}
       </div>
     </form>
   );
 }
 
+/** A note, required by the decisions it names; its issues shown only in the form that was posted. */
+function NoteField({ p, id, label, decisions }: { p: WorkItemProps; id: string; label: string; decisions: string[] }) {
+  const posted = p.ctx.posted.get('decision')?.[0];
+  const issues = posted && decisions.includes(posted) ? p.ctx.issues.get('note') ?? [] : [];
+  const value = posted && decisions.includes(posted) ? p.ctx.posted.get('note')?.[0] ?? '' : '';
+  return (
+    <div class={`field${issues.length ? ' has-issues' : ''}`}>
+      <label for={id}>{label}</label>
+      <textarea id={id} name="note" rows={3} aria-describedby={issues.length ? `${id}-issues` : undefined}>{value}</textarea>
+      <Issues id={`${id}-issues`} list={issues} />
+    </div>
+  );
+}
+
+/**
+ * The forms for this item: an approval decides in one form (approve, or
+ * reject with a note); a task is completed; an escalation is either returned
+ * to the agent with a note or completed in the agent's place, two separate
+ * forms. Failing the run is a form of its own, folded away.
+ */
+export function DecideForms({ p }: { p: WorkItemProps }) {
+  const { item, ctx } = p;
+  const d = item.decide.decisions;
+  const forms = [];
+  if (d.includes('approved')) {
+    forms.push(
+      <DecisionForm key="decide" p={p} id="decide" heading="Decide" buttons={[{ decision: 'approved', label: 'Approve', kind: 'primary' }, ...(d.includes('rejected') ? [{ decision: 'rejected', label: 'Reject' }] : [])]}>
+        {d.includes('rejected') ? <NoteField p={p} id="f-note" label="Note (required to reject)" decisions={['rejected']} /> : null}
+      </DecisionForm>,
+    );
+  }
+  if (d.includes('returned')) {
+    forms.push(
+      <DecisionForm key="return" p={p} id="return" heading="Return to the agent" buttons={[{ decision: 'returned', label: 'Return to the agent' }]}>
+        <p class="desc">The agent gets the step back with your note and tries again.</p>
+        <NoteField p={p} id="f-note" label="Note for the agent (required)" decisions={['returned']} />
+      </DecisionForm>,
+    );
+  }
+  if (d.includes('completed')) {
+    const instead = d.includes('returned');
+    forms.push(
+      <DecisionForm key="complete" p={p} id="decide" heading={instead ? 'Complete in its place' : 'Complete'} buttons={[{ decision: 'completed', label: instead ? 'Complete in its place' : 'Complete', kind: 'primary' }]}>
+        {instead ? <p class="desc">You record every output yourself, and the run goes on without the agent.</p> : null}
+        <Completion item={item} ctx={ctx} kept={p.kept} process={p.process} />
+      </DecisionForm>,
+    );
+  }
+  if (d.includes('failed')) {
+    const open = ctx.posted.get('decision')?.[0] === 'failed';
+    forms.push(
+      <details key="fail" class="fail" open={open}>
+        <summary>This cannot be done: fail the run</summary>
+        <DecisionForm p={p} id="fail" heading="Fail the run" buttons={[{ decision: 'failed', label: 'Fail the run', kind: 'danger' }]}>
+          <p class="desc">Failing ends the run at once; no later step runs. You are asked to confirm.</p>
+          <NoteField p={p} id="f-fail-note" label="Why the run fails (required)" decisions={['failed']} />
+        </DecisionForm>
+      </details>,
+    );
+  }
+  return <>{forms}</>;
+}
+
+/** The words of the sticky bar that jumps to the form on a phone. */
+function jumpWords(item: WorkItem): string {
+  const d = item.decide.decisions;
+  if (d.includes('approved')) return 'Approve or reject';
+  if (d.includes('returned')) return 'Return or complete';
+  return 'Complete';
+}
+
 export function WorkItemPage(p: WorkItemProps) {
-  const { view, item } = p;
+  const { view, item, process } = p;
+  const { people } = usePageWords();
   const step = view.steps.find((s) => s.id === item.stepId);
+  const found = process ? findings(process, view, { people }).filter((f) => f.stepId !== item.stepId) : [];
   return (
     <Layout frame={p.frame}>
-      <p class="crumbs"><a href="/work">My work</a> › <a href={`/runs/${view.run.id}`}>run {view.run.id}</a></p>
-      <h1>{p.title}: {item.stepId}</h1>
+      <p class="crumbs"><a href="/work">My work</a> › <a href={`/runs/${view.run.id}`}>{p.runName}</a></p>
+      <h1>{stepName(process, item.stepId)}</h1>
       {view.run.mode === 'test' ? <TestBanner /> : null}
       <p class="meta">
-        {item.escalation ? 'Escalated ' : ''}{item.kind} · due <When at={item.due} />
-        {step?.overdue ? <strong class="overdue-tag"> overdue</strong> : null}
+        <span class="kind">{kindWord(item)}</span> in {processName(process, view.run.process)} · for <ForWhom a={item.assignedTo} />
+        {item.due ? <> · due <When at={item.due} /></> : null}
+        {step?.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
       </p>
       {p.problem ? <Notice kind={p.problem.kind} title={p.problem.title}><p>{p.problem.text}</p></Notice> : null}
       {p.changes !== undefined ? <Changes changes={p.changes} /> : null}
@@ -200,22 +290,32 @@ export function WorkItemPage(p: WorkItemProps) {
         <Markdown text={item.text} />
       </section>
       <Handoff item={item} />
-      <div class="columns">
-        <div class="col-main">
-          <DecideForm p={p} />
-        </div>
-        <div class="col-side">
-          <RunDataView view={view} except={item.stepId} />
+      <div class="columns work-columns">
+        <div class="col-context">
+          {found.length > 0 ? (
+            <section aria-labelledby="found-h" class="found-section">
+              <h2 id="found-h">What was found</h2>
+              <Findings list={found} id="found" />
+            </section>
+          ) : null}
+          <RunDataView view={view} except={item.stepId} process={process} />
           {p.map ? (
             <section aria-labelledby="map-h">
               <h2 id="map-h">Where the run is</h2>
-              <figure class="map"><img src={p.map} alt={`Map of ${view.run.process}: the run's steps, with where it is now`} /></figure>
+              <figure class="map">
+                <a href={`/runs/${view.run.id}/map#here`}><img src={p.map} alt={`Map of ${processName(process, view.run.process)}: the run's steps, with where it is now`} /></a>
+                <figcaption><a href={`/runs/${view.run.id}/map#here`}>Open the map full size</a></figcaption>
+              </figure>
             </section>
           ) : null}
           <details class="body">
             <summary>About this process</summary>
             <Markdown text={view.body} />
           </details>
+        </div>
+        <a class="action-bar" href="#decision">{jumpWords(item)} ↓</a>
+        <div class="col-decide" id="decision">
+          <DecideForms p={p} />
         </div>
       </div>
     </Layout>
