@@ -5,7 +5,9 @@
  * Origin, who is told, claim tokens, leases, replay), the test files that
  * guard the rule run, and the mutant is killed when they fail. Nothing here
  * touches this checkout: the work happens in a clone of its HEAD (commit
- * first), whose node_modules come from `npm ci`.
+ * first), whose node_modules come from `npm ci` and whose dist/ is built
+ * once unmutated (some tests run helper processes from it; the mutated code
+ * is what vitest loads from src/).
  *
  *   node scripts/mutants.mjs [--clone <dir>] [--only <id>,<id>]
  *
@@ -38,8 +40,9 @@ const MUTANTS = [
   ['operators-group-nobody', 'src/notify/rules.ts', 'if (a.group === OPERATORS) return [...manifest.operators];', 'if (a.group === OPERATORS) return [];', ['test/notify/rules.test.ts']],
   ['group-members-nobody', 'src/notify/rules.ts', "return [...(manifest.groups[a.group ?? ''] ?? [])];", 'return [];', ['test/notify/rules.test.ts']],
   ['token-signature-unchecked', 'src/service/tokens.ts', 'if (sig.length !== want.length || !timingSafeEqual(sig, want)) return null;', 'if (sig.length !== want.length) return null;', ['test/abuse/tokens.test.ts']],
-  ['lease-never-expires', 'src/engine/commands.ts', 'Date.parse(lease.expiresAt) <= m.ctx.now.getTime()', 'Date.parse(lease.expiresAt) < 0', ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
-  ['lease-any-agent', 'src/engine/commands.ts', "if (actor.kind !== 'agent' || lease.agent !== actor.id) return", "if (actor.kind !== 'agent') return", ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
+  ['lease-never-expires', 'src/engine/machine.ts', "offer(lease.expiresAt, () => this.endLease(lease, 'lease.expired'", "offer(null, () => this.endLease(lease, 'lease.expired'", ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
+  ['lease-renew-keeps-expiry', 'src/engine/commands.ts', "claimId: m.ctx.newId('c'),\n    expiresAt: new Date(now + m.ctx.limits.leaseSeconds * 1000).toISOString(),", "claimId: m.ctx.newId('c'),\n    expiresAt: old.expiresAt,", ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
+  ['token-of-another-agent', 'src/engine/commands.ts', "if (claimant !== undefined && (actor.kind !== 'agent' || actor.id !== claimant))", "if (claimant !== undefined && actor.kind !== 'agent')", ['test/engine/execute.test.ts', 'test/abuse/tokens.test.ts']],
   ['replay-other-arguments', 'src/service/replay.ts', 'if (rec.fingerprint !== fingerprint(tool, a, actor)) {', 'if (false) {', ['test/service/idempotency.test.ts']],
 ];
 
@@ -58,6 +61,7 @@ run('git', ['fetch', '--quiet', REPO, 'HEAD'], clone);
 run('git', ['checkout', '--quiet', '--force', 'FETCH_HEAD'], clone);
 run('git', ['clean', '--quiet', '-fdx', '--exclude=node_modules'], clone);
 if (!existsSync(path.join(clone, 'node_modules'))) run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], clone);
+run('npm', ['run', 'build', '--silent'], clone);
 const commit = run('git', ['rev-parse', '--short', 'HEAD'], clone).trim();
 
 const passes = (tests) => spawnSync('npx', ['vitest', 'run', ...tests], { cwd: clone, encoding: 'utf8', env: { ...process.env, CI: '1' }, timeout: 600_000 }).status === 0;
