@@ -7,8 +7,8 @@
  * email sent. A failure is logged for the operator, never shown to the asker.
  */
 import type { Board } from '../board/board.js';
+import { boardBaseUrl } from '../core/public-url.js';
 import { sendEmail } from '../notify/channels/email.js';
-import { baseUrlFor } from './config.js';
 import { createLoginLink } from './sessions.js';
 import { recipientFor, signInMessage } from './signin-email.js';
 import type { Asker, LinkThrottle } from './signin-throttle.js';
@@ -64,7 +64,7 @@ export class SignInMailer {
     const m = this.board.manifest;
     const to = recipientFor(m, a.address);
     if (m.notifications.email === null || to === null || !this.throttle.send(to.email)) return;
-    const link = await createLoginLink(this.board, to.email, baseUrlFor(m.notifications.baseUrl ?? undefined), new Date(), a.next ? { next: a.next } : {});
+    const link = await createLoginLink(this.board, to.email, boardBaseUrl(m), new Date(), a.next ? { next: a.next } : {});
     await sendEmail(m.notifications.email, to.email, signInMessage(m, to, link), AbortSignal.timeout(EMAIL_TIMEOUT_MS));
     this.log(`sign-in link emailed to ${to.email}`);
   }
