@@ -11,7 +11,7 @@
  * signs in once and lands on the page asked for, never on another site, and
  * points at the board's own address whatever Host the request named; the
  * form needs our origin and its pre-session token; a board without email
- * says to ask an operator.
+ * says to ask an operator; behind a trusted proxy each client is counted.
  *
  * Asks are dealt with one at a time, in order, after the answer: so once a
  * fresh person's link has arrived, every ask made before it has been dealt
@@ -31,14 +31,20 @@ const TITLE = 'Finance desk';
 
 let wb: WebBoard;
 let smtp: Smtp;
-beforeAll(async () => {
-  smtp = await smtpServer();
-  wb = await startBoard();
-  await editManifest(wb.board, 'test', 'notifications.set', (d) => {
+/** A served board that sends email through the test SMTP server. */
+async function emailingBoard(): Promise<WebBoard> {
+  const w = await startBoard();
+  await editManifest(w.board, 'test', 'notifications.set', (d) => {
     d.title = TITLE;
-    d.notifications = { baseUrl: wb.base, email: { from: FROM, smtp: { host: '127.0.0.1', port: smtp.port } } };
+    d.notifications = { baseUrl: w.base, email: { from: FROM, smtp: { host: '127.0.0.1', port: smtp.port } } };
     return 'notifications';
   });
+  return w;
+}
+
+beforeAll(async () => {
+  smtp = await smtpServer();
+  wb = await emailingBoard();
 });
 afterAll(async () => {
   await wb?.stop();
@@ -270,5 +276,31 @@ describe('asking for a sign-in link', () => {
     const posted = await request(wb.base, 'POST', '/signin', { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ address: PEOPLE.ana }).toString());
     expect(posted.status).toBe(400);
     expect(posted.text).toContain('This board does not send sign-in links by email.');
+  });
+});
+
+describe('asking for a sign-in link behind a trusted proxy (WORKBOARD_TRUST_PROXY=127.0.0.1)', () => {
+  beforeAll(async () => {
+    await wb.stop();
+    process.env.WORKBOARD_TRUST_PROXY = '127.0.0.1';
+    try {
+      wb = await emailingBoard();
+    } finally {
+      delete process.env.WORKBOARD_TRUST_PROXY;
+    }
+  });
+
+  it('counts the client the proxy names: past 10 asks it gets no link, another client behind the same proxy does', async () => {
+    const b = await visit();
+    await addPerson(wb.board, 'test', 'pat@example.com');
+    const from = (client: string) => ({ 'x-forwarded-for': client });
+    const answers = [];
+    for (let i = 0; i < 10; i++) answers.push(await ask(b, `other-${i}@example.com`, {}, from('203.0.113.7')));
+    answers.push(await ask(b, 'pat@example.com', {}, from('203.0.113.7')));
+    for (const a of answers) expect(a.status).toBe(200);
+    // Asks are dealt with in order: once the other client's link has come, the first client's was dealt with.
+    expect((await ask(b, 'pat@example.com', {}, from('203.0.113.8'))).status).toBe(200);
+    await until(() => (links('pat@example.com').length ? true : undefined), 20_000);
+    expect(links('pat@example.com')).toHaveLength(1);
   });
 });
