@@ -57,23 +57,23 @@ export function SignInHelp({ frame, board, problem, status, next, ask }: { frame
 
 function LinkForm({ ask, next }: { ask: AskForLink; next?: string }) {
   return (
-    <form method="post" action="/signin" class="signin-ask" novalidate>
+    <form method="post" action="/signin" novalidate>
       <h2>Email me a sign-in link</h2>
       <p>Type the email address this board knows you by. We send a link that signs you in once, within 15 minutes.</p>
       <input type="hidden" name="csrf" value={ask.csrf} />
       {next ? <input type="hidden" name="next" value={next} /> : null}
       <div class={`field${ask.addressProblem ? ' has-issues' : ''}`}>
-      <label for="signin-address">Your email address</label>
-      {ask.addressProblem ? <ul class="field-issues" id="signin-address-problem"><li>{ask.addressProblem}</li></ul> : null}
-      <input
-        id="signin-address"
-        type="email"
-        name="address"
-        autocomplete="email"
-        required
-        aria-invalid={ask.addressProblem ? 'true' : undefined}
-        aria-describedby={ask.addressProblem ? 'signin-address-problem' : undefined}
-      />
+        <label for="signin-address">Your email address</label>
+        {ask.addressProblem ? <ul class="field-issues" id="signin-address-problem"><li>{ask.addressProblem}</li></ul> : null}
+        <input
+          id="signin-address"
+          type="email"
+          name="address"
+          autocomplete="email"
+          required
+          aria-invalid={ask.addressProblem ? 'true' : undefined}
+          aria-describedby={ask.addressProblem ? 'signin-address-problem' : undefined}
+        />
       </div>
       <div class="buttons">
         <button type="submit" class="primary">Email me a sign-in link</button>
