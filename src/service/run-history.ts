@@ -33,9 +33,12 @@ function parsedLines(text: string): HistoryLine[] {
   return out;
 }
 
+/** A published version's process, with the groups its roles were given when published. */
+export type PinnedProcess = Process & { roles: Record<string, string> };
+
 export class RunHistory {
   private readonly facts = new Map<string, { stamp: string; facts: RunFacts | null }>();
-  private readonly versions = new Map<string, Pick<Process, 'steps' | 'name' | 'body'> & { roles: Record<string, string> }>();
+  private readonly versions = new Map<string, PinnedProcess>();
 
   constructor(private readonly board: Board) {}
 
@@ -74,8 +77,8 @@ export class RunHistory {
   }
 
   /** The versions these runs pinned, by `name@version`; one that cannot be read is left out (its steps then have no kind or due). */
-  async versionsOf(runs: readonly RunFacts[]): Promise<Map<string, Pick<Process, 'steps' | 'name' | 'body'> & { roles: Record<string, string> }>> {
-    const out = new Map<string, Pick<Process, 'steps' | 'name' | 'body'> & { roles: Record<string, string> }>();
+  async versionsOf(runs: readonly RunFacts[]): Promise<Map<string, PinnedProcess>> {
+    const out = new Map<string, PinnedProcess>();
     for (const r of runs) {
       const key = versionKey(r.process, r.version);
       if (out.has(key)) continue;
@@ -83,7 +86,7 @@ export class RunHistory {
       if (!v) {
         const loaded = await loadVersion(this.board, r.process, r.version, FULL_OFFER).catch(() => null);
         if (!loaded) continue;
-        v = { name: loaded.process.name, body: loaded.process.body, steps: loaded.process.steps, roles: loaded.roles };
+        v = { ...loaded.process, roles: loaded.roles };
         this.versions.set(key, v);
       }
       out.set(key, v);

@@ -5,6 +5,7 @@ import type { PostedForm } from './request.js';
 import { frame, redirect, sendPage, type Request } from './respond.js';
 import { cancelPost, doctorPage, eventPost, queuePage, runPageFor } from './operators.js';
 import { processMap, processMapPage, processPage, processesPage, startPost } from './processes.js';
+import { insightsMap, insightsPage, insightsRuns } from './insights.js';
 import { fileDownload, mapImage, runMapPage, runsList } from './runs.js';
 import { decidePost, inbox, workItemPage } from './work.js';
 
@@ -29,6 +30,9 @@ const GET: [RegExp, Get][] = [
   [new RegExp(`^/processes/${PROCESS}$`), (r, name) => processPage(r, name!)],
   [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map.svg$`), (r, name, v) => processMap(r, name!, v!)],
   [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map$`), (r, name, v) => processMapPage(r, name!, v!)],
+  [/^\/insights$/, insightsPage],
+  [/^\/insights\/runs$/, insightsRuns],
+  [/^\/insights\/map\.svg$/, insightsMap],
   [/^\/operators$/, queuePage],
   [/^\/operators\/doctor$/, doctorPage],
 ];

@@ -18,7 +18,7 @@ export interface Frame {
   live?: string;
   /** How long the board's change log was when the page was rendered, so live updates start from there. */
   liveFrom?: number;
-  current?: 'work' | 'runs' | 'processes' | 'operators';
+  current?: 'work' | 'runs' | 'processes' | 'insights' | 'operators';
   /** The board's people and the moment of rendering, for names and times in words. */
   words?: PageWords;
 }
@@ -35,6 +35,7 @@ function Nav({ me, current }: { me: Me; current: Frame['current'] }) {
         {link('/work', 'work', 'My work')}
         {link('/runs', 'runs', 'Runs')}
         {link('/processes', 'processes', 'Processes')}
+        {link('/insights', 'insights', 'Insights')}
         {me.operator ? link('/operators', 'operators', 'Operators') : null}
       </ul>
     </nav>

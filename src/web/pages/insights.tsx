@@ -1,0 +1,317 @@
+/**
+ * Insights: the figures of `workboard stats` as charts drawn on the server,
+ * each with its table (for screen readers and for copying) and each bar and
+ * number linked to the runs behind it; a GET form filters them.
+ */
+import type { ComponentChildren } from 'preact';
+import type { Bar } from '../../insights/bars.js';
+import type { Insights } from '../../insights/figures.js';
+import { durationText, type Labels } from '../../insights/labels.js';
+import { Layout, type Frame } from './layout.js';
+import { FilterSelect, Notice, When } from './parts.js';
+
+export interface Charts {
+  throughput: string | null;
+  cycle: string | null;
+  waiting: string | null;
+  rework: string | null;
+}
+
+export interface InsightsPageProps {
+  frame: Frame;
+  stats: Insights;
+  labels: Labels;
+  processes: { name: string; title: string }[];
+  /** The filter as typed, to show it again in the form. */
+  form: Record<string, string>;
+  issues: string[];
+  charts: Charts;
+  /** The coloured map's address when one process is chosen. */
+  map: string | null;
+  runsHref: (b: Bar) => string;
+}
+
+/** The same figures from the command line, so anyone can check a number. */
+function statsCommand(s: Insights): string {
+  const f = s.filter;
+  const parts = ['workboard stats'];
+  if (f.process) parts.push(f.process);
+  if (f.version) parts.push(`--version-number ${f.version}`);
+  if (f.since) parts.push(`--since ${f.since}`);
+  if (f.until) parts.push(`--until ${f.until}`);
+  if (f.modes.length === 2) parts.push('--tests');
+  else if (f.modes[0] === 'test') parts.push('--tests only');
+  return `${parts.join(' ')} --json`;
+}
+
+function Chart({ title, svg, children }: { title: string; svg: string | null; children: ComponentChildren }) {
+  if (svg === null) return <p class="desc">Nothing to draw for these runs.</p>;
+  return (
+    <figure class="chart">
+      <figcaption class="visually-hidden">{title}</figcaption>
+      <div class="chart-svg" dangerouslySetInnerHTML={{ __html: svg }} />
+      <details>
+        <summary>{`${title}: the table`}</summary>
+        <div class="table-wrap">{children}</div>
+      </details>
+    </figure>
+  );
+}
+
+const Count = ({ n, href }: { n: number; href: string }) => (n > 0 ? <a href={href}>{n}</a> : <>0</>);
+
+export function InsightsPage(p: InsightsPageProps) {
+  const s = p.stats;
+  const l = p.labels;
+  const step = (process: string, id: string) => (s.filter.process ? l.step(process, id) : `${l.process(process)} · ${l.step(process, id)}`);
+  const outcomes = [...new Set(s.weeks.flatMap((w) => Object.keys(w.ended)))].sort();
+  const checks = s.checks.length > 0;
+  return (
+    <Layout frame={p.frame}>
+      <h1>Insights</h1>
+      <p class="desc">
+        Figures from the runs' audit chains. Each bar and each number links to the runs behind it, and every figure is what <code>{statsCommand(s)}</code> prints.
+        Times are those of the audit lines; the definitions are in the README, under Insights.
+      </p>
+      <form method="get" action="/insights" class="filters" aria-label="Filter the figures">
+        <FilterSelect label="Process" name="process" any="every process" options={p.processes.map((x) => ({ value: x.name, text: x.title }))} selected={p.form.process || undefined} />
+        <label>
+          Version
+          <input name="version" inputmode="numeric" size={4} value={p.form.version} />
+        </label>
+        <label>
+          Started from
+          <input name="since" size={12} value={p.form.since} aria-describedby="when-hint" />
+        </label>
+        <label>
+          Started until
+          <input name="until" size={12} value={p.form.until} aria-describedby="when-hint" />
+        </label>
+        <FilterSelect label="Runs" name="tests" any="live runs" options={[{ value: 'also', text: 'live and test runs' }, { value: 'only', text: 'test runs only' }]} selected={p.form.tests || undefined} />
+        <button type="submit">Show</button>
+      </form>
+      <p class="desc" id="when-hint">A date (2026-11-30), a date and time, or an age such as 7d, 12h or 4w; an until date counts its own day.</p>
+      {p.issues.length ? <ul class="field-issues">{p.issues.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+      {s.runs.started === 0 ? (
+        <Notice kind="info" title="No runs here">
+          <p>No run you may see matches these filters.</p>
+        </Notice>
+      ) : null}
+
+      <section aria-labelledby="in-short">
+        <h2 id="in-short">In short</h2>
+        <dl class="pairs">
+          <dt>Runs started</dt>
+          <dd>{s.runs.started}</dd>
+          <dt>Ended</dt>
+          <dd>{`${s.runs.ended}${s.runs.ended ? ` (${Object.entries(s.runs.byOutcome).map(([o, n]) => `${n} ${o}`).join(', ')})` : ''}`}</dd>
+          <dt>Open</dt>
+          <dd>{s.runs.open}</dd>
+          <dt>Start to end</dt>
+          <dd>{`median ${durationText(s.runs.cycle.p50Ms)}, 90th percentile ${durationText(s.runs.cycle.p90Ms)}`}</dd>
+          <dt>Waiting for agents</dt>
+          <dd>{durationText(s.waiting.agentsMs)}</dd>
+          <dt>Waiting for people</dt>
+          <dd>{durationText(s.waiting.peopleMs)}</dd>
+          <dt>Claims that expired</dt>
+          <dd>{s.leaseExpiries}</dd>
+          <dt>Steps overdue now</dt>
+          <dd>{s.overdueNow}</dd>
+        </dl>
+      </section>
+
+      <section aria-labelledby="throughput">
+        <h2 id="throughput">Runs per week</h2>
+        <Chart title="Runs started and ended per week" svg={p.charts.throughput}>
+          <table class="stack">
+            <thead>
+              <tr>
+                <th scope="col">Week</th>
+                <th scope="col">Started</th>
+                {outcomes.map((o) => <th scope="col" key={o}>{`Ended ${o}`}</th>)}
+                <th scope="col">Fell overdue</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.weeks.map((w) => (
+                <tr key={w.week}>
+                  <th scope="row">{`${w.week} (from ${w.from})`}</th>
+                  <td data-label="Started"><Count n={w.started} href={p.runsHref({ bar: 'started', week: w.week })} /></td>
+                  {outcomes.map((o) => <td data-label={`Ended ${o}`} key={o}><Count n={w.ended[o] ?? 0} href={p.runsHref({ bar: 'ended', week: w.week, outcome: o })} /></td>)}
+                  <td data-label="Fell overdue"><Count n={w.overdue} href={p.runsHref({ bar: 'overdue', week: w.week })} /></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Chart>
+      </section>
+
+      <section aria-labelledby="cycle">
+        <h2 id="cycle">Time per step</h2>
+        <p class="desc">From the moment a step is reached to the moment it is finished (completed, decided or timed out), in hours; waiting is the part of it spent unclaimed or with a person.</p>
+        <Chart title="Time from reaching a step to finishing it" svg={p.charts.cycle}>
+          <table class="stack">
+            <thead>
+              <tr><th scope="col">Step</th><th scope="col">Finished</th><th scope="col">Median</th><th scope="col">90th percentile</th><th scope="col">Median waiting</th><th scope="col">90th percentile waiting</th></tr>
+            </thead>
+            <tbody>
+              {s.steps.map((x) => (
+                <tr key={`${x.process}/${x.step}`}>
+                  <th scope="row">{step(x.process, x.step)}</th>
+                  <td data-label="Finished"><Count n={x.wall.count} href={p.runsHref({ bar: 'step', process: x.process, step: x.step })} /></td>
+                  <td data-label="Median">{durationText(x.wall.p50Ms)}</td>
+                  <td data-label="90th percentile">{durationText(x.wall.p90Ms)}</td>
+                  <td data-label="Median waiting">{durationText(x.waiting.p50Ms)}</td>
+                  <td data-label="90th waiting">{durationText(x.waiting.p90Ms)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Chart>
+      </section>
+
+      <section aria-labelledby="waiting">
+        <h2 id="waiting">Where runs wait</h2>
+        <Chart title="Hours waited at each step, by whom it waited for" svg={p.charts.waiting}>
+          <table class="stack">
+            <thead>
+              <tr><th scope="col">Step</th><th scope="col">For agents</th><th scope="col">For people</th><th scope="col">For timers and events</th><th scope="col">Waiting now</th><th scope="col">Overdue now</th></tr>
+            </thead>
+            <tbody>
+              {s.steps.map((x) => (
+                <tr key={`${x.process}/${x.step}`}>
+                  <th scope="row">{step(x.process, x.step)}</th>
+                  <td data-label="For agents">{x.waitingForAgentsMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'agent' })}>{durationText(x.waitingForAgentsMs)}</a> : '0 s'}</td>
+                  <td data-label="For people">{x.waitingForPeopleMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'person' })}>{durationText(x.waitingForPeopleMs)}</a> : '0 s'}</td>
+                  <td data-label="For timers">{x.waitingForTimersMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'timer' })}>{durationText(x.waitingForTimersMs)}</a> : '0 s'}</td>
+                  <td data-label="Waiting now">{x.waitingNow}</td>
+                  <td data-label="Overdue now">{x.overdueNow}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Chart>
+      </section>
+
+      <section aria-labelledby="rework">
+        <h2 id="rework">Sent back</h2>
+        <Chart title="Rejections per approval step" svg={p.charts.rework}>
+          <table class="stack">
+            <thead>
+              <tr><th scope="col">Step</th><th scope="col">Rejections</th><th scope="col">Runs</th><th scope="col">Most frequent notes</th></tr>
+            </thead>
+            <tbody>
+              {s.rework.map((x) => (
+                <tr key={`${x.process}/${x.step}`}>
+                  <th scope="row">{step(x.process, x.step)}</th>
+                  <td data-label="Rejections"><Count n={x.rejections} href={p.runsHref({ bar: 'rework', process: x.process, step: x.step })} /></td>
+                  <td data-label="Runs">{x.runs}</td>
+                  <td data-label="Notes">
+                    <ul class="values">{x.topNotes.map((n) => <li key={n.note}>{`${n.count}× “${n.note}”`}</li>)}</ul>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Chart>
+      </section>
+
+      <section aria-labelledby="agents">
+        <h2 id="agents">Agents</h2>
+        {s.agents.length === 0 ? (
+          <p class="desc">No agent escalated, had work returned or let a claim expire.</p>
+        ) : (
+          <div class="table-wrap">
+            <table class="stack">
+              <caption class="visually-hidden">Escalations, returns and expired claims per agent</caption>
+              <thead>
+                <tr><th scope="col">Agent</th><th scope="col">Escalations</th><th scope="col">Of them by a check</th><th scope="col">Returned</th><th scope="col">Expired claims</th></tr>
+              </thead>
+              <tbody>
+                {s.agents.map((a) => (
+                  <tr key={a.agent}>
+                    <th scope="row"><a href={p.runsHref({ bar: 'agent', agent: a.agent })}>{l.who(a.agent)}</a></th>
+                    <td data-label="Escalations">{a.escalations}</td>
+                    <td data-label="By a check">{a.checkEscalations}</td>
+                    <td data-label="Returned">{a.returns}</td>
+                    <td data-label="Expired claims">{a.leaseExpiries}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      {checks ? (
+        <section aria-labelledby="checks">
+          <h2 id="checks">Checks</h2>
+          <div class="table-wrap">
+            <table class="stack">
+              <caption class="visually-hidden">Check verdicts per checked step</caption>
+              <thead>
+                <tr><th scope="col">Step</th><th scope="col">Passed</th><th scope="col">Failed</th><th scope="col">Unsure</th></tr>
+              </thead>
+              <tbody>
+                {s.checks.map((c) => (
+                  <tr key={`${c.process}/${c.step}`}>
+                    <th scope="row">{step(c.process, c.step)}</th>
+                    <td data-label="Passed">{c.pass}</td>
+                    <td data-label="Failed">{c.fail}</td>
+                    <td data-label="Unsure">{c.unsure}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      ) : null}
+
+      <section aria-labelledby="map">
+        <h2 id="map">The process map by time spent</h2>
+        {p.map ? (
+          <figure class="map-full">
+            <img src={p.map} alt="The process map, each step's card shaded darker the longer its median time from reaching it to finishing it; the table under Time per step gives the figures." />
+          </figure>
+        ) : (
+          <p class="desc">Choose one process above to see its map shaded by the median time of each step.</p>
+        )}
+      </section>
+    </Layout>
+  );
+}
+
+export interface InsightsRunsPageProps {
+  frame: Frame;
+  what: string;
+  back: string;
+  issues: string[];
+  runs: { id: string; process: string; startedAt: string; outcome: string | null; mode: 'live' | 'test' }[];
+}
+
+export function InsightsRunsPage(p: InsightsRunsPageProps) {
+  return (
+    <Layout frame={p.frame}>
+      <p class="crumbs"><a href={p.back}>Insights</a></p>
+      <h1>{`${p.runs.length} ${p.runs.length === 1 ? 'run' : 'runs'}: ${p.what}`}</h1>
+      {p.issues.length ? <ul class="field-issues">{p.issues.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+      {p.runs.length > 0 ? (
+        <div class="table-wrap">
+          <table class="runs stack">
+            <caption class="visually-hidden">{`Runs behind the figure, newest first`}</caption>
+            <thead><tr><th scope="col">Run</th><th scope="col">Started</th><th scope="col">Outcome</th></tr></thead>
+            <tbody>
+              {p.runs.map((r) => (
+                <tr key={r.id}>
+                  <th scope="row"><a href={`/runs/${r.id}`}>{r.process}</a>{r.mode === 'test' ? ' (test run)' : ''} <span class="small-id">{r.id}</span></th>
+                  <td data-label="Started"><When at={r.startedAt} /></td>
+                  <td data-label="Outcome">{r.outcome ?? 'open'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </Layout>
+  );
+}

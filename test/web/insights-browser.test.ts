@@ -1,0 +1,168 @@
+/**
+ * The Insights page in a real browser (Debian's chromium through
+ * playwright-core) against a real `workboard serve --http` on a board made by
+ * bench/gen-insights.mjs: the figures shown are the generator's, the GET form
+ * filters, a bar of a chart leads to exactly the runs behind it, the charts
+ * break no CSP rule, a person outside the process's groups sees none of it,
+ * axe-core finds nothing serious at 1280 and 390 px; screenshots in docs/web/.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Board } from '../../src/board/board.js';
+import { addPerson, addToGroup } from '../../src/board/people.js';
+import { createLoginLink } from '../../src/web/sessions.js';
+import { BIN, ensureBuilt, ROOT } from '../support/cli-run.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON } from './web-support.js';
+
+if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
+
+const MIRA = 'mira@example.com';
+const JON = 'jon@example.com';
+const OUTSIDER = 'kim@example.com';
+
+describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
+  let dir: string;
+  let gen: any;
+  let expected: (accounts: unknown[], now: number, o: { tests: boolean }) => any;
+  let server: ChildProcess;
+  let base: string;
+  let browser: Browser;
+  let board: Board;
+
+  beforeAll(async () => {
+    await ensureBuilt();
+    const mod = await import('../../bench/gen-insights.mjs');
+    dir = mkdtempSync(path.join(os.tmpdir(), 'wb-insights-web-'));
+    gen = await mod.generateInsightsBoard(dir, { runs: 40 });
+    expected = mod.expected;
+    board = await Board.open(dir);
+    await addPerson(board, 'test', OUTSIDER, 'Kim Outsider');
+    await addToGroup(board, 'test', 'editors', [OUTSIDER]);
+    server = spawn(process.execPath, [BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    base = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /MCP over HTTP at (http:\/\/[^/\s]+)\/mcp/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      server.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+      server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+    });
+    browser = await launch();
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server && server.exitCode === null) {
+      const gone = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await gone;
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function signedIn(who: string, width: number): Promise<{ page: Page; csp: string[] }> {
+    const ctx = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await ctx.newPage();
+    const csp: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) csp.push(m.text());
+    });
+    await page.goto(await createLoginLink(board, who, base));
+    await page.getByRole('button', { name: /Sign in as/ }).click();
+    await page.waitForURL(`${base}/work`);
+    return { page, csp };
+  }
+
+  /** The figure shown beside a term of the "In short" list. */
+  const shortFigure = (page: Page, term: string) => page.locator(`dl.pairs dt:text-is("${term}") + dd`).innerText();
+
+  for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
+    it(`renders the generator's figures with four charts and their tables, inside the CSP, at ${width} px`, async () => {
+      const { page, csp } = await signedIn(MIRA, width);
+      await page.getByRole('link', { name: 'Insights' }).click();
+      await page.waitForURL(`${base}/insights`);
+      const e = expected(gen.accounts, Date.now(), { tests: false });
+      expect(await shortFigure(page, 'Runs started')).toBe(String(e.runs.started));
+      expect(await shortFigure(page, 'Open')).toBe(String(e.runs.open));
+      expect(await shortFigure(page, 'Claims that expired')).toBe(String(e.leaseExpiries));
+      expect(await page.locator('figure.chart svg').count()).toBe(4);
+      expect(await page.locator('figure.chart details table').count()).toBe(4);
+      // The charts are drawn: bars with links, each one described for a screen reader.
+      expect(await page.locator('figure.chart svg a path[aria-label]').count()).toBeGreaterThan(10);
+      expect(await page.locator('[style]').count()).toBe(0);
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(ROOT, `docs/web/insights-${label}.png`), fullPage: true });
+      expect(csp).toEqual([]);
+      await page.context().close();
+    });
+  }
+
+  it('filters with the plain GET form, and shows the process map shaded by time per step', async () => {
+    const { page } = await signedIn(MIRA, 1280);
+    await page.goto(`${base}/insights`);
+    await page.locator('select[name=process]').selectOption('expense-approval');
+    await page.getByLabel('Started from').fill('2026-09-14');
+    await page.getByLabel('Started until').fill('2026-09-20');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/\/insights\?process=expense-approval&version=&since=2026-09-14&until=2026-09-20/);
+    const e = expected(gen.accounts.filter((a: any) => a.startedAt >= Date.parse('2026-09-14T00:00:00Z') && a.startedAt < Date.parse('2026-09-21T00:00:00Z')), Date.now(), { tests: false });
+    expect(await shortFigure(page, 'Runs started')).toBe(String(e.runs.started));
+    const img = page.locator('section[aria-labelledby="map"] img');
+    await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth > 0)).toBe(true);
+    const svg = await (await page.request.get(`${base}/insights/map.svg?process=expense-approval`)).text();
+    expect(svg).toMatch(/g\[data-step="approve"\] rect\.card \{ fill: #[0-9a-f]{6}; \}/);
+    // A bad filter is named, field by field, and nothing else is shown as if it were fine.
+    await page.goto(`${base}/insights?since=yesterday&tests=maybe`);
+    const issues = await page.locator('.field-issues').innerText();
+    expect(issues).toContain('since: yesterday');
+    expect(issues).toContain('tests: maybe');
+    await page.context().close();
+  });
+
+  it('a bar leads to exactly the runs behind it, and each of those to its run page', async () => {
+    const { page } = await signedIn(MIRA, 1280);
+    await page.goto(`${base}/insights`);
+    const e = expected(gen.accounts, Date.now(), { tests: false });
+    const first = page.locator('section[aria-labelledby="throughput"] svg a').first();
+    const href = await first.getAttribute('xlink:href');
+    const week = /week=(\d{4}-W\d{2})/.exec(href ?? '')![1]!;
+    expect(href).toContain('bar=started');
+    await first.click();
+    await page.waitForURL(/\/insights\/runs\?/);
+    const rows = page.locator('table.runs tbody tr');
+    expect(await rows.count()).toBe(e.weeks.started[week]);
+    expect(await page.locator('h1').innerText()).toBe(`${e.weeks.started[week]} runs: runs started in week ${week}`);
+    const ids = await rows.locator('.small-id').allInnerTexts();
+    const live = new Set(gen.accounts.filter((a: any) => !a.test).map((a: any) => a.id));
+    expect(ids.every((id) => live.has(id))).toBe(true);
+    await rows.first().getByRole('link').click();
+    await page.waitForURL(new RegExp(`/runs/${ids[0]}$`));
+    expect(await axeProblems(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('shows a person outside the process groups no figure of it, and says so for a process asked by name', async () => {
+    const { page } = await signedIn(OUTSIDER, 1280);
+    await page.goto(`${base}/insights`);
+    expect(await shortFigure(page, 'Runs started')).toBe('0');
+    expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(['every process']);
+    const res = await page.goto(`${base}/insights?process=expense-approval`);
+    expect(res!.status()).toBe(422);
+    expect(await page.locator('.field-issues').innerText()).toContain('you see figures of no process named expense-approval');
+    const runs = await page.goto(`${base}/insights/runs?bar=rework&process=expense-approval&step=approve`);
+    expect(runs!.status()).toBe(422);
+    expect(await page.locator('table.runs').count()).toBe(0);
+    await page.context().close();
+    // Jon is neither an operator nor in finance either: he sees no figures of expense claims.
+    const jon = await signedIn(JON, 1280);
+    await jon.page.goto(`${base}/insights`);
+    expect(await shortFigure(jon.page, 'Runs started')).toBe('0');
+    await jon.page.context().close();
+  });
+});
