@@ -244,7 +244,7 @@ function grid(g: MapGraph, top: number, dir: Direction): Grid {
     const [lo, hi] = [Math.min(a.col, b.col), Math.max(a.col, b.col) + (backward && a.col === b.col ? 1 : 0)];
     const past = Math.max(LANE_PAD, ...nodes0.filter((n) => n.lane === lane && n.col >= lo && n.col <= hi).map((n) => n.pos! + n.size)) + GAP;
     const chain = cols.map((c, k) => {
-      const label = k === 0 && e.label !== undefined ? labelShape(e.label) : undefined;
+      const label = k === 0 && e.label !== undefined ? labelShape(e.label, dir === 'down') : undefined;
       if (label) labels.set(e.id, label);
       const size = label ?? { width: 2, height: 2 };
       const cross = across(size.width, size.height);

@@ -22,6 +22,7 @@ const WAIT_W = 180;
 const END_W = 96;
 const MAX_W = 300;
 const LABEL_W = 150;
+const NARROW_LABEL_W = 116;
 
 export interface NodeLines {
   tag: string;
@@ -81,9 +82,9 @@ export function shapeOf(n: MapNode, narrow = false): Shape {
   }
 }
 
-/** The label of a route as a small box on its line. */
-export function labelShape(label: string): { width: number; height: number; lines: string[] } {
-  const { lines } = wrap(label, LABEL_W - 12, FONT.label, 3);
+/** The label of a route as a small box on its line; `narrow` (top to bottom, labels side by side across a lane) wraps sooner. */
+export function labelShape(label: string, narrow = false): { width: number; height: number; lines: string[] } {
+  const { lines } = wrap(label, (narrow ? NARROW_LABEL_W : LABEL_W) - 12, FONT.label, narrow ? 4 : 3);
   return { width: Math.ceil(Math.max(...lines.map((l) => textWidth(l, FONT.label))) + 12), height: lines.length * LINE.label + 6, lines };
 }
 
