@@ -60,7 +60,13 @@ if (!existsSync(clone)) run('git', ['clone', '--quiet', REPO, clone], REPO);
 run('git', ['fetch', '--quiet', REPO, 'HEAD'], clone);
 run('git', ['checkout', '--quiet', '--force', 'FETCH_HEAD'], clone);
 run('git', ['clean', '--quiet', '-fdx', '--exclude=node_modules'], clone);
-if (!existsSync(path.join(clone, 'node_modules'))) run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], clone);
+// Installed again whenever package-lock.json is not the one the clone's node_modules came from.
+const stamp = path.join(clone, 'node_modules', '.mutants-lock');
+const lock = readFileSync(path.join(clone, 'package-lock.json'), 'utf8');
+if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== lock) {
+  run('npm', ['ci', '--ignore-scripts', '--no-audit', '--no-fund'], clone);
+  writeFileSync(stamp, lock);
+}
 run('npm', ['run', 'build', '--silent'], clone);
 const commit = run('git', ['rev-parse', '--short', 'HEAD'], clone).trim();
 
