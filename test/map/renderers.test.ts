@@ -4,6 +4,7 @@
  * CSS custom properties and follows no colour scheme. At a few points of each
  * map (the page, a lane, a card, its stripe, Start, the current step) both
  * renderings show the colour the SVG gives that element, and it is not black.
+ * Chromium lays every line of text out as wide as the map's own metrics say.
  * Each map is drawn fresh from its source; with WB_WRITE_MAPS=1 the SVGs and
  * both PNGs are written to docs/maps (`<name>.png` by Chromium,
  * `<name>.rsvg.png` by rsvg-convert, and a dark one by Chromium); of the
@@ -18,11 +19,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDraft } from '../../src/map/draft.js';
 import { processMapSvg, runMapSvg, type RunMapView } from '../../src/map/index.js';
 import { loadProcess } from '../../src/process/load.js';
+import { textWidth } from '../../src/map/text.js';
 import { FULL_OFFER } from '../../src/protocol/offer.js';
 import { CHROMIUM, HAVE_BROWSER, launch } from '../web/web-support.js';
 import { ROOT, SHARED } from './sources.js';
 
 const RSVG = '/usr/bin/rsvg-convert';
+const HAVE_FONT = spawnSync('fc-list', [':family=Liberation Sans'], { encoding: 'utf8' }).stdout?.includes('Liberation Sans') ?? false;
 const HAVE_RSVG = existsSync(RSVG);
 const DOCS = path.join(ROOT, 'docs/maps');
 const WRITE = process.env.WB_WRITE_MAPS === '1';
@@ -191,6 +194,26 @@ describe.skipIf(why !== '')(`maps drawn by Chromium and by rsvg-convert${why ? `
         expect(got.reduce((a, b) => a + b, 0), `${who} draws the ${p.what} black`).toBeGreaterThan(90);
       }
     });
+  }, 60_000);
+
+  it.skipIf(!HAVE_FONT)(`Chromium lays each line of text out as wide as the map measured it${HAVE_FONT ? '' : ' (skipped: Liberation Sans is not installed; .ci/run installs fonts-liberation2)'}`, async () => {
+    const svg = await MAPS.find((m) => m.name === 'supplier-onboarding-run')!.svg();
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-maps-')), 'widths.svg');
+    writeFileSync(file, svg);
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`file://${file}`);
+    const drawn = await page.evaluate(() =>
+      [...document.querySelectorAll('text')].map((t) => ({ text: t.textContent ?? '', size: Number(t.getAttribute('font-size')), bold: t.getAttribute('font-weight') === '700', width: (t as SVGTextElement).getComputedTextLength() })),
+    );
+    await ctx.close();
+    expect(drawn.length).toBeGreaterThan(100);
+    // Kerning can only draw the browser's line a little narrower than the sum of advances.
+    for (const d of drawn.filter((x) => !/[^\x20-\x7e]/.test(x.text))) {
+      const measured = textWidth(d.text, d.size, d.bold ? 'bold' : 'regular');
+      expect(d.width, d.text).toBeLessThanOrEqual(measured + 0.5);
+      expect(d.width, d.text).toBeGreaterThanOrEqual(measured * 0.97 - 0.5);
+    }
   }, 60_000);
 
   it('the dark theme is the browser’s only: there the page is dark', async () => {
