@@ -100,12 +100,12 @@ export function StepRecord({ runId, id, data, process }: { runId: string; id: st
 }
 
 /** The run's inputs and every step's recorded work, in the process's step order. */
-export function RunDataView({ view, except, process }: { view: RunView; except?: string; process?: Process | null | undefined }) {
+export function RunDataView({ view, except, process, heading = 'Earlier steps' }: { view: RunView; except?: string; process?: Process | null | undefined; heading?: string }) {
   const order = view.steps.map((s) => s.id).filter((id) => id !== except && view.data.steps[id]);
   return (
     <>
       <section aria-labelledby="steps-h">
-        <h2 id="steps-h">Earlier steps</h2>
+        <h2 id="steps-h">{heading}</h2>
         {order.length === 0 ? <p class="muted">No step has recorded work yet.</p> : order.map((id) => <StepRecord key={id} runId={view.run.id} id={id} data={view.data.steps[id]!} process={process} />)}
       </section>
       <section aria-labelledby="inputs-h">

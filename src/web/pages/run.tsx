@@ -40,7 +40,7 @@ function Happened({ e, runId, process }: { e: TimelineEvent; runId: string; proc
   return (
     <li>
       <When at={e.ts} /> <strong><Person email={e.actor} /></strong> {e.action.replace(/[._-]/g, ' ')}
-      {what ? <span class="muted"> · {stepName(process, what)}</span> : null}
+      {process?.steps.some((s) => s.id === what) ? <span class="muted"> · {stepName(process, what)}</span> : null}
     </li>
   );
 }
@@ -95,7 +95,7 @@ export function RunPage(p: RunPageProps) {
       </section>
       {p.actions}
       <div class="columns">
-        <div class="col-main"><RunDataView view={view} process={process} /></div>
+        <div class="col-main"><RunDataView view={view} process={process} heading="What each step recorded" /></div>
         <div class="col-side">
           {p.map ? (
             <section aria-labelledby="map-h">
