@@ -42,6 +42,7 @@ const MUTANTS = [
   ['token-signature-unchecked', 'src/service/tokens.ts', 'if (sig.length !== want.length || !timingSafeEqual(sig, want)) return null;', 'if (sig.length !== want.length) return null;', ['test/abuse/tokens.test.ts']],
   ['lease-never-expires', 'src/engine/machine.ts', "offer(lease.expiresAt, () => this.endLease(lease, 'lease.expired'", "offer(null, () => this.endLease(lease, 'lease.expired'", ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
   ['lease-renew-keeps-expiry', 'src/engine/commands.ts', "claimId: m.ctx.newId('c'),\n    expiresAt: new Date(now + m.ctx.limits.leaseSeconds * 1000).toISOString(),", "claimId: m.ctx.newId('c'),\n    expiresAt: old.expiresAt,", ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
+  ['lease-of-another-agent', 'src/engine/commands.ts', "if (actor.kind !== 'agent' || lease.agent !== actor.id) return", "if (actor.kind !== 'agent') return", ['test/engine/execute.test.ts']],
   ['token-of-another-agent', 'src/engine/commands.ts', "if (claimant !== undefined && (actor.kind !== 'agent' || actor.id !== claimant))", "if (claimant !== undefined && actor.kind !== 'agent')", ['test/engine/execute.test.ts', 'test/abuse/tokens.test.ts']],
   ['replay-other-arguments', 'src/service/replay.ts', 'if (rec.fingerprint !== fingerprint(tool, a, actor)) {', 'if (false) {', ['test/service/idempotency.test.ts']],
 ];

@@ -190,6 +190,13 @@ steps:
     }
   });
 
+  it('a claim whose token names no agent is still worked only by the agent holding its lease', () => {
+    const { state, claimId } = claimed(WAITS);
+    const renew = { tool: 'renew' as const, stepId: 'draft', claimId };
+    expect(refusal(execute(state, WAITS, at('2026-03-02T09:05:00.000Z'), other, renew))).toMatchObject({ code: 'forbidden' });
+    expect(committed(execute(state, WAITS, at('2026-03-02T09:05:00.000Z'), bot, renew)).events.map((e) => e.action)).toEqual(['step.renewed']);
+  });
+
   it('an agent whose scope no longer holds the process may not renew, submit, escalate or send an event', () => {
     const { state, claimId } = claimed(WAITS);
     const claim = { stepId: 'draft', claimId, claimant: 'bot' };
