@@ -63,7 +63,7 @@ export const MAX_ASPECT = 2.5;
 export const SCREEN_W = 1280;
 
 /** Whether a left-to-right map would be a strip: too wide for its lanes' height and for a screen. */
-export const isStrip = (m: { width: number; height: number }) => m.width > MAX_ASPECT * m.height && m.width > SCREEN_W;
+const isStrip = (m: { width: number; height: number }) => m.width > MAX_ASPECT * m.height && m.width > SCREEN_W;
 
 /** A box in the grid: a node, a line's label, or a bend point a long line passes through. */
 interface Item {
@@ -144,7 +144,6 @@ function settle(items: Item[]): void {
     placed.push(it);
   }
 }
-
 
 /**
  * The map laid out: left to right, or top to bottom when left to right would be a strip (or when
