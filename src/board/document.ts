@@ -9,6 +9,7 @@ import { sha256Hex } from '../core/hash.js';
 import { parseMarkdown } from '../core/markdown.js';
 import { renderMarkdown } from './codec.js';
 import { fileKind } from './layout.js';
+import { manifestIssues } from './manifest.js';
 import { keyOrder, schemaIssues } from './schemas.js';
 
 export interface BoardDoc {
@@ -54,7 +55,7 @@ function decodeFresh(rel: string, bytes: Buffer, sha256: string): { ok: true; do
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, issues: [{ path: '', message: 'frontmatter must be a map' }] };
   const kind = fileKind(rel);
   if (kind) {
-    const issues = schemaIssues(kind, data).map((i) => ({ ...i, ...(parsed.value.locate(i.path.split(/\.|\[|\]/).filter(Boolean)) ?? {}) }));
+    const issues = [...schemaIssues(kind, data), ...(kind === 'work' ? manifestIssues(data as Record<string, unknown>) : [])].map((i) => ({ ...i, ...(parsed.value.locate(i.path.split(/\.|\[|\]/).filter(Boolean)) ?? {}) }));
     if (issues.length > 0) return { ok: false, issues };
   }
   const rev = (data as Record<string, unknown>).rev;

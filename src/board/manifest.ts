@@ -1,4 +1,5 @@
 /** WORK.md: the board's name, settings, limits, people, agents and where notifications go. Never a secret. */
+import type { Issue } from '../core/issues.js';
 import type { BoardDoc } from './document.js';
 
 export interface Settings {
@@ -55,6 +56,8 @@ export interface Agent {
 /** Where notifications go besides the `notify` command (see src/notify/). Secrets are named, never written. */
 export interface NotificationsConfig {
   baseUrl: string | null;
+  /** The IANA zone messages give times in. */
+  timeZone: string;
   digestMinutes: number;
   maxAttempts: number;
   webhook: { url: string; secretEnv?: string; secretFile?: string } | null;
@@ -62,6 +65,19 @@ export interface NotificationsConfig {
 }
 
 export const DEFAULT_DIGEST_MINUTES = 60;
+export const DEFAULT_TIME_ZONE = 'UTC';
+
+/** What the schema cannot tell: whether `notifications.timeZone` is a zone this Node knows ("Europe/Atlantis" has the shape of one). */
+export function manifestIssues(data: Record<string, unknown>): Issue[] {
+  const tz = (data.notifications as { timeZone?: unknown } | undefined)?.timeZone;
+  if (typeof tz !== 'string') return [];
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+    return [];
+  } catch {
+    return [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];
+  }
+}
 export const DEFAULT_MAX_ATTEMPTS = 8;
 
 export interface Manifest {
@@ -108,6 +124,7 @@ export function manifestFrom(doc: BoardDoc): Manifest {
     notify: d.notify ? { command: d.notify.command, args: d.notify.args ?? [] } : null,
     notifications: {
       baseUrl: d.notifications?.baseUrl ?? null,
+      timeZone: d.notifications?.timeZone ?? DEFAULT_TIME_ZONE,
       digestMinutes: d.notifications?.digestMinutes ?? DEFAULT_DIGEST_MINUTES,
       maxAttempts: d.notifications?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       webhook: d.notifications?.webhook ?? null,

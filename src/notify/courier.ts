@@ -20,7 +20,7 @@ import { runCommand } from './channels/command.js';
 import { sendEmail } from './channels/email.js';
 import { postWebhook, webhookSecret } from './channels/webhook.js';
 import { Digests } from './digests.js';
-import { emailOf, linkOf, webhookBody } from './message.js';
+import { emailOf, webhookBody } from './message.js';
 import { deliveryLock, entryLock, entryNames, readEntry, statusOf, updateDelivery, writeEntry, type OutboxEntry } from './outbox.js';
 import type { Notification } from './rules.js';
 import { channelOf, delivered, dueKeys, failed, isDue, nextWake, personOf, personSkip, planDeliveries, skipped, type Channel } from './schedule.js';
@@ -181,13 +181,12 @@ export class Courier {
     const m = this.board.manifest;
     if (key === 'command') {
       if (!m.notify) throw new Error('no notify command is configured any more');
-      const { recipients, ...rest } = n;
-      return runCommand(m.notify, this.board.root, JSON.stringify({ ...rest, recipients, link: linkOf(n, this.baseUrl) }), signal);
+      return runCommand(m.notify, this.board.root, webhookBody(n, this.baseUrl, m.people), signal);
     }
     if (key === 'webhook') {
       const cfg = m.notifications.webhook;
       if (!cfg) throw new Error('no webhook is configured any more');
-      return postWebhook(cfg.url, webhookBody(n, this.baseUrl), { id: n.id, at: n.at, secret: await webhookSecret(cfg, this.board.root) }, signal);
+      return postWebhook(cfg.url, webhookBody(n, this.baseUrl, m.people), { id: n.id, at: n.at, secret: await webhookSecret(cfg, this.board.root) }, signal);
     }
     if (key.startsWith('email:')) {
       const cfg = m.notifications.email;

@@ -3,6 +3,7 @@
  * the link to the page where the person acts, the webhook's JSON body, and a
  * digest listing several notifications in one message.
  */
+import { personName, type PersonLike } from '../words/index.js';
 import type { Notification } from './rules.js';
 
 export function linkOf(n: Pick<Notification, 'path'>, baseUrl: string): string {
@@ -40,9 +41,50 @@ export function digestOf(notes: readonly Notification[], baseUrl: string, board:
   return { subject, text, html };
 }
 
-/** The webhook's body: the notification, its link, and a plain `text` line chat tools can show. */
-export function webhookBody(n: Notification, baseUrl: string): string {
-  const link = linkOf(n, baseUrl);
-  const { recipients, ...rest } = n;
-  return JSON.stringify({ ...rest, recipients, link, text: `${n.subject} — ${link}`, details: n.text });
+/**
+ * What a webhook receiver (and the notify command) gets: what happened, on which board, the run and
+ * step by id and in words, who it is for, the link and the times. Never the
+ * outbox's own record (delivery attempts, schedules): a receiver has no use
+ * for them, and they change between retries of one notification.
+ */
+export interface WebhookPayload {
+  kind: Notification['kind'];
+  id: string;
+  at: string;
+  board: string;
+  run: { id: string; title: string | null; process: string | null } | null;
+  step: { id: string; title: string | null } | null;
+  workItem: string | null;
+  due: string | null;
+  recipients: { email: string; name: string | null }[];
+  subject: string;
+  /** One line for chat tools: the subject and the link. */
+  text: string;
+  /** The message in full, in words. */
+  details: string;
+  link: string;
 }
+
+export function webhookPayload(n: Notification, baseUrl: string, people: readonly PersonLike[]): WebhookPayload {
+  const link = linkOf(n, baseUrl);
+  return {
+    kind: n.kind,
+    id: n.id,
+    at: n.at,
+    board: n.board,
+    run: n.runId ? { id: n.runId, title: n.runTitle ?? null, process: n.process ?? null } : null,
+    step: n.stepId ? { id: n.stepId, title: n.stepTitle ?? null } : null,
+    workItem: n.workItemId ?? null,
+    due: n.due ?? null,
+    recipients: n.recipients.map((email) => {
+      const name = personName(people, email);
+      return { email, name: name === email ? null : name };
+    }),
+    subject: n.subject,
+    text: `${n.subject} — ${link}`,
+    details: n.text,
+    link,
+  };
+}
+
+export const webhookBody = (n: Notification, baseUrl: string, people: readonly PersonLike[]): string => JSON.stringify(webhookPayload(n, baseUrl, people));

@@ -8,7 +8,9 @@
 import type { Manifest } from '../board/manifest.js';
 import type { EngineEvent, Pinned, RunState } from '../engine/types.js';
 import { assignment, OPERATORS } from '../engine/view.js';
+import type { Process, Step } from '../process/model.js';
 import type { Assignment } from '../protocol/views.js';
+import { cutAtWord, exactTime, fieldLabel, findings, formatValue, humanize, inSentence, personName, runTitle, stepTitle, type WordsContext } from '../words/index.js';
 
 export type NotificationKind =
   | 'work_item'
@@ -31,9 +33,15 @@ export interface Notification {
   mode: 'live' | 'test';
   board: string;
   runId?: string;
+  /** The run's name in words ("Expense approval · Jon Berg · 184.50 EUR"), as it was when the notification was made. */
+  runTitle?: string;
   process?: string;
   stepId?: string;
+  /** The step's title in words. */
+  stepTitle?: string;
   workItemId?: string;
+  /** When the step is due, if it is. */
+  due?: string | null;
   /** Emails, as the board named them when the notification was made. */
   recipients: string[];
   subject: string;
@@ -50,14 +58,24 @@ export function recipientsOf(a: Assignment, manifest: Manifest): string[] {
   return [...(manifest.groups[a.group ?? ''] ?? [])];
 }
 
-/** A few of the run's inputs as one line, so two similar items can be told apart. */
-function inputsLine(state: RunState): string {
-  const parts = Object.entries(state.run.inputs)
+/** The run's inputs as `Label: value` pairs in words, so two similar items can be told apart. */
+function inputsLine(state: RunState, process: Process, ctx: WordsContext): string {
+  return Object.entries(state.run.inputs)
     .filter(([, v]) => v === null || ['string', 'number', 'boolean'].includes(typeof v))
     .slice(0, 4)
-    .map(([k, v]) => `${k}: ${String(v).slice(0, 80)}`);
-  return parts.length > 0 ? parts.join(', ') : '';
+    .map(([k, v]) => `${fieldLabel(k, process.inputs[k])}: ${cutAtWord(formatValue(process.inputs[k], v, ctx).text, 80)}`)
+    .join(' · ');
 }
+
+/** What the steps done so far found, one line each, a warning marked ⚠. */
+function foundLines(state: RunState, process: Process, ctx: WordsContext): string[] {
+  const data = { steps: Object.fromEntries(Object.entries(state.steps).map(([id, st]) => [id, { ...(st.current?.output ? { output: st.current.output } : {}) }])) };
+  const found = findings(process, { data }, ctx);
+  return found.length === 0 ? [] : ['What was found:', ...found.map((f) => `${f.warning ? '⚠ ' : '- '}${f.label}: ${f.text}`)];
+}
+
+/** A step's title as the end of a subject: "…: approve the payout". */
+const subjectStep = (step: Step): string => inSentence(cutAtWord(stepTitle(step), 50));
 
 const uniq = (xs: string[]) => [...new Set(xs.map((x) => x.toLowerCase()))];
 
@@ -68,8 +86,13 @@ const uniq = (xs: string[]) => [...new Set(xs.map((x) => x.toLowerCase()))];
 export function runNotifications(events: readonly EngineEvent[], state: RunState, pinned: Pinned, manifest: Manifest, at: string, newId: () => string): Notification[] {
   const r = state.run;
   const p = pinned.process;
-  const base = { at, mode: r.mode, board: manifest.name, runId: r.id, process: r.process };
-  const about = inputsLine(state);
+  const ctx: WordsContext = { people: manifest.people, timeZone: manifest.notifications.timeZone };
+  const runName = runTitle(p, r.inputs, manifest.people);
+  const base = { at, mode: r.mode, board: manifest.name, runId: r.id, runTitle: runName, process: r.process };
+  const about = inputsLine(state, p, ctx);
+  const found = foundLines(state, p, ctx);
+  const name = (email: string) => personName(manifest.people, email);
+  const dueLine = (due: string | null | undefined, was = false) => (due ? `${was ? 'It was due' : 'Due'} ${exactTime(due, ctx.timeZone!)}.` : undefined);
   const out: Notification[] = [];
   const push = (n: Omit<Notification, 'id' | keyof typeof base>) => {
     if (n.recipients.length > 0) out.push({ id: newId(), ...base, ...n, recipients: uniq(n.recipients) });
@@ -91,19 +114,21 @@ export function runNotifications(events: readonly EngineEvent[], state: RunState
         const rejected = rejectedInto.get(def.id);
         const returned = e.action === 'step.returned';
         const kind = rejected ? 'rejected' : returned ? 'returned' : 'work_item';
-        const verb = def.kind === 'approve' ? 'to approve' : 'to do';
         push({
           kind,
           stepId: def.id,
+          stepTitle: stepTitle(def),
           workItemId: st.workItem,
+          due: st.due ?? null,
           recipients: to,
-          subject: rejected ? `Sent back to you: ${def.id} in ${p.name}` : returned ? `Returned to you: ${def.id} in ${p.name}` : `Waiting for you ${verb}: ${def.id} in ${p.name}`,
+          subject: `${runName}: ${subjectStep(def)}${rejected ? ' (sent back to you)' : returned ? ' (returned to you)' : ''}`,
           text: lines(
-            `${p.name} (${r.id})${about ? ` — ${about}` : ''}`,
+            about,
             def.value,
-            rejected && `Rejected by ${rejected.by}: ${rejected.note}`,
-            returned && st.handoff?.returned && `Returned by ${st.handoff.returned.by}: ${st.handoff.returned.note}`,
-            st.due ? `Due ${st.due}.` : undefined,
+            ...found,
+            rejected && `Rejected by ${name(rejected.by)}: ${rejected.note}`,
+            returned && st.handoff?.returned && `Returned by ${name(st.handoff.returned.by)}: ${st.handoff.returned.note}`,
+            dueLine(st.due),
           ),
           path: `/work/${r.id}/${st.workItem}`,
         });
@@ -118,10 +143,12 @@ export function runNotifications(events: readonly EngineEvent[], state: RunState
         push({
           kind: unsure ? 'check_unsure' : 'escalation',
           stepId: def.id,
+          stepTitle: stepTitle(def),
           workItemId: st.workItem,
+          due: st.due ?? null,
           recipients: manifest.operators,
-          subject: unsure ? `A check was unsure; a person decides: ${def.id} in ${p.name}` : `Escalated by ${e.actor}: ${def.id} in ${p.name}`,
-          text: lines(`${p.name} (${r.id})${about ? ` — ${about}` : ''}`, def.value, `Note: ${st.escalation?.note ?? ''}`),
+          subject: `${runName}: ${subjectStep(def)} (${unsure ? 'a check was unsure; a person decides' : `escalated by ${name(e.actor)}`})`,
+          text: lines(about, def.value, ...found, `Note: ${st.escalation?.note ?? ''}`),
           path: `/work/${r.id}/${st.workItem}`,
         });
         break;
@@ -132,10 +159,12 @@ export function runNotifications(events: readonly EngineEvent[], state: RunState
         push({
           kind: 'overdue',
           stepId: def.id,
+          stepTitle: stepTitle(def),
           ...(st.workItem ? { workItemId: st.workItem } : {}),
+          due: st.due ?? null,
           recipients: [...assigned, ...manifest.operators],
-          subject: `Overdue: ${def.id} in ${p.name}`,
-          text: lines(`${p.name} (${r.id})${about ? ` — ${about}` : ''}`, def.value, `It was due ${st.due ?? 'earlier'}.`),
+          subject: `Overdue: ${runName}: ${subjectStep(def)}`,
+          text: lines(about, def.value, ...found, dueLine(st.due, true) ?? 'It was due earlier.'),
           path: st.workItem ? `/work/${r.id}/${st.workItem}` : `/runs/${r.id}`,
         });
         break;
@@ -143,12 +172,12 @@ export function runNotifications(events: readonly EngineEvent[], state: RunState
       case 'run.ended':
       case 'run.cancelled': {
         if (!r.initiator) break;
-        const how = e.action === 'run.cancelled' ? 'was cancelled' : `ended: ${r.outcome ?? 'no outcome'}`;
+        const how = e.action === 'run.cancelled' ? 'was cancelled' : `ended: ${r.outcome ? inSentence(humanize(r.outcome)) : 'no outcome'}`;
         push({
           kind: 'run_ended',
           recipients: [r.initiator],
-          subject: `Your run of ${p.name} ${how}`,
-          text: lines(`${p.name} (${r.id})${about ? ` — ${about}` : ''}`, `It ${how}.`, r.ended?.note ? `Note: ${r.ended.note}` : undefined),
+          subject: `${runName}: your run ${how}`,
+          text: lines(about, `It ${how}.`, ...found, r.ended?.note ? `Note: ${r.ended.note}` : undefined),
           path: `/runs/${r.id}`,
         });
         break;

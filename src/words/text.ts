@@ -22,7 +22,8 @@ export function firstSentence(text: string): string {
 export function cutAtWord(text: string, max = 70): string {
   if (text.length <= max) return text;
   const head = text.slice(0, max - 1);
-  const space = head.lastIndexOf(' ');
+  // A word that ends exactly at the cut is whole; otherwise the cut goes back to the last space.
+  const space = text[max - 1] === ' ' ? head.length : head.lastIndexOf(' ');
   return `${(space > max / 2 ? head.slice(0, space) : head).replace(/[\s,;:.-]+$/, '')}…`;
 }
 

@@ -239,10 +239,10 @@ describe('workboard serve', () => {
     await settled();
     await clock.advance(60_000);
     await settled();
-    const sent = (await fs.readFile(out, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { runId: string; stepId: string; recipients: string[]; kind: string });
+    const sent = (await fs.readFile(out, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { run: { id: string }; step: { id: string }; recipients: { email: string }[]; kind: string });
     expect(line).toBeTruthy();
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ kind: 'overdue', runId: live.data.run.id, stepId: 'work', recipients: ['ops@example.com'] });
+    expect(sent[0]).toMatchObject({ kind: 'overdue', run: { id: live.data.run.id }, step: { id: 'work' }, recipients: [{ email: 'ops@example.com' }] });
     const records = await fs.readdir(path.join(b.root, '.work/notifications'));
     expect(records.filter((f) => f.startsWith(test.data.run.id))).toHaveLength(1); // recorded, but not sent
     expect((await b.store.read(`runs/${live.data.run.id}/work.md`))?.data.state).toBe('ready'); // the work stays open

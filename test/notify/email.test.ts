@@ -59,8 +59,12 @@ describe('email', () => {
     for (const m of smtp.mails) {
       expect(m.from).toBe(FROM);
       expect(m.subject).toBe(entry!.subject);
-      expect(m.subject).toContain('approve');
-      expect(m.subject).toContain('claim-review');
+      // The run by its title and key inputs, the step by its first sentence, cut at a word.
+      expect(m.subject).toBe('Claim review · ann@example.com · 120: approve the payout when the check found the claim…');
+      const text = m.text.replace(/\r\n/g, '\n');
+      expect(text).toContain('Claimant: ann@example.com · Amount: 120\n');
+      expect(text).toContain('What was found:\n- Within policy: Yes\n- Risk: Low\n- Notes: Fine.\n');
+      expect(text).toMatch(/\nDue \w{3} \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC\.\n/);
       expect(m.text).toContain(link(view.run.id, wi.id));
       expect(m.html).toContain(`href="${link(view.run.id, wi.id)}"`);
     }
@@ -70,7 +74,7 @@ describe('email', () => {
     expect(smtp.mails).toHaveLength(3);
     const end = smtp.mails[2]!;
     expect(end.to).toEqual([CAST.ann]);
-    expect(end.subject).toContain('paid');
+    expect(end.subject).toBe('Claim review · ann@example.com · 120: your run ended: paid');
     expect(end.text).toContain(`${BASE_URL}/runs/${view.run.id}`);
     expect(end.html).toContain(`${BASE_URL}/runs/${view.run.id}`);
   });

@@ -35,7 +35,7 @@ it('a refused hand edit is told to the operators once, linking to the run', asyn
     await clocks.plan();
     return hook.hooks.find((x) => x.body.kind === 'edit_refused');
   });
-  expect(told.body).toMatchObject({ kind: 'edit_refused', runId, recipients: [CAST.operator], link: `https://wb.example.com/runs/${runId}` });
+  expect(told.body).toMatchObject({ kind: 'edit_refused', run: { id: runId }, recipients: [{ email: CAST.operator }], link: `https://wb.example.com/runs/${runId}` });
   expect(told.body.details).toContain('mode');
   // Another change to the same broken run is refused again, but not told again.
   await fs.appendFile(file, '\nMore text.\n');

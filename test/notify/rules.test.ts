@@ -155,8 +155,8 @@ describe('who is told what, and where they act', () => {
     expect(n).toMatchObject({ kind: 'work_item', mode: 'live', board: 'rules-board', runId: 'r-1', process: 'report', stepId: 'prepare', recipients: [WES, WIN] });
     expect(n!.path).toBe(`/work/r-1/${d.item('prepare')}`);
     expect(n!.workItemId).toBe(d.item('prepare'));
-    expect(n!.subject).toContain('prepare');
-    expect(n!.text).toContain('amount: 12');
+    expect(n!.subject).toBe('Report · 12: prepare the report');
+    expect(n!.text).toContain('Amount: 12');
   });
 
   it('a work item whose role is the operators group tells the operators WORK.md names', () => {

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, workboard } from '../support/cli-run.js';
 import { cleanupHarnesses } from '../support/svc-harness.js';
+import { editManifest } from '../../src/board/people.js';
 import { BASE_URL, CAST, daemonOn, expectedSignature, notifyBoard, toApproval, webhookReceiver, type Clocks, type Receiver } from './support.js';
 
 const SECRET_ENV = 'WB_NOTIFY_TEST_SECRET';
@@ -42,13 +43,38 @@ describe('the webhook', () => {
     await rx.received(1);
     const [hook] = rx.hooks;
     expect(hook!.signature).toBe(expectedSignature(SECRET, hook!.raw));
-    expect(hook!.body).toMatchObject({ id: hook!.id, kind: 'work_item', runId: view.run.id, stepId: 'approve', recipients: [CAST.fin] });
+    expect(hook!.body).toMatchObject({ id: hook!.id, kind: 'work_item', run: { id: view.run.id }, step: { id: 'approve' }, recipients: [{ email: CAST.fin }] });
     expect(hook!.id).toMatch(/^n-/);
     expect(Date.parse(hook!.body.at)).toBe(h.clock); // the transition's moment
     const link = `${BASE_URL}/work/${view.run.id}/${wi.id}`;
     expect(hook!.body.link).toBe(link);
     expect(hook!.body.text).toContain(link);
     expect(hook!.body.text).toContain('approve');
+  });
+
+  it('holds only what a receiver needs, in words beside the ids: never the outbox\'s delivery state', async () => {
+    const { rx, h, d } = await setup({});
+    await editManifest(h.board, CAST.operator, 'people.named', (m) => {
+      for (const p of m.people as { email: string; name?: string }[]) if (p.email === CAST.fin) p.name = 'Fin Nordqvist';
+      for (const p of m.people as { email: string; name?: string }[]) if (p.email === CAST.ann) p.name = 'Ann Lind';
+      (m.notifications as Record<string, unknown>).timeZone = 'Europe/Berlin';
+      return 'names';
+    });
+    const view = await toApproval(h);
+    const wi = h.item(view, 'approve');
+    await d.plan();
+    await rx.received(1);
+    const body = rx.hooks[0]!.body;
+    expect(Object.keys(body)).toEqual(['kind', 'id', 'at', 'board', 'run', 'step', 'workItem', 'due', 'recipients', 'subject', 'text', 'details', 'link']);
+    expect(body.run).toEqual({ id: view.run.id, title: 'Claim review · Ann Lind · 120', process: 'claim-review' });
+    expect(body.step).toEqual({ id: 'approve', title: 'Approve the payout when the check found the claim within policy' });
+    expect(body.workItem).toBe(wi.id);
+    expect(body.due).toBe(wi.due);
+    expect(body.recipients).toEqual([{ email: CAST.fin, name: 'Fin Nordqvist' }]);
+    expect(body.subject).toBe('Claim review · Ann Lind · 120: approve the payout when the check found the claim…');
+    expect(body.details).toContain('What was found:\n- Within policy: Yes\n- Risk: Low\n- Notes: Fine.');
+    expect(body.details).toMatch(/Due \w{3} \d{1,2} \w{3} \d{4}, \d\d:\d\d CES?T\./);
+    expect(rx.hooks[0]!.raw).not.toMatch(/deliveries|attempts|nextAt/);
   });
 
   it('signs with the secret from a file under .work/, and a wrong secret does not verify', async () => {

@@ -171,3 +171,12 @@ describe('runs', () => {
     expect(findings(expense, { data: { steps: {} } })).toEqual([]);
   });
 });
+
+describe('cutAtWord', () => {
+  test('a word ending at the cut stays whole; a word across it goes', async () => {
+    const { cutAtWord } = await import('../../src/words/index.js');
+    expect(cutAtWord('Approve the payout when the check found the claim within policy', 50)).toBe('Approve the payout when the check found the claim…');
+    expect(cutAtWord('Approve the payout when the check found the claims within policy', 50)).toBe('Approve the payout when the check found the…');
+    expect(cutAtWord('Short enough', 50)).toBe('Short enough');
+  });
+});
