@@ -190,6 +190,14 @@ steps:
     }
   });
 
+  it('a token is forbidden to another agent whatever became of its lease: even once that agent holds the step itself', () => {
+    const { state, claimId } = claimed(WAITS);
+    const retaken = committed(execute(state, WAITS, at('2026-03-02T09:12:00.000Z'), other, { tool: 'claim', stepId: 'draft' })).state;
+    expect(retaken.leases.draft).toMatchObject({ agent: 'other' });
+    const renew = { tool: 'renew' as const, stepId: 'draft', claimId, claimant: 'bot' };
+    expect(refusal(execute(retaken, WAITS, at('2026-03-02T09:13:00.000Z'), other, renew))).toMatchObject({ code: 'forbidden', issues: ['token: issued to bot, not other'] });
+  });
+
   it('a claim whose token names no agent is still worked only by the agent holding its lease', () => {
     const { state, claimId } = claimed(WAITS);
     const renew = { tool: 'renew' as const, stepId: 'draft', claimId };
