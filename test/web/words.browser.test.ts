@@ -12,6 +12,7 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { createLoginLink } from '../../src/web/sessions.js';
 import { agentDoes, ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PEOPLE, republish, rid, runView, signedIn, type WebBoard } from './web-support.js';
 
 const EXPENSE = `---
@@ -267,6 +268,24 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       await ctx.close();
     });
   }
+
+  it("times say the exact moment in the viewer's own time zone on hover, as the browser reports it", async () => {
+    for (const [timezoneId, zone] of [['America/New_York', /\b(EST|EDT)$/], ['Asia/Kolkata', /GMT\+5:30$/]] as const) {
+      const ctx = await suite.browser.newContext({ timezoneId, locale: 'en-US' });
+      const page = await ctx.newPage();
+      await page.goto(await createLoginLink(suite.wb.board, PEOPLE.ana, suite.wb.base));
+      await page.getByRole('button', { name: /Sign in as/ }).click();
+      await page.waitForURL(`${suite.wb.base}/work`);
+      const due = page.locator('li.item', { has: page.locator(`a[href="/work/${flagged.runId}/${flagged.itemId}"]`) }).locator('time');
+      const at = new Date((await due.getAttribute('datetime'))!);
+      // The title is the moment the datetime attribute names, as a clock in that zone shows it.
+      const hour = new Intl.DateTimeFormat('en-US', { timeZone: timezoneId, hour: 'numeric', minute: '2-digit' }).format(at);
+      const title = (await due.getAttribute('title'))!;
+      expect(title).toMatch(zone);
+      expect(title).toContain(hour);
+      await ctx.close();
+    }
+  });
 
   it("an escalation offers Return to the agent and Complete in its place as two separate forms", async () => {
     const start = await suite.wb.service.call('start_run', { process: 'expense-claim', inputs: { claimant: PEOPLE.ana, amount: 75, receiptUrl: 'https://receipts.example.com/r/75' }, requestId: rid() }, HELPER);
