@@ -78,6 +78,8 @@ interface Item {
   /** Its start across the flow inside its lane, once placed. */
   pos?: number;
   want: number;
+  /** Among items that want the same place, the lower goes first (a label nearer its target's side). */
+  order?: number;
   fixed: boolean;
 }
 
@@ -120,7 +122,7 @@ function ranks(g: MapGraph): Map<string, number> {
   return rank;
 }
 
-/** Place items of one column and lane: fixed ones first, then each other at the first free place at or past what it wants. */
+/** Place items of one column and lane: fixed ones first, then each other (by where it wants its centre) at the first free place at or past what it wants. */
 function settle(items: Item[]): void {
   const placed: Item[] = [];
   let bottom = LANE_PAD - GAP;
@@ -129,7 +131,8 @@ function settle(items: Item[]): void {
     bottom = it.pos + it.size;
     placed.push(it);
   }
-  for (const it of items.filter((i) => !i.fixed).sort((a, b) => a.want - b.want)) {
+  const wantedCenter = (i: Item) => i.want + i.size / 2;
+  for (const it of items.filter((i) => !i.fixed).sort((a, b) => wantedCenter(a) - wantedCenter(b) || (a.order ?? 0) - (b.order ?? 0))) {
     let at = Math.max(LANE_PAD, it.want);
     for (let moved = true; moved; ) {
       moved = false;
@@ -225,6 +228,7 @@ function grid(g: MapGraph, top: number, dir: Direction): Grid {
     }
   }
   const nodes0 = [...items.values()];
+  const laneIndex = new Map(g.lanes.map((l, i) => [l.id, i]));
 
   // Lines: a chain of boxes through the columns between their ends; the first box holds the label.
   // A line going back runs just past the nodes of the columns it crosses, in its target's lane.
@@ -250,7 +254,9 @@ function grid(g: MapGraph, top: number, dir: Direction): Grid {
       // A forward line's label stays beside the box it leaves; the rest of the line runs in its target's lane.
       const own = !backward && k === 0 && label !== undefined;
       const want = backward ? past : (own ? center(a) : center(b)) - cross / 2;
-      const it: Item = { id: `${e.id}@${k}`, col: c, lane: own ? a.lane : lane, width: size.width, height: size.height, size: cross, want, fixed: false };
+      // Labels leaving one box side by side go in the order of where their lines lead, so they do not cross.
+      const order = own ? laneIndex.get(b.lane)! * 1e6 + center(b) : 0;
+      const it: Item = { id: `${e.id}@${k}`, col: c, lane: own ? a.lane : lane, width: size.width, height: size.height, size: cross, want, order, fixed: false };
       extra.push(it);
       return it.id;
     });
