@@ -257,6 +257,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       await page.getByLabel('Nights away (nights)').fill('3');
       await page.getByLabel(/^No seat is free yet/).check();
       expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, `words-task-${label}.png`), fullPage: true });
       await page.getByRole('button', { name: 'Complete', exact: true }).click();
       await page.waitForURL(new RegExp(`/runs/${runId}\\?done=`));
       expect(await page.locator('.notice.ok').textContent()).toContain('Your work was recorded');
