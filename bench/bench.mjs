@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load,soak,sync,maps,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>]:
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale,load,soak,sync,maps,insights,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>]:
 // transition latency through the service on a real board, against the floor of the bare file
 // operations each transition cannot avoid on this disk, measured in the same run;
 // then concurrency (bench/concurrency.mjs: several agent processes on one board),
@@ -7,7 +7,8 @@
 // --soak-seconds, 300 by default and 45 with --quick, with serve's RSS at start, 1 min, 5 min
 // and peak; --soak=<minutes> says the same in minutes), sync (bench/sync.mjs: `workboard sync`
 // between two clones of a 10k-run board through a bare remote on local disk), maps (bench/maps.mjs:
-// drawing the largest process's map); with --peers also peers
+// drawing the largest process's map), insights (bench/insights.mjs: `workboard stats` and the Insights
+// page on a 10k-run board, cold and warm); with --peers also peers
 // (bench/peers.mjs: the same operations in Backlog.md, installed from npm). Ends with
 // the goals table (bench/goals.mjs). Prints markdown tables and writes the same
 // figures to bench/results/<date>.json. Not a test.
@@ -25,12 +26,13 @@ import { scaleSection } from './scale.mjs';
 import { loadSection, soakSection } from './load.mjs';
 import { syncSection } from './sync.mjs';
 import { mapsSection } from './maps.mjs';
+import { insightsSection } from './insights.mjs';
 import { peersSection } from './peers.mjs';
 import { goalsTable } from './goals.mjs';
 import { median, pct } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['transitions', 'concurrency', 'scale', 'load', 'soak', 'sync', 'maps', 'peers'];
+const SECTIONS = ['transitions', 'concurrency', 'scale', 'load', 'soak', 'sync', 'maps', 'insights', 'peers'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
 // peers installs a package from npm, so it runs only when asked for.
 const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS.filter((s) => s !== 'peers'));
@@ -237,6 +239,7 @@ async function main() {
   await section('soak', () => soakSection({ seconds: soakSeconds }));
   await section('sync', () => syncSection({ quick, base: scaleDir }));
   await section('maps', () => mapsSection({ quick }));
+  await section('insights', () => insightsSection({ quick, base: scaleDir }));
   await section('peers', () => peersSection({ quick, base: scaleDir }));
   const goals = goalsTable(out);
   console.log(`\n${goals.lines.join('\n')}`);

@@ -4,7 +4,7 @@
  * here with every problem named at once. Pure.
  */
 import type { RunFacts } from './facts.js';
-import { overdueAt, selected, stepDefs, versionKey, waitedMs, type InsightsFilter, type StepDef, type Versions } from './figures.js';
+import { overdueAt, selecting, stepDefs, versionKey, waitedMs, type InsightsFilter, type StepDef, type Versions } from './figures.js';
 import { isoWeek } from './time.js';
 
 export type Bar =
@@ -51,9 +51,9 @@ export function parseBar(get: (name: string) => string | null): { ok: true; bar:
 function behind(b: Bar, run: RunFacts, defs: ReadonlyMap<string, ReadonlyMap<string, StepDef>>, now: number): boolean {
   switch (b.bar) {
     case 'started':
-      return isoWeek(Date.parse(run.startedAt)) === b.week;
+      return isoWeek(run.startedAt) === b.week;
     case 'ended':
-      return run.endedAt !== null && isoWeek(Date.parse(run.endedAt)) === b.week && (run.outcome ?? 'ended') === b.outcome;
+      return run.endedAt !== null && isoWeek(run.endedAt) === b.week && (run.outcome ?? 'ended') === b.outcome;
     case 'overdue': {
       const steps = defs.get(versionKey(run.process, run.version));
       return run.visits.some((v) => {
@@ -76,8 +76,9 @@ function behind(b: Bar, run: RunFacts, defs: ReadonlyMap<string, ReadonlyMap<str
 export function runsBehind(all: readonly RunFacts[], versions: Versions, filter: InsightsFilter, nowIso: string, b: Bar): string[] {
   const now = Date.parse(nowIso);
   const defs = stepDefs(versions);
+  const chosen = selecting(filter);
   return all
-    .filter((r) => selected(r, filter) && behind(b, r, defs, now))
+    .filter((r) => chosen(r) && behind(b, r, defs, now))
     .map((r) => r.id)
     .sort()
     .reverse();

@@ -18,18 +18,19 @@ export interface HistoryLine {
 /** Who a stretch of waiting waits for: an agent to claim, a person to decide, or a timer or event. */
 export type WaitFor = 'agent' | 'person' | 'timer';
 
+/** Times are milliseconds since the epoch, as the audit lines' `ts` say them. */
 export interface Wait {
   for: WaitFor;
-  from: string;
+  from: number;
   /** When the wait ended; null while it goes on. */
-  to: string | null;
+  to: number | null;
 }
 
 export interface Visit {
   step: string;
-  enteredAt: string;
+  enteredAt: number;
   /** When the visit ended with a completion, a rejection or a failure; null while open or when the run ended around it. */
-  doneAt: string | null;
+  doneAt: number | null;
   outcome: 'completed' | 'rejected' | 'failed' | 'timed-out' | null;
   /** Who completed it (an agent's id or a person's email). */
   by: string | null;
@@ -41,18 +42,18 @@ export interface RunFacts {
   process: string;
   version: number;
   mode: 'live' | 'test';
-  startedAt: string;
-  endedAt: string | null;
+  startedAt: number;
+  endedAt: number | null;
   /** The outcome a finish or a decision gave, or `cancelled`. */
   outcome: string | null;
   visits: Visit[];
-  rejections: { step: string; by: string; at: string; note: string }[];
-  escalations: { step: string; agent: string; at: string; check: boolean }[];
+  rejections: { step: string; by: string; at: number; note: string }[];
+  escalations: { step: string; agent: string; at: number; check: boolean }[];
   /** An escalation sent back to the agent that raised it. */
-  returns: { step: string; agent: string; at: string }[];
-  leaseExpiries: { step: string; agent: string; at: string }[];
+  returns: { step: string; agent: string; at: number }[];
+  leaseExpiries: { step: string; agent: string; at: number }[];
   /** Submissions a check refused (fail) or held for a person (unsure); a pass is a completion of a checked step. */
-  checks: { step: string; verdict: 'fail' | 'unsure'; at: string }[];
+  checks: { step: string; verdict: 'fail' | 'unsure'; at: number }[];
 }
 
 const isPerson = (identity: string): boolean => identity.includes('@');
@@ -74,7 +75,7 @@ export function runFacts(id: string, lines: readonly HistoryLine[]): RunFacts | 
     process: text(c.process),
     version: typeof c.version === 'number' ? c.version : 0,
     mode: c.mode === 'test' ? 'test' : 'live',
-    startedAt: start.ts,
+    startedAt: Date.parse(start.ts),
     endedAt: null,
     outcome: null,
     visits: [],
@@ -86,22 +87,22 @@ export function runFacts(id: string, lines: readonly HistoryLine[]): RunFacts | 
   };
   const open = new Map<string, Visit>();
   const escalatedBy = new Map<string, string>();
-  const stopWaiting = (v: Visit, at: string) => {
+  const stopWaiting = (v: Visit, at: number) => {
     const w = v.waits[v.waits.length - 1];
     if (w && w.to === null) w.to = at;
   };
-  const waitFor = (v: Visit, f: WaitFor, at: string) => {
+  const waitFor = (v: Visit, f: WaitFor, at: number) => {
     stopWaiting(v, at);
     v.waits.push({ for: f, from: at, to: null });
   };
-  const enter = (step: string, f: WaitFor, at: string) => {
+  const enter = (step: string, f: WaitFor, at: number) => {
     const before = open.get(step);
     if (before) stopWaiting(before, at);
     const v: Visit = { step, enteredAt: at, doneAt: null, outcome: null, by: null, waits: [{ for: f, from: at, to: null }] };
     facts.visits.push(v);
     open.set(step, v);
   };
-  const finish = (step: string, outcome: NonNullable<Visit['outcome']>, by: string, at: string) => {
+  const finish = (step: string, outcome: NonNullable<Visit['outcome']>, by: string, at: number) => {
     const v = open.get(step);
     if (!v) return;
     stopWaiting(v, at);
@@ -111,12 +112,13 @@ export function runFacts(id: string, lines: readonly HistoryLine[]): RunFacts | 
 
   for (const l of lines) {
     const step = stepOf(l.entity);
+    const at = Date.parse(l.ts);
     const ch = l.changes ?? {};
     if (step === null) {
       if (l.action === 'run.ended' || l.action === 'run.cancelled') {
-        facts.endedAt = l.ts;
+        facts.endedAt = at;
         facts.outcome = l.action === 'run.cancelled' ? 'cancelled' : text(ch.outcome) || null;
-        for (const v of open.values()) stopWaiting(v, l.ts);
+        for (const v of open.values()) stopWaiting(v, at);
         open.clear();
       }
       continue;
@@ -124,52 +126,52 @@ export function runFacts(id: string, lines: readonly HistoryLine[]): RunFacts | 
     const v = open.get(step);
     switch (l.action) {
       case 'step.ready':
-        enter(step, 'agent', l.ts);
+        enter(step, 'agent', at);
         break;
       case 'work-item.opened':
-        enter(step, 'person', l.ts);
+        enter(step, 'person', at);
         break;
       case 'step.waiting':
-        enter(step, 'timer', l.ts);
+        enter(step, 'timer', at);
         break;
       case 'step.claimed':
-        if (v) stopWaiting(v, l.ts);
+        if (v) stopWaiting(v, at);
         break;
       case 'lease.expired':
       case 'claim.ended':
-        if (l.action === 'lease.expired') facts.leaseExpiries.push({ step, agent: text(ch.agent), at: l.ts });
-        if (v) waitFor(v, 'agent', l.ts);
+        if (l.action === 'lease.expired') facts.leaseExpiries.push({ step, agent: text(ch.agent), at: at });
+        if (v) waitFor(v, 'agent', at);
         break;
       case 'step.escalated':
-        facts.escalations.push({ step, agent: l.actor, at: l.ts, check: ch.check !== undefined });
-        if (ch.check !== undefined) facts.checks.push({ step, verdict: 'unsure', at: l.ts });
+        facts.escalations.push({ step, agent: l.actor, at: at, check: ch.check !== undefined });
+        if (ch.check !== undefined) facts.checks.push({ step, verdict: 'unsure', at: at });
         escalatedBy.set(step, l.actor);
-        if (v) waitFor(v, 'person', l.ts);
+        if (v) waitFor(v, 'person', at);
         break;
       case 'step.returned': {
         const agent = escalatedBy.get(step);
-        if (agent !== undefined && !isPerson(agent)) facts.returns.push({ step, agent, at: l.ts });
-        if (v) waitFor(v, ch.workItem === undefined ? 'agent' : 'person', l.ts);
+        if (agent !== undefined && !isPerson(agent)) facts.returns.push({ step, agent, at: at });
+        if (v) waitFor(v, ch.workItem === undefined ? 'agent' : 'person', at);
         break;
       }
       case 'step.check-failed':
-        facts.checks.push({ step, verdict: 'fail', at: l.ts });
+        facts.checks.push({ step, verdict: 'fail', at: at });
         break;
       case 'step.completed':
-        finish(step, 'completed', l.actor, l.ts);
+        finish(step, 'completed', l.actor, at);
         break;
       case 'step.rejected':
-        facts.rejections.push({ step, by: l.actor, at: l.ts, note: text(ch.note) });
-        finish(step, 'rejected', l.actor, l.ts);
+        facts.rejections.push({ step, by: l.actor, at: at, note: text(ch.note) });
+        finish(step, 'rejected', l.actor, at);
         break;
       case 'step.failed':
-        finish(step, 'failed', l.actor, l.ts);
+        finish(step, 'failed', l.actor, at);
         break;
       case 'wait.timed-out':
-        finish(step, 'timed-out', l.actor, l.ts);
+        finish(step, 'timed-out', l.actor, at);
         break;
       case 'step.rewound':
-        if (v) stopWaiting(v, l.ts);
+        if (v) stopWaiting(v, at);
         open.delete(step);
         break;
     }

@@ -93,15 +93,11 @@ export interface Insights {
   checks: CheckFigures[];
 }
 
-/** Whether a run is one the filter asks for. */
-export function selected(run: RunFacts, f: InsightsFilter): boolean {
-  return (
-    f.modes.includes(run.mode) &&
-    (f.process === undefined || run.process === f.process) &&
-    (f.version === undefined || run.version === f.version) &&
-    (f.since === undefined || Date.parse(run.startedAt) >= Date.parse(f.since)) &&
-    (f.until === undefined || Date.parse(run.startedAt) < Date.parse(f.until))
-  );
+/** The test of whether a run is one the filter asks for. */
+export function selecting(f: InsightsFilter): (run: RunFacts) => boolean {
+  const since = f.since === undefined ? -Infinity : Date.parse(f.since);
+  const until = f.until === undefined ? Infinity : Date.parse(f.until);
+  return (run) => f.modes.includes(run.mode) && (f.process === undefined || run.process === f.process) && (f.version === undefined || run.version === f.version) && run.startedAt >= since && run.startedAt < until;
 }
 
 export interface StepDef {
@@ -118,20 +114,20 @@ export function stepDefs(versions: Versions): Map<string, Map<string, StepDef>> 
 }
 
 /** When a visit stopped counting: its end, its run's end, or now. */
-const visitEnd = (v: Visit, run: RunFacts, now: number): number => Date.parse(v.doneAt ?? run.endedAt ?? '') || now;
+const visitEnd = (v: Visit, run: RunFacts, now: number): number => v.doneAt ?? run.endedAt ?? now;
 
 /** Milliseconds a visit waited, by whom it waited for. */
 export function waitedMs(v: Visit, run: RunFacts, now: number): Record<WaitFor, number> {
   const out: Record<WaitFor, number> = { agent: 0, person: 0, timer: 0 };
   const end = visitEnd(v, run, now);
-  for (const w of v.waits) out[w.for] += Math.max(0, (w.to === null ? end : Date.parse(w.to)) - Date.parse(w.from));
+  for (const w of v.waits) out[w.for] += Math.max(0, (w.to ?? end) - w.from);
   return out;
 }
 
 /** The moment a visit fell overdue, or null: its due time (entry plus the step's `due`) passed before it was done. */
 export function overdueAt(v: Visit, run: RunFacts, def: StepDef | undefined, now: number): number | null {
   if (!def?.dueMs) return null;
-  const due = Date.parse(v.enteredAt) + def.dueMs;
+  const due = v.enteredAt + def.dueMs;
   return due < visitEnd(v, run, now) ? due : null;
 }
 
@@ -144,7 +140,7 @@ const sortedBy = <T>(xs: T[], key: (x: T) => string): T[] => xs.sort((a, b) => (
 export function insights(all: readonly RunFacts[], versions: Versions, filter: InsightsFilter, nowIso: string): Insights {
   const now = Date.parse(nowIso);
   const defs = stepDefs(versions);
-  const runs = all.filter((r) => selected(r, filter));
+  const runs = all.filter(selecting(filter));
   const byOutcome: Record<string, number> = {};
   const cycles: number[] = [];
   const steps = new Map<string, { f: StepFigures; wall: number[]; waiting: number[] }>();
@@ -179,11 +175,11 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
   const waiting = { agentsMs: 0, peopleMs: 0, timersMs: 0 };
 
   for (const run of runs) {
-    const started = Date.parse(run.startedAt);
+    const started = run.startedAt;
     see(started);
     week(started).started++;
     if (run.endedAt !== null) {
-      const end = Date.parse(run.endedAt);
+      const end = run.endedAt;
       see(end);
       ended++;
       const outcome = run.outcome ?? 'ended';
@@ -209,7 +205,7 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
       waiting.peopleMs += w.person;
       waiting.timersMs += w.timer;
       if (v.doneAt !== null) {
-        s.wall.push(Date.parse(v.doneAt) - Date.parse(v.enteredAt));
+        s.wall.push(v.doneAt - v.enteredAt);
         s.waiting.push(w.agent + w.person + w.timer);
         if (def?.checked && v.outcome === 'completed' && v.by !== null && !isPerson(v.by)) check(run.process, v.step).pass++;
       }

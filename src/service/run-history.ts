@@ -5,12 +5,15 @@
  * inode, size and mtime stand: a chain only grows by a commit's append, and
  * git replaces files, either of which moves them. Lines that are not JSON (a
  * torn last line) are skipped: `workboard audit verify` is where a chain is
- * judged. The process versions the runs pinned are loaded once each.
+ * judged. The process versions the runs pinned are loaded once each. A CLI
+ * process (a process per command) may keep the facts in `.work/insights.json`
+ * for the next one: derived from the chains, checked against each chain's
+ * stamp before use, and rebuilt from them when absent or unreadable.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Board } from '../board/board.js';
-import { isCode, statIfExists } from '../board/fsutil.js';
-import { isRunId, paths } from '../board/layout.js';
+import { isCode, readIfExists, statIfExists, writeFileAtomic } from '../board/fsutil.js';
+import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { loadVersion } from '../board/processes.js';
 import { runFacts, type HistoryLine, type RunFacts } from '../insights/facts.js';
 import { versionKey } from '../insights/figures.js';
@@ -36,11 +39,35 @@ function parsedLines(text: string): HistoryLine[] {
 /** A published version's process, with the groups its roles were given when published. */
 export type PinnedProcess = Process & { roles: Record<string, string> };
 
+const KEPT = `${STATE_DIR}/insights.json`;
+const KEPT_VERSION = 2;
+
 export class RunHistory {
-  private readonly facts = new Map<string, { stamp: string; facts: RunFacts | null }>();
+  private facts = new Map<string, { stamp: string; facts: RunFacts | null }>();
+  /** Whether the facts changed since they were kept. */
+  private changed = false;
   private readonly versions = new Map<string, PinnedProcess>();
 
   constructor(private readonly board: Board) {}
+
+  /** Take up the facts a previous process kept (each still checked against its chain's stamp). */
+  async loadKept(): Promise<void> {
+    const raw = await readIfExists(this.board.store.abs(KEPT));
+    if (raw === null) return;
+    try {
+      const kept = JSON.parse(raw.toString('utf8')) as { version?: unknown; entries?: unknown };
+      if (kept.version === KEPT_VERSION && Array.isArray(kept.entries)) this.facts = new Map(kept.entries as [string, { stamp: string; facts: RunFacts | null }][]);
+    } catch {
+      // unreadable: the chains are read again
+    }
+  }
+
+  /** Keep the facts for the next process, when they changed. */
+  async saveKept(): Promise<void> {
+    if (!this.changed) return;
+    await writeFileAtomic(this.board.store.abs(KEPT), JSON.stringify({ version: KEPT_VERSION, entries: [...this.facts] }));
+    this.changed = false;
+  }
 
   /** Every run's facts (runs whose chain starts no run are left out), in id order. */
   runs(): RunFacts[] {
@@ -53,7 +80,11 @@ export class RunHistory {
     }
     const out: RunFacts[] = [];
     const seen = new Set(ids);
-    for (const id of this.facts.keys()) if (!seen.has(id)) this.facts.delete(id);
+    for (const id of this.facts.keys()) {
+      if (seen.has(id)) continue;
+      this.facts.delete(id);
+      this.changed = true;
+    }
     for (const id of ids) {
       const file = this.board.store.abs(paths.runChain(id));
       const s = statIfExists(file);
@@ -70,6 +101,7 @@ export class RunHistory {
         }
         e = { stamp, facts: runFacts(id, parsedLines(text)) };
         this.facts.set(id, e);
+        this.changed = true;
       }
       if (e.facts) out.push(e.facts);
     }

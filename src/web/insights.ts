@@ -185,7 +185,7 @@ export async function insightsRuns(r: Request): Promise<void> {
   const b = parseBar((k) => r.url.searchParams.get(k));
   const issues = [...s.issues, ...(b.ok ? [] : b.issues)];
   const ids = b.ok && issues.length === 0 ? runsBehind(s.runs, s.versions, s.filter, s.now, b.bar) : [];
-  const titles = new Map(s.runs.map((x) => [x.id, { process: s.labels.process(x.process), startedAt: x.startedAt, outcome: x.endedAt ? (x.outcome ?? 'ended') : null, mode: x.mode }]));
+  const titles = new Map(s.runs.map((x) => [x.id, { process: s.labels.process(x.process), startedAt: new Date(x.startedAt).toISOString(), outcome: x.endedAt ? (x.outcome ?? 'ended') : null, mode: x.mode }]));
   sendPage(r.res, issues.length ? 422 : 200, h(InsightsRunsPage, {
     frame: frame(r, 'Runs behind a figure', { current: 'insights' }),
     what: b.ok ? barWords(b.bar, s.labels) : 'a figure',

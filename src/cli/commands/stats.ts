@@ -75,7 +75,10 @@ export function register(program: Command, cli: Cli): void {
       if (!parsed.ok) cli.usage(parsed.issues.join('; '));
       const board = await cli.board();
       const history = new RunHistory(board);
+      await history.loadKept();
       const runs = history.runs();
+      // A board this person may only read still gets its figures, read from the chains each time.
+      await history.saveKept().catch(() => undefined);
       const versions = await history.versionsOf(runs);
       const s = insights(runs, versions, parsed.filter, now.toISOString());
       if (cli.json()) printJson({ ok: true, data: s });

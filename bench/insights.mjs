@@ -1,0 +1,105 @@
+// The insights section of `npm run bench` (--only=insights): `workboard stats --json` and the
+// Insights page on a board of 10k runs (1k with --quick), made by gen-board.mjs as the scale
+// section makes its boards.
+//
+//   stats, cold   the first `workboard stats --json` after the board was written: a fresh CLI
+//                 process that reads and parses every run's audit chain (and keeps the facts in
+//                 .work/insights.json)
+//   stats, warm   the same command again (each is a new process: it stats every chain and reads
+//                 the kept facts of those unchanged)
+//   page, cold    the first GET /insights of a fresh `workboard serve --http` (it reads every chain)
+//   page, warm    GET /insights again: chains unchanged since are not read again
+//
+// Goals: ≤ 300 ms warm and ≤ 1.5 s cold for both.
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Board } from '../dist/board/board.js';
+import { redeemCode, createLoginLink } from '../dist/web/sessions.js';
+import { generateBoard } from './gen-board.mjs';
+import { median } from './stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BIN = path.join(here, '../bin/workboard.js');
+const run = promisify(execFile);
+export const INSIGHTS_GOALS = { warmMs: 300, coldMs: 1500 };
+
+async function statsOnce(dir) {
+  const t = performance.now();
+  const { stdout } = await run(process.execPath, [BIN, '--board', dir, 'stats', '--json'], { maxBuffer: 64 << 20 });
+  const ms = performance.now() - t;
+  return { ms, data: JSON.parse(stdout).data };
+}
+
+async function serve(dir) {
+  const server = spawn(process.execPath, [BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const base = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (c) => {
+      out += c.toString();
+      const m = /MCP over HTTP at (http:\/\/[^/\s]+)\/mcp/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    server.stderr.on('data', (c) => (out += c.toString()));
+    server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+  return { server, base };
+}
+
+async function pageOnce(base, cookie) {
+  const t = performance.now();
+  const res = await fetch(`${base}/insights`, { headers: { cookie } });
+  const html = await res.text();
+  const ms = performance.now() - t;
+  if (res.status !== 200 || !html.includes('<svg')) throw new Error(`GET /insights: ${res.status}`);
+  return ms;
+}
+
+export async function insightsSection({ quick, base }) {
+  const runs = quick ? 1000 : 10_000;
+  const reps = quick ? 3 : 7;
+  const dir = path.join(mkdtempSync(path.join(base, 'wb-bench-insights-')), 'board');
+  try {
+    await generateBoard(dir, runs);
+    const cold = await statsOnce(dir);
+    const warm = [];
+    for (let i = 0; i < reps; i++) warm.push((await statsOnce(dir)).ms);
+    const { server, base: url } = await serve(dir);
+    let page;
+    try {
+      const board = await Board.open(dir);
+      const code = new URL(await createLoginLink(board, 'mira@example.com', url)).searchParams.get('code');
+      const session = await redeemCode(board, code);
+      const cookie = `wb_session=${session.token}`;
+      const pageCold = await pageOnce(url, cookie);
+      const pageWarm = [];
+      for (let i = 0; i < reps; i++) pageWarm.push(await pageOnce(url, cookie));
+      page = { coldMs: pageCold, warmMs: median(pageWarm) };
+    } finally {
+      server.kill('SIGTERM');
+    }
+    const json = { runs, started: cold.data.runs.started, stats: { coldMs: cold.ms, warmMs: median(warm) }, page, goals: INSIGHTS_GOALS };
+    const f = (ms) => `${Math.round(ms)} ms`;
+    const ok = (ms, goal) => (ms <= goal ? 'met' : 'NOT met');
+    return {
+      json,
+      lines: [
+        `### Insights: stats and the page on ${runs.toLocaleString('en')} runs`,
+        '',
+        '| | cold | warm (median of ' + reps + ') | goal |',
+        '|---|---|---|---|',
+        `| \`workboard stats --json\` (a CLI process) | ${f(json.stats.coldMs)} | ${f(json.stats.warmMs)} | warm ≤ ${INSIGHTS_GOALS.warmMs} ms: ${ok(json.stats.warmMs, INSIGHTS_GOALS.warmMs)}; cold ≤ ${INSIGHTS_GOALS.coldMs} ms: ${ok(json.stats.coldMs, INSIGHTS_GOALS.coldMs)} |`,
+        `| GET /insights (serve) | ${f(page.coldMs)} | ${f(page.warmMs)} | warm ≤ ${INSIGHTS_GOALS.warmMs} ms: ${ok(page.warmMs, INSIGHTS_GOALS.warmMs)}; cold ≤ ${INSIGHTS_GOALS.coldMs} ms: ${ok(page.coldMs, INSIGHTS_GOALS.coldMs)} |`,
+      ],
+    };
+  } finally {
+    rmSync(path.dirname(dir), { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const r = await insightsSection({ quick: process.argv.includes('--quick'), base: (await import('node:os')).tmpdir() });
+  console.log(r.lines.join('\n'));
+}
