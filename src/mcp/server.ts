@@ -49,7 +49,7 @@ export function createMcpServer(service: Service, actor: Actor, version: string)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList(offered) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     // An identity removed from WORK.md loses this open connection at once, not at its next login.
-    const result = await service.call(req.params.name, req.params.arguments ?? {}, actor, { held: true });
+    const result = await service.callWire(req.params.name, req.params.arguments ?? {}, actor, { held: true });
     return {
       content: [{ type: 'text' as const, text: JSON.stringify(result) }],
       structuredContent: result as unknown as Record<string, unknown>,

@@ -11,10 +11,12 @@ import { BoundedMap } from '../core/bounded-map.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { issueText } from '../core/issues.js';
 import { ToolError } from '../protocol/errors.js';
+import type { Result } from '../protocol/tool-data.js';
 import { tellOperators } from '../notify/tell.js';
 import { recordIncident } from './incidents.js';
 
-export type ToolResult = { ok: true; data: unknown } | { ok: false; error: { code: string; message: string; issues?: string[] } };
+/** A result as the wire carries it, its data not yet typed by tool. */
+export type ToolResult = Result;
 
 /** How many times one call's internal fault is answered `retry` before `conflict` says to stop. */
 const FAULT_RETRIES = 3;

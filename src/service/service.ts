@@ -1,7 +1,10 @@
 /**
  * The fourteen tools (tool contracts) as one service over the engine and the
- * board. Every transport (MCP, CLI, HTTP) calls `call`; arguments, identity
- * rights, replay and error codes are handled here once. This file is the
+ * board. The CLI and the web app call `call`, typed by tool; MCP passes what
+ * came off the wire to `callWire`. Either way arguments are checked against
+ * the tool's schema, and identity rights, replay and error codes are handled
+ * here once. Beside the tools, the reads the people's views need
+ * (published.ts), so no transport reads the board itself. This file is the
  * front door: it checks the call and hands it to the part that does it:
  * reads (run-reader.ts, queries.ts), writes (writes.ts), stored files
  * (files.ts), replay (replay.ts), and what a failure answers (results.ts).
@@ -12,9 +15,11 @@ import { type Actor, type EngineEvent, type Pinned, type RunRecord, type RunStat
 import { ToolError } from '../protocol/errors.js';
 import type { ToolCall } from '../protocol/calls.js';
 import { TOOLS, type Offer, type Tool } from '../protocol/offer.js';
-import type { ListRunsArgs } from '../protocol/tool-args.js';
+import type { ListRunsArgs, ToolArgs } from '../protocol/tool-args.js';
+import type { Description, Result, ToolData } from '../protocol/tool-data.js';
 import { offerFor } from './context.js';
 import { StoredFiles } from './files.js';
+import { processVersion, processVersions, runTimeline, storedFile, type PublishedVersion, type RunTimeline, type StoredFile } from './published.js';
 import { getWork, listProcesses, listRuns } from './queries.js';
 import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
@@ -64,11 +69,21 @@ export class Service {
   }
 
   /**
-   * Call a tool as an identity. Never throws: every outcome is a result object.
+   * Call a tool as an identity, its arguments and answer typed by the tool.
+   * Never throws: every outcome is a result object. The arguments are still
+   * checked against the schema, as values built from a form may not fit it.
+   */
+  call<T extends Tool>(tool: T, args: ToolArgs[T], actor: Actor): Promise<Result<ToolData[T]>> {
+    // dispatch answers each tool with its ToolData (checked there case by case).
+    return this.callWire(tool, args, actor) as Promise<Result<ToolData[T]>>;
+  }
+
+  /**
+   * Call a tool by name with arguments as they came off the wire (MCP).
    * `held`: the identity was resolved when a connection opened (MCP over stdio
    * or HTTP), so one removed from WORK.md since is refused now.
    */
-  async call(tool: string, args: unknown, actor: Actor, opts: { held?: boolean } = {}): Promise<ToolResult> {
+  async callWire(tool: string, args: unknown, actor: Actor, opts: { held?: boolean } = {}): Promise<ToolResult> {
     try {
       if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
       await this.board.refresh();
@@ -83,24 +98,25 @@ export class Service {
     }
   }
 
-  private async dispatch(call: ToolCall, actor: Actor): Promise<unknown> {
+  private async dispatch(call: ToolCall, actor: Actor): Promise<ToolData[Tool]> {
     switch (call.tool) {
       case 'describe':
-        return this.describe();
+        return this.describe() satisfies ToolData['describe'];
       case 'list_processes':
-        return listProcesses(this.board, this.reader, call.args.cursor);
+        return (await listProcesses(this.board, this.reader, call.args.cursor)) satisfies ToolData['list_processes'];
       case 'get_run':
-        return this.reader.view(call.args.runId);
+        return (await this.reader.view(call.args.runId)) satisfies ToolData['get_run'];
       case 'get_work':
-        return getWork(this.reader, this.board.manifest, actor, call.args, this.now());
+        return (await getWork(this.reader, this.board.manifest, actor, call.args, this.now())) satisfies ToolData['get_work'];
       case 'list_runs':
-        return this.listRuns(call.args);
+        return (await this.listRuns(call.args)) satisfies ToolData['list_runs'];
       case 'start_run':
-        return this.writes.startRun(call.args, actor);
+        return (await this.writes.startRun(call.args, actor)) as ToolData['start_run'];
       case 'upload':
-        return this.files.upload(call.args, actor);
+        return (await this.files.upload(call.args, actor)) as ToolData['upload'];
       default:
-        return this.writes.runWrite(call, actor);
+        // The writes answer from writes.ts's `answer` (and a replayed record of it).
+        return (await this.writes.runWrite(call, actor)) as ToolData[typeof call.tool];
     }
   }
 
@@ -109,7 +125,7 @@ export class Service {
     return this.fixedOffer ?? offerFor(this.board.manifest);
   }
 
-  describe(): Record<string, unknown> {
+  describe(): Description {
     const s = this.board.manifest.settings;
     return {
       protocol: 'agentprocess',
@@ -121,6 +137,27 @@ export class Service {
       maxUploadBytes: s.maxUploadBytes,
       limits: { runDataBytes: s.runDataBytes, checkPass: s.checkPass, checkFail: s.checkFail, checkConfidence: s.checkConfidence, checkStateBytes: s.checkStateBytes },
     };
+  }
+
+  // ---- reads for the people's views (the web app, the CLI) ----------------------------
+
+  /** A published version loaded as runs pin it (with the full offer), or null when there is none to read. */
+  processVersion(name: string, version: number): Promise<PublishedVersion | null> {
+    return processVersion(this.board, name, version);
+  }
+
+  processVersions(name: string): Promise<number[]> {
+    return processVersions(this.board, name);
+  }
+
+  /** A run's audit timeline, verified as read; null when it has none. */
+  runTimeline(runId: string): Promise<RunTimeline | null> {
+    return runTimeline(this.board, runId);
+  }
+
+  /** A stored file by its ref; whether the reader may see it is the caller's to check (by the run that names it). */
+  storedFile(ref: string): Promise<StoredFile | null> {
+    return storedFile(this.board, ref);
   }
 
   listRuns(a: ListRunsArgs) {

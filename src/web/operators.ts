@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
-import { loadVersion } from '../board/processes.js';
 import { OPERATORS } from '../engine/view.js';
 import { doctorFindings } from '../service/doctor.js';
 import { first, type Posted } from './form-values.js';
@@ -17,7 +16,7 @@ import { CancelConfirmPage, DoctorPage, QueuePage, RunActions } from './pages/op
 import type { PostedForm } from './request.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
 import { pinnedVersion, readRun, runPage } from './runs.js';
-import type { RunView, WorkEntry } from './views.js';
+import { isWorkItemEntry, type RunView, type WorkEntry } from './views.js';
 
 /** At most this many escalations are read for the queue. */
 const QUEUE_MAX = 500;
@@ -36,9 +35,8 @@ export async function queuePage(r: Request): Promise<void> {
   do {
     const res = await call(r, 'get_work', { limit: 100, ...(cursor ? { cursor } : {}) });
     if (!res.ok) break;
-    const d = res.data as { items: WorkEntry[]; nextCursor: string | null };
-    items.push(...d.items.filter((e) => e.workItem.assignedTo.group === OPERATORS));
-    cursor = d.nextCursor ?? undefined;
+    items.push(...res.data.items.filter(isWorkItemEntry).filter((e) => e.workItem.assignedTo.group === OPERATORS));
+    cursor = res.data.nextCursor ?? undefined;
   } while (cursor && items.length < QUEUE_MAX);
   const rows = [];
   for (const entry of items) rows.push({ entry, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null });
@@ -65,7 +63,7 @@ export async function runPageFor(r: Request, runId: string, shown: { posted?: Po
 async function awaitedEvents(r: Request, v: RunView): Promise<string[]> {
   const waiting = new Set(v.steps.filter((s) => s.kind === 'wait_for' && s.state === 'waiting').map((s) => s.id));
   if (waiting.size === 0) return [];
-  const pinned = await loadVersion(r.app.service.board, v.run.process, v.run.version, r.app.service.offer).catch(() => null);
+  const pinned = await pinnedVersion(r, v.run.process, v.run.version);
   return pinned?.process.steps.filter((s) => waiting.has(s.id)).map((s) => s.value) ?? [];
 }
 
@@ -121,7 +119,7 @@ export async function eventPost(r: Request, runId: string, form: PostedForm): Pr
   if (problem) return runPageFor(r, runId, { posted: p, issues: new Map([['event.data', [problem]]]), status: 422 });
   const res = await call(r, 'send_event', { runId, name: (first(p, 'name') ?? '').trim(), ...(data ? { data } : {}), requestId: first(p, 'requestId') || randomUUID() });
   if (res.ok) {
-    const step = (res.data as { consumedBy?: string | null }).consumedBy;
+    const step = res.data.consumedBy;
     return redirect(r.res, `/runs/${runId}?event=1${step ? `&step=${encodeURIComponent(step)}` : ''}`);
   }
   return refused(r, runId, 'event', ['name', 'data'], p, res.error);

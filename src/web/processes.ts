@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
-import { listVersions, loadVersion, type PublishedVersion } from '../board/processes.js';
+import type { PublishedVersion } from '../service/published.js';
 import { inScope } from '../engine/rights.js';
 import { processMapLayout, processMapSvg } from '../map/index.js';
 import { MapPage } from './pages/map.js';
@@ -23,7 +23,7 @@ export async function processesPage(r: Request): Promise<void> {
   const rows = [];
   for (const summary of await processList(r)) {
     const latest = await pinnedVersion(r, summary.name, summary.version);
-    rows.push({ summary, versions: await listVersions(r.app.service.board, summary.name), title: latest ? processTitle(latest.process) : humanize(summary.name) });
+    rows.push({ summary, versions: await r.app.service.processVersions(summary.name), title: latest ? processTitle(latest.process) : humanize(summary.name) });
   }
   sendPage(r.res, 200, h(ProcessesPage, { frame: frame(r, 'Processes', { current: 'processes' }), rows }));
 }
@@ -31,9 +31,9 @@ export async function processesPage(r: Request): Promise<void> {
 /** A version of an offered process, or a page saying there is none (and null). */
 async function version(r: Request, name: string, wanted: number | null): Promise<{ v: PublishedVersion; versions: number[]; latest: number; description: string } | null> {
   const offered = (await processList(r)).find((p) => p.name === name);
-  const versions = offered ? await listVersions(r.app.service.board, name) : [];
+  const versions = offered ? await r.app.service.processVersions(name) : [];
   const n = wanted ?? offered?.version ?? 0;
-  const v = offered && versions.includes(n) ? await loadVersion(r.app.service.board, name, n, r.app.service.offer).catch(() => null) : null;
+  const v = offered && versions.includes(n) ? await r.app.service.processVersion(name, n) : null;
   if (!offered || !v) {
     sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Process', { current: 'processes' }), title: 'No such process' }, h('p', null, offered ? `${name} has no version ${n} that this board can read.` : `No published process is named ${name}.`)));
     return null;
@@ -117,7 +117,7 @@ export async function startPost(r: Request, name: string, form: PostedForm): Pro
     ...(first(p, 'mode') === 'test' ? { mode: 'test' } : {}),
     requestId: first(p, 'requestId') || randomUUID(),
   });
-  if (res.ok) return redirect(r.res, `/runs/${(res.data as { run: { id: string } }).run.id}?started=1`);
+  if (res.ok) return redirect(r.res, `/runs/${res.data.run.id}?started=1`);
   const { code, message, issues = [] } = res.error;
   if (code === 'not_accepted' || code === 'invalid') {
     return showProcess(r, name, got.v.version, { posted: p, issues: issues.length ? issues : [message], status: 422, problem: { title: 'Not started: please fix what is marked', text: message, issues } });

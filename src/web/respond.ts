@@ -4,7 +4,9 @@ import type { VNode } from 'preact';
 import { render } from 'preact-render-to-string';
 import type { Actor } from '../engine/types.js';
 import type { Service } from '../service/service.js';
-import type { ToolResult } from '../service/results.js';
+import type { Tool } from '../protocol/offer.js';
+import type { ToolArgs } from '../protocol/tool-args.js';
+import type { Result, ToolData } from '../protocol/tool-data.js';
 import type { Assets } from './assets.js';
 import type { WebConfig } from './config.js';
 import { Live } from './live.js';
@@ -78,7 +80,7 @@ export function sendSvg(res: ServerResponse, svg: string): void {
 }
 
 /** A tool call as the signed-in person: the service decides every right. */
-export function call(r: Pick<Request, 'app' | 'actor'>, tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+export function call<T extends Tool>(r: Pick<Request, 'app' | 'actor'>, tool: T, args: ToolArgs[T]): Promise<Result<ToolData[T]>> {
   return r.app.service.call(tool, args, r.actor);
 }
 

@@ -5,10 +5,7 @@
  * always as an attachment.
  */
 import { h } from 'preact';
-import { verifyChain, type AuditEvent } from '../board/audit.js';
-import { supersededOf } from '../service/superseded.js';
-import { paths } from '../board/layout.js';
-import { loadVersion, type PublishedVersion } from '../board/processes.js';
+import type { AuditEvent, PublishedVersion } from '../service/published.js';
 import { processMapLayout, runMapSvg } from '../map/index.js';
 import { MapPage } from './pages/map.js';
 import { humanize, processTitle, runTitle } from '../words/index.js';
@@ -17,7 +14,8 @@ import { MessagePage } from './pages/message.js';
 import { RunPage } from './pages/run.js';
 import { firstPage, RunsPage, type RunsFilter } from './pages/runs.js';
 import { inputFilter } from './form-values.js';
-import type { Page, RunRow } from '../protocol/views.js';
+import type { ListRunsArgs } from '../protocol/tool-args.js';
+import type { RunRow } from '../protocol/views.js';
 import { call, frame, sendPage, sendSvg, statusFor, type Request } from './respond.js';
 import type { Completion, ProcessSummary, RunView, StepData } from './views.js';
 import type { ComponentChildren } from 'preact';
@@ -27,7 +25,7 @@ const RUNS_PAGE = 25;
 
 export async function processList(r: Request): Promise<ProcessSummary[]> {
   const res = await call(r, 'list_processes', {});
-  return res.ok ? (res.data as { items: ProcessSummary[] }).items : [];
+  return res.ok ? res.data.items : [];
 }
 
 export async function runsList(r: Request): Promise<void> {
@@ -43,10 +41,11 @@ export async function runsList(r: Request): Promise<void> {
   let next: string | null = null;
   let refusal: string | undefined;
   if (issues.length === 0) {
-    const args = { limit: RUNS_PAGE, ...(filter.process ? { process: filter.process } : {}), ...(filter.state ? { state: filter.state } : {}), ...(Object.keys(inputs).length ? { inputs } : {}), ...(cursor ? { cursor } : {}) };
+    // A state typed into the address is passed as it is: list_runs's schema refuses any other, and the page says why.
+    const args = { limit: RUNS_PAGE, ...(filter.process ? { process: filter.process } : {}), ...(filter.state ? { state: filter.state as ListRunsArgs['state'] } : {}), ...(Object.keys(inputs).length ? { inputs } : {}), ...(cursor ? { cursor } : {}) };
     const res = await call(r, 'list_runs', args);
     if (res.ok) {
-      const page = res.data as Page<RunRow>;
+      const page = res.data;
       rows = page.items;
       next = page.nextCursor ? firstPage(filter, page.nextCursor) : null;
     } else refusal = [res.error.message, ...(res.error.issues ?? [])].join(': ');
@@ -71,7 +70,7 @@ export async function runsList(r: Request): Promise<void> {
 
 export async function readRun(r: Request, runId: string): Promise<RunView | null> {
   const res = await call(r, 'get_run', { runId });
-  if (res.ok) return res.data as RunView;
+  if (res.ok) return res.data;
   sendPage(r.res, statusFor(res.error.code), h(MessagePage, { frame: frame(r, 'Run', { current: 'runs' }), title: 'No such run' }, h('p', null, res.error.message)));
   return null;
 }
@@ -84,7 +83,7 @@ export function pinnedVersion(r: Request, name: string, version: number): Promis
   const memo = readFor.get(r) ?? new Map<string, Promise<PublishedVersion | null>>();
   readFor.set(r, memo);
   const key = `${name}@${version}`;
-  if (!memo.has(key)) memo.set(key, loadVersion(r.app.service.board, name, version, r.app.service.offer).catch(() => null));
+  if (!memo.has(key)) memo.set(key, r.app.service.processVersion(name, version));
   return memo.get(key)!;
 }
 
@@ -130,26 +129,20 @@ export async function runMapPage(r: Request, runId: string): Promise<void> {
   }));
 }
 
-async function chain(r: Request, runId: string) {
-  const bytes = await r.app.service.board.store.readBytes(paths.runChain(runId)).catch(() => null);
-  return bytes === null ? null : verifyChain(bytes.toString('utf8'));
-}
-
 /** The step a work item belonged to, from the audit line that opened it (for an item no longer open). */
 export async function stepOfWorkItem(r: Request, runId: string, workItemId: string): Promise<string | undefined> {
-  const e = (await chain(r, runId))?.events.find((x) => (x.input.changes as Record<string, unknown> | undefined)?.workItem === workItemId);
+  const e = (await r.app.service.runTimeline(runId))?.events.find((x) => (x.input.changes as Record<string, unknown> | undefined)?.workItem === workItemId);
   return e?.entity.split('/').pop();
 }
 
 async function timeline(r: Request, runId: string) {
-  const report = await chain(r, runId);
-  if (report === null) return null;
+  const t = await r.app.service.runTimeline(runId);
+  if (t === null) return null;
   const brief = (e: AuditEvent) => ({ ts: e.ts, actor: e.actor, action: e.action, entity: e.entity });
-  const setAside = await supersededOf(r.app.service.board, runId).catch(() => []);
   return {
-    events: report.events.map(brief),
-    breaks: report.breaks.map((b) => ({ line: b.line ?? null, reason: b.reason })),
-    superseded: setAside.map((b) => ({ after: b.fork.seq, events: b.lines.map(brief) })),
+    events: t.events.map(brief),
+    breaks: t.breaks.map((b) => ({ line: b.line ?? null, reason: b.reason })),
+    superseded: t.superseded.map((b) => ({ after: b.after, events: b.events.map(brief) })),
   };
 }
 
@@ -212,20 +205,14 @@ export async function fileDownload(r: Request, runId: string, ref: string): Prom
   const view = await readRun(r, runId);
   if (!view) return;
   const notHere = () => sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'File', { current: 'runs' }), title: 'No such file on this run' }));
-  if (!/^f-[0-9a-f]{32}$/.test(ref) || !evidenceRefs(view).has(ref)) return notHere();
-  const store = r.app.service.board.store;
-  const [meta, bytes] = await Promise.all([store.readBytes(`files/${ref}/meta.json`), store.readBytes(`files/${ref}/content`)]);
-  if (!meta || !bytes) return notHere();
-  let m: { fileName?: unknown; contentType?: unknown } = {};
-  try {
-    m = JSON.parse(meta.toString('utf8')) as typeof m;
-  } catch {
-    // a damaged meta.json: still downloadable, under a neutral name and type
-  }
-  const name = typeof m.fileName === 'string' && m.fileName ? m.fileName : ref;
+  if (!evidenceRefs(view).has(ref)) return notHere();
+  const file = await r.app.service.storedFile(ref);
+  if (!file) return notHere();
+  const { bytes } = file;
+  const name = typeof file.fileName === 'string' && file.fileName ? file.fileName : ref;
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
   r.res.writeHead(200, {
-    'content-type': safeType(m.contentType),
+    'content-type': safeType(file.contentType),
     'content-length': bytes.length,
     'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
     'x-content-type-options': 'nosniff',

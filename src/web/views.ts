@@ -15,3 +15,5 @@ export type {
 
 /** A person's `get_work` item: a work item with its run. */
 export type WorkEntry = Extract<AnyWorkEntry, { workItem: unknown }>;
+
+export const isWorkItemEntry = (e: AnyWorkEntry): e is WorkEntry => 'workItem' in e;

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
-import { loadVersion } from '../board/processes.js';
+import type { DecideArgs } from '../protocol/tool-args.js';
 import type { Process, Step } from '../process/model.js';
 import { dataChanges } from './data-diff.js';
 import { first, issuesByField, valuesFrom, webFields, type Posted } from './form-values.js';
@@ -20,7 +20,7 @@ import { exactTime, personName, runTitle } from '../words/index.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
 import { pinnedVersion, processList, stepOfWorkItem } from './runs.js';
 import type { PostedForm } from './request.js';
-import type { RunView, WorkEntry, WorkItem } from './views.js';
+import { isWorkItemEntry, type RunView, type WorkEntry, type WorkItem } from './views.js';
 
 /** At most this many of a person's open items are read for one page of "My work". */
 const INBOX_MAX = 500;
@@ -31,16 +31,16 @@ async function myWork(r: Request, process?: string): Promise<WorkEntry[]> {
   do {
     const res = await call(r, 'get_work', { limit: 100, ...(process ? { process } : {}), ...(cursor ? { cursor } : {}) });
     if (!res.ok) break;
-    const d = res.data as { items: WorkEntry[]; nextCursor: string | null };
-    out.push(...d.items);
-    cursor = d.nextCursor ?? undefined;
+    // A person's get_work lists only work items.
+    out.push(...res.data.items.filter(isWorkItemEntry));
+    cursor = res.data.nextCursor ?? undefined;
   } while (cursor && out.length < INBOX_MAX);
   return out;
 }
 
 async function runView(r: Request, runId: string): Promise<RunView | { error: { code: string; message: string } }> {
   const res = await call(r, 'get_run', { runId });
-  return res.ok ? (res.data as RunView) : { error: res.error };
+  return res.ok ? res.data : { error: res.error };
 }
 
 export async function inbox(r: Request): Promise<void> {
@@ -70,12 +70,8 @@ export async function inbox(r: Request): Promise<void> {
 
 /** The published step definition, to know whether a rejection ends the run. */
 async function pinnedStep(r: Request, view: RunView, stepId: string): Promise<Step | null> {
-  try {
-    const v = await loadVersion(r.app.service.board, view.run.process, view.run.version, r.app.service.offer);
-    return v.process.steps.find((s) => s.id === stepId) ?? null;
-  } catch {
-    return null;
-  }
+  const v = await pinnedVersion(r, view.run.process, view.run.version);
+  return v?.process.steps.find((s) => s.id === stepId) ?? null;
 }
 
 function fieldContext(r: Request, posted: Posted, issues: readonly string[], addRow?: string): FieldContext {
@@ -150,7 +146,7 @@ async function evidenceOf(r: Request, form: PostedForm): Promise<{ evidence: { k
   }
   for (const f of form.files.filter((x) => x.field === 'evidence.file')) {
     const res = await call(r, 'upload', { fileName: f.fileName.slice(0, 255), contentType: f.contentType.slice(0, 160), contentBase64: f.bytes.toString('base64'), requestId: randomUUID() });
-    if (res.ok) kept.push({ ref: (res.data as { id: string }).id, name: f.fileName });
+    if (res.ok) kept.push({ ref: res.data.id, name: f.fileName });
     else issues.push(...(res.error.issues?.length ? res.error.issues.map((i) => `evidence: ${f.fileName}: ${i}`) : [`evidence: ${f.fileName}: ${res.error.message}`]));
   }
   const links = (form.fields.get('evidence.link') ?? []).map((l) => l.trim()).filter(Boolean);
@@ -158,9 +154,10 @@ async function evidenceOf(r: Request, form: PostedForm): Promise<{ evidence: { k
 }
 
 /** The decide call a posted form stands for. */
-function decideArgs(runId: string, workItemId: string, p: Posted, item: WorkItem | null, process: Process | null, evidence: { kind: string; ref: string }[]): Record<string, unknown> {
-  const decision = first(p, 'decision') ?? '';
-  const args: Record<string, unknown> = { runId, workItemId, snapshot: first(p, 'snapshot') ?? '', decision, requestId: first(p, 'requestId') || randomUUID() };
+function decideArgs(runId: string, workItemId: string, p: Posted, item: WorkItem | null, process: Process | null, evidence: DecideArgs['evidence'] & {}): DecideArgs {
+  // The decision is passed as posted: decide's schema refuses any other, and the form shows why.
+  const decision = (first(p, 'decision') ?? '') as DecideArgs['decision'];
+  const args: DecideArgs = { runId, workItemId, snapshot: first(p, 'snapshot') ?? '', decision, requestId: first(p, 'requestId') || randomUUID() };
   const text = (k: string) => (first(p, k) ?? '').trim();
   if (decision === 'completed') {
     const output = valuesFrom(webFields(item?.output), p, 'output');

@@ -42,7 +42,7 @@ async function fileClaim(board: Board): Promise<string> {
   const service = await Service.open(board, { evaluate });
   const r = await service.call('start_run', { process: 'expense-approval', inputs: { claimant: CLAIMANT, amount: 184.5, receiptUrl: 'https://example.com/receipts/2026-11-rail-berlin-hamburg.pdf' }, requestId: randomUUID() }, who.actor);
   if (!r.ok) throw new BoardError('invalid', `the demo could not start its run: ${r.error.message}`, (r.error.issues ?? []).map((m) => ({ path: '', message: m })));
-  return (r.data as { run: { id: string } }).run.id;
+  return r.data.run.id;
 }
 
 /** A fresh folder for the copy: `dir` when given (it must not exist or be empty), else a new temporary one. */

@@ -45,10 +45,10 @@ export async function call<View = Record<string, unknown>>(
   const actor = actorFor(board, cli, '; pass --as <email-or-agent-id> or set WORKBOARD_AS', anyone);
   const shown = progress('reading runs');
   const service = await Service.open(board, { onIndexProgress: shown.tick, keepOpenRuns: true, evaluate });
-  const result: ToolResult = await service.call(tool, args, actor);
+  const result: ToolResult = await service.callWire(tool, args, actor);
   shown.done();
   // Further reads for the human layout, on the same service as the same identity.
-  const read = async <More>(t: string, a: ToolArgs) => (await service.call(t, a, actor)) as Result<More>;
+  const read = async <More>(t: string, a: ToolArgs) => (await service.callWire(t, a, actor)) as Result<More>;
   if (cli.json()) printJson(result);
   // The service's results are plain records; `View` names the fields this command reads.
   else if (result.ok) await human(result.data as View, read);
@@ -67,5 +67,5 @@ export type Result<View> = { ok: true; data: View } | Extract<ToolResult, { ok: 
 export async function callQuietly<View>(cli: Cli, tool: string, args: ToolArgs, hint = ''): Promise<Result<View>> {
   const board = await cli.board();
   const actor = actorFor(board, cli, hint);
-  return (await (await Service.open(board, { evaluate })).call(tool, args, actor)) as Result<View>;
+  return (await (await Service.open(board, { evaluate })).callWire(tool, args, actor)) as Result<View>;
 }
