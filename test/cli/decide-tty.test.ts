@@ -48,7 +48,8 @@ describe.skipIf(!hasScript)('decide on a terminal', () => {
     const code = await new Promise((r) => child.on('close', r));
     expect(code).toBe(0);
     expect(out).toContain('Friendly and spelled right.');
-    expect(out).toContain('greeting: Hi Kim');
+    // The earlier step by its title, its output by label (the label dimmed on a terminal).
+    expect(out).toMatch(/Greet +(\u001b\[0m)?Greeting: Hi Kim  ·  Summary: Wrote it\./);
     expect(out).toContain('This ends the run (outcome rejected)');
     expect(out.match(/Decision \(approved, rejected, failed\)/g)?.length).toBe(2);
     const view = JSON.parse(wb(b, '--json', '--as', 'ana@example.com', 'show', runId)).data;
