@@ -3,7 +3,7 @@
  * the link to the page where the person acts, the webhook's JSON body, and a
  * digest listing several notifications in one message.
  */
-import { personName, type PersonLike } from '../words/index.js';
+import { personName, webHref, type PersonLike } from '../words/index.js';
 import type { Notification } from './rules.js';
 
 export function linkOf(n: Pick<Notification, 'path'>, baseUrl: string): string {
@@ -18,8 +18,19 @@ export interface Message {
   html: string;
 }
 
+/** A web address in the text as a link (the one rule of src/words/links.ts); everything else escaped. */
+function linked(line: string): string {
+  return line
+    .split(/(\s+)/)
+    .map((w) => {
+      const href = webHref(w);
+      return href ? `<a href="${escape(href)}">${escape(w)}</a>` : escape(w);
+    })
+    .join('');
+}
+
 function paragraphs(text: string): string {
-  return text.split('\n').map((l) => `<p>${escape(l)}</p>`).join('\n');
+  return text.split('\n').map((l) => `<p>${linked(l)}</p>`).join('\n');
 }
 
 export function emailOf(n: Notification, baseUrl: string): Message {
