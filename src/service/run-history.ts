@@ -46,6 +46,8 @@ export class RunHistory {
   private facts = new Map<string, { stamp: string; facts: RunFacts | null }>();
   /** Whether the facts changed since they were kept. */
   private changed = false;
+  /** Counts the changes to the facts, so a shell can tell figures of the same facts apart. */
+  generation = 0;
   private readonly versions = new Map<string, PinnedProcess>();
 
   constructor(private readonly board: Board) {}
@@ -84,6 +86,7 @@ export class RunHistory {
       if (seen.has(id)) continue;
       this.facts.delete(id);
       this.changed = true;
+      this.generation++;
     }
     for (const id of ids) {
       const file = this.board.store.abs(paths.runChain(id));
@@ -102,6 +105,7 @@ export class RunHistory {
         e = { stamp, facts: runFacts(id, parsedLines(text)) };
         this.facts.set(id, e);
         this.changed = true;
+        this.generation++;
       }
       if (e.facts) out.push(e.facts);
     }

@@ -40,6 +40,8 @@ interface Seen {
   /** The processes this person may see figures of, as name and title. */
   processes: { name: string; title: string }[];
   now: string;
+  /** What the figures depend on: the facts' generation, the filter as asked, the processes seen and the minute. */
+  key: string;
 }
 
 /** The filter's words as the form and the links carry them. */
@@ -54,8 +56,11 @@ export function filterQuery(q: URLSearchParams): URLSearchParams {
   return out;
 }
 
+/** The page's figures are as of the minute, so a page asked for again within it is not figured again. */
+const MINUTE = 60_000;
+
 async function seen(r: Request): Promise<Seen> {
-  const now = new Date();
+  const now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
   const q = r.url.searchParams;
   const parsed = parseFilter(Object.fromEntries(FILTER_KEYS.map((k) => [k, q.get(k) ?? undefined])), now);
   const history = historyOf(r.app.service.board);
@@ -85,6 +90,7 @@ async function seen(r: Request): Promise<Seen> {
     labels: l,
     processes: [...mayRead].map((name) => ({ name, title: l.process(name) })).sort((a, b) => a.title.localeCompare(b.title)),
     now: now.toISOString(),
+    key: JSON.stringify([history.generation, filterQuery(q).toString(), issues, [...mayRead].sort(), now.getTime()]),
   };
 }
 
@@ -161,10 +167,19 @@ function mapVersion(s: Seen): { process: string; version: number } | null {
   return nums.length > 0 ? { process: name, version: Math.max(...nums) } : null;
 }
 
+/** The figures and charts last drawn for a board, reused while what they depend on is the same. */
+const drawn = new WeakMap<Board, { key: string; stats: Insights; charts: Charts }>();
+
 export async function insightsPage(r: Request): Promise<void> {
   const s = await seen(r);
-  const stats = insights(s.runs, s.versions, s.filter, s.now);
   const fq = filterQuery(r.url.searchParams);
+  let d = drawn.get(r.app.service.board);
+  if (!d || d.key !== s.key) {
+    const stats = insights(s.runs, s.versions, s.filter, s.now);
+    d = { key: s.key, stats, charts: await charts(stats, s.labels, fq) };
+    drawn.set(r.app.service.board, d);
+  }
+  const { stats } = d;
   const map = mapVersion(s);
   sendPage(r.res, s.issues.length ? 422 : 200, h(InsightsPage, {
     frame: frame(r, 'Insights', { current: 'insights' }),
@@ -173,7 +188,7 @@ export async function insightsPage(r: Request): Promise<void> {
     processes: s.processes,
     form: Object.fromEntries(FILTER_KEYS.map((k) => [k, r.url.searchParams.get(k) ?? ''])),
     issues: s.issues,
-    charts: await charts(stats, s.labels, fq),
+    charts: d.charts,
     map: map ? `/insights/map.svg?${fq.toString()}` : null,
     runsHref: (b: Bar) => barHref(fq, b),
   }));

@@ -6,7 +6,7 @@
  * break no CSP rule, a person outside the process's groups sees none of it,
  * axe-core finds nothing serious at 1280 and 390 px; screenshots in docs/web/.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { addPerson, addToGroup } from '../../src/board/people.js';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { BIN, ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON } from './web-support.js';
+import { ensureBuilt, ROOT } from '../support/cli-run.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, serveBoard } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -42,17 +42,7 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
     board = await Board.open(dir);
     await addPerson(board, 'test', OUTSIDER, 'Kim Outsider');
     await addToGroup(board, 'test', 'editors', [OUTSIDER]);
-    server = spawn(process.execPath, [BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    base = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      server.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /MCP over HTTP at (http:\/\/[^/\s]+)\/mcp/.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      server.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-      server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-    });
+    ({ server, base } = await serveBoard(dir));
     browser = await launch();
   }, 300_000);
 

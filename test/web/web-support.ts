@@ -158,6 +158,22 @@ async function publishText(board: Board, root: string, name: string, text: strin
   await publish(board, { folder: path.join(root, 'processes', name), roles, actor: 'test', offer: offerFor(board.manifest) });
 }
 
+/** A real `workboard serve --http` on a free port of 127.0.0.1 for the board at `root`, once it listens. */
+export async function serveBoard(root: string): Promise<{ server: ChildProcess; base: string }> {
+  const server = spawn(process.execPath, [BIN, '--board', root, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    server.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /MCP over HTTP at (http:\/\/[^/\s]+)\/mcp/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    server.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
+  });
+  return { server, base };
+}
+
 /** A board with approvers (ana, ben), a clerk (cy), an operator (ops), an agent (helper), and five processes; served over HTTP. */
 export async function startBoard(): Promise<WebBoard> {
   const root = path.join(await tmpDir('wb-web-'), 'board');
@@ -173,17 +189,7 @@ export async function startBoard(): Promise<WebBoard> {
   await publishText(board, root, 'split', SPLIT, { approver: 'approvers' });
   await publishText(board, root, 'shady', SHADY, { approver: 'approvers' });
   await publishText(board, root, 'signal', SIGNAL, { approver: 'approvers' });
-  const server = spawn(process.execPath, [BIN, '--board', root, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    server.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /MCP over HTTP at (http:\/\/[^/\s]+)\/mcp/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    server.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
-  });
+  const { server, base } = await serveBoard(root);
   return {
     root,
     board,
