@@ -7,7 +7,7 @@
 import type { Issue } from '../core/issues.js';
 import { StepGraph } from '../process/graph.js';
 import { JOIN, type Process, type Step } from '../process/model.js';
-import { humanize } from '../words/index.js';
+import { humanize, processTitle } from '../words/index.js';
 
 export type NodeKind = 'start' | 'agent' | 'task' | 'approve' | 'decision' | 'fork' | 'join' | 'wait' | 'end' | 'missing';
 export type EdgeKind = 'next' | 'route' | 'approved' | 'rejected' | 'failed' | 'timeout' | 'branch';
@@ -49,6 +49,8 @@ export interface MapLane {
 
 export interface MapGraph {
   name: string;
+  /** The process as people call it (its body's heading), for the map's heading. */
+  title: string;
   description: string;
   lanes: MapLane[];
   nodes: MapNode[];
@@ -213,5 +215,5 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
   }
   // Lanes in the order a reader meets them, the clock last.
   const order = [...lanes.values()].sort((a, b) => Number(a.id === CLOCK_LANE) - Number(b.id === CLOCK_LANE));
-  return { name: p.name, description: p.description, lanes: order, nodes, edges, problems: rest };
+  return { name: p.name, title: processTitle(p), description: p.description, lanes: order, nodes, edges, problems: rest };
 }

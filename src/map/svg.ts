@@ -246,7 +246,7 @@ export function drawSvg(m: MapLayout, opts: DrawOptions = {}): string {
   const g = m.graph;
   const id = `wbm-${g.name.replace(/[^a-z0-9-]/g, '') || 'map'}`;
   const marks = opts.marks;
-  const heading = `${g.name}${opts.subtitle ? ` · ${opts.subtitle}` : ''}${marks ? ` · run ${marks.run.state}${marks.run.outcome ? ` (${marks.run.outcome})` : ''}` : ''}`;
+  const heading = `${g.title}${opts.subtitle ? ` · ${opts.subtitle}` : ''}${marks ? ` · run ${marks.run.state}${marks.run.outcome ? ` (${marks.run.outcome})` : ''}` : ''}`;
   const out = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${n1(m.width)}" height="${n1(m.height)}" viewBox="0 0 ${n1(m.width)} ${n1(m.height)}" role="img" aria-labelledby="${id}-title ${id}-desc" font-family="${FONT_FAMILY}">`,
     `<title id="${id}-title">Process map: ${esc(heading)}</title>`,

@@ -51,7 +51,7 @@ describe('map commands', () => {
     expect(pub.stdout).toContain('group finance · 1 member');
     const draft = wb('map', 'processes/expense-approval', '--format', 'svg');
     expect(draft.code).toBe(0);
-    expect(draft.stdout).toContain('expense-approval · draft');
+    expect(draft.stdout).toContain('Expense approval · draft');
     expect(wb('map', 'processes/expense-approval').stdout.startsWith('flowchart LR\n')).toBe(true);
   });
 

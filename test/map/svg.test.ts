@@ -34,7 +34,11 @@ describe('drawn maps', () => {
     expect(XMLValidator.validate(svg)).toBe(true);
     const doc = new XMLParser({ ignoreAttributes: false }).parse(svg);
     expect(doc.svg['@_role']).toBe('img');
-    expect(String(doc.svg.title['#text'] ?? doc.svg.title)).toContain(p.name);
+    // The heading names the process as its body does (its first heading), not by its id.
+    const bodyHeading = /^#\s+(.+?)\s*$/m.exec(p.body)?.[1];
+    const title = String(doc.svg.title['#text'] ?? doc.svg.title);
+    if (bodyHeading) expect(title).toContain(bodyHeading);
+    expect(title.startsWith(`Process map: ${p.name}`) && p.name.includes('-')).toBe(false);
     expect(String(doc.svg.desc['#text'] ?? doc.svg.desc).length).toBeGreaterThan(20);
     expect(svg).toContain('prefers-color-scheme: dark');
     for (const s of p.steps) expect(svg).toContain(`data-step="${s.id}"`);
