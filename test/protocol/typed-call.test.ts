@@ -22,11 +22,8 @@ afterAll(async () => {
   for (const f of made) await fs.rm(f, { force: true });
 });
 
-/** tsc over one file of DIR with the project's compiler options: its exit code and the errors it printed. */
-async function compile(file: string): Promise<{ code: number; out: string }> {
-  const config = path.join(DIR, `tsconfig.${process.pid}.${path.basename(file, '.ts')}.json`);
-  made.push(config);
-  await fs.writeFile(config, JSON.stringify({ extends: '../../../tsconfig.json', compilerOptions: { noEmit: true, rootDir: '../../..' }, include: [path.basename(file)] }));
+/** tsc with a config of DIR (the project's compiler options, one file): its exit code and the errors it printed. */
+async function compile(config: string): Promise<{ code: number; out: string }> {
   try {
     await promisify(execFile)(process.execPath, [TSC, '-p', config], { cwd: DIR });
     return { code: 0, out: '' };
@@ -37,33 +34,38 @@ async function compile(file: string): Promise<{ code: number; out: string }> {
 }
 
 /** calls.ts with `from` replaced once by `to`, as a file of its own, and where tsc must name the error: `file(line,`. */
-async function mutant(name: string, from: string, to: string): Promise<{ file: string; at: string }> {
+async function mutant(name: string, from: string, to: string): Promise<{ config: string; at: string }> {
   const text = await fs.readFile(path.join(DIR, 'calls.ts'), 'utf8');
   expect(text).toContain(from);
   const file = path.join(DIR, `${name}.${process.pid}.ts`);
   made.push(file);
   const changed = text.replace(from, to);
   await fs.writeFile(file, changed);
+  // typed-call/tsconfig.json, for this file instead of calls.ts.
+  const base = JSON.parse(await fs.readFile(path.join(DIR, 'tsconfig.json'), 'utf8')) as Record<string, unknown>;
+  const config = path.join(DIR, `tsconfig.${name}.${process.pid}.json`);
+  made.push(config);
+  await fs.writeFile(config, JSON.stringify({ ...base, include: [path.basename(file)] }));
   const line = changed.slice(0, changed.indexOf(to === '' ? text.slice(text.indexOf(from) + from.length).split('\n')[0]! : to)).split('\n').length;
-  return { file, at: `${path.basename(file)}(${line},` };
+  return { config, at: `${path.basename(file)}(${line},` };
 }
 
 describe('the typed Service.call', () => {
   it('type-checks every right pair and refuses every wrong one', async () => {
-    const { code, out } = await compile(path.join(DIR, 'calls.ts'));
+    const { code, out } = await compile(path.join(DIR, 'tsconfig.json'));
     expect(out).toBe('');
     expect(code).toBe(0);
   }, COMPILE_TIMEOUT);
 
   it('is checked for real: an unmarked wrong pair, or a wrongly named answer, fails at its line', async () => {
     const pair = await mutant('wrong-pair', "  // @ts-expect-error get_run takes a runId, not a stepId\n", '');
-    const a = await compile(pair.file);
+    const a = await compile(pair.config);
     expect(a.code).not.toBe(0);
     expect(a.out).toContain(`${pair.at}`);
     expect(a.out).toMatch(/error TS2353: Object literal may only specify known properties, and 'stepId' does not exist in type 'GetRunArgs'/);
 
     const answer = await mutant('wrong-answer', "'renew'>>>, Result<Renewal>>(true)", "'renew'>>>, Result<Renewal | RunView>>(true)");
-    const b = await compile(answer.file);
+    const b = await compile(answer.config);
     expect(b.code).not.toBe(0);
     expect(b.out).toContain(`${answer.at}`);
     expect(b.out).toContain("Argument of type 'true' is not assignable to parameter of type 'false'");
