@@ -4,10 +4,9 @@
  * terminal's time zone and one `now` for the whole command. A process that
  * no longer loads still prints, with its names humanised.
  */
-import { loadVersion } from '../../board/processes.js';
 import type { Process } from '../../process/model.js';
-import { FULL_OFFER } from '../../protocol/offer.js';
-import { fieldLabel, formatValue, humanize, personName, relativeTime, exactTime, stepTitle, type WordsContext } from '../../words/index.js';
+import { processVersion } from '../../service/published.js';
+import { exactTime, fieldLabel, formatValue, personName, relativeTime, stepTitleOf, type WordsContext } from '../../words/index.js';
 import type { Cli } from '../cli.js';
 
 export interface RunWords extends WordsContext {
@@ -28,16 +27,13 @@ export async function wordsFor(cli: Cli): Promise<WordsOf> {
   const loaded = new Map<string, Promise<Process>>();
   return (run) => {
     const key = `${run.process}@${run.version}`;
-    if (!loaded.has(key)) loaded.set(key, loadVersion(board, run.process, run.version, FULL_OFFER).then((v) => v.process, () => unloadable(run.process)));
+    if (!loaded.has(key)) loaded.set(key, processVersion(board, run.process, run.version).then((v) => v?.process ?? unloadable(run.process)));
     return loaded.get(key)!.then((process) => ({ process, people: board.manifest.people, timeZone, now }));
   };
 }
 
-/** A step's title, by id: from the process when it declares the step, else the id humanised. */
-export function stepName(w: RunWords, id: string): string {
-  const step = w.process.steps.find((s) => s.id === id);
-  return step ? stepTitle(step) : humanize(id);
-}
+/** A step's title, by id, in the run's process. */
+export const stepName = (w: RunWords, id: string): string => stepTitleOf(w.process, id);
 
 /** "3 hours ago (Thu 3 Dec 2026, 19:54 CET)": relative first, the exact local time beside it. */
 export const when = (w: RunWords, iso: string): string => `${relativeTime(iso, w.now)} (${exactTime(iso, w.timeZone)})`;
