@@ -11,6 +11,6 @@ export { linkHref, webHref } from './links.js';
 export { declaredNames, personName, type PersonLike } from './people.js';
 export { dateWords, exactTime, isTimeZone, relativeTime } from './time.js';
 export { cutAtWord, firstSentence } from './text.js';
-export { fieldLabel, processTitle, stepTitle } from './titles.js';
+export { fieldLabel, processTitle, stepTitle, stepTitleOf } from './titles.js';
 export { formatValue, unitOf, type ValueText, type WordsContext } from './values.js';
 export { findings, runTitle, TITLE_SEPARATOR, type Finding } from './runs.js';

@@ -27,6 +27,12 @@ export function stepTitle(step: Pick<Step, 'id' | 'kind' | 'value'>): string {
   return sentence !== '' ? cutAtWord(capitalized(sentence)) : humanize(step.id);
 }
 
+/** A step's title by its id: from the process when it declares the step, else the id humanised. */
+export function stepTitleOf(process: Pick<Process, 'steps'> | null | undefined, id: string): string {
+  const step = process?.steps.find((s) => s.id === id);
+  return step ? stepTitle(step) : humanize(id);
+}
+
 /** The field's description (its first sentence, no closing period), else the humanised key. */
 export function fieldLabel(key: string, field?: Pick<FieldSpec, 'description'>): string {
   const sentence = field?.description ? firstSentence(field.description) : '';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { exactTime, fieldLabel, findings, formatValue, humanize, joinClauses, linkHref, personName, processTitle, relativeTime, runTitle, stepTitle } from '../../src/words/index.js';
+import { exactTime, fieldLabel, findings, formatValue, humanize, joinClauses, linkHref, personName, processTitle, relativeTime, runTitle, stepTitle, stepTitleOf } from '../../src/words/index.js';
 import type { Fields, Step } from '../../src/process/model.js';
 
 const people = [
@@ -43,6 +43,13 @@ describe('titles', () => {
     expect(long).toBe('Collect every receipt from the trip including hotels taxis trains…');
     expect(stepTitle(step({ id: 'cool_off', kind: 'wait', value: '2d' }))).toBe('Cool off');
     expect(stepTitle(step({ id: 'paid', kind: 'finish', value: 'paid' }))).toBe('Paid');
+  });
+
+  test('a step by id: its title where the process declares it, else the id humanised', () => {
+    const process = { steps: [step({ id: 'approve', kind: 'approve', value: 'Approve the payout.' })] };
+    expect(stepTitleOf(process, 'approve')).toBe('Approve the payout');
+    expect(stepTitleOf(process, 'ask_claimant')).toBe('Ask claimant');
+    expect(stepTitleOf(null, 'plan_trip')).toBe('Plan trip');
   });
 
   test('a field is labelled by its description\'s first sentence, else its humanised key', () => {
