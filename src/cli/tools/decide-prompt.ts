@@ -8,7 +8,7 @@
 import { createInterface } from 'node:readline/promises';
 import { BoardError } from '../../board/errors.js';
 import type { Step } from '../../process/model.js';
-import { cutAtWord, runTitle } from '../../words/index.js';
+import { cutAtWord, fieldLabel, runTitle } from '../../words/index.js';
 import { color } from '../output.js';
 import type { RunView, WorkItem } from './views.js';
 import { labelled, stepName, when, who, type RunWords } from './words.js';
@@ -61,7 +61,7 @@ export async function askDecision(view: RunView, item: WorkItem, w: RunWords, gi
   const { ask, close } = prompter();
   try {
     showStep(view, item, w);
-    const out = given ?? (await askFields(item, ask));
+    const out = given ?? (await askFields(item, w, ask));
     const ending = endsRunWith(w.process.steps, item.stepId, out.decision, out.next);
     if (given || ending !== null) {
       const what = ending !== null ? `This ends the run (outcome ${ending}). ` : '';
@@ -74,7 +74,7 @@ export async function askDecision(view: RunView, item: WorkItem, w: RunWords, gi
   }
 }
 
-async function askFields(item: WorkItem, q: (prompt: string) => Promise<string>): Promise<DecisionAnswers> {
+async function askFields(item: WorkItem, w: RunWords, q: (prompt: string) => Promise<string>): Promise<DecisionAnswers> {
   const decisions = item.decide.decisions;
   let decision = '';
   while (!decisions.includes(decision)) decision = await q(`\nDecision (${decisions.join(', ')}): `);
@@ -87,16 +87,28 @@ async function askFields(item: WorkItem, q: (prompt: string) => Promise<string>)
   if (decision === 'completed') {
     const wanted = item.output ?? {};
     const output: string[] = [];
-    for (const name of Object.keys(wanted)) output.push(`${name}=${await q(`${name} (${JSON.stringify(wanted[name])}): `)}`);
+    const declared = w.process.steps.find((st) => st.id === item.stepId)?.output;
+    for (const name of Object.keys(wanted)) {
+      const field = declared?.[name];
+      const kind = field ? `${field.type}${field.oneOf ? `: ${field.oneOf.join(', ')}` : ''}` : JSON.stringify(wanted[name]);
+      output.push(`${name}=${await q(`${fieldLabel(name, field)} (${kind}): `)}`);
+    }
     out.output = output;
     const ev = await q('Evidence (file:<id> or link:<url>, comma-separated, empty for none): ');
     out.evidence = ev === '' ? [] : ev.split(',').map((x) => x.trim());
     const routes = item.next;
     if (routes) {
-      let next = '';
-      while (!routes.some((r) => r.to === next)) next = await q(`Next (${routes.map((r) => r.to + (r.when ? ` = ${r.when}` : '')).join('; ')}): `);
-      out.next = next;
-      out.reason = await q('Reason: ');
+      // Routes are chosen by their words (or number); the reason the spec requires defaults to the chosen route's own words.
+      process.stdout.write(`Where next:\n${routes.map((r, i) => `  ${i + 1}. ${r.when ?? stepName(w, r.to)}${r.when ? color.dim(` (${stepName(w, r.to)})`) : ''}\n`).join('')}`);
+      let route: (typeof routes)[number] | undefined;
+      while (!route) {
+        const a = await q(`Next (1–${routes.length}): `);
+        route = routes[Number(a) - 1] ?? routes.find((r) => r.to === a);
+      }
+      out.next = route.to;
+      const because = route.when ?? '';
+      out.reason = (await q(because ? `Reason (empty: "${because}"): ` : 'Reason: ')) || because;
+      while (out.reason === '') out.reason = await q('Reason: ');
     }
     const summary = await q('Summary (optional): ');
     if (summary) out.summary = summary;
