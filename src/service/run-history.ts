@@ -14,11 +14,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Board } from '../board/board.js';
 import { isCode, readIfExists, statIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
-import { loadVersion } from '../board/processes.js';
 import { runFacts, type HistoryLine, type RunFacts } from '../insights/facts.js';
 import { versionKey } from '../insights/figures.js';
 import type { Process } from '../process/model.js';
-import { FULL_OFFER } from '../protocol/offer.js';
+import { processVersion } from './published.js';
 
 function parsedLines(text: string): HistoryLine[] {
   const out: HistoryLine[] = [];
@@ -120,7 +119,7 @@ export class RunHistory {
       if (out.has(key)) continue;
       let v = this.versions.get(key);
       if (!v) {
-        const loaded = await loadVersion(this.board, r.process, r.version, FULL_OFFER).catch(() => null);
+        const loaded = await processVersion(this.board, r.process, r.version);
         if (!loaded) continue;
         v = { ...loaded.process, roles: loaded.roles };
         this.versions.set(key, v);

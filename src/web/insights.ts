@@ -229,8 +229,11 @@ function barWords(b: Bar, l: Labels): string {
   }
 }
 
-/** Shades from light to dark for the time a step takes (median wall time), in five even bands of the slowest step's time. */
-const SHADES = ['#e6f0fd', '#b9d3fa', '#7fb0f5', '#4c8cea', '#1f6feb'];
+/**
+ * Shades from light to darker for the time a step takes (median wall time), in five even bands of the slowest
+ * step's time; the darkest still keeps the card's dark text above 4.5:1.
+ */
+const SHADES = ['#eef4fe', '#d6e6fd', '#b9d3fa', '#9cc0f7', '#7fadf4'];
 
 /** The process map with each step's card filled by how long the step takes: a rule per step added to the map's own style. */
 export async function insightsMap(r: Request): Promise<void> {
