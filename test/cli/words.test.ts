@@ -6,7 +6,7 @@
  * only the link on stdout, pointed at WORK.md's baseUrl or
  * WORKBOARD_PUBLIC_URL; `serve --http` says where the web app is.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,30 @@ steps:
 
 Finance approves the payout.
 `;
+
+const TRIP = `---
+name: trip
+description: Plan a trip.
+inputs:
+  city: string
+steps:
+  - id: plan
+    person: initiator
+    task: Choose how the trip goes on.
+    output:
+      nights: { type: number, description: Nights away }
+    next:
+      - { to: book, when: The hotel is booked }
+      - { to: waiting_list, when: Put us on the waiting list }
+  - id: book
+    finish: booked
+  - id: waiting_list
+    finish: waiting
+---
+# Trip
+`;
+
+const hasScript = spawnSync('script', ['--version']).status === 0;
 
 let dir = '';
 let wb: (...args: string[]) => Promise<CliResult>;
@@ -110,6 +134,39 @@ describe('inbox and show in words', () => {
     expect(v.data.data.steps.review_claim.output).toEqual({ withinPolicy: false, notes: 'Hotel is over the nightly cap.' });
     expect(v.data.data.inputs.amount).toBe(1240);
   });
+});
+
+describe('decide on a terminal', () => {
+  it.skipIf(!hasScript)('asks for outputs by label and for the route by its words; the reason defaults to the route\'s words', async () => {
+    await fs.mkdir(path.join(dir, 'processes/trip'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'processes/trip/PROCESS.md'), TRIP);
+    await must('publish', path.join(dir, 'processes/trip'));
+    const trip = (await must('start', 'trip', '--input', 'city=Oslo', '--as', 'jon@example.com')).stdout.trim();
+    const item = (await must('inbox', '--decide-args', '--as', 'jon@example.com')).stdout.split('\n').find((l) => l.startsWith(trip))!.split(' ')[1]!;
+    const cmd = [process.execPath, BIN, '--board', dir, '--as', 'jon@example.com', 'decide', trip, item].map((x) => `'${x}'`).join(' ');
+    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const asked = (text: string) => new Promise<void>((resolve) => {
+      const t = setInterval(() => {
+        if (out.includes(text)) {
+          clearInterval(t);
+          resolve();
+        }
+      }, 20);
+    });
+    await asked('Decision (');
+    child.stdin.write('completed\n3\n\n2\n\n\ny\n');
+    const code = await new Promise((r) => child.on('close', r));
+    expect(code, out).toBe(0);
+    out = out.replace(/\r/g, ''); // the terminal ends lines with CR LF
+    expect(out).toContain('Nights away (number): ');
+    expect(out).toContain('Where next:\n  1. The hotel is booked (Book)\n  2. Put us on the waiting list (Waiting list)\n');
+    expect(out).toContain('Reason (empty: "Put us on the waiting list"): ');
+    const v = JSON.parse((await must('--json', 'show', trip)).stdout).data;
+    expect(v.run).toMatchObject({ state: 'ended', outcome: 'waiting' });
+    expect(v.data.steps.plan).toMatchObject({ output: { nights: 3 }, next: 'waiting_list', reason: 'Put us on the waiting list' });
+  }, 60_000);
 });
 
 describe('login-link', () => {
