@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { insights, type Insights } from '../../insights/figures.js';
 import { parseFilter } from '../../insights/filter.js';
 import { durationText, labels, type Labels } from '../../insights/labels.js';
+import { oneLine } from '../../git/audit-words.js';
 import { RunHistory } from '../../service/run-history.js';
 import { color, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -46,7 +47,7 @@ function printText(s: Insights, l: Labels): void {
   if (s.rework.length === 0) out('  no rejections');
   for (const r of s.rework) {
     out(`  ${l.process(r.process)} · ${l.step(r.process, r.step)}: ${plural(r.rejections, 'rejection')} in ${plural(r.runs, 'run')}`);
-    for (const n of r.topNotes) out(`      ${n.count}× "${n.note}"`);
+    for (const n of r.topNotes) out(`      ${n.count}× "${oneLine(n.note)}"`);
   }
   out();
   out(color.bold('Agents'));
@@ -82,6 +83,10 @@ export function register(program: Command, cli: Cli): void {
       const versions = await history.versionsOf(runs);
       const s = insights(runs, versions, parsed.filter, now.toISOString());
       if (cli.json()) printJson({ ok: true, data: s });
-      else printText(s, labels(versions, board.manifest.people));
+      else {
+        // Titles, names and notes come from files anyone may edit: on one line, with no control character a terminal would obey.
+        const l = labels(versions, board.manifest.people);
+        printText(s, { process: (p) => oneLine(l.process(p)), step: (p, st) => oneLine(l.step(p, st)), who: (w) => oneLine(l.who(w)) });
+      }
     });
 }
