@@ -10,7 +10,7 @@ import { BoardError } from '../../board/errors.js';
 import { parsePairs as parseKeyValues } from '../../core/pairs.js';
 import type { Cli } from '../cli.js';
 import { callQuietly } from './call.js';
-import type { Evidence, Upload } from './views.js';
+import type { Evidence } from './views.js';
 import { lookup } from 'mime-types';
 
 /** Commander's accumulator for a repeatable option. */
@@ -60,10 +60,10 @@ export async function evidenceArgs(items: string[], cli: Cli): Promise<Evidence[
     const ref = m[2]!;
     if (m[1] === 'file' && !/^f-[0-9a-f]{32}$/.test(ref)) {
       const bytes = readBytes(ref, `--evidence file:${ref}`, cli);
-      const up = await callQuietly<Upload>(cli, 'upload', { fileName: path.basename(ref), contentType: mediaTypeOf(ref), contentBase64: bytes.toString('base64'), requestId: randomUUID() });
+      const up = await callQuietly(cli, 'upload', { fileName: path.basename(ref), contentType: mediaTypeOf(ref), contentBase64: bytes.toString('base64'), requestId: randomUUID() });
       if (!up.ok) throw new BoardError('invalid', `uploading ${ref}: ${up.error.message}`, (up.error.issues ?? []).map((i) => ({ path: '', message: i })));
       out.push({ kind: 'file', ref: up.data.id });
-    } else out.push({ kind: m[1]!, ref });
+    } else out.push({ kind: m[1] === 'file' ? 'file' : 'link', ref });
   }
   return out;
 }

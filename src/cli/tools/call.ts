@@ -8,6 +8,8 @@ import type { Board } from '../../board/board.js';
 import type { Actor } from '../../engine/types.js';
 import { evaluate } from '../../evaluator/evaluator.js';
 import { resolveActor } from '../../service/identity.js';
+import type { Tool } from '../../protocol/offer.js';
+import type { Result, ToolData } from '../../protocol/tool-data.js';
 import type { ToolResult } from '../../service/results.js';
 import { Service } from '../../service/service.js';
 import { exitFor, printJson } from '../output.js';
@@ -33,11 +35,11 @@ function actorFor(board: Board, cli: Cli, hint: string, anyone = false): Actor {
  * end of the command. Reads that are for anyone (`anyone`) also work for an
  * identity WORK.md does not declare. `onRefusal` may add a hint on stderr.
  */
-export async function call<View = Record<string, unknown>>(
+export async function call<T extends Tool>(
   cli: Cli,
-  tool: string,
+  tool: T,
   args: ToolArgs,
-  human: (view: View, read: <More>(tool: string, args: ToolArgs) => Promise<Result<More>>) => unknown,
+  human: (view: ToolData[T], read: Read) => unknown,
   anyone = false,
   onRefusal?: (error: Extract<ToolResult, { ok: false }>['error'], board: Board) => void,
 ): Promise<never> {
@@ -45,13 +47,12 @@ export async function call<View = Record<string, unknown>>(
   const actor = actorFor(board, cli, '; pass --as <email-or-agent-id> or set WORKBOARD_AS', anyone);
   const shown = progress('reading runs');
   const service = await Service.open(board, { onIndexProgress: shown.tick, keepOpenRuns: true, evaluate });
-  const result: ToolResult = await service.callWire(tool, args, actor);
+  const result = await callAs(service, tool, args, actor);
   shown.done();
   // Further reads for the human layout, on the same service as the same identity.
-  const read = async <More>(t: string, a: ToolArgs) => (await service.callWire(t, a, actor)) as Result<More>;
+  const read: Read = (t, a) => callAs(service, t, a, actor);
   if (cli.json()) printJson(result);
-  // The service's results are plain records; `View` names the fields this command reads.
-  else if (result.ok) await human(result.data as View, read);
+  else if (result.ok) await human(result.data, read);
   else {
     printRefusal(result.error);
     onRefusal?.(result.error, board);
@@ -60,12 +61,20 @@ export async function call<View = Record<string, unknown>>(
   return cli.exit(exitFor(result));
 }
 
-/** A tool's result with the fields `View` names, or its refusal. */
-export type Result<View> = { ok: true; data: View } | Extract<ToolResult, { ok: false }>;
+/** Further reads for a command's human layout, as the same identity. */
+export type Read = <U extends Tool>(tool: U, args: ToolArgs) => Promise<Result<ToolData[U]>>;
+
+/**
+ * A tool called with arguments as a command line gave them: the service checks
+ * them against the tool's schema (callWire), and a success answers the tool's data.
+ */
+function callAs<T extends Tool>(service: Service, tool: T, args: ToolArgs, actor: Actor): Promise<Result<ToolData[T]>> {
+  return service.callWire(tool, args, actor) as Promise<Result<ToolData[T]>>;
+}
 
 /** A tool call whose result the command uses itself: nothing is printed, and an undeclared identity is refused with `hint` appended. */
-export async function callQuietly<View>(cli: Cli, tool: string, args: ToolArgs, hint = ''): Promise<Result<View>> {
+export async function callQuietly<T extends Tool>(cli: Cli, tool: T, args: ToolArgs, hint = ''): Promise<Result<ToolData[T]>> {
   const board = await cli.board();
   const actor = actorFor(board, cli, hint);
-  return (await (await Service.open(board, { evaluate })).callWire(tool, args, actor)) as Result<View>;
+  return callAs(await Service.open(board, { evaluate }), tool, args, actor);
 }

@@ -76,8 +76,11 @@ export async function askDecision(view: RunView, item: WorkItem, w: RunWords, gi
 
 async function askFields(item: WorkItem, w: RunWords, q: (prompt: string) => Promise<string>): Promise<DecisionAnswers> {
   const decisions = item.decide.decisions;
-  let decision = '';
-  while (!decisions.includes(decision)) decision = await q(`\nDecision (${decisions.join(', ')}): `);
+  let decision: string | undefined;
+  while (decision === undefined) {
+    const answer = await q(`\nDecision (${decisions.join(', ')}): `);
+    decision = decisions.find((d) => d === answer);
+  }
   const out: DecisionAnswers = { decision };
   if (decision === 'rejected' || decision === 'returned' || decision === 'failed') {
     let note = '';

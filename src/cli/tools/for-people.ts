@@ -45,8 +45,8 @@ export function inbox(program: Command, cli: Cli): void {
         // Each run is read once, for its title and inputs, so two items of one process can be told apart.
         const runs = new Map<string, RunView>();
         for (const i of page.items) {
-          if (!i.workItem || runs.has(i.runId)) continue;
-          const r = await read<RunView>('get_run', { runId: i.runId });
+          if (!('workItem' in i) || runs.has(i.runId)) continue;
+          const r = await read('get_run', { runId: i.runId });
           if (r.ok) runs.set(i.runId, r.data);
         }
         await printInbox(cli, page, runs);
@@ -94,7 +94,7 @@ export function decide(program: Command, cli: Cli): void {
           cli.usage(`without a terminal, decide needs ${missing.join(' and ')}`);
         }
         // On a terminal the person sees what is being decided before anything is sent.
-        const read = await callQuietly<RunView>(cli, 'get_run', { runId }, '; pass --as <email>');
+        const read = await callQuietly(cli, 'get_run', { runId }, '; pass --as <email>');
         if (!read.ok) {
           printRefusal(read.error);
           return cli.exit(exitFor(read));

@@ -136,11 +136,11 @@ export async function printInbox(cli: Cli, d: WorkPage, runs: ReadonlyMap<string
   const wordsOf = await wordsFor(cli);
   for (const i of d.items) {
     const test = i.mode === 'test' ? color.yellow('  TEST RUN') : '';
-    const item = i.workItem;
-    if (!item) {
+    if (!('workItem' in i)) {
       toStdout(`${i.runId}  ${i.stepId}  ready since ${i.readySince}${test}\n`);
       continue;
     }
+    const item = i.workItem;
     const run = runs.get(i.runId);
     const w = await wordsOf(run?.run ?? { process: i.process ?? '', version: i.version ?? 0 });
     const step = run?.steps.find((s) => s.id === item.stepId);
@@ -158,12 +158,12 @@ export async function printInbox(cli: Cli, d: WorkPage, runs: ReadonlyMap<string
 
 /** `inbox --decide-args`: each work item as the arguments `decide` takes before the decision. */
 export function printDecideArgs(d: WorkPage): void {
-  for (const i of d.items) if (i.workItem) toStdout(`${i.runId} ${i.workItem.id} --snapshot ${i.workItem.snapshot}\n`);
+  for (const i of d.items) if ('workItem' in i) toStdout(`${i.runId} ${i.workItem.id} --snapshot ${i.workItem.snapshot}\n`);
 }
 
 /** `work`: one line per claimable step, for scripts. */
 export function printWork(d: WorkPage): void {
-  for (const i of d.items) toStdout(`${i.runId}  ${i.stepId ?? i.workItem?.stepId}  ${i.readySince ?? ''}\n`);
+  for (const i of d.items) toStdout(`${i.runId}  ${'workItem' in i ? i.workItem.stepId : i.stepId}  ${'workItem' in i ? '' : i.readySince ?? ''}\n`);
 }
 
 export function printRuns(d: RunsPage): void {
