@@ -7,8 +7,6 @@
  */
 import { publicUrlFromEnv } from '../core/public-url.js';
 
-export { baseUrlFor } from '../core/public-url.js';
-
 export interface WebConfig {
   /** The public origin (`https://host[:port]`), or null to use the request's Host. */
   publicOrigin: string | null;

@@ -5,7 +5,7 @@
  * `serve --http`; the evidence submitted through the service as an agent would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkHref } from '../../src/web/links.js';
+import { linkHref } from '../../src/words/links.js';
 import { cleanupTmp } from '../support/tmp-board.js';
 import { request, sessionCookie } from './http-support.js';
 import { HELPER, PEOPLE, rid, startBoard, type WebBoard } from './web-support.js';
