@@ -19,7 +19,6 @@ import { supersededOf } from './superseded.js';
 import { allEntries, statusOf } from '../notify/outbox.js';
 import { emailsOf, fourEyesApplies } from '../engine/rights.js';
 import { FULL_OFFER } from '../protocol/offer.js';
-import type { RunView } from '../protocol/views.js';
 import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from './incidents.js';
 import type { Service } from './service.js';
 
@@ -98,7 +97,7 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
       if (!findings.some((f) => f.where === id || f.where.includes(`runs/${id}/`))) findings.push({ kind: 'refused-file', where: id, detail: `${result.error.message} ${(result.error.issues ?? []).join('; ')}`.trim() });
       continue;
     }
-    const view = result.data as RunView;
+    const view = result.data;
     findings.push(...(await setAsideFindings(board, id)));
     const fourEyes = fourEyesApplies(board.manifest.fourEyes, view.run.process);
     for (const s of view.steps) if (s.overdue) findings.push({ kind: 'overdue', where: `${id}/${s.id}`, detail: `due ${s.due}` });

@@ -15,7 +15,6 @@ import type { Manifest } from '../board/manifest.js';
 import { removeAgent, removeFromGroup, removeGroup, removePerson, renamePerson, type Also } from '../board/people.js';
 import { listProcessNames, listVersions } from '../board/processes.js';
 import { paths } from '../board/layout.js';
-import type { RunView } from '../protocol/views.js';
 import { retargetTokens } from './credentials.js';
 import { leasePath, parseLease } from './runfiles.js';
 import type { Service } from './service.js';
@@ -58,7 +57,7 @@ async function openRunsNaming(service: Service, who: Named): Promise<string[]> {
   for (const id of await service.openRunIds()) {
     const r = await service.call('get_run', { runId: id }, { kind: 'agent', id: 'server' });
     if (!r.ok) continue; // a refused run is doctor's business
-    const view = r.data as RunView;
+    const view = r.data;
     if ('person' in who && view.run.startedBy.toLowerCase() === who.person) out.push(`${id}: started by them (steps for the initiator go to them)`);
     if ('agent' in who && view.run.startedBy === who.agent) out.push(`${id}: started by it`);
     if ('person' in who) {
@@ -79,7 +78,7 @@ async function runsClaimedBy(service: Service, agent: string): Promise<string[]>
   for (const id of await service.openRunIds()) {
     const r = await service.call('get_run', { runId: id }, { kind: 'agent', id: 'server' });
     if (!r.ok) continue;
-    for (const s of (r.data as RunView).steps.filter((x) => x.state === 'claimed')) {
+    for (const s of r.data.steps.filter((x) => x.state === 'claimed')) {
       const lease = parseLease((await service.board.store.readBytes(leasePath(id, s.id)))?.toString('utf8') ?? '');
       if (lease?.agent === agent && !out.includes(id)) out.push(id);
     }
