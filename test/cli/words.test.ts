@@ -126,6 +126,11 @@ describe('inbox and show in words', () => {
     expect(r.stdout).toContain('waiting for the Finance group: Approve the payout when the review found the claim within policy');
   });
 
+  it('runs names each run in words beside its id', async () => {
+    const r = await must('runs', '--process', 'expense-approval');
+    expect(r.stdout).toBe(`${runId}  Expense approval · Jon Berg · 1,240.00 EUR  waiting  started just now\n`);
+  });
+
   it('--json is the tool result, ids and keys as they are', async () => {
     const r = JSON.parse((await must('--json', 'inbox', '--as', 'mira@example.com')).stdout);
     expect(r.ok).toBe(true);

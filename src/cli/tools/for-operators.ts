@@ -28,7 +28,7 @@ export function runs(program: Command, cli: Cli): void {
       }
       if (o.input.length) args.inputs = parsePairs(o.input, '--input', cli);
       if (o.cursor) args.cursor = o.cursor;
-      await call(cli, 'list_runs', args, printRuns, true);
+      await call(cli, 'list_runs', args, (d) => printRuns(cli, d), true);
     });
 }
 

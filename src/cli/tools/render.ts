@@ -166,8 +166,13 @@ export function printWork(d: WorkPage): void {
   for (const i of d.items) toStdout(`${i.runId}  ${'workItem' in i ? i.workItem.stepId : i.stepId}  ${'workItem' in i ? '' : i.readySince ?? ''}\n`);
 }
 
-export function printRuns(d: RunsPage): void {
-  for (const r of d.items) toStdout(`${r.id}  ${r.process.padEnd(24)} ${r.state.padEnd(9)} ${r.outcome ?? ''}  ${r.startedAt}\n`);
+/** `runs`: one line per run, its id first (for show and the rest), then its name in words, state and when it started. */
+export async function printRuns(cli: Cli, d: RunsPage): Promise<void> {
+  const wordsOf = await wordsFor(cli);
+  for (const r of d.items) {
+    const w = await wordsOf(r);
+    toStdout(`${r.id}  ${runTitle(w.process, r.inputs, w.people)}  ${r.state}${r.outcome ? ` (${r.outcome})` : ''}  started ${relativeTime(r.startedAt, w.now)}\n`);
+  }
   if (d.nextCursor) toStdout(color.dim(`more: --cursor ${d.nextCursor}\n`));
 }
 
