@@ -21,7 +21,8 @@ async function newestMtime(dir: string, ext: string): Promise<{ newest: number; 
     for (const e of await fs.readdir(d, { withFileTypes: true })) {
       const abs = path.join(d, e.name);
       if (e.isDirectory()) await walk(abs);
-      else if (e.name.endsWith(ext)) {
+      // A declaration file (.d.ts) compiles to nothing, so it has no dist/ twin to compare.
+      else if (e.name.endsWith(ext) && !e.name.endsWith('.d.ts')) {
         files.push(abs);
         newest = Math.max(newest, (await fs.stat(abs)).mtimeMs);
       }
