@@ -1,6 +1,5 @@
 /** WORK.md: the board's name, settings, limits, people, agents and where notifications go. Never a secret. */
 import type { Issue } from '../core/issues.js';
-import type { BoardDoc } from './document.js';
 
 export interface Settings {
   leaseSeconds: number;
@@ -96,7 +95,8 @@ export interface Manifest {
   evaluator: EvaluatorConfig | null;
 }
 
-export function manifestFrom(doc: BoardDoc): Manifest {
+/** The manifest from WORK.md's parsed frontmatter (a BoardDoc fits; only its data is read, which keeps this file below document.ts). */
+export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
   const d = doc.data as {
     name: string;
     title: string;
