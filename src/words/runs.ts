@@ -6,7 +6,6 @@
 import type { Fields, FieldSpec, Process } from '../process/model.js';
 import { isPerson } from '../process/values.js';
 import type { RunData } from '../protocol/views.js';
-import { webHref } from './links.js';
 import { fieldLabel, processTitle, stepTitle } from './titles.js';
 import { formatValue, unitOf, type WordsContext } from './values.js';
 import type { PersonLike } from './people.js';
@@ -17,13 +16,26 @@ const SHORT_FINDING = 80;
 const RUN_TITLE_INPUTS = 3;
 export const TITLE_SEPARATOR = ' · ';
 
-const isShortText = (s: string, max: number): boolean => s.trim() !== '' && s.length <= max && !s.includes('\n') && webHref(s) === null;
+/**
+ * Text a browser or mail client would read as an address with a scheme (javascript:, data:, mailto:, or any
+ * "word:rest"), by the same WHATWG parser links are checked with; a name never carries one, even as text.
+ */
+const hasScheme = (s: string): boolean => URL.canParse(s.trim());
 
-/** How a run input ranks as part of the run's name: people, then amounts with a unit, then short text, then plain numbers. */
+/** Control and direction-override characters would break the line or reorder what a person reads. */
+const HIDDEN = /[\p{Cc}\u202A-\u202E\u2066-\u2069]/u;
+
+/** Short, one line, nothing hidden and no scheme: a string a name can hold as written. */
+const isPlainName = (s: string): boolean => s.trim() !== '' && s.length <= SHORT && !HIDDEN.test(s) && !hasScheme(s);
+
+/**
+ * How a run input ranks as part of the run's name: people (a valid address, shown by name), then amounts with
+ * a unit, then short plain text (dates included), then plain numbers. Anything else stays out.
+ */
 function nameRank(field: FieldSpec | undefined, value: unknown): number | null {
   if (typeof value === 'string') {
-    if (field?.type === 'person' || isPerson(value)) return 0;
-    return isShortText(value, SHORT) ? 2 : null;
+    if (isPerson(value)) return 0;
+    return field?.type !== 'person' && isPlainName(value) ? 2 : null;
   }
   if (typeof value === 'number') return unitOf(field?.description) ? 1 : 3;
   return null;

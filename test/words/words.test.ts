@@ -160,6 +160,29 @@ describe('runs', () => {
     expect(runTitle(expense, { purpose: 'x'.repeat(200) }, people)).toBe('Expense approval');
   });
 
+  test.each([
+    ['javascript:alert(1)'],
+    ['JavaScript:alert(1)'],
+    [' java\tscript:alert(1)'],
+    ['data:text/html,<script>alert(1)</script>'],
+    ['mailto:jon@example.com'],
+    ['vbscript:msgbox(1)'],
+    ['Re: offsite'],
+    ['ftp://files.example/r.pdf'],
+    ['https://files.example/r.pdf'],
+    ['two\nlines'],
+    ['Berlin \u202Eoffsite'],
+    ['a purpose far longer than any name should carry'],
+  ])('a run name never carries %j, in a text or a person field', (bad) => {
+    expect(runTitle(expense, { purpose: bad }, people)).toBe('Expense approval');
+    expect(runTitle(expense, { claimant: bad, amount: 12 }, people)).toBe('Expense approval · 12.00 EUR');
+  });
+
+  test('a run name holds people, numbers with units, dates and short plain text', () => {
+    expect(runTitle(expense, { purpose: '2026-12-03', claimant: 'nameless@example.com', amount: 9 }, people)).toBe('Expense approval · nameless@example.com · 9.00 EUR · Thu 3 Dec 2026');
+    expect(runTitle(expense, { purpose: 'Berlin offsite (Q4), 10:30' }, people)).toBe('Expense approval · Berlin offsite (Q4), 10:30');
+  });
+
   test('findings: booleans and choices first, warnings marked, links kept, long text left out, steps not done skipped', () => {
     const run = {
       data: {
