@@ -8,8 +8,7 @@ import { h } from 'preact';
 import type { AuditEvent, PublishedVersion } from '../service/published.js';
 import { processMapLayout, runMapSvg } from '../map/index.js';
 import { MapPage } from './pages/map.js';
-import { humanize, processTitle, runTitle } from '../words/index.js';
-import { stepName } from './pages/parts.js';
+import { humanize, processTitle, runTitle, stepTitleOf } from '../words/index.js';
 import { MessagePage } from './pages/message.js';
 import { RunPage } from './pages/run.js';
 import { firstPage, RunsPage, type RunsFilter } from './pages/runs.js';
@@ -125,7 +124,7 @@ export async function runMapPage(r: Request, runId: string): Promise<void> {
     width: size.width,
     height: size.height,
     alt: `Map of ${name}: the run's steps, with where it is now`,
-    ...(node && open ? { here: { x: node.x, y: node.y + below, width: node.width, height: node.height, title: stepName(v.process, open.id) } } : {}),
+    ...(node && open ? { here: { x: node.x, y: node.y + below, width: node.width, height: node.height, title: stepTitleOf(v.process, open.id) } } : {}),
   }));
 }
 

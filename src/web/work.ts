@@ -15,8 +15,7 @@ import type { FieldContext } from './pages/fields.js';
 import { InboxPage, type InboxRow } from './pages/inbox.js';
 import { ConfirmPage, MessagePage } from './pages/message.js';
 import { routeReason, WorkItemPage, type WorkItemProps } from './pages/work-item.js';
-import { stepName } from './pages/parts.js';
-import { exactTime, personName, runTitle } from '../words/index.js';
+import { exactTime, personName, runTitle, stepTitleOf } from '../words/index.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
 import { pinnedVersion, processList, stepOfWorkItem } from './runs.js';
 import type { PostedForm } from './request.js';
@@ -92,7 +91,7 @@ async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}
   r.app.seen.set(item.snapshot, view.data);
   const process = (await pinnedVersion(r, view.run.process, view.run.version))?.process ?? null;
   sendPage(r.res, s.status ?? 200, h(WorkItemPage, {
-    frame: frame(r, stepName(process, item.stepId), { current: 'work', live: `run:${view.run.id}` }),
+    frame: frame(r, stepTitleOf(process, item.stepId), { current: 'work', live: `run:${view.run.id}` }),
     view,
     item,
     process,

@@ -5,9 +5,9 @@
  * found, a warning marked, so a claim flagged out of policy stands out.
  */
 import type { Process } from '../../process/model.js';
-import { findings, humanize, runTitle, type Finding } from '../../words/index.js';
+import { findings, humanize, runTitle, stepTitleOf, type Finding } from '../../words/index.js';
 import { Layout, type Frame } from './layout.js';
-import { FilterSelect, Markdown, Notice, processName, stepName } from './parts.js';
+import { FilterSelect, Markdown, Notice, processName } from './parts.js';
 import { OutLink, Person, usePageWords, WarnMark, When } from './words.js';
 import type { ProcessSummary, RunView, WorkEntry, WorkItem } from '../views.js';
 
@@ -71,7 +71,7 @@ function Row({ row }: { row: InboxRow }) {
     <li class={`item${step?.overdue ? ' overdue' : ''}${found.some((f) => f.warning) ? ' has-warning' : ''}`}>
       <article aria-labelledby={`t-${wi.id}`}>
         <h2 id={`t-${wi.id}`}>
-          <a href={href}>{stepName(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span>
+          <a href={href}>{stepTitleOf(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span>
         </h2>
         <p class="run-name">{name}</p>
         {entry.mode === 'test' ? <p class="test-banner">Test run</p> : null}

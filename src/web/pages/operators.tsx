@@ -5,7 +5,8 @@
  */
 import { Layout, type Frame } from './layout.js';
 import type { Process } from '../../process/model.js';
-import { Notice, processName, stepName } from './parts.js';
+import { stepTitleOf } from '../../words/index.js';
+import { Notice, processName } from './parts.js';
 import { kindWord } from './inbox.js';
 import { Person, When } from './words.js';
 import { DECISION_LABELS } from './work-item.js';
@@ -40,7 +41,7 @@ export function QueuePage({ frame, items }: { frame: Frame; items: { entry: Work
             return (
               <li key={wi.id} class="item">
                 <article aria-labelledby={`q-${wi.id}`}>
-                  <h2 id={`q-${wi.id}`}><a href={`/work/${e.runId}/${wi.id}`}>{stepName(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span></h2>
+                  <h2 id={`q-${wi.id}`}><a href={`/work/${e.runId}/${wi.id}`}>{stepTitleOf(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span></h2>
                   <p class="run-name">{processName(process, e.process)}</p>
                   {e.mode === 'test' ? <p class="test-banner">Test run</p> : null}
                   {wi.escalation ? <p class="escalated">Escalated by <Person email={wi.escalation.by} /> <When at={wi.escalation.at} />: {wi.escalation.note}</p> : null}

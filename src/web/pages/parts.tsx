@@ -1,7 +1,7 @@
 /** Small pieces every page shares: markdown, times, values, run inputs, a step's recorded work, evidence, notices, filters. */
 import type { ComponentChildren } from 'preact';
 import type { Fields, Process, Step } from '../../process/model.js';
-import { declaredNames, fieldLabel, humanize, joinClauses, linkHref, processTitle, stepTitle } from '../../words/index.js';
+import { declaredNames, fieldLabel, humanize, joinClauses, linkHref, processTitle, stepTitleOf } from '../../words/index.js';
 import { markdownHtml } from '../markdown.js';
 import type { Completion, Evidence, RunView, StepData } from '../views.js';
 import { FieldValue, OutLink, Person, usePageWords, When } from './words.js';
@@ -11,12 +11,6 @@ export function Markdown({ text }: { text: string }) {
 }
 
 export { When } from './words.js';
-
-/** A step's name for people: its title from the process, else its id humanised. */
-export function stepName(process: Process | null | undefined, id: string): string {
-  const step = process?.steps.find((s) => s.id === id);
-  return step ? stepTitle(step) : humanize(id);
-}
 
 /** A process's name for people, when its pinned version could be read. */
 export const processName = (process: Process | null | undefined, name: string): string => (process ? processTitle(process) : humanize(name));
@@ -74,7 +68,7 @@ function CompletionView({ runId, c, step, process }: { runId: string; c: Complet
       {c.note ? <blockquote class="note">{c.note}</blockquote> : null}
       {c.summary ? <p class="summary">{c.summary}</p> : null}
       {c.output ? <Pairs values={c.output} fields={step?.output} /> : null}
-      {c.next ? <p>{c.reason ? joinClauses(`Next: ${stepName(process, c.next)}`, 'because', c.reason, declaredNames(people)) : `Next: ${stepName(process, c.next)}`}</p> : null}
+      {c.next ? <p>{c.reason ? joinClauses(`Next: ${stepTitleOf(process, c.next)}`, 'because', c.reason, declaredNames(people)) : `Next: ${stepTitleOf(process, c.next)}`}</p> : null}
       {c.evidence ? <EvidenceList runId={runId} items={c.evidence} /> : null}
     </div>
   );
@@ -87,7 +81,7 @@ export function StepRecord({ runId, id, data, process }: { runId: string; id: st
   const step = process?.steps.find((s) => s.id === id);
   return (
     <section class="step-record" aria-labelledby={`rec-${id}`}>
-      <h3 id={`rec-${id}`}>{stepName(process, id)}</h3>
+      <h3 id={`rec-${id}`}>{stepTitleOf(process, id)}</h3>
       {has ? <CompletionView runId={runId} c={current} step={step} process={process} /> : <p class="muted">not done in this attempt</p>}
       {history.length > 0 ? (
         <details>

@@ -1,9 +1,9 @@
 /** A run: its state, every step with state, who and when, outputs and evidence, its open work items, the map, and the audit timeline verified as read. */
 import type { ComponentChildren } from 'preact';
 import type { Process } from '../../process/model.js';
-import { humanize } from '../../words/index.js';
+import { humanize, stepTitleOf } from '../../words/index.js';
 import { Layout, type Frame } from './layout.js';
-import { Notice, RunDataView, TestBanner, processName, stepName } from './parts.js';
+import { Notice, RunDataView, TestBanner, processName } from './parts.js';
 import { ForWhom, kindWord } from './inbox.js';
 import { stateWords } from './runs.js';
 import { Person, When } from './words.js';
@@ -40,7 +40,7 @@ function Happened({ e, runId, process }: { e: TimelineEvent; runId: string; proc
   return (
     <li>
       <When at={e.ts} /> <strong><Person email={e.actor} /></strong> {e.action.replace(/[._-]/g, ' ')}
-      {process?.steps.some((s) => s.id === what) ? <span class="muted"> · {stepName(process, what)}</span> : null}
+      {process?.steps.some((s) => s.id === what) ? <span class="muted"> · {stepTitleOf(process, what)}</span> : null}
     </li>
   );
 }
@@ -65,7 +65,7 @@ export function RunPage(p: RunPageProps) {
           <ul>
             {view.workItems.map((w) => (
               <li key={w.id}>
-                <a href={`/work/${r.id}/${w.id}`}>{stepName(process, w.stepId)}</a> ({kindWord(w).toLowerCase()}) for <ForWhom a={w.assignedTo} />{w.due ? <> · due <When at={w.due} /></> : null}
+                <a href={`/work/${r.id}/${w.id}`}>{stepTitleOf(process, w.stepId)}</a> ({kindWord(w).toLowerCase()}) for <ForWhom a={w.assignedTo} />{w.due ? <> · due <When at={w.due} /></> : null}
               </li>
             ))}
           </ul>
@@ -81,7 +81,7 @@ export function RunPage(p: RunPageProps) {
                 const d = view.data.steps[s.id];
                 return (
                   <tr key={s.id}>
-                    <th scope="row">{stepName(process, s.id)}</th>
+                    <th scope="row">{stepTitleOf(process, s.id)}</th>
                     <td data-label="Kind">{KIND_WORDS[s.kind] ?? humanize(s.kind)}</td>
                     <td data-label="State">{s.state ? humanize(s.state) : 'not reached'}{s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}</td>
                     <td data-label="By">{d?.by ? <Person email={d.by} /> : '–'}</td>

@@ -10,9 +10,9 @@
 import type { ComponentChildren } from 'preact';
 import { Layout, type Frame } from './layout.js';
 import { Fields, type FieldContext } from './fields.js';
-import { findings } from '../../words/index.js';
+import { findings, stepTitleOf } from '../../words/index.js';
 import type { Process } from '../../process/model.js';
-import { Markdown, Notice, RunDataView, TestBanner, processName, stepName } from './parts.js';
+import { Markdown, Notice, RunDataView, TestBanner, processName } from './parts.js';
 import { Findings, ForWhom, kindWord } from './inbox.js';
 import { Person, usePageWords, When } from './words.js';
 import { webFields } from '../form-values.js';
@@ -28,7 +28,7 @@ export const DECISION_LABELS: Record<string, string> = {
 
 /** The reason recorded for a route chosen without one: the spec requires a reason, and the choice's words are one. */
 export function routeReason(route: { to: string; when?: string }, process: Process | null): string {
-  return route.when?.trim() || `Chosen: ${stepName(process, route.to)}`;
+  return route.when?.trim() || `Chosen: ${stepTitleOf(process, route.to)}`;
 }
 
 export interface Change {
@@ -112,7 +112,7 @@ function Routes({ item, ctx, process }: { item: WorkItem; ctx: FieldContext; pro
       {item.next!.map((r) => (
         <label key={r.to} class="route">
           <input type="radio" name="next" value={r.to} checked={chosen === r.to} />
-          <span>{r.when?.trim() || stepName(process, r.to)}{r.when ? <span class="muted"> · then: {stepName(process, r.to)}</span> : null}</span>
+          <span>{r.when?.trim() || stepTitleOf(process, r.to)}{r.when ? <span class="muted"> · then: {stepTitleOf(process, r.to)}</span> : null}</span>
         </label>
       ))}
       <label for="f-reason">Why (optional)</label>
@@ -276,7 +276,7 @@ export function WorkItemPage(p: WorkItemProps) {
   return (
     <Layout frame={p.frame}>
       <p class="crumbs"><a href="/work">My work</a> › <a href={`/runs/${view.run.id}`}>{p.runName}</a></p>
-      <h1>{stepName(process, item.stepId)}</h1>
+      <h1>{stepTitleOf(process, item.stepId)}</h1>
       {view.run.mode === 'test' ? <TestBanner /> : null}
       <p class="meta">
         <span class="kind">{kindWord(item)}</span> in {processName(process, view.run.process)} · for <ForWhom a={item.assignedTo} />
