@@ -4,7 +4,7 @@
  * digest listing several notifications in one message.
  */
 import { personName, webHref, type PersonLike } from '../words/index.js';
-import type { Notification } from './rules.js';
+import { dueSentence, type Notification } from './rules.js';
 
 export function linkOf(n: Pick<Notification, 'path'>, baseUrl: string): string {
   return new URL(n.path, baseUrl).toString();
@@ -43,12 +43,20 @@ export function emailOf(n: Notification, baseUrl: string): Message {
   };
 }
 
-/** One message for several notifications to one person. */
-export function digestOf(notes: readonly Notification[], baseUrl: string, board: string): Message {
-  const items = notes.map((n) => ({ n, link: linkOf(n, baseUrl) }));
+/**
+ * One message for several notifications to one person. Each is listed in the words its own email uses: its
+ * subject (the run's and the step's titles), its first line, and when it is due as rules.ts writes it, in the
+ * board's zone.
+ */
+export function digestOf(notes: readonly Notification[], baseUrl: string, board: string, timeZone: string): Message {
+  const items = notes.map((n) => ({
+    n,
+    link: linkOf(n, baseUrl),
+    lines: [n.text.split('\n')[0] ?? '', dueSentence(n.due, timeZone, n.kind === 'overdue')].filter((l): l is string => l !== undefined && l !== ''),
+  }));
   const subject = `${notes.length} new on ${board}: ${notes[0]?.subject ?? ''}${notes.length > 1 ? ' and more' : ''}`;
-  const text = `${items.map(({ n, link }, i) => `${i + 1}. ${n.subject}\n   ${n.text.split('\n')[0] ?? ''}\n   ${link}`).join('\n\n')}\n\n— workboard (${board})\n`;
-  const html = `<!doctype html><html><body>\n<ol>\n${items.map(({ n, link }) => `<li><p><a href="${escape(link)}">${escape(n.subject)}</a></p>${paragraphs(n.text.split('\n')[0] ?? '')}</li>`).join('\n')}\n</ol>\n<p style="color:#666">workboard (${escape(board)})</p>\n</body></html>\n`;
+  const text = `${items.map(({ n, link, lines }, i) => [`${i + 1}. ${n.subject}`, ...lines, link].join('\n   ')).join('\n\n')}\n\n— workboard (${board})\n`;
+  const html = `<!doctype html><html><body>\n<ol>\n${items.map(({ n, link, lines }) => `<li><p><a href="${escape(link)}">${escape(n.subject)}</a></p>${lines.length > 0 ? paragraphs(lines.join('\n')) : ''}</li>`).join('\n')}\n</ol>\n<p style="color:#666">workboard (${escape(board)})</p>\n</body></html>\n`;
   return { subject, text, html };
 }
 

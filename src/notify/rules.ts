@@ -74,6 +74,11 @@ function foundLines(state: RunState, process: Process, ctx: WordsContext): strin
   return found.length === 0 ? [] : ['What was found:', ...found.map((f) => `${f.warning ? '⚠ ' : '- '}${f.label}: ${f.text}`)];
 }
 
+/** When a step is (or was) due, as a sentence in the board's zone: "Due Thu 3 Dec 2026, 19:54 CET." Single emails and digests say it alike. */
+export function dueSentence(due: string | null | undefined, timeZone: string, was = false): string | undefined {
+  return due ? `${was ? 'It was due' : 'Due'} ${exactTime(due, timeZone)}.` : undefined;
+}
+
 /** A step's title as the end of a subject: "…: approve the payout". */
 const subjectStep = (step: Step): string => inSentence(cutAtWord(stepTitle(step), 50));
 
@@ -92,7 +97,7 @@ export function runNotifications(events: readonly EngineEvent[], state: RunState
   const about = inputsLine(state, p, ctx);
   const found = foundLines(state, p, ctx);
   const name = (email: string) => personName(manifest.people, email);
-  const dueLine = (due: string | null | undefined, was = false) => (due ? `${was ? 'It was due' : 'Due'} ${exactTime(due, ctx.timeZone!)}.` : undefined);
+  const dueLine = (due: string | null | undefined, was = false) => dueSentence(due, ctx.timeZone!, was);
   const out: Notification[] = [];
   const push = (n: Omit<Notification, 'id' | keyof typeof base>) => {
     if (n.recipients.length > 0) out.push({ id: newId(), ...base, ...n, recipients: uniq(n.recipients) });

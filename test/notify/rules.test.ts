@@ -10,6 +10,7 @@ import type { CheckAnswer } from '../../src/engine/check.js';
 import { execute, start, type Command, type Plan } from '../../src/engine/execute.js';
 import type { Actor, Context, Limits, Pinned, RunState } from '../../src/engine/types.js';
 import { snapshotOf } from '../../src/engine/view.js';
+import { digestOf, emailOf } from '../../src/notify/message.js';
 import { runNotifications, type Notification } from '../../src/notify/rules.js';
 import { backoffMs, delivered, dueKeys, failed, planDeliveries, retried } from '../../src/notify/schedule.js';
 import type { OutboxEntry } from '../../src/notify/outbox.js';
@@ -247,6 +248,40 @@ steps:
     d.start(ann);
     const [n] = d.run(bot, { tool: 'tick' }, 2 * 3600_000);
     expect(n).toMatchObject({ kind: 'overdue', stepId: 'sign', recipients: [WES, WIN, OLGA], path: `/work/r-1/${d.item('sign')}` });
+  });
+
+  it('a digest lists each notification in the words of its own email: the run and step titles, and when it is due in the board zone', () => {
+    const signing = pinned(`name: signing
+description: d
+steps:
+  - id: sign
+    person: writer
+    task: Sign it.
+    due: 1h
+  - id: done
+    finish: signed
+`);
+    const m = manifest();
+    const d = new Drive(signing, { ...m, notifications: { ...m.notifications, timeZone: 'Europe/Berlin' } });
+    const [opened] = d.start(ann);
+    const [late] = d.run(bot, { tool: 'tick' }, 2 * 3600_000);
+    const link = `https://wb.example.com/work/r-1/${d.item('sign')}`;
+    const digest = digestOf([opened!, late!], 'https://wb.example.com', 'rules-board', 'Europe/Berlin');
+    // Opened at 09:00 UTC, due an hour later: 12:00 in Berlin, on summer time in October.
+    expect(digest.text).toBe(
+      [
+        `1. Signing: sign it\n   Sign it.\n   Due Tue 6 Oct 2026, 12:00 CEST.\n   ${link}`,
+        `2. Overdue: Signing: sign it\n   Sign it.\n   It was due Tue 6 Oct 2026, 12:00 CEST.\n   ${link}`,
+        '— workboard (rules-board)\n',
+      ].join('\n\n'),
+    );
+    expect(digest.html).toContain('<p>Due Tue 6 Oct 2026, 12:00 CEST.</p>');
+    // Each line is what that notification's own email says.
+    for (const n of [opened!, late!]) {
+      const own = emailOf(n, 'https://wb.example.com');
+      expect(digest.text).toContain(own.subject);
+      for (const line of digest.text.split('\n\n')[n === opened ? 0 : 1]!.split('\n').slice(1, -1)) expect(own.text).toContain(line.trim());
+    }
   });
 
   it('a test run is told the same way, marked mode: test', () => {
