@@ -8,6 +8,7 @@
  */
 import { parsePairs } from '../core/pairs.js';
 import type { FieldType } from '../process/model.js';
+import { instantOf } from '../words/index.js';
 
 export interface WebField {
   name: string;
@@ -44,11 +45,10 @@ export function first(p: Posted, name: string): string | undefined {
   return p.get(name)?.[0];
 }
 
-const DATETIME_LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** One input's text as the value it stands for; undefined when left empty. */
-export function scalarValue(f: WebField, text: string | undefined): unknown {
+/** One input's text as the value it stands for; undefined when left empty. A datetime is read off a clock in `timeZone`, the board's. */
+export function scalarValue(f: WebField, text: string | undefined, timeZone: string): unknown {
   if (text === undefined || text.trim() === '') return undefined;
   const t = f.type === 'string' ? text : text.trim();
   if (f.oneOf) {
@@ -65,8 +65,8 @@ export function scalarValue(f: WebField, text: string | undefined): unknown {
     case 'boolean':
       return t === 'true' ? true : t === 'false' ? false : t;
     case 'datetime':
-      // A datetime-local input has no offset: the form says it is UTC.
-      return DATETIME_LOCAL.test(t) ? `${t.length === 16 ? `${t}:00` : t}Z` : t;
+      // A datetime-local input has no offset: the form names the board's zone, and the time is read in it.
+      return instantOf(t, timeZone) ?? t;
     case 'object':
     case 'list':
       try {
@@ -80,11 +80,11 @@ export function scalarValue(f: WebField, text: string | undefined): unknown {
 }
 
 /** The value of one field from the form, under `prefix.<name>`; undefined when nothing was entered. */
-export function fieldValue(f: WebField, p: Posted, prefix: string): unknown {
+export function fieldValue(f: WebField, p: Posted, prefix: string, timeZone: string): unknown {
   const base = `${prefix}.${f.name}`;
   if (f.type === 'list') {
     const item = f.items ?? { name: 'item', type: 'string' as const, optional: false };
-    const rows = (p.get(base) ?? []).map((t) => scalarValue(item, t)).filter((v) => v !== undefined);
+    const rows = (p.get(base) ?? []).map((t) => scalarValue(item, t, timeZone)).filter((v) => v !== undefined);
     return rows.length > 0 ? rows : undefined;
   }
   if (f.type === 'object') {
@@ -95,18 +95,18 @@ export function fieldValue(f: WebField, p: Posted, prefix: string): unknown {
       const key = k.trim();
       if (key === '') return;
       const v = values[i] ?? '';
-      out[key] = scalarValue({ name: key, type: 'object', optional: true }, v) ?? '';
+      out[key] = scalarValue({ name: key, type: 'object', optional: true }, v, timeZone) ?? '';
     });
     return Object.keys(out).length > 0 ? out : undefined;
   }
-  return scalarValue(f, first(p, base));
+  return scalarValue(f, first(p, base), timeZone);
 }
 
 /** Every field's value, leaving out what was not entered (the service names what is missing). */
-export function valuesFrom(fields: WebField[], p: Posted, prefix: string): Record<string, unknown> {
+export function valuesFrom(fields: WebField[], p: Posted, prefix: string, timeZone: string): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) {
-    const v = fieldValue(f, p, prefix);
+    const v = fieldValue(f, p, prefix, timeZone);
     if (v !== undefined) out[f.name] = v;
   }
   return out;

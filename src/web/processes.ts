@@ -69,7 +69,7 @@ async function showProcess(r: Request, name: string, wanted: number | null, s: S
     body: v.process.body,
     fields: webFields(v.process.frontmatter.inputs as Record<string, unknown> | undefined),
     start: inScope(r.actor, name)
-      ? { ctx: { prefix: 'inputs', posted, issues: issuesByField(s.issues ?? []), people: r.app.service.board.manifest.people, ...(s.addRow ? { addRow: s.addRow } : {}) }, requestId: first(posted, 'requestId') ?? randomUUID(), test: first(posted, 'mode') === 'test' }
+      ? { ctx: { prefix: 'inputs', posted, issues: issuesByField(s.issues ?? []), people: r.app.service.board.manifest.people, timeZone: r.app.service.board.manifest.notifications.timeZone, ...(s.addRow ? { addRow: s.addRow } : {}) }, requestId: first(posted, 'requestId') ?? randomUUID(), test: first(posted, 'mode') === 'test' }
       : null,
     ...(s.problem ? { problem: s.problem } : {}),
   }));
@@ -109,7 +109,7 @@ export async function startPost(r: Request, name: string, form: PostedForm): Pro
   if (addRow !== undefined) return showProcess(r, name, wanted, { posted: p, addRow });
   const got = await version(r, name, wanted);
   if (!got) return;
-  const inputs = valuesFrom(webFields(got.v.process.frontmatter.inputs as Record<string, unknown> | undefined), p, 'inputs');
+  const inputs = valuesFrom(webFields(got.v.process.frontmatter.inputs as Record<string, unknown> | undefined), p, 'inputs', r.app.service.board.manifest.notifications.timeZone);
   const res = await call(r, 'start_run', {
     process: name,
     version: got.v.version,

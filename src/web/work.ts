@@ -74,7 +74,8 @@ async function pinnedStep(r: Request, view: RunView, stepId: string): Promise<St
 }
 
 function fieldContext(r: Request, posted: Posted, issues: readonly string[], addRow?: string): FieldContext {
-  return { prefix: 'output', posted, issues: issuesByField(issues), people: r.app.service.board.manifest.people, ...(addRow ? { addRow } : {}) };
+  const m = r.app.service.board.manifest;
+  return { prefix: 'output', posted, issues: issuesByField(issues), people: m.people, timeZone: m.notifications.timeZone, ...(addRow ? { addRow } : {}) };
 }
 
 interface Shown {
@@ -152,14 +153,14 @@ async function evidenceOf(r: Request, form: PostedForm): Promise<{ evidence: { k
   return { evidence: [...kept.map((k) => ({ kind: 'file' as const, ref: k.ref })), ...links.map((ref) => ({ kind: 'link' as const, ref }))], kept, issues };
 }
 
-/** The decide call a posted form stands for. */
-function decideArgs(runId: string, workItemId: string, p: Posted, item: WorkItem | null, process: Process | null, evidence: DecideArgs['evidence'] & {}): DecideArgs {
+/** The decide call a posted form stands for; date-times typed are read in the board's `timeZone`. */
+function decideArgs(runId: string, workItemId: string, p: Posted, item: WorkItem | null, process: Process | null, evidence: DecideArgs['evidence'] & {}, timeZone: string): DecideArgs {
   // The decision is passed as posted: decide's schema refuses any other, and the form shows why.
   const decision = (first(p, 'decision') ?? '') as DecideArgs['decision'];
   const args: DecideArgs = { runId, workItemId, snapshot: first(p, 'snapshot') ?? '', decision, requestId: first(p, 'requestId') || randomUUID() };
   const text = (k: string) => (first(p, k) ?? '').trim();
   if (decision === 'completed') {
-    const output = valuesFrom(webFields(item?.output), p, 'output');
+    const output = valuesFrom(webFields(item?.output), p, 'output', timeZone);
     if (Object.keys(output).length > 0) args.output = output;
     if (evidence.length > 0) args.evidence = evidence;
     const route = item?.next?.find((x) => x.to === text('next'));
@@ -189,7 +190,7 @@ export async function decidePost(r: Request, runId: string, workItemId: string, 
   const ev = decision === 'completed' ? await evidenceOf(r, form) : { evidence: [], kept: [], issues: [] };
   if (ev.issues.length > 0 && item) return showItem(r, got.view as RunView, item, { posted: p, issues: ev.issues, kept: ev.kept, status: 422, problem: { kind: 'error', title: 'A file could not be stored', text: 'Nothing was decided.' } });
   const process = got.item ? (await pinnedVersion(r, got.view.run.process, got.view.run.version))?.process ?? null : null;
-  const res = await call(r, 'decide', decideArgs(runId, workItemId, p, item, process, ev.evidence));
+  const res = await call(r, 'decide', decideArgs(runId, workItemId, p, item, process, ev.evidence, r.app.service.board.manifest.notifications.timeZone));
   if (res.ok) return redirect(r.res, `/runs/${runId}?${decision === 'approved' || decision === 'rejected' ? 'decided' : 'done'}=${encodeURIComponent(workItemId)}`);
   const { code, message, issues = [] } = res.error;
   const fresh = await mine(r, runId, workItemId);

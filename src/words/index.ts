@@ -10,6 +10,7 @@ export { inSentence, joinClauses, sentenceStart } from './sentence.js';
 export { linkHref, webHref } from './links.js';
 export { declaredNames, personName, type PersonLike } from './people.js';
 export { dateWords, exactTime, isTimeZone, relativeTime } from './time.js';
+export { instantOf, zoneWords } from './wall-clock.js';
 export { cutAtWord, firstSentence } from './text.js';
 export { fieldLabel, processTitle, stepTitle, stepTitleOf } from './titles.js';
 export { formatValue, unitOf, type ValueText, type WordsContext } from './values.js';

@@ -1,11 +1,11 @@
 /**
  * Inputs generated from declared fields: text, number, yes/no, date,
- * datetime (UTC), `one_of` as a choice, `person` as a choice of the board's
+ * datetime (a clock time in the board's zone, named in the label), `one_of` as a choice, `person` as a choice of the board's
  * people, lists as repeatable rows, objects as groups of key and value rows.
  * Each input is labelled, shows the value posted before and the issues the
  * service found at it. Names follow form-values.ts.
  */
-import { fieldLabel, humanize } from '../../words/index.js';
+import { fieldLabel, humanize, zoneWords } from '../../words/index.js';
 import type { WebField, Posted } from '../form-values.js';
 
 /** The field's label in words: its description's first sentence, else its key humanised. */
@@ -19,6 +19,8 @@ export interface FieldContext {
   posted: Posted;
   issues: Map<string, string[]>;
   people: { email: string; name?: string }[];
+  /** The board's zone (WORK.md `notifications.timeZone`): date-times are typed and read as its clocks show them. */
+  timeZone: string;
   /** The list or object (by input name) to show one more row for: the no-script "add a row" button. */
   addRow?: string;
 }
@@ -77,7 +79,7 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
   const type = f.type === 'number' ? 'number' : f.type === 'date' ? 'date' : f.type === 'datetime' ? 'datetime-local' : 'text';
   return (
     <>
-      <label for={id}>{label}{f.type === 'datetime' ? ' (UTC)' : ''}</label>
+      <label for={id}>{label}{f.type === 'datetime' ? ` (${zoneWords(ctx.timeZone)})` : ''}</label>
       {f.type === 'string' ? (
         <textarea {...common} rows={2}>{value}</textarea>
       ) : (
