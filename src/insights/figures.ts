@@ -6,7 +6,7 @@
  */
 import { durationMs, type Process, type StepKind } from '../process/model.js';
 import type { RunFacts, Visit, WaitFor } from './facts.js';
-import { isoWeek, spread, weeksBetween, type Spread } from './time.js';
+import { DAY, isoWeek, spread, weeksBetween, type Spread } from './time.js';
 
 export type Mode = 'live' | 'test';
 
@@ -94,7 +94,7 @@ export interface Insights {
 }
 
 /** The test of whether a run is one the filter asks for. */
-export function selecting(f: InsightsFilter): (run: RunFacts) => boolean {
+export function selecting(f: InsightsFilter): (run: Pick<RunFacts, 'process' | 'version' | 'mode' | 'startedAt'>) => boolean {
   const since = f.since === undefined ? -Infinity : Date.parse(f.since);
   const until = f.until === undefined ? Infinity : Date.parse(f.until);
   return (run) => f.modes.includes(run.mode) && (f.process === undefined || run.process === f.process) && (f.version === undefined || run.version === f.version) && run.startedAt >= since && run.startedAt < until;
@@ -148,8 +148,12 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
   const agents = new Map<string, AgentFigures>();
   const checks = new Map<string, CheckFigures>();
   const weekly = new Map<string, { started: number; ended: Record<string, number>; overdue: number }>();
+  // Runs bunch into days, and an ISO week is worked out from the day alone.
+  const weekOfDay = new Map<number, string>();
   const week = (ms: number) => {
-    const w = isoWeek(ms);
+    const day = Math.floor(ms / DAY);
+    let w = weekOfDay.get(day);
+    if (w === undefined) weekOfDay.set(day, (w = isoWeek(ms)));
     let e = weekly.get(w);
     if (!e) weekly.set(w, (e = { started: 0, ended: {}, overdue: 0 }));
     return e;

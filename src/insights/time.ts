@@ -1,6 +1,6 @@
 /** Weeks and percentiles as the figures define them. Pure. */
 
-const DAY = 86_400_000;
+export const DAY = 86_400_000;
 
 /** The ISO week (weeks start on Monday, UTC; week 1 holds the year's first Thursday) of an instant, as `2026-W49`. */
 export function isoWeek(ms: number): string {

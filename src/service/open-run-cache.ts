@@ -23,6 +23,11 @@ const VERSION = 1;
 const RACY_MS = 100;
 const RACY_COARSE_MS = 2000;
 
+/** Whether a file changed at `mtimeMs` is too young for its stamp to show a later edit of the same size (git's "racily clean" rule). */
+export function tooYoungToTrust(mtimeMs: number, wholeSeconds: boolean, nowMs: number): boolean {
+  return nowMs - mtimeMs < (wholeSeconds ? RACY_COARSE_MS : RACY_MS);
+}
+
 interface Entry {
   stamp: string;
   state: RunState;
@@ -97,7 +102,7 @@ export class OpenRunCache {
   put(runId: string, stamp: string | null, state: RunState): void {
     const now = filesStamp(this.store, runId);
     if (stamp === null || now === null || now.stamp !== stamp) return;
-    if (this.clock() - now.newestMs < (now.wholeSeconds ? RACY_COARSE_MS : RACY_MS)) return;
+    if (tooYoungToTrust(now.newestMs, now.wholeSeconds, this.clock())) return;
     if (statSync(this.store.abs(scopeFiles({ kind: 'run', id: runId }).journal), { throwIfNoEntry: false })) return;
     this.load().set(runId, { stamp, state });
     this.dirty = true;

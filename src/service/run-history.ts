@@ -2,21 +2,27 @@
  * Every run's history for the Insights figures, read from the runs' audit
  * chains (the board's own record; nothing else is kept or written). Each
  * chain is reduced to its facts once and kept in memory while the file's
- * inode, size and mtime stand: a chain only grows by a commit's append, and
- * git replaces files, either of which moves them. Lines that are not JSON (a
- * torn last line) are skipped: `workboard audit verify` is where a chain is
- * judged. The process versions the runs pinned are loaded once each. A CLI
- * process (a process per command) may keep the facts in `.work/insights.json`
+ * inode, size and mtime stand: a commit appends to a chain, git replaces it
+ * and a hand edit rewrites it, each of which moves them, and one stat a run
+ * is what it costs to see them all (the change log sees only commits). A
+ * chain changed too recently for its mtime to show a further edit is read
+ * again next time. Lines that are not JSON (a torn last line) are skipped:
+ * `workboard audit verify` is where a chain is judged. The process versions
+ * the runs pinned are loaded once each. A CLI process (a process per command)
+ * may keep the facts, packed (insights/packed.ts), in `.work/insights.json`
  * for the next one: derived from the chains, checked against each chain's
- * stamp before use, and rebuilt from them when absent or unreadable.
+ * stamp before use, unpacked only for the runs a filter selects, and rebuilt
+ * from the chains when absent or unreadable.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Board } from '../board/board.js';
 import { isCode, readIfExists, statIfExists, writeFileAtomic } from '../board/fsutil.js';
-import { isRunId, paths, STATE_DIR } from '../board/layout.js';
+import { isRunId, STATE_DIR } from '../board/layout.js';
 import { runFacts, type HistoryLine, type RunFacts } from '../insights/facts.js';
 import { versionKey } from '../insights/figures.js';
+import { pack, unpack, type PackedFacts } from '../insights/packed.js';
 import type { Process } from '../process/model.js';
+import { tooYoungToTrust } from './open-run-cache.js';
 import { processVersion } from './published.js';
 
 function parsedLines(text: string): HistoryLine[] {
@@ -39,25 +45,38 @@ function parsedLines(text: string): HistoryLine[] {
 export type PinnedProcess = Process & { roles: Record<string, string> };
 
 const KEPT = `${STATE_DIR}/insights.json`;
-const KEPT_VERSION = 2;
+const KEPT_VERSION = 3;
+
+/** A chain's facts as read (or packed, as a previous process kept them: unpacked when first asked for), under the chain's stamp. */
+interface Entry {
+  stamp: string;
+  facts?: RunFacts | null;
+  packed?: PackedFacts | null;
+}
+
+/** The fields a filter selects runs by, as the packed facts hold them too. */
+type Selected = Pick<RunFacts, 'process' | 'version' | 'mode' | 'startedAt'>;
 
 export class RunHistory {
-  private facts = new Map<string, { stamp: string; facts: RunFacts | null }>();
+  private entries = new Map<string, Entry>();
   /** Whether the facts changed since they were kept. */
   private changed = false;
   /** Counts the changes to the facts, so a shell can tell figures of the same facts apart. */
   generation = 0;
   private readonly versions = new Map<string, PinnedProcess>();
 
-  constructor(private readonly board: Board) {}
+  constructor(
+    private readonly board: Board,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
   /** Take up the facts a previous process kept (each still checked against its chain's stamp). */
   async loadKept(): Promise<void> {
     const raw = await readIfExists(this.board.store.abs(KEPT));
     if (raw === null) return;
     try {
-      const kept = JSON.parse(raw.toString('utf8')) as { version?: unknown; entries?: unknown };
-      if (kept.version === KEPT_VERSION && Array.isArray(kept.entries)) this.facts = new Map(kept.entries as [string, { stamp: string; facts: RunFacts | null }][]);
+      const kept = JSON.parse(raw.toString('utf8')) as { version?: unknown; runs?: unknown };
+      if (kept.version === KEPT_VERSION && Array.isArray(kept.runs)) this.entries = new Map((kept.runs as [string, string, PackedFacts | null][]).map(([id, stamp, packed]) => [id, { stamp, packed }]));
     } catch {
       // unreadable: the chains are read again
     }
@@ -66,34 +85,42 @@ export class RunHistory {
   /** Keep the facts for the next process, when they changed. */
   async saveKept(): Promise<void> {
     if (!this.changed) return;
-    await writeFileAtomic(this.board.store.abs(KEPT), JSON.stringify({ version: KEPT_VERSION, entries: [...this.facts] }));
+    const runs: [string, string, PackedFacts | null][] = [];
+    for (const [id, e] of this.entries) {
+      if (e.stamp === '') continue;
+      runs.push([id, e.stamp, e.packed !== undefined ? e.packed : e.facts ? pack(e.facts) : null]);
+    }
+    await writeFileAtomic(this.board.store.abs(KEPT), JSON.stringify({ version: KEPT_VERSION, runs }));
     this.changed = false;
   }
 
-  /** Every run's facts (runs whose chain starts no run are left out), in id order. */
-  runs(): RunFacts[] {
+  /**
+   * Every run's facts (runs whose chain starts no run are left out), in id
+   * order; with `wanted`, only the runs it selects (the others are not unpacked).
+   */
+  runs(wanted?: (run: Selected) => boolean): RunFacts[] {
+    const runsDir = this.board.store.abs('runs');
     let ids: string[];
     try {
-      ids = readdirSync(this.board.store.abs('runs')).filter(isRunId).sort();
+      ids = readdirSync(runsDir).filter(isRunId).sort();
     } catch (e) {
       if (isCode(e, 'ENOENT')) return [];
       throw e;
     }
     const out: RunFacts[] = [];
     const seen = new Set(ids);
-    for (const id of this.facts.keys()) {
+    for (const id of this.entries.keys()) {
       if (seen.has(id)) continue;
-      this.facts.delete(id);
-      this.changed = true;
-      this.generation++;
+      this.entries.delete(id);
+      this.noteChange();
     }
     for (const id of ids) {
-      const file = this.board.store.abs(paths.runChain(id));
+      // paths.runChain's file, joined by hand: a path.join for each of 10k runs was a tenth of a warm `stats`.
+      const file = `${runsDir}/${id}/audit.jsonl`;
       const s = statIfExists(file);
       if (!s) continue;
-      const stamp = `${s.ino}:${s.size}:${s.mtimeMs}`;
-      let e = this.facts.get(id);
-      if (!e || e.stamp !== stamp) {
+      let e = this.entries.get(id);
+      if (!e || e.stamp === '' || e.stamp !== `${s.ino}:${s.size}:${s.mtimeMs}`) {
         let text: string;
         try {
           text = readFileSync(file, 'utf8');
@@ -101,14 +128,27 @@ export class RunHistory {
           if (isCode(err, 'ENOENT')) continue;
           throw err;
         }
-        e = { stamp, facts: runFacts(id, parsedLines(text)) };
-        this.facts.set(id, e);
-        this.changed = true;
-        this.generation++;
+        // A chain changed within the file system's clock tick could change again unseen at the same size and mtime: read again next time.
+        const young = tooYoungToTrust(s.mtimeMs, s.mtimeMs % 1000 === 0, this.clock());
+        e = { stamp: young ? '' : `${s.ino}:${s.size}:${s.mtimeMs}`, facts: runFacts(id, parsedLines(text)) };
+        this.entries.set(id, e);
+        this.noteChange();
       }
-      if (e.facts) out.push(e.facts);
+      const p = e.packed;
+      if (p === null || e.facts === null) continue;
+      if (p !== undefined) {
+        if (wanted && !wanted({ process: p[1], version: p[2], mode: p[3], startedAt: p[4] })) continue;
+        e.facts = unpack(p);
+        delete e.packed;
+      }
+      if (e.facts && (!wanted || wanted(e.facts))) out.push(e.facts);
     }
     return out;
+  }
+
+  private noteChange(): void {
+    this.changed = true;
+    this.generation++;
   }
 
   /** The versions these runs pinned, by `name@version`; one that cannot be read is left out (its steps then have no kind or due). */

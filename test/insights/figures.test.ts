@@ -8,6 +8,7 @@ import { parseBar, runsBehind } from '../../src/insights/bars.js';
 import { runFacts, type HistoryLine } from '../../src/insights/facts.js';
 import { insights, versionKey } from '../../src/insights/figures.js';
 import { parseFilter } from '../../src/insights/filter.js';
+import { pack, unpack } from '../../src/insights/packed.js';
 import { durationText } from '../../src/insights/labels.js';
 import { isoWeek, spread } from '../../src/insights/time.js';
 import type { Process } from '../../src/process/model.js';
@@ -105,6 +106,16 @@ describe('one run reduced to its facts and figured', () => {
 
   it('reads no run from a chain that starts none', () => {
     expect(runFacts(RUN, LINES.slice(1))).toBeNull();
+  });
+});
+
+describe('facts packed for keeping', () => {
+  it('unpack to the very facts packed, for an ended run and one still open', () => {
+    const ended = runFacts(RUN, LINES)!;
+    // Cut at the signature's work item: the run and that visit are open, its wait goes on.
+    const open = runFacts(RUN, LINES.slice(0, LINES.findIndex((l) => l.action === 'step.rejected')))!;
+    expect(open.endedAt).toBeNull();
+    for (const f of [ended, open]) expect(unpack(JSON.parse(JSON.stringify(pack(f))))).toEqual(f);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { insights, type Insights } from '../../insights/figures.js';
+import { insights, selecting, type Insights } from '../../insights/figures.js';
 import { parseFilter } from '../../insights/filter.js';
 import { durationText, labels, type Labels } from '../../insights/labels.js';
 import { oneLine } from '../../git/audit-words.js';
@@ -77,7 +77,7 @@ export function register(program: Command, cli: Cli): void {
       const board = await cli.board();
       const history = new RunHistory(board);
       await history.loadKept();
-      const runs = history.runs();
+      const runs = history.runs(selecting(parsed.filter));
       // A board this person may only read still gets its figures, read from the chains each time.
       await history.saveKept().catch(() => undefined);
       const versions = await history.versionsOf(runs);
