@@ -37,7 +37,11 @@ export function pack(f: RunFacts): PackedFacts {
     t0,
     rel(f.endedAt),
     f.outcome,
-    f.visits.map((v) => [v.step, v.enteredAt - t0, rel(v.doneAt), v.outcome, v.by, ...v.waits.flatMap((w) => [w.for, w.from - t0, rel(w.to)])]),
+    f.visits.map((v) => {
+      const packed: PackedVisit = [v.step, v.enteredAt - t0, rel(v.doneAt), v.outcome, v.by];
+      for (const w of v.waits) packed.push(w.for, w.from - t0, rel(w.to));
+      return packed;
+    }),
     f.rejections.map((r) => [r.step, r.by, r.at - t0, r.note]),
     f.escalations.map((e) => [e.step, e.agent, e.at - t0, e.check ? 1 : 0]),
     f.returns.map((r) => [r.step, r.agent, r.at - t0]),

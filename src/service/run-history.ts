@@ -90,8 +90,14 @@ export class RunHistory {
       if (e.stamp === '') continue;
       runs.push([id, e.stamp, e.packed !== undefined ? e.packed : e.facts ? pack(e.facts) : null]);
     }
-    await writeFileAtomic(this.board.store.abs(KEPT), JSON.stringify({ version: KEPT_VERSION, runs }));
+    // Marked kept before the write, so a change made meanwhile is kept by the next save.
     this.changed = false;
+    try {
+      await writeFileAtomic(this.board.store.abs(KEPT), JSON.stringify({ version: KEPT_VERSION, runs }));
+    } catch (e) {
+      this.changed = true;
+      throw e;
+    }
   }
 
   /**

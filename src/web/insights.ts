@@ -22,12 +22,18 @@ import { frame, sendPage, sendSvg, type Request } from './respond.js';
 import { processList } from './runs.js';
 import { chartSvg, type BarDatum } from './insight-charts.js';
 
-/** One history a board, kept for the app's life: the facts of unchanged chains are not read again. */
-const histories = new WeakMap<Board, RunHistory>();
+/**
+ * One history a board, kept for the app's life: the facts of unchanged chains are not read again.
+ * It starts from the facts a CLI `stats` or an earlier `serve` kept, so a restart need not read every chain.
+ */
+const histories = new WeakMap<Board, Promise<RunHistory>>();
 
-function historyOf(board: Board): RunHistory {
+function historyOf(board: Board): Promise<RunHistory> {
   let hst = histories.get(board);
-  if (!hst) histories.set(board, (hst = new RunHistory(board)));
+  if (!hst) {
+    const fresh = new RunHistory(board);
+    histories.set(board, (hst = fresh.loadKept().then(() => fresh)));
+  }
   return hst;
 }
 
@@ -63,8 +69,10 @@ async function seen(r: Request): Promise<Seen> {
   const now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
   const q = r.url.searchParams;
   const parsed = parseFilter(Object.fromEntries(FILTER_KEYS.map((k) => [k, q.get(k) ?? undefined])), now);
-  const history = historyOf(r.app.service.board);
+  const history = await historyOf(r.app.service.board);
   const all = history.runs();
+  // For the next start; a board this server may only read still gets its figures.
+  void history.saveKept().catch(() => undefined);
   const versions = await history.versionsOf(all);
   const groups = r.app.service.board.manifest.groups;
   const email = r.actor.email.toLowerCase();
