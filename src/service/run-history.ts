@@ -49,6 +49,7 @@ const KEPT_VERSION = 3;
 
 /** A chain's facts as read (or packed, as a previous process kept them: unpacked when first asked for), under the chain's stamp. */
 interface Entry {
+  /** '' for a chain too young to trust: it matches no stamp, so the chain is read again. */
   stamp: string;
   facts?: RunFacts | null;
   packed?: PackedFacts | null;
@@ -121,12 +122,12 @@ export class RunHistory {
       this.noteChange();
     }
     for (const id of ids) {
-      // paths.runChain's file, joined by hand: a path.join for each of 10k runs was a tenth of a warm `stats`.
+      // paths.runChain's file, joined by hand: a path.join for each of 10k runs took some 10 ms of a warm `stats`.
       const file = `${runsDir}/${id}/audit.jsonl`;
       const s = statIfExists(file);
       if (!s) continue;
       let e = this.entries.get(id);
-      if (!e || e.stamp === '' || e.stamp !== `${s.ino}:${s.size}:${s.mtimeMs}`) {
+      if (!e || e.stamp !== `${s.ino}:${s.size}:${s.mtimeMs}`) {
         let text: string;
         try {
           text = readFileSync(file, 'utf8');
