@@ -10,6 +10,8 @@
 //   page, cold    the first GET /insights of a fresh `workboard serve --http` with no facts kept (it
 //                 reads every chain); then, after a restart, the first from the facts that server kept
 //   page, warm    GET /insights again: chains unchanged since are not read again
+//   parts         in this process, a warm `stats`'s work part by part (reading the kept facts, the
+//                 first list of runs, a second list: the stats alone, the figures), as CPU time
 //   figures, CPU  in this process, with every chain's facts in memory: the stat of every chain
 //                 and the figures, as CPU time (what the warm paths cost whatever the machine's load)
 //
@@ -23,7 +25,7 @@ import { promisify } from 'node:util';
 import { Board } from '../dist/board/board.js';
 import { redeemCode, createLoginLink } from '../dist/web/sessions.js';
 import { RunHistory } from '../dist/service/run-history.js';
-import { insights } from '../dist/insights/figures.js';
+import { insights, selecting } from '../dist/insights/figures.js';
 import { generateBoard } from './gen-board.mjs';
 import { median } from './stats.mjs';
 
@@ -99,6 +101,25 @@ export async function insightsSection({ quick, base }) {
       const used = process.cpuUsage(c);
       cpu.push((used.user + used.system) / 1000);
     }
+    // What a warm `stats` spends on the board's 10k runs, part by part, each from a fresh history on the kept facts.
+    const cpuOf = async (f) => {
+      const c = process.cpuUsage();
+      const r = await f();
+      const used = process.cpuUsage(c);
+      return [r, (used.user + used.system) / 1000];
+    };
+    const parts = { keptMs: [], firstMs: [], statMs: [], figuresMs: [] };
+    const filter = { modes: ['live'] };
+    for (let i = 0; i < reps; i++) {
+      const h = new RunHistory(await Board.open(dir));
+      parts.keptMs.push((await cpuOf(() => h.loadKept()))[1]);
+      const [facts, first] = await cpuOf(() => h.runs(selecting(filter)));
+      parts.firstMs.push(first);
+      parts.statMs.push((await cpuOf(() => h.runs(selecting(filter))))[1]);
+      const versions = await h.versionsOf(facts);
+      parts.figuresMs.push((await cpuOf(() => insights(facts, versions, filter, new Date().toISOString())))[1]);
+    }
+    const warmParts = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, median(v)]));
     // The page cold with nothing kept (every chain read), then after a restart, from what that server kept.
     rmSync(path.join(dir, '.work', 'insights.json'), { force: true });
     const board = await Board.open(dir);
@@ -119,7 +140,7 @@ export async function insightsSection({ quick, base }) {
         await new Promise((resolve) => server.once('exit', resolve));
       }
     }
-    const json = { runs, started: cold.data.runs.started, stats: { coldMs: cold.ms, warmMs: median(warm), coldCpuMs: cold.cpuMs, warmCpuMs: warmCpu.includes(null) ? null : median(warmCpu) }, page, figuresCpuMs: median(cpu), goals: INSIGHTS_GOALS };
+    const json = { runs, started: cold.data.runs.started, stats: { coldMs: cold.ms, warmMs: median(warm), coldCpuMs: cold.cpuMs, warmCpuMs: warmCpu.includes(null) ? null : median(warmCpu) }, page, figuresCpuMs: median(cpu), warmParts, goals: INSIGHTS_GOALS };
     const f = (ms) => `${Math.round(ms)} ms`;
     const ok = (ms, goal) => (ms <= goal ? 'met' : 'NOT met');
     return {
@@ -133,6 +154,7 @@ export async function insightsSection({ quick, base }) {
         `| GET /insights (serve) | ${f(page.coldMs)} (after a restart: ${f(page.restartMs)}) | ${f(page.warmMs)} | warm ≤ ${INSIGHTS_GOALS.warmMs} ms: ${ok(page.warmMs, INSIGHTS_GOALS.warmMs)}; cold ≤ ${INSIGHTS_GOALS.coldMs} ms: ${ok(page.coldMs, INSIGHTS_GOALS.coldMs)} |`,
         '',
         `CPU of the \`stats\` processes: cold ${json.stats.coldCpuMs === null ? 'not measured' : f(json.stats.coldCpuMs)}, warm ${json.stats.warmCpuMs === null ? 'not measured' : f(json.stats.warmCpuMs)} (median; from /proc, to 10 ms).`,
+        `A warm \`stats\`'s parts, CPU in one process (median of ${reps}): reading the kept facts ${f(warmParts.keptMs)}; the first list of runs (a stat of every chain, unpacking those selected) ${f(warmParts.firstMs)}, of which the stats ${f(warmParts.statMs)} (a second list); the figures ${f(warmParts.figuresMs)}.`,
         `Figures in one process, facts in memory (a stat of every chain, then the figures): ${f(json.figuresCpuMs)} of CPU (median of ${reps}); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}.`,
       ],
     };
