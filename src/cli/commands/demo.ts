@@ -22,6 +22,7 @@ import { Service } from '../../service/service.js';
 import { DEMO_AGENT, reviewClaim, type WorkedClaim } from '../demo/scripted-agent.js';
 import { mcpConfig, shellWord } from '../mcp-config.js';
 import { color } from '../output.js';
+import { personName } from '../../words/index.js';
 import type { Cli } from '../cli.js';
 import { BIN } from './mcp-config.js';
 import { serveBoard } from './serve.js';
@@ -77,7 +78,7 @@ function launcher(): string {
   return [process.execPath, BIN].map(shellWord).join(' ');
 }
 
-function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedClaim, link: string | null): string {
+function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedClaim, link: string | null, name: (email: string) => string): string {
   const wb = `${launcher()} --board ${shellWord(root)}`;
   const stdio = { kind: 'stdio' as const, node: process.execPath, bin: BIN, agent: DEMO_AGENT, board: root };
   const http = { kind: 'http' as const, url: mcpUrl, token };
@@ -86,8 +87,8 @@ function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedCla
     '',
     color.bold('workboard demo'),
     `  board   ${root}  ${color.dim('(a copy of examples/board, yours to change; delete it when done)')}`,
-    `  run     ${claim.runId}: ${CLAIMANT} filed an expense claim of 184.5 EUR and the scripted agent "${DEMO_AGENT}" reviewed it;`,
-    `          it now waits for ${DEMO_PERSON} (finance) to approve the payout.`,
+    `  run     ${name(CLAIMANT)} filed an expense claim of 184.50 EUR and the scripted agent "${DEMO_AGENT}" reviewed it;`,
+    `          it now waits for ${name(DEMO_PERSON)} (finance) to approve the payout.`,
     '',
     color.bold('1. Connect an MCP client as the agent reviewer (a bearer token made for this demo):'),
     indent(mcpConfig('json', http)),
@@ -130,7 +131,7 @@ export function register(program: Command, cli: Cli): void {
       await serveBoard(cli, board, { http: o.http }, async (mcpUrl) => {
         const url = mcpUrl ?? `http://${o.http}/mcp`;
         const link = await signInLink(board, DEMO_PERSON, new URL(url).origin);
-        process.stdout.write(nextSteps(root, url, token, claim, link));
+        process.stdout.write(nextSteps(root, url, token, claim, link, (email) => personName(board.manifest.people, email)));
       });
     });
 }

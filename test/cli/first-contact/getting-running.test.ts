@@ -86,7 +86,10 @@ describe('item 2: the demo (npm start)', () => {
     try {
       const url = /"url": "(http:\/\/127\.0\.0\.1:\d+\/mcp)"/.exec(out)?.[1];
       const token = /"Authorization": "Bearer (wb_[^"]+)"/.exec(out)?.[1];
-      const runId = /run {5}(r-[0-9a-z]+)/.exec(out)?.[1];
+      const runId = / decide (r-[0-9a-z]+) /.exec(out)?.[1];
+      // The summary names people as WORK.md does, not by their addresses.
+      expect(out).toContain('Jon Berg filed an expense claim of 184.50 EUR');
+      expect(out).toContain('it now waits for Mira Okafor (finance)');
       expect(url && token && runId, out).toBeTruthy();
       // A real MCP client over HTTP with the printed token, as the agent.
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
