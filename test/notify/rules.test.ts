@@ -148,6 +148,19 @@ class Drive {
   }
 }
 
+/** A person step for the writer role, due an hour after it opens. */
+const signWithinAnHour = (name: string) =>
+  pinned(`name: ${name}
+description: d
+steps:
+  - id: sign
+    person: writer
+    task: Sign it.
+    due: 1h
+  - id: done
+    finish: signed
+`);
+
 describe('who is told what, and where they act', () => {
   it('a work item opened for a group tells its members, with the work item page', () => {
     const d = new Drive(REPORT);
@@ -234,16 +247,7 @@ describe('who is told what, and where they act', () => {
     expect(more).toEqual([]);
     expect(late).toMatchObject({ kind: 'overdue', stepId: 'work', recipients: [OLGA], path: '/runs/r-1' });
 
-    const due = pinned(`name: due
-description: d
-steps:
-  - id: sign
-    person: writer
-    task: Sign it.
-    due: 1h
-  - id: done
-    finish: signed
-`);
+    const due = signWithinAnHour('due');
     const d = new Drive(due);
     d.start(ann);
     const [n] = d.run(bot, { tool: 'tick' }, 2 * 3600_000);
@@ -251,16 +255,7 @@ steps:
   });
 
   it('a digest lists each notification in the words of its own email: the run and step titles, and when it is due in the board zone', () => {
-    const signing = pinned(`name: signing
-description: d
-steps:
-  - id: sign
-    person: writer
-    task: Sign it.
-    due: 1h
-  - id: done
-    finish: signed
-`);
+    const signing = signWithinAnHour('signing');
     const m = manifest();
     const d = new Drive(signing, { ...m, notifications: { ...m.notifications, timeZone: 'Europe/Berlin' } });
     const [opened] = d.start(ann);
