@@ -3,15 +3,15 @@
  * step and the run data, and re-asks until the answer is an allowed one. Run
  * on a real pseudo-terminal through script(1).
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { hasScript, onTerminal } from '../support/terminal.js';
 
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
-const hasScript = spawnSync('script', ['--version']).status === 0;
 const wb = (cwd: string, ...args: string[]) => execFileSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8' });
 
 describe.skipIf(!hasScript)('decide on a terminal', () => {
@@ -30,22 +30,8 @@ describe.skipIf(!hasScript)('decide on a terminal', () => {
     wb(b, '--as', 'helper', 'submit', token, '--output', 'greeting=Hi Kim', '--summary', 'Wrote it.');
     const wi = JSON.parse(wb(b, '--json', '--as', 'ana@example.com', 'inbox')).data.items[0].workItem.id as string;
 
-    const cmd = [process.execPath, BIN, '--as', 'ana@example.com', 'decide', runId, wi].map((x) => `'${x}'`).join(' ');
-    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: b, stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    const wait = (text: string) => new Promise<void>((resolve) => {
-      const t = setInterval(() => {
-        if (out.includes(text)) {
-          clearInterval(t);
-          resolve();
-        }
-      }, 20);
-    });
-    await wait('Decision (approved, rejected, failed)');
     // Rejecting ends this run (no on_reject), so it is confirmed first (issue 16, item 11).
-    child.stdin.write('maybe\nrejected\nToo short.\ny\n');
-    const code = await new Promise((r) => child.on('close', r));
+    const { code, out } = await onTerminal([process.execPath, BIN, '--as', 'ana@example.com', 'decide', runId, wi], { prompt: 'Decision (approved, rejected, failed)', input: 'maybe\nrejected\nToo short.\ny\n', cwd: b });
     expect(code).toBe(0);
     expect(out).toContain('Friendly and spelled right.');
     // The earlier step by its title, its output by label (the label dimmed on a terminal).

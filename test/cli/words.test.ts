@@ -6,7 +6,7 @@
  * only the link on stdout, pointed at WORK.md's baseUrl or
  * WORKBOARD_PUBLIC_URL; `serve --http` says where the web app is.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { parse, stringify } from 'yaml';
 import { boardWith } from '../identities/support.js';
 import { BIN, ensureBuilt, type CliResult } from '../support/cli-run.js';
 import { cleanupTmp } from '../support/tmp-board.js';
+import { hasScript, onTerminal } from '../support/terminal.js';
 
 // Times print in the terminal's zone; the expected ones are UTC.
 process.env.TZ = 'UTC';
@@ -69,7 +70,6 @@ steps:
 # Trip
 `;
 
-const hasScript = spawnSync('script', ['--version']).status === 0;
 
 let dir = '';
 let wb: (...args: string[]) => Promise<CliResult>;
@@ -148,21 +148,9 @@ describe('decide on a terminal', () => {
     await must('publish', path.join(dir, 'processes/trip'));
     const trip = (await must('start', 'trip', '--input', 'city=Oslo', '--as', 'jon@example.com')).stdout.trim();
     const item = (await must('inbox', '--decide-args', '--as', 'jon@example.com')).stdout.split('\n').find((l) => l.startsWith(trip))!.split(' ')[1]!;
-    const cmd = [process.execPath, BIN, '--board', dir, '--as', 'jon@example.com', 'decide', trip, item].map((x) => `'${x}'`).join(' ');
-    const child = spawn('script', ['-qfec', cmd, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-    let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    const asked = (text: string) => new Promise<void>((resolve) => {
-      const t = setInterval(() => {
-        if (out.includes(text)) {
-          clearInterval(t);
-          resolve();
-        }
-      }, 20);
-    });
-    await asked('Decision (');
-    child.stdin.write('completed\n3\n\n2\n\n\ny\n');
-    const code = await new Promise((r) => child.on('close', r));
+    const run = await onTerminal([process.execPath, BIN, '--board', dir, '--as', 'jon@example.com', 'decide', trip, item], { prompt: 'Decision (', input: 'completed\n3\n\n2\n\n\ny\n', env: { ...process.env, NO_COLOR: '1' } });
+    const code = run.code;
+    let out = run.out;
     expect(code, out).toBe(0);
     out = out.replace(/\r/g, ''); // the terminal ends lines with CR LF
     expect(out).toContain('Nights away (number): ');

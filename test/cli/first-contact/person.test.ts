@@ -8,17 +8,17 @@
  * SIGTERM while a client holds a half-sent request, and a call sent just
  * before the signal is answered and committed (item 16).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, workboard } from '../../support/cli-run.js';
 import { cleanupTmp, tmpDir } from '../../support/tmp-board.js';
+import { hasScript, onTerminal } from '../../support/terminal.js';
 
 let root = '';
 const wb = (args: string[]) => workboard(args, { cwd: root });
-const hasScript = spawnSync('script', ['--version']).status === 0;
 
 const PAYOUT = `---
 name: payout
@@ -90,30 +90,15 @@ describe('item 11: what a person sees', () => {
   it.skipIf(!hasScript)('decide on a terminal shows readable fields and asks before a decision that ends the run; no keeps everything', async () => {
     const runId = await runUpToApproval('Nia', 75);
     const item = (await wb(['inbox', '--decide-args', '--as', 'ana@example.com', '--limit', '100'])).stdout.split('\n').find((l) => l.startsWith(runId))!.split(' ')[1]!;
-    const onTerminal = async (input: string) => {
-      const cmd = [process.execPath, BIN, '--as', 'ana@example.com', 'decide', runId, item].map((x) => `'${x}'`).join(' ');
-      const child = spawn('script', ['-qfec', cmd, '/dev/null'], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-      let out = '';
-      child.stdout.on('data', (d) => (out += d));
-      await new Promise<void>((resolve) => {
-        const t = setInterval(() => {
-          if (out.includes('Decision (')) {
-            clearInterval(t);
-            resolve();
-          }
-        }, 20);
-      });
-      child.stdin.write(input);
-      const code = await new Promise((r) => child.on('close', r));
-      return { code, out };
-    };
-    const declined = await onTerminal('failed\nWrong claimant.\nn\n');
+    const decideOnTerminal = (input: string) =>
+      onTerminal([process.execPath, BIN, '--as', 'ana@example.com', 'decide', runId, item], { prompt: 'Decision (', input, cwd: root, env: { ...process.env, NO_COLOR: '1' } });
+    const declined = await decideOnTerminal('failed\nWrong claimant.\nn\n');
     expect(declined.out).toContain('Claimant: Nia  ·  Amount: 75');
     expect(declined.out).toMatch(/Check the claim +Fine: Yes  ·  Summary: Checked\./);
     expect(declined.out).toContain('This ends the run (outcome failed)');
     expect(declined.code).toBe(1);
     expect(JSON.parse((await wb(['--json', 'show', runId])).stdout).data.run).toMatchObject({ state: 'waiting', outcome: null });
-    const approved = await onTerminal('approved\ny\n');
+    const approved = await decideOnTerminal('approved\ny\n');
     expect(approved.out).toContain('This ends the run (outcome paid)');
     expect(approved.code).toBe(0);
     expect(JSON.parse((await wb(['--json', 'show', runId])).stdout).data.run).toMatchObject({ state: 'ended', outcome: 'paid' });
