@@ -162,7 +162,7 @@ export function InsightsPage(p: InsightsPageProps) {
                   <td data-label="Median">{durationText(x.wall.p50Ms)}</td>
                   <td data-label="90th percentile">{durationText(x.wall.p90Ms)}</td>
                   <td data-label="Median waiting">{durationText(x.waiting.p50Ms)}</td>
-                  <td data-label="90th waiting">{durationText(x.waiting.p90Ms)}</td>
+                  <td data-label="90th percentile waiting">{durationText(x.waiting.p90Ms)}</td>
                 </tr>
               ))}
             </tbody>
