@@ -1,5 +1,6 @@
 /** WORK.md: the board's name, settings, limits, people, agents and where notifications go. Never a secret. */
 import type { Issue } from '../core/issues.js';
+import { isTimeZone } from '../words/index.js';
 
 export interface Settings {
   leaseSeconds: number;
@@ -69,13 +70,8 @@ export const DEFAULT_TIME_ZONE = 'UTC';
 /** What the schema cannot tell: whether `notifications.timeZone` is a zone this Node knows ("Europe/Atlantis" has the shape of one). */
 export function manifestIssues(data: Record<string, unknown>): Issue[] {
   const tz = (data.notifications as { timeZone?: unknown } | undefined)?.timeZone;
-  if (typeof tz !== 'string') return [];
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: tz });
-    return [];
-  } catch {
-    return [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];
-  }
+  if (typeof tz !== 'string' || isTimeZone(tz)) return [];
+  return [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];
 }
 export const DEFAULT_MAX_ATTEMPTS = 8;
 

@@ -6,7 +6,7 @@
  * no files, no clock, no board.
  */
 export { humanize } from './humanize.js';
-export { inSentence, joinClauses, sentenceStart } from './sentence.js';
+export { inSentence, joinClauses } from './sentence.js';
 export { linkHref, webHref } from './links.js';
 export { declaredNames, personName, type PersonLike } from './people.js';
 export { dateWords, exactTime, isTimeZone, relativeTime } from './time.js';

@@ -15,12 +15,6 @@ export function inSentence(clause: string, names: readonly string[] = []): strin
   return c.charAt(0).toLowerCase() + c.slice(1);
 }
 
-/** The clause as it opens a sentence: first letter upper-cased, no closing period (callers add their own). */
-export function sentenceStart(clause: string): string {
-  const c = clause.trim().replace(/[.]+$/, '');
-  return c.charAt(0).toUpperCase() + c.slice(1);
-}
-
 /**
  * Two clauses joined by a word: `joinClauses("Next: Approve the payout", "because", "The claim is within policy.")`
  * → "Next: Approve the payout because the claim is within policy". `names` are words the second clause may start
