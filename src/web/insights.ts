@@ -65,15 +65,28 @@ export function filterQuery(q: URLSearchParams): URLSearchParams {
 /** The page's figures are as of the minute, so a page asked for again within it is not figured again. */
 const MINUTE = 60_000;
 
+/** When each board's facts were last saved, or are due to be. */
+const keptAt = new WeakMap<RunHistory, number>();
+
+/**
+ * Saves the facts for the next start a second after a page (packing and writing 10k runs' facts is
+ * megabytes, no part of the page's time), and at most once a minute however many pages are asked
+ * for. A board this server may only read still gets its figures.
+ */
+function keepSoon(history: RunHistory): void {
+  const due = Math.max(Date.now() + 1000, (keptAt.get(history) ?? -Infinity) + MINUTE);
+  if ((keptAt.get(history) ?? -Infinity) > Date.now()) return; // a save is already due
+  keptAt.set(history, due);
+  setTimeout(() => void history.saveKept().catch(() => undefined), due - Date.now()).unref();
+}
+
 async function seen(r: Request): Promise<Seen> {
   const now = new Date(Math.floor(Date.now() / MINUTE) * MINUTE);
   const q = r.url.searchParams;
   const parsed = parseFilter(Object.fromEntries(FILTER_KEYS.map((k) => [k, q.get(k) ?? undefined])), now);
   const history = await historyOf(r.app.service.board);
   const all = history.runs();
-  // For the next start, a second later: packing and writing 10k runs' facts is no part of this page's time.
-  // A board this server may only read still gets its figures.
-  setTimeout(() => void history.saveKept().catch(() => undefined), 1000).unref();
+  keepSoon(history);
   const versions = await history.versionsOf(all);
   const groups = r.app.service.board.manifest.groups;
   const email = r.actor.email.toLowerCase();
