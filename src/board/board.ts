@@ -9,6 +9,7 @@ import { BoardError } from './errors.js';
 import { fileStamp } from './fsutil.js';
 import { STATE_DIR, WORK_FILE } from './layout.js';
 import { DEFAULT_SETTINGS, manifestFrom, newManifestData, type Manifest } from './manifest.js';
+import { WorkState } from './state.js';
 import { BoardStore, type StoreOptions } from './store.js';
 import { NAME_PATTERN } from '../process/model.js';
 
@@ -29,6 +30,8 @@ files/** -text
 
 export class Board {
   private seenManifest: string;
+  /** The coordinator's uncommitted records under `.work/`: the only way anything outside the board touches them. */
+  readonly state: WorkState;
 
   private constructor(
     readonly root: string,
@@ -37,6 +40,7 @@ export class Board {
     manifestHash: string,
   ) {
     this.seenManifest = manifestHash;
+    this.state = new WorkState(root, store.options);
   }
 
   /** WORK.md as last read; `refresh` picks up edits made since (people, groups, settings). */

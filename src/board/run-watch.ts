@@ -13,7 +13,7 @@ import { STATE_DIR } from './layout.js';
 
 export type RunWatchEvent = { kind: 'run'; runId: string } | { kind: 'runs' } | { kind: 'commit' };
 
-type Closable = Pick<FSWatcher, 'close'>;
+export type Closable = Pick<FSWatcher, 'close'>;
 
 export class RunWatch {
   private readonly folders = new Map<string, Closable>();

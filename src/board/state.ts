@@ -1,0 +1,181 @@
+/**
+ * The coordinator's uncommitted state under `.work/` (outbox, sessions,
+ * digests, incidents, tokens, caches, last-valid copies), through one API so
+ * that every record has one write discipline: whole-file replacement by
+ * atomic rename, and, where two writers could race, a named lock file held
+ * around the read-modify-write. Nothing here is audited or committed to git;
+ * losing a record costs a cache rebuild or a repeated notice, never truth.
+ *
+ * Paths are relative to the board root and must lie under `.work/`.
+ */
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { BoardError } from './errors.js';
+import { createExclusive, fileStamp, isCode, readIfExists, removeIfExists, tempPathFor, writeFileAtomic } from './fsutil.js';
+import { isStatePath, normalizeRel, STATE_DIR } from './layout.js';
+import { acquireLock, LockTimeout } from './lock.js';
+import { watchFolder, type Closable } from './run-watch.js';
+
+export interface StateLockOptions {
+  lockStaleMs: number;
+  lockTimeoutMs: number;
+  now?: () => Date;
+}
+
+/** What a locked update decides: the record's new bytes (null: remove it), and the answer to hand back. */
+export interface StateUpdate<T> {
+  bytes: string | Buffer | null;
+  value: T;
+}
+
+export class WorkState {
+  constructor(
+    private readonly root: string,
+    private readonly options: StateLockOptions,
+  ) {}
+
+  /** A record's bytes, or null when absent. */
+  read(rel: string): Promise<Buffer | null> {
+    return readIfExists(this.abs(rel));
+  }
+
+  /** A record's text, or null when absent. */
+  async readText(rel: string): Promise<string | null> {
+    return (await this.read(rel))?.toString('utf8') ?? null;
+  }
+
+  /** The same, without yielding: for hot paths that check a cache on every request. */
+  readTextNow(rel: string): string | null {
+    try {
+      return readFileSync(this.abs(rel), 'utf8');
+    } catch (e) {
+      if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
+      throw e;
+    }
+  }
+
+  /** A record's inode, size and mtime ('' when absent): a reader re-reads only when it changes. */
+  stamp(rel: string): string {
+    return fileStamp(this.abs(rel));
+  }
+
+  /** The names in a state folder, sorted ([] when it does not exist). */
+  list(dir: string): string[] {
+    try {
+      return readdirSync(this.abs(dir)).sort();
+    } catch (e) {
+      if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
+      throw e;
+    }
+  }
+
+  /**
+   * Replace a record whole by atomic rename: a reader sees the old bytes or the
+   * new, never a mix. For records with one writer at a time (its own lock, or a
+   * cache where the last writer wins); otherwise use `update`.
+   */
+  async replace(rel: string, bytes: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
+    const file = this.abs(rel);
+    try {
+      await writeFileAtomic(file, bytes, opts);
+    } catch (e) {
+      if (!isCode(e, 'ENOENT')) throw e;
+      await this.ensureDir(path.posix.dirname(rel));
+      await writeFileAtomic(file, bytes, opts);
+    }
+  }
+
+  /** `replace` without yielding and without fsync: for caches written on the way out of a request. */
+  replaceNow(rel: string, bytes: string | Buffer): void {
+    const file = this.abs(rel);
+    const tmp = tempPathFor(file);
+    try {
+      writeFileSync(tmp, bytes);
+      renameSync(tmp, file);
+    } catch (e) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // never created
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Read, decide and write one record under the lock file `.work/locks/<lock>.lock`,
+   * so two processes never both act on the same old bytes (two daemons sending one digest).
+   * If `decide` throws, nothing is written.
+   */
+  async update<T>(rel: string, lock: string, decide: (old: Buffer | null) => Promise<StateUpdate<T>> | StateUpdate<T>): Promise<T> {
+    return this.locked(lock, async () => {
+      const next = await decide(await this.read(rel));
+      if (next.bytes === null) await this.remove(rel);
+      else await this.replace(rel, next.bytes);
+      return next.value;
+    });
+  }
+
+  /** Run `fn` holding the named lock file (a dead holder's lock is broken; a live one is waited for, then `busy`). */
+  async locked<T>(lock: string, fn: () => Promise<T>): Promise<T> {
+    if (!/^[a-z0-9][a-z0-9.-]*$/.test(lock)) throw new Error(`not a lock name: ${lock}`);
+    const file = this.abs(`${STATE_DIR}/locks/${lock}.lock`);
+    const now = this.options.now ?? (() => new Date());
+    let held;
+    try {
+      held = await acquireLock(file, { staleMs: this.options.lockStaleMs, timeoutMs: this.options.lockTimeoutMs, now: () => now().getTime() });
+    } catch (e) {
+      if (e instanceof LockTimeout) throw new BoardError('busy', `${lock} is busy: ${e.message}; retry`, []);
+      if (!isCode(e, 'ENOENT')) throw e;
+      await this.ensureDir(`${STATE_DIR}/locks`);
+      return this.locked(lock, fn);
+    }
+    try {
+      return await fn();
+    } finally {
+      await held.release();
+    }
+  }
+
+  /** Create a record only if it does not exist yet (a secret made once); false when it already did. */
+  async create(rel: string, bytes: string, opts: { mode?: number } = {}): Promise<boolean> {
+    await this.ensureDir(path.posix.dirname(rel));
+    return createExclusive(this.abs(rel), bytes, { ...opts, sync: true });
+  }
+
+  /** Append one line to a log record (incidents): no fsync, a lost tail costs a report line. */
+  append(rel: string, line: string): void {
+    try {
+      appendFileSync(this.abs(rel), line.endsWith('\n') ? line : `${line}\n`);
+    } catch (e) {
+      if (!isCode(e, 'ENOENT')) throw e;
+      this.ensureDirNow(path.posix.dirname(rel));
+      appendFileSync(this.abs(rel), line.endsWith('\n') ? line : `${line}\n`);
+    }
+  }
+
+  /** Remove a record; false when it was not there. */
+  remove(rel: string): Promise<boolean> {
+    return removeIfExists(this.abs(rel));
+  }
+
+  /** Watch a state folder (made if missing), calling back with the name of what changed in it. */
+  async watch(dir: string, onName: (name: string) => void): Promise<Closable> {
+    await this.ensureDir(dir);
+    return watchFolder(this.abs(dir), onName);
+  }
+
+  private abs(rel: string): string {
+    const norm = normalizeRel(rel);
+    if (norm === null || !isStatePath(norm)) throw new Error(`not a path under ${STATE_DIR}/: ${JSON.stringify(rel)}`);
+    return path.join(this.root, norm);
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    this.ensureDirNow(dir);
+  }
+
+  private ensureDirNow(dir: string): void {
+    mkdirSync(dir === STATE_DIR ? path.join(this.root, STATE_DIR) : this.abs(dir), { recursive: true });
+  }
+}
