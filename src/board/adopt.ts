@@ -10,6 +10,7 @@ import { sha256Hex } from '../core/hash.js';
 import { parseMarkdown } from '../core/markdown.js';
 import { processHash } from '../process/hash.js';
 import type { Board } from './board.js';
+import type { CommitEvent } from './commit.js';
 import { decodeDoc } from './document.js';
 import { BoardError } from './errors.js';
 import { paths, WORK_FILE } from './layout.js';
@@ -24,31 +25,33 @@ export interface Adopted {
 export async function adoptBoardFiles(board: Board, actor: string): Promise<Adopted> {
   const adopted: string[] = [];
   // WORK.md first: reading it in a transaction adopts a valid edit (a rev bump, a `work.external-edit` line) and refuses an invalid one.
-  const work = await board.store.transact({ kind: 'board' }, async (tx) => {
-    const before = tx.recordedAs(WORK_FILE);
-    const doc = await tx.read(WORK_FILE);
-    return doc !== null && doc.sha256 !== before?.sha256;
+  const work = await board.store.apply({ kind: 'board' }, async (reads) => {
+    const before = reads.recordedAs(WORK_FILE);
+    const doc = await reads.read(WORK_FILE);
+    return { value: doc !== null && doc.sha256 !== before?.sha256, commit: null };
   });
   if (work.value) adopted.push(WORK_FILE);
   // Then published versions: each whole (its PROCESS.md must hash to what its VERSION.md says), in one line per version.
   const refused: { path: string; message: string }[] = [];
-  await board.store.transact({ kind: 'board' }, async (tx) => {
+  await board.store.apply({ kind: 'board' }, async (reads) => {
+    const events: CommitEvent[] = [];
     for (const name of await listProcessNames(board)) {
       for (const v of await listVersions(board, name)) {
         const dir = paths.versionDir(name, v);
         const whole = await wholeVersion(board, dir);
         if (whole === 'absent') continue;
-        if (whole !== 'damaged' && tx.recordedAs(`${dir}/VERSION.md`)?.sha256 === whole.files[`${dir}/VERSION.md`]!.sha256 && tx.recordedAs(`${dir}/PROCESS.md`)?.sha256 === whole.files[`${dir}/PROCESS.md`]!.sha256) continue;
+        if (whole !== 'damaged' && reads.recordedAs(`${dir}/VERSION.md`)?.sha256 === whole.files[`${dir}/VERSION.md`]!.sha256 && reads.recordedAs(`${dir}/PROCESS.md`)?.sha256 === whole.files[`${dir}/PROCESS.md`]!.sha256) continue;
         if (whole === 'damaged') {
           // Recorded and damaged since is verify's to report; unrecorded and damaged cannot be adopted.
-          if (!tx.recordedAs(`${dir}/VERSION.md`)) refused.push({ path: dir, message: 'a published version whose PROCESS.md does not hash to its VERSION.md, or is not readable' });
+          if (!reads.recordedAs(`${dir}/VERSION.md`)) refused.push({ path: dir, message: 'a published version whose PROCESS.md does not hash to its VERSION.md, or is not readable' });
           continue;
         }
         const { files, hash } = whole;
-        tx.audit({ actor, action: 'process.adopted', entity: `${name}@v${v}`, input: { version: v, hash, files } });
+        events.push({ actor, action: 'process.adopted', entity: `${name}@v${v}`, input: { version: v, hash, files } });
         adopted.push(dir);
       }
     }
+    return { value: undefined, commit: events.length > 0 ? { files: [], state: [], events } : null };
   });
   if (refused.length > 0) throw new BoardError('invalid', `published versions that arrived are not valid: ${refused.map((r) => r.path).join(', ')}`, refused);
   return { adopted };

@@ -3,6 +3,7 @@
  * email, or `user:<login>`) and, through the CLI, the operating-system user
  * that ran the command. Both go into the change's audit line.
  */
+import type { CommitEvent } from './commit.js';
 import type { Tx } from './tx.js';
 
 export interface Author {
@@ -14,4 +15,9 @@ export interface Author {
 /** Stage one audit line for a change by `by`: the OS user is recorded beside what changed. */
 export function auditBy(tx: Tx, by: Author, action: string, entity: string, changes: Record<string, unknown>): void {
   tx.audit({ actor: by.actor, action, entity, changes, ...(by.osUser !== null ? { input: { osUser: by.osUser } } : {}) });
+}
+
+/** One audit event of a change by `by`, as a commit carries it: the OS user is recorded beside what changed. */
+export function eventBy(by: Author, action: string, entity: string, changes: Record<string, unknown>): CommitEvent {
+  return { actor: by.actor, action, entity, changes, ...(by.osUser !== null ? { input: { osUser: by.osUser } } : {}) };
 }

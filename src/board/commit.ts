@@ -16,6 +16,12 @@ export interface CommitFile {
   readRev: number;
 }
 
+/** A committed file written once, byte for byte, and never rewritten (a published PROCESS.md, an upload); refused if it exists. */
+export interface CommitCreate {
+  rel: string;
+  bytes: string | Buffer;
+}
+
 /** A record under `.work/`: its new bytes, or null to remove it. */
 export interface StateRecord {
   rel: string;
@@ -28,18 +34,25 @@ export interface CommitEvent {
   action: string;
   entity: string;
   changes?: Record<string, unknown>;
+  /** More of what the line records beside the changes (the OS user behind a command, an adopted version's files). */
+  input?: Record<string, unknown>;
 }
 
 export interface Commit {
   files: CommitFile[];
+  creates?: CommitCreate[];
   state: StateRecord[];
   events: CommitEvent[];
 }
 
 /** What a builder may do with the board while it builds a commit: read, never write. */
 export interface CommitReads {
+  /** The transaction's time: what its audit lines are sealed with. */
+  readonly now: Date;
   read(rel: string): Promise<BoardDoc | null>;
   readState(rel: string): Promise<string | null>;
+  /** What the scope's audit chain records of a committed file: its rev and sha256 as the board's writers last wrote it. */
+  recordedAs(rel: string): { rev: number; sha256: string } | undefined;
 }
 
 /**
@@ -49,12 +62,14 @@ export interface CommitReads {
 export function revRecording(reads: CommitReads): CommitReads & { revOf(rel: string): number } {
   const revs = new Map<string, number>();
   return {
+    now: reads.now,
     async read(rel) {
       const doc = await reads.read(rel);
       revs.set(rel, doc?.rev ?? 0);
       return doc;
     },
     readState: (rel) => reads.readState(rel),
+    recordedAs: (rel) => reads.recordedAs(rel),
     revOf: (rel) => revs.get(rel) ?? 0,
   };
 }

@@ -9,7 +9,8 @@ import type { Issue } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Process } from '../process/model.js';
 import type { Offer } from '../protocol/offer.js';
-import { auditBy } from './author.js';
+import { eventBy } from './author.js';
+import type { Commit } from './commit.js';
 import type { Board } from './board.js';
 import { BoardError } from './errors.js';
 import { isCode, readIfExists } from './fsutil.js';
@@ -135,9 +136,9 @@ export async function publish(board: Board, req: PublishRequest): Promise<Publis
   if (!loaded.ok) throw new BoardError('invalid', `${file} is not a valid process`, loaded.issues);
   const { process, hash } = loaded;
 
-  const { value } = await board.store.transact({ kind: 'board' }, async (tx) => {
+  const { value } = await board.store.apply({ kind: 'board' }, async (reads) => {
     // The manifest as it is now, under the lock (a hand edit to WORK.md is adopted here).
-    const work = await tx.read(WORK_FILE);
+    const work = await reads.read(WORK_FILE);
     const groups = work ? manifestFrom(work).groups : {};
     const roles = await resolveRoles(board, process, req.roles, groups);
     const issues: Issue[] = [];
@@ -156,30 +157,37 @@ export async function publish(board: Board, req: PublishRequest): Promise<Publis
     const versions = await listVersions(board, process.name);
     const latest = versions[versions.length - 1];
     if (latest !== undefined) {
-      const meta = await tx.read(`${paths.versionDir(process.name, latest)}/VERSION.md`);
+      const meta = await reads.read(`${paths.versionDir(process.name, latest)}/VERSION.md`);
       if (meta && meta.data.hash === hash && canonicalJson(meta.data.roles) === canonicalJson(roles)) {
-        return { version: latest, created: false, roles };
+        return { value: { version: latest, created: false, roles }, commit: null };
       }
     }
     const version = (latest ?? 0) + 1;
     const dir = paths.versionDir(process.name, version);
-    await tx.create(`${dir}/PROCESS.md`, text);
-    tx.write(
-      `${dir}/VERSION.md`,
-      {
-        process: process.name,
-        version,
-        hash,
-        publishedAt: tx.now.toISOString(),
-        publishedBy: req.actor,
-        roles,
-        profiles: profilesUsed(process),
-        ...(process.requires ? { requires: process.requires } : {}),
-      },
-      `# ${process.name} v${version}\n\n${process.description}\n`,
-    );
-    auditBy(tx, { actor: req.actor, osUser: req.osUser ?? null }, 'process.published', `${process.name}@v${version}`, { version, hash, roles });
-    return { version, created: true, roles };
+    const meta = await reads.read(`${dir}/VERSION.md`);
+    const commit: Commit = {
+      creates: [{ rel: `${dir}/PROCESS.md`, bytes: text }],
+      files: [
+        {
+          rel: `${dir}/VERSION.md`,
+          data: {
+            process: process.name,
+            version,
+            hash,
+            publishedAt: reads.now.toISOString(),
+            publishedBy: req.actor,
+            roles,
+            profiles: profilesUsed(process),
+            ...(process.requires ? { requires: process.requires } : {}),
+          },
+          body: `# ${process.name} v${version}\n\n${process.description}\n`,
+          readRev: meta?.rev ?? 0,
+        },
+      ],
+      state: [],
+      events: [eventBy({ actor: req.actor, osUser: req.osUser ?? null }, 'process.published', `${process.name}@v${version}`, { version, hash, roles })],
+    };
+    return { value: { version, created: true, roles }, commit };
   });
   return { name: process.name, version: value.version, hash, created: value.created, roles: value.roles, requires: process.requires ?? null };
 }

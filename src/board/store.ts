@@ -137,7 +137,7 @@ export class BoardStore {
    */
   async apply<T>(scope: Scope, build: (reads: CommitReads) => Promise<{ value: T; commit: Commit | null }>): Promise<{ value: T; commit: CommitReport }> {
     return this.transact(scope, async (tx) => {
-      const built = await build({ read: (rel) => tx.read(rel), readState: (rel) => tx.readState(rel) });
+      const built = await build({ now: tx.now, read: (rel) => tx.read(rel), readState: (rel) => tx.readState(rel), recordedAs: (rel) => tx.recordedAs(rel) });
       if (built.commit) await tx.take(built.commit);
       return built.value;
     });

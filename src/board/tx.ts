@@ -133,6 +133,7 @@ export class Tx {
     }
     if (stale.length > 0) throw new BoardError('conflict', `${stale.map((s) => s.path).join(', ')} changed since read`, stale);
     for (const f of commit.files) this.write(f.rel, f.data, f.body);
+    for (const c of commit.creates ?? []) await this.create(c.rel, c.bytes);
     for (const r of commit.state) {
       if (r.bytes === null) this.removeState(r.rel);
       else this.writeState(r.rel, r.bytes);
