@@ -6,7 +6,7 @@ import { closeSync, fstatSync, openSync, readSync, truncateSync } from 'node:fs'
 import { BoundedMap } from '../core/bounded-map.js';
 import { recordedFiles, verifyChain, type ChainBreak, type ChainHead } from './audit.js';
 import { BoardError } from './errors.js';
-import { appendDurable, isCode, readIfExists } from './fsutil.js';
+import { appendNow, isCode, readIfExists } from './fsutil.js';
 import type { SafeFiles } from './safe-files.js';
 
 /** The rev and sha256 of each file as the board's own writers last wrote it. */
@@ -162,7 +162,8 @@ export class ChainFiles {
     const missing = missingLines(chainRel, end, lines, firstSeq);
     // A torn last line can only be an interrupted append of this very journal (appends happen under the lock).
     if (end.torn !== '') truncateSync(file, end.size - Buffer.byteLength(end.torn));
-    if (missing.length > 0) await appendDurable(file, missing.join(''));
+    // No fsync: the commit log holds these lines until a checkpoint makes the chain durable.
+    if (missing.length > 0) appendNow(file, missing.join(''));
   }
 }
 

@@ -9,15 +9,31 @@
  * thread pool, where a commit's fsyncs run side by side and other callers
  * go on meanwhile.
  */
+import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type BigIntStats, type Stats } from 'node:fs';
+import { appendFileSync, closeSync, constants, fdatasync, fsync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type BigIntStats, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
-import { hostname } from 'node:os';
+import { hostname, uptime } from 'node:os';
 import path from 'node:path';
 
 export const HOST = hostname();
 
+/**
+ * This boot of the machine: a log written in another boot may have lost its
+ * data files' page cache (a power loss), one of this boot cannot (see commit-log.ts).
+ * Linux says it; elsewhere the boot time, to the minute, stands in.
+ */
+export const BOOT_ID = ((): string => {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return `booted-${Math.round((Date.now() / 1000 - uptime()) / 60)}`;
+  }
+})();
+
 const fsyncNow = promisify(fsync);
+const fdatasyncNow = promisify(fdatasync);
+const execFileNow = promisify(execFile);
 let fsyncs = 0;
 
 /** Every fsync of this process goes through here, counted for the bench (`fsyncCount`). */
@@ -26,7 +42,81 @@ function fsyncFd(fd: number): Promise<void> {
   return fsyncNow(fd);
 }
 
-/** How many fsyncs this process has asked for (files and folders alike): the bench's fsyncs per transition. */
+/** Flush a file's data (and its size), not its other metadata: the commit log's one flush per group. */
+export function fdatasyncFd(fd: number): Promise<void> {
+  fsyncs++;
+  return fdatasyncNow(fd);
+}
+
+/** The same, blocking: for `process.on('exit')`, where nothing asynchronous runs. */
+export function fsyncFdNow(fd: number): void {
+  fsyncs++;
+  fsyncSync(fd);
+}
+
+/**
+ * Flush every file system the board lives on (Linux syncfs, through coreutils
+ * `sync --file-system`, since Node has no binding): one flush, counted as one.
+ * False when it could not be run; the caller then fsyncs what it touched.
+ */
+export async function syncFileSystem(dir: string): Promise<boolean> {
+  fsyncs++;
+  try {
+    await execFileNow('sync', ['--file-system', dir]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The same, blocking (see fsyncFdNow). */
+export function syncFileSystemNow(dir: string): boolean {
+  fsyncs++;
+  try {
+    execFileSync('sync', ['--file-system', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** fsync a file or folder by path; nothing there is nothing to flush. */
+export async function fsyncPath(file: string): Promise<void> {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY);
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTDIR')) return;
+    throw e;
+  }
+  try {
+    await fsyncFd(fd);
+  } catch (e) {
+    if (!isCode(e, 'EISDIR', 'EINVAL', 'EPERM')) throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The same, blocking (see fsyncFdNow). */
+export function fsyncPathNow(file: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY);
+  } catch (e) {
+    if (isCode(e, 'ENOENT', 'ENOTDIR')) return;
+    throw e;
+  }
+  try {
+    fsyncFdNow(fd);
+  } catch (e) {
+    if (!isCode(e, 'EISDIR', 'EINVAL', 'EPERM')) throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** How many flushes this process has asked for (fsync, fdatasync, syncfs; files and folders alike): the bench's fsyncs per transition. */
 export function fsyncCount(): number {
   return fsyncs;
 }
@@ -217,16 +307,10 @@ export function isDeadTemp(name: string, alive: (pid: number) => boolean): boole
   return m !== null && m[1] === HOST && !alive(Number(m[2]));
 }
 
-/** Append bytes and fsync before returning. */
-export async function appendDurable(file: string, data: string): Promise<void> {
+/** Append bytes, without fsync: what the audit append needs once the commit log holds the lines (see commit-log.ts). */
+export function appendNow(file: string, data: string): void {
   mkdirSync(path.dirname(file), { recursive: true });
-  const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o644);
-  try {
-    writeFileSync(fd, data);
-    await fsyncFd(fd);
-  } finally {
-    closeSync(fd);
-  }
+  appendFileSync(file, data);
 }
 
 export async function removeIfExists(file: string): Promise<boolean> {

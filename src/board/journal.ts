@@ -1,7 +1,16 @@
 /**
- * The redo journal that makes a commit all-or-nothing: the commit itself
- * (temp files and journal, the commit point, renames, audit append), and
- * finishing or discarding the journal a writer that died mid-commit left.
+ * The redo journal that makes a commit all-or-nothing, carrying the commit's
+ * content: every file's new bytes (or its removal) with the sha256 it had
+ * before and will have, and the sealed audit lines. The same record goes to
+ * the commit log (commit-log.ts), whose flush is the commit point.
+ *
+ *   temps + journal (no fsync) → log flush (the commit point) → renames → audit append (no fsync) → journal removed
+ *
+ * The journal is for this boot of the machine: lock-free readers see the new
+ * state through it (snapshot.ts), and the next holder of the scope's lock
+ * rolls forward the commit of a writer killed mid-way (its page cache
+ * survives it). After a power loss it may be gone or torn; the log is what
+ * counts then (recovery.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
@@ -9,26 +18,43 @@ import path from 'node:path';
 import { sha256Hex } from '../core/hash.js';
 import { eventLine, type AuditEvent } from './audit.js';
 import type { ChainFiles } from './chain-file.js';
+import type { CommitLog } from './commit-log.js';
 import { BoardError, faultOf } from './errors.js';
-import { createExclusive, fsyncDir, isCode, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, tempPathFor } from './fsutil.js';
-import { CHANGES_FILE, scopeFiles, type Scope } from './layout.js';
+import { createExclusive, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, tempPathFor } from './fsutil.js';
+import { CHANGES_FILE, isStatePath, scopeFiles, type Scope } from './layout.js';
 import { cleanTemps } from './recovery.js';
 import type { SafeFiles } from './safe-files.js';
 
-interface Journal {
+/** One file of a commit: where it goes, its sha256 before (null: absent) and after (null: removed), and its new bytes. */
+export interface RecordFile {
+  rel: string;
+  prev: string | null;
+  sha256: string | null;
+  /** The temp file its bytes are renamed from (absent for a removal). */
+  tmp?: string;
+  /** The new bytes, as UTF-8 text when they are that, else base64. */
+  text?: string;
+  base64?: string;
+}
+
+/** A commit as its journal and its log frame hold it. */
+export interface CommitRecord {
+  v: 2;
   id: string;
+  /** The scope's name (`board`, `run r-…`). */
   scope: string;
-  /** Each temp file, where it goes, and the sha256 of its bytes (how recovery knows it reached the disk whole). */
-  renames: { tmp: string; to: string; sha256: string }[];
-  removes: string[];
   chain: string;
+  files: RecordFile[];
   lines: string[];
   firstSeq: number;
+  /** The chain's length once this commit is applied: with `at`, orders one scope's commits found in several logs. */
+  pos: number;
+  at: number;
 }
 
 /** A journal on disk as a lock-free reader sees it (see snapshot.ts): what its commit leaves once finished. */
 export interface PendingCommit {
-  /** See `Journals.state`; a journal that does not parse is `unstarted`. */
+  /** `whole`: it parses and its content matches its hashes (it rolls forward); `unstarted`: torn, its commit never reached its flush (discarded); `broken`: neither. */
   state: 'whole' | 'unstarted' | 'broken';
   journal: string;
   /** When whole: where each file it writes has its new bytes now (its temp, or itself once renamed). */
@@ -37,17 +63,53 @@ export interface PendingCommit {
   firstSeq: number;
 }
 
-export const BROKEN_JOURNAL = 'an interrupted commit renamed some files but lost others; restore them from git, then remove the journal';
+export const BROKEN_JOURNAL = 'an interrupted commit left a journal whose content does not match its hashes; restore its files from git, then remove the journal';
 
 /** The change log's size past which it is started afresh. */
 const CHANGES_ROTATE_BYTES = 4 * 1024 * 1024;
 
-export function parseJournal(raw: Buffer): Journal | null {
+/** A file's new bytes as a record holds them. */
+export function recordBytes(f: RecordFile): Buffer | null {
+  if (f.sha256 === null) return null;
+  return f.text !== undefined ? Buffer.from(f.text, 'utf8') : Buffer.from(f.base64 ?? '', 'base64');
+}
+
+function shaOf(bytes: Buffer | null): string | null {
+  return bytes === null ? null : sha256Hex(bytes);
+}
+
+/** A journal's record, or null when it does not parse (torn). */
+export function parseJournal(raw: Buffer): CommitRecord | null {
   try {
-    const j = JSON.parse(raw.toString('utf8')) as Journal;
-    return Array.isArray(j.renames) ? j : null;
+    const j = JSON.parse(raw.toString('utf8')) as CommitRecord;
+    return typeof j === 'object' && j !== null && Array.isArray(j.files) ? j : null;
   } catch {
     return null;
+  }
+}
+
+/** Is this a record this version wrote, every file's bytes matching its hash? */
+export function isWhole(r: CommitRecord): boolean {
+  return r.v === 2 && Array.isArray(r.lines) && typeof r.chain === 'string' && r.files.every((f) => typeof f.rel === 'string' && shaOf(recordBytes(f)) === f.sha256);
+}
+
+/** What settling a record did: files written, files already new, files found at neither (a later commit or a hand edit: left alone). */
+export interface Settled {
+  written: string[];
+  already: string[];
+  left: string[];
+}
+
+/** How many whole lines an audit chain holds (its last whole line's seq + 1); a torn last line is not counted. */
+export function chainLength(bytes: Buffer): number {
+  const end = bytes.lastIndexOf(0x0a);
+  if (end < 0) return 0;
+  const last = bytes.subarray(bytes.lastIndexOf(0x0a, end - 1) + 1, end).toString('utf8');
+  try {
+    const seq = (JSON.parse(last) as { seq?: unknown }).seq;
+    return typeof seq === 'number' ? seq + 1 : 0;
+  } catch {
+    return 0;
   }
 }
 
@@ -55,73 +117,61 @@ export class Journals {
   constructor(
     private readonly files: SafeFiles,
     private readonly chains: ChainFiles,
+    private readonly log: CommitLog,
   ) {}
 
   /**
    * Commit files, removals and sealed audit lines all or nothing. Call under the
-   * scope's lock. `pending` when the commit point was passed but finishing it
-   * failed for want of a resource: the journal completes it at the next write or recovery.
+   * scope's lock, with each file still as the transaction read it. `pos` is the
+   * chain's length once committed. `pending` when the commit point was passed but
+   * finishing it failed for want of a resource: the journal completes it at the next write or recovery.
    */
-  async commit(scope: Scope, writes: readonly { rel: string; bytes: string | Buffer }[], removes: string[], sealed: readonly AuditEvent[]): Promise<{ pending: boolean }> {
+  async commit(scope: Scope, writes: readonly { rel: string; bytes: string | Buffer }[], removes: readonly string[], sealed: readonly AuditEvent[], pos: number): Promise<{ pending: boolean }> {
     const sf = scopeFiles(scope);
-    // 1. temp files and the journal, written and fsynced side by side (with the journal's folder). The journal names
-    // each temp's hash, so a journal whose temps did not all reach the disk whole is known,
-    // at recovery, as a commit that never started renaming (see `state`).
     // Each file is put in place by rename, which replaces a link rather than following it: folders are what matter.
     for (const w of writes) await this.files.assertNoLinks(w.rel, false, false);
-    const renames = writes.map((w) => ({ tmp: path.relative(this.files.root, tempPathFor(this.files.abs(w.rel))), to: w.rel, sha256: sha256Hex(w.bytes) }));
-    const journal: Journal = {
-      id: randomBytes(8).toString('hex'),
-      scope: sf.name,
-      renames,
-      removes,
-      chain: sf.chain,
-      lines: sealed.map(eventLine),
-      firstSeq: sealed[0]?.seq ?? 0,
-    };
-    const started = await Promise.allSettled([
-      ...renames.map(async (r, i) => {
-        if (!(await createExclusive(this.files.abs(r.tmp), writes[i]!.bytes, { sync: true }))) throw new Error(`temp file ${r.tmp} already exists`);
-      }),
-      this.write(sf.journal, journal),
-    ]);
-    const failed = started.find((t): t is PromiseRejectedResult => t.status === 'rejected');
-    if (failed) {
-      await this.abandon(scope, journal);
-      throw failed.reason;
+    const files: RecordFile[] = [];
+    for (const w of writes) {
+      const bytes = typeof w.bytes === 'string' ? Buffer.from(w.bytes, 'utf8') : w.bytes;
+      const text = bytes.toString('utf8');
+      const content = Buffer.byteLength(text) === bytes.length && Buffer.from(text, 'utf8').equals(bytes) ? { text } : { base64: bytes.toString('base64') };
+      const prev = shaOf(await readIfExists(this.files.abs(w.rel)));
+      files.push({ rel: w.rel, prev, sha256: sha256Hex(bytes), tmp: path.relative(this.files.root, tempPathFor(this.files.abs(w.rel))), ...content });
     }
-    // 2. every temp, the journal and the journal's folder entry are durable: from here on
-    // the commit completes, now or at roll-forward.
-    // 3-5. renames, folder fsyncs with the audit append, journal removal
+    for (const rel of removes) files.push({ rel, prev: shaOf(await readIfExists(this.files.abs(rel))), sha256: null });
+    const record: CommitRecord = { v: 2, id: randomBytes(8).toString('hex'), scope: sf.name, chain: sf.chain, files, lines: sealed.map(eventLine), firstSeq: sealed[0]?.seq ?? 0, pos, at: Date.now() };
+    // 1. temps and the journal, without fsync: they serve this boot (readers, a writer killed mid-way).
     try {
-      await this.apply(journal, sf.journal);
+      for (const f of files) {
+        if (f.tmp !== undefined && !(await createExclusive(this.files.abs(f.tmp), recordBytes(f)!))) throw new Error(`temp file ${f.tmp} already exists`);
+      }
+      await this.write(sf.journal, record);
+      // 2. the commit point: the log's flush (shared with the commits ready at the same moment).
+      await this.log.append(record);
+    } catch (e) {
+      await this.abandon(scope, record);
+      throw e;
+    }
+    // 3-5. renames, audit append, journal removal
+    try {
+      await this.apply(record, sf.journal);
     } catch (e) {
       // Past the commit point the transition has happened: its journal finishes it at the next
       // write or recovery, and readers already see it through the journal. A full disk here
       // must not make the caller retry something that is done (it would be done twice).
       if (faultOf(e).kind === 'internal') throw e;
       return { pending: true };
+    } finally {
+      this.log.applied(this.touched(record));
     }
     return { pending: false };
   }
 
-  /**
-   * Where a journal's commit stands: `whole` when every temp is on disk with its
-   * hash or already renamed into place (roll forward); `unstarted` when some temp
-   * never reached the disk whole and nothing was renamed yet (discard: renaming
-   * starts only after every temp is written); `broken` when neither holds.
-   */
-  async state(j: Journal): Promise<'whole' | 'unstarted' | 'broken'> {
-    let missing = false;
-    let renamed = false;
-    for (const r of j.renames) {
-      const tmp = await readIfExists(this.files.abs(r.tmp));
-      if (tmp !== null && sha256Hex(tmp) === r.sha256) continue;
-      const target = tmp === null ? await readIfExists(this.files.abs(r.to)) : null;
-      if (target !== null && sha256Hex(target) === r.sha256) renamed = true;
-      else missing = true;
-    }
-    return !missing ? 'whole' : renamed ? 'broken' : 'unstarted';
+  /** Where a journal's commit stands (see PendingCommit.state). */
+  state(raw: Buffer): { state: PendingCommit['state']; record: CommitRecord | null } {
+    const record = parseJournal(raw);
+    if (record === null) return { state: 'unstarted', record: null };
+    return isWhole(record) ? { state: 'whole', record } : { state: 'broken', record: null };
   }
 
   /** The scope's pending commit, read without the lock, or null when it has no journal. */
@@ -129,75 +179,133 @@ export class Journals {
     const sf = scopeFiles(scope);
     const raw = await readIfExists(this.files.abs(sf.journal));
     if (raw === null) return null;
-    const j = parseJournal(raw);
-    const state = j ? await this.state(j) : 'unstarted';
-    if (state !== 'whole') return { state, journal: sf.journal, sources: new Map(), lines: [], firstSeq: 0 };
-    const sources = new Map(j!.renames.map((r) => [r.to, statIfExists(this.files.abs(r.tmp)) ? r.tmp : r.to]));
-    return { state, journal: sf.journal, sources, lines: j!.lines, firstSeq: j!.firstSeq };
+    const { state, record } = this.state(raw);
+    if (record === null) return { state, journal: sf.journal, sources: new Map(), lines: [], firstSeq: 0 };
+    const sources = new Map<string, string>();
+    for (const f of record.files) {
+      if (f.sha256 === null) continue;
+      const renamed = shaOf(await readIfExists(this.files.abs(f.rel))) === f.sha256;
+      sources.set(f.rel, renamed || f.tmp === undefined || !statIfExists(this.files.abs(f.tmp)) ? f.rel : f.tmp);
+    }
+    return { state, journal: sf.journal, sources, lines: record.lines, firstSeq: record.firstSeq };
   }
 
-  /** Roll forward a journal left by a writer that died mid-commit. Call only under the scope's lock. */
+  /**
+   * Roll forward a journal left by a writer that died mid-commit. Call only
+   * under the scope's lock. The commit goes into this process's log first: the
+   * dead writer's flush may not have happened, and what this process commits
+   * next on the scope stands on it.
+   */
   async rollForward(scope: Scope): Promise<void> {
     const sf = scopeFiles(scope);
     const raw = await readIfExists(this.files.abs(sf.journal));
     if (raw === null) return;
-    const j = parseJournal(raw);
-    const state = j ? await this.state(j) : 'unstarted';
+    const { state, record } = this.state(raw);
     if (state === 'broken') {
-      throw new BoardError('corrupt', `${sf.journal}: ${BROKEN_JOURNAL}`, [
-        { path: sf.journal, message: 'temp files missing after renaming began' },
-      ]);
+      throw new BoardError('corrupt', `${sf.journal}: ${BROKEN_JOURNAL}`, [{ path: sf.journal, message: 'content does not match its hashes' }]);
     }
-    if (state === 'whole') {
-      await this.apply(j!, sf.journal);
-      return;
+    if (record !== null) {
+      await this.log.append(record);
+      try {
+        await this.settle(record);
+        await this.finish(record, sf.journal);
+      } finally {
+        this.log.applied(this.touched(record));
+      }
+    } else {
+      // Torn: it was being written when its writer died, before its flush. Drop it.
+      await removeIfExists(this.files.abs(sf.journal));
     }
-    // Torn, or its temps never all reached the disk: the commit never started renaming. Drop it.
-    await removeIfExists(this.files.abs(sf.journal));
     await cleanTemps(this.files, scope);
   }
 
   /**
-   * The journal is written in place and fsynced, with its directory, before any
-   * rename. A journal that does not parse was torn by a crash while being
-   * written, so no rename of its commit had happened: it is discarded.
-   * The two fsyncs run at once, in the same round as the temps': their order
-   * does not matter, since recovery trusts a journal only when it parses and
-   * every temp it names is whole, and nothing is renamed until all are done.
+   * Bring a record's files to their new bytes where they still have their old
+   * ones: a file already new is skipped; one at neither (a later commit, a hand
+   * edit) is left alone and reported. Call under the scope's lock. Idempotent.
    */
-  private async write(rel: string, journal: Journal): Promise<void> {
-    const file = this.files.abs(rel);
-    await removeIfExists(file);
-    // createExclusive creates and writes the file before it first awaits, so the folder's fsync below sees the new entry.
-    const created = createExclusive(file, `${JSON.stringify(journal)}\n`, { sync: true });
-    const [made] = await Promise.all([created, fsyncDir(path.dirname(file))]);
-    if (!made) throw new Error(`journal ${rel} appeared while we held the lock`);
+  async settle(record: CommitRecord, only?: (f: RecordFile) => boolean): Promise<Settled> {
+    const done: Settled = { written: [], already: [], left: [] };
+    for (const f of record.files) {
+      if (only && !only(f)) continue;
+      const abs = this.files.abs(f.rel);
+      const now = shaOf(await readIfExists(abs));
+      const bytes = recordBytes(f);
+      // The writer's own temp, when it is still there whole, is renamed as it would have been.
+      const tmp = f.tmp !== undefined ? this.files.abs(f.tmp) : null;
+      const tmpWhole = tmp !== null && shaOf(await readIfExists(tmp)) === f.sha256;
+      if (now === f.sha256 || now !== f.prev) {
+        (now === f.sha256 ? done.already : done.left).push(f.rel);
+        if (tmp !== null) await removeIfExists(tmp);
+        continue;
+      }
+      if (bytes === null) await removeIfExists(abs);
+      else {
+        await this.files.assertNoLinks(f.rel, false, false);
+        let from = tmp;
+        if (!tmpWhole) {
+          if (tmp !== null) await removeIfExists(tmp);
+          from = tempPathFor(abs);
+          if (!(await createExclusive(from, bytes))) throw new Error(`temp file ${from} already exists`);
+        }
+        renameNow(from!, abs);
+      }
+      done.written.push(f.rel);
+    }
+    return done;
   }
 
-  /** Idempotent: apply a journal's renames, removals and audit lines, then delete it. */
-  private async apply(j: Journal, journalRel: string): Promise<void> {
-    const dirs = new Set<string>();
-    for (const r of j.renames) {
-      try {
-        renameNow(this.files.abs(r.tmp), this.files.abs(r.to));
-      } catch (e) {
-        if (!isCode(e, 'ENOENT')) throw e; // already renamed by an earlier attempt
-      }
-      dirs.add(path.dirname(this.files.abs(r.to)));
+  /**
+   * Replay a commit found in a log of an earlier boot, exactly once: it was
+   * applied if its audit lines are all in the chain and none of its committed
+   * files still has its old bytes (a record with neither is judged by its files
+   * alone). Applied: nothing is written (its `.work/` records may have moved on
+   * since, a lease ended, a notification sent). Else each file with its old bytes
+   * gets its new ones, and the missing audit lines are appended. Call under the
+   * scope's lock, in the scope's commit order.
+   */
+  async replay(record: CommitRecord): Promise<Settled> {
+    const have = chainLength((await readIfExists(this.files.abs(record.chain))) ?? Buffer.alloc(0));
+    const linesThere = have >= record.firstSeq + record.lines.length;
+    const committed = record.files.filter((f) => !isStatePath(f.rel));
+    let atPrev = false;
+    for (const f of committed) if (shaOf(await readIfExists(this.files.abs(f.rel))) === f.prev) atPrev = true;
+    if ((record.lines.length > 0 || committed.length > 0) && linesThere && !atPrev) return { written: [], already: record.files.map((f) => f.rel), left: [] };
+    const done = await this.settle(record);
+    if (!linesThere) await this.chains.appendMissing(record.chain, record.lines, record.firstSeq);
+    return done;
+  }
+
+  /** The journal is created whole in place, without fsync (see the top of this file). */
+  private async write(rel: string, record: CommitRecord): Promise<void> {
+    const file = this.files.abs(rel);
+    await removeIfExists(file);
+    if (!(await createExclusive(file, `${JSON.stringify(record)}\n`))) throw new Error(`journal ${rel} appeared while we held the lock`);
+  }
+
+  /** Apply a flushed commit whose files are as it found them: rename each temp into place, remove, append, finish. */
+  private async apply(record: CommitRecord, journalRel: string): Promise<void> {
+    for (const f of record.files) {
+      if (f.tmp !== undefined) renameNow(this.files.abs(f.tmp), this.files.abs(f.rel));
+      else await removeIfExists(this.files.abs(f.rel));
     }
-    for (const rel of j.removes) {
-      await removeIfExists(this.files.abs(rel));
-      dirs.add(path.dirname(this.files.abs(rel)));
-    }
-    // The audit append need not wait for the folder fsyncs: until the journal is gone,
-    // a crash rolls the renames forward again and the append skips lines already there.
-    await Promise.all([...[...dirs].map((d) => fsyncDir(d)), j.lines.length > 0 ? this.chains.appendMissing(j.chain, j.lines, j.firstSeq) : null]);
+    await this.finish(record, journalRel);
+  }
+
+  /** The audit append (idempotent by seq), the journal's removal and the change hint. */
+  private async finish(record: CommitRecord, journalRel: string): Promise<void> {
+    if (record.lines.length > 0) await this.chains.appendMissing(record.chain, record.lines, record.firstSeq);
     await removeIfExists(this.files.abs(journalRel));
-    await this.noteChange(j.scope);
+    this.noteChange(record.scope);
+  }
+
+  /** Every path a record writes, as absolute paths, for the checkpoint's fallback. */
+  private touched(record: CommitRecord): string[] {
+    return [...record.files.map((f) => this.files.abs(f.rel)), ...(record.lines.length > 0 ? [this.files.abs(record.chain)] : [])];
   }
 
   /** Tell other coordinators' indexes which scope changed (a hint, not durable; see CHANGES_FILE). */
-  private async noteChange(scopeName: string): Promise<void> {
+  private noteChange(scopeName: string): void {
     const file = this.files.abs(CHANGES_FILE);
     try {
       appendFileSync(file, `${scopeName}\n`);
@@ -211,10 +319,10 @@ export class Journals {
   }
 
   /** Undo a commit that failed before its commit point: no journal, no temps, no folder it made. */
-  private async abandon(scope: Scope, journal: Journal): Promise<void> {
+  private async abandon(scope: Scope, record: CommitRecord): Promise<void> {
     const sf = scopeFiles(scope);
     await removeIfExists(this.files.abs(sf.journal)).catch(() => undefined);
-    await Promise.all(journal.renames.map((r) => removeIfExists(this.files.abs(r.tmp)).catch(() => undefined)));
+    await Promise.all(record.files.map((f) => (f.tmp !== undefined ? removeIfExists(this.files.abs(f.tmp)).catch(() => undefined) : undefined)));
     if (scope.kind === 'run') for (const d of sf.dirs) await removeIfEmpty(this.files.abs(d)).catch(() => undefined);
   }
 }

@@ -1,12 +1,14 @@
 /**
  * Recovery after crashes: finishing or discarding what dead writers left
- * (journals, locks, temp files, half-made run folders), at start-up and in
- * `doctor`, and a scope's temp files when its lock was broken.
+ * (journals, commit logs, locks, temp files, half-made run folders), at
+ * start-up and in `doctor`, and a scope's temp files when its lock was broken.
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { verifyChain } from './audit.js';
+import { findLogs, readLog } from './commit-log.js';
 import { isCode, isDeadTemp, removeIfEmpty, removeIfExists, TEMP_MARK } from './fsutil.js';
+import { isWhole, type CommitRecord, type Settled } from './journal.js';
 import { isRunId, paths, scopeFiles, STATE_DIR, type Scope } from './layout.js';
 import { lockIsStale, pidAlive } from './lock.js';
 import type { SafeFiles } from './safe-files.js';
@@ -15,11 +17,96 @@ export interface RecoveryReport {
   rolledForward: string[];
   brokenLocks: string[];
   removed: string[];
+  /** Logs of an earlier boot replayed (then removed), and what their commits found (see `replayEarlierBoots`). */
+  replayed: ReplayReport;
+}
+
+export interface ReplayReport {
+  logs: string[];
+  commits: number;
+  /** Files a replayed commit wrote (they had lost its bytes). */
+  written: string[];
+  /** Files a replayed commit found neither as it left them nor as it found them: left alone. */
+  left: string[];
+}
+
+/** What replaying needs of the store: its files, its log, and its locks. */
+export interface ReplayHost {
+  files: SafeFiles;
+  /** This process's log file, never replayed. */
+  ownLog: string | null;
+  /** Hold a lock that guards no files (the replay's own). */
+  exclusive<T>(lockRel: string, fn: () => Promise<T>): Promise<T>;
+  /** Run `fn` under the scope's lock, its journal rolled forward first. */
+  underLock<T>(scope: Scope, fn: () => Promise<T>): Promise<T>;
+  replay(record: CommitRecord): Promise<Settled>;
+  /** Make everything written durable (the log's checkpoint). */
+  checkpoint(): Promise<void>;
+}
+
+const REPLAY_LOCK = `${STATE_DIR}/locks/replay.lock`;
+
+function scopeOfRecord(name: string): Scope | null {
+  if (name === 'board') return { kind: 'board' };
+  const id = name.startsWith('run ') ? name.slice(4) : '';
+  return isRunId(id) ? { kind: 'run', id } : null;
+}
+
+/**
+ * Replay the commit logs of an earlier boot of this host: they may hold
+ * commits whose renames, journal and audit append a power loss took from the
+ * page cache. Runs before this process's first commit, so nothing is ever
+ * committed on top of a state they would still change; the replay lock makes
+ * processes starting together wait for one replay. Each log's whole records
+ * (a torn tail is dropped by the framing) are grouped by scope, put in the
+ * scope's commit order (its chain position, then time), and replayed under
+ * the scope's lock, exactly once (see Journals.replay). A checkpoint makes
+ * what they wrote durable before the logs go. Logs of this boot are never
+ * replayed: their page cache survived their writer (see commit-log.ts).
+ */
+export async function replayEarlierBoots(host: ReplayHost): Promise<ReplayReport> {
+  const report: ReplayReport = { logs: [], commits: 0, written: [], left: [] };
+  const earlier = () => findLogs(host.files.root, host.ownLog).filter((l) => l.kind === 'earlier-boot');
+  if (earlier().length === 0) return report;
+  return host.exclusive(REPLAY_LOCK, async () => {
+    const logs = earlier(); // again, under the lock: another process may have replayed them meanwhile
+    if (logs.length === 0) return report;
+    const byScope = new Map<string, { scope: Scope; records: CommitRecord[] }>();
+    for (const l of logs) {
+      for (const r of readLog(host.files.abs(l.rel)).records as CommitRecord[]) {
+        const scope = typeof r === 'object' && r !== null && typeof r.scope === 'string' ? scopeOfRecord(r.scope) : null;
+        if (!scope || !isWhole(r)) continue;
+        const entry = byScope.get(r.scope) ?? { scope, records: [] };
+        entry.records.push(r);
+        byScope.set(r.scope, entry);
+      }
+    }
+    for (const { scope, records } of byScope.values()) {
+      // The scope's commit order: an audited commit comes before an unaudited one at the same chain position.
+      records.sort((a, b) => a.pos - b.pos || Number(a.lines.length === 0) - Number(b.lines.length === 0) || a.at - b.at);
+      await host.underLock(scope, async () => {
+        for (const r of records) {
+          const done = await host.replay(r);
+          report.commits++;
+          report.written.push(...done.written);
+          report.left.push(...done.left);
+        }
+      });
+    }
+    await host.checkpoint();
+    for (const l of logs) if (await removeIfExists(host.files.abs(l.rel))) report.logs.push(l.rel);
+    return report;
+  });
 }
 
 /** What recovery needs of the store: its files, its clock, and taking locks the way writers do. */
 export interface RecoveryHost {
   files: SafeFiles;
+  /** Replay the logs of an earlier boot, once per process (see `replayEarlierBoots`). */
+  replayLogs(): Promise<ReplayReport>;
+  /** This process's log file, and its checkpoint, which also removes the logs of dead processes of this boot. */
+  ownLog(): string | null;
+  checkpoint(): Promise<void>;
   lockStaleMs: number;
   now(): Date;
   /** Take and release a scope's lock with an empty transaction: its journal rolls forward, a dead holder's lock is broken. */
@@ -59,15 +146,18 @@ export async function cleanTemps(files: SafeFiles, scope: Scope): Promise<void> 
 }
 
 /**
- * Bring the board to a whole state after crashes (start-up, `doctor`): roll
- * forward every pending journal; break the locks of dead holders (audited on
- * the chain of what they guarded); remove what dead writers left behind:
- * temp files, lock-break guards, and run folders of starts that never
- * committed. Nothing a live writer holds is touched.
+ * Bring the board to a whole state after crashes (start-up, `doctor`): replay
+ * the commit logs of an earlier boot; roll forward every pending journal;
+ * break the locks of dead holders (audited on the chain of what they
+ * guarded); remove what dead writers left behind: their commit logs (after a
+ * checkpoint makes what they wrote durable), temp files, lock-break guards,
+ * and run folders of starts that never committed. Nothing a live writer holds
+ * is touched, its log included.
  */
 export async function recover(host: RecoveryHost): Promise<RecoveryReport> {
   const { files } = host;
-  const report: RecoveryReport = { rolledForward: [], brokenLocks: [], removed: [] };
+  const replayed = await host.replayLogs();
+  const report: RecoveryReport = { rolledForward: [], brokenLocks: [], removed: [], replayed };
   for (const n of await listDir(files.abs(`${STATE_DIR}/journal`))) {
     const scope = scopeOfName(n, '.json');
     if (!scope) continue;
@@ -84,6 +174,11 @@ export async function recover(host: RecoveryHost): Promise<RecoveryReport> {
     else if (n.endsWith('.break') || n.startsWith('request-')) await host.settleLock(rel);
     else continue;
     report.brokenLocks.push(n);
+  }
+  const dead = findLogs(files.root, host.ownLog()).filter((l) => l.kind === 'dead');
+  if (dead.length > 0) {
+    await host.checkpoint();
+    for (const l of dead) if (!existsSync(files.abs(l.rel))) report.removed.push(l.rel);
   }
   for (const dir of [STATE_DIR, `${STATE_DIR}/requests`]) {
     for (const n of await listDir(files.abs(dir))) {

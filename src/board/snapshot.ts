@@ -2,11 +2,10 @@
  * Lock-free consistent reads: several files of one scope as one state, read
  * while writers commit, through the journal of a writer that died mid-commit.
  */
-import { sha256Hex } from '../core/hash.js';
 import { deletedOutside, type ChainFiles } from './chain-file.js';
 import { decodeDoc, type BoardDoc } from './document.js';
 import { readIfExists, sleep, statIfExists } from './fsutil.js';
-import { parseJournal, type Journals } from './journal.js';
+import { recordBytes, type Journals } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
 import type { SafeFiles } from './safe-files.js';
 
@@ -22,7 +21,7 @@ export interface SnapshotSources {
  * Read several files of one scope as one consistent state, without locking:
  * retried while a commit is in flight (its journal exists or the chain grew
  * during the read). A journal that stays (a dead writer) is read through:
- * its temp files are the new state it was committing.
+ * it carries the new state it was committing.
  */
 export async function snapshot<T>(from: SnapshotSources, scope: Scope, fn: (read: (rel: string) => Promise<BoardDoc | null>) => Promise<T>): Promise<T> {
   const { files } = from;
@@ -44,24 +43,24 @@ export async function snapshot<T>(from: SnapshotSources, scope: Scope, fn: (read
       const j2 = await readIfExists(files.abs(sf.journal));
       if (j2 === null && chainSize() === s1) return value;
     } else if (attempt >= 20) {
-      // The writer is slow or dead mid-commit. A whole journal gives the new state (each
-      // file from its temp, else already renamed); any other gives the old state, kept only
-      // if the commit still has not started renaming once the read is done.
-      const j = parseJournal(j1);
-      const whole = j !== null && (await from.journals.state(j)) === 'whole';
-      const overlay = new Map((whole ? j!.renames : []).map((r) => [r.to, r]));
+      // The writer is slow or dead mid-commit. A whole journal gives the new state (it carries
+      // every file's new bytes); any other gives the old state, kept if the journal still stands
+      // unchanged once the read is done (its commit never reached its flush).
+      const { state, record } = from.journals.state(j1);
+      const overlay = new Map((record?.files ?? []).map((f) => [f.rel, f]));
       const value = await fn(async (rel) => {
-        const r = overlay.get(rel);
-        const bytes = r ? await readIfExists(files.abs(r.tmp)) : null;
-        if (r && bytes !== null && sha256Hex(bytes) === r.sha256) {
+        const f = overlay.get(rel);
+        if (f) {
+          const bytes = recordBytes(f);
+          if (bytes === null) return null;
           const d = decodeDoc(rel, bytes);
           if (d.ok) return d.doc;
         }
         return from.read(rel);
       });
-      if (whole) return value;
+      if (state === 'whole') return value;
       const j2 = await readIfExists(files.abs(sf.journal));
-      if (j2 !== null && j2.equals(j1) && (j === null || (await from.journals.state(j)) === 'unstarted')) return value;
+      if (j2 !== null && j2.equals(j1)) return value;
     }
     await sleep(Math.min(1 + attempt, 10));
   }

@@ -7,13 +7,16 @@
  * writer left (journal.ts), reads files (tx.ts: checking each against the audit
  * chain's record of what the board's writers last wrote, chain-file.ts: anything
  * else is an external edit), stages writes, and commits them all-or-nothing
- * (planned in commit-plan.ts, made durable by journal.ts):
+ * (planned in commit-plan.ts, made durable by one flush of the process's
+ * commit log, commit-log.ts, shared with the commits ready at the same moment):
  *
- *   temp files + journal + journal folder, fsynced at once → renames → dir fsync + audit append → journal removed
+ *   temps + journal (no fsync) → log flush (the commit point) → renames → audit append → journal removed
  *
- * A crash before the journal exists leaves the old state (orphan temps are
- * cleaned by the next writer); a crash after leaves a journal that the next
- * writer, or start-up, rolls forward to the whole new state.
+ * A crash before the flush leaves the old state (or, if the journal is whole,
+ * the new one: the next writer rolls it forward); a crash after leaves a
+ * journal that the next writer, or start-up, rolls forward to the whole new
+ * state; a power loss leaves the log, replayed before the next commit
+ * (recovery.ts). Checkpoints make the data files durable and cut the log.
  *
  * Readers never lock: `read` sees whole files (rename is atomic), and
  * `snapshot` sees one consistent state of a scope across several files.
@@ -26,10 +29,11 @@ import { planCommit, sealEvents } from './commit-plan.js';
 import { decodeDoc, rememberDecoded, type BoardDoc } from './document.js';
 import { BoardError } from './errors.js';
 import { readIfExists } from './fsutil.js';
+import { CommitLog } from './commit-log.js';
 import { Journals, type PendingCommit } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
 import { acquireLock, LockTimeout } from './lock.js';
-import { cleanTemps, recover, type RecoveryReport } from './recovery.js';
+import { cleanTemps, recover, replayEarlierBoots, type RecoveryReport, type ReplayReport } from './recovery.js';
 import { SafeFiles } from './safe-files.js';
 import { SigningKey } from './signing-key.js';
 import type { KeyRecord } from './signing.js';
@@ -66,6 +70,7 @@ export class BoardStore {
   private readonly files: SafeFiles;
   private readonly chains: ChainFiles;
   private readonly journals: Journals;
+  private readonly log: CommitLog;
   private readonly key: SigningKey;
 
   constructor(root: string, readonly options: StoreOptions) {
@@ -73,7 +78,8 @@ export class BoardStore {
     this.root = this.files.root;
     this.now = options.now ?? (() => new Date());
     this.chains = new ChainFiles(this.files);
-    this.journals = new Journals(this.files, this.chains);
+    this.log = CommitLog.of(this.root);
+    this.journals = new Journals(this.files, this.chains, this.log);
     this.key = new SigningKey(this.files, this.now);
   }
 
@@ -111,6 +117,7 @@ export class BoardStore {
    * If `fn` throws, nothing is written and nothing is audited.
    */
   async transact<T>(scope: Scope, fn: (tx: Tx) => Promise<T> | T): Promise<{ value: T; commit: CommitReport }> {
+    await this.replayLogs();
     const sf = scopeFiles(scope);
     const held = await this.lock(sf.lock, sf.name);
     try {
@@ -169,6 +176,7 @@ export class BoardStore {
    * half replaced; the caller's own intent record covers a crash between scopes.
    */
   async replace(changes: readonly ScopeReplacement[]): Promise<void> {
+    await this.replayLogs();
     const ordered = [...changes].sort((a, b) => (scopeFiles(a.scope).lock < scopeFiles(b.scope).lock ? -1 : 1));
     const held: Awaited<ReturnType<BoardStore['lock']>>[] = [];
     try {
@@ -190,7 +198,9 @@ export class BoardStore {
         const writes = [...c.files.filter((f) => f.to !== null).map((f) => ({ rel: f.rel, bytes: f.to! as string | Buffer })), ...(c.writeState ?? [])];
         const removes = [...c.files.filter((f) => f.to === null).map((f) => f.rel), ...(c.removeState ?? [])];
         if (writes.length === 0 && removes.length === 0) continue;
-        await this.journals.commit(c.scope, writes, removes, []);
+        // Unaudited: it stands at the chain's length before it (only an order for replay).
+        const pos = await this.chains.state(scopeFiles(c.scope).chain).then((st) => st.lines, () => 0);
+        await this.journals.commit(c.scope, writes, removes, [], pos);
         this.chains.forget(scopeFiles(c.scope).chain);
       }
     } finally {
@@ -207,6 +217,9 @@ export class BoardStore {
   recover(): Promise<RecoveryReport> {
     return recover({
       files: this.files,
+      replayLogs: () => this.replayLogs(),
+      ownLog: () => this.log.file,
+      checkpoint: () => this.log.checkpoint(),
       lockStaleMs: this.options.lockStaleMs,
       now: this.now,
       settleScope: async (scope) => {
@@ -214,6 +227,11 @@ export class BoardStore {
       },
       settleLock: (rel) => this.exclusive(rel, '', async () => undefined),
     });
+  }
+
+  /** Make every commit so far durable in the data files themselves and cut this process's commit log (see commit-log.ts). */
+  checkpoint(): Promise<void> {
+    return this.log.checkpoint();
   }
 
   /** Commit a key's public record once, beside the others; an existing record is never rewritten. */
@@ -264,9 +282,37 @@ export class BoardStore {
       }
     }
     const events = sealEvents(plan.events, chainHead, tx.now.toISOString(), await this.key.signer());
-    const { pending } = await this.journals.commit(scope, plan.writes, plan.removes, events);
+    const pos = events.length > 0 ? events[events.length - 1]!.seq + 1 : chainHead ? chainHead.seq + 1 : 0;
+    const { pending } = await this.journals.commit(scope, plan.writes, plan.removes, events, pos);
     for (const d of plan.docs) rememberDecoded(d);
     return { written: plan.written, events, ...(pending ? { pending: true } : {}) };
+  }
+
+  /** Replay the commit logs of an earlier boot, once per process, before its first commit (see recovery.ts). */
+  private async replayLogs(): Promise<ReplayReport> {
+    let report: ReplayReport = { logs: [], commits: 0, written: [], left: [] };
+    await this.log.beforeFirstCommit(async () => {
+      report = await replayEarlierBoots({
+        files: this.files,
+        ownLog: this.log.file,
+        exclusive: (rel, fn) => this.exclusive(rel, '', fn),
+        underLock: async (scope, fn) => {
+          const sf = scopeFiles(scope);
+          const held = await this.lock(sf.lock, sf.name);
+          try {
+            this.files.forgetDirs(scope);
+            await this.journals.rollForward(scope);
+            return await fn();
+          } finally {
+            await held.release();
+            this.chains.forget(sf.chain);
+          }
+        },
+        replay: (r) => this.journals.replay(r),
+        checkpoint: () => this.log.checkpoint(),
+      });
+    });
+    return report;
   }
 
   /** A committed file as on disk now, or null when it is absent or does not decode. */

@@ -1,8 +1,8 @@
 /**
- * Journals left by a writer that died: a whole one is rolled forward (and a
- * lock-free reader already sees its new state); a torn one means the commit
- * never renamed anything, so readers see the old state and the next writer
- * discards it with its temp files.
+ * Journals left by a writer that died: a whole one (it carries every file's
+ * new bytes) is rolled forward, and a lock-free reader already sees its new
+ * state; a torn one means the commit never reached its flush, so readers see
+ * the old state and the next writer discards it with its temp files.
  */
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,13 +28,28 @@ async function setup() {
 
 const read = (board: Board, runId: string, rel: string) => board.store.snapshot({ kind: 'run', id: runId }, async (r) => (await r(rel))?.data.output);
 
+/** A journal as a writer leaves it on disk (the format of journal.ts), written by hand. */
+function journal(runId: string, files: { rel: string; prev: string | null; bytes: string; tmp?: string; sha256?: string }[]) {
+  return JSON.stringify({
+    v: 2,
+    id: 'hand',
+    scope: `run ${runId}`,
+    chain: `runs/${runId}/audit.jsonl`,
+    files: files.map((f) => ({ rel: f.rel, prev: f.prev, sha256: f.sha256 ?? sha256Hex(f.bytes), ...(f.tmp ? { tmp: f.tmp } : {}), text: f.bytes })),
+    lines: [],
+    firstSeq: 1,
+    pos: 1,
+    at: 0,
+  });
+}
+
 describe('journals of dead writers', () => {
   it('a torn journal: readers see the old state; the next writer discards it and its temp file', async () => {
     const { board, runId, rel } = await setup();
     const tmp = `${rel}.tmp-deadhost-1-abcd`;
     await fs.writeFile(board.store.abs(tmp), encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, ''));
     await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), '{"id":"x","renames":[{"tmp":"runs/');
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), '{"v":2,"id":"x","files":[{"rel":"runs/');
     expect(await read(board, runId, rel)).toEqual({ k: 1 });
     await board.store.transact({ kind: 'run', id: runId }, () => undefined);
     expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
@@ -42,16 +57,13 @@ describe('journals of dead writers', () => {
     expect((await board.store.read(rel))?.data.output).toEqual({ k: 1 });
   });
 
-  it('a whole journal: readers see the new state at once; the next writer rolls it forward', async () => {
+  it('a whole journal: readers see the new state at once; the next writer rolls it forward from the journal alone (no temp file needed)', async () => {
     const { board, runId, rel } = await setup();
-    const tmp = `${rel}.tmp-deadhost-1-beef`;
+    const before = await fs.readFile(board.store.abs(rel));
     const bytes = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
-    await fs.writeFile(board.store.abs(tmp), bytes);
     await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    await fs.writeFile(
-      board.store.abs(`.work/journal/run-${runId}.json`),
-      JSON.stringify({ id: 'y', scope: `run ${runId}`, renames: [{ tmp, to: rel, sha256: sha256Hex(bytes) }], removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 1 }),
-    );
+    // Its temp never reached the disk (a power loss took it): the journal's content is enough.
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), journal(runId, [{ rel, prev: sha256Hex(before), bytes, tmp: `${rel}.tmp-deadhost-1-beef` }]));
     expect(await read(board, runId, rel)).toEqual({ k: 2 });
     // The chain does not record rev 2 (no audit line in this hand-made journal), so the roll-forward's
     // result is an external edit to the next transaction: adopted, as any valid edit is.
@@ -59,55 +71,52 @@ describe('journals of dead writers', () => {
       expect((await tx.read(rel))?.data.output).toEqual({ k: 2 });
     });
     expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
+    expect((await fs.readdir(board.store.abs(`runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
-  it('a whole journal whose temp files did not all reach the disk: the commit never started, so the old state stands', async () => {
+  it('a whole journal whose writer renamed one file and left a torn temp for the other: rolled forward to both new files', async () => {
     const { board, runId, rel } = await setup();
     const second = `runs/${runId}/other.md`;
+    const before = await fs.readFile(board.store.abs(rel));
     const a = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
     const b = encodeDoc(second, { id: 'other', kind: 'agent', state: 'ready', rev: 1 }, '');
-    const tmpA = `${rel}.tmp-deadhost-1-a1`;
     const tmpB = `${second}.tmp-deadhost-1-b2`;
-    await fs.writeFile(board.store.abs(tmpA), a);
-    await fs.writeFile(board.store.abs(tmpB), b.slice(0, 10)); // torn: the writer died while writing it
+    await fs.writeFile(board.store.abs(rel), a); // already renamed into place
+    await fs.writeFile(board.store.abs(tmpB), b.slice(0, 10)); // torn
     await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    const renames = [
-      { tmp: tmpA, to: rel, sha256: sha256Hex(a) },
-      { tmp: tmpB, to: second, sha256: sha256Hex(b) },
-    ];
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), JSON.stringify({ id: 'z', scope: `run ${runId}`, renames, removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 2 }));
-    expect(await read(board, runId, rel)).toEqual({ k: 1 });
-    await board.store.transact({ kind: 'run', id: runId }, async (tx) => {
-      expect((await tx.read(rel))?.data.output).toEqual({ k: 1 });
-      expect(await tx.read(second)).toBeNull();
-    });
+    await fs.writeFile(
+      board.store.abs(`.work/journal/run-${runId}.json`),
+      journal(runId, [
+        { rel, prev: sha256Hex(before), bytes: a, tmp: `${rel}.tmp-deadhost-1-a1` },
+        { rel: second, prev: null, bytes: b, tmp: tmpB },
+      ]),
+    );
+    await board.store.transact({ kind: 'run', id: runId }, () => undefined);
+    expect(await fs.readFile(board.store.abs(rel), 'utf8')).toBe(a);
+    expect(await fs.readFile(board.store.abs(second), 'utf8')).toBe(b);
     expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
     expect((await fs.readdir(board.store.abs(`runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
-  it('a journal whose renaming began but one temp is lost is reported as damage, never half applied', async () => {
+  it('a journal whose content does not match its hashes is reported as damage, never applied', async () => {
     const { board, runId, rel } = await setup();
-    const second = `runs/${runId}/other.md`;
+    const before = await fs.readFile(board.store.abs(rel));
     const a = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
-    await fs.writeFile(board.store.abs(rel), a); // already renamed into place
     await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    const renames = [
-      { tmp: `${rel}.tmp-deadhost-1-a1`, to: rel, sha256: sha256Hex(a) },
-      { tmp: `${second}.tmp-deadhost-1-b2`, to: second, sha256: sha256Hex('lost') },
-    ];
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), JSON.stringify({ id: 'w', scope: `run ${runId}`, renames, removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 2 }));
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), journal(runId, [{ rel, prev: sha256Hex(before), bytes: a, sha256: sha256Hex('something else') }]));
     await expect(board.store.transact({ kind: 'run', id: runId }, () => undefined)).rejects.toMatchObject({ code: 'corrupt' });
     expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([`run-${runId}.json`]);
+    expect(await fs.readFile(board.store.abs(rel))).toEqual(before);
     // audit verify names the journal as the damage.
     const report = await verifyBoard(board);
     expect(report.ok).toBe(false);
-    expect(report.chains.flatMap((c) => c.breaks)).toEqual([{ file: `.work/journal/run-${runId}.json`, line: null, reason: expect.stringMatching(/renamed some files but lost others/) }]);
+    expect(report.chains.flatMap((c) => c.breaks)).toEqual([{ file: `.work/journal/run-${runId}.json`, line: null, reason: expect.stringMatching(/does not match its hashes/) }]);
   });
 
   it('audit verify on a torn journal: the old state verifies, and the chain is said to have a commit that never started', async () => {
     const { board, runId } = await setup();
     await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), '{"id":"x","renames":[{"tmp":"runs/');
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), '{"v":2,"id":"x","files":[{"rel":"runs/');
     const report = await verifyBoard(board);
     expect(report.ok, JSON.stringify(report.chains)).toBe(true);
     expect(report.chains.filter((c) => c.pending).map((c) => [c.file, c.pending])).toEqual([[`runs/${runId}/audit.jsonl`, expect.stringMatching(/never reached its commit point/)]]);
