@@ -19,6 +19,13 @@
 //   stopped                         the commit is pending; SIGKILL the worker now
 //
 //   node crash-worker.mjs stop <root> <agent> <tagPrefix> start|claim <renames>
+//
+// `checkpoint` makes the warm-up start and one start (`<tagPrefix>-0`), then a checkpoint of
+// its commit log, stopped once the file system is flushed and before the log is cut:
+//   ack <requestId> <runId>         the start answered ok
+//   stopped                         the checkpoint is under way; SIGKILL the worker now
+//
+//   node crash-worker.mjs checkpoint <root> <agent> <tagPrefix>
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
@@ -29,7 +36,7 @@ import { resolveActor } from '../../dist/service/identity.js';
 const [mode, root, agent, prefix, maxText, renamesText] = process.argv.slice(2);
 const out = (line) => process.stdout.write(`${line}\n`);
 
-if (mode !== 'start' && mode !== 'stop') throw new Error(`unknown mode ${mode}`);
+if (mode !== 'start' && mode !== 'stop' && mode !== 'checkpoint') throw new Error(`unknown mode ${mode}`);
 const board = await Board.open(root);
 const who = resolveActor(board.manifest, agent);
 if (!who.ok) throw new Error(who.message);
@@ -56,6 +63,23 @@ function stopAfterRenames(renames) {
     return rename(from, to);
   };
   syncBuiltinESMExports(); // the board's `import { renameSync }` now sees this one
+}
+
+if (mode === 'checkpoint') {
+  // Cutting the log is the checkpoint's one ftruncate: stop there, after its file-system flush.
+  const truncate = fs.ftruncateSync;
+  fs.ftruncateSync = (...args) => {
+    out('stopped');
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); // until SIGKILL
+    return truncate(...args);
+  };
+  syncBuiltinESMExports();
+  const s = await start(`${prefix}-0`);
+  if (!s.ok) throw new Error(JSON.stringify(s));
+  out(`ack ${prefix}-0 ${s.data.run.id}`);
+  await board.store.checkpoint();
+  out('finished');
+  process.exit(0);
 }
 
 if (mode === 'stop') {
