@@ -13,16 +13,15 @@
  * counts then (recovery.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../core/hash.js';
 import { eventLine, type AuditEvent } from './audit.js';
 import type { ChainFiles } from './chain-file.js';
 import type { CommitLog } from './commit-log.js';
 import { BoardError, faultOf } from './errors.js';
-import { createExclusive, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, tempPathFor } from './fsutil.js';
+import { createExclusive, isCode, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, TEMP_MARK, tempPathFor } from './fsutil.js';
 import { CHANGES_FILE, isStatePath, scopeFiles, type Scope } from './layout.js';
-import { cleanTemps } from './recovery.js';
 import type { SafeFiles } from './safe-files.js';
 
 /** One file of a commit: where it goes, its sha256 before (null: absent) and after (null: removed), and its new bytes. */
@@ -98,6 +97,20 @@ export interface Settled {
   written: string[];
   already: string[];
   left: string[];
+}
+
+/** Remove a scope's temp files. Call only under its lock, when no live writer can own one. */
+export async function cleanTemps(files: SafeFiles, scope: Scope): Promise<void> {
+  for (const dir of scopeFiles(scope).dirs) {
+    let names: string[];
+    try {
+      names = await fs.readdir(files.abs(dir));
+    } catch (e) {
+      if (isCode(e, 'ENOENT', 'ENOTDIR')) continue;
+      throw e;
+    }
+    for (const n of names) if (n.includes(TEMP_MARK)) await removeIfExists(files.abs(path.join(dir, n)));
+  }
 }
 
 /** How many whole lines an audit chain holds (its last whole line's seq + 1); a torn last line is not counted. */

@@ -1,10 +1,10 @@
 /**
  * Recovery after crashes: finishing or discarding what dead writers left
  * (journals, commit logs, locks, temp files, half-made run folders), at
- * start-up and in `doctor`, and a scope's temp files when its lock was broken.
+ * start-up and in `doctor` (a scope's temp files, when its lock was broken,
+ * are cleaned by journal.ts `cleanTemps`).
  */
 import { existsSync, promises as fs } from 'node:fs';
-import path from 'node:path';
 import { verifyChain } from './audit.js';
 import { findLogs, readLog } from './commit-log.js';
 import { isCode, isDeadTemp, removeIfEmpty, removeIfExists, TEMP_MARK } from './fsutil.js';
@@ -128,20 +128,6 @@ async function listDir(dir: string): Promise<string[]> {
   } catch (e) {
     if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
     throw e;
-  }
-}
-
-/** Remove a scope's temp files. Call only under its lock, when no live writer can own one. */
-export async function cleanTemps(files: SafeFiles, scope: Scope): Promise<void> {
-  for (const dir of scopeFiles(scope).dirs) {
-    let names: string[];
-    try {
-      names = await fs.readdir(files.abs(dir));
-    } catch (e) {
-      if (isCode(e, 'ENOENT', 'ENOTDIR')) continue;
-      throw e;
-    }
-    for (const n of names) if (n.includes(TEMP_MARK)) await removeIfExists(files.abs(path.join(dir, n)));
   }
 }
 
