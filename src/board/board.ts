@@ -5,9 +5,10 @@
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { auditBy, type Author } from './author.js';
+import { ChangeLog } from './changes.js';
 import { BoardError } from './errors.js';
-import { fileStamp } from './fsutil.js';
 import { STATE_DIR, WORK_FILE } from './layout.js';
+import { Listing } from './listing.js';
 import { DEFAULT_SETTINGS, manifestFrom, newManifestData, type Manifest } from './manifest.js';
 import { WorkState } from './state.js';
 import { BoardStore, type StoreOptions } from './store.js';
@@ -32,6 +33,10 @@ export class Board {
   private seenManifest: string;
   /** The coordinator's uncommitted records under `.work/`: the only way anything outside the board touches them. */
   readonly state: WorkState;
+  /** Names, stats and stamps of board files as they are now, for caches that compare against them. */
+  readonly listing: Listing;
+  /** The change log every commit appends its scope to, read from a cursor. */
+  readonly changes: ChangeLog;
 
   private constructor(
     readonly root: string,
@@ -41,6 +46,8 @@ export class Board {
   ) {
     this.seenManifest = manifestHash;
     this.state = new WorkState(root, store.options);
+    this.listing = new Listing(root);
+    this.changes = new ChangeLog(root);
   }
 
   /** WORK.md as last read; `refresh` picks up edits made since (people, groups, settings). */
@@ -53,7 +60,7 @@ export class Board {
 
   /** Re-read WORK.md when it changed; a long-running server calls this before each request. */
   async refresh(): Promise<void> {
-    const stamp = fileStamp(this.store.abs(WORK_FILE));
+    const stamp = this.listing.stamp(WORK_FILE);
     if (stamp === this.seenStat) return;
     this.seenStat = stamp;
     const doc = await this.store.read(WORK_FILE).catch(() => null);

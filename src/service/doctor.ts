@@ -7,9 +7,7 @@
  * caller's choice (`board.store.recover()`), done before this.
  */
 import { execFileSync } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import type { Board } from '../board/board.js';
-import { isCode, readIfExists } from '../board/fsutil.js';
 import { paths, STATE_DIR } from '../board/layout.js';
 import { isBreakable, pidAlive } from '../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
@@ -38,28 +36,19 @@ function unmerged(root: string): string[] {
   }
 }
 
-async function list(dir: string): Promise<string[]> {
-  try {
-    return (await fs.readdir(dir)).sort();
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return [];
-    throw e;
-  }
-}
-
 async function locks(board: Board, findings: Finding[]): Promise<void> {
-  const lockDir = board.store.abs(`${STATE_DIR}/locks`);
-  for (const n of await list(lockDir)) {
-    const raw = await readIfExists(`${lockDir}/${n}`);
-    if (!raw) continue;
-    const st = await fs.stat(`${lockDir}/${n}`);
+  const lockDir = `${STATE_DIR}/locks`;
+  for (const n of board.state.list(lockDir)) {
+    const raw = await board.state.read(`${lockDir}/${n}`);
+    const st = board.listing.stat(`${lockDir}/${n}`);
+    if (!raw || !st) continue;
     let info: { host: string; pid: number; acquiredAt: string } | null = null;
     try {
       info = JSON.parse(raw.toString('utf8'));
     } catch {
       info = null;
     }
-    const breakable = isBreakable({ info: info ? { ...info, token: '' } : null, mtimeMs: st.mtimeMs }, board.manifest.settings.lockStaleSeconds * 1000, Date.now());
+    const breakable = isBreakable({ info: info ? { ...info, token: '' } : null, mtimeMs: Number(st.mtimeNs / 1_000_000n) }, board.manifest.settings.lockStaleSeconds * 1000, Date.now());
     findings.push({
       kind: breakable ? 'stale-lock' : 'held-lock',
       where: n,
@@ -121,11 +110,11 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
 export async function doctorFindings(board: Board, service: Service): Promise<Finding[]> {
   const findings: Finding[] = [];
   await locks(board, findings);
-  for (const n of await list(board.store.abs(`${STATE_DIR}/journal`))) {
+  for (const n of board.state.list(`${STATE_DIR}/journal`)) {
     findings.push({ kind: 'pending-journal', where: n, detail: n === 'sync.json' ? 'an interrupted workboard sync; the next sync finishes it' : 'an interrupted commit; the next write or workboard serve rolls it forward' });
   }
-  const refused = await readIfExists(board.store.abs(`${STATE_DIR}/refused.json`));
-  if (refused) for (const [run, why] of Object.entries(JSON.parse(refused.toString('utf8')) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
+  const refused = await board.state.readText(`${STATE_DIR}/refused.json`);
+  if (refused !== null) for (const [run, why] of Object.entries(JSON.parse(refused) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
   for (const e of await allEntries(board.store)) {
     if (statusOf(e) !== 'parked') continue;
     const why = Object.entries(e.deliveries ?? {}).filter(([, d]) => d.parkedAt).map(([k, d]) => `${k}: ${d.lastError ?? 'failed'}`);

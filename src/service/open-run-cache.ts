@@ -11,10 +11,8 @@
  * (FAT, HFS+, some network file systems). A cache, never a source of truth:
  * damaged or missing, it is simply rebuilt.
  */
-import { readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { isCode, tempPathFor } from '../board/fsutil.js';
+import type { Board } from '../board/board.js';
 import { paths, scopeFiles, STATE_DIR } from '../board/layout.js';
-import type { BoardStore } from '../board/store.js';
 import type { RunState } from '../engine/types.js';
 
 const FILE = `${STATE_DIR}/open-runs.json`;
@@ -37,22 +35,16 @@ interface Entry {
  * Every file of a run's folder and of its leases, with inode, size and mtime; the newest mtime,
  * and whether every mtime is a whole second. Null when the run folder is missing.
  */
-function filesStamp(store: BoardStore, runId: string): { stamp: string; newestMs: number; wholeSeconds: boolean } | null {
+function filesStamp(board: Board, runId: string): { stamp: string; newestMs: number; wholeSeconds: boolean } | null {
   const parts: string[] = [];
   let newestMs = 0;
   let wholeSeconds = true;
   for (const dir of [paths.runDir(runId), paths.leaseDir(runId)]) {
-    let names: string[];
-    try {
-      names = readdirSync(store.abs(dir)).sort();
-    } catch (e) {
-      if (!isCode(e, 'ENOENT', 'ENOTDIR')) throw e;
-      if (dir === paths.runDir(runId)) return null;
-      names = [];
-    }
+    const names = board.listing.names(dir);
+    if (names === null && dir === paths.runDir(runId)) return null;
     parts.push(dir);
-    for (const name of names) {
-      const st = statSync(store.abs(`${dir}/${name}`), { bigint: true, throwIfNoEntry: false });
+    for (const name of names ?? []) {
+      const st = board.listing.stat(`${dir}/${name}`);
       if (!st) return null; // removed while listed: a commit is under way
       parts.push(`${name}:${st.ino}:${st.size}:${st.mtimeNs}`);
       newestMs = Math.max(newestMs, Number(st.mtimeNs / 1_000_000n));
@@ -67,7 +59,7 @@ export class OpenRunCache {
   private dirty = false;
 
   constructor(
-    private readonly store: BoardStore,
+    private readonly board: Board,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -75,7 +67,8 @@ export class OpenRunCache {
     if (this.entries) return this.entries;
     this.entries = new Map();
     try {
-      const v = JSON.parse(readFileSync(this.store.abs(FILE), 'utf8')) as { version?: number; entries?: [string, Entry][] };
+      const text = this.board.state.readTextNow(FILE);
+      const v = (text === null ? {} : JSON.parse(text)) as { version?: number; entries?: [string, Entry][] };
       if (v.version === VERSION && Array.isArray(v.entries)) this.entries = new Map(v.entries);
     } catch {
       // missing or damaged: start empty
@@ -85,7 +78,7 @@ export class OpenRunCache {
 
   /** The run's files as they are now: what `get` compares and `put` records. */
   stampOf(runId: string): string | null {
-    return filesStamp(this.store, runId)?.stamp ?? null;
+    return filesStamp(this.board, runId)?.stamp ?? null;
   }
 
   /** The state kept for this run, if its files are exactly as they were when it was read. */
@@ -100,10 +93,10 @@ export class OpenRunCache {
    * a file is too young to trust, or a commit of the run is pending (its journal exists).
    */
   put(runId: string, stamp: string | null, state: RunState): void {
-    const now = filesStamp(this.store, runId);
+    const now = filesStamp(this.board, runId);
     if (stamp === null || now === null || now.stamp !== stamp) return;
     if (tooYoungToTrust(now.newestMs, now.wholeSeconds, this.clock())) return;
-    if (statSync(this.store.abs(scopeFiles({ kind: 'run', id: runId }).journal), { throwIfNoEntry: false })) return;
+    if (this.board.state.stamp(scopeFiles({ kind: 'run', id: runId }).journal) !== '') return;
     this.load().set(runId, { stamp, state });
     this.dirty = true;
   }
@@ -118,20 +111,12 @@ export class OpenRunCache {
       }
     }
     if (!this.dirty) return;
-    const file = this.store.abs(FILE);
-    const tmp = tempPathFor(file);
     try {
       // No fsync: a cache torn by a crash fails to parse and is rebuilt.
-      writeFileSync(tmp, JSON.stringify({ version: VERSION, entries: [...this.entries] }));
-      renameSync(tmp, file);
+      this.board.state.replaceNow(FILE, JSON.stringify({ version: VERSION, entries: [...this.entries] }));
       this.dirty = false;
     } catch {
-      // an optimisation only; leave no temp file behind
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // never written
-      }
+      // an optimisation only (replaceNow leaves no temp file behind)
     }
   }
 }

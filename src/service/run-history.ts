@@ -14,10 +14,9 @@
  * stamp before use, unpacked only for the runs a filter selects, and rebuilt
  * from the chains when absent or unreadable.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import type { Board } from '../board/board.js';
-import { isCode, readIfExists, statIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { isRunId, STATE_DIR } from '../board/layout.js';
+import { stampOf } from '../board/listing.js';
 import { runFacts, type HistoryLine, type RunFacts } from '../insights/facts.js';
 import { versionKey } from '../insights/figures.js';
 import { pack, unpack, type PackedFacts } from '../insights/packed.js';
@@ -45,7 +44,7 @@ function parsedLines(text: string): HistoryLine[] {
 export type PinnedProcess = Process & { roles: Record<string, string> };
 
 const KEPT = `${STATE_DIR}/insights.json`;
-const KEPT_VERSION = 3;
+const KEPT_VERSION = 4;
 
 /** A chain's facts as read (or packed, as a previous process kept them: unpacked when first asked for), under the chain's stamp. */
 interface Entry {
@@ -73,10 +72,10 @@ export class RunHistory {
 
   /** Take up the facts a previous process kept (each still checked against its chain's stamp). */
   async loadKept(): Promise<void> {
-    const raw = await readIfExists(this.board.store.abs(KEPT));
+    const raw = await this.board.state.readText(KEPT);
     if (raw === null) return;
     try {
-      const kept = JSON.parse(raw.toString('utf8')) as { version?: unknown; runs?: unknown };
+      const kept = JSON.parse(raw) as { version?: unknown; runs?: unknown };
       if (kept.version === KEPT_VERSION && Array.isArray(kept.runs)) this.entries = new Map((kept.runs as [string, string, PackedFacts | null][]).map(([id, stamp, packed]) => [id, { stamp, packed }]));
     } catch {
       // unreadable: the chains are read again
@@ -94,7 +93,7 @@ export class RunHistory {
     // Marked kept before the write, so a change made meanwhile is kept by the next save.
     this.changed = false;
     try {
-      await writeFileAtomic(this.board.store.abs(KEPT), JSON.stringify({ version: KEPT_VERSION, runs }));
+      await this.board.state.replace(KEPT, JSON.stringify({ version: KEPT_VERSION, runs }));
     } catch (e) {
       this.changed = true;
       throw e;
@@ -106,14 +105,7 @@ export class RunHistory {
    * order; with `wanted`, only the runs it selects (the others are not unpacked).
    */
   runs(wanted?: (run: Selected) => boolean): RunFacts[] {
-    const runsDir = this.board.store.abs('runs');
-    let ids: string[];
-    try {
-      ids = readdirSync(runsDir).filter(isRunId).sort();
-    } catch (e) {
-      if (isCode(e, 'ENOENT')) return [];
-      throw e;
-    }
+    const ids = (this.board.listing.names('runs') ?? []).filter(isRunId);
     const out: RunFacts[] = [];
     const seen = new Set(ids);
     for (const id of this.entries.keys()) {
@@ -123,21 +115,16 @@ export class RunHistory {
     }
     for (const id of ids) {
       // paths.runChain's file, joined by hand: a path.join for each of 10k runs took some 10 ms of a warm `stats`.
-      const file = `${runsDir}/${id}/audit.jsonl`;
-      const s = statIfExists(file);
+      const file = `runs/${id}/audit.jsonl`;
+      const s = this.board.listing.stat(file);
       if (!s) continue;
       let e = this.entries.get(id);
-      if (!e || e.stamp !== `${s.ino}:${s.size}:${s.mtimeMs}`) {
-        let text: string;
-        try {
-          text = readFileSync(file, 'utf8');
-        } catch (err) {
-          if (isCode(err, 'ENOENT')) continue;
-          throw err;
-        }
+      if (!e || e.stamp !== stampOf(s)) {
+        const text = this.board.listing.readNow(file)?.toString('utf8');
+        if (text === undefined) continue;
         // A chain changed within the file system's clock tick could change again unseen at the same size and mtime: read again next time.
-        const young = tooYoungToTrust(s.mtimeMs, s.mtimeMs % 1000 === 0, this.clock());
-        e = { stamp: young ? '' : `${s.ino}:${s.size}:${s.mtimeMs}`, facts: runFacts(id, parsedLines(text)) };
+        const young = tooYoungToTrust(Number(s.mtimeNs / 1_000_000n), s.mtimeNs % 1_000_000_000n === 0n, this.clock());
+        e = { stamp: young ? '' : stampOf(s), facts: runFacts(id, parsedLines(text)) };
         this.entries.set(id, e);
         this.noteChange();
       }

@@ -7,15 +7,14 @@
  * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
  * again only at runs that changed since.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
-import { bigStatIfExists, fileStamp, isCode, readIfExists, statIfExists, writeFileAtomic } from '../board/fsutil.js';
-import { CHANGES_FILE, isRunId, paths, STATE_DIR } from '../board/layout.js';
-import type { BoardStore } from '../board/store.js';
+import type { Board } from '../board/board.js';
+import type { ChangeCursor } from '../board/changes.js';
+import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { runFromDoc } from './runfiles.js';
 import { scanRunSummary, type RunSummary } from './run-summary-scan.js';
 
 const CACHE = `${STATE_DIR}/index.json`;
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 
 // Synchronous stats and reads throughout: microseconds each on files in the page cache,
 // where an asynchronous call costs a thread-pool round trip.
@@ -28,10 +27,10 @@ const CACHE_VERSION = 2;
  * watcher adopts the edit with a commit. Taken with synchronous stats:
  * microseconds each, and `get_work` takes one stamp per open run.
  */
-export function runStamp(store: BoardStore, runId: string): string {
+export function runStamp(board: Board, runId: string): string {
   const stampOf = (rel: string) => {
-    const s = statIfExists(store.abs(rel));
-    return s ? `${s.ino}:${s.mtimeMs}:${s.ctimeMs}` : '-';
+    const s = board.listing.stat(rel);
+    return s ? `${s.ino}:${s.mtimeNs}:${s.ctimeNs}` : '-';
   };
   return `${stampOf(paths.runDir(runId))}|${stampOf(paths.leaseDir(runId))}`;
 }
@@ -52,8 +51,7 @@ const SAVE_EVERY_MS = 5_000;
 
 interface Cursor {
   /** Where the change log was read up to, and which file it was (a rotated log starts over). */
-  logIno: string;
-  logOffset: number;
+  log: ChangeCursor;
   /** The runs/ folder as last listed: a run added or removed by hand or by git changes it. */
   runsDir: string;
   /** When every RUN.md was last checked (ms since the epoch). */
@@ -76,7 +74,7 @@ export class RunIndex {
   private saving: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly store: BoardStore,
+    private readonly board: Board,
     private readonly onProgress?: (done: number, total: number) => void,
     private readonly clock: () => number = Date.now,
   ) {}
@@ -84,10 +82,10 @@ export class RunIndex {
   private async loadCache(): Promise<void> {
     if (this.loaded) return;
     this.loaded = true;
-    const raw = await readIfExists(this.store.abs(CACHE));
-    if (!raw) return;
+    const raw = await this.board.state.readText(CACHE);
+    if (raw === null) return;
     try {
-      const v = JSON.parse(raw.toString('utf8')) as { version: number; cursor?: Cursor; entries: [string, { stamp: string; summary: RunSummary }][] };
+      const v = JSON.parse(raw) as { version: number; cursor?: Cursor; entries: [string, { stamp: string; summary: RunSummary }][] };
       if (v.version !== CACHE_VERSION) return;
       this.entries = new Map(v.entries);
       this.sorted = null;
@@ -118,33 +116,26 @@ export class RunIndex {
 
   private async sync(): Promise<void> {
     await this.loadCache();
-    const log = bigStatIfExists(this.store.abs(CHANGES_FILE));
-    const runs = bigStatIfExists(this.store.abs('runs'));
-    const logIno = log ? String(log.ino) : '';
-    const logSize = log ? Number(log.size) : 0;
+    const runs = this.board.listing.stat('runs');
     const runsDir = runs ? `${runs.ino}:${runs.mtimeNs}` : '';
-    // No log yet (nothing committed since the board was made or copied) reads as an empty one,
-    // and a log that has appeared since holds every commit made after it: read from its start.
-    const c = this.cursor && this.cursor.logIno === '' && logIno !== '' ? { ...this.cursor, logIno, logOffset: 0 } : this.cursor;
-    const incremental = c !== null && c.logIno === logIno && c.logOffset <= logSize && this.clock() - c.fullAt < RESCAN_MS;
-    if (incremental) {
-      await this.catchUp(c, runsDir, runs ? Number(runs.nlink) : 0);
-      // Written in the background and at most every few seconds: a 10k-run index is megabytes.
-      if (this.dirty && this.clock() - this.savedAt >= SAVE_EVERY_MS) void this.saveCache();
-    } else {
-      // The log's size was taken before the scan: whatever is appended meanwhile is read next time.
-      await this.fullScan({ logIno, logOffset: logSize, runsDir, fullAt: this.clock() });
-      await this.saveCache();
+    const c = this.cursor;
+    if (c !== null && this.clock() - c.fullAt < RESCAN_MS) {
+      const read = this.board.changes.read(c.log);
+      // A log started afresh may have lost commits made since the cursor: only a full scan sees them.
+      if (!read.restarted) {
+        await this.catchUp(c, read.lines, read.cursor, runsDir, runs?.links ?? 0);
+        // Written in the background and at most every few seconds: a 10k-run index is megabytes.
+        if (this.dirty && this.clock() - this.savedAt >= SAVE_EVERY_MS) void this.saveCache();
+        return;
+      }
     }
+    // The log's end is taken before the scan: whatever is appended meanwhile is read next time.
+    await this.fullScan({ log: this.board.changes.end(), runsDir, fullAt: this.clock() });
+    await this.saveCache();
   }
 
   private listRunIds(): string[] {
-    try {
-      return readdirSync(this.store.abs('runs')).filter(isRunId).sort();
-    } catch (e) {
-      if (!isCode(e, 'ENOENT')) throw e;
-      return [];
-    }
+    return (this.board.listing.names('runs') ?? []).filter(isRunId);
   }
 
   private async fullScan(cursor: Cursor): Promise<void> {
@@ -160,9 +151,8 @@ export class RunIndex {
     this.dirty = true;
   }
 
-  private async catchUp(c: Cursor, runsDir: string, runsLinks: number): Promise<void> {
+  private async catchUp(c: Cursor, lines: readonly string[], log: ChangeCursor, runsDir: string, runsLinks: number): Promise<void> {
     const changed = new Set<string>();
-    const { lines, offset } = this.readLog(c.logOffset);
     for (const line of lines) if (line.startsWith('run ')) changed.add(line.slice(4));
     for (const id of changed) if (isRunId(id)) await this.refresh(id);
     // runs/ changed: usually only the runs the log just named were added. A folder's link
@@ -173,15 +163,15 @@ export class RunIndex {
       for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
       for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
     }
-    if (offset !== c.logOffset || runsDir !== c.runsDir || c !== this.cursor) {
-      this.cursor = { ...c, logOffset: offset, runsDir };
+    if (log.log !== c.log.log || log.offset !== c.log.offset || runsDir !== c.runsDir) {
+      this.cursor = { ...c, log, runsDir };
       this.dirty = true;
     }
   }
 
   /** Re-read one run's summary if its RUN.md changed; forget it if RUN.md is gone. */
   private async refresh(id: string): Promise<void> {
-    const st = fileStamp(this.store.abs(paths.runFile(id)));
+    const st = this.board.listing.stamp(paths.runFile(id));
     if (st === '') {
       this.forget(id);
       return;
@@ -202,12 +192,12 @@ export class RunIndex {
   /** The lines of RUN.md when they are as the board writes them, else the whole file read and checked; null when it cannot be read. */
   private async summaryOf(id: string): Promise<RunSummary | null> {
     const rel = paths.runFile(id);
-    const bytes = await this.store.readBytes(rel).catch(() => null);
+    const bytes = await this.board.store.readBytes(rel).catch(() => null);
     const scanned = bytes === null ? null : scanRunSummary(bytes.toString('utf8'));
     // A copy: the scanned strings are slices of RUN.md's text, which each of them would keep
     // in memory (about 0.5 KB a run, for every run of the board; an index read from disk has none).
     if (scanned && scanned.id === id) return structuredClone(scanned);
-    const doc = await this.store.read(rel).catch(() => null);
+    const doc = await this.board.store.read(rel).catch(() => null);
     if (!doc) return null;
     const r = runFromDoc(doc);
     return { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs };
@@ -222,35 +212,13 @@ export class RunIndex {
     }
   }
 
-  /** Whole lines of the change log from `from`; a line still being appended waits for next time. */
-  private readLog(from: number): { lines: string[]; offset: number } {
-    let fd: number;
-    try {
-      fd = openSync(this.store.abs(CHANGES_FILE), 'r');
-    } catch (e) {
-      if (isCode(e, 'ENOENT')) return { lines: [], offset: from };
-      throw e;
-    }
-    try {
-      const { size } = fstatSync(fd);
-      if (size <= from) return { lines: [], offset: from };
-      const buf = Buffer.alloc(size - from);
-      readSync(fd, buf, 0, buf.length, from);
-      const text = buf.toString('utf8');
-      const end = text.lastIndexOf('\n') + 1;
-      return { lines: text.slice(0, end).split('\n').filter(Boolean), offset: from + Buffer.byteLength(text.slice(0, end)) };
-    } finally {
-      closeSync(fd);
-    }
-  }
-
   /** One save at a time, each of the index as it is when its turn comes. */
   private saveCache(): Promise<void> {
     this.dirty = false;
     this.savedAt = this.clock();
     this.saving = this.saving.then(async () => {
       try {
-        await writeFileAtomic(this.store.abs(CACHE), JSON.stringify({ version: CACHE_VERSION, cursor: this.cursor, entries: [...this.entries] }));
+        await this.board.state.replace(CACHE, JSON.stringify({ version: CACHE_VERSION, cursor: this.cursor, entries: [...this.entries] }));
       } catch {
         // the cache is an optimisation; failing to write it changes nothing
       }

@@ -67,8 +67,8 @@ export class RunReader {
     onIndexProgress?: (done: number, total: number) => void,
     keepOpenRuns = false,
   ) {
-    this.index = new RunIndex(board.store, onIndexProgress);
-    this.kept = keepOpenRuns ? new OpenRunCache(board.store) : null;
+    this.index = new RunIndex(board, onIndexProgress);
+    this.kept = keepOpenRuns ? new OpenRunCache(board) : null;
   }
 
   /** Write back the open runs' states kept for the next process (when this reader keeps them). */
@@ -101,7 +101,7 @@ export class RunReader {
   /** A run's state from its files, read without locking as one consistent whole. */
   async read(runId: string): Promise<Loaded> {
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
-    const stamp = runStamp(this.board.store, runId);
+    const stamp = runStamp(this.board, runId);
     const cached = this.runCache.get(runId);
     if (cached && cached.stamp === stamp) return cached.loaded;
     const keptStamp = this.kept?.stampOf(runId) ?? null;

@@ -8,9 +8,9 @@
  * landing between the render and the stream's start is not missed. Streams
  * are capped (stream-caps.ts): past a cap the oldest is told `closed` and ended.
  */
-import { promises as fs, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Board } from '../board/board.js';
+import type { ChangeCursor } from '../board/changes.js';
 import { CHANGES_FILE } from '../board/layout.js';
 import { RunWatch } from '../board/run-watch.js';
 import { toClose, type Holder } from './stream-caps.js';
@@ -38,8 +38,8 @@ export interface StreamRequest {
 export class Live {
   private readonly listeners = new Set<Listener>();
   private watch: RunWatch | null = null;
-  private offset = 0;
-  private reading: Promise<void> = Promise.resolve();
+  /** How far this stream's watch has read the change log. */
+  private cursor: ChangeCursor = { log: '', offset: 0 };
   private heartbeat: NodeJS.Timeout | null = null;
 
   constructor(private readonly board: Board) {}
@@ -55,32 +55,33 @@ export class Live {
       this.listeners.delete(old);
       old.res.end(CLOSED);
     }
-    if (this.listeners.size === 0) await this.begin();
+    if (this.listeners.size === 0) this.begin();
     this.listeners.add(l);
     r.res.once('close', () => {
       this.listeners.delete(l);
       if (this.listeners.size === 0) this.end();
     });
     const from = Number(r.url.searchParams.get('from') ?? NaN);
-    if (Number.isSafeInteger(from) && from >= 0) await this.since(l, from);
+    if (Number.isSafeInteger(from) && from >= 0) this.since(l, from);
   }
 
   /** The change log's length now: what a page rendered now has seen. */
   static offset(board: Board): number {
-    try {
-      return statSync(board.store.abs(CHANGES_FILE)).size;
-    } catch {
-      return 0;
-    }
+    return board.changes.end().offset;
   }
 
-  /** Tell one new listener about what was committed after its page was rendered and before it listened. */
-  private async since(l: Listener, from: number): Promise<void> {
-    const buf = await fs.readFile(this.board.store.abs(CHANGES_FILE)).catch(() => null);
-    if (buf === null || from >= buf.length) return;
-    const end = Math.min(buf.lastIndexOf(0x0a) + 1, this.offset);
-    if (end <= from) return;
-    send([l], scopes(buf.subarray(from, end).toString('utf8')));
+  /**
+   * Tell one new listener about what was committed after its page was rendered and before it
+   * listened (what the watch reads from here on, it is told with the rest). A page's offset is
+   * into the log as it was then: if the log was started afresh since, there is nothing to say.
+   */
+  private since(l: Listener, from: number): void {
+    try {
+      const read = this.board.changes.read({ log: this.cursor.log, offset: from }, this.cursor.offset);
+      if (!read.restarted) send([l], scopes(read.lines));
+    } catch {
+      // unreadable now: the page hears of the next change
+    }
   }
 
   close(): void {
@@ -89,10 +90,10 @@ export class Live {
     this.end();
   }
 
-  private async begin(): Promise<void> {
-    this.offset = (await fs.stat(this.board.store.abs(CHANGES_FILE)).catch(() => ({ size: 0 }))).size;
+  private begin(): void {
+    this.cursor = this.board.changes.end();
     this.watch = new RunWatch(this.board.root, CHANGES_FILE, (e) => {
-      if (e.kind !== 'run') this.reading = this.reading.then(() => this.readChanges());
+      if (e.kind !== 'run') this.readChanges();
     });
     this.watch.start();
     this.heartbeat = setInterval(() => {
@@ -107,20 +108,16 @@ export class Live {
     this.heartbeat = null;
   }
 
-  /** The scopes committed since we last looked; a log started afresh (shorter than before) is read from its start. */
-  private async readChanges(): Promise<void> {
-    let text: string;
+  /** The scopes committed since we last looked; a log started afresh is read from its start. */
+  private readChanges(): void {
+    let read;
     try {
-      const buf = await fs.readFile(this.board.store.abs(CHANGES_FILE));
-      if (buf.length < this.offset) this.offset = 0;
-      const end = buf.lastIndexOf(0x0a) + 1;
-      if (end <= this.offset) return;
-      text = buf.subarray(this.offset, end).toString('utf8');
-      this.offset = end;
+      read = this.board.changes.read(this.cursor);
     } catch {
-      return;
+      return; // unreadable now: the next change tries again from the same place
     }
-    send(this.listeners, scopes(text));
+    this.cursor = read.cursor;
+    send(this.listeners, scopes(read.lines));
   }
 }
 
@@ -130,10 +127,10 @@ interface Scopes {
 }
 
 /** The runs, and whether the board itself, that some lines of the change log touched. */
-function scopes(text: string): Scopes {
+function scopes(lines: readonly string[]): Scopes {
   const runs = new Set<string>();
   let board = false;
-  for (const line of text.split('\n')) {
+  for (const line of lines) {
     const m = /^run (r-[0-9a-z]+)/.exec(line);
     if (m) runs.add(m[1]!);
     else if (line.startsWith('board')) board = true;

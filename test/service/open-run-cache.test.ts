@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BoardStore } from '../../src/board/store.js';
+import { Board } from '../../src/board/board.js';
 import { OpenRunCache } from '../../src/service/open-run-cache.js';
 import { ensureBuilt } from '../support/cli-run.js';
 
@@ -119,12 +119,12 @@ describe('open runs kept between CLI processes', () => {
     expect(kept(dir)).toEqual([id]);
   });
 
-  it('get and put compare every file of the run and of its leases', () => {
+  it('get and put compare every file of the run and of its leases', async () => {
     const dir = board();
     const id = startRun(dir);
-    const store = new BoardStore(dir, { lockStaleMs: 30_000, lockTimeoutMs: 10_000 });
+    const b = await Board.open(dir);
     let now = Date.now();
-    const cache = new OpenRunCache(store, () => now);
+    const cache = new OpenRunCache(b, () => now);
     now -= 1000; // as if a second before the run's files were written
     const state = { run: { id } } as never;
     const stamp = cache.stampOf(id);
@@ -136,10 +136,10 @@ describe('open runs kept between CLI processes', () => {
     // Whole-second mtimes (a coarse file system): two seconds must pass, not 100 ms.
     const whole = new Date(Math.floor(Date.now() / 1000) * 1000);
     for (const n of readdirSync(path.join(dir, 'runs', id))) utimesSync(path.join(dir, 'runs', id, n), whole, whole);
-    const coarse = new OpenRunCache(store, () => whole.getTime() + 500);
+    const coarse = new OpenRunCache(b, () => whole.getTime() + 500);
     coarse.put(id, coarse.stampOf(id), state);
     expect(coarse.get(id, coarse.stampOf(id))).toBeNull();
-    const later = new OpenRunCache(store, () => whole.getTime() + 2500);
+    const later = new OpenRunCache(b, () => whole.getTime() + 2500);
     later.put(id, later.stampOf(id), state);
     expect(later.get(id, later.stampOf(id))).toBe(state);
     // The entry kept before those mtimes changed no longer matches; nor after a file is added.

@@ -52,12 +52,12 @@ describe('the run index across coordinators', () => {
     const x = await h.start('claim-review', { claimant: CAST.cat, amount: 3 });
     // A full scan writes index.json with the log's end as its cursor.
     await fs.rm(path.join(h.root, '.work/index.json'), { force: true });
-    expect((await new RunIndex((await Board.open(h.root)).store).summaries()).map((r) => r.id)).toContain(x.run.id);
+    expect((await new RunIndex(await Board.open(h.root)).summaries()).map((r) => r.id)).toContain(x.run.id);
     // x's RUN.md edited in place (no log line), then a new run c (a log line).
     const file = path.join(h.root, 'runs', x.run.id, 'RUN.md');
     await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('amount: 3', 'amount: 33'));
     const c = await h.start('claim-review', { claimant: CAST.cat, amount: 4 });
-    const fresh = await new RunIndex((await Board.open(h.root)).store).summaries();
+    const fresh = await new RunIndex(await Board.open(h.root)).summaries();
     expect(fresh.map((r) => r.id)).toContain(c.run.id);
     // Only what the log named was read again: the in-place edit of x is not seen (a full scan would see it).
     expect(fresh.find((r) => r.id === x.run.id)?.inputs).toEqual({ claimant: CAST.cat, amount: 3 });
@@ -66,7 +66,7 @@ describe('the run index across coordinators', () => {
   it('an edit outside workboard to a run already indexed shows after the rescan interval; a rotated log rescans at once', async () => {
     const d = await h.start('claim-review', { claimant: CAST.ann, amount: 4 });
     let now = Date.now();
-    const index = new RunIndex((await Board.open(h.root)).store, undefined, () => now);
+    const index = new RunIndex(await Board.open(h.root), undefined, () => now);
     expect((await index.summaries()).find((r) => r.id === d.run.id)?.inputs).toEqual({ claimant: CAST.ann, amount: 4 });
     const file = path.join(h.root, 'runs', d.run.id, 'RUN.md');
     await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('amount: 4', 'amount: 44'));

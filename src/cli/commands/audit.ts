@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { verifyChain, type AuditEvent } from '../../board/audit.js';
 import { BoardError } from '../../board/errors.js';
-import { readIfExists } from '../../board/fsutil.js';
 import { isRunId, paths } from '../../board/layout.js';
 import { verifyBoard } from '../../board/verify.js';
 import { branchText, lineText, when } from '../../git/audit-words.js';
@@ -84,7 +83,7 @@ export function register(program: Command, cli: Cli): void {
     .action(async (runId: string, opts: { git?: boolean }) => {
       const board = await cli.board();
       if (!isRunId(runId)) throw new BoardError('invalid', `not a run id: ${runId}`);
-      const text = (await readIfExists(board.store.abs(paths.runChain(runId))))?.toString('utf8');
+      const text = (await board.store.readBytes(paths.runChain(runId)))?.toString('utf8');
       if (text === undefined) throw new BoardError('invalid', `no run ${runId} on this board`);
       const report = verifyChain(text);
       const carried = opts.git ? await carriers(board.root, paths.runChain(runId)) : null;

@@ -21,8 +21,17 @@ interface FileResult {
   issues: Issue[];
 }
 
-/** The latest published version's PROCESS.md of a process named `name` on the board in reach, if there is one. */
-async function publishedFile(name: string, cli: Cli): Promise<string | null> {
+/** A PROCESS.md to check: the name it is shown by, and how its text is read. */
+interface Source {
+  file: string;
+  text: () => Promise<string>;
+}
+
+/** A file the user named (or found in a folder they named), read as given: their own input, not the board's. */
+const userFile = (file: string): Source => ({ file, text: () => fs.readFile(file, 'utf8') });
+
+/** The latest published version's PROCESS.md of a process named `name` on the board in reach, read through the board; null if there is none. */
+async function publishedFile(name: string, cli: Cli): Promise<Source | null> {
   if (!NAME_PATTERN.test(name)) return null;
   let board: Board;
   try {
@@ -32,18 +41,21 @@ async function publishedFile(name: string, cli: Cli): Promise<string | null> {
   }
   const versions = await listVersions(board, name);
   const latest = versions[versions.length - 1];
-  return latest === undefined ? null : path.relative(process.cwd(), board.store.abs(`${paths.versionDir(name, latest)}/PROCESS.md`));
+  if (latest === undefined) return null;
+  const rel = `${paths.versionDir(name, latest)}/PROCESS.md`;
+  const bytes = await board.store.readBytes(rel);
+  return bytes === null ? null : { file: path.relative(process.cwd(), path.join(board.root, rel)), text: async () => bytes.toString('utf8') };
 }
 
 /** Every PROCESS.md under the given files and folders (or of the published processes named), in a stable order. */
-async function collect(targets: string[], cli: Cli): Promise<{ files: string[]; missing: string[] }> {
-  const files: string[] = [];
+async function collect(targets: string[], cli: Cli): Promise<{ files: Source[]; missing: string[] }> {
+  const files: Source[] = [];
   const missing: string[] = [];
   const walk = async (dir: string) => {
     const entries = await fs.readdir(dir, { withFileTypes: true });
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
       if (e.isDirectory() && !['node_modules', '.work', '.git'].includes(e.name)) await walk(path.join(dir, e.name));
-      else if (e.isFile() && e.name === 'PROCESS.md') files.push(path.join(dir, e.name));
+      else if (e.isFile() && e.name === 'PROCESS.md') files.push(userFile(path.join(dir, e.name)));
     }
   };
   for (const t of targets) {
@@ -53,7 +65,7 @@ async function collect(targets: string[], cli: Cli): Promise<{ files: string[]; 
       else missing.push(t);
     }
     else if (statSync(t).isDirectory()) await walk(t);
-    else files.push(t);
+    else files.push(userFile(t));
   }
   return { files, missing };
 }
@@ -85,9 +97,9 @@ export function register(program: Command, cli: Cli): void {
       const results: FileResult[] = missing.map((file) => ({ file, ok: false, issues: [{ path: '', message: 'no such file or folder, and no published process of that name' }] }));
       if (files.length === 0 && missing.length === 0) return cli.usage(`no PROCESS.md found in ${targets.join(', ')}`);
       const shown = progress('validating');
-      for (const [i, file] of files.entries()) {
+      for (const [i, { file, text }] of files.entries()) {
         shown.tick(i, files.length);
-        const loaded = loadProcess(await fs.readFile(file, 'utf8'), offer);
+        const loaded = loadProcess(await text(), offer);
         results.push(loaded.ok ? { file, ok: true, name: loaded.process.name, hash: loaded.hash, issues: [] } : { file, ok: false, issues: loaded.issues });
       }
       shown.done();
