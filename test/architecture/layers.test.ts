@@ -3,54 +3,18 @@
  * a layer, README's Architecture block lists them bottom up (folders on one
  * line sit side by side), and a file may import only from its own folder or
  * from a layer listed before it, never sideways. No import cycle, even one of
- * types only. The graph is read with TypeScript's own import scanner, so
- * `import type`, `export … from` and `import()` all count.
+ * types only. The graph is read with TypeScript's own import scanner
+ * (src-graph.ts), so `import type`, `export … from` and `import()` all count.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { layersOf, strongComponents, upArrows } from './import-graph.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SRC = path.join(ROOT, 'src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) return sourceFiles(p);
-    return /\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts') ? [p] : [];
-  });
-}
-
-/** Every import between files of src/, as paths relative to src/, and the bare packages each file imports. */
-function importGraph(): { edges: Map<string, Set<string>>; packages: Map<string, Set<string>>; unresolved: string[] } {
-  const edges = new Map<string, Set<string>>();
-  const packages = new Map<string, Set<string>>();
-  const unresolved: string[] = [];
-  for (const file of sourceFiles(SRC)) {
-    const from = path.relative(SRC, file);
-    const to = new Set<string>();
-    const bare = new Set<string>();
-    for (const { fileName } of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
-      if (!fileName.startsWith('.')) {
-        bare.add(fileName);
-        continue;
-      }
-      const target = path.join(path.dirname(file), fileName);
-      const found = [target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx')].find((p) => existsSync(p));
-      if (found) to.add(path.relative(SRC, found));
-      else unresolved.push(`${from} imports ${fileName}`);
-    }
-    edges.set(from, to);
-    packages.set(from, bare);
-  }
-  return { edges, packages, unresolved };
-}
+import { readSrc, ROOT, SRC } from './src-graph.js';
 
 const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-const graph = importGraph();
+const src = readSrc();
+const graph = { edges: new Map([...src.files].map(([f, { imports }]) => [f, imports])), unresolved: src.unresolved };
 
 describe('layers', () => {
   const layers = layersOf(readme);
