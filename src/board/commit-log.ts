@@ -23,7 +23,7 @@
  * checkpoint: their page cache survived them, so the flush covers them too.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { BOOT_ID, fdatasyncFd, fsyncDir, fsyncPath, fsyncPathNow, HOST, isCode, syncFileSystem, syncFileSystemNow } from './fsutil.js';
 import { STATE_DIR } from './layout.js';
@@ -100,6 +100,22 @@ export function readLog(file: string): { header: LogHeader | null; records: unkn
   return isHeader(first) ? { header: first, records } : { header: null, records: [] };
 }
 
+/** A log's header alone: its first frame, read without reading the records after it. */
+function readHeader(file: string): LogHeader | null {
+  const fd = openSync(file, 'r');
+  try {
+    const buf = Buffer.alloc(HEADER_READ);
+    const n = readSync(fd, buf, 0, HEADER_READ, 0);
+    const [first] = readFrames(buf.subarray(0, n)).values;
+    return isHeader(first) ? first : null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** More than a header frame ever takes (a host name is at most 255 bytes). */
+const HEADER_READ = 1024;
+
 /**
  * Every log in the board's folder, judged by the liveness rule of lock.ts: a
  * log of another host is never judged (its pid means nothing here); one whose
@@ -128,7 +144,7 @@ export function findLogs(root: string, own: string | null): FoundLog[] {
     }
     let header: LogHeader | null;
     try {
-      header = readLog(path.join(root, rel)).header;
+      header = readHeader(path.join(root, rel));
     } catch (e) {
       if (isCode(e, 'ENOENT')) continue;
       throw e;
