@@ -81,7 +81,8 @@ function shaOf(bytes: Buffer | null): string | null {
 export function parseJournal(raw: Buffer): CommitRecord | null {
   try {
     const j = JSON.parse(raw.toString('utf8')) as CommitRecord;
-    return typeof j === 'object' && j !== null && Array.isArray(j.files) ? j : null;
+    // Any object that parses was written whole; one not in this format (an earlier version's) is judged by `isWhole`.
+    return typeof j === 'object' && j !== null && !Array.isArray(j) ? j : null;
   } catch {
     return null;
   }
@@ -89,7 +90,7 @@ export function parseJournal(raw: Buffer): CommitRecord | null {
 
 /** Is this a record this version wrote, every file's bytes matching its hash? */
 export function isWhole(r: CommitRecord): boolean {
-  return r.v === 2 && Array.isArray(r.lines) && typeof r.chain === 'string' && r.files.every((f) => typeof f.rel === 'string' && shaOf(recordBytes(f)) === f.sha256);
+  return r.v === 2 && Array.isArray(r.lines) && typeof r.chain === 'string' && Array.isArray(r.files) && r.files.every((f) => typeof f.rel === 'string' && shaOf(recordBytes(f)) === f.sha256);
 }
 
 /** What settling a record did: files written, files already new, files found at neither (a later commit or a hand edit: left alone). */

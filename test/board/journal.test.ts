@@ -113,6 +113,17 @@ describe('journals of dead writers', () => {
     expect(report.chains.flatMap((c) => c.breaks)).toEqual([{ file: `.work/journal/run-${runId}.json`, line: null, reason: expect.stringMatching(/does not match its hashes/) }]);
   });
 
+  it("a whole journal of an earlier version's format is never discarded as torn: the scope answers corrupt and keeps it", async () => {
+    const { board, runId, rel } = await setup();
+    const before = await fs.readFile(board.store.abs(rel));
+    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    const old = JSON.stringify({ id: 'old', scope: `run ${runId}`, renames: [{ tmp: `${rel}.tmp-deadhost-1-c3`, to: rel, sha256: sha256Hex('x') }], removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 1 });
+    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), old);
+    await expect(board.store.transact({ kind: 'run', id: runId }, () => undefined)).rejects.toMatchObject({ code: 'corrupt' });
+    expect(await fs.readFile(board.store.abs(`.work/journal/run-${runId}.json`), 'utf8')).toBe(old);
+    expect(await fs.readFile(board.store.abs(rel))).toEqual(before);
+  });
+
   it('audit verify on a torn journal: the old state verifies, and the chain is said to have a commit that never started', async () => {
     const { board, runId } = await setup();
     await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
