@@ -15,8 +15,8 @@
  * appends interleave.
  *
  * Checkpoint: the data files written since the last one are not durable by
- * themselves. Once the log passes CHECKPOINT_BYTES, shortly after the process
- * goes idle, and at exit, a checkpoint waits until no commit is between its
+ * themselves. Once the log passes CHECKPOINT_BYTES and shortly after the
+ * process goes idle, a checkpoint waits until no commit is between its
  * flush and the end of its renames and audit append, flushes the file system
  * (syncfs; else every file touched since), then cuts the log to its header.
  * The logs of processes of this boot that are dead are removed by the same
@@ -25,7 +25,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { BOOT_ID, fdatasyncFd, fsyncDir, fsyncPath, fsyncPathNow, HOST, isCode, syncFileSystem, syncFileSystemNow } from './fsutil.js';
+import { BOOT_ID, fdatasyncFd, fsyncDir, fsyncPath, HOST, isCode, syncFileSystem, syncFileSystemNow } from './fsutil.js';
 import { STATE_DIR } from './layout.js';
 import { pidAlive } from './lock.js';
 
@@ -33,6 +33,8 @@ export const LOG_DIR = `${STATE_DIR}/log`;
 
 /** The log's size past which a checkpoint cuts it. */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+/** How many logs of this boot may wait in the folder before an exiting process flushes and removes them. */
+const EXIT_SYNC_LOGS = 16;
 /** How long a process stays without commits before its checkpoint. */
 const IDLE_MS = 1000;
 
@@ -379,19 +381,30 @@ export class CommitLog {
   }
 
   /**
-   * At exit (nothing asynchronous runs): if no commit is mid-way, flush the
-   * file system and remove the log; else leave it, as a dead process's log,
-   * for the next checkpoint or recovery.
+   * At exit (nothing asynchronous runs), a CLI command's end: its log is left
+   * as a dead process's log, which the next checkpoint of any process removes
+   * (its page cache outlives it) and which recovery replays after a power
+   * loss, so a command waits for no file-system flush. Only once
+   * EXIT_SYNC_LOGS logs wait in the folder does the exiting process flush the
+   * file system and remove them, so commands run with no server beside them
+   * leave no more than that. A log whose commit is mid-way always stays.
    */
   private checkpointAtExit(): void {
-    if (this.fd === null || this.rel === null || this.applying > 0 || this.flushing || this.queue.length > 0) return;
-    try {
-      if ((this.size > this.headerBytes || this.retired.length > 0) && !syncFileSystemNow(this.root)) for (const f of this.touched) fsyncPathNow(f);
-      closeSync(this.fd);
-      for (const rel of [this.rel, ...this.retired]) unlinkSync(path.join(this.root, rel));
-    } catch {
-      // the log stays; recovery or another process's checkpoint removes it
-    }
+    if (this.fd === null || this.rel === null) return;
+    closeSync(this.fd);
     this.fd = null;
+    if (this.applying > 0 || this.flushing || this.queue.length > 0) return;
+    try {
+      if (this.size === this.headerBytes && this.retired.length === 0) {
+        unlinkSync(path.join(this.root, this.rel));
+        return;
+      }
+      const dead = findLogs(this.root, this.rel).filter((l) => l.kind === 'dead');
+      if (dead.length + 1 < EXIT_SYNC_LOGS) return;
+      if (!syncFileSystemNow(this.root)) return;
+      for (const rel of [this.rel, ...this.retired, ...dead.map((l) => l.rel)]) unlinkSync(path.join(this.root, rel));
+    } catch {
+      // the logs stay; recovery or another process's checkpoint removes them
+    }
   }
 }

@@ -11,7 +11,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, closeSync, constants, fdatasync, fsync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type BigIntStats, type Stats } from 'node:fs';
+import { appendFileSync, closeSync, constants, fdatasync, fsync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type BigIntStats, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import { hostname, uptime } from 'node:os';
 import path from 'node:path';
@@ -48,12 +48,6 @@ export function fdatasyncFd(fd: number): Promise<void> {
   return fdatasyncNow(fd);
 }
 
-/** The same, blocking: for `process.on('exit')`, where nothing asynchronous runs. */
-export function fsyncFdNow(fd: number): void {
-  fsyncs++;
-  fsyncSync(fd);
-}
-
 /**
  * Flush every file system the board lives on (Linux syncfs, through coreutils
  * `sync --file-system`, since Node has no binding): one flush, counted as one.
@@ -69,7 +63,7 @@ export async function syncFileSystem(dir: string): Promise<boolean> {
   }
 }
 
-/** The same, blocking (see fsyncFdNow). */
+/** The same, blocking: for `process.on('exit')`, where nothing asynchronous runs. */
 export function syncFileSystemNow(dir: string): boolean {
   fsyncs++;
   try {
@@ -91,24 +85,6 @@ export async function fsyncPath(file: string): Promise<void> {
   }
   try {
     await fsyncFd(fd);
-  } catch (e) {
-    if (!isCode(e, 'EISDIR', 'EINVAL', 'EPERM')) throw e;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The same, blocking (see fsyncFdNow). */
-export function fsyncPathNow(file: string): void {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY);
-  } catch (e) {
-    if (isCode(e, 'ENOENT', 'ENOTDIR')) return;
-    throw e;
-  }
-  try {
-    fsyncFdNow(fd);
   } catch (e) {
     if (!isCode(e, 'EISDIR', 'EINVAL', 'EPERM')) throw e;
   } finally {
