@@ -116,19 +116,22 @@ export class WorkState {
     });
   }
 
-  /** Run `fn` holding the named lock file (a dead holder's lock is broken; a live one is waited for, then `busy`). */
-  async locked<T>(lock: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Run `fn` holding the named lock file (a dead holder's lock is broken; a live one is waited for, then `busy`).
+   * `waitMs` bounds the wait (0: try once, for work whoever holds the lock is already doing).
+   */
+  async locked<T>(lock: string, fn: () => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> {
     if (!/^[a-z0-9][a-z0-9.-]*$/.test(lock)) throw new Error(`not a lock name: ${lock}`);
     const file = this.abs(`${STATE_DIR}/locks/${lock}.lock`);
     const now = this.options.now ?? (() => new Date());
     let held;
     try {
-      held = await acquireLock(file, { staleMs: this.options.lockStaleMs, timeoutMs: this.options.lockTimeoutMs, now: () => now().getTime() });
+      held = await acquireLock(file, { staleMs: this.options.lockStaleMs, timeoutMs: opts.waitMs ?? this.options.lockTimeoutMs, now: () => now().getTime() });
     } catch (e) {
       if (e instanceof LockTimeout) throw new BoardError('busy', `${lock} is busy: ${e.message}; retry`, []);
       if (!isCode(e, 'ENOENT')) throw e;
       await this.ensureDir(`${STATE_DIR}/locks`);
-      return this.locked(lock, fn);
+      return this.locked(lock, fn, opts);
     }
     try {
       return await fn();

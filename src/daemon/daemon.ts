@@ -8,49 +8,30 @@
  * the outbox holds. Time comes from an injected clock (the system's by
  * default), so tests move it instead of waiting for it.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { writeFileAtomic } from '../board/fsutil.js';
 import { CHANGES_FILE, OUTBOX_DIR, STATE_DIR, WORK_FILE } from '../board/layout.js';
 import { issueText } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
+import { gitAtWork } from '../git/at-work.js';
 import { commitBoard } from '../git/commit.js';
 import { syncBoard } from '../git/sync.js';
 import { adoptBoardFiles } from '../board/adopt.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { Courier } from '../notify/courier.js';
 import { tellOperators } from '../notify/tell.js';
-import { RunWatch, watchFolder } from '../board/run-watch.js';
+import { RunWatch } from '../board/run-watch.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
 const MAX_SLEEP_MS = 6 * 3600_000;
 const SETTLE_MS = 50;
 /** How long after git last moved HEAD (or while a sync or git holds its lock) changed files wait before they are read as hand edits. */
 const GIT_SETTLE_MS = 1000;
-const GIT_RECENT_MS = 4000;
-
-/**
- * Is git (or a sync) at work on this board now? A sync's lock or git's index
- * lock is held, or HEAD moved a moment ago: a merge hook may be about to make
- * its runs whole, so what changed is not yet anyone's edit.
- */
-function gitAtWork(root: string, syncLock: string, now: number): boolean {
-  if (existsSync(syncLock)) return true;
-  let gitDir: string;
-  try {
-    gitDir = execFileSync('git', ['-C', root, 'rev-parse', '--absolute-git-dir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return false;
-  }
-  if (existsSync(path.join(gitDir, 'index.lock'))) return true;
-  const moved = Math.max(...['ORIG_HEAD', 'logs/HEAD'].map((f) => statSync(path.join(gitDir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0));
-  return now - moved < GIT_RECENT_MS;
-}
+/** The lock `workboard sync` holds while it merges (git/sync.ts). */
+const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
 
 /** How long stop() waits for work in flight. */
 const STOP_WAIT_MS = 1500;
@@ -108,8 +89,7 @@ export class Daemon {
     this.runWatch.start();
     // The outbox too: a notification enqueued or retried by another process goes out now, not at the next wake.
     // A plain folder watch: it holds one file per run with news, and chokidar would list it all again at every change.
-    await fs.mkdir(this.board.store.abs(OUTBOX_DIR), { recursive: true });
-    this.outboxWatch = watchFolder(this.board.store.abs(OUTBOX_DIR), (name) => {
+    this.outboxWatch = await this.board.state.watch(OUTBOX_DIR, (name) => {
       if (!name.includes('.tmp-')) this.deliverSoon();
     });
     this.watcher = watch([path.join(this.board.root, 'processes'), path.join(this.board.root, 'WORK.md')], {
@@ -135,7 +115,7 @@ export class Daemon {
   }
 
   private async adoptArrivals(): Promise<void> {
-    if (gitAtWork(this.board.root, this.board.store.abs(`${STATE_DIR}/locks/sync.lock`), this.clock.now().getTime())) {
+    if (this.gitAtWork()) {
       this.adopting = this.clock.after(GIT_SETTLE_MS, () => void this.adoptArrivals());
       return;
     }
@@ -213,7 +193,9 @@ export class Daemon {
 
   private async checkDraft(rel: string): Promise<void> {
     try {
-      const loaded = loadProcess(await fs.readFile(this.board.store.abs(rel), 'utf8'), this.service.offer);
+      const bytes = await this.board.store.readBytes(rel);
+      if (bytes === null) return;
+      const loaded = loadProcess(bytes.toString('utf8'), this.service.offer);
       if (loaded.ok) this.log(`${rel}: valid (${loaded.process.name}, sha256:${loaded.hash.slice(0, 12)}…)`);
       else for (const i of loaded.issues) this.log(`${rel}:${i.line ?? 1}:${i.col ?? 1}: ${issueText(i)}`);
     } catch {
@@ -241,7 +223,7 @@ export class Daemon {
     if (this.stopped) return;
     this.timer?.();
     // Files git is still bringing in (a pull, a merge, its hook making runs whole) are not hand edits yet: look again shortly.
-    if (this.touched.size > 0 && gitAtWork(this.board.root, this.board.store.abs(`${STATE_DIR}/locks/sync.lock`), this.clock.now().getTime())) {
+    if (this.touched.size > 0 && this.gitAtWork()) {
       this.timer = this.clock.after(GIT_SETTLE_MS, () => this.plan());
       return;
     }
@@ -322,6 +304,11 @@ export class Daemon {
   }
 
   private async saveRefused(): Promise<void> {
-    await writeFileAtomic(this.board.store.abs(`${STATE_DIR}/refused.json`), `${JSON.stringify(Object.fromEntries(this.refused), null, 2)}\n`);
+    await this.board.state.replace(`${STATE_DIR}/refused.json`, `${JSON.stringify(Object.fromEntries(this.refused), null, 2)}\n`);
+  }
+
+  /** Is a sync (its lock is there) or git at work on this board now? Then what changed is not yet a hand edit. */
+  private gitAtWork(): boolean {
+    return this.board.state.stamp(SYNC_LOCK) !== '' || gitAtWork(this.board.root, this.clock.now().getTime());
   }
 }

@@ -10,7 +10,6 @@
  * same id for the receiver to de-duplicate on. Digests go out once per
  * interval per person (digests.ts). Time comes from the daemon's clock.
  */
-import { removeIfExists } from '../board/fsutil.js';
 import { OUTBOX_DIR } from '../board/layout.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
@@ -71,13 +70,13 @@ export class Courier {
     };
     const digests: OutboxEntry[] = [];
     const now = this.now().getTime();
-    for (const name of await entryNames(this.board.store)) {
+    for (const name of entryNames(this.board.state)) {
       const made = this.finished.get(name);
       if (made !== undefined) {
         if (now - made > KEEP_FINISHED_MS) await this.forget(name);
         continue;
       }
-      let entry = await readEntry(this.board.store, name);
+      let entry = await readEntry(this.board.state, name);
       if (!entry) continue;
       if (!entry.deliveries) {
         // Nowhere to send it (no channel configured): it stays recorded as it is, and is not read again.
@@ -110,19 +109,19 @@ export class Courier {
 
   /** A finished notification past its keeping time leaves the outbox. */
   private async forget(name: string): Promise<void> {
-    await removeIfExists(this.board.store.abs(`${OUTBOX_DIR}/${name}`));
+    await this.board.state.remove(`${OUTBOX_DIR}/${name}`);
     this.finished.delete(name);
   }
 
   /** Plan an entry's deliveries from WORK.md as it is now, under its lock (another courier may be at it: skip). */
   private async plan(name: string): Promise<OutboxEntry | null> {
     try {
-      return await this.board.store.exclusive(entryLock(name), '', async () => {
-        const e = await readEntry(this.board.store, name);
+      return await this.board.state.locked(entryLock(name), async () => {
+        const e = await readEntry(this.board.state, name);
         if (!e || e.deliveries) return e;
         const stale = this.now().getTime() - Date.parse(e.at) > SEND_WITHIN_MS;
         const planned = { ...e, deliveries: planDeliveries(e, this.board.manifest, this.now().toISOString(), stale ? 'older than a day when a courier first saw it' : undefined) };
-        await writeEntry(this.board.store, planned);
+        await writeEntry(this.board.state, planned);
         this.log(`notification ${e.id} (${e.kind}${e.mode === 'test' ? ', test run: recorded, not sent' : ''}) → ${e.recipients.join(', ') || 'nobody'}`);
         return planned;
       });
@@ -150,16 +149,16 @@ export class Courier {
   /** One attempt at one delivery, under the delivery's lock (another courier holding it past the lock's wait: leave it to that one). */
   private async attempt(name: string, key: string, channel: Channel): Promise<void> {
     try {
-      await this.board.store.exclusive(deliveryLock(name, key), '', async () => {
+      await this.board.state.locked(deliveryLock(name, key), async () => {
         // WORK.md and the entry as they are at this attempt: a person may have left or chosen none, another courier may have sent it.
         await this.board.refresh();
-        const e = await readEntry(this.board.store, name);
+        const e = await readEntry(this.board.state, name);
         const d = e?.deliveries?.[key];
         if (!e || !d || !isDue(d, this.now())) return;
         const who = personOf(key);
         const why = who === null ? null : personSkip(this.board.manifest, who);
         if (why) {
-          await updateDelivery(this.board.store, name, key, (now) => skipped(now, why));
+          await updateDelivery(this.board.state, name, key, (now) => skipped(now, why));
           return;
         }
         let error: string | null = null;
@@ -169,7 +168,7 @@ export class Courier {
           error = message(err);
         }
         const at = this.now();
-        const next = await updateDelivery(this.board.store, name, key, (now) => (error === null ? delivered(now, at.toISOString()) : failed(now, error, at, this.board.manifest.notifications.maxAttempts)));
+        const next = await updateDelivery(this.board.state, name, key, (now) => (error === null ? delivered(now, at.toISOString()) : failed(now, error, at, this.board.manifest.notifications.maxAttempts)));
         if (error !== null) this.log(`notification ${e.id} via ${key}: ${error}${next?.parkedAt ? ` — parked after ${next.attempts} attempts` : ''}`);
       });
     } catch (err) {
@@ -186,7 +185,7 @@ export class Courier {
     if (key === 'webhook') {
       const cfg = m.notifications.webhook;
       if (!cfg) throw new Error('no webhook is configured any more');
-      return postWebhook(cfg.url, webhookBody(n, this.baseUrl, m.people), { id: n.id, at: n.at, secret: await webhookSecret(cfg, this.board.root) }, signal);
+      return postWebhook(cfg.url, webhookBody(n, this.baseUrl, m.people), { id: n.id, at: n.at, secret: await webhookSecret(cfg, this.board.state) }, signal);
     }
     if (key.startsWith('email:')) {
       const cfg = m.notifications.email;

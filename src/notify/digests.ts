@@ -1,15 +1,15 @@
 /**
  * Digests: one message per person per interval listing what is new, due once
  * the interval since their last digest (or since the oldest waiting item) has
- * passed. A courier sends them under the board's digest lock, which guards
- * the record of when each person last had one
- * (`.work/notifications-digests.json`) from the check to the write: two
- * couriers on one board never both send one digest. A crash between sending
+ * passed. A courier sends them holding the board's digest lock
+ * (`board.state.locked('notify-digests')`), which guards the record of when
+ * each person last had one (`.work/notifications-digests.json`) from the
+ * check through the send to the write: two couriers on one board never both
+ * send one digest. A crash between sending
  * and recording sends it again, as for every delivery.
  */
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { STATE_DIR } from '../board/layout.js';
 import { ATTEMPT_MS, within } from './attempts.js';
 import { sendEmail } from './channels/email.js';
@@ -18,7 +18,7 @@ import { entryName, readEntry, updateDelivery, type OutboxEntry } from './outbox
 import { delivered, personSkip, skipped } from './schedule.js';
 
 const DIGESTS_FILE = `${STATE_DIR}/notifications-digests.json`;
-const DIGEST_LOCK = `${STATE_DIR}/locks/notify-digests.lock`;
+const DIGEST_LOCK = 'notify-digests';
 
 export interface DigestPlan {
   /** Each person due a digest now, with the entries it lists. */
@@ -66,7 +66,7 @@ export class Digests {
   /** Send the digests due among these entries. The lock is only tried: whoever holds it is sending them. */
   async send(entries: readonly OutboxEntry[]): Promise<void> {
     try {
-      await this.board.store.exclusive(DIGEST_LOCK, '', () => this.sendHolding(entries), { waitMs: 0 });
+      await this.board.state.locked(DIGEST_LOCK, () => this.sendHolding(entries), { waitMs: 0 });
     } catch (err) {
       if (!(err instanceof BoardError && err.code === 'busy')) throw err;
       // By then the other courier has sent them, failed, or died (and its lock can be broken).
@@ -81,17 +81,17 @@ export class Digests {
   }
 
   private async sendHolding(seen: readonly OutboxEntry[]): Promise<void> {
-    const store = this.board.store;
+    const state = this.board.state;
     // WORK.md and the outbox as they are now, under the lock: another courier may have sent some meanwhile, a person may have left.
     await this.board.refresh();
     const m = this.board.manifest;
-    const entries = (await Promise.all(seen.map((e) => readEntry(store, entryName(e))))).filter((e): e is OutboxEntry => e !== null);
+    const entries = (await Promise.all(seen.map((e) => readEntry(state, entryName(e))))).filter((e): e is OutboxEntry => e !== null);
     const sentAt = await this.sentAt();
     for (const [who, items] of planDigests(entries, sentAt, this.intervalMs, this.now().getTime(), this.notBefore).due) {
       const key = `digest:${who}`;
       const why = personSkip(m, who);
       if (why) {
-        for (const e of items) await updateDelivery(store, entryName(e), key, (d) => skipped(d, why));
+        for (const e of items) await updateDelivery(state, entryName(e), key, (d) => skipped(d, why));
         continue;
       }
       try {
@@ -106,14 +106,14 @@ export class Digests {
       this.notBefore.delete(who);
       const at = this.now().toISOString();
       sentAt[who] = at;
-      await writeFileAtomic(store.abs(DIGESTS_FILE), `${JSON.stringify(sentAt, null, 2)}\n`);
-      for (const e of items) await updateDelivery(store, entryName(e), key, (d) => delivered(d, at));
+      await state.replace(DIGESTS_FILE, `${JSON.stringify(sentAt, null, 2)}\n`);
+      for (const e of items) await updateDelivery(state, entryName(e), key, (d) => delivered(d, at));
       this.log(`digest for ${who}: ${items.length} notification(s)`);
     }
   }
 
   private async sentAt(): Promise<Record<string, string>> {
-    const bytes = await readIfExists(this.board.store.abs(DIGESTS_FILE));
+    const bytes = await this.board.state.read(DIGESTS_FILE);
     try {
       return bytes ? (JSON.parse(bytes.toString('utf8')) as Record<string, string>) : {};
     } catch {

@@ -5,12 +5,10 @@
  * with it; the courier (courier.ts) records each delivery's attempts in
  * the same file, under a lock per notification held only to change the file.
  */
-import { promises as fs } from 'node:fs';
-import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
-import { OUTBOX_DIR, STATE_DIR } from '../board/layout.js';
+import { OUTBOX_DIR } from '../board/layout.js';
 import { sha256Hex } from '../core/hash.js';
 import type { StateRecord } from '../board/commit.js';
-import type { BoardStore } from '../board/store.js';
+import type { WorkState } from '../board/state.js';
 import type { Notification } from './rules.js';
 
 export { OUTBOX_DIR };
@@ -41,14 +39,14 @@ export function entryFile(n: Pick<Notification, 'id' | 'runId'>): string {
   return `${OUTBOX_DIR}/${entryName(n)}`;
 }
 
-/** The lock on an entry's file (by file name), held to read, change and write it. */
+/** The name of the lock on an entry's file (by file name), held to read, change and write it. */
 export function entryLock(name: string): string {
-  return `${STATE_DIR}/locks/notify-${name.replace(/\.json$/, '')}.lock`;
+  return `notify-${name.replace(/\.json$/, '')}`;
 }
 
-/** The lock on one delivery of an entry, held for the whole attempt: two couriers never try one delivery at once. */
+/** The name of the lock on one delivery of an entry, held for the whole attempt: two couriers never try one delivery at once. */
 export function deliveryLock(name: string, key: string): string {
-  return entryLock(name).replace(/\.lock$/, `-${sha256Hex(key).slice(0, 16)}.lock`);
+  return `${entryLock(name)}-${sha256Hex(key).slice(0, 16)}`;
 }
 
 const text = (e: OutboxEntry) => `${JSON.stringify(e, null, 2)}\n`;
@@ -59,13 +57,12 @@ export function outboxRecords(notes: readonly Notification[]): StateRecord[] {
 }
 
 /** Record a notification outside any run transaction (about the board itself). */
-export async function enqueue(store: BoardStore, n: Notification): Promise<void> {
-  await fs.mkdir(store.abs(OUTBOX_DIR), { recursive: true });
-  await writeFileAtomic(store.abs(entryFile(n)), text({ ...n, deliveries: null }));
+export function enqueue(state: WorkState, n: Notification): Promise<void> {
+  return state.replace(entryFile(n), text({ ...n, deliveries: null }));
 }
 
-export async function writeEntry(store: BoardStore, e: OutboxEntry): Promise<void> {
-  await writeFileAtomic(store.abs(entryFile(e)), text(e));
+export function writeEntry(state: WorkState, e: OutboxEntry): Promise<void> {
+  return state.replace(entryFile(e), text(e));
 }
 
 /**
@@ -73,26 +70,25 @@ export async function writeEntry(store: BoardStore, e: OutboxEntry): Promise<voi
  * so deliveries of one entry recorded at once each keep their own result.
  * Returns the delivery as written, or null when the entry or the delivery is gone.
  */
-export function updateDelivery(store: BoardStore, name: string, key: string, change: (d: Delivery) => Delivery): Promise<Delivery | null> {
-  return store.exclusive(entryLock(name), '', async () => {
-    const e = await readEntry(store, name);
+export function updateDelivery(state: WorkState, name: string, key: string, change: (d: Delivery) => Delivery): Promise<Delivery | null> {
+  return state.locked(entryLock(name), async () => {
+    const e = await readEntry(state, name);
     const d = e?.deliveries?.[key];
     if (!e || !d) return null;
     const next = change(d);
-    await writeEntry(store, { ...e, deliveries: { ...e.deliveries, [key]: next } });
+    await writeEntry(state, { ...e, deliveries: { ...e.deliveries, [key]: next } });
     return next;
   });
 }
 
 /** The outbox's file names, oldest id last within a run (ids are time-ordered). */
-export async function entryNames(store: BoardStore): Promise<string[]> {
-  const names = await fs.readdir(store.abs(OUTBOX_DIR)).catch(() => [] as string[]);
-  return names.filter((n) => n.endsWith('.json') && !n.includes('.tmp-')).sort();
+export function entryNames(state: WorkState): string[] {
+  return state.list(OUTBOX_DIR).filter((n) => n.endsWith('.json') && !n.includes('.tmp-'));
 }
 
 /** One entry by file name; null when it is gone or is not an outbox entry (a damaged file is left for doctor). */
-export async function readEntry(store: BoardStore, name: string): Promise<OutboxEntry | null> {
-  const bytes = await readIfExists(store.abs(`${OUTBOX_DIR}/${name}`));
+export async function readEntry(state: WorkState, name: string): Promise<OutboxEntry | null> {
+  const bytes = await state.read(`${OUTBOX_DIR}/${name}`);
   if (!bytes) return null;
   try {
     const e = JSON.parse(bytes.toString('utf8')) as OutboxEntry;
@@ -103,10 +99,10 @@ export async function readEntry(store: BoardStore, name: string): Promise<Outbox
 }
 
 /** Every entry now in the outbox (for the CLI and doctor). */
-export async function allEntries(store: BoardStore): Promise<OutboxEntry[]> {
+export async function allEntries(state: WorkState): Promise<OutboxEntry[]> {
   const out: OutboxEntry[] = [];
-  for (const name of await entryNames(store)) {
-    const e = await readEntry(store, name);
+  for (const name of entryNames(state)) {
+    const e = await readEntry(state, name);
     if (e) out.push(e);
   }
   return out.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.id < b.id ? -1 : 1));

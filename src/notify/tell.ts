@@ -13,5 +13,5 @@ export async function tellOperators(
   if (board.manifest.operators.length === 0) return;
   const n = operatorNotification(kind, board.manifest, now.toISOString(), `n-${ulid(now.getTime()).toLowerCase()}`, detail);
   // Telling is best effort: the fault itself is already recorded (incidents, refused.json, the reply).
-  await enqueue(board.store, n).catch(() => undefined);
+  await enqueue(board.state, n).catch(() => undefined);
 }

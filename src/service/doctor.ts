@@ -115,7 +115,7 @@ export async function doctorFindings(board: Board, service: Service): Promise<Fi
   }
   const refused = await board.state.readText(`${STATE_DIR}/refused.json`);
   if (refused !== null) for (const [run, why] of Object.entries(JSON.parse(refused) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
-  for (const e of await allEntries(board.store)) {
+  for (const e of await allEntries(board.state)) {
     if (statusOf(e) !== 'parked') continue;
     const why = Object.entries(e.deliveries ?? {}).filter(([, d]) => d.parkedAt).map(([k, d]) => `${k}: ${d.lastError ?? 'failed'}`);
     findings.push({ kind: 'notification', where: e.id, detail: `${e.subject} — parked (${why.join('; ')}); workboard notifications retry ${e.id}` });

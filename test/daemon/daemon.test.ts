@@ -224,7 +224,7 @@ describe('workboard serve', () => {
     // Every delivery the daemon started is recorded, and none is due.
     const settled = async () => {
       await daemon.plan();
-      await until(async () => ((await allEntries(b.store)).some((e) => !e.deliveries || dueKeys(e, clock.now()).length > 0) ? undefined : true));
+      await until(async () => ((await allEntries(b.state)).some((e) => !e.deliveries || dueKeys(e, clock.now()).length > 0) ? undefined : true));
     };
     // Their minute is up exactly a minute on, not a moment before.
     await clock.advance(59_999);

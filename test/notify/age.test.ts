@@ -24,13 +24,13 @@ it('news a courier first sees after a day is recorded, not sent; a finished noti
   const h = await notifyBoard({ notifications: { webhook: { url: hook.url } } });
   // Made while no daemon runs; the daemon starts two days later.
   await toApproval(h);
-  const [made] = await allEntries(h.board.store);
+  const [made] = await allEntries(h.board.state);
   expect(made).toBeDefined();
   h.advance(2 * DAY);
   const clocks = await daemonOn(h);
   open.push(clocks);
   await clocks.plan();
-  const seen = (await allEntries(h.board.store)).find((e) => e.id === made!.id);
+  const seen = (await allEntries(h.board.state)).find((e) => e.id === made!.id);
   expect(statusOf(seen!)).toBe('not sent');
   expect(seen!.deliveries!.webhook).toMatchObject({ skipped: 'older than a day when a courier first saw it' });
   // (The approval went overdue meanwhile: that notification is new, and it is sent.)

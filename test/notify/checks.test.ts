@@ -26,7 +26,7 @@ it('the third evaluator failure in a row tells the operators once', async () => 
   });
   const run = await h.start('sanctions-screen', { supplier: 'Acme Ltd' });
   const { token } = await h.claim(run.run.id, 'screen');
-  const told = async () => (await allEntries(h.board.store)).filter((e) => e.kind === 'evaluator_failing');
+  const told = async () => (await allEntries(h.board.state)).filter((e) => e.kind === 'evaluator_failing');
   for (let i = 1; i <= 4; i++) {
     const err = await h.fail('submit', { token, ...SUBMISSION, requestId: rid() }, CAST.agent);
     expect(err.code).toBe('retry');
@@ -55,7 +55,7 @@ it('a task an unsure check escalated, returned by an operator, is told to the ta
   const held = h.item(escalated, 'sign_off');
   expect(held.assignedTo).toEqual({ group: 'operators' });
   await h.ok('decide', { runId: run.run.id, workItemId: held.id, snapshot: held.snapshot, decision: 'returned', note: 'Name the date, please.', requestId: rid() }, CAST.operator);
-  const kinds = (await allEntries(h.board.store)).map((e) => ({ kind: e.kind, to: e.recipients, text: e.text }));
+  const kinds = (await allEntries(h.board.state)).map((e) => ({ kind: e.kind, to: e.recipients, text: e.text }));
   expect(kinds).toContainEqual({ kind: 'check_unsure', to: [CAST.operator], text: expect.any(String) });
   expect(kinds).toContainEqual({ kind: 'returned', to: [CAST.cat], text: expect.stringContaining('Name the date, please.') });
 });

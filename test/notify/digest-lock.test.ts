@@ -43,7 +43,7 @@ it('two serves on one board send a due digest once', async () => {
 
   smtp.release();
   const [entry] = await until(async () => {
-    const es = await allEntries(h.board.store);
+    const es = await allEntries(h.board.state);
     return es[0]?.deliveries?.[`digest:${DEE}`]?.doneAt ? es : undefined;
   }, 60_000);
   expect(entry!.deliveries![`digest:${DEE}`]).toMatchObject({ attempts: 1 });

@@ -55,7 +55,7 @@ describe('email', () => {
     const wi = h.item(view, 'approve');
     await d.plan();
     expect(smtp.mails.map((m) => m.to).sort()).toEqual([[CAST.bob], [CAST.fin]]);
-    const [entry] = await allEntries(h.board.store);
+    const [entry] = await allEntries(h.board.state);
     for (const m of smtp.mails) {
       expect(m.from).toBe(FROM);
       expect(m.subject).toBe(entry!.subject);
@@ -86,7 +86,7 @@ describe('email', () => {
     await removePerson(h.board, CAST.operator, LEO);
     await d.plan();
     expect(smtp.mails.map((m) => m.to)).toEqual([[CAST.fin]]);
-    const [entry] = await allEntries(h.board.store);
+    const [entry] = await allEntries(h.board.state);
     expect(entry!.recipients.sort()).toEqual([CAST.fin, FAY, LEO].sort());
     expect(entry!.deliveries![`email:${FAY}`]).toMatchObject({ skipped: expect.any(String) });
     expect(entry!.deliveries![`email:${LEO}`]).toMatchObject({ skipped: expect.any(String) });
@@ -99,7 +99,7 @@ describe('email', () => {
     await toApproval(h);
     await d.plan();
     const tried = (e: OutboxEntry | undefined, who: string) => e?.deliveries?.[`email:${who}`];
-    const [first] = await allEntries(h.board.store);
+    const [first] = await allEntries(h.board.state);
     expect(tried(first, CAST.fin)).toMatchObject({ attempts: 1, doneAt: expect.any(String) });
     for (const who of [LEO, CAST.bob]) expect(tried(first, who)).toMatchObject({ attempts: 1, nextAt: expect.any(String), lastError: expect.any(String) });
     // Before the retry: Leo leaves the board, Bob chooses no notifications.
@@ -110,7 +110,7 @@ describe('email', () => {
     });
     smtp.refuse = () => false;
     await d.advance(17_000); // past the first backoff (15 s, jitter up to 10%)
-    const [after] = await allEntries(h.board.store);
+    const [after] = await allEntries(h.board.state);
     expect(tried(after, LEO)).toMatchObject({ attempts: 1, skipped: 'no longer on the board' });
     expect(tried(after, CAST.bob)).toMatchObject({ attempts: 1, skipped: 'chose no notifications' });
     expect(smtp.mails.map((m) => m.to)).toEqual([[CAST.fin]]);
@@ -129,7 +129,7 @@ describe('email', () => {
     expect(smtp.mails.filter((m) => m.to.includes(CAST.fin))).toHaveLength(3);
     await d.advance(5 * 60_000);
     // The digest goes out on its own schedule: wait until all three are recorded as in it.
-    await until(async () => ((await allEntries(h.board.store)).every((e) => e.deliveries?.[`digest:${DEE}`]?.doneAt) ? true : undefined), 10_000);
+    await until(async () => ((await allEntries(h.board.state)).every((e) => e.deliveries?.[`digest:${DEE}`]?.doneAt) ? true : undefined), 10_000);
     const digests = smtp.mails.filter((m) => m.to.includes(DEE));
     expect(digests).toHaveLength(1);
     const digest = digests[0]!;
@@ -158,7 +158,7 @@ describe('test runs', () => {
     expect(smtp.mails).toEqual([]);
     expect(rx.hooks).toEqual([]);
     expect(await fs.readFile(out, 'utf8').catch(() => '')).toBe('');
-    const entries = (await allEntries(h.board.store)).filter((e) => e.runId === view.run.id);
+    const entries = (await allEntries(h.board.state)).filter((e) => e.runId === view.run.id);
     expect(entries.map((e) => e.kind).sort()).toEqual(['run_ended', 'work_item']);
     for (const e of entries) {
       expect(e.mode).toBe('test');

@@ -58,7 +58,7 @@ describe('SIGKILL of serve in the middle of a delivery', () => {
     expect(await outboxFiles(h.root)).toEqual(before);
     await h.decide(one, 'approve', 'approved', CAST.fin); // the run ends: its starter is told
 
-    const entries = await allEntries(h.board.store);
+    const entries = await allEntries(h.board.state);
     expect(entries.map((e) => e.kind).sort()).toEqual(['run_ended', 'work_item', 'work_item']);
     const ids = new Set(entries.map((e) => e.id));
     expect(ids.has(held.id!)).toBe(true);
@@ -109,7 +109,7 @@ describe('SIGKILL of a writer in the middle of its transition', () => {
     // A writer's next touch rolls interrupted commits forward (or leaves the old state).
     const board = await Board.open(h.root);
     await board.store.recover();
-    const told = new Set((await allEntries(board.store)).filter((e) => e.kind === 'run_ended').map((e) => e.runId));
+    const told = new Set((await allEntries(board.state)).filter((e) => e.kind === 'run_ended').map((e) => e.runId));
     let ended = 0;
     for (const v of views) {
       const run = await board.store.read(`runs/${v.run.id}/RUN.md`);

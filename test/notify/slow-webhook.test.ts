@@ -45,7 +45,7 @@ it('a hanging webhook holds up no email: every email arrives while the webhook r
 
   rx.release();
   const entries = await until(async () => {
-    const es = await allEntries(h.board.store);
+    const es = await allEntries(h.board.state);
     return es.length === NOTIFICATIONS && es.every((e) => statusOf(e) === 'sent') ? es : undefined;
   }, 60_000);
   for (const e of entries) {

@@ -321,7 +321,7 @@ export async function daemonOn(h: Harness): Promise<Clocks> {
   // The daemon looks (its outbox watch may not have spoken yet), then every attempt it started is recorded.
   const settle = async () => {
     await daemon.plan();
-    await until(async () => ((await allEntries(h.board.store)).some((e) => !e.deliveries || dueKeys(e, clock.now()).length > 0) ? undefined : true), 20_000, 20);
+    await until(async () => ((await allEntries(h.board.state)).some((e) => !e.deliveries || dueKeys(e, clock.now()).length > 0) ? undefined : true), 20_000, 20);
   };
   return {
     clock,

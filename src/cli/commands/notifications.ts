@@ -24,7 +24,7 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExamples:\n  workboard notifications\n  workboard notifications --failed\n  workboard notifications retry n-01jd…')
     .action(async (o: { failed?: boolean }) => {
       const board = await cli.board();
-      const entries = (await allEntries(board.store)).filter((e) => !o.failed || statusOf(e) === 'parked');
+      const entries = (await allEntries(board.state)).filter((e) => !o.failed || statusOf(e) === 'parked');
       if (cli.json()) printJson({ ok: true, data: { items: entries.map((e) => ({ ...e, status: statusOf(e) })) } });
       else if (entries.length === 0) process.stdout.write(o.failed ? 'no parked notifications\n' : 'the outbox is empty\n');
       else {
@@ -39,14 +39,14 @@ export function register(program: Command, cli: Cli): void {
     .description('try a parked notification again now (the running serve delivers it)')
     .action(async (id: string) => {
       const board = await cli.board();
-      const entry = (await allEntries(board.store)).find((e) => e.id === id);
+      const entry = (await allEntries(board.state)).find((e) => e.id === id);
       if (!entry) return cli.fail(new BoardError('invalid', `no notification ${id} in the outbox`));
       const name = `${entry.runId ?? 'board'}-${entry.id}`;
       const after = await board.store.exclusive(`${STATE_DIR}/locks/notify-${name}.lock`, '', async () => {
-        const now = await readEntry(board.store, `${name}.json`);
+        const now = await readEntry(board.state, `${name}.json`);
         if (!now || statusOf(now) !== 'parked') return null;
         const next = retried(now, new Date().toISOString());
-        await writeEntry(board.store, next);
+        await writeEntry(board.state, next);
         return next;
       });
       if (!after) return cli.fail(new BoardError('invalid', `${id} has no parked delivery to retry`));

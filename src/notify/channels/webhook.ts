@@ -5,21 +5,23 @@
  * de-duplication) and time. Any 2xx answer means delivered.
  */
 import { createHmac } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
+import type { WorkState } from '../../board/state.js';
 
 export function signature(secret: string, body: string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-/** The shared secret, from the named environment variable or the file under `.work/`. */
-export async function webhookSecret(cfg: { secretEnv?: string; secretFile?: string }, boardRoot: string): Promise<string | null> {
+/**
+ * The shared secret, from the named environment variable or the file under
+ * `.work/`, as README says (a path elsewhere fails the attempt, naming it).
+ */
+export async function webhookSecret(cfg: { secretEnv?: string; secretFile?: string }, state: WorkState): Promise<string | null> {
   if (cfg.secretEnv) {
     const v = process.env[cfg.secretEnv];
     if (v) return v;
   }
   if (cfg.secretFile) {
-    const v = (await fs.readFile(path.join(boardRoot, cfg.secretFile), 'utf8').catch(() => '')).trim();
+    const v = ((await state.readText(cfg.secretFile)) ?? '').trim();
     if (v) return v;
   }
   return null;
