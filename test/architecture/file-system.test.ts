@@ -20,12 +20,36 @@ const ALLOWED: Record<string, string> = {
   'cli/version.ts': "the package's own package.json, for its version",
   'web/assets.ts': "the package's static assets (CSS, script, icons), read once at start",
   'map/font.ts': "the package's fonts, for measuring and embedding text in maps",
+  'git/at-work.ts': "git's own index.lock and HEAD log in the repository's git folder (is git at work now?), never a board file",
   'git/repo.ts': 'temp files outside the board (os.tmpdir) for git plumbing: blobs to hash, a private index',
 };
 
+/**
+ * Files that still reach `.work/` or board files around the board (issue 28, open): each is to move to
+ * board.state, board.listing or the store. Listed so that no other file may start doing it; an entry
+ * whose file no longer breaches fails the test until it is taken off, so the list only shrinks.
+ */
+const NOT_YET_MIGRATED = [
+  'git/commit.ts',
+  'git/history.ts',
+  'git/resolve.ts',
+  'git/sync.ts',
+  'service/credentials.ts',
+  'service/files.ts',
+  'service/incidents.ts',
+  'service/replay.ts',
+  'service/run-reader.ts',
+  'service/service.ts',
+  'service/tokens.ts',
+  'web/sessions.ts',
+];
+
 describe('the file system, outside src/board/', () => {
-  it('only the board touches board files: no board/fsutil, no .abs(, no file-system module but those allowed', () => {
-    expect(fileSystemBreaches(readSrc().files, ALLOWED)).toEqual([]);
+  it('only the board touches board files: no board/fsutil, no .abs(, no file-system module but those allowed (and the files not migrated yet)', () => {
+    const breaches = fileSystemBreaches(readSrc().files, ALLOWED);
+    const fileOf = (b: string) => b.slice(0, b.indexOf(':'));
+    expect(breaches.filter((b) => !NOT_YET_MIGRATED.includes(fileOf(b)))).toEqual([]);
+    expect(NOT_YET_MIGRATED.filter((f) => !breaches.some((b) => fileOf(b) === f)).map((f) => `${f}: migrated, take it off NOT_YET_MIGRATED`)).toEqual([]);
   });
 });
 
