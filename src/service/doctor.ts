@@ -125,7 +125,7 @@ export async function doctorFindings(board: Board, service: Service): Promise<Fi
   for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
   await noEvaluator(board, findings);
   await openWork(board, service, findings);
-  for (const i of await incidentsSince(board.store, new Date(Date.now() - INCIDENT_SHOWN_MS))) {
+  for (const i of await incidentsSince(board.state, new Date(Date.now() - INCIDENT_SHOWN_MS))) {
     findings.push({ kind: 'incident', where: i.id, detail: `${i.ts} ${i.tool}: ${i.message} (full record in ${INCIDENTS_FILE}; shown for 24 h)` });
   }
   return findings;

@@ -4,8 +4,7 @@
  * was told and `doctor` can show what keeps failing.
  */
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import type { BoardStore } from '../board/store.js';
+import type { WorkState } from '../board/state.js';
 import { STATE_DIR } from '../board/layout.js';
 
 export const INCIDENTS_FILE = `${STATE_DIR}/incidents.jsonl`;
@@ -22,22 +21,21 @@ export interface Incident {
 }
 
 /** Record a fault; its id is returned even when the record itself cannot be written (a read-only disk). */
-export async function recordIncident(store: BoardStore, tool: string, error: unknown, now: Date): Promise<string> {
+export function recordIncident(state: WorkState, tool: string, error: unknown, now: Date): string {
   const id = `i-${now.getTime().toString(36)}-${randomBytes(3).toString('hex')}`;
   const e = error instanceof Error ? error : new Error(String(error));
   const line: Incident = { id, ts: now.toISOString(), tool, message: e.message, ...(e.stack ? { stack: e.stack } : {}) };
-  await fs.appendFile(store.abs(INCIDENTS_FILE), `${JSON.stringify(line)}\n`).catch(() => undefined);
+  try {
+    state.append(INCIDENTS_FILE, JSON.stringify(line));
+  } catch {
+    // the agent is still told the id; the record is lost with the disk
+  }
   return id;
 }
 
 /** Incidents recorded since `since`, oldest first; lines that do not parse are skipped. */
-export async function incidentsSince(store: BoardStore, since: Date): Promise<Incident[]> {
-  let text: string;
-  try {
-    text = await fs.readFile(store.abs(INCIDENTS_FILE), 'utf8');
-  } catch {
-    return [];
-  }
+export async function incidentsSince(state: WorkState, since: Date): Promise<Incident[]> {
+  const text = (await state.readText(INCIDENTS_FILE).catch(() => null)) ?? '';
   const out: Incident[] = [];
   for (const l of text.split('\n')) {
     try {

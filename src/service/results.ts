@@ -46,7 +46,7 @@ export class Failures {
     if (e instanceof ToolError || e instanceof BoardError) return toError(e);
     const fault = faultOf(e);
     if (fault.kind !== 'internal') return { ok: false, error: { code: 'retry', message: fault.message, issues: [fault.kind === 'no_space' ? 'disk_full' : 'resource_exhausted'] } };
-    const incident = await recordIncident(this.board.store, tool, e, this.now());
+    const incident = recordIncident(this.board.state, tool, e, this.now());
     if (this.now().getTime() - this.toldAt > TELL_QUIET_MS) {
       this.toldAt = this.now().getTime();
       await tellOperators(this.board, 'internal_fault', this.now(), { subject: `Internal fault in ${tool} (incident ${incident})`, text: `${fault.message}\nworkboard doctor shows the incident; the caller was answered retry.` });

@@ -7,27 +7,26 @@
 import { randomBytes } from 'node:crypto';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { readIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { STATE_DIR } from '../board/layout.js';
 import { sha256Hex } from '../core/hash.js';
 import { resolveActor } from '../service/identity.js';
 import * as rules from './session-rules.js';
 
 const FILE = `${STATE_DIR}/web/sessions.json`;
-const LOCK = `${STATE_DIR}/locks/web-sessions.lock`;
+/** The lock file `.work/locks/web-sessions.lock`, held around every change. */
+const LOCK = 'web-sessions';
 
 export type PublicSession = Omit<rules.SessionRecord, 'sha256'> & { expiresAt: string };
 
 async function load(board: Board): Promise<rules.SessionsFile> {
-  const raw = await readIfExists(board.store.abs(FILE));
-  return rules.parseSessionsFile(raw === null ? null : raw.toString('utf8'));
+  return rules.parseSessionsFile(await board.state.readText(FILE));
 }
 
 /** Change the file under its lock; `fn` returns the new file (or null to write nothing) and a value. */
 async function change<T>(board: Board, fn: (f: rules.SessionsFile) => { file: rules.SessionsFile | null; value: T }): Promise<T> {
-  return board.store.exclusive(LOCK, '', async () => {
+  return board.state.locked(LOCK, async () => {
     const { file, value } = fn(await load(board));
-    if (file !== null) await writeFileAtomic(board.store.abs(FILE), `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    if (file !== null) await board.state.replace(FILE, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
     return value;
   });
 }

@@ -36,12 +36,10 @@ const NOT_YET_MIGRATED = [
   'git/sync.ts',
   'service/credentials.ts',
   'service/files.ts',
-  'service/incidents.ts',
   'service/replay.ts',
   'service/run-reader.ts',
   'service/service.ts',
   'service/tokens.ts',
-  'web/sessions.ts',
 ];
 
 describe('the file system, outside src/board/', () => {
