@@ -4,17 +4,11 @@
  * that ran the command. Both go into the change's audit line.
  */
 import type { CommitEvent } from './commit.js';
-import type { Tx } from './tx.js';
 
 export interface Author {
   actor: string;
   /** The OS account that ran the command; null when the change did not come from a local command. */
   osUser: string | null;
-}
-
-/** Stage one audit line for a change by `by`: the OS user is recorded beside what changed. */
-export function auditBy(tx: Tx, by: Author, action: string, entity: string, changes: Record<string, unknown>): void {
-  tx.audit({ actor: by.actor, action, entity, changes, ...(by.osUser !== null ? { input: { osUser: by.osUser } } : {}) });
 }
 
 /** One audit event of a change by `by`, as a commit carries it: the OS user is recorded beside what changed. */

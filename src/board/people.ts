@@ -1,21 +1,21 @@
 /**
  * Changing who works on a board: people, groups, operators and agents in
- * WORK.md, each change one audited board transaction recording who made it
+ * WORK.md, each change one audited board commit recording who made it
  * (the identity and, from the CLI, the OS user). The edits themselves are pure
- * functions of WORK.md's data; what else a change must do in the same
- * transaction (a removed identity's tokens) is given in by the caller.
+ * functions of WORK.md's data; what else the same commit must write (a
+ * removed identity's tokens) is given in by the caller.
  */
-import { auditBy, type Author } from './author.js';
+import { eventBy, type Author } from './author.js';
 import type { Board } from './board.js';
+import type { CommitReads, StateRecord } from './commit.js';
 import { BoardError } from './errors.js';
 import { WORK_FILE } from './layout.js';
-import type { Tx } from './tx.js';
 import { isPerson } from '../process/values.js';
 
 type Edit = (data: Record<string, unknown>) => string | null;
 
-/** What else the same transaction does once WORK.md's edit is staged; what it returns joins the audit line's changes. */
-export type Also = (tx: Tx) => Promise<Record<string, unknown>>;
+/** What else the same commit writes once WORK.md's edit is decided: its `.work/` records, and what joins the audit line's changes. */
+export type Also = (reads: CommitReads) => Promise<{ state: StateRecord[]; changes: Record<string, unknown> }>;
 
 const AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 const GROUP = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -23,18 +23,17 @@ const GROUP = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 /** An identity alone (a script, a test) or an identity and the OS user. */
 const authorOf = (by: Author | string): Author => (typeof by === 'string' ? { actor: by, osUser: null } : by);
 
-/** Apply one edit to WORK.md under the board lock; the edit returns what changed, or null when nothing did. */
+/** Apply one edit to WORK.md as one commit under the board lock; the edit returns what changed, or null when nothing did. */
 export async function editManifest(board: Board, by: Author | string, action: string, edit: Edit, also?: Also): Promise<string | null> {
-  const { value } = await board.store.transact({ kind: 'board' }, async (tx) => {
-    const doc = await tx.read(WORK_FILE);
+  const { value } = await board.store.apply({ kind: 'board' }, async (reads) => {
+    const doc = await reads.read(WORK_FILE);
     if (!doc) throw new BoardError('invalid', `${WORK_FILE} is missing`);
     const data = structuredClone(doc.data);
     const change = edit(data);
-    if (change === null) return null;
-    tx.write(WORK_FILE, data, doc.body);
-    const more = also ? await also(tx) : {};
-    auditBy(tx, authorOf(by), action, WORK_FILE, { change, ...more });
-    return change;
+    if (change === null) return { value: null, commit: null };
+    const more = also ? await also(reads) : { state: [], changes: {} };
+    const commit = { files: [{ rel: WORK_FILE, data, body: doc.body, readRev: doc.rev }], state: more.state, events: [eventBy(authorOf(by), action, WORK_FILE, { change, ...more.changes })] };
+    return { value: change, commit };
   });
   await board.refresh();
   return value;

@@ -141,7 +141,7 @@ export class WorkState {
   }
 
   /** Create a record only if it does not exist yet (a secret made once); false when it already did. */
-  async create(rel: string, bytes: string, opts: { mode?: number } = {}): Promise<boolean> {
+  async create(rel: string, bytes: string | Buffer, opts: { mode?: number } = {}): Promise<boolean> {
     await this.ensureDir(path.posix.dirname(rel));
     return createExclusive(this.abs(rel), bytes, { ...opts, sync: true });
   }

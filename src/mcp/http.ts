@@ -106,7 +106,7 @@ export type McpHandler = (req: IncomingMessage, res: ServerResponse, pathname: s
 
 export function createMcpHandler(service: Service, version: string, limits: McpLimits, server: Pick<HttpServer, 'requestTimeout'>): McpHandler {
   const inFlight = new Map<string, number>();
-  const tokens = new BearerTokens(service.board.store);
+  const tokens = new BearerTokens(service.board);
   const throttle = new Throttle({ burst: limits.authFailureBurst, refillMs: limits.authFailureRefillMs, maxKeys: MAX_THROTTLED_KEYS });
   const trusted = trustedProxies();
 

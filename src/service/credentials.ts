@@ -10,14 +10,14 @@
  * The rules themselves are in token-rules.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { auditBy, type Author } from '../board/author.js';
+import { eventBy, type Author } from '../board/author.js';
+import type { Board } from '../board/board.js';
+import type { CommitEvent, CommitReads, StateRecord } from '../board/commit.js';
 import { BoardError } from '../board/errors.js';
-import { fileStamp, readIfExists } from '../board/fsutil.js';
 import { STATE_DIR, WORK_FILE } from '../board/layout.js';
 import { manifestFrom } from '../board/manifest.js';
+import type { WorkState } from '../board/state.js';
 import type { BoardStore } from '../board/store.js';
-import type { Tx } from '../board/tx.js';
 import { sha256Hex } from '../core/hash.js';
 import { resolveActor } from './identity.js';
 import {
@@ -51,16 +51,23 @@ function parsed(text: string | null): StoredToken[] {
   }
 }
 
-/** Read, change and write the list inside a board transaction. `change` returns the new list and its result. */
-async function inTx<T>(tx: Tx, change: (tokens: StoredToken[]) => { tokens: StoredToken[]; value: T }): Promise<T> {
-  const { tokens, value } = change(parsed(await tx.readState(TOKENS_FILE)));
-  tx.writeState(TOKENS_FILE, serializeTokens(tokens));
+/** What a change to the list decides: the new list, its answer, and the audit event it makes (none for a last-used minute). */
+interface TokensChange<T> {
+  tokens: StoredToken[];
+  value: T;
+  event?: CommitEvent;
+}
+
+/** Read, change and write the list in one board commit, under the board's lock. */
+async function commitTokens<T>(store: BoardStore, change: (tokens: StoredToken[], reads: CommitReads) => Promise<TokensChange<T>> | TokensChange<T>): Promise<T> {
+  const { value } = await store.apply({ kind: 'board' }, async (reads) => {
+    const next = await change(parsed(await reads.readState(TOKENS_FILE)), reads);
+    return { value: next.value, commit: { files: [], state: [tokensRecord(next.tokens)], events: next.event ? [next.event] : [] } };
+  });
   return value;
 }
 
-async function transactTokens<T>(store: BoardStore, fn: (tx: Tx) => Promise<T>): Promise<T> {
-  return (await store.transact({ kind: 'board' }, fn)).value;
-}
+const tokensRecord = (tokens: StoredToken[]): StateRecord => ({ rel: TOKENS_FILE, bytes: serializeTokens(tokens) });
 
 function refuse(message: string, path: string): never {
   throw new BoardError('invalid', message, [{ path, message }]);
@@ -77,73 +84,67 @@ export interface MadeToken {
 
 /** Make a token for an identity WORK.md declares (checked under the lock). The secret is returned once. */
 export async function createToken(store: BoardStore, identity: string, now: Date, opts: { expires?: string; name?: string; by?: Author } = {}): Promise<MadeToken> {
-  return transactTokens(store, async (tx) => {
-    const work = await tx.read(WORK_FILE);
+  return commitTokens(store, async (tokens, reads) => {
+    const work = await reads.read(WORK_FILE);
     const who = work ? resolveActor(manifestFrom(work), identity) : { ok: false as const, message: `${WORK_FILE} is missing` };
     const expiry = expiryFrom(opts.expires ?? DEFAULT_EXPIRY, now);
-    const made = await inTx(tx, (tokens) => {
-      const problems = [
-        ...(who.ok ? [] : [{ path: 'identity', message: who.message }]),
-        ...(expiry.ok ? [] : [{ path: 'expires', message: expiry.message }]),
-        ...(opts.name !== undefined ? [labelProblem(tokens, opts.name)].filter((m): m is string => m !== null).map((message) => ({ path: 'name', message })) : []),
-      ];
-      if (problems.length > 0 || !expiry.ok || !who.ok) throw new BoardError('invalid', `cannot create a token: ${problems.map((p) => p.message).join('; ')}`, problems);
-      // The identity as WORK.md spells it, so a token for MIRA@example.com stands for mira@example.com.
-      const canonical = who.actor.kind === 'agent' ? who.actor.id : who.actor.email;
-      const token = newSecret();
-      const stored: StoredToken = { id: newId(), name: opts.name ?? null, identity: canonical, createdAt: now.toISOString(), expiresAt: expiry.expiresAt, lastUsedAt: null, sha256: sha256Hex(token) };
-      return { tokens: [...tokens, stored], value: { id: stored.id, name: stored.name, identity: canonical, expiresAt: expiry.expiresAt, token } };
-    });
-    auditBy(tx, opts.by ?? { actor: 'coordinator', osUser: null }, 'token.created', `token ${made.id}`, { id: made.id, name: made.name, identity: made.identity, expiresAt: made.expiresAt });
-    return made;
+    const problems = [
+      ...(who.ok ? [] : [{ path: 'identity', message: who.message }]),
+      ...(expiry.ok ? [] : [{ path: 'expires', message: expiry.message }]),
+      ...(opts.name !== undefined ? [labelProblem(tokens, opts.name)].filter((m): m is string => m !== null).map((message) => ({ path: 'name', message })) : []),
+    ];
+    if (problems.length > 0 || !expiry.ok || !who.ok) throw new BoardError('invalid', `cannot create a token: ${problems.map((p) => p.message).join('; ')}`, problems);
+    // The identity as WORK.md spells it, so a token for MIRA@example.com stands for mira@example.com.
+    const canonical = who.actor.kind === 'agent' ? who.actor.id : who.actor.email;
+    const token = newSecret();
+    const stored: StoredToken = { id: newId(), name: opts.name ?? null, identity: canonical, createdAt: now.toISOString(), expiresAt: expiry.expiresAt, lastUsedAt: null, sha256: sha256Hex(token) };
+    const made = { id: stored.id, name: stored.name, identity: canonical, expiresAt: expiry.expiresAt, token };
+    const event = eventBy(opts.by ?? { actor: 'coordinator', osUser: null }, 'token.created', `token ${made.id}`, { id: made.id, name: made.name, identity: made.identity, expiresAt: made.expiresAt });
+    return { tokens: [...tokens, stored], value: made, event };
   });
 }
 
 /** Every token, without its hash, oldest first. Lock-free: the file is only ever replaced whole. */
-export async function listTokens(store: BoardStore): Promise<TokenInfo[]> {
-  return parsed((await readIfExists(store.abs(TOKENS_FILE)))?.toString('utf8') ?? null).map(infoOf);
+export async function listTokens(state: WorkState): Promise<TokenInfo[]> {
+  return parsed(await state.readText(TOKENS_FILE)).map(infoOf);
 }
 
 /** End a token at once, named by id or label. */
 export async function revokeToken(store: BoardStore, ref: string, by: Author): Promise<TokenInfo> {
-  return transactTokens(store, async (tx) => {
-    const gone = await inTx(tx, (tokens) => {
-      const f = findToken(tokens, ref);
-      if (!f.ok) refuse(f.message, 'token');
-      return { tokens: tokens.filter((t) => t.id !== f.token.id), value: infoOf(f.token) };
-    });
-    auditBy(tx, by, 'token.revoked', `token ${gone.id}`, { id: gone.id, name: gone.name, identity: gone.identity });
-    return gone;
+  return commitTokens(store, (tokens) => {
+    const f = findToken(tokens, ref);
+    if (!f.ok) refuse(f.message, 'token');
+    const gone = infoOf(f.token);
+    return { tokens: tokens.filter((t) => t.id !== gone.id), value: gone, event: eventBy(by, 'token.revoked', `token ${gone.id}`, { id: gone.id, name: gone.name, identity: gone.identity }) };
   });
 }
 
 /** Replace a token's secret: the old one stops working at once; the new one lives as long as the old one did, or `expires`. */
 export async function rotateToken(store: BoardStore, ref: string, now: Date, opts: { expires?: string; by: Author }): Promise<MadeToken> {
-  return transactTokens(store, async (tx) => {
-    const made = await inTx(tx, (tokens) => {
-      const f = findToken(tokens, ref);
-      if (!f.ok) refuse(f.message, 'token');
-      const expiry = expiryFrom(opts.expires ?? lifetimeOf(f.token), now);
-      if (!expiry.ok) refuse(expiry.message, 'expires');
-      const token = newSecret();
-      const next: StoredToken = { ...f.token, createdAt: now.toISOString(), expiresAt: expiry.expiresAt, lastUsedAt: null, sha256: sha256Hex(token) };
-      return { tokens: tokens.map((t) => (t.id === next.id ? next : t)), value: { id: next.id, name: next.name, identity: next.identity, expiresAt: expiry.expiresAt, token } };
-    });
-    auditBy(tx, opts.by, 'token.rotated', `token ${made.id}`, { id: made.id, name: made.name, identity: made.identity, expiresAt: made.expiresAt });
-    return made;
+  return commitTokens(store, (tokens) => {
+    const f = findToken(tokens, ref);
+    if (!f.ok) refuse(f.message, 'token');
+    const expiry = expiryFrom(opts.expires ?? lifetimeOf(f.token), now);
+    if (!expiry.ok) refuse(expiry.message, 'expires');
+    const token = newSecret();
+    const next: StoredToken = { ...f.token, createdAt: now.toISOString(), expiresAt: expiry.expiresAt, lastUsedAt: null, sha256: sha256Hex(token) };
+    const made = { id: next.id, name: next.name, identity: next.identity, expiresAt: expiry.expiresAt, token };
+    const event = eventBy(opts.by, 'token.rotated', `token ${made.id}`, { id: made.id, name: made.name, identity: made.identity, expiresAt: made.expiresAt });
+    return { tokens: tokens.map((t) => (t.id === next.id ? next : t)), value: made, event };
   });
 }
 
 /**
- * Inside a transaction that removes or renames an identity: end its tokens
- * (`to` null), or move them to its new name. Returns the ids touched.
+ * For a commit that removes or renames an identity: the tokens file with its
+ * tokens ended (`to` null) or moved to its new name, and the ids touched.
  */
-export function retargetTokens(tx: Tx, identity: string, to: string | null): Promise<string[]> {
+export async function retargetTokens(reads: CommitReads, identity: string, to: string | null): Promise<{ record: StateRecord; ids: string[] }> {
+  const tokens = parsed(await reads.readState(TOKENS_FILE));
   const same = (t: StoredToken) => t.identity.toLowerCase() === identity.toLowerCase();
-  return inTx(tx, (tokens) => ({
-    tokens: to === null ? tokens.filter((t) => !same(t)) : tokens.map((t) => (same(t) ? { ...t, identity: to } : t)),
-    value: tokens.filter(same).map((t) => t.id),
-  }));
+  return {
+    record: tokensRecord(to === null ? tokens.filter((t) => !same(t)) : tokens.map((t) => (same(t) ? { ...t, identity: to } : t))),
+    ids: tokens.filter(same).map((t) => t.id),
+  };
 }
 
 /**
@@ -158,7 +159,7 @@ export class BearerTokens {
   /** Token ids whose last-used write is under way in this process. */
   private readonly touching = new Set<string>();
 
-  constructor(private readonly store: BoardStore) {}
+  constructor(private readonly board: Pick<Board, 'store' | 'state'>) {}
 
   check(secret: string, now: Date): Presented {
     const p = matchToken(this.current(), sha256Hex(secret), now);
@@ -167,11 +168,10 @@ export class BearerTokens {
   }
 
   private current(): StoredToken[] {
-    const file = this.store.abs(TOKENS_FILE);
-    const stamp = fileStamp(file);
+    const stamp = this.board.state.stamp(TOKENS_FILE);
     if (stamp !== this.seen) {
       try {
-        this.tokens = parseTokens(stamp === '' ? null : readFileSync(file, 'utf8'));
+        this.tokens = parseTokens(stamp === '' ? null : this.board.state.readTextNow(TOKENS_FILE));
       } catch {
         this.tokens = []; // a damaged file lets no one in (fail closed) until it is mended
       }
@@ -183,9 +183,7 @@ export class BearerTokens {
   private async touch(id: string, now: Date): Promise<void> {
     this.touching.add(id);
     try {
-      await transactTokens(this.store, (tx) =>
-        inTx(tx, (tokens) => ({ tokens: tokens.map((t) => (t.id === id && useIsNews(t, now) ? { ...t, lastUsedAt: now.toISOString() } : t)), value: undefined })),
-      );
+      await commitTokens(this.board.store, (tokens) => ({ tokens: tokens.map((t) => (t.id === id && useIsNews(t, now) ? { ...t, lastUsedAt: now.toISOString() } : t)), value: undefined }));
     } catch {
       // Only the last-used minute is lost; the next use tries again.
     } finally {

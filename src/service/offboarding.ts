@@ -106,9 +106,10 @@ async function withTokens(service: Service, who: Named, edit: (also: Also | unde
   const change = await edit(
     identity === null
       ? undefined
-      : async (tx) => {
-          tokens = await retargetTokens(tx, identity, moveTo);
-          return tokens.length > 0 ? { [moveTo === null ? 'tokensEnded' : 'tokensMoved']: tokens } : {};
+      : async (reads) => {
+          const retargeted = await retargetTokens(reads, identity, moveTo);
+          tokens = retargeted.ids;
+          return { state: [retargeted.record], changes: tokens.length > 0 ? { [moveTo === null ? 'tokensEnded' : 'tokensMoved']: tokens } : {} };
         },
   );
   return { change, tokens, warnings: await stillNamed(service, before, who) };

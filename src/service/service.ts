@@ -10,7 +10,6 @@
  * (files.ts), replay (replay.ts), and what a failure answers (results.ts).
  */
 import type { Board } from '../board/board.js';
-import { STATE_DIR } from '../board/layout.js';
 import { type Actor, type EngineEvent, type Pinned, type RunRecord, type RunState } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
 import type { ToolCall } from '../protocol/calls.js';
@@ -65,7 +64,7 @@ export class Service {
   }
 
   static async open(board: Board, opts: ServiceOptions = {}): Promise<Service> {
-    return new Service(board, await TokenKey.load(board.store.abs(STATE_DIR)), opts);
+    return new Service(board, await TokenKey.load(board.state), opts);
   }
 
   /**

@@ -6,8 +6,8 @@
  * lease is `stale`; one that does not verify at all is `invalid`.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import path from 'node:path';
-import { createExclusive, readIfExists } from '../board/fsutil.js';
+import { STATE_DIR } from '../board/layout.js';
+import type { WorkState } from '../board/state.js';
 
 export interface TokenClaims {
   runId: string;
@@ -18,23 +18,24 @@ export interface TokenClaims {
   agent?: string;
 }
 
+const SECRET_FILE = `${STATE_DIR}/secret`;
+
 const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
 export class TokenKey {
   private constructor(private readonly secret: Buffer) {}
 
   /** The board's token secret, created once with O_EXCL so concurrent coordinators agree on it. */
-  static async load(stateDir: string): Promise<TokenKey> {
-    const file = path.join(stateDir, 'secret');
+  static async load(state: WorkState): Promise<TokenKey> {
     for (;;) {
-      const existing = await readIfExists(file);
+      const existing = await state.read(SECRET_FILE);
       if (existing !== null && existing.length >= 32) return new TokenKey(existing);
       if (existing !== null) {
         await new Promise((r) => setTimeout(r, 5)); // another coordinator is writing it
         continue;
       }
       const secret = randomBytes(32);
-      if (await createExclusive(file, secret, { mode: 0o600, sync: true })) return new TokenKey(secret);
+      if (await state.create(SECRET_FILE, secret, { mode: 0o600 })) return new TokenKey(secret);
     }
   }
 

@@ -41,7 +41,7 @@ export function createWebApp(service: Service, opts: { config?: WebConfig; log?:
   const parts: AppParts = { service, config, assets: new Assets(), seen: new BoundedMap(1000) };
   const live = new Live(service.board);
   const board = service.board;
-  const tokens = new BearerTokens(board.store);
+  const tokens = new BearerTokens(board);
   const anon = (title: string): Frame => ({ title, me: null, assetVersion: parts.assets.version });
   const signIn = new SignIn(board, config, anon, opts.log ?? logLine);
 

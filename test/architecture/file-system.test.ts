@@ -34,12 +34,9 @@ const NOT_YET_MIGRATED = [
   'git/history.ts',
   'git/resolve.ts',
   'git/sync.ts',
-  'service/credentials.ts',
   'service/files.ts',
   'service/replay.ts',
   'service/run-reader.ts',
-  'service/service.ts',
-  'service/tokens.ts',
 ];
 
 describe('the file system, outside src/board/', () => {

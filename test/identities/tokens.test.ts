@@ -109,7 +109,7 @@ describe('token commands', () => {
     for (const r of made) expect(r.code, r.stderr).toBe(0);
     const secrets = made.map((r) => JSON.parse(r.stdout).data.token as string);
     const board = await Board.open(dir);
-    expect((await listTokens(board.store)).map((t) => t.name).sort()).toEqual(['w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7']);
+    expect((await listTokens(board.state)).map((t) => t.name).sort()).toEqual(['w0', 'w1', 'w2', 'w3', 'w4', 'w5', 'w6', 'w7']);
     const serving = await serveHttp(dir);
     try {
       for (const s of secrets) expect((await rpc(serving.url, s)).status).toBe(200);
@@ -184,11 +184,11 @@ describe('a running serve --http and tokens changed by other processes', () => {
     const board = await Board.open(dir);
     let used: string | null = null;
     for (let i = 0; i < 100 && used === null; i++) {
-      used = (await listTokens(board.store)).find((x) => x.id === t.id)?.lastUsedAt ?? null;
+      used = (await listTokens(board.state)).find((x) => x.id === t.id)?.lastUsedAt ?? null;
       if (used === null) await new Promise((r) => setTimeout(r, 50));
     }
     expect(used).not.toBeNull();
     expect(Date.parse(used!)).toBeGreaterThanOrEqual(before - 1000);
-    expect((await listTokens(board.store)).map((x) => x.name)).toContain('meanwhile');
+    expect((await listTokens(board.state)).map((x) => x.name)).toContain('meanwhile');
   });
 });

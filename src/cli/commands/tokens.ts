@@ -41,7 +41,7 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard token list --json')
     .action(async () => {
       const board = await cli.board();
-      const tokens = await listTokens(board.store);
+      const tokens = await listTokens(board.state);
       if (cli.json()) printJson({ ok: true, data: { tokens } });
       else if (tokens.length === 0) process.stdout.write('no tokens; make one with workboard token create <identity>\n');
       else for (const t of tokens) process.stdout.write(`${row(t, new Date())}\n`);
