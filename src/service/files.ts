@@ -1,12 +1,12 @@
 /**
- * Stored files (§5): `upload` writes the bytes under `files/<id>/` with their
- * metadata, the id addressed by the bytes' hash, name and type; file evidence
+ * Stored files (§5): `upload` commits the bytes under `files/<id>/` with their
+ * metadata and its replay record as one Commit value, the id addressed by the bytes' hash, name and type; file evidence
  * is verified before the engine runs, by the bytes' hash against both the id
  * and the recorded hash.
  */
 import type { Board } from '../board/board.js';
+import type { Commit } from '../board/commit.js';
 import { BoardError } from '../board/errors.js';
-import { readIfExists } from '../board/fsutil.js';
 import type { FileCheck } from '../engine/acceptance.js';
 import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
@@ -84,20 +84,20 @@ export class StoredFiles {
     if (bytes.length > max) throw new ToolError('invalid', `the file is ${bytes.length} bytes; the limit is ${max}`, [`contentBase64: ${bytes.length} bytes, over maxUploadBytes ${max}`]);
     const sha256 = sha256Hex(bytes);
     const id = uploadId(sha256, a.fileName, a.contentType);
-    const { value } = await this.board.store.transact({ kind: 'board' }, async (tx) => {
-      const prior = await this.replay.lookup(tx, 'upload', a, actor);
-      if (prior !== undefined) return prior;
+    const { value } = await this.board.store.apply({ kind: 'board' }, async (reads) => {
+      const prior = await this.replay.lookup(reads, 'upload', a, actor);
+      if (prior !== undefined) return { value: prior, commit: null };
       const data = { id, sha256, bytes: bytes.length };
-      if ((await readIfExists(this.board.store.abs(`files/${id}/meta.json`))) === null) {
-        await tx.create(`files/${id}/content`, bytes);
-        await tx.create(
-          `files/${id}/meta.json`,
-          `${JSON.stringify({ id, sha256, bytes: bytes.length, fileName: a.fileName, contentType: a.contentType, uploadedBy: actorName(actor), uploadedAt: this.now().toISOString() }, null, 2)}\n`,
-        );
-        tx.audit({ actor: actorName(actor), action: 'file.uploaded', entity: id, changes: { fileName: a.fileName, bytes: bytes.length, sha256 } });
-      }
-      this.replay.record(tx, 'upload', a, actor, data);
-      return data;
+      // The same upload again: its files stand, only this request's record is new.
+      const fresh = (await this.board.store.readBytes(`files/${id}/meta.json`)) === null;
+      const meta = { id, sha256, bytes: bytes.length, fileName: a.fileName, contentType: a.contentType, uploadedBy: actorName(actor), uploadedAt: this.now().toISOString() };
+      const commit: Commit = {
+        files: [],
+        creates: fresh ? [{ rel: `files/${id}/content`, bytes }, { rel: `files/${id}/meta.json`, bytes: `${JSON.stringify(meta, null, 2)}\n` }] : [],
+        state: [this.replay.recordOf('upload', a, actor, data)],
+        events: fresh ? [{ actor: actorName(actor), action: 'file.uploaded', entity: id, changes: { fileName: a.fileName, bytes: bytes.length, sha256 } }] : [],
+      };
+      return { value: data, commit };
     });
     return value;
   }

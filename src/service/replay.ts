@@ -1,13 +1,11 @@
 /**
  * requestId replay (§4): each write's result is recorded under
- * `.work/requests/` in the same transaction as the write; the same call again
+ * `.work/requests/` in the same commit as the write; the same call again
  * gets the original result, another call with the same requestId `conflict`.
  */
-import { readIfExists } from '../board/fsutil.js';
-import { STATE_DIR } from '../board/layout.js';
-import type { BoardStore } from '../board/store.js';
 import type { CommitReads, StateRecord } from '../board/commit.js';
-import type { Tx } from '../board/tx.js';
+import { STATE_DIR } from '../board/layout.js';
+import type { WorkState } from '../board/state.js';
 import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
@@ -17,12 +15,12 @@ import type { Tool } from '../protocol/offer.js';
 export type WriteArgs = { requestId: string };
 
 export class Replay {
-  constructor(private readonly store: BoardStore) {}
+  constructor(private readonly state: WorkState) {}
 
-  /** The original result of this call, or undefined when the requestId is new. Read in the transaction when there is one. */
-  async lookup(tx: Pick<CommitReads, 'readState'> | null, tool: Tool, a: WriteArgs, actor: Actor): Promise<unknown | undefined> {
+  /** The original result of this call, or undefined when the requestId is new. Read through the commit's reads when there are some. */
+  async lookup(reads: Pick<CommitReads, 'readState'> | null, tool: Tool, a: WriteArgs, actor: Actor): Promise<unknown | undefined> {
     const rel = requestPath(a.requestId);
-    const text = tx ? await tx.readState(rel) : (await readIfExists(this.store.abs(rel)))?.toString('utf8') ?? null;
+    const text = reads ? await reads.readState(rel) : await this.state.readText(rel);
     if (text === null) return undefined;
     const rec = JSON.parse(text) as { fingerprint: string; data: unknown };
     if (rec.fingerprint !== fingerprint(tool, a, actor)) {
@@ -34,12 +32,6 @@ export class Replay {
   /** The replay record of a call and its result, for the commit of the write it answers. */
   recordOf(tool: Tool, a: WriteArgs, actor: Actor, data: unknown): StateRecord & { bytes: string } {
     return { rel: requestPath(a.requestId), bytes: JSON.stringify({ requestId: a.requestId, tool, fingerprint: fingerprint(tool, a, actor), data }) };
-  }
-
-  /** Stage the record in a transaction that writes through its Tx (an upload, see files.ts). */
-  record(tx: Tx, tool: Tool, a: WriteArgs, actor: Actor, data: unknown): void {
-    const r = this.recordOf(tool, a, actor, data);
-    tx.writeState(r.rel, r.bytes);
   }
 }
 

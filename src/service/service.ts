@@ -56,7 +56,7 @@ export class Service {
   ) {
     this.now = opts.now ?? (() => new Date());
     this.fixedOffer = opts.offer;
-    const replay = new Replay(board.store);
+    const replay = new Replay(board.state);
     this.reader = new RunReader(board, this.now, opts.onIndexProgress, opts.keepOpenRuns);
     this.files = new StoredFiles(board, replay, this.now);
     this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR);

@@ -34,8 +34,6 @@ const NOT_YET_MIGRATED = [
   'git/history.ts',
   'git/resolve.ts',
   'git/sync.ts',
-  'service/files.ts',
-  'service/replay.ts',
   'service/run-reader.ts',
 ];
 
