@@ -6,10 +6,10 @@
  * deadline). A run whose file was refused keeps being served from its last
  * valid state.
  */
+import path from 'node:path';
 import type { Board } from '../board/board.js';
 import type { BoardDoc } from '../board/document.js';
 import { BoardError } from '../board/errors.js';
-import { readIfExists, removeIfExists, writeFileAtomic } from '../board/fsutil.js';
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { loadVersion } from '../board/processes.js';
 import { BoundedMap } from '../core/bounded-map.js';
@@ -76,7 +76,8 @@ export class RunReader {
     if (this.kept) this.kept.save(new Set(await this.openRunIds()));
   }
 
-  readonly fileUrl: FileUrl = (ref) => `file://${this.board.store.abs(`files/${ref}/content`)}`;
+  /** Where a stored file's bytes are on this machine, for an agent beside the board. */
+  readonly fileUrl: FileUrl = (ref) => `file://${path.join(this.board.root, `files/${ref}/content`)}`;
 
   /** A published version as a run pins it; `hash` (when given) must still be its content hash. */
   async pinned(name: string, version: number, hash?: string): Promise<Pinned> {
@@ -113,7 +114,7 @@ export class RunReader {
     }
     let loaded: Loaded;
     try {
-      loaded = await this.board.store.snapshot({ kind: 'run', id: runId }, (read) => this.assemble(runId, read, (rel) => readIfExists(this.board.store.abs(rel))));
+      loaded = await this.board.store.snapshot({ kind: 'run', id: runId }, (read) => this.assemble(runId, read, (rel) => this.board.state.read(rel)));
     } catch (e) {
       // A hand edit made a file invalid: keep serving the last valid state, read-only
       // (every write still goes through the store, which refuses the run until it is fixed).
@@ -156,14 +157,14 @@ export class RunReader {
    * every process serves it until the file is fixed; forget it once fixed.
    */
   async keepLastValid(runId: string, refused: boolean): Promise<void> {
-    const file = this.board.store.abs(lastValidPath(runId));
+    const rel = lastValidPath(runId);
     const last = this.lastGoodOf(runId) ?? this.runCache.get(runId)?.loaded;
-    if (refused && last) await writeFileAtomic(file, JSON.stringify(last.state));
-    if (!refused) await removeIfExists(file);
+    if (refused && last) await this.board.state.replace(rel, JSON.stringify(last.state));
+    if (!refused) await this.board.state.remove(rel);
   }
 
   private async lastValid(runId: string): Promise<Loaded | null> {
-    const raw = await readIfExists(this.board.store.abs(lastValidPath(runId)));
+    const raw = await this.board.state.read(lastValidPath(runId));
     if (!raw) return null;
     try {
       const state = JSON.parse(raw.toString('utf8')) as RunState;

@@ -34,7 +34,6 @@ const NOT_YET_MIGRATED = [
   'git/history.ts',
   'git/resolve.ts',
   'git/sync.ts',
-  'service/run-reader.ts',
 ];
 
 describe('the file system, outside src/board/', () => {
