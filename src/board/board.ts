@@ -4,7 +4,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
-import { auditBy, type Author } from './author.js';
+import { eventBy, type Author } from './author.js';
 import { ChangeLog } from './changes.js';
 import { BoardError } from './errors.js';
 import { STATE_DIR, WORK_FILE } from './layout.js';
@@ -122,10 +122,15 @@ export class Board {
     const store = new BoardStore(root, { lockStaleMs: DEFAULT_SETTINGS.lockStaleSeconds * 1000, lockTimeoutMs: LOCK_TIMEOUT_MS });
     const title = opts.title ?? name;
     const description = opts.description ?? 'Runs of our processes, coordinated by workboard.';
-    await store.transact({ kind: 'board' }, (tx) => {
-      tx.write(WORK_FILE, newManifestData(name, title, description), `# ${title}\n\n${description}\n`);
-      auditBy(tx, typeof opts.actor === 'string' ? { actor: opts.actor, osUser: null } : opts.actor, 'board.created', WORK_FILE, { name });
-    });
+    const by = typeof opts.actor === 'string' ? { actor: opts.actor, osUser: null } : opts.actor;
+    await store.apply({ kind: 'board' }, async () => ({
+      value: undefined,
+      commit: {
+        files: [{ rel: WORK_FILE, data: newManifestData(name, title, description), body: `# ${title}\n\n${description}\n`, readRev: 0 }],
+        state: [],
+        events: [eventBy(by, 'board.created', WORK_FILE, { name })],
+      },
+    }));
     return Board.open(root);
   }
 
