@@ -148,7 +148,7 @@ export class Daemon {
 
   private async commitToGit(): Promise<void> {
     try {
-      const msg = await commitBoard(this.board.root);
+      const msg = await commitBoard(this.board);
       if (msg) this.log(`committed to git: ${msg.split('\n')[0]}`);
     } catch (e) {
       this.log(`git commit failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);

@@ -6,10 +6,9 @@
  * audit lines record (commit-message.ts).
  */
 import { execFile } from 'node:child_process';
-import { promises as fs } from 'node:fs';
 import { promisify } from 'node:util';
-import { isCode } from '../board/fsutil.js';
 import type { AuditEvent } from '../board/audit.js';
+import type { Board } from '../board/board.js';
 import { STATE_DIR } from '../board/layout.js';
 import { auditLinesIn } from './audit-words.js';
 import { boardWords } from './board-words.js';
@@ -21,13 +20,8 @@ async function git(root: string, ...args: string[]): Promise<string> {
   return (await run('git', ['-C', root, ...args], { maxBuffer: 64 * 1024 * 1024 })).stdout;
 }
 
-async function journalsPending(root: string): Promise<boolean> {
-  try {
-    return (await fs.readdir(`${root}/${STATE_DIR}/journal`)).length > 0;
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return false;
-    throw e;
-  }
+function journalsPending(board: Board): boolean {
+  return board.state.list(`${STATE_DIR}/journal`).length > 0;
 }
 
 /** The audit lines staged for commit: what `git diff --cached` adds to the chains (raw, never through the textconv). */
@@ -43,12 +37,13 @@ async function stagedAuditLines(root: string): Promise<AuditEvent[]> {
 }
 
 /** Commit what changed under the board, if anything and if no commit is in flight. Returns the message, or null. */
-export async function commitBoard(root: string): Promise<string | null> {
-  if (await journalsPending(root)) return null;
+export async function commitBoard(board: Board): Promise<string | null> {
+  const root = board.root;
+  if (journalsPending(board)) return null;
   const status = await git(root, 'status', '--porcelain', '--', '.');
   if (status.trim() === '') return null;
   await git(root, 'add', '-A', '--', '.');
-  if (await journalsPending(root)) {
+  if (journalsPending(board)) {
     await git(root, 'reset', '-q', '--', '.');
     return null;
   }

@@ -125,7 +125,7 @@ describe.skipIf(!hasGit)('commit messages in words (serve --git-commit)', () => 
     const { top, root } = await boardRepo();
     const { runId, item } = await startAndDraft(root);
 
-    const first = await commitBoard(root);
+    const first = await commitBoard(await Board.open(root));
     expect(first).not.toBeNull();
     // Jon started, the agent drafted, the server moved the run on: several transitions, two identities.
     const label = `payout ${runId} (amount 184.5, claimant jon@example.com, purpose Rail to Hamburg)`;
@@ -140,7 +140,7 @@ describe.skipIf(!hasGit)('commit messages in words (serve --git-commit)', () => 
     expect(git(top, 'log', '-1', '--format=%an <%ae>').trim()).toBe('board host <host@example.com>');
 
     await approve(root, runId, item, 'OK to pay.');
-    await commitBoard(root);
+    await commitBoard(await Board.open(root));
     // One person acted (the run's ending is the board's doing): the subject is her act, she is the author.
     expect(git(top, 'log', '-1', '--format=%s').trim()).toBe(`Mira Okafor approved approve in ${label}`);
     expect(git(top, 'log', '-1', '--format=%b')).toMatch(/^- #5 \S+ \S+ Mira Okafor approved approve \("OK to pay\."\)\n- #6 \S+ \S+ the run ended: paid$/m);
@@ -155,10 +155,10 @@ describe.skipIf(!hasGit)('commit messages in words (serve --git-commit)', () => 
     await startAndDraft(root);
     await fs.mkdir(path.join(root, '.work/journal'), { recursive: true });
     await fs.writeFile(path.join(root, '.work/journal/in-flight.json'), '{}');
-    expect(await commitBoard(root)).toBeNull();
+    expect(await commitBoard(await Board.open(root))).toBeNull();
     expect(git(top, 'log', '--format=%s').trim().split('\n')).toEqual(['a board']);
     await fs.rm(path.join(root, '.work/journal/in-flight.json'));
-    await commitBoard(root);
+    await commitBoard(await Board.open(root));
     expect(git(top, 'log', '-1', '--format=%s').trim()).toBe('10 transitions in 2 runs of payout');
   }, 60_000);
 });
@@ -168,7 +168,7 @@ describe.skipIf(!hasGit)('git log -p shows the audit in words', () => {
     const { top, root } = await boardRepo();
     const { runId, item } = await startAndDraft(root);
     await approve(root, runId, item, 'OK to pay.');
-    await commitBoard(root);
+    await commitBoard(await Board.open(root));
     const chain = `board/runs/${runId}/audit.jsonl`;
 
     const shown = git(top, 'log', '-p', '--', chain);
@@ -216,7 +216,7 @@ describe.skipIf(!hasGit)('workboard log <run> --git', () => {
   it('pairs each line with the commit that first carried it, a clone\'s commit after a pull, and the rest as uncommitted', async () => {
     const { top, root } = await boardRepo();
     const runId = (await call(root, 'start_run', { process: 'payout', inputs: INPUTS }, JON)).run.id as string;
-    await commitBoard(root);
+    await commitBoard(await Board.open(root));
     const started = git(top, 'rev-parse', '--short', 'HEAD').trim();
 
     // The reviewer works on another clone, which pushes; this one pulls.
@@ -228,7 +228,7 @@ describe.skipIf(!hasGit)('workboard log <run> --git', () => {
     const other = path.join(clone, 'board');
     const { token } = await call(other, 'claim', { runId, stepId: 'draft' }, REVIEWER);
     await call(other, 'submit', { token, output: {}, summary: 'Drafted.' }, REVIEWER);
-    await commitBoard(other);
+    await commitBoard(await Board.open(other));
     git(clone, 'push', '-q', 'origin', 'main');
     const drafted = git(clone, 'rev-parse', '--short', 'HEAD').trim();
     git(top, 'pull', '-q', '--ff-only', 'origin', 'main');
