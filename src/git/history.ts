@@ -7,9 +7,8 @@
  * only grows can, for as long as the history itself is trusted.
  */
 import { execFile, spawn } from 'node:child_process';
-import path from 'node:path';
+import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { readIfExists } from '../board/fsutil.js';
 import { isRunId } from '../board/layout.js';
 import { everyLineKept, SUPERSEDED_FILE, supersededPathFor } from '../board/superseded.js';
 
@@ -264,7 +263,8 @@ interface Found {
  * commit changed are read. Throws `invalid` when the board is not in a git
  * work tree.
  */
-export async function verifyHistory(boardRoot: string, onProgress?: (done: number, total: number) => void): Promise<HistoryReport> {
+export async function verifyHistory(board: Board, onProgress?: (done: number, total: number) => void): Promise<HistoryReport> {
+  const boardRoot = board.root;
   const { shallow } = await openRepository(boardRoot);
   const head = await headCommit(boardRoot);
   if (head === null) return { ok: true, commitsChecked: 0, chainsChecked: 0, shallow, breaks: [] };
@@ -299,7 +299,7 @@ export async function verifyHistory(boardRoot: string, onProgress?: (done: numbe
     // Only chains that exist in the working tree: a deletion there is not yet history.
     for (const c of parseRaw(worktree).flatMap((g) => g.changes)) {
       if (!isChainPath(c.path) || (c.status !== 'M' && c.status !== 'T')) continue;
-      const current = await readIfExists(path.join(boardRoot, c.path));
+      const current = board.listing.readNow(c.path);
       const loss = current === null ? null : chainLoss(await read(c.oldBlob), current);
       if (loss) out.push({ commit: null, parent: head, index: 1, of: 1, file: c.path, loss });
     }

@@ -29,7 +29,7 @@ export function register(program: Command, cli: Cli): void {
       let history: HistoryReport | undefined;
       if (opts.git) {
         const checking = progress('checking git history');
-        history = await verifyHistory(board.root, checking.tick);
+        history = await verifyHistory(board, checking.tick);
         checking.done();
       }
       const ok = report.ok && (history?.ok ?? true);
