@@ -7,7 +7,7 @@
  * runs' audit chains (service/run-history.ts), never from a store of their own.
  */
 import { h } from 'preact';
-import type { Board } from '../board/board.js';
+import type { ServedBoard as Board } from '../service/web-board.js';
 import { runsBehind, parseBar, barParams, type Bar } from '../insights/bars.js';
 import type { RunFacts } from '../insights/facts.js';
 import { insights, versionKey, type Insights, type InsightsFilter } from '../insights/figures.js';

@@ -9,10 +9,7 @@
  * are capped (stream-caps.ts): past a cap the oldest is told `closed` and ended.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Board } from '../board/board.js';
-import type { ChangeCursor } from '../board/changes.js';
-import { CHANGES_FILE } from '../board/layout.js';
-import { RunWatch } from '../board/run-watch.js';
+import { watchCommits, type ChangeCursor, type ServedBoard as Board } from '../service/web-board.js';
 import { toClose, type Holder } from './stream-caps.js';
 
 /** A comment line this often keeps proxies and the server's idle timeout from closing a quiet stream. */
@@ -37,7 +34,7 @@ export interface StreamRequest {
 
 export class Live {
   private readonly listeners = new Set<Listener>();
-  private watch: RunWatch | null = null;
+  private watch: { close(): void } | null = null;
   /** How far this stream's watch has read the change log. */
   private cursor: ChangeCursor = { log: '', offset: 0 };
   private heartbeat: NodeJS.Timeout | null = null;
@@ -92,10 +89,7 @@ export class Live {
 
   private begin(): void {
     this.cursor = this.board.changes.end();
-    this.watch = new RunWatch(this.board.root, CHANGES_FILE, (e) => {
-      if (e.kind !== 'run') this.readChanges();
-    });
-    this.watch.start();
+    this.watch = watchCommits(this.board, () => this.readChanges());
     this.heartbeat = setInterval(() => {
       for (const l of this.listeners) l.res.write(': ping\n\n');
     }, HEARTBEAT_MS);

@@ -5,39 +5,26 @@
  * session-rules.ts; this file reads, locks and writes.
  */
 import { randomBytes } from 'node:crypto';
-import type { Board } from '../board/board.js';
-import { BoardError } from '../board/errors.js';
-import { STATE_DIR } from '../board/layout.js';
 import { sha256Hex } from '../core/hash.js';
-import { resolveActor } from '../service/identity.js';
+import { SESSIONS_FILE, sessionPerson, type ServedBoard as Board } from '../service/web-board.js';
 import * as rules from './session-rules.js';
 
-const FILE = `${STATE_DIR}/web/sessions.json`;
 /** The lock file `.work/locks/web-sessions.lock`, held around every change. */
 const LOCK = 'web-sessions';
 
 export type PublicSession = Omit<rules.SessionRecord, 'sha256'> & { expiresAt: string };
 
 async function load(board: Board): Promise<rules.SessionsFile> {
-  return rules.parseSessionsFile(await board.state.readText(FILE));
+  return rules.parseSessionsFile(await board.state.readText(SESSIONS_FILE));
 }
 
 /** Change the file under its lock; `fn` returns the new file (or null to write nothing) and a value. */
 async function change<T>(board: Board, fn: (f: rules.SessionsFile) => { file: rules.SessionsFile | null; value: T }): Promise<T> {
   return board.state.locked(LOCK, async () => {
     const { file, value } = fn(await load(board));
-    if (file !== null) await board.state.replace(FILE, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    if (file !== null) await board.state.replace(SESSIONS_FILE, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
     return value;
   });
-}
-
-/** The person a web session may be opened for: declared in WORK.md, and a person, never an agent. */
-async function personEmail(board: Board, email: string): Promise<string> {
-  await board.refresh();
-  const who = resolveActor(board.manifest, email);
-  if (!who.ok) throw new BoardError('invalid', who.message);
-  if (who.actor.kind !== 'person') throw new BoardError('invalid', `"${email}" is an agent; agents never get a web session (they use MCP)`);
-  return who.actor.email.toLowerCase();
 }
 
 /**
@@ -45,7 +32,7 @@ async function personEmail(board: Board, email: string): Promise<string> {
  * with `&next=<page>` when it should land on a page of ours (checked again when it is used).
  */
 export async function createLoginLink(board: Board, email: string, baseUrl: string, now = new Date(), opts: { next?: string } = {}): Promise<string> {
-  const who = await personEmail(board, email);
+  const who = await sessionPerson(board, email);
   const code = `wbl_${randomBytes(32).toString('base64url')}`;
   await change(board, (f) => ({ file: rules.addCode(f, sha256Hex(code), who, now), value: undefined }));
   const url = new URL('/signin', baseUrl);
@@ -70,7 +57,7 @@ export async function redeemCode(board: Board, code: string, now = new Date()): 
   if (got === null) return null;
   // A person removed since the code was made gets no session.
   try {
-    await personEmail(board, got);
+    await sessionPerson(board, got);
   } catch {
     await change(board, (f) => ({ file: rules.removeSessions(f, (s) => s.id === id).file, value: undefined }));
     return null;

@@ -5,7 +5,7 @@
  */
 import { h } from 'preact';
 import { render } from 'preact-render-to-string';
-import type { Manifest } from '../board/manifest.js';
+import type { Manifest } from '../service/web-board.js';
 import type { Message } from '../notify/message.js';
 import { isPerson } from '../process/values.js';
 import { CODE_TTL_MS } from './session-rules.js';

@@ -6,7 +6,7 @@
  * person looked up, a code made as `workboard login-link` makes one, the
  * email sent. A failure is logged for the operator, never shown to the asker.
  */
-import type { Board } from '../board/board.js';
+import type { ServedBoard as Board } from '../service/web-board.js';
 import { boardBaseUrl } from '../core/public-url.js';
 import { sendEmail } from '../notify/channels/email.js';
 import { createLoginLink } from './sessions.js';

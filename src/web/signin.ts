@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { h } from 'preact';
-import type { Board } from '../board/board.js';
+import type { ServedBoard as Board } from '../service/web-board.js';
 import { trustedProxies } from '../core/client-address.js';
 import type { WebConfig } from './config.js';
 import { SIGNIN_FORM } from './form-limits.js';
