@@ -2,8 +2,8 @@
  * Bearer tokens for HTTP, on disk. A token is `wb_` and 43 random base64url
  * characters, shown once; only its SHA-256 is kept, in `.work/tokens.json`
  * (never committed). Every change (create, rotate, revoke, a removed
- * identity's tokens, the minute a token was last used) is a board transaction:
- * under the board's lock, the file re-read, changed and replaced by an atomic
+ * identity's tokens, the minute a token was last used) is one board commit
+ * (store.apply): under the board's lock, the file re-read, changed and replaced by an atomic
  * rename, so no concurrent change is lost; creating, rotating and revoking are
  * audited on the board's chain. A running server re-reads the file whenever it
  * changed (one stat per request), so a revoke or an expiry applies at once.

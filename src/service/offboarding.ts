@@ -1,5 +1,5 @@
 /**
- * Removing and renaming identities. Each is one audited WORK.md transaction
+ * Removing and renaming identities. Each is one audited WORK.md commit
  * (board/people.ts) that, in the same commit, ends the identity's bearer
  * tokens (or moves them to a renamed person); a removed agent's claims then
  * end, each in its run's transaction (the step is ready again with a
