@@ -13,8 +13,6 @@
  * which commit to which) is written under .work/journal/ first, which also
  * keeps `serve --git-commit` from committing a half-applied merge.
  */
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
 import { sha256Hex } from '../core/hash.js';
 import { adoptBoardFiles } from '../board/adopt.js';
 import type { Board } from '../board/board.js';
@@ -194,11 +192,10 @@ async function fetch(repo: Repo, remote: string, branch: string): Promise<string
 /** Commit the board's uncommitted files once no transaction is in flight (waiting a little for one to finish). */
 async function commitWhenQuiet(board: Board): Promise<string | null> {
   for (let i = 0; i < 100; i++) {
-    const pending = await fs.readdir(board.store.abs(`${STATE_DIR}/journal`)).catch(() => []);
-    if (pending.length === 0) break;
+    if (board.state.list(`${STATE_DIR}/journal`).length === 0) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  const message = await commitBoard(board.root);
+  const message = await commitBoard(board);
   return message === null ? null : message.split('\n')[0]!;
 }
 
@@ -234,7 +231,7 @@ async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<void> {
   const changed = await repo.changed(from, intent.to);
   const others = changed.filter((p) => ownerOf(p) === null);
   if (others.length > 0) {
-    const dirty = (await repo.text(['status', '--porcelain', '-z', '--', ...others.map((p) => `${repo.prefix}${p}`)])).split('\0').filter(Boolean);
+    const dirty = (await repo.text(['status', '--porcelain', '-z', '--', ...others.map((p) => literal(repo, p))])).split('\0').filter(Boolean);
     if (dirty.length > 0) throw new SyncError('refused', `uncommitted changes to files the merge brings (${dirty.map((d) => d.slice(3)).join(', ')}): commit or stash them, then sync again`);
   }
   await writeIntent(board, intent);
@@ -242,11 +239,14 @@ async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<void> {
     await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), false);
   } catch (e) {
     // Refused before anything was written (the compare-and-swap runs under every lock first): nothing to finish.
-    if (e instanceof SyncError && e.code === 'busy') await fs.rm(board.store.abs(INTENT), { force: true });
+    if (e instanceof SyncError && e.code === 'busy') await board.state.remove(INTENT);
     throw e;
   }
   await finishMove(board, repo, intent, others);
 }
+
+/** A path of the board's as a git pathspec that names that file alone (`[`, `*` and `?` are letters in a file name). */
+const literal = (repo: Repo, rel: string): string => `:(literal)${repo.prefix}${rel}`;
 
 async function finishMove(board: Board, repo: Repo, intent: Intent, others: string[]): Promise<void> {
   if (intent.from === '') await repo.run(['update-ref', intent.ref, intent.to]);
@@ -255,10 +255,12 @@ async function finishMove(board: Board, repo: Repo, intent: Intent, others: stri
   if (others.length > 0) {
     const present = await repo.blobs(intent.to, others);
     const keep = others.filter((p) => present.has(p));
-    if (keep.length > 0) await repo.run(['checkout', intent.to, '--', ...keep.map((p) => `${repo.prefix}${p}`)]);
-    for (const p of others.filter((p) => !present.has(p))) await fs.rm(path.join(board.root, p), { force: true });
+    if (keep.length > 0) await repo.run(['checkout', intent.to, '--', ...keep.map((p) => literal(repo, p))]);
+    // Not the board's files (ownerOf: none), so git removes them, as it checks out the rest; untracked since the reset, ignored or not.
+    const gone = others.filter((p) => !present.has(p));
+    if (gone.length > 0) await repo.run(['clean', '-f', '-q', '-x', '--', ...gone.map((p) => literal(repo, p))]);
   }
-  await fs.rm(board.store.abs(INTENT), { force: true });
+  await board.state.remove(INTENT);
 }
 
 /**
@@ -305,30 +307,30 @@ async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to
 }
 
 async function writeIntent(board: Board, intent: Intent): Promise<void> {
-  const file = board.store.abs(INTENT);
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, `${JSON.stringify(intent)}\n`);
+  await board.state.replace(INTENT, `${JSON.stringify(intent)}\n`);
 }
 
 /** Finish a move a killed sync began, when the branch is still where it began. */
 async function finishIntent(board: Board, repo: Repo): Promise<void> {
+  const text = await board.state.readText(INTENT);
+  if (text === null) return;
   let intent: Intent;
   try {
-    intent = JSON.parse(await fs.readFile(board.store.abs(INTENT), 'utf8')) as Intent;
+    intent = JSON.parse(text) as Intent;
   } catch {
-    await fs.rm(board.store.abs(INTENT), { force: true });
+    await board.state.remove(INTENT);
     return;
   }
   const at = await repo.resolve(intent.ref);
   if ((at ?? '') !== intent.from && at !== intent.to) {
-    await fs.rm(board.store.abs(INTENT), { force: true });
+    await board.state.remove(INTENT);
     return;
   }
   const changed = await repo.changed(intent.from === '' ? null : intent.from, intent.to);
   await applyBoardFiles(board, repo, intent.from === '' ? null : intent.from, intent.to, changed.filter((p) => ownerOf(p) !== null), true);
   if (at === intent.to) {
     await repo.run(['reset', '-q', '--mixed', intent.to]);
-    await fs.rm(board.store.abs(INTENT), { force: true });
+    await board.state.remove(INTENT);
   } else await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
 }
 

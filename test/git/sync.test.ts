@@ -2,8 +2,9 @@
  * A board shared through git with `workboard sync` (issue 26): two clones of
  * one board repository behind a bare remote, each with its own agents, real
  * git and the real CLI. The cases a team meets first: two agents claim and
- * submit the same step on two clones; the remote is unreachable; a branch
- * that adds a person is merged while `serve` runs.
+ * submit the same step on two clones; the remote is unreachable; a file
+ * beside the board is deleted on the remote; a branch that adds a person is
+ * merged while `serve` runs.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
@@ -159,6 +160,29 @@ describe('workboard sync: a board shared through git', () => {
     expect(await boardFiles(a)).toEqual(before);
     await fs.rename(path.join(root, 'gone.git'), remote);
     expect((await wb(a, 'sync')).code).toBe(0);
+  }, 600_000);
+
+  it('a file beside the board that the remote deleted is deleted here too, that file alone (its name read literally, not as a pattern)', async () => {
+    const { a, b } = await twoClones();
+    await fs.mkdir(path.join(b, 'notes'));
+    await fs.writeFile(path.join(b, 'notes/[draft].md'), 'A draft.\n');
+    await fs.writeFile(path.join(b, 'notes/plan.md'), 'The plan.\n');
+    git(b, 'add', 'notes');
+    git(b, 'commit', '-qm', 'Notes');
+    git(b, 'push', '-q', 'origin', 'main');
+    expect((await wb(a, 'sync')).code).toBe(0);
+    expect(await fs.readFile(path.join(a, 'notes/[draft].md'), 'utf8')).toBe('A draft.\n');
+    git(b, 'rm', '-q', 'notes/[draft].md');
+    git(b, 'commit', '-qm', 'Drop the draft');
+    git(b, 'push', '-q', 'origin', 'main');
+    // A file of this clone's that git ignores (so sync does not commit it), and a match of "[draft].md" read as a pattern.
+    await fs.appendFile(path.resolve(a, git(a, 'rev-parse', '--git-path', 'info/exclude')), 'notes/d.md\n');
+    await fs.writeFile(path.join(a, 'notes/d.md'), 'Mine.\n');
+    const r = await wb(a, 'sync');
+    expect(r.code, r.stderr).toBe(0);
+    expect(await fs.readdir(path.join(a, 'notes'))).toEqual(['d.md', 'plan.md']);
+    expect(git(a, 'ls-files', 'notes')).toBe('notes/plan.md');
+    expect(await fs.readFile(path.join(a, 'notes/d.md'), 'utf8')).toBe('Mine.\n');
   }, 600_000);
 
   it('a branch that adds a person, merged with git while serve runs: adopted with an audit line, verify and doctor clean', async () => {
