@@ -3,7 +3,6 @@
  * for byte as published, never rewritten, beside `VERSION.md` with its
  * number, content hash, who published it and the role → group map.
  */
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Issue } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
@@ -13,7 +12,7 @@ import { eventBy } from './author.js';
 import type { Commit } from './commit.js';
 import type { Board } from './board.js';
 import { BoardError } from './errors.js';
-import { isCode, readIfExists } from './fsutil.js';
+import { readIfExists } from './fsutil.js';
 import { paths, WORK_FILE } from './layout.js';
 import { manifestFrom } from './manifest.js';
 import { canonicalJson } from '../core/hash.js';
@@ -36,14 +35,7 @@ export function roleNames(process: Process): string[] {
 }
 
 export async function listVersions(board: Board, name: string): Promise<number[]> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(board.store.abs(paths.processDir(name)));
-  } catch (e) {
-    if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
-    throw e;
-  }
-  return entries
+  return (board.listing.names(paths.processDir(name)) ?? [])
     .map((e) => /^v([1-9]\d*)$/.exec(e))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => Number(m[1]))
@@ -51,15 +43,8 @@ export async function listVersions(board: Board, name: string): Promise<number[]
 }
 
 export async function listProcessNames(board: Board): Promise<string[]> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(board.store.abs('processes'));
-  } catch (e) {
-    if (isCode(e, 'ENOENT')) return [];
-    throw e;
-  }
   const names: string[] = [];
-  for (const e of entries.sort()) {
+  for (const e of board.listing.names('processes') ?? []) {
     try {
       if ((await listVersions(board, e)).length > 0) names.push(e);
     } catch {
@@ -76,7 +61,7 @@ export async function listProcessNames(board: Board): Promise<string[]> {
 export async function loadVersion(board: Board, name: string, version: number, offer: Offer): Promise<PublishedVersion> {
   const dir = paths.versionDir(name, version);
   const meta = await board.store.read(`${dir}/VERSION.md`);
-  const text = await readIfExists(board.store.abs(`${dir}/PROCESS.md`));
+  const text = await board.store.readBytes(`${dir}/PROCESS.md`);
   if (!meta || text === null) throw new BoardError('invalid', `process ${name} has no version ${version}`);
   const loaded = loadProcess(text.toString('utf8'), offer);
   if (!loaded.ok) throw new BoardError('invalid', `${dir}/PROCESS.md no longer validates`, loaded.issues);

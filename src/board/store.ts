@@ -83,7 +83,8 @@ export class BoardStore {
     this.key = new SigningKey(this.files, this.now);
   }
 
-  abs(rel: string): string {
+  // Private: outside the store a board path is never a file-system path (board.state, board.listing and the store's reads are the ways in).
+  private abs(rel: string): string {
     return this.files.abs(rel);
   }
 

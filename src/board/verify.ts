@@ -7,6 +7,7 @@
  * a lock-free reader reads it: verified as the commit leaves it, and said to be pending.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { sha256Hex } from '../core/hash.js';
 import { contentHash, recordedFiles, verifyChain, type AuditEvent } from './audit.js';
 import { wholeVersion } from './adopt.js';
@@ -57,12 +58,7 @@ export interface VerifyOptions {
 /** The committed key records under audit/keys/, each checked as it is read. */
 async function readKeyRing(board: Board, breaks: ChainResult['breaks']): Promise<KeyRing> {
   const records: { file: string; value: unknown }[] = [];
-  let names: string[] = [];
-  try {
-    names = (await fs.readdir(board.store.abs(KEY_DIR))).filter((n) => n.endsWith('.json')).sort();
-  } catch (e) {
-    if (!isCode(e, 'ENOENT', 'ENOTDIR')) throw e;
-  }
+  const names = (board.listing.names(KEY_DIR) ?? []).filter((n) => n.endsWith('.json'));
   for (const n of names) {
     const file = `${KEY_DIR}/${n}`;
     const r = await readForVerify(board, file);
@@ -83,13 +79,7 @@ async function readKeyRing(board: Board, breaks: ChainResult['breaks']): Promise
 
 export async function listChains(board: Board): Promise<string[]> {
   const chains = [BOARD_CHAIN];
-  let runs: string[] = [];
-  try {
-    runs = await fs.readdir(board.store.abs('runs'));
-  } catch (e) {
-    if (!isCode(e, 'ENOENT')) throw e;
-  }
-  for (const r of runs.sort()) if (isRunId(r)) chains.push(paths.runChain(r));
+  for (const r of board.listing.names('runs') ?? []) if (isRunId(r)) chains.push(paths.runChain(r));
   return chains;
 }
 
@@ -97,7 +87,8 @@ export async function listChains(board: Board): Promise<string[]> {
 async function trackedFiles(board: Board, chain: string): Promise<string[]> {
   const list = async (dir: string) => {
     try {
-      return (await fs.readdir(board.store.abs(dir), { withFileTypes: true })).filter((e) => e.isFile()).map((e) => `${dir}/${e.name}`);
+      // Dirents, not listing.stat: a link is not one of the board's files (stat would follow it).
+      return (await fs.readdir(path.join(board.root, dir), { withFileTypes: true })).filter((e) => e.isFile()).map((e) => `${dir}/${e.name}`);
     } catch (e) {
       if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
       throw e;

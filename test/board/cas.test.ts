@@ -6,6 +6,7 @@
  * file's schema is never committed.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BoardError } from '../../src/board/errors.js';
 import { chainEvents, cleanupTmp, newBoard, readText, runData, runId, snapshotDir } from '../support/tmp-board.js';
@@ -26,15 +27,15 @@ describe('compare-and-swap before the rename', () => {
     const attempt = board.store.transact({ kind: 'run', id }, async (tx) => {
       const cur = await tx.read(rel);
       // A person saves the file while this writer is still working on what it read.
-      edited = (await readText(board.store.abs(rel))).replace('# Run', '# Run, with a note from a person');
-      await fs.writeFile(board.store.abs(rel), edited);
+      edited = (await readText(path.join(board.root, rel))).replace('# Run', '# Run, with a note from a person');
+      await fs.writeFile(path.join(board.root, rel), edited);
       tx.write(rel, { ...cur!.data, state: 'waiting' }, cur!.body);
       tx.audit({ actor: 'user:tester', action: 'run.waiting', entity: id });
     });
     const refused = await attempt.then(() => null, (e: unknown) => e);
     expect(refused instanceof BoardError && refused.code === 'busy' && refused.message.includes(rel)).toBe(true);
     const before = await snapshotDir(root);
-    expect(await readText(board.store.abs(rel))).toBe(edited);
+    expect(await readText(path.join(board.root, rel))).toBe(edited);
     // Nothing beyond the person's edit: no temp, journal or audit line was left by the refused write.
     expect(Object.keys(before).filter((f) => f.includes('.tmp-'))).toEqual([]);
     expect(await chainEvents(`${root}/runs/${id}/audit.jsonl`)).toHaveLength(lines);
@@ -45,7 +46,7 @@ describe('compare-and-swap before the rename', () => {
       tx.write(rel, { ...cur!.data, state: 'waiting' }, cur!.body);
       tx.audit({ actor: 'user:tester', action: 'run.waiting', entity: id });
     });
-    const text = await readText(board.store.abs(rel));
+    const text = await readText(path.join(board.root, rel));
     expect(text).toContain('with a note from a person');
     expect(text).toContain('state: waiting');
     expect((await chainEvents(`${root}/runs/${id}/audit.jsonl`)).map((e) => e.action).slice(lines)).toEqual(['run.external-edit', 'run.waiting']);
@@ -57,13 +58,13 @@ describe('compare-and-swap before the rename', () => {
     const rel = `runs/${id}/RUN.md`;
     const attempt = board.store.transact({ kind: 'run', id }, async (tx) => {
       expect(await tx.read(rel)).toBeNull();
-      await fs.mkdir(board.store.abs(`runs/${id}`), { recursive: true });
-      await fs.writeFile(board.store.abs(rel), 'someone else\n');
+      await fs.mkdir(path.join(board.root, `runs/${id}`), { recursive: true });
+      await fs.writeFile(path.join(board.root, rel), 'someone else\n');
       tx.write(rel, runData(id), '# Run\n');
       tx.audit({ actor: 'user:tester', action: 'run.started', entity: id });
     });
     await expect(attempt).rejects.toSatisfy((e: unknown) => e instanceof BoardError && e.code === 'busy');
-    expect(await readText(board.store.abs(rel))).toBe('someone else\n');
+    expect(await readText(path.join(board.root, rel))).toBe('someone else\n');
     await expect(fs.stat(`${root}/runs/${id}/audit.jsonl`)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });

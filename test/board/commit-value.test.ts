@@ -4,6 +4,7 @@
  * file is no longer at the rev the builder read it at.
  */
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { Commit } from '../../src/board/commit.js';
 import { revRecording } from '../../src/board/commit.js';
@@ -28,8 +29,8 @@ it('writes the files, the .work/ records and the audit events of the value in on
   const { value, commit } = await board.store.apply({ kind: 'run', id }, async (reads) => ({ value: await reads.read(`runs/${id}/RUN.md`), commit: started(id, 0) }));
   expect(value).toBeNull();
   expect(commit.written).toEqual({ [`runs/${id}/RUN.md`]: 1 });
-  expect(await readText(board.store.abs(`runs/${id}/RUN.md`))).toContain('state: active');
-  expect(await readText(board.store.abs(LEASE(id)))).toBe('{"stepId":"a"}');
+  expect(await readText(path.join(board.root, `runs/${id}/RUN.md`))).toContain('state: active');
+  expect(await readText(path.join(board.root, LEASE(id)))).toBe('{"stepId":"a"}');
   const events = await chainEvents(`${root}/runs/${id}/audit.jsonl`);
   expect(events.map((e) => e.action)).toEqual(['run.active']);
 
@@ -39,8 +40,8 @@ it('writes the files, the .work/ records and the audit events of the value in on
     const next = started(id, read.revOf(`runs/${id}/RUN.md`), 'waiting');
     return { value: null, commit: { ...next, state: [{ rel: LEASE(id), bytes: null }] } };
   });
-  expect(await readText(board.store.abs(`runs/${id}/RUN.md`))).toContain('rev: 2');
-  expect(existsSync(board.store.abs(LEASE(id)))).toBe(false);
+  expect(await readText(path.join(board.root, `runs/${id}/RUN.md`))).toContain('rev: 2');
+  expect(existsSync(path.join(board.root, LEASE(id)))).toBe(false);
 });
 
 it('refuses a value whose file moved past the rev it names, naming every such file, and writes nothing', async () => {

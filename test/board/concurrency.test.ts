@@ -118,7 +118,7 @@ describe('SIGKILL during multi-file commits', () => {
     const { board, runId } = await newBoard();
     const ids = ['a', 'b', 'c'];
     await seed(board, runId, Object.fromEntries(ids.map((id) => [id, { state: 'ready', output: { k: 0 } }])));
-    const runDir = board.store.abs(`runs/${runId}`);
+    const runDir = path.join(board.root, `runs/${runId}`);
     let lastAcked = 0;
     let journalsSeen = 0;
     for (let round = 0; round < 300; round++) {
@@ -142,7 +142,7 @@ describe('SIGKILL during multi-file commits', () => {
       expect(signal).toBe('SIGKILL');
       const acks = stdout.split('\n').filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
       if (acks.length > 0) lastAcked = acks[acks.length - 1]!;
-      if (await fs.stat(board.store.abs(`.work/journal/run-${runId}.json`)).catch(() => null)) journalsSeen++;
+      if (await fs.stat(path.join(board.root, `.work/journal/run-${runId}.json`)).catch(() => null)) journalsSeen++;
 
       // A reader that never locks sees one whole state even before anyone recovers.
       const seen = await board.store.snapshot({ kind: 'run', id: runId }, async (read) =>

@@ -55,7 +55,7 @@ describe('group commit', () => {
     expect(flushes).toBeLessThan(N);
     for (const [i, id] of runs.entries()) {
       expect((await b.store.read(`runs/${id}/work.md`))?.data.output).toEqual({ n: i });
-      expect(await fs.readFile(b.store.abs(`.work/leases/${id}/work.json`), 'utf8')).toBe(JSON.stringify({ n: i }));
+      expect(await fs.readFile(path.join(b.root, `.work/leases/${id}/work.json`), 'utf8')).toBe(JSON.stringify({ n: i }));
     }
   });
 });

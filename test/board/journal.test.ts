@@ -47,66 +47,66 @@ describe('journals of dead writers', () => {
   it('a torn journal: readers see the old state; the next writer discards it and its temp file', async () => {
     const { board, runId, rel } = await setup();
     const tmp = `${rel}.tmp-deadhost-1-abcd`;
-    await fs.writeFile(board.store.abs(tmp), encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, ''));
-    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), '{"v":2,"id":"x","files":[{"rel":"runs/');
+    await fs.writeFile(path.join(board.root, tmp), encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, ''));
+    await fs.mkdir(path.join(board.root, '.work/journal'), { recursive: true });
+    await fs.writeFile(path.join(board.root, `.work/journal/run-${runId}.json`), '{"v":2,"id":"x","files":[{"rel":"runs/');
     expect(await read(board, runId, rel)).toEqual({ k: 1 });
     await board.store.transact({ kind: 'run', id: runId }, () => undefined);
-    expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
-    expect((await fs.readdir(board.store.abs(`runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect(await fs.readdir(path.join(board.root, '.work/journal'))).toEqual([]);
+    expect((await fs.readdir(path.join(board.root, `runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
     expect((await board.store.read(rel))?.data.output).toEqual({ k: 1 });
   });
 
   it('a whole journal: readers see the new state at once; the next writer rolls it forward from the journal alone (no temp file needed)', async () => {
     const { board, runId, rel } = await setup();
-    const before = await fs.readFile(board.store.abs(rel));
+    const before = await fs.readFile(path.join(board.root, rel));
     const bytes = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
-    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    await fs.mkdir(path.join(board.root, '.work/journal'), { recursive: true });
     // Its temp never reached the disk (a power loss took it): the journal's content is enough.
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), journal(runId, [{ rel, prev: sha256Hex(before), bytes, tmp: `${rel}.tmp-deadhost-1-beef` }]));
+    await fs.writeFile(path.join(board.root, `.work/journal/run-${runId}.json`), journal(runId, [{ rel, prev: sha256Hex(before), bytes, tmp: `${rel}.tmp-deadhost-1-beef` }]));
     expect(await read(board, runId, rel)).toEqual({ k: 2 });
     // The chain does not record rev 2 (no audit line in this hand-made journal), so the roll-forward's
     // result is an external edit to the next transaction: adopted, as any valid edit is.
     await board.store.transact({ kind: 'run', id: runId }, async (tx) => {
       expect((await tx.read(rel))?.data.output).toEqual({ k: 2 });
     });
-    expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
-    expect((await fs.readdir(board.store.abs(`runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect(await fs.readdir(path.join(board.root, '.work/journal'))).toEqual([]);
+    expect((await fs.readdir(path.join(board.root, `runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
   it('a whole journal whose writer renamed one file and left a torn temp for the other: rolled forward to both new files', async () => {
     const { board, runId, rel } = await setup();
     const second = `runs/${runId}/other.md`;
-    const before = await fs.readFile(board.store.abs(rel));
+    const before = await fs.readFile(path.join(board.root, rel));
     const a = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
     const b = encodeDoc(second, { id: 'other', kind: 'agent', state: 'ready', rev: 1 }, '');
     const tmpB = `${second}.tmp-deadhost-1-b2`;
-    await fs.writeFile(board.store.abs(rel), a); // already renamed into place
-    await fs.writeFile(board.store.abs(tmpB), b.slice(0, 10)); // torn
-    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    await fs.writeFile(path.join(board.root, rel), a); // already renamed into place
+    await fs.writeFile(path.join(board.root, tmpB), b.slice(0, 10)); // torn
+    await fs.mkdir(path.join(board.root, '.work/journal'), { recursive: true });
     await fs.writeFile(
-      board.store.abs(`.work/journal/run-${runId}.json`),
+      path.join(board.root, `.work/journal/run-${runId}.json`),
       journal(runId, [
         { rel, prev: sha256Hex(before), bytes: a, tmp: `${rel}.tmp-deadhost-1-a1` },
         { rel: second, prev: null, bytes: b, tmp: tmpB },
       ]),
     );
     await board.store.transact({ kind: 'run', id: runId }, () => undefined);
-    expect(await fs.readFile(board.store.abs(rel), 'utf8')).toBe(a);
-    expect(await fs.readFile(board.store.abs(second), 'utf8')).toBe(b);
-    expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([]);
-    expect((await fs.readdir(board.store.abs(`runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect(await fs.readFile(path.join(board.root, rel), 'utf8')).toBe(a);
+    expect(await fs.readFile(path.join(board.root, second), 'utf8')).toBe(b);
+    expect(await fs.readdir(path.join(board.root, '.work/journal'))).toEqual([]);
+    expect((await fs.readdir(path.join(board.root, `runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
   });
 
   it('a journal whose content does not match its hashes is reported as damage, never applied', async () => {
     const { board, runId, rel } = await setup();
-    const before = await fs.readFile(board.store.abs(rel));
+    const before = await fs.readFile(path.join(board.root, rel));
     const a = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
-    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), journal(runId, [{ rel, prev: sha256Hex(before), bytes: a, sha256: sha256Hex('something else') }]));
+    await fs.mkdir(path.join(board.root, '.work/journal'), { recursive: true });
+    await fs.writeFile(path.join(board.root, `.work/journal/run-${runId}.json`), journal(runId, [{ rel, prev: sha256Hex(before), bytes: a, sha256: sha256Hex('something else') }]));
     await expect(board.store.transact({ kind: 'run', id: runId }, () => undefined)).rejects.toMatchObject({ code: 'corrupt' });
-    expect(await fs.readdir(board.store.abs('.work/journal'))).toEqual([`run-${runId}.json`]);
-    expect(await fs.readFile(board.store.abs(rel))).toEqual(before);
+    expect(await fs.readdir(path.join(board.root, '.work/journal'))).toEqual([`run-${runId}.json`]);
+    expect(await fs.readFile(path.join(board.root, rel))).toEqual(before);
     // audit verify names the journal as the damage.
     const report = await verifyBoard(board);
     expect(report.ok).toBe(false);
@@ -115,19 +115,19 @@ describe('journals of dead writers', () => {
 
   it("a whole journal of an earlier version's format is never discarded as torn: the scope answers corrupt and keeps it", async () => {
     const { board, runId, rel } = await setup();
-    const before = await fs.readFile(board.store.abs(rel));
-    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
+    const before = await fs.readFile(path.join(board.root, rel));
+    await fs.mkdir(path.join(board.root, '.work/journal'), { recursive: true });
     const old = JSON.stringify({ id: 'old', scope: `run ${runId}`, renames: [{ tmp: `${rel}.tmp-deadhost-1-c3`, to: rel, sha256: sha256Hex('x') }], removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 1 });
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), old);
+    await fs.writeFile(path.join(board.root, `.work/journal/run-${runId}.json`), old);
     await expect(board.store.transact({ kind: 'run', id: runId }, () => undefined)).rejects.toMatchObject({ code: 'corrupt' });
-    expect(await fs.readFile(board.store.abs(`.work/journal/run-${runId}.json`), 'utf8')).toBe(old);
-    expect(await fs.readFile(board.store.abs(rel))).toEqual(before);
+    expect(await fs.readFile(path.join(board.root, `.work/journal/run-${runId}.json`), 'utf8')).toBe(old);
+    expect(await fs.readFile(path.join(board.root, rel))).toEqual(before);
   });
 
   it('audit verify on a torn journal: the old state verifies, and the chain is said to have a commit that never started', async () => {
     const { board, runId } = await setup();
-    await fs.mkdir(board.store.abs('.work/journal'), { recursive: true });
-    await fs.writeFile(board.store.abs(`.work/journal/run-${runId}.json`), '{"v":2,"id":"x","files":[{"rel":"runs/');
+    await fs.mkdir(path.join(board.root, '.work/journal'), { recursive: true });
+    await fs.writeFile(path.join(board.root, `.work/journal/run-${runId}.json`), '{"v":2,"id":"x","files":[{"rel":"runs/');
     const report = await verifyBoard(board);
     expect(report.ok, JSON.stringify(report.chains)).toBe(true);
     expect(report.chains.filter((c) => c.pending).map((c) => [c.file, c.pending])).toEqual([[`runs/${runId}/audit.jsonl`, expect.stringMatching(/never reached its commit point/)]]);

@@ -78,7 +78,7 @@ function serve(root: string): Promise<ChildProcess> {
 
 
 async function events(b: Board, runId: string) {
-  const text = await fs.readFile(b.store.abs(`runs/${runId}/audit.jsonl`), 'utf8');
+  const text = await fs.readFile(path.join(b.root, `runs/${runId}/audit.jsonl`), 'utf8');
   return verifyChain(text).events;
 }
 
@@ -171,7 +171,7 @@ describe('workboard serve', () => {
     const at = new Date(Date.now() + 3600_000).toISOString();
     const r = (await service.call('start_run', { process: 'timer', inputs: { at }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as { ok: true; data: { run: { id: string } } };
     const runId = r.data.run.id;
-    const file = b.store.abs(`runs/${runId}/RUN.md`);
+    const file = path.join(b.root, `runs/${runId}/RUN.md`);
     const good = await fs.readFile(file, 'utf8');
     await fs.writeFile(file, good.replace(/^# .*$/m, '# A note from a person'));
     await until(async () => ((await events(b, runId)).some((e) => e.action === 'run.external-edit') ? true : undefined));
@@ -180,7 +180,7 @@ describe('workboard serve', () => {
     const adopted = await fs.readFile(file, 'utf8');
     await fs.writeFile(file, adopted.replace(/^mode: live$/m, 'mode: sometimes'));
     const refused = await until(async () => {
-      const raw = await fs.readFile(b.store.abs('.work/refused.json'), 'utf8').catch(() => '{}');
+      const raw = await fs.readFile(path.join(b.root, '.work/refused.json'), 'utf8').catch(() => '{}');
       const v = JSON.parse(raw) as Record<string, string[]>;
       return v[runId];
     });
@@ -196,7 +196,7 @@ describe('workboard serve', () => {
 
     await fs.writeFile(file, adopted);
     await until(async () => {
-      const raw = await fs.readFile(b.store.abs('.work/refused.json'), 'utf8').catch(() => '{}');
+      const raw = await fs.readFile(path.join(b.root, '.work/refused.json'), 'utf8').catch(() => '{}');
       return (JSON.parse(raw) as Record<string, unknown>)[runId] === undefined ? true : undefined;
     });
   }, 60_000);
