@@ -34,7 +34,7 @@ const MUTANTS = [
   ['lock-release-any-of-this-host', 'src/board/lock.ts', "if (buf !== null && buf.toString('utf8') === JSON.stringify(info)) await removeIfExists(file);", "if (buf !== null && JSON.parse(buf.toString('utf8')).host === info.host) await removeIfExists(file);", ['test/board/lock.test.ts']],
   ['lock-break-live-pid', 'src/board/lock.ts', 'if (info.host === HOST) return !pidAlive(info.pid);', 'if (info.host === HOST) return true;', ['test/board/lock.test.ts']],
   ['journal-broken-dropped', 'src/board/journal.ts', "if (state === 'broken') {", "if (state === 'never') {", ['test/board/journal.test.ts']],
-  ['journal-whole-dropped', 'src/board/journal.ts', "if (state === 'whole') {", 'if (false) {', ['test/board/journal.test.ts']],
+  ['journal-whole-dropped', 'src/board/journal.ts', 'if (record !== null) {', 'if (false) {', ['test/board/journal.test.ts']],
   ['csrf-any-of-right-length', 'src/web/security.ts', 'return want.length === got.length && timingSafeEqual(want, got);', 'return want.length === got.length;', ['test/web/post-guard.test.ts']],
   ['origin-any', 'src/web/security.ts', 'if (origin !== undefined) return origin === want;', 'if (origin !== undefined) return true;', ['test/web/post-guard.test.ts']],
   ['operators-group-nobody', 'src/notify/rules.ts', 'if (a.group === OPERATORS) return [...manifest.operators];', 'if (a.group === OPERATORS) return [];', ['test/notify/rules.test.ts']],
