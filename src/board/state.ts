@@ -8,11 +8,12 @@
  *
  * Paths are relative to the board root and must lie under `.work/`.
  */
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from './errors.js';
-import { createExclusive, fileStamp, isCode, readIfExists, removeIfExists, tempPathFor, writeFileAtomic } from './fsutil.js';
+import { createExclusive, isCode, readIfExists, removeIfExists, tempPathFor, writeFileAtomic } from './fsutil.js';
 import { isStatePath, normalizeRel, STATE_DIR } from './layout.js';
+import { Listing } from './listing.js';
 import { acquireLock, LockTimeout } from './lock.js';
 import { watchFolder, type Closable } from './run-watch.js';
 
@@ -22,17 +23,15 @@ export interface StateLockOptions {
   now?: () => Date;
 }
 
-/** What a locked update decides: the record's new bytes (null: remove it), and the answer to hand back. */
-export interface StateUpdate<T> {
-  bytes: string | Buffer | null;
-  value: T;
-}
-
 export class WorkState {
+  private readonly listing: Listing;
+
   constructor(
     private readonly root: string,
     private readonly options: StateLockOptions,
-  ) {}
+  ) {
+    this.listing = new Listing(root);
+  }
 
   /** A record's bytes, or null when absent. */
   read(rel: string): Promise<Buffer | null> {
@@ -56,23 +55,18 @@ export class WorkState {
 
   /** A record's inode, size and mtime ('' when absent): a reader re-reads only when it changes. */
   stamp(rel: string): string {
-    return fileStamp(this.abs(rel));
+    return this.listing.stamp(this.rel(rel));
   }
 
   /** The names in a state folder, sorted ([] when it does not exist). */
   list(dir: string): string[] {
-    try {
-      return readdirSync(this.abs(dir)).sort();
-    } catch (e) {
-      if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
-      throw e;
-    }
+    return this.listing.names(this.rel(dir)) ?? [];
   }
 
   /**
    * Replace a record whole by atomic rename: a reader sees the old bytes or the
    * new, never a mix. For records with one writer at a time (its own lock, or a
-   * cache where the last writer wins); otherwise use `update`.
+   * cache where the last writer wins); otherwise hold `locked` around the read and the replace.
    */
   async replace(rel: string, bytes: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
     const file = this.abs(rel);
@@ -80,7 +74,7 @@ export class WorkState {
       await writeFileAtomic(file, bytes, opts);
     } catch (e) {
       if (!isCode(e, 'ENOENT')) throw e;
-      await this.ensureDir(path.posix.dirname(rel));
+      this.ensureDir(path.posix.dirname(rel));
       await writeFileAtomic(file, bytes, opts);
     }
   }
@@ -103,20 +97,6 @@ export class WorkState {
   }
 
   /**
-   * Read, decide and write one record under the lock file `.work/locks/<lock>.lock`,
-   * so two processes never both act on the same old bytes (two daemons sending one digest).
-   * If `decide` throws, nothing is written.
-   */
-  async update<T>(rel: string, lock: string, decide: (old: Buffer | null) => Promise<StateUpdate<T>> | StateUpdate<T>): Promise<T> {
-    return this.locked(lock, async () => {
-      const next = await decide(await this.read(rel));
-      if (next.bytes === null) await this.remove(rel);
-      else await this.replace(rel, next.bytes);
-      return next.value;
-    });
-  }
-
-  /**
    * Run `fn` holding the named lock file (a dead holder's lock is broken; a live one is waited for, then `busy`).
    * `waitMs` bounds the wait (0: try once, for work whoever holds the lock is already doing).
    */
@@ -130,7 +110,7 @@ export class WorkState {
     } catch (e) {
       if (e instanceof LockTimeout) throw new BoardError('busy', `${lock} is busy: ${e.message}; retry`, []);
       if (!isCode(e, 'ENOENT')) throw e;
-      await this.ensureDir(`${STATE_DIR}/locks`);
+      this.ensureDir(`${STATE_DIR}/locks`);
       return this.locked(lock, fn, opts);
     }
     try {
@@ -142,18 +122,19 @@ export class WorkState {
 
   /** Create a record only if it does not exist yet (a secret made once); false when it already did. */
   async create(rel: string, bytes: string | Buffer, opts: { mode?: number } = {}): Promise<boolean> {
-    await this.ensureDir(path.posix.dirname(rel));
+    this.ensureDir(path.posix.dirname(rel));
     return createExclusive(this.abs(rel), bytes, { ...opts, sync: true });
   }
 
   /** Append one line to a log record (incidents): no fsync, a lost tail costs a report line. */
   append(rel: string, line: string): void {
+    const text = line.endsWith('\n') ? line : `${line}\n`;
     try {
-      appendFileSync(this.abs(rel), line.endsWith('\n') ? line : `${line}\n`);
+      appendFileSync(this.abs(rel), text);
     } catch (e) {
       if (!isCode(e, 'ENOENT')) throw e;
-      this.ensureDirNow(path.posix.dirname(rel));
-      appendFileSync(this.abs(rel), line.endsWith('\n') ? line : `${line}\n`);
+      this.ensureDir(path.posix.dirname(rel));
+      appendFileSync(this.abs(rel), text);
     }
   }
 
@@ -164,21 +145,22 @@ export class WorkState {
 
   /** Watch a state folder (made if missing), calling back with the name of what changed in it. */
   async watch(dir: string, onName: (name: string) => void): Promise<Closable> {
-    await this.ensureDir(dir);
+    this.ensureDir(dir);
     return watchFolder(this.abs(dir), onName);
   }
 
-  private abs(rel: string): string {
+  /** The path, normalised, when it lies under `.work/`; anything else is a programming error. */
+  private rel(rel: string): string {
     const norm = normalizeRel(rel);
     if (norm === null || !isStatePath(norm)) throw new Error(`not a path under ${STATE_DIR}/: ${JSON.stringify(rel)}`);
-    return path.join(this.root, norm);
+    return norm;
   }
 
-  private async ensureDir(dir: string): Promise<void> {
-    this.ensureDirNow(dir);
+  private abs(rel: string): string {
+    return path.join(this.root, this.rel(rel));
   }
 
-  private ensureDirNow(dir: string): void {
+  private ensureDir(dir: string): void {
     mkdirSync(dir === STATE_DIR ? path.join(this.root, STATE_DIR) : this.abs(dir), { recursive: true });
   }
 }
