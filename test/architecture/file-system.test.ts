@@ -24,20 +24,9 @@ const ALLOWED: Record<string, string> = {
   'git/repo.ts': 'temp files outside the board (os.tmpdir) for git plumbing: blobs to hash, a private index',
 };
 
-/**
- * Files that still reach `.work/` or board files around the board (issue 28, open): each is to move to
- * board.state, board.listing or the store. Listed so that no other file may start doing it; an entry
- * whose file no longer breaches fails the test until it is taken off, so the list only shrinks.
- */
-const NOT_YET_MIGRATED = [
-];
-
 describe('the file system, outside src/board/', () => {
-  it('only the board touches board files: no board/fsutil, no .abs(, no file-system module but those allowed (and the files not migrated yet)', () => {
-    const breaches = fileSystemBreaches(readSrc().files, ALLOWED);
-    const fileOf = (b: string) => b.slice(0, b.indexOf(':'));
-    expect(breaches.filter((b) => !NOT_YET_MIGRATED.includes(fileOf(b)))).toEqual([]);
-    expect(NOT_YET_MIGRATED.filter((f) => !breaches.some((b) => fileOf(b) === f)).map((f) => `${f}: migrated, take it off NOT_YET_MIGRATED`)).toEqual([]);
+  it('only the board touches board files: no board/fsutil, no .abs(, no file-system module but those allowed', () => {
+    expect(fileSystemBreaches(readSrc().files, ALLOWED)).toEqual([]);
   });
 });
 
