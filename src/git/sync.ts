@@ -20,7 +20,7 @@ import { BoardError } from '../board/errors.js';
 import { BOARD_CHAIN, paths, STATE_DIR, type Scope } from '../board/layout.js';
 import type { ScopeReplacement } from '../board/store.js';
 import { verifyBoard } from '../board/verify.js';
-import { ulid } from 'ulid';
+import { newId } from '../core/ids.js';
 import { parseMarkdown } from '../core/markdown.js';
 import { entryFile } from '../notify/outbox.js';
 import { supersededNotification } from '../notify/superseded.js';
@@ -353,7 +353,7 @@ async function endSuperseded(board: Board, run: string, before: string, after: s
   const head = parseRunHead(runText);
   const now = new Date();
   const forkSeq = Math.min(...fresh.map((b) => b.fork.seq));
-  const note = supersededNotification({ id: `n-${ulid(now.getTime()).toLowerCase()}`, at: now.toISOString(), board: board.manifest.name, runId: run, process: head.process, mode: head.mode, lines, kept: verifyChain(chain).events.filter((e) => e.seq > forkSeq), manifest: board.manifest });
+  const note = supersededNotification({ id: newId('n', now.getTime()), at: now.toISOString(), board: board.manifest.name, runId: run, process: head.process, mode: head.mode, lines, kept: verifyChain(chain).events.filter((e) => e.seq > forkSeq), manifest: board.manifest });
   return {
     removeState: [...claimed].map((step) => `${paths.leaseDir(run)}/${step}.json`),
     writeState: note ? [{ rel: entryFile(note), bytes: `${JSON.stringify({ ...note, deliveries: null }, null, 2)}\n` }] : [],

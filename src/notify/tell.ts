@@ -1,5 +1,5 @@
 /** Tell the board's operators about the board itself (a refused edit, an internal fault, a failing evaluator), through the outbox. */
-import { ulid } from 'ulid';
+import { newId } from '../core/ids.js';
 import type { Board } from '../board/board.js';
 import { enqueue } from './outbox.js';
 import { operatorNotification } from './rules.js';
@@ -11,7 +11,7 @@ export async function tellOperators(
   detail: { subject: string; text: string; runId?: string },
 ): Promise<void> {
   if (board.manifest.operators.length === 0) return;
-  const n = operatorNotification(kind, board.manifest, now.toISOString(), `n-${ulid(now.getTime()).toLowerCase()}`, detail);
+  const n = operatorNotification(kind, board.manifest, now.toISOString(), newId('n', now.getTime()), detail);
   // Telling is best effort: the fault itself is already recorded (incidents, refused.json, the reply).
   await enqueue(board.state, n).catch(() => undefined);
 }

@@ -1,5 +1,5 @@
 /** What a board offers and what the engine is given to run a command: both read from WORK.md as it is now. */
-import { ulid } from 'ulid';
+import { newId } from '../core/ids.js';
 import type { Manifest } from '../board/manifest.js';
 import type { Context } from '../engine/types.js';
 import { TOOLS, type Offer } from '../protocol/offer.js';
@@ -13,7 +13,7 @@ export function offerFor(manifest: Manifest): Offer {
 export function contextFor(manifest: Manifest, now: Date): Context {
   const s = manifest.settings;
   const limits = { runDataBytes: s.runDataBytes, leaseSeconds: s.leaseSeconds, checkPass: s.checkPass, checkFail: s.checkFail, checkConfidence: s.checkConfidence, checkStateBytes: s.checkStateBytes };
-  return { now, newId: (prefix) => `${prefix}-${ulid(now.getTime()).toLowerCase()}`, limits, people: peopleOf(manifest) };
+  return { now, newId: (prefix) => newId(prefix, now.getTime()), limits, people: peopleOf(manifest) };
 }
 
 const peopleCache = new WeakMap<Manifest, ReadonlySet<string>>();

@@ -30,7 +30,7 @@ import type { TokenClaims, TokenKey } from './tokens.js';
 import { outboxRecords } from '../notify/outbox.js';
 import { runNotifications } from '../notify/rules.js';
 import { tellOperators } from '../notify/tell.js';
-import { ulid } from 'ulid';
+import { newId } from '../core/ids.js';
 
 /** How often a write asks the evaluator again when run data moved while it was answering. */
 const CHECK_ROUNDS = 3;
@@ -210,7 +210,7 @@ export class RunWrites {
   /** The outbox records of the notifications a change causes, for its commit (see src/notify/). */
   private notes(change: Change, pinned: Pinned, now: Date): StateRecord[] {
     const at = now.toISOString();
-    return outboxRecords(runNotifications(change.events, change.state, pinned, this.board.manifest, at, () => `n-${ulid(now.getTime()).toLowerCase()}`));
+    return outboxRecords(runNotifications(change.events, change.state, pinned, this.board.manifest, at, () => newId('n', now.getTime())));
   }
 
   /**

@@ -40,9 +40,18 @@ export function isTimeZone(timeZone: string): boolean {
   }
 }
 
+// Building a DateTimeFormat costs far more than using one (a notification's words build several per transition), so each is kept.
+const formats = new Map<string, Intl.DateTimeFormat>();
+
 function parts(date: Date, timeZone: string, locale: string, opts: Intl.DateTimeFormatOptions): Record<string, string> {
+  const key = `${locale} ${timeZone} ${JSON.stringify(opts)}`;
+  let format = formats.get(key);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat(locale, { timeZone, ...opts });
+    formats.set(key, format);
+  }
   const out: Record<string, string> = {};
-  for (const p of new Intl.DateTimeFormat(locale, { timeZone, ...opts }).formatToParts(date)) out[p.type] = p.value;
+  for (const p of format.formatToParts(date)) out[p.type] = p.value;
   return out;
 }
 

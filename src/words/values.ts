@@ -43,8 +43,17 @@ export function unitOf(description: string | undefined): { unit: string; currenc
   return unit && (UNITS.has(unit.toLowerCase()) || PERCENT.has(unit.toLowerCase())) ? { unit, currency: false } : null;
 }
 
-const grouped = (n: number, decimals?: number): string =>
-  n.toLocaleString('en-US', decimals === undefined ? { maximumFractionDigits: 6 } : { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+// toLocaleString builds a NumberFormat on every call; one per precision is kept instead.
+const numberFormats = new Map<number | undefined, Intl.NumberFormat>();
+
+function grouped(n: number, decimals?: number): string {
+  let format = numberFormats.get(decimals);
+  if (format === undefined) {
+    format = new Intl.NumberFormat('en-US', decimals === undefined ? { maximumFractionDigits: 6 } : { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    numberFormats.set(decimals, format);
+  }
+  return format.format(n);
+}
 
 function numberText(n: number, description: string | undefined): string {
   const unit = unitOf(description);
