@@ -10,11 +10,11 @@
  * go on meanwhile.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, closeSync, constants, fdatasync, fsync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type BigIntStats, type Stats } from 'node:fs';
 import { promisify } from 'node:util';
 import { hostname, uptime } from 'node:os';
 import path from 'node:path';
+import { randomHex } from '../core/ids.js';
 
 export const HOST = hostname();
 
@@ -137,7 +137,7 @@ export function isCode(e: unknown, ...codes: string[]): boolean {
 
 /** A temp file name in the same directory, so rename never crosses a filesystem. */
 export function tempPathFor(file: string): string {
-  return `${file}.tmp-${HOST}-${process.pid}-${randomBytes(4).toString('hex')}`;
+  return `${file}.tmp-${HOST}-${process.pid}-${randomHex(4)}`;
 }
 
 export const TEMP_MARK = '.tmp-';

@@ -12,10 +12,10 @@
  * survives it). After a power loss it may be gone or torn; the log is what
  * counts then (recovery.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { appendFileSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../core/hash.js';
+import { randomHex } from '../core/ids.js';
 import { eventLine, type AuditEvent } from './audit.js';
 import type { ChainFiles } from './chain-file.js';
 import type { CommitLog } from './commit-log.js';
@@ -23,6 +23,7 @@ import { BoardError, faultOf } from './errors.js';
 import { createExclusive, isCode, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, TEMP_MARK, tempPathFor } from './fsutil.js';
 import { CHANGES_FILE, isStatePath, scopeFiles, type Scope } from './layout.js';
 import type { SafeFiles } from './safe-files.js';
+import type { Spares } from './spares.js';
 
 /** One file of a commit: where it goes, its sha256 before (null: absent) and after (null: removed), and its new bytes. */
 export interface RecordFile {
@@ -132,6 +133,8 @@ export class Journals {
     private readonly files: SafeFiles,
     private readonly chains: ChainFiles,
     private readonly log: CommitLog,
+    /** Journals are taken from and given back to this process's spares (spares.ts). */
+    private readonly spares: Spares,
   ) {}
 
   /**
@@ -153,7 +156,7 @@ export class Journals {
       files.push({ rel: w.rel, prev, sha256: sha256Hex(bytes), tmp: path.relative(this.files.root, tempPathFor(this.files.abs(w.rel))), ...content });
     }
     for (const rel of removes) files.push({ rel, prev: shaOf(await readIfExists(this.files.abs(rel))), sha256: null });
-    const record: CommitRecord = { v: 2, id: randomBytes(8).toString('hex'), scope: sf.name, chain: sf.chain, files, lines: sealed.map(eventLine), firstSeq: sealed[0]?.seq ?? 0, pos, at: Date.now() };
+    const record: CommitRecord = { v: 2, id: randomHex(8), scope: sf.name, chain: sf.chain, files, lines: sealed.map(eventLine), firstSeq: sealed[0]?.seq ?? 0, pos, at: Date.now() };
     // 1. temps and the journal, without fsync: they serve this boot (readers, a writer killed mid-way).
     try {
       for (const f of files) {
@@ -294,7 +297,7 @@ export class Journals {
   private async write(rel: string, record: CommitRecord): Promise<void> {
     const file = this.files.abs(rel);
     await removeIfExists(file);
-    if (!(await createExclusive(file, `${JSON.stringify(record)}\n`))) throw new Error(`journal ${rel} appeared while we held the lock`);
+    if (!(await this.spares.create(file, `${JSON.stringify(record)}\n`))) throw new Error(`journal ${rel} appeared while we held the lock`);
   }
 
   /** Apply a flushed commit whose files are as it found them: rename each temp into place, remove, append, finish. */
@@ -309,7 +312,7 @@ export class Journals {
   /** The audit append (idempotent by seq), the journal's removal and the change hint. */
   private async finish(record: CommitRecord, journalRel: string): Promise<void> {
     if (record.lines.length > 0) await this.chains.appendMissing(record.chain, record.lines, record.firstSeq);
-    await removeIfExists(this.files.abs(journalRel));
+    await this.spares.remove(this.files.abs(journalRel));
     this.noteChange(record.scope);
   }
 
@@ -335,7 +338,7 @@ export class Journals {
   /** Undo a commit that failed before its commit point: no journal, no temps, no folder it made. */
   private async abandon(scope: Scope, record: CommitRecord): Promise<void> {
     const sf = scopeFiles(scope);
-    await removeIfExists(this.files.abs(sf.journal)).catch(() => undefined);
+    await this.spares.remove(this.files.abs(sf.journal)).catch(() => undefined);
     await Promise.all(record.files.map((f) => (f.tmp !== undefined ? removeIfExists(this.files.abs(f.tmp)).catch(() => undefined) : undefined)));
     if (scope.kind === 'run') for (const d of sf.dirs) await removeIfEmpty(this.files.abs(d)).catch(() => undefined);
   }

@@ -9,9 +9,10 @@
  * goes through a second exclusive file so two waiters can never both break
  * and one of them delete the other's fresh lock.
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { randomHex } from '../core/ids.js';
 import { createExclusive, HOST, isCode, readIfExists, removeIfExists, sleep, statIfExists } from './fsutil.js';
+import type { Spares } from './spares.js';
 
 export interface LockInfo {
   host: string;
@@ -28,6 +29,8 @@ export interface LockOptions {
   timeoutMs: number;
   now?: () => number;
   intent?: string;
+  /** Take and give back lock files as this process's spares (spares.ts) rather than create and delete them. */
+  spares?: Spares;
 }
 
 export class LockTimeout extends Error {
@@ -53,8 +56,8 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-function tryCreate(file: string, info: LockInfo): Promise<boolean> {
-  return createExclusive(file, JSON.stringify(info));
+function tryCreate(file: string, info: LockInfo, spares?: Spares): Promise<boolean> {
+  return spares ? spares.create(file, JSON.stringify(info)) : createExclusive(file, JSON.stringify(info));
 }
 
 /** Read a lock file; a torn or foreign one is described by its mtime alone. */
@@ -106,9 +109,9 @@ export async function acquireLock(file: string, opts: LockOptions): Promise<Held
   for (;;) {
     // A dead holder's intent passes on, so a chain of crashed holders all finish the same work.
     const intent = [...broken].reverse().find((b) => b.intent !== undefined)?.intent ?? opts.intent;
-    const info: LockInfo = { host: HOST, pid: process.pid, acquiredAt: new Date(now()).toISOString(), token: randomBytes(8).toString('hex'), ...(intent !== undefined ? { intent } : {}) };
-    if (await tryCreate(file, info)) {
-      return { file, info, broken, release: () => releaseLock(file, info) };
+    const info: LockInfo = { host: HOST, pid: process.pid, acquiredAt: new Date(now()).toISOString(), token: randomHex(8), ...(intent !== undefined ? { intent } : {}) };
+    if (await tryCreate(file, info, opts.spares)) {
+      return { file, info, broken, release: () => releaseLock(file, info, opts.spares) };
     }
     const found = await readLock(file);
     if (found === null) continue; // released between our two calls
@@ -128,7 +131,7 @@ export async function acquireLock(file: string, opts: LockOptions): Promise<Held
 /** Remove a stale lock only if it is still the very lock we judged stale. */
 async function breakLock(file: string, judged: string, staleMs: number, now: () => number): Promise<boolean> {
   const guard = `${file}.break`;
-  const guardInfo: LockInfo = { host: HOST, pid: process.pid, acquiredAt: new Date(now()).toISOString(), token: randomBytes(8).toString('hex') };
+  const guardInfo: LockInfo = { host: HOST, pid: process.pid, acquiredAt: new Date(now()).toISOString(), token: randomHex(8) };
   if (!(await tryCreate(guard, guardInfo))) {
     const g = await readLock(guard);
     if (g && isBreakable(g, staleMs, now())) await removeIfExists(guard);
@@ -144,8 +147,8 @@ async function breakLock(file: string, judged: string, staleMs: number, now: () 
   }
 }
 
-async function releaseLock(file: string, info: LockInfo): Promise<void> {
+async function releaseLock(file: string, info: LockInfo, spares?: Spares): Promise<void> {
   const buf = await readIfExists(file);
   // Only remove our own lock: if it was broken and retaken meanwhile, it is not ours to delete.
-  if (buf !== null && buf.toString('utf8') === JSON.stringify(info)) await removeIfExists(file);
+  if (buf !== null && buf.toString('utf8') === JSON.stringify(info)) await (spares ? spares.remove(file) : removeIfExists(file));
 }

@@ -12,6 +12,7 @@ import { isWhole, type CommitRecord, type Settled } from './journal.js';
 import { isRunId, paths, scopeFiles, STATE_DIR, type Scope } from './layout.js';
 import { lockIsStale, pidAlive } from './lock.js';
 import type { SafeFiles } from './safe-files.js';
+import { isDeadSpare, SPARE_DIR } from './spares.js';
 
 export interface RecoveryReport {
   rolledForward: string[];
@@ -164,6 +165,8 @@ export async function recover(host: RecoveryHost): Promise<RecoveryReport> {
   const dead = findLogs(files.root, host.ownLog()).filter((l) => l.kind === 'dead');
   // Not reported: a CLI command leaves its log at exit as a matter of course (see commit-log.ts).
   if (dead.length > 0) await host.checkpoint();
+  // Not reported either: a process killed before its exit hook leaves its spares (see spares.ts).
+  for (const n of await listDir(files.abs(SPARE_DIR))) if (isDeadSpare(n, pidAlive)) await removeIfExists(files.abs(`${SPARE_DIR}/${n}`));
   for (const dir of [STATE_DIR, `${STATE_DIR}/requests`]) {
     for (const n of await listDir(files.abs(dir))) {
       if (isDeadTemp(n, pidAlive) && (await removeIfExists(files.abs(`${dir}/${n}`)))) report.removed.push(`${dir}/${n}`);

@@ -47,7 +47,9 @@ export async function snapshot<T>(from: SnapshotSources, scope: Scope, fn: (read
       // every file's new bytes); any other gives the old state, kept if the journal still stands
       // unchanged once the read is done (its commit never reached its flush).
       const { state, record } = from.journals.state(j1);
-      const overlay = new Map((record?.files ?? []).map((f) => [f.rel, f]));
+      // A journal is a recycled file (spares.ts): one read just as it was reused holds another scope's commit.
+      const ours = record !== null && record.scope === sf.name;
+      const overlay = new Map((ours ? record.files : []).map((f) => [f.rel, f]));
       const value = await fn(async (rel) => {
         const f = overlay.get(rel);
         if (f) {
@@ -58,7 +60,7 @@ export async function snapshot<T>(from: SnapshotSources, scope: Scope, fn: (read
         }
         return from.read(rel);
       });
-      if (state === 'whole') return value;
+      if (state === 'whole' && ours) return value;
       const j2 = await readIfExists(files.abs(sf.journal));
       if (j2 !== null && j2.equals(j1)) return value;
     }

@@ -15,6 +15,7 @@ import { createExclusive, isCode, readIfExists, removeIfExists, tempPathFor, wri
 import { isStatePath, normalizeRel, STATE_DIR } from './layout.js';
 import { Listing } from './listing.js';
 import { acquireLock, LockTimeout } from './lock.js';
+import { Spares } from './spares.js';
 import { watchFolder, type Closable } from './run-watch.js';
 
 export interface StateLockOptions {
@@ -106,7 +107,7 @@ export class WorkState {
     const now = this.options.now ?? (() => new Date());
     let held;
     try {
-      held = await acquireLock(file, { staleMs: this.options.lockStaleMs, timeoutMs: opts.waitMs ?? this.options.lockTimeoutMs, now: () => now().getTime() });
+      held = await acquireLock(file, { staleMs: this.options.lockStaleMs, timeoutMs: opts.waitMs ?? this.options.lockTimeoutMs, now: () => now().getTime(), spares: Spares.of(this.root) });
     } catch (e) {
       if (e instanceof LockTimeout) throw new BoardError('busy', `${lock} is busy: ${e.message}; retry`, []);
       if (!isCode(e, 'ENOENT')) throw e;

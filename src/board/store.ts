@@ -33,6 +33,7 @@ import { CommitLog } from './commit-log.js';
 import { cleanTemps, Journals, type PendingCommit } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
 import { acquireLock, LockTimeout } from './lock.js';
+import { Spares } from './spares.js';
 import { recover, replayEarlierBoots, type RecoveryReport, type ReplayReport } from './recovery.js';
 import { SafeFiles } from './safe-files.js';
 import { SigningKey } from './signing-key.js';
@@ -71,6 +72,7 @@ export class BoardStore {
   private readonly chains: ChainFiles;
   private readonly journals: Journals;
   private readonly log: CommitLog;
+  private readonly spares: Spares;
   private readonly key: SigningKey;
 
   constructor(root: string, readonly options: StoreOptions) {
@@ -79,7 +81,8 @@ export class BoardStore {
     this.now = options.now ?? (() => new Date());
     this.chains = new ChainFiles(this.files);
     this.log = CommitLog.of(this.root);
-    this.journals = new Journals(this.files, this.chains, this.log);
+    this.spares = Spares.of(this.root);
+    this.journals = new Journals(this.files, this.chains, this.log, this.spares);
     this.key = new SigningKey(this.files, this.now);
   }
 
@@ -252,7 +255,7 @@ export class BoardStore {
 
   private async lock(rel: string, what: string, intent?: string, timeoutMs = this.options.lockTimeoutMs) {
     try {
-      return await acquireLock(this.abs(rel), { staleMs: this.options.lockStaleMs, timeoutMs, now: () => this.now().getTime(), ...(intent !== undefined ? { intent } : {}) });
+      return await acquireLock(this.abs(rel), { staleMs: this.options.lockStaleMs, timeoutMs, now: () => this.now().getTime(), spares: this.spares, ...(intent !== undefined ? { intent } : {}) });
     } catch (e) {
       if (e instanceof LockTimeout) throw new BoardError('busy', `${what} is busy: ${e.message}; retry`, []);
       throw e;

@@ -34,7 +34,8 @@ export async function newBoard(opts: { name?: string; actor?: string; store?: Pa
 
 /**
  * Every file under `root` (relative path -> content as a binary string),
- * skipping `.work/` (uncommitted coordinator state) unless asked.
+ * skipping `.work/` (uncommitted coordinator state) unless asked, and always
+ * `.work/spare/` (scratch: see below).
  */
 export async function snapshotDir(root: string, opts: { includeState?: boolean } = {}): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -44,6 +45,8 @@ export async function snapshotDir(root: string, opts: { includeState?: boolean }
       const abs = path.join(dir, e.name);
       const rel = path.relative(root, abs).split(path.sep).join('/');
       if (!opts.includeState && (rel === '.work' || rel.startsWith('.work/'))) continue;
+      // Recycled lock files and journals (board/spares.ts): taking a lock and giving it back renames one.
+      if (rel === '.work/spare') continue;
       if (e.isDirectory()) {
         out[`${rel}/`] = '<dir>';
         await walk(abs);
