@@ -5,12 +5,13 @@
  * Rendering the same data twice gives the same bytes.
  */
 import { Document, Scalar, visit } from 'yaml';
+import { plainYaml } from './plain-yaml.js';
 
 /**
  * Strings a YAML 1.1 reader would take for a date, boolean, null or number
  * (sexagesimal `12:30`, `1_000`, `0b101`, `.5`): quote them for every reader's sake.
  */
-const AMBIGUOUS =
+export const AMBIGUOUS =
   /^(\d{4}-\d{2}-\d{2}([Tt ].*)?|y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE|false|False|FALSE|null|Null|NULL|~|[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|\.[0-9_]+([eE][-+]?[0-9]+)?|\.(inf|Inf|INF|nan|NaN|NAN)))$/;
 
 /** Order the top-level keys: known keys first in the given order, then any others as they came. */
@@ -21,7 +22,12 @@ export function ordered(data: Record<string, unknown>, order: readonly string[])
   return out;
 }
 
-export function renderYaml(data: unknown): string {
+export function renderYaml(data: Record<string, unknown>): string {
+  return plainYaml(data, AMBIGUOUS) ?? libraryYaml(data);
+}
+
+/** The yaml library's rendering: what plain-yaml.ts matches byte for byte, and renders whatever it cannot. */
+export function libraryYaml(data: Record<string, unknown>): string {
   const doc = new Document(data, { version: '1.2', schema: 'core' });
   visit(doc, {
     Scalar(key, node: Scalar) {
