@@ -23,6 +23,7 @@ import { adoptBoardFiles } from '../board/adopt.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { Courier } from '../notify/courier.js';
 import { tellOperators } from '../notify/tell.js';
+import { recoveryLines } from '../board/recovery.js';
 import { RunWatch } from '../board/run-watch.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
@@ -84,8 +85,7 @@ export class Daemon {
   }
 
   async start(): Promise<void> {
-    const { rolledForward } = await this.board.store.recover();
-    for (const s of rolledForward) this.log(`recovered an interrupted commit on ${s}`);
+    for (const line of recoveryLines(await this.board.store.recover())) this.log(`recovered: ${line}`);
     this.runWatch.start();
     // The outbox too: a notification enqueued or retried by another process goes out now, not at the next wake.
     // A plain folder watch: it holds one file per run with news, and chokidar would list it all again at every change.

@@ -137,6 +137,9 @@ describe('the commit log under kills and simulated power losses', () => {
       const saved = { file: log!, bytes: await fs.readFile(log!) };
       const h = await recoverAndCheck(root);
       expect(healthProblems(h)).toEqual([]);
+      // doctor says what it replayed, and which files the replay brought back.
+      expect(h.first.stdout).toMatch(/recovered: replayed \d+ commits? from 1 commit log of an earlier boot .*restored: .*runs\/r-[0-9a-z]+\/RUN\.md/);
+      expect(h.doctor.stdout).not.toMatch(/replayed/);
       const runId = await oneWholeRun(root, 'p-0');
       await oneWholeRun(root, 'p-warm');
       expect(await logs(root)).toEqual([]);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { recoveryLines } from '../../board/recovery.js';
 import { doctorFindings } from '../../service/doctor.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -14,7 +15,7 @@ export function register(program: Command, cli: Cli): void {
       const recovered = await board.store.recover();
       const { Service } = await import('../../service/service.js');
       const findings = await doctorFindings(board, await Service.open(board));
-      const mended = [...recovered.rolledForward.map((s) => `rolled forward ${s}`), ...recovered.brokenLocks.map((l) => `broke the stale lock ${l}`), ...recovered.removed.map((r) => `removed ${r}`)];
+      const mended = recoveryLines(recovered);
       if (cli.json()) printJson({ ok: findings.length === 0, data: { findings, ...(mended.length > 0 ? { recovered } : {}) } });
       else if (findings.length === 0) process.stdout.write(`${color.green('healthy')}: nothing needs an operator\n`);
       else for (const f of findings) process.stdout.write(`${color.yellow(f.kind.padEnd(15))} ${f.where}: ${f.detail}\n`);
