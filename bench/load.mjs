@@ -58,6 +58,17 @@ async function setupBoard() {
   return { base, dir, agents, mira };
 }
 
+/** A process's CPU time so far in ms (user + system, from /proc/<pid>/stat), or null where there is no /proc. */
+function cpuMs(pid) {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th of them, in clock ticks (100 a second on Linux).
+    const rest = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop().split(' ');
+    return (Number(rest[11]) + Number(rest[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** `workboard serve --http 127.0.0.1:0` on the board: its process and the URL it printed. */
 async function startServe(dir) {
   const prof = process.env.WB_SERVE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.WB_SERVE_PROF] : [];
@@ -192,6 +203,8 @@ export async function loadSection({ seconds, soak }) {
     const warmed = rssMb(pid);
 
     const stats = newStats();
+    const serveCpu0 = cpuMs(pid);
+    const clientsCpu0 = process.cpuUsage();
     const t0 = performance.now();
     const until = t0 + seconds * 1000;
     const samples = [];
@@ -210,6 +223,8 @@ export async function loadSection({ seconds, soak }) {
     } finally {
       clearInterval(sampler);
     }
+    const serveCpu = serveCpu0 === null ? null : cpuMs(pid) - serveCpu0;
+    const clientsCpu = process.cpuUsage(clientsCpu0);
     sample();
     const report = await verifyBoard(await Board.open(dir));
     const rss = samples.map((s) => s.rss).filter((x) => x !== null);
@@ -227,6 +242,8 @@ export async function loadSection({ seconds, soak }) {
       perSec: stats.transitions / (wallMs / 1000),
       tools: Object.fromEntries(TOOLS.map((t) => [t, { calls: stats.lat[t].length, p50: pct(stats.lat[t], 50), p99: pct(stats.lat[t], 99) }])),
       refused: stats.refused,
+      // CPU per transition: serve's own, and the clients' (this process: fetch, JSON, the sampler).
+      cpuMsPerTransition: { serve: serveCpu === null ? null : serveCpu / stats.transitions, clients: (clientsCpu.user + clientsCpu.system) / 1000 / stats.transitions },
       rssMb: { idle, warmed, min: Math.min(...rss), max: Math.max(...rss), end: rss[rss.length - 1] ?? null },
       samples,
       audit: { ok: report.ok, chains: report.chains.length },
@@ -284,9 +301,9 @@ function lines(r) {
     '|---|---|---|---|',
     ...TOOLS.map((t) => `| ${t} | ${r.tools[t].calls} | ${f(r.tools[t].p50)} | ${f(r.tools[t].p99)} |`),
     '',
-    '| clients | transitions | wall s | transitions/s | serve RSS MB: idle / warmed up / min / max / end | refused | audit verify |',
-    '|---|---|---|---|---|---|---|',
-    `| ${r.clients} | ${r.transitions} | ${f(r.wallMs / 1000)} | ${f(r.perSec, 1)} | ${mb(r.rssMb.idle)} / ${mb(r.rssMb.warmed)} / ${mb(r.rssMb.min)} / ${mb(r.rssMb.max)} / ${mb(r.rssMb.end)} | ${refusals} | ${r.audit.ok ? 'ok' : 'FAILED'} (${r.audit.chains} chains) |`,
+    '| clients | transitions | wall s | transitions/s | CPU ms per transition: serve / clients | serve RSS MB: idle / warmed up / min / max / end | refused | audit verify |',
+    '|---|---|---|---|---|---|---|---|',
+    `| ${r.clients} | ${r.transitions} | ${f(r.wallMs / 1000)} | ${f(r.perSec, 1)} | ${r.cpuMsPerTransition.serve === null ? '–' : f(r.cpuMsPerTransition.serve)} / ${f(r.cpuMsPerTransition.clients)} | ${mb(r.rssMb.idle)} / ${mb(r.rssMb.warmed)} / ${mb(r.rssMb.min)} / ${mb(r.rssMb.max)} / ${mb(r.rssMb.end)} | ${refusals} | ${r.audit.ok ? 'ok' : 'FAILED'} (${r.audit.chains} chains) |`,
   ];
   if (!r.soak) {
     // RSS every 10 s (2 s in a short run); every sample is in the JSON.

@@ -11,13 +11,27 @@ import path from 'node:path';
 /** How long after git last moved HEAD it still counts as at work. */
 const GIT_RECENT_MS = 4000;
 
-export function gitAtWork(root: string, now: number): boolean {
-  let gitDir: string;
+/** How long the answer to "which repository holds this board" is kept: asking git is a process spawned while the event loop waits. */
+const GIT_DIR_KEPT_MS = 30_000;
+const gitDirs = new Map<string, { dir: string | null; at: number }>();
+
+/** The board's repository folder (null: not in one), asked of git at most once per GIT_DIR_KEPT_MS. */
+function gitDirOf(root: string, now: number): string | null {
+  const kept = gitDirs.get(root);
+  if (kept && now - kept.at >= 0 && now - kept.at < GIT_DIR_KEPT_MS) return kept.dir;
+  let dir: string | null;
   try {
-    gitDir = execFileSync('git', ['-C', root, 'rev-parse', '--absolute-git-dir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    dir = execFileSync('git', ['-C', root, 'rev-parse', '--absolute-git-dir'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
-    return false;
+    dir = null;
   }
+  gitDirs.set(root, { dir, at: now });
+  return dir;
+}
+
+export function gitAtWork(root: string, now: number): boolean {
+  const gitDir = gitDirOf(root, now);
+  if (gitDir === null) return false;
   if (existsSync(path.join(gitDir, 'index.lock'))) return true;
   const moved = Math.max(...['ORIG_HEAD', 'logs/HEAD'].map((f) => statSync(path.join(gitDir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0));
   return now - moved < GIT_RECENT_MS;

@@ -23,6 +23,7 @@ import { resolveActor } from '../service/identity.js';
 import type { Service } from '../service/service.js';
 import { clientAddress, trustedProxies } from '../core/client-address.js';
 import { addressKey, MAX_THROTTLED_KEYS, Throttle } from '../core/throttle.js';
+import { answerDirect, directCall } from './direct-call.js';
 import { createMcpServer } from './server.js';
 
 /** Room beside the payload for the JSON-RPC envelope, a file name, a content type and a request id. */
@@ -45,6 +46,8 @@ export interface McpLimits {
   /** Failed authentications one address may make at once, and how often it earns one more (see core/throttle.ts). */
   authFailureBurst: number;
   authFailureRefillMs: number;
+  /** Answer a plain tools/call without building an SDK server for it (direct-call.ts); false sends every request through the SDK. */
+  directCalls: boolean;
 }
 
 export const DEFAULT_MCP_LIMITS: McpLimits = {
@@ -52,6 +55,7 @@ export const DEFAULT_MCP_LIMITS: McpLimits = {
   maxInFlightPerIdentity: MAX_IN_FLIGHT_PER_IDENTITY,
   authFailureBurst: 30,
   authFailureRefillMs: 1000,
+  directCalls: true,
 };
 
 /** The largest legitimate body: an upload of maxUploadBytes (base64 is 4/3 of it) or a submit carrying a whole run's data. */
@@ -158,6 +162,8 @@ export function createMcpHandler(service: Service, version: string, limits: McpL
       } catch {
         return deny(res, 400, { error: 'the request body is not JSON' });
       }
+      const direct = limits.directCalls ? directCall(req, body) : null;
+      if (direct) return await answerDirect(res, direct, () => service.callWire(direct.name, direct.arguments ?? {}, who.actor, { held: true }));
       const mcp = createMcpServer(service, who.actor, version);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {

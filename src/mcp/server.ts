@@ -10,6 +10,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { Actor } from '../engine/types.js';
 import { TOOLS, type Tool } from '../protocol/offer.js';
 import { argumentSchema } from '../service/schemas.js';
+import type { ToolResult } from '../service/results.js';
 import type { Service } from '../service/service.js';
 
 export const INSTRUCTIONS = `This server runs processes (PROCESS.md) step by step. Your loop:
@@ -49,12 +50,16 @@ export function createMcpServer(service: Service, actor: Actor, version: string)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList(offered) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     // An identity removed from WORK.md loses this open connection at once, not at its next login.
-    const result = await service.callWire(req.params.name, req.params.arguments ?? {}, actor, { held: true });
-    return {
-      content: [{ type: 'text' as const, text: JSON.stringify(result) }],
-      structuredContent: result as unknown as Record<string, unknown>,
-      isError: !result.ok,
-    };
+    return toolResult(await service.callWire(req.params.name, req.params.arguments ?? {}, actor, { held: true }));
   });
   return server;
+}
+
+/** A tool's answer as MCP carries it: the same object as structured content and as JSON text. */
+export function toolResult(result: ToolResult) {
+  return {
+    content: [{ type: 'text' as const, text: JSON.stringify(result) }],
+    structuredContent: result as unknown as Record<string, unknown>,
+    isError: !result.ok,
+  };
 }
