@@ -14,6 +14,16 @@
  * wait group commit exists to avoid; and a log with one writer never has two
  * appends interleave.
  *
+ * Room made ahead: the log's file is grown with zeros ahead of its records
+ * (ROOM_MIN doubling to ROOM_MAX at a time), and a record is written over
+ * those zeros in place. A flush of bytes written in place needs no change of
+ * the file's size or blocks, so the file system flushes the data alone: on
+ * this machine's ext4 half the time of a flush that grows the file, and on a
+ * journaled ext4 no journal commit, which concurrent processes' flushes would
+ * otherwise queue behind (README, Performance). Zeros never read as a frame
+ * (their digest does not match), so the log still ends at its last whole
+ * record, and a record torn in its flush ends it the same way.
+ *
  * Checkpoint: the data files written since the last one are not durable by
  * themselves. Once the log passes CHECKPOINT_BYTES and shortly after the
  * process goes idle, a checkpoint waits until no commit is between its
@@ -37,6 +47,9 @@ const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 const EXIT_SYNC_LOGS = 16;
 /** How long a process stays without commits before its checkpoint. */
 const IDLE_MS = 1000;
+/** Zeros written ahead of the records when they reach the end of the room made: the first time, and at most, each time. */
+const ROOM_MIN = 64 * 1024;
+const ROOM_MAX = 1024 * 1024;
 
 export interface LogHeader {
   log: 1;
@@ -157,6 +170,12 @@ export function findLogs(root: string, own: string | null): FoundLog[] {
   return found;
 }
 
+/** Write all of `bytes` at `position` (the log is written in place, not appended to). */
+function writeAt(fd: number, bytes: Buffer, position: number): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
+}
+
 interface Waiting {
   bytes: Buffer;
   resolve(): void;
@@ -180,7 +199,10 @@ export class CommitLog {
   private fd: number | null = null;
   private rel: string | null = null;
   private headerBytes = 0;
+  /** Where the records end: the next one is written here. */
   private size = 0;
+  /** The file's length: the records, then zeros made ahead for the next ones. */
+  private room = 0;
   private queue: Waiting[] = [];
   private flushing: Promise<void> | null = null;
   private checkpointing: Promise<void> | null = null;
@@ -272,16 +294,35 @@ export class CommitLog {
     }
   }
 
-  /** Write and flush at the log's end; on failure cut back what was written, so no torn frame is followed by whole ones. */
+  /**
+   * Write and flush where the records end, over the zeros made ahead; when
+   * they run out, more zeros go in the same write and flush (but for a disk
+   * too full to take them: then the record alone, as it would have fitted).
+   */
   private async write(fd: number, bytes: Buffer): Promise<void> {
+    const end = this.size + bytes.length;
+    if (end > this.room) {
+      const grow = Math.min(ROOM_MAX, Math.max(ROOM_MIN, this.room - this.headerBytes));
+      try {
+        return await this.writeFlushed(fd, Buffer.concat([bytes, Buffer.alloc(grow)]), end, end + grow);
+      } catch (e) {
+        if (!isCode(e, 'ENOSPC', 'EDQUOT') || this.fd !== fd) throw e;
+      }
+    }
+    await this.writeFlushed(fd, bytes, end, Math.max(this.room, end));
+  }
+
+  /** Write `out` where the records end and flush; on failure cut back what was written, so no torn frame is followed by whole ones. */
+  private async writeFlushed(fd: number, out: Buffer, end: number, room: number): Promise<void> {
     try {
-      let done = 0;
-      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+      writeAt(fd, out, this.size);
       await fdatasyncFd(fd);
-      this.size += bytes.length;
+      this.size = end;
+      this.room = room;
     } catch (e) {
       try {
         ftruncateSync(fd, this.size);
+        this.room = this.size;
       } catch {
         // A torn frame would hide every frame after it: later commits go to a new log, this one
         // is kept (its whole frames still count) until the next checkpoint covers them.
@@ -306,13 +347,23 @@ export class CommitLog {
     mkdirSync(dir, { recursive: true });
     const name = `${HOST}-${process.pid}-${randomBytes(4).toString('hex')}.log`;
     const file = path.join(dir, name);
-    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o644);
+    const fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
     try {
       const header = frame({ log: 1, host: HOST, pid: process.pid, boot: BOOT_ID } satisfies LogHeader);
-      writeSync(fd, header);
+      let room = header.length + ROOM_MIN;
+      try {
+        writeAt(fd, Buffer.concat([header, Buffer.alloc(ROOM_MIN)]), 0);
+      } catch (e) {
+        // A disk too full for the zeros may still take the header, and the records that fit.
+        if (!isCode(e, 'ENOSPC', 'EDQUOT')) throw e;
+        ftruncateSync(fd, 0);
+        writeAt(fd, header, 0);
+        room = header.length;
+      }
       await fdatasyncFd(fd);
       await fsyncDir(dir);
       this.headerBytes = this.size = header.length;
+      this.room = room;
     } catch (e) {
       closeSync(fd);
       try {
@@ -367,9 +418,10 @@ export class CommitLog {
     }
     this.touched.clear();
     if (records) {
+      // Cut to the header: the zeros made ahead go too, so no record of before the cut is ever read after it.
       ftruncateSync(this.fd!, this.headerBytes);
       await fdatasyncFd(this.fd!);
-      this.size = this.headerBytes;
+      this.size = this.room = this.headerBytes;
     }
     for (const rel of [...dead.map((l) => l.rel), ...this.retired.splice(0)]) {
       try {
