@@ -72,6 +72,14 @@ export class RunIndex {
   /** The open runs' summaries in id order, kept until an open run comes, goes or changes: what get_work walks. */
   private sortedOpen: RunSummary[] | null = null;
   private saving: Promise<void> = Promise.resolve();
+  /**
+   * Folders of runs/ that held no RUN.md when last listed: a run whose first
+   * commit is under way (its folder is made before its files are renamed in),
+   * or a leftover. Counted with the entries against runs/'s link count, so a
+   * run being started by another client does not make every catch-up list
+   * the whole of runs/ again.
+   */
+  private bare = new Set<string>();
 
   constructor(
     private readonly board: Board,
@@ -147,6 +155,7 @@ export class RunIndex {
       await Promise.all(ids.slice(i, i + SCAN_BATCH).map((id) => this.refresh(id)));
     }
     for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.forget(id);
+    this.bare = new Set(ids.filter((id) => !this.entries.has(id)));
     this.cursor = cursor;
     this.dirty = true;
   }
@@ -158,10 +167,13 @@ export class RunIndex {
     // runs/ changed: usually only the runs the log just named were added. A folder's link
     // count is 2 + its subfolders (where the file system counts them so), so when it matches
     // the index nothing else came or went, and the listing of every run is skipped.
-    if (runsDir !== c.runsDir && runsLinks - 2 !== this.entries.size) {
+    // A folder that held no RUN.md may hold one now (git writes a folder's files after making it).
+    if (runsDir !== c.runsDir) for (const id of [...this.bare]) await this.refresh(id);
+    if (runsDir !== c.runsDir && runsLinks - 2 !== this.entries.size + this.bare.size) {
       const ids = new Set(this.listRunIds());
       for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
       for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
+      this.bare = new Set([...ids].filter((id) => !this.entries.has(id)));
     }
     if (log.log !== c.log.log || log.offset !== c.log.offset || runsDir !== c.runsDir) {
       this.cursor = { ...c, log, runsDir };
@@ -184,6 +196,7 @@ export class RunIndex {
     }
     const before = this.entries.get(id)?.summary;
     this.entries.set(id, { stamp: st, summary });
+    this.bare.delete(id);
     this.dirty = true;
     this.sorted = null;
     if ((before && isOpen(before)) || isOpen(summary)) this.sortedOpen = null;

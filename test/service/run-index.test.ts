@@ -48,6 +48,22 @@ describe('the run index across coordinators', () => {
     expect((await ids(other)).map((r) => r.id)).toContain(b.run.id);
   });
 
+  it('a run folder that holds no RUN.md yet (its files still coming, as git writes them) is indexed once they come and runs/ changes again', async () => {
+    const d = await h.start('claim-review', { claimant: CAST.bob, amount: 5 });
+    await ids(other);
+    // The folder arrives first, empty; the listing finds it and indexes nothing.
+    const away = `${h.root}-away-${d.run.id}`;
+    await fs.rename(path.join(h.root, 'runs', d.run.id), away);
+    expect((await ids(other)).map((r) => r.id)).not.toContain(d.run.id);
+    await fs.mkdir(path.join(h.root, 'runs', d.run.id));
+    expect((await ids(other)).map((r) => r.id)).not.toContain(d.run.id);
+    // Its files come (no commit, so no change-log line), then another run is started beside it.
+    for (const name of await fs.readdir(away)) await fs.rename(path.join(away, name), path.join(h.root, 'runs', d.run.id, name));
+    await fs.rmdir(away);
+    const e = await h.start('claim-review', { claimant: CAST.bob, amount: 6 });
+    expect((await ids(other)).map((r) => r.id)).toEqual(expect.arrayContaining([d.run.id, e.run.id]));
+  });
+
   it('a fresh coordinator starts from .work/index.json and reads only what changed since', async () => {
     const x = await h.start('claim-review', { claimant: CAST.cat, amount: 3 });
     // A full scan writes index.json with the log's end as its cursor.
