@@ -12,7 +12,7 @@
 // (bench/peers.mjs: the same operations in Backlog.md, installed from npm). Ends with
 // the goals table (bench/goals.mjs). Prints markdown tables and writes the same
 // figures to bench/results/<date>.json. Not a test.
-import { promises as fs, constants, mkdtempSync, cpSync, rmSync } from 'node:fs';
+import { promises as fs, constants, mkdtempSync, cpSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import { fork, spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -204,6 +204,36 @@ async function transitionsSection() {
   return { lines, rows, eight };
 }
 
+/**
+ * The file system the boards are made on (the OS temp folder: set TMPDIR to measure another), from
+ * /proc/mounts: its type and options. ext4 without a journal and ext4 with one cost very different
+ * amounts of kernel time per created file and per flush (README, Performance).
+ */
+function boardsFileSystem() {
+  const dir = realpathSync(tmpdir());
+  let best = null;
+  try {
+    for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
+      const [device, at, type, options] = line.split(' ');
+      if (!at || !(dir === at || dir.startsWith(at === '/' ? '/' : `${at}/`))) continue;
+      if (!best || at.length >= best.at.length) best = { device, at, type, options };
+    }
+  } catch {
+    // no /proc: say only where
+  }
+  if (!best) return { dir };
+  // An ext3/ext4 with a journal has a jbd2 entry named after its device.
+  let journal;
+  if (/^ext[34]$/.test(best.type)) {
+    try {
+      journal = readdirSync('/proc/fs/jbd2').some((n) => n.startsWith(`${path.basename(best.device)}-`));
+    } catch {
+      journal = false;
+    }
+  }
+  return { dir, ...best, ...(journal === undefined ? {} : { journal }) };
+}
+
 async function main() {
   const began = performance.now();
   const loadBefore = loadavg();
@@ -211,8 +241,11 @@ async function main() {
   // The code measured: dist/ is built from src/ at this commit, plus any uncommitted change to src/.
   const git = (args) => spawnSync('git', args, { cwd: path.join(here, '..'), encoding: 'utf8' }).stdout?.trimEnd() ?? '';
   const code = { commit: git(['rev-parse', '--short', 'HEAD']), srcChanged: git(['status', '--porcelain', '--', 'src']).split('\n').filter(Boolean).map((l) => l.slice(3)) };
-  const out = { quick, N, ROUNDS, machine, code };
+  const fileSystem = boardsFileSystem();
+  const out = { quick, N, ROUNDS, machine, code, fileSystem };
   console.log(`code: ${code.commit}${code.srcChanged.length > 0 ? ` + uncommitted changes to ${code.srcChanged.join(', ')}` : ''}`);
+  const journal = fileSystem.journal === undefined ? '' : fileSystem.journal ? ' with a journal' : ' without a journal';
+  console.log(`boards in ${fileSystem.dir}${fileSystem.type ? `, on ${fileSystem.type}${journal} mounted at ${fileSystem.at} (${fileSystem.options})` : ''}`);
   const took = {};
   const lap = (name, t0) => (took[name] = Math.round((performance.now() - t0) / 1000));
   if (only.has('transitions')) {
