@@ -23,7 +23,8 @@ export const MAX_THROTTLED_KEYS = 4096;
 export function addressKey(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1]!;
-  if (!isIPv6(address)) return address;
+  // No colon, no IPv6: the common IPv4 peer skips isIPv6's long pattern on every request.
+  if (!address.includes(':') || !isIPv6(address)) return address;
   const [head = '', tail = ''] = address.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
