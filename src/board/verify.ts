@@ -15,6 +15,7 @@ import { decodeDoc } from './document.js';
 import { parseSuperseded, supersededBreaks, supersededPathFor } from './superseded.js';
 import type { Board } from './board.js';
 import { chainWithPending } from './chain-file.js';
+import { findLogs, readLog } from './commit-log.js';
 import { BoardError } from './errors.js';
 import { KEY_DIR, keyRing, signatureBreaks, trustedKeys, type KeyRing } from './signing.js';
 import { isCode, TEMP_MARK } from './fsutil.js';
@@ -41,6 +42,12 @@ export interface VerifyReport {
   keys: { fingerprint: string; host: string; createdAt: string; rotates?: string; trusted: boolean }[];
   /** Lines written before their chain was first signed (boards older than signing). */
   unsigned: number;
+  /**
+   * Commit logs of an earlier boot of this host that still hold commits (a power loss came before
+   * their checkpoint): what they hold may be missing from the files verified here until recovery
+   * replays them (`workboard doctor`, `serve`, or any command's first write).
+   */
+  unreplayed: string[];
 }
 
 export interface VerifyOptions {
@@ -206,7 +213,10 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
     chains.push({ file, events: report.events.length, breaks, ...note, ...(arrived.length > 0 ? { arrived } : {}), ...(setAside.branches > 0 ? { superseded: setAside.branches } : {}) });
   }
   const keys = [...ring.keys.values()].map((k) => ({ fingerprint: k.fingerprint, host: k.host, createdAt: k.createdAt, ...(k.rotates ? { rotates: k.rotates } : {}), trusted: trusted.has(k.fingerprint) }));
-  return { ok: chains.every((c) => c.breaks.length === 0), chains, keys, unsigned };
+  const unreplayed = findLogs(board.root, null)
+    .filter((l) => l.kind === 'earlier-boot' && readLog(path.join(board.root, l.rel)).records.length > 0)
+    .map((l) => l.rel);
+  return { ok: chains.every((c) => c.breaks.length === 0), chains, keys, unsigned, unreplayed };
 }
 
 /**

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { frame, readFrames } from '../../src/board/commit-log.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { until } from '../support/until.js';
-import { AGENT, allPaths, built, cleanup, freshBoard, healthProblems, leftovers, Mcp, recoverAndCheck, runFolders, runsByTag, said, spawnNode, startArgs, tmp, WORKER } from './crash-support.js';
+import { AGENT, allPaths, built, cleanup, cli, freshBoard, healthProblems, leftovers, Mcp, recoverAndCheck, runFolders, runsByTag, said, spawnNode, startArgs, tmp, WORKER } from './crash-support.js';
 
 beforeAll(built, 300_000);
 afterAll(cleanup);
@@ -134,9 +134,14 @@ describe('the commit log under kills and simulated power losses', () => {
       const [log] = await logs(root);
       await powerLoss(root, log!);
       expect((await runsByTag(root)).get('p-0') ?? []).toEqual([]);
+      // Before recovery, audit verify names the log whose commits the files may lack, and says what to run.
+      const before = await cli(root, ['audit', 'verify'], { json: false });
+      expect(before.stdout).toContain(`replay  .work/log/${path.basename(log!)}: commits of an earlier boot of this machine (a power loss) not replayed yet`);
+      expect(before.stdout).toContain('workboard doctor replays them');
       const saved = { file: log!, bytes: await fs.readFile(log!) };
       const h = await recoverAndCheck(root);
       expect(healthProblems(h)).toEqual([]);
+      expect(h.verify.stdout).not.toContain('replay');
       // doctor says what it replayed, and which files the replay brought back.
       expect(h.first.stdout).toMatch(/recovered: replayed \d+ commits? from 1 commit log of an earlier boot .*restored: .*runs\/r-[0-9a-z]+\/RUN\.md/);
       expect(h.doctor.stdout).not.toMatch(/replayed/);

@@ -47,6 +47,9 @@ export function register(program: Command, cli: Cli): void {
           process.stdout.write(`${color.dim('key')}     ${k.fingerprint} ${color.dim(`(${k.host}, ${k.createdAt}${k.rotates ? `, rotates ${k.rotates}` : ''}): ${how}`)}\n`);
         }
         if (report.unsigned > 0) process.stdout.write(`${color.yellow('note')}    ${report.unsigned} line(s) were written before their chain was signed\n`);
+        for (const l of report.unreplayed) {
+          process.stdout.write(`${color.yellow('replay')}  ${l}: commits of an earlier boot of this machine (a power loss) not replayed yet, so the files above may lack them; workboard doctor replays them, then verify again\n`);
+        }
         const broken = report.chains.reduce((a, c) => a + c.breaks.length, 0);
         const pending = report.chains.filter((c) => c.pending).length;
         process.stdout.write(report.ok ? `${report.chains.length} chain(s) verified${pending ? `, ${pending} through a pending commit` : ''}\n` : `${broken} break(s) found\n`);
