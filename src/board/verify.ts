@@ -214,9 +214,19 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
   }
   const keys = [...ring.keys.values()].map((k) => ({ fingerprint: k.fingerprint, host: k.host, createdAt: k.createdAt, ...(k.rotates ? { rotates: k.rotates } : {}), trusted: trusted.has(k.fingerprint) }));
   const unreplayed = findLogs(board.root, null)
-    .filter((l) => l.kind === 'earlier-boot' && readLog(path.join(board.root, l.rel)).records.length > 0)
+    .filter((l) => l.kind === 'earlier-boot' && holdsCommits(path.join(board.root, l.rel)))
     .map((l) => l.rel);
   return { ok: chains.every((c) => c.breaks.length === 0), chains, keys, unsigned, unreplayed };
+}
+
+/** Does a log hold any whole record? One removed meanwhile (a recovery in another process replayed it) holds none. */
+function holdsCommits(file: string): boolean {
+  try {
+    return readLog(file).records.length > 0;
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return false;
+    throw e;
+  }
 }
 
 /**
