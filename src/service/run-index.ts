@@ -75,9 +75,8 @@ export class RunIndex {
   /**
    * Folders of runs/ that held no RUN.md when last listed: a run whose first
    * commit is under way (its folder is made before its files are renamed in),
-   * or a leftover. Counted with the entries against runs/'s link count, so a
-   * run being started by another client does not make every catch-up list
-   * the whole of runs/ again.
+   * or a leftover. Counted with the entries against runs/'s link count, so
+   * such a folder makes one listing of runs/, not one at every later catch-up.
    */
   private bare = new Set<string>();
 
@@ -167,13 +166,15 @@ export class RunIndex {
     // runs/ changed: usually only the runs the log just named were added. A folder's link
     // count is 2 + its subfolders (where the file system counts them so), so when it matches
     // the index nothing else came or went, and the listing of every run is skipped.
-    // A folder that held no RUN.md may hold one now (git writes a folder's files after making it).
-    if (runsDir !== c.runsDir) for (const id of [...this.bare]) await this.refresh(id);
-    if (runsDir !== c.runsDir && runsLinks - 2 !== this.entries.size + this.bare.size) {
-      const ids = new Set(this.listRunIds());
-      for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
-      for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
-      this.bare = new Set([...ids].filter((id) => !this.entries.has(id)));
+    if (runsDir !== c.runsDir) {
+      // A folder that held no RUN.md may hold one now (git writes a folder's files after making it).
+      for (const id of [...this.bare]) await this.refresh(id);
+      if (runsLinks - 2 !== this.entries.size + this.bare.size) {
+        const ids = new Set(this.listRunIds());
+        for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
+        for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
+        this.bare = new Set([...ids].filter((id) => !this.entries.has(id)));
+      }
     }
     if (log.log !== c.log.log || log.offset !== c.log.offset || runsDir !== c.runsDir) {
       this.cursor = { ...c, log, runsDir };
