@@ -15,8 +15,13 @@ export type RunWatchEvent = { kind: 'run'; runId: string } | { kind: 'runs' } | 
 
 export type Closable = Pick<FSWatcher, 'close'>;
 
+/** A folder's watch: `live` until it failed or was closed (a folder that could not be watched never is). */
+export interface FolderWatch extends Closable {
+  readonly live: boolean;
+}
+
 export class RunWatch {
-  private readonly folders = new Map<string, Closable>();
+  private readonly folders = new Map<string, FolderWatch>();
   private readonly fixed: Closable[] = [];
 
   constructor(
@@ -50,7 +55,8 @@ export class RunWatch {
     for (const id of want) {
       if (this.folders.has(id)) continue;
       this.folders.set(id, watchFolder(path.join(this.root, 'runs', id), (name) => {
-        if (name.endsWith('.md') && !name.includes('.tmp-')) this.onEvent({ kind: 'run', runId: id });
+        // A change the OS could not name may be any file's.
+        if ((name === '' || name.endsWith('.md')) && !name.includes('.tmp-')) this.onEvent({ kind: 'run', runId: id });
       }));
       added.push(id);
     }
@@ -59,6 +65,11 @@ export class RunWatch {
 
   get watching(): number {
     return this.folders.size;
+  }
+
+  /** Is this run's folder watched now, so that any file renamed or written in it is reported? */
+  watches(runId: string): boolean {
+    return this.folders.get(runId)?.live === true;
   }
 
   close(): void {
@@ -72,12 +83,23 @@ export class RunWatch {
  * One OS watch on one folder, calling back with the name of what changed in it.
  * A folder that cannot be watched (gone meanwhile) is simply not watched: the next plan looks at it again.
  */
-export function watchFolder(dir: string, onName: (name: string) => void): Closable {
+export function watchFolder(dir: string, onName: (name: string) => void): FolderWatch {
+  let w: FSWatcher;
   try {
-    const w = watch(dir, { persistent: true }, (_event, name) => onName(name === null ? '' : String(name)));
-    w.on('error', () => w.close());
-    return w;
+    w = watch(dir, { persistent: true }, (_event, name) => onName(name === null ? '' : String(name)));
   } catch {
-    return { close() {} };
+    return { live: false, close() {} };
   }
+  let live = true;
+  const close = () => {
+    live = false;
+    w.close();
+  };
+  w.on('error', close);
+  return {
+    get live() {
+      return live;
+    },
+    close,
+  };
 }

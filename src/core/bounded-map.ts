@@ -16,6 +16,11 @@ export class BoundedMap<K, V> extends Map<K, V> {
     return v;
   }
 
+  /** The value without counting it as a use (an update that is not a read). */
+  peek(key: K): V | undefined {
+    return super.get(key);
+  }
+
   override set(key: K, value: V): this {
     super.delete(key);
     super.set(key, value);

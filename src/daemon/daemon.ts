@@ -77,7 +77,10 @@ export class Daemon {
   ) {
     this.clock = opts.clock ?? systemClock;
     this.runWatch = new RunWatch(board.root, CHANGES_FILE, (e) => {
-      if (e.kind === 'run') this.touched.add(e.runId);
+      if (e.kind === 'run') {
+        this.touched.add(e.runId);
+        service.runChanged(e.runId);
+      }
       this.settleThenPlan();
     });
     this.log = opts.log ?? ((line) => process.stdout.write(`${this.clock.now().toISOString()} ${line}\n`));
@@ -87,6 +90,8 @@ export class Daemon {
   async start(): Promise<void> {
     for (const line of recoveryLines(await this.board.store.recover())) this.log(`recovered: ${line}`);
     this.runWatch.start();
+    // The open runs' folders are watched from here on: reads of every open run may trust what they read before.
+    this.service.trustWatched((runId) => this.runWatch.watches(runId));
     // The outbox too: a notification enqueued or retried by another process goes out now, not at the next wake.
     // A plain folder watch: it holds one file per run with news, and chokidar would list it all again at every change.
     this.outboxWatch = await this.board.state.watch(OUTBOX_DIR, (name) => {
@@ -163,6 +168,7 @@ export class Daemon {
     this.adopting?.();
     this.debounce?.();
     this.courierTimer?.();
+    this.service.trustWatched(null);
     this.runWatch.close();
     this.outboxWatch?.close();
     await this.watcher?.close();

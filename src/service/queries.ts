@@ -10,10 +10,10 @@ import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';
 import { leaseLive, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
-import { page } from './paging.js';
-import type { RunReader } from './run-reader.js';
+import { page, pageUnsorted } from './paging.js';
+import type { Loaded, RunReader } from './run-reader.js';
 import type { GetWorkArgs, ListRunsArgs } from '../protocol/tool-args.js';
-import type { Page, ProcessSummary, RunRow, WorkEntry } from '../protocol/views.js';
+import type { Page, ProcessSummary, RunRow, WorkEntry, WorkItemView } from '../protocol/views.js';
 
 export async function listProcesses(board: Board, reader: RunReader, cursor?: string): Promise<Page<ProcessSummary>> {
   const items: ProcessSummary[] = [];
@@ -35,33 +35,26 @@ export async function listProcesses(board: Board, reader: RunReader, cursor?: st
   return page(items, (i) => i.name, 100, cursor);
 }
 
+/** A get_work candidate: its sort key, and what its entry is built from once it makes the page. */
+interface Found {
+  key: string;
+  m: Loaded;
+  stepId: string;
+  workItem?: WorkItemView;
+}
+
 export async function getWork(reader: RunReader, rules: { groups: Record<string, string[]>; fourEyes: boolean | readonly string[] }, actor: Actor, a: GetWorkArgs, now: Date): Promise<Page<WorkEntry>> {
   const groups = rules.groups;
   const fourEyes = (process: string) => fourEyesApplies(rules.fourEyes, process);
-  const items: { key: string; item: WorkEntry }[] = [];
+  const found: Found[] = [];
   for await (const m of reader.openRuns(a.process)) {
     const r = m.state.run;
-    const test = r.mode === 'test' ? { mode: 'test' as const } : { mode: 'live' as const };
     if (actor.kind === 'agent') {
       if (!inScope(actor, r.process)) continue;
       for (const def of m.pinned.process.steps) {
         const st = m.state.steps[def.id];
         if (def.kind !== 'agent' || st?.state !== 'ready' || leaseLive(m.state, def.id, now)) continue;
-        items.push({
-          key: `${st.readySince}|${r.id}|${def.id}`,
-          item: {
-            runId: r.id,
-            stepId: def.id,
-            process: r.process,
-            version: r.version,
-            ...test,
-            readySince: st.readySince,
-            due: st.due,
-            overdue: st.overdue,
-            handoff: st.handoff,
-            claim: { tool: 'claim', arguments: { runId: r.id, stepId: def.id, requestId: '<new UUID>' } },
-          },
-        });
+        found.push({ key: `${st.readySince}|${r.id}|${def.id}`, m, stepId: def.id });
       }
     } else {
       const snapshot = reader.snapshot(m);
@@ -70,13 +63,32 @@ export async function getWork(reader: RunReader, rules: { groups: Record<string,
         const st = m.state.steps[wi.stepId]!;
         // Four eyes: an approval this person may not decide is left for the others in the group.
         if (fourEyes(r.process) && fourEyesProblem(m.state, m.pinned.process.steps.find((s) => s.id === wi.stepId)!, actor)) continue;
-        items.push({ key: `${st.readySince}|${r.id}|${wi.id}`, item: { runId: r.id, process: r.process, version: r.version, ...test, workItem: wi } });
+        found.push({ key: `${st.readySince}|${r.id}|${wi.id}`, m, stepId: wi.stepId, workItem: wi });
       }
     }
   }
-  items.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-  const p = page(items, (i) => i.key, a.limit ?? 20, a.cursor);
-  return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
+  // Only the page's entries are built: on a board of thousands of open runs, most are never shown.
+  const p = pageUnsorted(found, a.limit ?? 20, a.cursor);
+  return { items: p.items.map(entryOf), nextCursor: p.nextCursor };
+}
+
+function entryOf({ m, stepId, workItem }: Found): WorkEntry {
+  const r = m.state.run;
+  const mode = r.mode === 'test' ? ('test' as const) : ('live' as const);
+  if (workItem) return { runId: r.id, process: r.process, version: r.version, mode, workItem };
+  const st = m.state.steps[stepId]!;
+  return {
+    runId: r.id,
+    stepId,
+    process: r.process,
+    version: r.version,
+    mode,
+    readySince: st.readySince,
+    due: st.due,
+    overdue: st.overdue,
+    handoff: st.handoff,
+    claim: { tool: 'claim', arguments: { runId: r.id, stepId, requestId: '<new UUID>' } },
+  };
 }
 
 export async function listRuns(reader: RunReader, a: ListRunsArgs, now: () => Date): Promise<Page<RunRow>> {
@@ -88,7 +100,8 @@ export async function listRuns(reader: RunReader, a: ListRunsArgs, now: () => Da
     let run: Pick<RunRecord, 'state' | 'outcome' | 'updatedAt'> = r;
     if (r.state === 'active' || r.state === 'waiting') {
       try {
-        run = reader.current(await reader.read(id), now()).state.run;
+        // A sweep read: summaries() has just read the change log.
+        run = reader.current(await reader.read(id, true), now()).state.run;
       } catch {
         // keep the recorded summary
       }

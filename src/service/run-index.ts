@@ -84,6 +84,8 @@ export class RunIndex {
     private readonly board: Board,
     private readonly onProgress?: (done: number, total: number) => void,
     private readonly clock: () => number = Date.now,
+    /** Told of each run the change log names as it is read, and (null) when any run may have changed unseen: a full scan. */
+    private readonly onChanged?: (runId: string | null) => void,
   ) {}
 
   private async loadCache(): Promise<void> {
@@ -146,6 +148,7 @@ export class RunIndex {
   }
 
   private async fullScan(cursor: Cursor): Promise<void> {
+    this.onChanged?.(null);
     const ids = this.listRunIds();
     const seen = new Set(ids);
     // In batches, so reading one file overlaps parsing another.
@@ -162,7 +165,11 @@ export class RunIndex {
   private async catchUp(c: Cursor, lines: readonly string[], log: ChangeCursor, runsDir: string, runsLinks: number): Promise<void> {
     const changed = new Set<string>();
     for (const line of lines) if (line.startsWith('run ')) changed.add(line.slice(4));
-    for (const id of changed) if (isRunId(id)) await this.refresh(id);
+    for (const id of changed) {
+      if (!isRunId(id)) continue;
+      this.onChanged?.(id);
+      await this.refresh(id);
+    }
     // runs/ changed: usually only the runs the log just named were added. A folder's link
     // count is 2 + its subfolders (where the file system counts them so), so when it matches
     // the index nothing else came or went, and the listing of every run is skipped.

@@ -39,14 +39,30 @@ const LAST_GOOD_RUNS = 2000;
  * under a steady load of new runs, none of them read again.
  */
 const LAST_GOOD_ENDED_RUNS = 64;
+/**
+ * How long an open run's state, read while its folder was watched, is served
+ * by the sweeps over every open run without looking at its folder again (two
+ * stats a run, most of get_work's time on a board of thousands of open runs).
+ * A backstop only: a watch event or the change log naming the run ends the
+ * trust at once. Each run's trust lasts between one and one and a half times
+ * this, so runs read together are not all looked at again in the same call.
+ */
+const TRUST_MS = 2000;
 
 export const isEnded = (l: Loaded): boolean => l.state.run.state === 'ended' || l.state.run.state === 'cancelled';
 
 export class RunReader {
   private readonly pinnedCache = new Map<string, Pinned>();
   private readonly index: RunIndex;
-  /** Open runs as last read, reused while nothing in their folder or leases changed. */
-  private readonly runCache = new BoundedMap<string, { stamp: string; loaded: Loaded }>(CACHED_RUNS);
+  /**
+   * Open runs as last read, reused while nothing in their folder or leases changed;
+   * `trustedUntil` (performance.now() time): see TRUST_MS.
+   */
+  private readonly runCache = new BoundedMap<string, { stamp: string; loaded: Loaded; trustedUntil: number }>(CACHED_RUNS);
+  /** Which runs' folders a watch reports every change of (serve's daemon), or null: then every read looks. */
+  private watched: ((runId: string) => boolean) | null = null;
+  /** Counts the changes reported: a read that waited while one came in trusts nothing it read. */
+  private changes = 0;
   /**
    * The last state each run was seen valid in, by a read or by a transaction of
    * this process: what is served (and kept for others) once a file is refused.
@@ -67,7 +83,7 @@ export class RunReader {
     onIndexProgress?: (done: number, total: number) => void,
     keepOpenRuns = false,
   ) {
-    this.index = new RunIndex(board, onIndexProgress);
+    this.index = new RunIndex(board, onIndexProgress, Date.now, (runId) => (runId === null ? this.distrustAll() : this.changed(runId)));
     this.kept = keepOpenRuns ? new OpenRunCache(board) : null;
   }
 
@@ -99,17 +115,61 @@ export class RunReader {
     return this.index.summaries();
   }
 
-  /** A run's state from its files, read without locking as one consistent whole. */
-  async read(runId: string): Promise<Loaded> {
+  /**
+   * Serve reads of open runs from what was read before, without looking at
+   * their folders, while `watched` says a watch reports every change there
+   * (the watcher calls `changed`); null: look at the folders on every read.
+   */
+  trustWatched(watched: ((runId: string) => boolean) | null): void {
+    this.watched = watched;
+    if (watched === null) this.distrustAll();
+  }
+
+  /** Something changed in a run's folder or leases: its next read looks at its files again. */
+  changed(runId: string): void {
+    this.changes++;
+    const cached = this.runCache.peek(runId);
+    if (cached) cached.trustedUntil = 0;
+  }
+
+  private distrustAll(): void {
+    this.changes++;
+    for (const e of this.runCache.values()) e.trustedUntil = 0;
+  }
+
+  /** Until when a state read now, with its folder watched, is served without looking again (0: not at all). */
+  private trustFrom(runId: string): number {
+    return this.watched?.(runId) ? performance.now() + TRUST_MS * (1 + Math.random() / 2) : 0;
+  }
+
+  /**
+   * A run's state from its files, read without locking as one consistent whole.
+   * `sweep`: a read of every open run (get_work, deadlines) just after the index
+   * read the change log, which may serve a trusted state (TRUST_MS).
+   */
+  async read(runId: string, sweep = false): Promise<Loaded> {
+    if (sweep) {
+      // Not counted as a use: the entry moves up at its next look, every TRUST_MS or so.
+      const trusted = this.runCache.peek(runId);
+      if (trusted && trusted.trustedUntil > performance.now()) return trusted.loaded;
+    }
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
-    const stamp = runStamp(this.board, runId);
     const cached = this.runCache.get(runId);
-    if (cached && cached.stamp === stamp) return cached.loaded;
+    // The trust is taken before the stamp: a change after the stamp ends it (`changed`),
+    // or, for a read that waits on files, stops it from being trusted at all.
+    const changes = this.changes;
+    let trustedUntil = this.trustFrom(runId);
+    const stamp = runStamp(this.board, runId);
+    if (cached && cached.stamp === stamp) {
+      cached.trustedUntil = trustedUntil;
+      return cached.loaded;
+    }
     const keptStamp = this.kept?.stampOf(runId) ?? null;
     const kept = this.kept?.get(runId, keptStamp);
     if (kept) {
       const loaded = { state: kept, pinned: await this.pinned(kept.run.process, kept.run.version, kept.run.hash) };
-      this.runCache.set(runId, { stamp, loaded });
+      if (this.changes !== changes) trustedUntil = 0;
+      this.runCache.set(runId, { stamp, loaded, trustedUntil });
       return loaded;
     }
     let loaded: Loaded;
@@ -125,7 +185,8 @@ export class RunReader {
     this.seenValid(runId, loaded);
     // Only open runs are kept: they are what get_work reads on every call; an ended run is read when asked for.
     if (!isEnded(loaded)) {
-      this.runCache.set(runId, { stamp, loaded });
+      if (this.changes !== changes) trustedUntil = 0;
+      this.runCache.set(runId, { stamp, loaded, trustedUntil });
       this.kept?.put(runId, keptStamp, loaded.state);
     } else this.runCache.delete(runId);
     return loaded;
@@ -237,7 +298,7 @@ export class RunReader {
     for (const r of await this.index.openSummaries()) {
       if (process !== undefined && r.process !== process) continue;
       try {
-        yield this.current(await this.read(r.id), now);
+        yield this.current(await this.read(r.id, true), now);
       } catch {
         // a run whose files are being repaired is skipped, not fatal to everyone's inbox
       }
@@ -254,7 +315,7 @@ export class RunReader {
     const out = new Map<string, number>();
     for (const id of await this.openRunIds()) {
       try {
-        const loaded = await this.read(id);
+        const loaded = await this.read(id, true);
         // As stored: deadlines already past are exactly the ones still to write down.
         const at = nextDeadlineAt(loaded.state, loaded.pinned, contextFor(this.board.manifest, this.now()));
         if (at !== null) out.set(id, at);

@@ -187,6 +187,16 @@ export class Service {
     return this.reader.deadlines();
   }
 
+  /** Serve's daemon: which runs' folders its watch reports every change of, or null once it stops (see RunReader.trustWatched). */
+  trustWatched(watched: ((runId: string) => boolean) | null): void {
+    this.reader.trustWatched(watched);
+  }
+
+  /** Serve's daemon: its watch saw something change in a run's folder. */
+  runChanged(runId: string): void {
+    this.reader.changed(runId);
+  }
+
   keepLastValid(runId: string, refused: boolean): Promise<void> {
     return this.reader.keepLastValid(runId, refused);
   }

@@ -61,4 +61,23 @@ describe('RunWatch', () => {
     }
     expect(w.watching).toBe(0);
   });
+
+  it('says which runs it watches: not one it let go, nor one whose folder could not be watched', async () => {
+    const root = await tmpDir();
+    await fs.mkdir(path.join(root, 'runs', A), { recursive: true });
+    await fs.mkdir(path.join(root, '.work'), { recursive: true });
+    const w = new RunWatch(root, CHANGES_FILE, () => undefined);
+    w.start();
+    try {
+      // B has no folder: its watch cannot begin, so a reader must keep looking at its files itself.
+      w.follow([A, B]);
+      expect(w.watches(A)).toBe(true);
+      expect(w.watches(B)).toBe(false);
+      w.follow([B]);
+      expect(w.watches(A)).toBe(false);
+    } finally {
+      w.close();
+    }
+    expect(w.watches(B)).toBe(false);
+  });
 });

@@ -1,0 +1,107 @@
+/**
+ * Reads of every open run (get_work) in a process whose watch reports each
+ * change in the open runs' folders, as serve's daemon does: what was read
+ * before is served without looking at the folders again, yet
+ * - a claim another process made is never listed by the next get_work (the
+ *   change log names the run);
+ * - a run whose folder the watch reports changed is read afresh;
+ * - with no watch (never, or once the daemon stopped), files changed behind
+ *   the process's back are seen at once, as before.
+ * Real files; the other process is the real `workboard` binary.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Board } from '../../src/board/board.js';
+import { Daemon } from '../../src/daemon/daemon.js';
+import { resolveActor } from '../../src/service/identity.js';
+import { Service } from '../../src/service/service.js';
+import { ensureBuilt, workboard } from '../support/cli-run.js';
+import { CAST, CLAIM_REVIEW_SUBMISSION, cleanupHarnesses, Harness } from '../support/svc-harness.js';
+
+afterAll(cleanupHarnesses);
+beforeAll(ensureBuilt, 180_000);
+
+const open = () => Harness.open({ groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] });
+
+/** The (run, step) pairs get_work lists for the agent. */
+async function listed(h: Harness): Promise<string[]> {
+  const page = await h.ok('get_work', { limit: 100 }, CAST.agent);
+  return (page.items as { runId: string; stepId: string }[]).map((i) => `${i.runId}/${i.stepId}`);
+}
+
+/**
+ * Move a run on behind the service's back, as `git pull` would: its check is
+ * claimed and submitted on a copy of the board, and the copy's files of the
+ * run are renamed into this board's run folder. Nothing is appended to this
+ * board's change log.
+ */
+async function movedOnElsewhere(h: Harness, runId: string): Promise<void> {
+  const copy = `${h.root}-copy-${runId}`;
+  await fs.cp(h.root, copy, { recursive: true });
+  const board = await Board.open(copy);
+  const svc = await Service.open(board);
+  const agent = resolveActor(board.manifest, CAST.agent);
+  if (!agent.ok) throw new Error(agent.message);
+  const claim = await svc.call('claim', { runId, stepId: 'check', requestId: `copy-claim-${runId}` }, agent.actor);
+  if (!claim.ok) throw new Error(JSON.stringify(claim.error));
+  const token = (claim.data as { token: string }).token;
+  const submit = await svc.call('submit', { token, ...CLAIM_REVIEW_SUBMISSION, requestId: `copy-submit-${runId}` }, agent.actor);
+  if (!submit.ok) throw new Error(JSON.stringify(submit.error));
+  const from = path.join(copy, 'runs', runId);
+  const to = path.join(h.root, 'runs', runId);
+  for (const name of await fs.readdir(from)) {
+    await fs.copyFile(path.join(from, name), path.join(to, `${name}.incoming`));
+    await fs.rename(path.join(to, `${name}.incoming`), path.join(to, name));
+  }
+  await fs.rm(copy, { recursive: true, force: true });
+}
+
+describe('reads of every open run while their folders are watched', () => {
+  it('a claim made by another process is not listed by the next get_work', async () => {
+    const h = await open();
+    h.service.trustWatched(() => true);
+    const a = await h.start('claim-review', { claimant: CAST.ann, amount: 10 });
+    expect(await listed(h)).toContain(`${a.run.id}/check`);
+    const r = await workboard(['--board', h.root, 'claim', a.run.id, 'check', '--as', CAST.rival], { cwd: h.root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(await listed(h)).not.toContain(`${a.run.id}/check`);
+  });
+
+  it('a run its watch reports changed is read afresh', async () => {
+    const h = await open();
+    h.service.trustWatched(() => true);
+    const b = await h.start('claim-review', { claimant: CAST.bob, amount: 20 });
+    expect(await listed(h)).toContain(`${b.run.id}/check`);
+    await movedOnElsewhere(h, b.run.id);
+    h.service.runChanged(b.run.id);
+    expect(await listed(h)).not.toContain(`${b.run.id}/check`);
+    const inbox = await h.ok('get_work', { limit: 100 }, CAST.fin);
+    expect((inbox.items as { runId: string; workItem: { stepId: string } }[]).map((i) => `${i.runId}/${i.workItem.stepId}`)).toContain(`${b.run.id}/approve`);
+  });
+
+  it('with no watch, or no watch on that run, files changed behind its back are seen at once', async () => {
+    const h = await open();
+    const c = await h.start('claim-review', { claimant: CAST.cat, amount: 30 });
+    expect(await listed(h)).toContain(`${c.run.id}/check`);
+    await movedOnElsewhere(h, c.run.id);
+    expect(await listed(h)).not.toContain(`${c.run.id}/check`);
+
+    const d = await h.start('claim-review', { claimant: CAST.cat, amount: 40 });
+    h.service.trustWatched((runId) => runId !== d.run.id);
+    expect(await listed(h)).toContain(`${d.run.id}/check`);
+    await movedOnElsewhere(h, d.run.id);
+    expect(await listed(h)).not.toContain(`${d.run.id}/check`);
+  });
+
+  it('once the daemon stops, nothing read under its watch is trusted any more', async () => {
+    const h = await open();
+    const e = await h.start('claim-review', { claimant: CAST.ed, amount: 50 });
+    const daemon = new Daemon(h.board, h.service, { log: () => undefined });
+    await daemon.start();
+    expect(await listed(h)).toContain(`${e.run.id}/check`);
+    await daemon.stop();
+    await movedOnElsewhere(h, e.run.id);
+    expect(await listed(h)).not.toContain(`${e.run.id}/check`);
+  });
+});
