@@ -19,20 +19,30 @@ const CACHE_VERSION = 3;
 // Synchronous stats and reads throughout: microseconds each on files in the page cache,
 // where an asynchronous call costs a thread-pool round trip.
 
+/** A folder's stamp: its inode, mtime and ctime ('-' when it is not there). */
+function folderStamp(board: Board, rel: string): string {
+  const s = board.listing.stat(rel);
+  return s ? `${s.ino}:${s.mtimeNs}:${s.ctimeNs}` : '-';
+}
+
 /**
  * A stamp of what a run's state is read from: its folder and its leases
  * folder. Every commit renames files into them, and git replaces files in
  * them, either of which moves a folder's mtime. A file edited in place is
  * seen once the run next changes, or at once by `workboard serve`, whose
  * watcher adopts the edit with a commit. Taken with synchronous stats:
- * microseconds each, and `get_work` takes one stamp per open run.
+ * microseconds each, and `get_work` takes up to one stamp per open run.
  */
-export function runStamp(board: Board, runId: string): string {
-  const stampOf = (rel: string) => {
-    const s = board.listing.stat(rel);
-    return s ? `${s.ino}:${s.mtimeNs}:${s.ctimeNs}` : '-';
-  };
-  return `${stampOf(paths.runDir(runId))}|${stampOf(paths.leaseDir(runId))}`;
+export function runStamp(board: Board, runId: string): { folder: string; leases: string } {
+  return { folder: runFolderStamp(board, runId), leases: folderStamp(board, paths.leaseDir(runId)) };
+}
+
+/**
+ * The run folder's half of the stamp alone: enough for a run the change log
+ * has not named since, as only commits write leases and every commit is named.
+ */
+export function runFolderStamp(board: Board, runId: string): string {
+  return folderStamp(board, paths.runDir(runId));
 }
 
 /**

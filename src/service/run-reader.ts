@@ -20,7 +20,7 @@ import { runView, snapshotOf, type FileUrl } from '../engine/view.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { contextFor } from './context.js';
 import { OpenRunCache } from './open-run-cache.js';
-import { RunIndex, runStamp } from './run-index.js';
+import { RunIndex, runFolderStamp, runStamp } from './run-index.js';
 import type { RunSummary } from './run-summary-scan.js';
 import { leasePath, parseLease, runFromDoc, stepFromDoc } from './runfiles.js';
 
@@ -49,16 +49,28 @@ const LAST_GOOD_ENDED_RUNS = 64;
  */
 const TRUST_MS = 2000;
 
+/** An open run as last read: the stamp it was read at, and what may let a sweep reuse it without the whole stamp. */
+interface Cached {
+  stamp: { folder: string; leases: string };
+  loaded: Loaded;
+  /** The change log or a watch named the run since its stamp was taken: the next read takes the whole stamp. */
+  named: boolean;
+  /** Until when (performance.now() time) a sweep serves it without looking at all: see TRUST_MS. */
+  trustedUntil: number;
+}
+
+function distrust(c: Cached): void {
+  c.named = true;
+  c.trustedUntil = 0;
+}
+
 export const isEnded = (l: Loaded): boolean => l.state.run.state === 'ended' || l.state.run.state === 'cancelled';
 
 export class RunReader {
   private readonly pinnedCache = new Map<string, Pinned>();
   private readonly index: RunIndex;
-  /**
-   * Open runs as last read, reused while nothing in their folder or leases changed;
-   * `trustedUntil` (performance.now() time): see TRUST_MS.
-   */
-  private readonly runCache = new BoundedMap<string, { stamp: string; loaded: Loaded; trustedUntil: number }>(CACHED_RUNS);
+  /** Open runs as last read, reused while nothing in their folder or leases changed (see `read`). */
+  private readonly runCache = new BoundedMap<string, Cached>(CACHED_RUNS);
   /** Which runs' folders a watch reports every change of (serve's daemon), or null: then every read looks. */
   private watched: ((runId: string) => boolean) | null = null;
   /** Counts the changes reported: a read that waited while one came in trusts nothing it read. */
@@ -129,12 +141,12 @@ export class RunReader {
   changed(runId: string): void {
     this.changes++;
     const cached = this.runCache.peek(runId);
-    if (cached) cached.trustedUntil = 0;
+    if (cached) distrust(cached);
   }
 
   private distrustAll(): void {
     this.changes++;
-    for (const e of this.runCache.values()) e.trustedUntil = 0;
+    for (const e of this.runCache.values()) distrust(e);
   }
 
   /** Until when a state read now, with its folder watched, is served without looking again (0: not at all). */
@@ -144,8 +156,11 @@ export class RunReader {
 
   /**
    * A run's state from its files, read without locking as one consistent whole.
-   * `sweep`: a read of every open run (get_work, deadlines) just after the index
-   * read the change log, which may serve a trusted state (TRUST_MS).
+   * `sweep`: a read of every open run (get_work, list_runs, deadlines) just
+   * after the index read the change log. It may serve a state read while the
+   * run's folder was watched (TRUST_MS), and for a run the change log has not
+   * named since it was read, looks at its folder alone: leases change only in
+   * commits, and the log names every commit's run before the commit returns.
    */
   async read(runId: string, sweep = false): Promise<Loaded> {
     if (sweep) {
@@ -158,18 +173,26 @@ export class RunReader {
     // The trust is taken before the stamp: a change after the stamp ends it (`changed`),
     // or, for a read that waits on files, stops it from being trusted at all.
     const changes = this.changes;
-    let trustedUntil = this.trustFrom(runId);
-    const stamp = runStamp(this.board, runId);
-    if (cached && cached.stamp === stamp) {
+    const trustedUntil = this.trustFrom(runId);
+    if (sweep && cached && !cached.named && cached.stamp.folder === runFolderStamp(this.board, runId)) {
       cached.trustedUntil = trustedUntil;
       return cached.loaded;
     }
+    const stamp = runStamp(this.board, runId);
+    if (cached && cached.stamp.folder === stamp.folder && cached.stamp.leases === stamp.leases) {
+      cached.named = false;
+      cached.trustedUntil = trustedUntil;
+      return cached.loaded;
+    }
+    const keep = (loaded: Loaded) => {
+      const missed = this.changes !== changes;
+      this.runCache.set(runId, { stamp, loaded, named: missed, trustedUntil: missed ? 0 : trustedUntil });
+    };
     const keptStamp = this.kept?.stampOf(runId) ?? null;
     const kept = this.kept?.get(runId, keptStamp);
     if (kept) {
       const loaded = { state: kept, pinned: await this.pinned(kept.run.process, kept.run.version, kept.run.hash) };
-      if (this.changes !== changes) trustedUntil = 0;
-      this.runCache.set(runId, { stamp, loaded, trustedUntil });
+      keep(loaded);
       return loaded;
     }
     let loaded: Loaded;
@@ -185,8 +208,7 @@ export class RunReader {
     this.seenValid(runId, loaded);
     // Only open runs are kept: they are what get_work reads on every call; an ended run is read when asked for.
     if (!isEnded(loaded)) {
-      if (this.changes !== changes) trustedUntil = 0;
-      this.runCache.set(runId, { stamp, loaded, trustedUntil });
+      keep(loaded);
       this.kept?.put(runId, keptStamp, loaded.state);
     } else this.runCache.delete(runId);
     return loaded;

@@ -1,18 +1,22 @@
 /**
- * Reads of every open run (get_work) in a process whose watch reports each
- * change in the open runs' folders, as serve's daemon does: what was read
+ * Reads of every open run (get_work). In a process whose watch reports each
+ * change in the open runs' folders, as serve's daemon does, what was read
  * before is served without looking at the folders again, yet
  * - a claim another process made is never listed by the next get_work (the
  *   change log names the run);
  * - a run whose folder the watch reports changed is read afresh;
  * - with no watch (never, or once the daemon stopped), files changed behind
  *   the process's back are seen at once, as before.
+ * With no watch, a run the change log has not named since it was read costs
+ * one look at its folder; one it names is looked at whole, leases too.
  * Real files; the other process is the real `workboard` binary.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
+import { CHANGES_FILE } from '../../src/board/layout.js';
+import { leasePath } from '../../src/service/runfiles.js';
 import { Daemon } from '../../src/daemon/daemon.js';
 import { resolveActor } from '../../src/service/identity.js';
 import { Service } from '../../src/service/service.js';
@@ -92,6 +96,27 @@ describe('reads of every open run while their folders are watched', () => {
     expect(await listed(h)).toContain(`${d.run.id}/check`);
     await movedOnElsewhere(h, d.run.id);
     expect(await listed(h)).not.toContain(`${d.run.id}/check`);
+  });
+
+  it('with no watch, a lease that only the change log tells of is seen by the next get_work', async () => {
+    const h = await open();
+    const f = await h.start('claim-review', { claimant: CAST.ann, amount: 60 });
+    expect(await listed(h)).toContain(`${f.run.id}/check`);
+    // The lease of a claim made elsewhere, and the change log's line for it: the run's folder is untouched.
+    const copy = `${h.root}-copy-lease`;
+    await fs.cp(h.root, copy, { recursive: true });
+    const board = await Board.open(copy);
+    const agent = resolveActor(board.manifest, CAST.rival);
+    if (!agent.ok) throw new Error(agent.message);
+    const claim = await (await Service.open(board)).call('claim', { runId: f.run.id, stepId: 'check', requestId: 'lease-only' }, agent.actor);
+    expect(claim.ok).toBe(true);
+    const lease = leasePath(f.run.id, 'check');
+    await fs.mkdir(path.dirname(path.join(h.root, lease)), { recursive: true });
+    await fs.copyFile(path.join(copy, lease), path.join(h.root, `${lease}.incoming`));
+    await fs.rename(path.join(h.root, `${lease}.incoming`), path.join(h.root, lease));
+    await fs.appendFile(path.join(h.root, CHANGES_FILE), `run ${f.run.id}\n`);
+    await fs.rm(copy, { recursive: true, force: true });
+    expect(await listed(h)).not.toContain(`${f.run.id}/check`);
   });
 
   it('once the daemon stops, nothing read under its watch is trusted any more', async () => {
