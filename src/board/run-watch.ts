@@ -54,10 +54,19 @@ export class RunWatch {
     }
     for (const id of want) {
       if (this.folders.has(id)) continue;
-      this.folders.set(id, watchFolder(path.join(this.root, 'runs', id), (name) => {
+      const w = watchFolder(path.join(this.root, 'runs', id), (name) => {
+        if (name === id) {
+          // The folder itself was moved or removed (git can replace a run's folder whole): this watch
+          // no longer sees runs/<id>. Let it go, so the next follow watches the folder there now.
+          w.close();
+          if (this.folders.get(id) === w) this.folders.delete(id);
+          this.onEvent({ kind: 'run', runId: id });
+          return;
+        }
         // A change the OS could not name may be any file's.
         if ((name === '' || name.endsWith('.md')) && !name.includes('.tmp-')) this.onEvent({ kind: 'run', runId: id });
-      }));
+      });
+      this.folders.set(id, w);
       added.push(id);
     }
     return added;

@@ -80,4 +80,28 @@ describe('RunWatch', () => {
     }
     expect(w.watches(B)).toBe(false);
   });
+
+  it('lets go of a run whose folder was moved away, and watches the folder put in its place when told again', async () => {
+    const root = await tmpDir();
+    await fs.mkdir(path.join(root, 'runs', A), { recursive: true });
+    await fs.mkdir(path.join(root, '.work'), { recursive: true });
+    const events: RunWatchEvent[] = [];
+    const w = new RunWatch(root, CHANGES_FILE, (e) => events.push(e));
+    w.start();
+    try {
+      w.follow([A]);
+      // As git replaces a folder whole: the old one moved away, a new one made in its place.
+      await fs.rename(path.join(root, 'runs', A), path.join(root, 'away'));
+      await fs.mkdir(path.join(root, 'runs', A));
+      expect(await seen(events, (e) => e.kind === 'run' && e.runId === A)).toBe(true);
+      expect(w.watches(A)).toBe(false);
+      expect(w.follow([A])).toEqual([A]);
+      expect(w.watches(A)).toBe(true);
+      events.length = 0;
+      await fs.writeFile(path.join(root, 'runs', A, 'RUN.md'), 'in the new folder');
+      expect(await seen(events, (e) => e.kind === 'run' && e.runId === A)).toBe(true);
+    } finally {
+      w.close();
+    }
+  });
 });
