@@ -41,9 +41,11 @@ export const MAX_DEPTH = 32;
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
- * What no schema says and every file needs: nesting within MAX_DEPTH, and
- * strings (keys too) that are valid Unicode, since a lone surrogate cannot be
- * written as UTF-8 or canonical JSON. Walked without recursion, so any depth is safe.
+ * What no schema says and every file needs: nesting within MAX_DEPTH, strings
+ * (keys too) that are valid Unicode, since a lone surrogate cannot be written
+ * as UTF-8 or canonical JSON, and numbers JSON can carry (a caller in the same
+ * process can pass NaN or Infinity where free-form data is allowed). Walked
+ * without recursion, so any depth is safe.
  */
 export function shapeIssues(value: unknown): string[] {
   const issues: string[] = [];
@@ -53,6 +55,14 @@ export function shapeIssues(value: unknown): string[] {
     const { v, at, depth } = stack.pop()!;
     if (typeof v === 'string') {
       if (LONE_SURROGATE.test(v)) issues.push(`${at || 'arguments'}: contains a lone surrogate (not valid Unicode)`);
+      continue;
+    }
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) issues.push(`${at || 'arguments'}: ${v} is not a number JSON can carry`);
+      continue;
+    }
+    if (typeof v === 'bigint' || typeof v === 'symbol' || typeof v === 'function') {
+      issues.push(`${at || 'arguments'}: a ${typeof v} is not a JSON value`);
       continue;
     }
     if (typeof v !== 'object' || v === null) continue;

@@ -130,6 +130,25 @@ describe('malformed tool calls', () => {
     expect(refused).toBeGreaterThan(1000);
   }, 240_000);
 
+  it('numbers and values JSON cannot carry, in free-form data, are invalid and named, never an internal fault', async () => {
+    // Found by the property above (seed -186033048): Infinity under a `__proto__` key of send_event's data.
+    const data = Object.defineProperty({ ok: 1 }, '__proto__', { value: Number.POSITIVE_INFINITY, enumerable: true });
+    const before = await snapshot(dir);
+    for (const [tool, args] of [
+      ['send_event', { runId, name: 'go', data, requestId: 'inf-1' }],
+      ['send_event', { runId, name: 'go', data: { a: [1, Number.NaN] }, requestId: 'inf-2' }],
+      ['start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: Number.NEGATIVE_INFINITY, receiptUrl: 'u' }, requestId: 'inf-3' }],
+      ['send_event', { runId, name: 'go', data: { big: 10n }, requestId: 'inf-4' }],
+    ] as [string, Record<string, unknown>][]) {
+      const r = await service.call(tool, args, person);
+      expect(r.ok, tool).toBe(false);
+      if (r.ok) continue;
+      expect(r.error.code, JSON.stringify(r.error)).toBe('invalid');
+      expect(r.error.issues?.some((i) => /Infinity|NaN|bigint/.test(i)), JSON.stringify(r.error.issues)).toBe(true);
+    }
+    expect(await snapshot(dir)).toBe(before);
+  });
+
   it('forged and truncated tokens are invalid; a token of another board is invalid', async () => {
     const flip = (t: string, i: number) => t.slice(0, i) + (t[i] === 'A' ? 'B' : 'A') + t.slice(i + 1);
     for (const bad of [flip(token, 5), flip(token, token.length - 3), token.slice(0, -4), `${token}x`, 'a.b', '', '.']) {
