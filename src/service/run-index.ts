@@ -89,6 +89,13 @@ export class RunIndex {
    * such a folder makes one listing of runs/, not one at every later catch-up.
    */
   private bare = new Set<string>();
+  /**
+   * Runs this process is starting: each one's folder is made with its first
+   * commit's temp files, well before the change log names it, so under a load
+   * of new runs a catch-up nearly always falls inside some start. Counted too
+   * (once their folder is there), so a server's own starts cost no listing.
+   */
+  private readonly ownStarts = new Set<string>();
 
   constructor(
     private readonly board: Board,
@@ -186,7 +193,7 @@ export class RunIndex {
     if (runsDir !== c.runsDir) {
       // A folder that held no RUN.md may hold one now (git writes a folder's files after making it).
       for (const id of [...this.bare]) await this.refresh(id);
-      if (runsLinks - 2 !== this.entries.size + this.bare.size) {
+      if (runsLinks - 2 !== this.entries.size + this.bare.size + this.ownStartsUnseen()) {
         const ids = new Set(this.listRunIds());
         for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
         for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
@@ -197,6 +204,19 @@ export class RunIndex {
       this.cursor = { ...c, log, runsDir };
       this.dirty = true;
     }
+  }
+
+  /** A run this process begins to start; call what it returns once the start is over, done or not. */
+  starting(runId: string): () => void {
+    this.ownStarts.add(runId);
+    return () => this.ownStarts.delete(runId);
+  }
+
+  /** This process's starts whose folder is there but not yet in the index. */
+  private ownStartsUnseen(): number {
+    let n = 0;
+    for (const id of this.ownStarts) if (!this.entries.has(id) && !this.bare.has(id) && this.board.listing.stat(paths.runDir(id))) n++;
+    return n;
   }
 
   /** Re-read one run's summary if its RUN.md changed; forget it if RUN.md is gone. */

@@ -327,6 +327,11 @@ export class RunReader {
     }
   }
 
+  /** This process begins to start a run (see RunIndex.starting); call what it returns once the start is over. */
+  starting(runId: string): () => void {
+    return this.index.starting(runId);
+  }
+
   /** The runs still open, as the index knows them. */
   async openRunIds(): Promise<string[]> {
     return (await this.index.openSummaries()).map((r) => r.id);

@@ -65,6 +65,7 @@ export class RunWrites {
       const version = a.version ?? versions[versions.length - 1]!;
       if (!versions.includes(version)) throw new ToolError('not_found', `${a.process} has no version ${version} (published: ${versions.join(', ')})`);
       const pinned = await this.reader.pinned(a.process, version);
+      const started = this.reader.starting(runId);
       const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
         // The transaction rolled forward whatever a dead predecessor committed: its record may be here now.
         const finished = await this.replay.lookup(reads, 'start_run', a, actor);
@@ -76,7 +77,7 @@ export class RunWrites {
         if (plan.kind !== 'commit') throw refusalOf(plan);
         const view = runView(plan.state, pinned, now, this.reader.fileUrl);
         return { value: view, commit: changeCommit(plan, null, read.revOf, [...this.notes(plan, pinned, now), this.replay.recordOf('start_run', a, actor, view)]) };
-      });
+      }).finally(started);
       return value;
     });
   }

@@ -7,7 +7,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { CHANGES_FILE } from '../../src/board/layout.js';
 import { RESCAN_MS, RunIndex } from '../../src/service/run-index.js';
@@ -93,5 +93,29 @@ describe('the run index across coordinators', () => {
     await fs.rename(path.join(h.root, CHANGES_FILE), path.join(h.root, `${CHANGES_FILE}.old`));
     await fs.writeFile(path.join(h.root, CHANGES_FILE), '');
     expect((await index.summaries()).find((r) => r.id === d.run.id)?.inputs).toEqual({ claimant: CAST.ann, amount: 45 });
+  });
+
+  it("a run this coordinator is starting costs no listing of runs/ while its folder waits for the change log; another's does", async () => {
+    const board = await Board.open(h.root);
+    const index = new RunIndex(board);
+    await index.summaries();
+    const listings = vi.spyOn(board.listing, 'names');
+    const listedRuns = () => listings.mock.calls.filter(([dir]) => dir === 'runs').length;
+    // A start in flight: its folder holds its first commit's temp file, and the log does not name it yet.
+    const ours = 'r-01jzzzzzzzzzzzzzzzzzzzzzza';
+    await fs.mkdir(path.join(h.root, 'runs', ours));
+    await fs.writeFile(path.join(h.root, 'runs', ours, 'RUN.md.tmp-host-1-abcdef01'), 'temp');
+    const done = index.starting(ours);
+    await index.summaries();
+    expect(listedRuns()).toBe(0);
+    // Another coordinator's start in flight: only a listing can tell its folder from a hand-made run.
+    const theirs = 'r-01jzzzzzzzzzzzzzzzzzzzzzzb';
+    await fs.mkdir(path.join(h.root, 'runs', theirs));
+    await index.summaries();
+    expect(listedRuns()).toBe(1);
+    done();
+    await fs.rm(path.join(h.root, 'runs', ours), { recursive: true });
+    await fs.rm(path.join(h.root, 'runs', theirs), { recursive: true });
+    listings.mockRestore();
   });
 });
