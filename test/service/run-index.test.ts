@@ -21,6 +21,16 @@ describe('the run index across coordinators', () => {
   let other: Service;
   const person = () => h.as(CAST.ann);
   const ids = async (svc: Service) => ((await svc.call('list_runs', { limit: 100 }, person())) as { ok: true; data: { items: { id: string; state: string }[] } }).data.items;
+  const listedByOther = async () => (await ids(other)).map((r) => r.id);
+  /** A run started and seen by the other coordinator, then its folder moved out of runs/ with no commit: only runs/ changes. Returns where it went. */
+  const startedThenMovedAway = async (amount: number) => {
+    const r = await h.start('claim-review', { claimant: CAST.bob, amount });
+    await ids(other);
+    const away = `${h.root}-away-${r.run.id}`;
+    await fs.rename(path.join(h.root, 'runs', r.run.id), away);
+    expect(await listedByOther()).not.toContain(r.run.id);
+    return { id: r.run.id as string, away };
+  };
 
   beforeAll(async () => {
     h = await Harness.open({ groups: { finance: [CAST.fin] }, processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }] });
@@ -38,30 +48,21 @@ describe('the run index across coordinators', () => {
   });
 
   it('a run folder copied in or removed by hand (as git does) is seen through the runs/ listing', async () => {
-    const b = await h.start('claim-review', { claimant: CAST.bob, amount: 2 });
-    await ids(other);
-    // move it out and back in with no commit: only the runs/ folder changes
-    const away = `${h.root}-away-${b.run.id}`;
-    await fs.rename(path.join(h.root, 'runs', b.run.id), away);
-    expect((await ids(other)).map((r) => r.id)).not.toContain(b.run.id);
-    await fs.rename(away, path.join(h.root, 'runs', b.run.id));
-    expect((await ids(other)).map((r) => r.id)).toContain(b.run.id);
+    const b = await startedThenMovedAway(2);
+    await fs.rename(b.away, path.join(h.root, 'runs', b.id));
+    expect(await listedByOther()).toContain(b.id);
   });
 
   it('a run folder that holds no RUN.md yet (its files still coming, as git writes them) is indexed once they come and runs/ changes again', async () => {
-    const d = await h.start('claim-review', { claimant: CAST.bob, amount: 5 });
-    await ids(other);
+    const d = await startedThenMovedAway(5);
     // The folder arrives first, empty; the listing finds it and indexes nothing.
-    const away = `${h.root}-away-${d.run.id}`;
-    await fs.rename(path.join(h.root, 'runs', d.run.id), away);
-    expect((await ids(other)).map((r) => r.id)).not.toContain(d.run.id);
-    await fs.mkdir(path.join(h.root, 'runs', d.run.id));
-    expect((await ids(other)).map((r) => r.id)).not.toContain(d.run.id);
+    await fs.mkdir(path.join(h.root, 'runs', d.id));
+    expect(await listedByOther()).not.toContain(d.id);
     // Its files come (no commit, so no change-log line), then another run is started beside it.
-    for (const name of await fs.readdir(away)) await fs.rename(path.join(away, name), path.join(h.root, 'runs', d.run.id, name));
-    await fs.rmdir(away);
+    for (const name of await fs.readdir(d.away)) await fs.rename(path.join(d.away, name), path.join(h.root, 'runs', d.id, name));
+    await fs.rmdir(d.away);
     const e = await h.start('claim-review', { claimant: CAST.bob, amount: 6 });
-    expect((await ids(other)).map((r) => r.id)).toEqual(expect.arrayContaining([d.run.id, e.run.id]));
+    expect(await listedByOther()).toEqual(expect.arrayContaining([d.id, e.run.id]));
   });
 
   it('a fresh coordinator starts from .work/index.json and reads only what changed since', async () => {

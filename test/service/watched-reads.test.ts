@@ -35,29 +35,45 @@ async function listed(h: Harness): Promise<string[]> {
 }
 
 /**
+ * A copy of the board on which `act` moves runs on, as `who`, through a service
+ * of its own: what another clone or a lost process would have done. Returns
+ * the copy's folder; the caller brings in what it needs and removes it.
+ */
+async function movedOnInACopy(h: Harness, tag: string, who: string, act: (call: (tool: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>) => Promise<void>): Promise<string> {
+  const copy = `${h.root}-copy-${tag}`;
+  await fs.cp(h.root, copy, { recursive: true });
+  const board = await Board.open(copy);
+  const svc = await Service.open(board);
+  const actor = resolveActor(board.manifest, who);
+  if (!actor.ok) throw new Error(actor.message);
+  await act(async (tool, args) => {
+    const r = await svc.call(tool, args, actor.actor);
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    return r.data as Record<string, unknown>;
+  });
+  return copy;
+}
+
+/** Put a file in place as git does: written beside its destination, then renamed over it. */
+async function placed(from: string, to: string): Promise<void> {
+  await fs.mkdir(path.dirname(to), { recursive: true });
+  await fs.copyFile(from, `${to}.incoming`);
+  await fs.rename(`${to}.incoming`, to);
+}
+
+/**
  * Move a run on behind the service's back, as `git pull` would: its check is
  * claimed and submitted on a copy of the board, and the copy's files of the
  * run are renamed into this board's run folder. Nothing is appended to this
  * board's change log.
  */
 async function movedOnElsewhere(h: Harness, runId: string): Promise<void> {
-  const copy = `${h.root}-copy-${runId}`;
-  await fs.cp(h.root, copy, { recursive: true });
-  const board = await Board.open(copy);
-  const svc = await Service.open(board);
-  const agent = resolveActor(board.manifest, CAST.agent);
-  if (!agent.ok) throw new Error(agent.message);
-  const claim = await svc.call('claim', { runId, stepId: 'check', requestId: `copy-claim-${runId}` }, agent.actor);
-  if (!claim.ok) throw new Error(JSON.stringify(claim.error));
-  const token = (claim.data as { token: string }).token;
-  const submit = await svc.call('submit', { token, ...CLAIM_REVIEW_SUBMISSION, requestId: `copy-submit-${runId}` }, agent.actor);
-  if (!submit.ok) throw new Error(JSON.stringify(submit.error));
+  const copy = await movedOnInACopy(h, runId, CAST.agent, async (call) => {
+    const { token } = await call('claim', { runId, stepId: 'check', requestId: `copy-claim-${runId}` });
+    await call('submit', { token, ...CLAIM_REVIEW_SUBMISSION, requestId: `copy-submit-${runId}` });
+  });
   const from = path.join(copy, 'runs', runId);
-  const to = path.join(h.root, 'runs', runId);
-  for (const name of await fs.readdir(from)) {
-    await fs.copyFile(path.join(from, name), path.join(to, `${name}.incoming`));
-    await fs.rename(path.join(to, `${name}.incoming`), path.join(to, name));
-  }
+  for (const name of await fs.readdir(from)) await placed(path.join(from, name), path.join(h.root, 'runs', runId, name));
   await fs.rm(copy, { recursive: true, force: true });
 }
 
@@ -103,17 +119,11 @@ describe('reads of every open run while their folders are watched', () => {
     const f = await h.start('claim-review', { claimant: CAST.ann, amount: 60 });
     expect(await listed(h)).toContain(`${f.run.id}/check`);
     // The lease of a claim made elsewhere, and the change log's line for it: the run's folder is untouched.
-    const copy = `${h.root}-copy-lease`;
-    await fs.cp(h.root, copy, { recursive: true });
-    const board = await Board.open(copy);
-    const agent = resolveActor(board.manifest, CAST.rival);
-    if (!agent.ok) throw new Error(agent.message);
-    const claim = await (await Service.open(board)).call('claim', { runId: f.run.id, stepId: 'check', requestId: 'lease-only' }, agent.actor);
-    expect(claim.ok).toBe(true);
+    const copy = await movedOnInACopy(h, 'lease', CAST.rival, async (call) => {
+      await call('claim', { runId: f.run.id, stepId: 'check', requestId: 'lease-only' });
+    });
     const lease = leasePath(f.run.id, 'check');
-    await fs.mkdir(path.dirname(path.join(h.root, lease)), { recursive: true });
-    await fs.copyFile(path.join(copy, lease), path.join(h.root, `${lease}.incoming`));
-    await fs.rename(path.join(h.root, `${lease}.incoming`), path.join(h.root, lease));
+    await placed(path.join(copy, lease), path.join(h.root, lease));
     await fs.appendFile(path.join(h.root, CHANGES_FILE), `run ${f.run.id}\n`);
     await fs.rm(copy, { recursive: true, force: true });
     expect(await listed(h)).not.toContain(`${f.run.id}/check`);
