@@ -1,8 +1,10 @@
 /** The layer rule over an import graph, as pure functions the architecture test applies to src/. */
 
-/** The layers README's Architecture block lists, bottom up: a line naming several folders is one layer of them side by side. */
-export function layersOf(readme: string): string[][] {
-  const section = readme.slice(readme.indexOf('## Architecture'));
+/** The layers docs/architecture.md's first block under "Layers" lists, bottom up: a line naming several folders is one layer of them side by side. */
+export function layersOf(doc: string): string[][] {
+  const at = doc.indexOf('\n## Layers\n');
+  if (at < 0) throw new Error('no "## Layers" section');
+  const section = doc.slice(at);
   const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
   const layers: string[][] = [];
   for (const line of block.split('\n')) {

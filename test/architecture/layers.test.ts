@@ -1,6 +1,6 @@
 /**
  * The layer rule, checked over the real import graph of src/: each folder is
- * a layer, README's Architecture block lists them bottom up (folders on one
+ * a layer, docs/architecture.md's Layers block lists them bottom up (folders on one
  * line sit side by side), and a file may import only from its own folder or
  * from a layer listed before it, never sideways. No import cycle, even one of
  * types only. The graph is read with TypeScript's own import scanner
@@ -12,14 +12,14 @@ import { describe, expect, it } from 'vitest';
 import { layersOf, strongComponents, upArrows } from './import-graph.js';
 import { readSrc, ROOT, SRC } from './src-graph.js';
 
-const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const architecture = readFileSync(path.join(ROOT, 'docs/architecture.md'), 'utf8');
 const src = readSrc();
 const graph = { edges: new Map([...src.files].map(([f, { imports }]) => [f, imports])), unresolved: src.unresolved };
 
 describe('layers', () => {
-  const layers = layersOf(readme);
+  const layers = layersOf(architecture);
 
-  it('README names every folder of src/ as a layer, once', () => {
+  it('docs/architecture.md names every folder of src/ as a layer, once', () => {
     const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
     expect(layers.flat().sort()).toEqual(folders);
   });
@@ -45,14 +45,14 @@ describe('layers', () => {
 });
 
 describe('the rule itself, on a made-up graph', () => {
-  const layers = layersOf(['# x', '## Architecture', '', '```', 'src/core/   base', '            more words', 'src/mcp/ src/web/   side by side', 'src/cli/    top', 'bench/      not a layer', '```', '', '```', 'src/late/ after the block', '```'].join('\n'));
+  const layers = layersOf(['# x', '## Layers', '', '```', 'src/core/   base', '            more words', 'src/mcp/ src/web/   side by side', 'src/cli/    top', 'bench/      not a layer', '```', '', '```', 'src/late/ after the block', '```'].join('\n'));
   const g = (pairs: [string, string][]) => {
     const m = new Map<string, Set<string>>();
     for (const [a, b] of pairs) m.set(a, (m.get(a) ?? new Set()).add(b));
     return m;
   };
 
-  it('reads the layers bottom up from the first block of Architecture, side by side on one line', () => {
+  it('reads the layers bottom up from the first block under Layers, side by side on one line', () => {
     expect(layers).toEqual([['core'], ['mcp', 'web'], ['cli']]);
   });
 
