@@ -208,7 +208,7 @@ async function transitionsSection() {
 /**
  * The file system the boards are made on (the OS temp folder: set TMPDIR to measure another), from
  * /proc/mounts: its type and options. ext4 without a journal and ext4 with one cost very different
- * amounts of kernel time per created file and per flush (README, Performance).
+ * amounts of kernel time per created file and per flush (docs/performance.md).
  */
 function boardsFileSystem() {
   const dir = realpathSync(tmpdir());

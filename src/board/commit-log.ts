@@ -1,6 +1,6 @@
 /**
- * The commit log: what makes a commit durable with one flush (see README
- * "The write path"). One log per board and process,
+ * The commit log: what makes a commit durable with one flush
+ * (docs/architecture.md "The commit log"). One log per board and process,
  * `.work/log/<host>-<pid>-<random>.log`, append-only: a header frame (host,
  * pid, boot), then one frame per commit holding the same record as the
  * commit's journal (journal.ts), content and all. A commit's point of no
@@ -20,7 +20,7 @@
  * the file's size or blocks, so the file system flushes the data alone: on
  * this machine's ext4 half the time of a flush that grows the file, and on a
  * journaled ext4 no journal commit, which concurrent processes' flushes would
- * otherwise queue behind (README, Performance). Zeros never read as a frame
+ * otherwise queue behind (docs/performance.md). Zeros never read as a frame
  * (their digest does not match), so the log still ends at its last whole
  * record, and a record torn in its flush ends it the same way.
  *

@@ -1,5 +1,5 @@
 /**
- * Exclusive lock files (AIP-20 §4.2): created with O_CREAT|O_EXCL, holding
+ * Exclusive lock files (docs/architecture.md "Invariants"): created with O_CREAT|O_EXCL, holding
  * `{host, pid, acquiredAt, token, intent?}`, retried with jittered backoff.
  *
  * A lock may be broken when its holder is provably gone: on this host, its
@@ -69,7 +69,7 @@ async function readLock(file: string): Promise<{ info: LockInfo | null; raw: str
   const raw = buf.toString('utf8');
   try {
     const v = JSON.parse(raw) as Partial<LockInfo>;
-    // AIP-20's lock holds {host, pid, acquiredAt}; our token is an addition, so a lock without one is still understood.
+    // Another coordinator's lock may hold only {host, pid, acquiredAt}; our token is an addition, so a lock without one is still understood.
     if (typeof v.host === 'string' && Number.isInteger(v.pid) && typeof v.acquiredAt === 'string') {
       const info: LockInfo = { host: v.host, pid: v.pid as number, acquiredAt: v.acquiredAt, token: typeof v.token === 'string' ? v.token : '' };
       if (typeof v.intent === 'string') info.intent = v.intent;

@@ -7,7 +7,7 @@
  * deleting one leaves it "recently deleted": on ext4 without a journal (the
  * bench machines' disk) every new inode is searched for past those, so under
  * load each creation cost 0.3–0.8 ms of kernel time, more than the rest of a
- * transition (README "Performance"). PostgreSQL recycles its WAL segment files
+ * transition (docs/architecture.md "Recycled lock files and journals"). PostgreSQL recycles its WAL segment files
  * by renaming for the same reason.
  *
  * Only locks and journals are recycled. Their lock-free readers use what they

@@ -1,6 +1,6 @@
 /**
  * The board store: plain files as the only truth, safe under many writer
- * processes and crashes (AIP-20 §4, DESIGN.md "The write path"). It holds
+ * processes and crashes (docs/architecture.md "The write path"). It holds
  * the locks and composes the parts each transaction goes through.
  *
  * A transaction holds one scope's lock file, rolls forward any journal a dead

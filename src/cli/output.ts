@@ -3,7 +3,7 @@ import type { Issue } from '../core/issues.js';
 import { issueText } from '../core/issues.js';
 import { BoardError, faultOf } from '../board/errors.js';
 
-/** Exit codes, documented in the README. */
+/** Exit codes, documented in docs/cli.md "Exit codes". */
 export const EXIT = { ok: 0, refused: 1, usage: 2, busy: 3, corrupt: 4, diskFull: 5, internal: 70 } as const;
 
 /** The exit code for a tool's result: `retry` is busy (or a full disk), an internal fault is 70, any other refusal 1. */

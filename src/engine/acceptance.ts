@@ -1,5 +1,5 @@
 /**
- * §6 rule 3: when a submission completes a step. Every issue is returned at
+ * When a submission completes a step (docs/processes.md "How a run moves"). Every issue is returned at
  * once, in the words of the tool contracts (`output.cleared: expected boolean`).
  */
 import { formatPath } from '../core/issues.js';

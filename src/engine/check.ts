@@ -1,5 +1,5 @@
 /**
- * The check-1 profile's rules (profiles/check §2–§5): what an evaluator is
+ * The check-1 profile's rules (docs/processes.md "Checks (check-1)"): what an evaluator is
  * shown, how its answers become a verdict, and how a verdict reads in
  * issues. Pure: the evaluator itself is called by the service, outside any
  * lock, and its answers come back into the engine as a `CheckOutcome`.
@@ -115,7 +115,7 @@ export function readAnswer(q: AskedQuestion, a: unknown): { ok: true; answer: Ch
   }
 }
 
-/** One question's result: thresholds from the question, else the server's limits (§2, §5). */
+/** One question's result: thresholds from the question, else the server's limits (docs/processes.md "Checks (check-1)"). */
 export function judgeQuestion(q: CheckQuestion, a: CheckAnswer, limits: Limits): QuestionResult {
   switch (q.kind) {
     case 'yes_no': {

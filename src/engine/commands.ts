@@ -1,6 +1,6 @@
 /**
- * The protocol's writes as functions over a Machine (spec §3–§6, tool
- * contracts). Each checks in the documented order and either applies the
+ * The protocol's writes as functions over a Machine (see docs/agents.md "The tools"
+ * and docs/processes.md "How a run moves"). Each checks in the documented order and either applies the
  * transition with everything it triggers, or returns a `Stop`: a refusal
  * (changing nothing, unless it says what it keeps) or a request for a check
  * verdict. Nothing is thrown; `execute.ts` turns these into plans.
@@ -197,7 +197,7 @@ export function submit(m: Machine, stepId: string, claimId: string, sub: Submiss
 }
 
 /**
- * Complete a step through its check, if it has one (check-1 §3): pass and
+ * Complete a step through its check, if it has one (docs/processes.md "Verdicts"): pass and
  * advisory verdicts complete it with the verdict recorded; fail refuses with
  * the verdict in the handoff; unsure holds the submission for a person;
  * an evaluator that did not answer is `retry`.
@@ -343,7 +343,7 @@ export function decide(m: Machine, d: Decision, actor: Actor, rules: DecideRules
         by,
         at: m.at,
       };
-      // A person completing an escalated step is not checked again; an ordinary task is (check-1 §3).
+      // A person completing an escalated step is not checked again; an ordinary task is (docs/processes.md "Verdicts").
       if (st.escalation) {
         const v = st.escalation.check;
         m.complete(st.id, v ? withCheck(completion, v) : completion, d.next);
@@ -374,7 +374,7 @@ export function endClaims(m: Machine, agent: string, by: string): void {
   for (const lease of Object.values(m.state.leases)) if (lease.agent === agent) m.endLease(lease, 'claim.ended', by, { agent, reason: 'the agent was removed from the board' });
 }
 
-/** §3.6: deliver an event to the wait that is ready for it, or hold it. Returns the step that consumed it, or null. */
+/** docs/processes.md "How a run moves", Events: deliver an event to the wait that is ready for it, or hold it. Returns the step that consumed it, or null. */
 export function sendEvent(m: Machine, name: string, data: Record<string, unknown> | undefined, actor: Actor): { consumedBy: string | null } | Stop {
   if (m.ended) return RUN_ENDED();
   if (actor.kind === 'person' && !actor.operator) return no('forbidden', 'events come from agents and operators');

@@ -47,7 +47,7 @@ export type Plan =
   | { kind: 'refuse'; error: ToolError; keep?: Change }
   | { kind: 'check'; request: CheckRequest };
 
-/** §3.1: a new run from its validated inputs, entered at its first step and settled. */
+/** docs/processes.md "How a run moves": a new run from its validated inputs, entered at its first step and settled. */
 export function start(pinned: Pinned, args: { inputs: unknown; mode: 'live' | 'test' }, actor: Actor, ctx: Context, runId: string): Plan {
   const m = cmd.startRun(pinned, args, actor, ctx, runId);
   if (cmd.isStop(m)) return planOfStop(m, null, null, undefined);

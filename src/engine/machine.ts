@@ -1,5 +1,5 @@
 /**
- * How a run moves (spec §3, parallel-1 §3): entering steps, completing them,
+ * How a run moves (docs/processes.md "How a run moves"): entering steps, completing them,
  * rework, waits, deadlines and the end of a run. A `Machine` works on a copy
  * of one run's state and collects the audit events of what it did.
  */
@@ -50,7 +50,7 @@ export class Machine {
   readonly events: EngineEvent[] = [];
   readonly defs: Map<string, Step>;
   private readonly graph: StepGraph;
-  /** Where each branch step sits (parallel-1 §2), for joining. */
+  /** Where each branch step sits (docs/processes.md "Parallel branches (parallel-1)"), for joining. */
   private readonly branches: Map<string, BranchPlace>;
   /** The time transitions are stamped with; deadlines move it to when they fell due. */
   at: string;
@@ -184,7 +184,7 @@ export class Machine {
     return `w-${sha256Hex(seed).slice(0, 26)}`;
   }
 
-  /** Why a person step cannot be assigned, or null when it can (§3.4). */
+  /** Why a person step cannot be assigned, or null when it can (docs/processes.md "How a run moves"). */
   private assigneeProblem(def: Step): string | null {
     const p = def.person ?? '';
     if (p === 'initiator') return this.state.run.initiator ? null : 'person: initiator, but an agent started this run';
@@ -217,7 +217,7 @@ export class Machine {
   }
 
   /**
-   * Hand a step to a person (§3.3, check-1 unsure): it waits on a new work
+   * Hand a step to a person (docs/processes.md "How a run moves"; a check's unsure verdict): it waits on a new work
    * item for the operators; its claim and any open work item end.
    */
   escalate(id: string, escalation: Escalation): void {
@@ -255,7 +255,7 @@ export class Machine {
   }
 
   /**
-   * Rejection into `on_reject` (§3.1; parallel-1 rework): every step after the
+   * Rejection into `on_reject` (docs/processes.md "The choices we made", Rework): every step after the
    * returned-to step, other than the rejecting approval, moves its current
    * completion into history and becomes null; then the step is entered again.
    */
@@ -275,7 +275,7 @@ export class Machine {
     this.enter(target, def.kind === 'parallel' ? null : handoff);
   }
 
-  /** A server-side failure of a step (§3.5): the step fails with a note and the run ends `failed`. */
+  /** A server-side failure of a step (docs/processes.md "How a run moves"): the step fails with a note and the run ends `failed`. */
   failByServer(id: string, note: string): void {
     const st = this.step(id);
     if (st.current) st.history.push(st.current);
@@ -365,7 +365,7 @@ export class Machine {
     return best;
   }
 
-  /** §3.5: active while any step is ready or claimed; waiting when everything open waits on people, timers or events. */
+  /** docs/processes.md "How a run moves": active while any step is ready or claimed; waiting when everything open waits on people, timers or events. */
   settle(): void {
     const run = this.state.run;
     if (this.ended) return;

@@ -100,7 +100,7 @@ export interface Pinned {
 export interface Limits {
   runDataBytes: number;
   leaseSeconds: number;
-  /** check-1 §5: default thresholds, and how much run data an evaluator is shown. */
+  /** docs/processes.md "Checks (check-1)": default thresholds, and how much run data an evaluator is shown. */
   checkPass: number;
   checkFail: number | null;
   checkConfidence: number;

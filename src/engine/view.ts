@@ -36,7 +36,7 @@ export function runData(state: RunState, pinned: Pinned, url: FileUrl | null): R
   const steps: Record<string, StepDataView> = {};
   for (const def of pinned.process.steps) {
     const st = state.steps[def.id];
-    // While a check's unsure verdict waits on a person, run data shows it (check-1 §3).
+    // While a check's unsure verdict waits on a person, run data shows it (docs/processes.md "Verdicts").
     const pending = st?.escalation?.check;
     if (!st || (!st.current && st.history.length === 0 && !pending)) continue;
     if (def.kind === 'parallel' || (def.kind === 'finish' && !st.current)) continue;
@@ -49,7 +49,7 @@ export function runData(state: RunState, pinned: Pinned, url: FileUrl | null): R
   return { inputs: state.run.inputs, steps };
 }
 
-/** A hash of the run data at the time of this read (§3.4); file urls are left out so it is stable. */
+/** A hash of the run data at the time of this read (docs/processes.md "How a run moves"); file urls are left out so it is stable. */
 export function snapshotOf(state: RunState, pinned: Pinned): string {
   return sha256Hex(canonicalJson(runData(state, pinned, null)));
 }

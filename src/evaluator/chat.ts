@@ -1,6 +1,6 @@
 /**
  * The chat-completions adapter: one request per question, all at once, so
- * no answer sees another (check-1 §2). Speaks the OpenAI-compatible API that
+ * no answer sees another (docs/processes.md "What the evaluator sees"). Speaks the OpenAI-compatible API that
  * hosted providers and local servers (llama.cpp, Ollama, vLLM) share.
  */
 import { randomBytes } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * The command adapter: a configured executable reads the material and the
  * questions as JSON on stdin and writes its answers as JSON on stdout
- * (README, "Checks"). It runs in the board folder, killed at the timeout.
+ * (docs/processes.md "Checks (check-1)"). It runs in the board folder, killed at the timeout.
  */
 import { spawn } from 'node:child_process';
 import type { CheckAnswer, CheckRequest } from '../engine/check.js';

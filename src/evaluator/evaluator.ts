@@ -1,5 +1,5 @@
 /**
- * Ask the configured evaluator about one check request (check-1 §3): one
+ * Ask the configured evaluator about one check request (docs/processes.md "Verdicts"): one
  * attempt, and one retry when it does not answer; each attempt bounded by
  * the configured timeout. Never throws: a failure is an `error` outcome.
  */

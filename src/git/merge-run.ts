@@ -10,7 +10,7 @@
  *   (board/superseded.ts), signed and verifiable, with its files.
  *
  * The rule, which every clone computes alike whichever way round it merges
- * (AIP-20 §4.8's "the higher rev wins", made total):
+ * ("the higher rev wins", made total; docs/git.md "The merge rule"):
  *   1. a side whose audit chain verifies beats one whose chain is broken;
  *   2. the higher RUN.md `rev` (every transition of a run bumps it);
  *   3. the longer audit chain (lease renewals add lines, not revs);

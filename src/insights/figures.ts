@@ -1,7 +1,7 @@
 /**
  * The Insights figures: given every run's facts, the process versions they
  * pinned, a filter and the moment `now`, what `workboard stats --json` prints
- * and the Insights page draws. The exact definitions are in README, Insights.
+ * and the Insights page draws. The exact definitions are in docs/insights.md.
  * Pure: no clock, no files.
  */
 import { durationMs, type Process, type StepKind } from '../process/model.js';

@@ -2,8 +2,8 @@
  * The request an agent's loop is made of, one `tools/call`, answered without
  * building an SDK server, transport and web Request and Response for it.
  * Stateless MCP over HTTP builds all of these for every request
- * (src/mcp/http.ts), which cost serve more CPU than most tools do (README,
- * Performance). Only a request that the SDK would answer with a plain result
+ * (src/mcp/http.ts), which cost serve more CPU than most tools do
+ * (docs/performance.md). Only a request that the SDK would answer with a plain result
  * is taken here: a single JSON-RPC request of `tools/call` with a name and
  * plain arguments, headers the SDK accepts, no task asked for. The answer is
  * the same JSON-RPC response the SDK writes, with the same status and content

@@ -29,7 +29,7 @@ export interface Notification {
   id: string;
   kind: NotificationKind;
   at: string;
-  /** Test runs are recorded and never sent (§3.3). */
+  /** Test runs are recorded and never sent (docs/operators.md "Notifications"). */
   mode: 'live' | 'test';
   board: string;
   runId?: string;

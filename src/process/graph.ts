@@ -20,13 +20,13 @@ export interface Edge {
   index?: number;
 }
 
-/** Where a branch step sits (parallel-1 §2): its parallel step and the entry its branch starts at. */
+/** Where a branch step sits (docs/processes.md "Parallel branches (parallel-1)"): its parallel step and the entry its branch starts at. */
 export interface BranchPlace {
   parallel: string;
   entry: string;
 }
 
-/** What the walk of the branches meets that parallel-1 §2 forbids, in the order it meets it. */
+/** What the walk of the branches meets that docs/processes.md "Parallel branches (parallel-1)" forbids, in the order it meets it. */
 export type BranchFinding =
   /** `step` was reached from `entry` but already belongs to the branch entered at `first`. */
   | { kind: 'shared'; step: string; first: string; entry: string }
@@ -80,8 +80,8 @@ export class StepGraph {
   }
 
   /**
-   * The steps a rejection back to `target` resets (spec §3.1, parallel-1
-   * rework): everything the target leads to along forward and branch edges,
+   * The steps a rejection back to `target` resets (rework,
+   * docs/processes.md "The choices we made"): everything the target leads to along forward and branch edges,
    * other than the rejecting step, in the order the walk reaches them.
    */
   reworkRegion(target: string, rejecting: string): string[] {

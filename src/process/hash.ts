@@ -1,5 +1,5 @@
 /**
- * The content hash of a process version (spec §6 rule 5): SHA-256, in lower
+ * The content hash of a process version (docs/processes.md "The content hash"): SHA-256, in lower
  * case hex, over the RFC 8785 canonical JSON of the parsed frontmatter, one
  * newline character, then the body exactly as written.
  */

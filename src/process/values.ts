@@ -1,5 +1,5 @@
 /**
- * Checking values against declared fields (spec §2.3): run inputs, step
+ * Checking values against declared fields (docs/processes.md "Fields and values"): run inputs, step
  * outputs, `one_of` lists. Pure. Messages follow the tool contracts:
  * `output.cleared: expected boolean`, `output.extra: not declared`.
  */

@@ -27,7 +27,7 @@ export interface Completion {
   at: string;
 }
 
-/** One question of a check, answered and judged (check-1 §3). */
+/** One question of a check, answered and judged (docs/processes.md "Verdicts"). */
 export interface QuestionResult {
   ask: string;
   kind: 'yes_no' | 'choice' | 'rubric';

@@ -1,4 +1,4 @@
-/** The seven error codes of the tool contracts (§4.3), and the refusal every layer throws to answer with one. */
+/** The seven error codes of the tool contracts (docs/agents.md "Errors"), and the refusal every layer throws to answer with one. */
 export type ErrorCode = 'invalid' | 'not_accepted' | 'stale' | 'conflict' | 'forbidden' | 'not_found' | 'retry';
 
 /** A refusal exactly as the tool contracts shape it. Nothing changed. */

@@ -1,5 +1,5 @@
 /**
- * Stored files (§5): `upload` commits the bytes under `files/<id>/` with their
+ * Stored files (docs/agents.md "Evidence and uploads"): `upload` commits the bytes under `files/<id>/` with their
  * metadata and its replay record as one Commit value, the id addressed by the bytes' hash, name and type; file evidence
  * is verified before the engine runs, by the bytes' hash against both the id
  * and the recorded hash.
@@ -37,7 +37,7 @@ export class StoredFiles {
     private readonly now: () => Date,
   ) {}
 
-  /** Verify every `file` evidence ref before the engine runs: it exists and its bytes still match (§5). */
+  /** Verify every `file` evidence ref before the engine runs: it exists and its bytes still match (docs/agents.md "Evidence and uploads"). */
   async checks(evidence: readonly { kind: string; ref: string }[] | undefined): Promise<FileCheck> {
     const results = new Map<string, ReturnType<FileCheck>>();
     for (const item of evidence ?? []) {

@@ -1,5 +1,5 @@
 /**
- * requestId replay (§4): each write's result is recorded under
+ * requestId replay (docs/agents.md "Replay: the requestId"): each write's result is recorded under
  * `.work/requests/` in the same commit as the write; the same call again
  * gets the original result, another call with the same requestId `conflict`.
  */

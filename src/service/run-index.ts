@@ -1,6 +1,6 @@
 /**
  * Each coordinator's index of the board's runs, rebuilt from the files and
- * never a source of truth (AIP-20 §4.2). A run's summary (RUN.md) is reused
+ * never a source of truth (docs/architecture.md "The change log"). A run's summary (RUN.md) is reused
  * while RUN.md's inode, size and mtime are unchanged: every commit renames a
  * new RUN.md into place, so any write to a run invalidates it. The summaries
  * are also cached in `.work/index.json`, with how far the change log

@@ -1,5 +1,5 @@
 /**
- * Claim tokens: opaque and unforgeable (§6 rule 2). A token is
+ * Claim tokens: opaque and unforgeable (docs/agents.md "Claim tokens"). A token is
  * `base64url(JSON{r,s,c,e,a}).base64url(HMAC-SHA256)` (run, step, claim, expiry, agent) under a secret kept in
  * `.work/secret`, compared in constant time. Whether it is still *current* is
  * the lease's business: a token that verifies but names an ended or replaced

@@ -170,7 +170,7 @@ export class RunWrites {
     }
   }
 
-  /** What a committed write answers; the view a write returns shows every transition it triggered, run state included (§4). */
+  /** What a committed write answers; the view a write returns shows every transition it triggered, run state included (docs/agents.md "The tools"). */
   private answer(call: RunWriteCall, plan: Extract<Plan, { kind: 'commit' }>, pinned: Pinned, now: Date): unknown {
     const result = plan.result;
     if (result && 'lease' in result) {

@@ -4,8 +4,8 @@
  * A run or step file replaced by an alias bomb, 10k-deep YAML, a 5 MB
  * document, binary junk, an empty file, or a symbolic link to a secret
  * outside the board: every tool that touches the run refuses with `conflict`
- * and `board_file_invalid`, naming the file and the problem (README "A board
- * file that is invalid"); reads of the whole board go on. Ids with path
+ * and `board_file_invalid`, naming the file and the problem; reads of the
+ * whole board go on (docs/processes.md "The choices we made"). Ids with path
  * traversal (`../`, absolute paths, NUL, `%2e%2e`) given to every tool that
  * takes one are refused with the contract's codes (`not_found` for what does
  * not exist, `invalid` for what can never be an id, `not_accepted` for
@@ -210,7 +210,7 @@ describe('links inside the board are never followed', () => {
    * BUG (src/service/service.ts, Service.checkFile): evidence bytes are read with
    * readIfExists on the absolute path, not through the store's link check, so an
    * upload whose content is a symlink to a file outside the board (with meta.json
-   * naming that file's hash) is accepted as verified evidence; the README says no
+   * naming that file's hash) is accepted as verified evidence; docs/architecture.md says no
    * link inside a board is ever followed.
    */
   it('file evidence whose stored content is a symlink to a file outside the board is not_accepted naming the ref, and nothing of it leaks', async () => {
@@ -448,7 +448,7 @@ describe('the CLI on hostile files and ids', () => {
   async function cli(args: string[]) {
     const r = await workboard(['--board', a.h.root, ...args], { cwd: a.base });
     expect(`${r.stdout}${r.stderr}`, args.join(' ')).not.toContain(SECRET);
-    expect(r.code, `${args.join(' ')}: ${r.stderr}`).not.toBe(70); // 70: an internal error (README exit codes)
+    expect(r.code, `${args.join(' ')}: ${r.stderr}`).not.toBe(70); // 70: an internal error (docs/cli.md "Exit codes")
     expect(r.stderr, args.join(' ')).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m); // no stack trace
     return r;
   }

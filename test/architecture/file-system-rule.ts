@@ -1,5 +1,5 @@
 /**
- * The board is the only code that touches board files (README): outside
+ * The board is the only code that touches board files (docs/architecture.md "Layers"): outside
  * src/board/, no file imports board/fsutil or calls a store's `.abs(` (a
  * board path as a file-system path), and none imports a file-system module,
  * unless an allowlist names it with the reason (files that are not the

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { fileSystemBreaches } from './file-system-rule.js';
 import { readSrc, type SrcFile } from './src-graph.js';
 
-/** Paths relative to src/. Reading or writing the board from any of them is still a breach of the README's rule, which no test can see: keep each to its reason. */
+/** Paths relative to src/. Reading or writing the board from any of them is still a breach of docs/architecture.md's rule, which no test can see: keep each to its reason. */
 const ALLOWED: Record<string, string> = {
   'cli/tools/args.ts': "the CLI reads the user's --inputs-file, --output-file and attachment files, named on the command line",
   'cli/commands/validate.ts': "the CLI reads the PROCESS.md files and folders the user names (a published version is read through the store)",

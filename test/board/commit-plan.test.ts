@@ -2,7 +2,7 @@
  * Commit planning without a disk: staged files, what each was read as and the
  * chain head in; final bytes, revs and audit events, or a refusal, out.
  *
- * Rules under test (README "The board on disk", "The write path", "External edits"):
+ * Rules under test (docs/architecture.md "The board on disk", "The write path", "External edits"):
  *  - unchanged content writes nothing; a change bumps the rev by one;
  *  - events: adoptions first, then lock.broken, then the caller's; the last records every file written;
  *  - a committed write without an audit event, or one breaking its schema, is refused.

@@ -1,6 +1,6 @@
 /**
  * `workboard init`, `--version` and usage errors, through the real binary.
- * Exit codes (src/cli/output.ts, README): 0 ok, 1 refused, 2 usage.
+ * Exit codes (src/cli/output.ts, docs/cli.md "Exit codes"): 0 ok, 1 refused, 2 usage.
  */
 import { promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -24,7 +24,7 @@ export const PROCESS = 'release-notes';
 export const RELEASE_DATE = '2026-12-01';
 export const WORKER = path.join(ROOT, 'test', 'crash', 'crash-worker.mjs');
 
-/** Documented CLI exit codes (README "Exit codes"). */
+/** Documented CLI exit codes (docs/cli.md "Exit codes"). */
 export const EXIT = { ok: 0, refused: 1, usage: 2, busy: 3, corrupt: 4, internal: 70 } as const;
 
 /**

@@ -54,7 +54,7 @@ describe('token commands', () => {
     expect(days).toBeLessThanOrEqual(14);
     const plain = JSON.parse((await wb('--json', 'token', 'create', 'MIRA@example.com')).stdout).data;
     expect(plain.identity).toBe('mira@example.com');
-    // The default expiry is the README's: 30 days.
+    // The default expiry is docs/operators.md's: 30 days.
     expect(Math.round((Date.parse(plain.expiresAt) - Date.now()) / 86_400_000)).toBe(30);
 
     const file = await fs.readFile(path.join(dir, '.work/tokens.json'), 'utf8');

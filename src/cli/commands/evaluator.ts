@@ -31,7 +31,7 @@ export function register(program: Command, cli: Cli): void {
       const board = await cli.board();
       const cfg = board.manifest.evaluator;
       if (!cfg) {
-        process.stderr.write('no evaluator is configured: add an `evaluator:` section to WORK.md (README, "Checks"); until then the board does not offer check-1\n');
+        process.stderr.write('no evaluator is configured: add an `evaluator:` section to WORK.md (docs/processes.md "Checks (check-1)"); until then the board does not offer check-1\n');
         cli.exit(EXIT.refused);
       }
       const started = Date.now();

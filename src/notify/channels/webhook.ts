@@ -13,7 +13,7 @@ export function signature(secret: string, body: string): string {
 
 /**
  * The shared secret, from the named environment variable or the file under
- * `.work/`, as README says (a path elsewhere fails the attempt, naming it).
+ * `.work/`, as docs/operators.md "Notifications" says (a path elsewhere fails the attempt, naming it).
  */
 export async function webhookSecret(cfg: { secretEnv?: string; secretFile?: string }, state: WorkState): Promise<string | null> {
   if (cfg.secretEnv) {

@@ -1,5 +1,5 @@
 /**
- * The publication rules for parallel branches (parallel-1 §2): a branch is
+ * The publication rules for parallel branches (docs/processes.md "Parallel branches (parallel-1)"): a branch is
  * what its entry reaches up to `join`; it holds no parallel step, reaches no
  * finish, never returns to its fork, shares no step with another branch, is
  * entered only at its entry, and rejections inside it stay inside it.

@@ -1,4 +1,4 @@
-/** Field declarations (spec §2.3): the `inputs` of a process and the `output` of a step. */
+/** Field declarations (docs/processes.md "Fields and values"): the `inputs` of a process and the `output` of a step. */
 import type { IssueList, PathSegment } from '../../core/issues.js';
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldSpec, type FieldType, type Fields, type Scalar } from '../model.js';
 import { expectedText, hasType } from '../values.js';

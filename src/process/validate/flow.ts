@@ -1,5 +1,5 @@
 /**
- * How a run can move through the steps (spec §2.2): every step reachable from
+ * How a run can move through the steps (docs/processes.md "Routes and reachability"): every step reachable from
  * the first, and no loop along next and on_timeout; only on_reject goes back.
  */
 import type { IssueList } from '../../core/issues.js';

@@ -1,7 +1,7 @@
 /**
- * Validate a parsed PROCESS.md frontmatter against spec §2 and the
+ * Validate a parsed PROCESS.md frontmatter against docs/processes.md "The rules we enforce" and the
  * publication rules of the parallel-1 and check-1 profiles. Pure. This file
- * holds the entry point and the top-level keys (§2.1); each other section of
+ * holds the entry point and the top-level keys (docs/processes.md "The file"); each other section of
  * the rules has its own file beside it.
  *
  * Every problem is collected; nothing stops at the first. Paths are segment

@@ -1,5 +1,5 @@
 /**
- * What the steps name and how they connect (spec §2.2): the default `next`,
+ * What the steps name and how they connect (docs/processes.md "Routes and reachability"): the default `next`,
  * every target of next, routes, on_reject, on_timeout and branches, `join`,
  * and the data paths of `person` and `wait_until`. The branch rules run
  * first (the default next depends on them), the flow rules last; all of them

@@ -1,5 +1,5 @@
 /**
- * The steps list and each step's own keys (spec §2.2): ids, the one kind key,
+ * The steps list and each step's own keys (docs/processes.md "Steps"): ids, the one kind key,
  * which keys each kind allows, next and its routes, branch entries,
  * durations and evidence, and what the server's offer permits.
  */
@@ -25,7 +25,7 @@ const KIND_KEYS: Record<StepKind, readonly string[]> = {
 const STEP_KEYS = new Set<string>(['id', ...STEP_KINDS, ...Object.values(KIND_KEYS).flat()]);
 
 /**
- * Each step checked on its own (§2.2). Every entry gets a draft, so the
+ * Each step checked on its own (docs/processes.md "Steps"). Every entry gets a draft, so the
  * references and reachability can still be checked: an entry that is no
  * step (not a map, no kind key, two kind keys) gets a `shadow` draft holding
  * only the edges it names, and an entry without a usable id is checked

@@ -71,7 +71,7 @@ export function InsightsPage(p: InsightsPageProps) {
       <h1>Insights</h1>
       <p class="desc">
         Figures from the runs' audit chains. Each bar and each number links to the runs behind it, and every figure is what <code>{statsCommand(s)}</code> prints.
-        Times are those of the audit lines; the definitions are in the README, under Insights.
+        Times are those of the audit lines; the definitions are in docs/insights.md.
       </p>
       <form method="get" action="/insights" class="filters" aria-label="Filter the figures">
         <FilterSelect label="Process" name="process" any="every process" options={p.processes.map((x) => ({ value: x.name, text: x.title }))} selected={p.form.process || undefined} />
