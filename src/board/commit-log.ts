@@ -196,6 +196,7 @@ export class CommitLog {
     return log;
   }
 
+  // The log's states and the invariants these fields keep: docs/architecture.md "A commit's states".
   private fd: number | null = null;
   private rel: string | null = null;
   private headerBytes = 0;
