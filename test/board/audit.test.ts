@@ -1,5 +1,5 @@
 /**
- * The hash-linked audit chain (DESIGN.md "Audit chain"): one JSON object per
+ * The hash-linked audit chain (docs/architecture.md "The audit chain"): one JSON object per
  * line; seq from 0, +1 each; ts non-decreasing; prevHash "GENESIS" for seq 0,
  * else the previous line's hash; hash = SHA-256 hex of the RFC 8785 canonical
  * JSON of the line without `hash`. Anyone can verify it without a secret. A
@@ -22,7 +22,7 @@ import { cleanupTmp, readText, runData, runId, stepData, tmpDir } from '../suppo
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
-/** The hash as DESIGN.md defines it, computed without the code under test. */
+/** The hash as docs/architecture.md "The audit chain" defines it, computed without the code under test. */
 function independentHash(line: Record<string, unknown>): string {
   const { hash: _omit, ...rest } = line;
   const c = canonicalize(rest);

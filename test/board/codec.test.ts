@@ -1,5 +1,5 @@
 /**
- * The board file format (DESIGN.md "File format rules"): reviewers read these
+ * The board file format (docs/architecture.md "The board on disk"): reviewers read these
  * files in git diffs, so the bytes must be predictable.
  *  - top-level keys in the schema's order, whatever order the data came in;
  *  - timestamps and strings a YAML 1.1 reader would take for a boolean, null

@@ -1,5 +1,5 @@
 /**
- * Lock files (AIP-20 §4.2, DESIGN.md "The write path" step 1): created with
+ * Lock files (docs/architecture.md "The write path", step 1): created with
  * O_CREAT|O_EXCL, holding {host, pid, acquiredAt}; a foreign lock file is
  * always honoured unless its holder is provably gone:
  *  - on this host: its pid no longer exists (a live pid is respected however old);

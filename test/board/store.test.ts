@@ -2,7 +2,7 @@
  * The board store through its public surface (`Board.init`, `board.store`):
  * transactions on real files in real temporary directories.
  *
- * Rules under test (AIP-20 §4.1, §4.2, §4.7; DESIGN.md "The write path"):
+ * Rules under test (docs/architecture.md "The write path", "External edits"):
  *  - an applied write gives rev + 1 and exactly one audit line;
  *  - an unchanged rewrite writes nothing at all;
  *  - a refused or failed transaction changes no file and audits nothing;
@@ -266,7 +266,7 @@ describe('paths', () => {
     expect(await snapshotDir(root)).toEqual(before);
   });
 
-  // DESIGN.md: one run = one lock scope. A run's transaction holds only that run's lock,
+  // docs/architecture.md "The write path": one run = one lock scope. A run's transaction holds only that run's lock,
   // so it must not write a board-scope file (or another run's) under it.
   it('a run transaction cannot write a file of another scope (WORK.md, another run), and changes nothing', async () => {
     const { root, board } = await newBoard();
