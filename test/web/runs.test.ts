@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
 import {
-  ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
+  ARTIFACTS, axeProblems, person, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
 } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
@@ -103,10 +103,10 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
 
   it('says a rejected approval as rejected, in the steps table and the timeline, with the note whole', async () => {
     const runId = await payoutAwaitingApproval(suite.wb, 'Rejected-Once');
-    const work = await suite.wb.service.call('get_work', {}, { kind: 'person', email: PEOPLE.ana, operator: false });
-    const item = (work as any).data.workItems.find((w: any) => w.runId === runId);
+    const work = await suite.wb.service.call('get_work', { process: 'payout', limit: 100 }, person(PEOPLE.ana));
+    const item = (work as any).data.items.find((w: any) => w.runId === runId).workItem;
     const note = 'The memo names the wrong cost centre; the payee also asked for the payment to go to their second account, which we have not verified yet.';
-    const decided = await suite.wb.service.call('decide', { runId, workItemId: item.id, decision: 'rejected', note, snapshot: item.snapshot, requestId: rid() }, { kind: 'person', email: PEOPLE.ana, operator: false });
+    const decided = await suite.wb.service.call('decide', { runId, workItemId: item.id, decision: 'rejected', note, snapshot: item.snapshot, requestId: rid() }, person(PEOPLE.ana));
     expect(decided.ok, JSON.stringify(decided)).toBe(true);
     for (const [name, viewport] of VIEWPORTS) {
       const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ben, viewport);
@@ -114,7 +114,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
       const approval = page.locator('table.stack tbody tr', { has: page.locator('th', { hasText: 'Approve the payout' }) });
       expect(await approval.locator('td[data-label="State"]').textContent()).toBe('Rejected');
       const timeline = await page.locator('ol.timeline li').allTextContents();
-      expect(timeline.some((t) => t.includes('ana@example.com rejected “Approve the payout when the memo explains it” → back to “Draft the payout”') && t.includes(note))).toBe(true);
+      expect(timeline.some((t) => t.includes('Ana Silva rejected “Approve the payout when the memo explains it” → back to “Draft the payout”') && t.includes(note))).toBe(true);
       expect(timeline.join('\n')).not.toMatch(/step (rejected|completed)/);
       expect(await axeProblems(page)).toEqual([]);
       await page.screenshot({ path: path.join(ARTIFACTS, `run-rejected-${name}.png`), fullPage: true });
