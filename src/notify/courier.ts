@@ -190,7 +190,7 @@ export class Courier {
     if (key.startsWith('email:')) {
       const cfg = m.notifications.email;
       if (!cfg) throw new Error('no email is configured any more');
-      return sendEmail(cfg, key.slice('email:'.length), emailOf(n, this.baseUrl), signal);
+      return sendEmail(cfg, key.slice('email:'.length), emailOf(n, this.baseUrl, m.title), signal);
     }
     throw new Error(`no channel ${key}`);
   }
