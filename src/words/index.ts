@@ -6,9 +6,9 @@
  * no files, no clock, no board.
  */
 export { humanize } from './humanize.js';
-export { inSentence, joinClauses } from './sentence.js';
+export { inList, inSentence } from './sentence.js';
 export { linkHref, webHref } from './links.js';
-export { declaredNames, personName, type PersonLike } from './people.js';
+export { personName, type PersonLike } from './people.js';
 export { dateWords, exactTime, isTimeZone, relativeTime } from './time.js';
 export { instantOf, zoneWords } from './wall-clock.js';
 export { cutAtWord, firstSentence } from './text.js';
