@@ -106,6 +106,9 @@ export function isStatePath(rel: string): boolean {
   return norm !== null && norm.startsWith(`${STATE_DIR}/`);
 }
 
+/** Where a running `serve --http` listens, for links made by other processes (see served-at.ts). */
+export const SERVED_AT = `${STATE_DIR}/serve.json`;
+
 /** The notification outbox; a run's notifications are named `<runId>-<id>.json` and commit with the run. */
 export const OUTBOX_DIR = `${STATE_DIR}/notifications`;
 

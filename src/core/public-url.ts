@@ -3,8 +3,8 @@
  * and the CLI: `WORKBOARD_PUBLIC_URL` is the address people use (set it
  * behind a reverse proxy, e.g. `https://work.example.com`); WORK.md's
  * `notifications.baseUrl`, when the board sets one, is where links in
- * messages and sign-in links point; without either, the address `serve
- * --http` binds by default.
+ * messages and sign-in links point; without either, the address a running
+ * `serve --http` of the board listens on, else the one it binds by default.
  */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:7420';
 
@@ -18,12 +18,11 @@ export function publicUrlFromEnv(env: NodeJS.ProcessEnv = process.env): { origin
   return { origin: u.origin, secure: u.protocol === 'https:' };
 }
 
-/** Where a link for people points: `explicit` (e.g. --base-url), else WORKBOARD_PUBLIC_URL, else the default serve address. */
-export function baseUrlFor(explicit: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  return explicit ?? publicUrlFromEnv(env)?.origin ?? DEFAULT_BASE_URL;
-}
-
-/** The same for a board: `explicit`, else its WORK.md `notifications.baseUrl`, else as baseUrlFor. */
-export function boardBaseUrl(manifest: { notifications: { baseUrl: string | null } }, explicit?: string, env: NodeJS.ProcessEnv = process.env): string {
-  return baseUrlFor(explicit ?? manifest.notifications.baseUrl ?? undefined, env);
+/**
+ * Where a link for people to a board points: `explicit` (e.g. --base-url), else WORK.md's
+ * `notifications.baseUrl`, else WORKBOARD_PUBLIC_URL, else `served` (where its serve listens now),
+ * else the default serve address.
+ */
+export function boardBaseUrl(manifest: { notifications: { baseUrl: string | null } }, opts: { explicit?: string | undefined; served?: string | null; env?: NodeJS.ProcessEnv } = {}): string {
+  return opts.explicit ?? manifest.notifications.baseUrl ?? publicUrlFromEnv(opts.env ?? process.env)?.origin ?? opts.served ?? DEFAULT_BASE_URL;
 }

@@ -1,12 +1,15 @@
 /**
  * Audit lines in words, for people: `workboard log`, the textconv that
  * `git log -p` shows (`workboard audit-text`) and the commit messages of
- * `serve --git-commit` all say a line the same way. People are named as
- * WORK.md names them, steps by their id, and what a line records is said
+ * `serve --git-commit` all say a line the same way, and so does the run
+ * page's timeline. People are named as WORK.md names them, processes and
+ * steps by their titles (“Review the claim”; by id when the pinned version
+ * cannot be read), notes whole, and what a line records is said
  * briefly; hashes and signatures never appear (the files keep them). Pure.
  */
 import type { AuditEvent } from '../board/audit.js';
-import type { StepKind } from '../process/model.js';
+import type { Process, StepKind } from '../process/model.js';
+import { processTitle, stepTitle } from '../words/index.js';
 
 /** What a run is, as far as words need it. */
 export interface RunFacts {
@@ -15,6 +18,8 @@ export interface RunFacts {
   inputs: Record<string, unknown>;
   /** Each step's kind in the pinned process version; empty when it cannot be read. */
   kinds: ReadonlyMap<string, StepKind>;
+  /** What people call the process and its steps, when the pinned version can be read; else ids are said. */
+  titles?: { process: string; steps: ReadonlyMap<string, string> };
 }
 
 /** What the board says about the identities and runs a text names. */
@@ -22,6 +27,19 @@ export interface Words {
   /** WORK.md's names of people, by lowercased email. */
   names: ReadonlyMap<string, string>;
   runs: ReadonlyMap<string, RunFacts>;
+}
+
+/** What a readable process version tells the words: its steps' kinds and everybody's titles. */
+export function processWords(process: Pick<Process, 'name' | 'body' | 'steps'>): Pick<RunFacts, 'kinds' | 'titles'> {
+  return {
+    kinds: new Map(process.steps.map((s) => [s.id, s.kind])),
+    titles: { process: processTitle(process), steps: new Map(process.steps.map((s) => [s.id, stepTitle(s)])) },
+  };
+}
+
+/** WORK.md's names of people, by lowercased email, for `Words.names`. */
+export function peopleNames(people: readonly { email: string; name?: string | undefined }[]): Map<string, string> {
+  return new Map(people.flatMap((p) => (p.name ? [[p.email.toLowerCase(), p.name] as const] : [])));
 }
 
 export const NO_WORDS: Words = { names: new Map(), runs: new Map() };
@@ -64,33 +82,38 @@ export function runOf(entity: string): string | null {
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
-const quoted = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? `"${clip(v)}"` : undefined);
+/** A person's free text (a note, a reason), whole: an auditor reads every word of it, on one line. */
+const quoted = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? `"${oneLine(v).trim()}"` : undefined);
 
 interface Line {
   by: string;
   passive: boolean;
   person: boolean;
   step: string;
+  /** A step named in the line's changes (`next`, `to`), in the same words as `step`. */
+  stepNamed: (id: unknown) => string;
   c: Record<string, unknown>;
   kind: StepKind | undefined;
+  /** The process's title, when the run's pinned version can be read. */
+  process: string | undefined;
   name: (identity: unknown) => string;
 }
 
 function completed(l: Line): Said {
   const verb = l.passive ? null : !l.person ? 'submitted' : l.kind === 'approve' ? 'approved' : 'completed';
-  const next = typeof l.c.next === 'string' ? ` → ${l.c.next}` : '';
+  const next = typeof l.c.next === 'string' ? ` → ${l.stepNamed(l.c.next)}` : '';
   return { what: verb ? `${l.by} ${verb} ${l.step}${next}` : `${l.step} is done${next}`, detail: quoted(l.c.note) };
 }
 
 const SAY: Record<string, (l: Line) => Said> = {
-  'run.started': (l) => ({ what: `${l.by} started ${text(l.c.process)} v${text(l.c.version)}${l.c.mode === 'test' ? ' as a test run' : ''}` }),
+  'run.started': (l) => ({ what: `${l.by} started ${l.process ?? text(l.c.process)} v${text(l.c.version)}${l.c.mode === 'test' ? ' as a test run' : ''}` }),
   'run.ended': (l) => ({ what: `${l.passive ? 'the run ended' : `${l.by} ended the run`}: ${text(l.c.outcome)}`, detail: quoted(l.c.note) }),
   'run.cancelled': (l) => ({ what: `${l.by} cancelled the run`, detail: quoted(l.c.note) }),
   'step.ready': (l) => ({ what: `${l.step} is ready` }),
   'step.claimed': (l) => ({ what: `${l.by} claimed ${l.step}`, detail: `until ${when(l.c.expiresAt)}` }),
   'step.renewed': (l) => ({ what: `${l.by} renewed the claim on ${l.step}`, detail: quoted(l.c.progress) }),
   'step.completed': completed,
-  'step.rejected': (l) => ({ what: `${l.by} rejected ${l.step}${typeof l.c.to === 'string' ? ` → back to ${l.c.to}` : ''}`, detail: quoted(l.c.note) }),
+  'step.rejected': (l) => ({ what: `${l.by} rejected ${l.step}${typeof l.c.to === 'string' ? ` → back to ${l.stepNamed(l.c.to)}` : ''}`, detail: quoted(l.c.note) }),
   'step.failed': (l) => ({ what: l.passive ? `${l.step} failed` : `${l.by} marked ${l.step} failed`, detail: quoted(l.c.note) }),
   'step.returned': (l) => ({ what: `${l.by} sent ${l.step} back`, detail: quoted(l.c.note) }),
   'step.escalated': (l) => ({ what: `${l.by} escalated ${l.step} to the operators`, detail: quoted(l.c.note) }),
@@ -132,13 +155,20 @@ export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'
   const run = runOf(ev.entity);
   const step = run ? ev.entity.slice(ev.entity.indexOf('/') + 1) : ev.entity;
   const c = (ev.input?.changes ?? {}) as Record<string, unknown>;
+  const facts = run ? words.runs.get(run) : undefined;
+  const stepNamed = (id: unknown): string => {
+    const title = facts?.titles?.steps.get(text(id));
+    return title !== undefined ? `“${title}”` : text(id);
+  };
   const line: Line = {
     by: ev.actor === 'coordinator' ? 'the coordinator' : nameOf(ev.actor, words),
     passive: BOARD_ITSELF.has(ev.actor),
     person: isPerson(ev.actor),
-    step: ev.entity.startsWith('run:') ? 'the run' : step,
+    step: ev.entity.startsWith('run:') ? 'the run' : stepNamed(step),
+    stepNamed,
     c,
-    kind: run ? words.runs.get(run)?.kinds.get(step) : undefined,
+    kind: facts?.kinds.get(step),
+    process: facts?.titles?.process,
     name: (identity) => nameOf(text(identity), words),
   };
   if (Object.hasOwn(SAY, ev.action)) return SAY[ev.action]!(line);

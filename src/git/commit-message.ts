@@ -6,6 +6,7 @@
  * author when one person did everything. Pure: audit lines and words in.
  */
 import type { AuditEvent } from '../board/audit.js';
+import { inList } from '../words/index.js';
 import { byBoardItself, clip, isPerson, lineText, nameOf, oneLine, runOf, say, type Words } from './audit-words.js';
 
 export interface CommitMessage {
@@ -18,10 +19,6 @@ export interface CommitMessage {
 const AGENT_ID = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
-
-function list(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
-}
 
 /** A run's scalar inputs that fit on a line, people by name: what tells one run from another. */
 function keyInputs(inputs: Record<string, unknown>, words: Words): string[] {
@@ -53,7 +50,7 @@ function actor(identity: string, words: Words): string {
 function subject(events: readonly AuditEvent[], words: Words, changed: readonly string[]): string {
   if (events.length === 0) {
     const shown = changed.slice(0, 3);
-    return `Board files changed: ${list(changed.length > 3 ? [...shown, `${changed.length - 3} more`] : shown)}`;
+    return `Board files changed: ${inList(changed.length > 3 ? [...shown, `${changed.length - 3} more`] : shown)}`;
   }
   const acts = events.filter((e) => !byBoardItself(e.actor));
   const lead = acts.length === 1 ? acts[0]! : events.length === 1 ? events[0]! : null;
@@ -67,7 +64,7 @@ function subject(events: readonly AuditEvent[], words: Words, changed: readonly 
   const parts = [];
   if (runs.length === 1) parts.push(`${plural(inRuns.length, 'transition')} in ${runLabel(runs[0]!, words)}`);
   else if (runs.length > 1) {
-    const of = processes.length === 0 ? '' : processes.length <= 3 ? ` of ${list(processes)}` : ` of ${processes.length} processes`;
+    const of = processes.length === 0 ? '' : processes.length <= 3 ? ` of ${inList(processes)}` : ` of ${processes.length} processes`;
     parts.push(`${plural(inRuns.length, 'transition')} in ${runs.length} runs${of}`);
   }
   const onBoard = events.length - inRuns.length;

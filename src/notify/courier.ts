@@ -14,6 +14,7 @@ import { OUTBOX_DIR } from '../board/layout.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
 import { boardBaseUrl } from '../core/public-url.js';
+import { servedAt } from '../board/served-at.js';
 import { ATTEMPT_MS, Lanes, PER_CHANNEL, within } from './attempts.js';
 import { runCommand } from './channels/command.js';
 import { sendEmail } from './channels/email.js';
@@ -54,7 +55,7 @@ export class Courier {
   }
 
   private get baseUrl(): string {
-    return boardBaseUrl(this.board.manifest);
+    return boardBaseUrl(this.board.manifest, { served: servedAt(this.board.state) });
   }
 
   /**
@@ -190,7 +191,7 @@ export class Courier {
     if (key.startsWith('email:')) {
       const cfg = m.notifications.email;
       if (!cfg) throw new Error('no email is configured any more');
-      return sendEmail(cfg, key.slice('email:'.length), emailOf(n, this.baseUrl), signal);
+      return sendEmail(cfg, key.slice('email:'.length), emailOf(n, this.baseUrl, m.title), signal);
     }
     throw new Error(`no channel ${key}`);
   }

@@ -97,7 +97,7 @@ export class Digests {
       try {
         const cfg = m.notifications.email;
         if (!cfg) throw new Error('no email is configured any more');
-        await within(ATTEMPT_MS.email, 'the email', (signal) => sendEmail(cfg, who, digestOf(items, this.baseUrl(), m.name, m.notifications.timeZone), signal));
+        await within(ATTEMPT_MS.email, 'the email', (signal) => sendEmail(cfg, who, digestOf(items, this.baseUrl(), m.title, m.notifications.timeZone), signal));
       } catch (err) {
         this.notBefore.set(who, this.now().getTime() + this.intervalMs);
         this.log(`digest for ${who}: ${err instanceof Error ? err.message : String(err)}; tried again in ${m.notifications.digestMinutes} min`);

@@ -33,13 +33,14 @@ function paragraphs(text: string): string {
   return text.split('\n').map((l) => `<p>${linked(l)}</p>`).join('\n');
 }
 
-export function emailOf(n: Notification, baseUrl: string): Message {
+/** An email is signed with the board's title as WORK.md gives it ("Finance board"), never its id. */
+export function emailOf(n: Notification, baseUrl: string, boardTitle: string): Message {
   const link = linkOf(n, baseUrl);
   const test = n.mode === 'test' ? '[test run] ' : '';
   return {
     subject: `${test}${n.subject}`,
-    text: `${n.text}\n\nOpen it: ${link}\n\n— workboard (${n.board})\n`,
-    html: `<!doctype html><html><body>\n${paragraphs(n.text)}\n<p><a href="${escape(link)}">Open it in workboard</a></p>\n<p style="color:#666">workboard (${escape(n.board)})</p>\n</body></html>\n`,
+    text: `${n.text}\n\nOpen it: ${link}\n\n— workboard (${boardTitle})\n`,
+    html: `<!doctype html><html><body>\n${paragraphs(n.text)}\n<p><a href="${escape(link)}">Open it in workboard</a></p>\n<p style="color:#666">workboard (${escape(boardTitle)})</p>\n</body></html>\n`,
   };
 }
 
@@ -48,15 +49,15 @@ export function emailOf(n: Notification, baseUrl: string): Message {
  * subject (the run's and the step's titles), its first line, and when it is due as rules.ts writes it, in the
  * board's zone.
  */
-export function digestOf(notes: readonly Notification[], baseUrl: string, board: string, timeZone: string): Message {
+export function digestOf(notes: readonly Notification[], baseUrl: string, boardTitle: string, timeZone: string): Message {
   const items = notes.map((n) => ({
     n,
     link: linkOf(n, baseUrl),
     lines: [n.text.split('\n')[0] ?? '', dueSentence(n.due, timeZone, n.kind === 'overdue')].filter((l): l is string => l !== undefined && l !== ''),
   }));
-  const subject = `${notes.length} new on ${board}: ${notes[0]?.subject ?? ''}${notes.length > 1 ? ' and more' : ''}`;
-  const text = `${items.map(({ n, link, lines }, i) => [`${i + 1}. ${n.subject}`, ...lines, link].join('\n   ')).join('\n\n')}\n\n— workboard (${board})\n`;
-  const html = `<!doctype html><html><body>\n<ol>\n${items.map(({ n, link, lines }) => `<li><p><a href="${escape(link)}">${escape(n.subject)}</a></p>${lines.length > 0 ? paragraphs(lines.join('\n')) : ''}</li>`).join('\n')}\n</ol>\n<p style="color:#666">workboard (${escape(board)})</p>\n</body></html>\n`;
+  const subject = `${notes.length} new on ${boardTitle}: ${notes[0]?.subject ?? ''}${notes.length > 1 ? ' and more' : ''}`;
+  const text = `${items.map(({ n, link, lines }, i) => [`${i + 1}. ${n.subject}`, ...lines, link].join('\n   ')).join('\n\n')}\n\n— workboard (${boardTitle})\n`;
+  const html = `<!doctype html><html><body>\n<ol>\n${items.map(({ n, link, lines }) => `<li><p><a href="${escape(link)}">${escape(n.subject)}</a></p>${lines.length > 0 ? paragraphs(lines.join('\n')) : ''}</li>`).join('\n')}\n</ol>\n<p style="color:#666">workboard (${escape(boardTitle)})</p>\n</body></html>\n`;
   return { subject, text, html };
 }
 

@@ -10,7 +10,7 @@ import { h } from 'preact';
 import { OPERATORS } from '../engine/view.js';
 import { doctorFindings } from '../service/doctor.js';
 import { first, type Posted } from './form-values.js';
-import { humanize, processTitle } from '../words/index.js';
+import { humanize, inList, personName, processTitle } from '../words/index.js';
 import { MessagePage } from './pages/message.js';
 import { CancelConfirmPage, DoctorPage, QueuePage, RunActions } from './pages/operators.js';
 import type { PostedForm } from './request.js';
@@ -24,7 +24,10 @@ const QUEUE_MAX = 500;
 /** True for an operator; anyone else has been answered 403. */
 function operatorOnly(r: Request): boolean {
   if (r.actor.operator) return true;
-  sendPage(r.res, 403, h(MessagePage, { frame: frame(r, 'Operators only'), title: 'Operators only' }, h('p', null, `${r.actor.email} is not an operator of this board. An operator adds operators with workboard operator add.`)));
+  const m = r.app.service.board.manifest;
+  const operators = m.operators.map((email) => personName(m.people, email));
+  const ask = operators.length > 0 ? ` If you need it, ask one of them: ${inList(operators)}.` : '';
+  sendPage(r.res, 403, h(MessagePage, { frame: frame(r, 'Operators only'), title: 'Operators only' }, h('p', null, `Only the board's operators see this page, and ${personName(m.people, r.actor.email)} is not one of them.${ask}`)));
   return false;
 }
 

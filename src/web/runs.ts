@@ -18,6 +18,9 @@ import type { RunRow } from '../protocol/views.js';
 import { call, frame, sendPage, sendSvg, statusFor, type Request } from './respond.js';
 import type { Completion, ProcessSummary, RunView, StepData } from './views.js';
 import type { ComponentChildren } from 'preact';
+import { peopleNames, processWords, say, type Words } from '../git/audit-words.js';
+import type { Process } from '../process/model.js';
+import type { TimelineEvent } from './pages/run.js';
 
 /** Runs on one page of the list. */
 const RUNS_PAGE = 25;
@@ -134,10 +137,13 @@ export async function stepOfWorkItem(r: Request, runId: string, workItemId: stri
   return e?.entity.split('/').pop();
 }
 
-async function timeline(r: Request, runId: string) {
-  const t = await r.app.service.runTimeline(runId);
+/** The run's audit lines in the words `workboard log` says them, with the run's pinned process for titles. */
+async function timeline(r: Request, view: RunView, process: Process | null) {
+  const t = await r.app.service.runTimeline(view.run.id);
   if (t === null) return null;
-  const brief = (e: AuditEvent) => ({ ts: e.ts, actor: e.actor, action: e.action, entity: e.entity });
+  const facts = { process: view.run.process, version: view.run.version, inputs: view.data.inputs, ...(process ? processWords(process) : { kinds: new Map() }) };
+  const words: Words = { names: peopleNames(r.app.service.board.manifest.people), runs: new Map([[view.run.id, facts]]) };
+  const brief = (e: AuditEvent): TimelineEvent => ({ ts: e.ts, ...say(e, words) });
   return {
     events: t.events.map(brief),
     breaks: t.breaks.map((b) => ({ line: b.line ?? null, reason: b.reason })),
@@ -176,7 +182,7 @@ export async function runPage(r: Request, runId: string, opts: { actions?: (view
     view,
     process,
     name,
-    timeline: await timeline(r, runId),
+    timeline: await timeline(r, view, process),
     map: `/runs/${runId}/map.svg`,
     ...(done ? { done } : {}),
     ...(opts.actions ? { actions: await opts.actions(view) } : {}),

@@ -8,6 +8,7 @@
  */
 import type { ServedBoard as Board } from '../service/web-board.js';
 import { boardBaseUrl } from '../core/public-url.js';
+import { servedAt } from '../board/served-at.js';
 import { sendEmail } from '../notify/channels/email.js';
 import { createLoginLink } from './sessions.js';
 import { recipientFor, signInMessage } from './signin-email.js';
@@ -64,7 +65,7 @@ export class SignInMailer {
     const m = this.board.manifest;
     const to = recipientFor(m, a.address);
     if (m.notifications.email === null || to === null || !this.throttle.send(to.email)) return;
-    const link = await createLoginLink(this.board, to.email, boardBaseUrl(m), new Date(), a.next ? { next: a.next } : {});
+    const link = await createLoginLink(this.board, to.email, boardBaseUrl(m, { served: servedAt(this.board.state) }), new Date(), a.next ? { next: a.next } : {});
     await sendEmail(m.notifications.email, to.email, signInMessage(m, to, link), AbortSignal.timeout(EMAIL_TIMEOUT_MS));
     this.log(`sign-in link emailed to ${to.email}`);
   }

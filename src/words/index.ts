@@ -6,12 +6,13 @@
  * no files, no clock, no board.
  */
 export { humanize } from './humanize.js';
-export { inSentence, joinClauses } from './sentence.js';
+export { inList, inSentence } from './sentence.js';
 export { linkHref, webHref } from './links.js';
-export { declaredNames, personName, type PersonLike } from './people.js';
+export { personName, type PersonLike } from './people.js';
 export { dateWords, exactTime, isTimeZone, relativeTime } from './time.js';
 export { instantOf, zoneWords } from './wall-clock.js';
 export { cutAtWord, firstSentence } from './text.js';
 export { fieldLabel, processTitle, stepTitle, stepTitleOf } from './titles.js';
 export { formatValue, unitOf, type ValueText, type WordsContext } from './values.js';
+export { stepStateWord } from './step-state.js';
 export { findings, runTitle, TITLE_SEPARATOR, type Finding } from './runs.js';

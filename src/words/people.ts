@@ -14,5 +14,3 @@ export function personName(people: readonly PersonLike[], email: string): string
   return p?.name?.trim() ? p.name.trim() : email;
 }
 
-/** Every declared name, for sentences that must keep a name's capital. */
-export const declaredNames = (people: readonly PersonLike[]): string[] => people.flatMap((p) => (p.name ? [p.name] : []));

@@ -1,8 +1,7 @@
 /**
- * Joining clauses into one sentence: the joined clause starts in lower case
- * ("Next: Approve the payout because the claim is within policy"), unless its
- * first word is an acronym or a name, and a clause's own closing period does
- * not end up inside the sentence. Pure.
+ * Clauses and lists inside a sentence: a clause starts in lower case
+ * ("… is overdue: approve the payout"), unless its first word is an acronym or
+ * a name, and its own closing period does not end up inside the sentence. Pure.
  */
 
 /** A first word kept as written: capitals ("QA", "EUR"), or a capital inside it ("McKay", "iPhone"), or a lone "I". */
@@ -15,11 +14,7 @@ export function inSentence(clause: string, names: readonly string[] = []): strin
   return c.charAt(0).toLowerCase() + c.slice(1);
 }
 
-/**
- * Two clauses joined by a word: `joinClauses("Next: Approve the payout", "because", "The claim is within policy.")`
- * → "Next: Approve the payout because the claim is within policy". `names` are words the second clause may start
- * with that keep their capital (people's names).
- */
-export function joinClauses(first: string, joiner: string, second: string, names: readonly string[] = []): string {
-  return `${first.trim().replace(/[.]+$/, '')} ${joiner} ${inSentence(second, names)}`;
+/** Items as a person lists them: "Ana", "Ana and Ben", "Ana, Ben and Cy". */
+export function inList(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }

@@ -77,6 +77,29 @@ describe('audit lines in words (log, audit-text)', () => {
     );
   });
 
+  it('names the process and steps by their titles when the pinned version is known, and keeps a long note whole', () => {
+    const titled: Words = {
+      ...words,
+      runs: new Map([[A, { ...words.runs.get(A)!, titles: { process: 'Expense approval', steps: new Map([['draft', 'Draft the claim'], ['approve', 'Approve the payout']]) } }]]),
+    };
+    const long = `Receipt missing. ${'The hotel bill covers two nights, the trip one. '.repeat(4)}Attach the right one.`;
+    const titledLines = chain([
+      { actor: 'mira@example.com', action: 'run.started', entity: `run:${A}`, changes: { process: 'expense-approval', version: 1, mode: 'live' } },
+      { actor: 'helper', action: 'step.completed', entity: `${A}/draft`, changes: { next: 'approve' } },
+      { actor: 'mira@example.com', action: 'step.completed', entity: `${A}/approve`, changes: { note: 'Fine.' } },
+      { actor: 'mira@example.com', action: 'step.rejected', entity: `${A}/approve`, changes: { note: long, to: 'draft' } },
+    ]);
+    expect(fileText(jsonl(titledLines), titled)).toBe(
+      [
+        '#0 2026-12-01 21:34:40Z Mira Okafor started Expense approval v1',
+        '#1 2026-12-01 21:34:41Z helper submitted “Draft the claim” → “Approve the payout”',
+        '#2 2026-12-01 21:34:42Z Mira Okafor approved “Approve the payout” ("Fine.")',
+        `#3 2026-12-01 21:34:43Z Mira Okafor rejected “Approve the payout” → back to “Draft the claim” ("${long.trim()}")`,
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('says a line of an action it does not know by its name, even one named like a property of every object', () => {
     const odd = { seq: 0, ts: '2026-12-01T21:34:40Z', actor: 'bot\u001b[2J', action: 'constructor', entity: 'WORK.md', input: { fromRev: 0, toRev: 0, changes: { count: 2, sha256: 'ab'.repeat(32) } }, prevHash: 'GENESIS', hash: 'cd'.repeat(32) };
     expect(fileText(jsonl([odd]), words)).toBe('#0 2026-12-01 21:34:40Z bot [2J constructor WORK.md (count 2)\n');

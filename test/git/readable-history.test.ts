@@ -132,9 +132,9 @@ describe.skipIf(!hasGit)('commit messages in words (serve --git-commit)', () => 
     expect(git(top, 'log', '-1', '--format=%s').trim()).toBe(`5 transitions in ${label}`);
     const body = git(top, 'log', '-1', '--format=%b');
     expect(body).toContain(`${label}:\n`);
-    expect(body).toMatch(/^- #0 \S+ \S+ jon@example\.com started payout v1$/m);
-    expect(body).toMatch(/^- #3 \S+ \S+ reviewer submitted draft$/m);
-    expect(body).toMatch(/^- #4 \S+ \S+ approve waits for an approval$/m);
+    expect(body).toMatch(/^- #0 \S+ \S+ jon@example\.com started Payout v1$/m);
+    expect(body).toMatch(/^- #3 \S+ \S+ reviewer submitted “Draft the payout”$/m);
+    expect(body).toMatch(/^- #4 \S+ \S+ “Approve the payout” waits for an approval$/m);
     expect(body).not.toMatch(HASH);
     expect(git(top, 'log', '-1', '--format=%(trailers:key=Acted-by,valueonly)').trim().split('\n')).toEqual(['jon@example.com', 'agent reviewer']);
     expect(git(top, 'log', '-1', '--format=%an <%ae>').trim()).toBe('board host <host@example.com>');
@@ -142,8 +142,8 @@ describe.skipIf(!hasGit)('commit messages in words (serve --git-commit)', () => 
     await approve(root, runId, item, 'OK to pay.');
     await commitBoard(await Board.open(root));
     // One person acted (the run's ending is the board's doing): the subject is her act, she is the author.
-    expect(git(top, 'log', '-1', '--format=%s').trim()).toBe(`Mira Okafor approved approve in ${label}`);
-    expect(git(top, 'log', '-1', '--format=%b')).toMatch(/^- #5 \S+ \S+ Mira Okafor approved approve \("OK to pay\."\)\n- #6 \S+ \S+ the run ended: paid$/m);
+    expect(git(top, 'log', '-1', '--format=%s').trim()).toBe(`Mira Okafor approved “Approve the payout” in ${label}`);
+    expect(git(top, 'log', '-1', '--format=%b')).toMatch(/^- #5 \S+ \S+ Mira Okafor approved “Approve the payout” \("OK to pay\."\)\n- #6 \S+ \S+ the run ended: paid$/m);
     expect(git(top, 'log', '-1', '--format=%an <%ae>|%cn').trim()).toBe('Mira Okafor <mira@example.com>|board host');
     expect(git(top, 'log', '-1', '--format=%(trailers:key=Acted-by)').trim()).toBe('');
     expect(git(top, 'status', '--porcelain')).toBe('');
@@ -172,9 +172,9 @@ describe.skipIf(!hasGit)('git log -p shows the audit in words', () => {
     const chain = `board/runs/${runId}/audit.jsonl`;
 
     const shown = git(top, 'log', '-p', '--', chain);
-    expect(shown).toMatch(/^\+#0 \S+ \S+ jon@example\.com started payout v1$/m);
-    expect(shown).toMatch(/^\+#2 \S+ \S+ reviewer claimed draft \(until \S+ \S+Z\)$/m);
-    expect(shown).toMatch(/^\+#5 \S+ \S+ Mira Okafor approved approve \("OK to pay\."\)$/m);
+    expect(shown).toMatch(/^\+#0 \S+ \S+ jon@example\.com started Payout v1$/m);
+    expect(shown).toMatch(/^\+#2 \S+ \S+ reviewer claimed “Draft the payout” \(until \S+ \S+Z\)$/m);
+    expect(shown).toMatch(/^\+#5 \S+ \S+ Mira Okafor approved “Approve the payout” \("OK to pay\."\)$/m);
     expect(shown).not.toContain('"sig"');
     expect(shown).not.toContain('prevHash');
     expect(shown.split('\n').filter((l) => l.startsWith('+') && HASH.test(l))).toEqual([]);
@@ -190,7 +190,7 @@ describe.skipIf(!hasGit)('git log -p shows the audit in words', () => {
     git(top, 'add', '-A');
     git(top, 'commit', '-q', '-m', 'by hand');
     const last = git(top, 'show', 'HEAD');
-    expect(last).toMatch(/^\+superseded on merge \(1 transition after #4, made on another clone's side of the merge\):\n\+  #5 \S+ \S+ Mira Okafor approved approve \("OK to pay\."\)$/m);
+    expect(last).toMatch(/^\+superseded on merge \(1 transition after #4, made on another clone's side of the merge\):\n\+  #5 \S+ \S+ Mira Okafor approved “Approve the payout” \("OK to pay\."\)$/m);
     expect(last).toMatch(/^\+!! not valid JSON: this is not json$/m);
     expect(last).not.toMatch(HASH);
     // The raw bytes are one flag away.
@@ -205,7 +205,7 @@ describe.skipIf(!hasGit)('git log -p shows the audit in words', () => {
     const setup = await wb(clone, '--board', path.join(clone, 'board'), 'git-setup');
     expect(setup.code, setup.stderr).toBe(0);
     const words = git(clone, 'log', '-p', '--', chain);
-    expect(words).toMatch(/^\+#5 \S+ \S+ Mira Okafor approved approve \("OK to pay\."\)$/m);
+    expect(words).toMatch(/^\+#5 \S+ \S+ Mira Okafor approved “Approve the payout” \("OK to pay\."\)$/m);
     expect(words).not.toContain('"sig"');
     expect(git(clone, 'config', 'diff.workboard-audit.textconv')).toContain('audit-text');
     expect(await fs.readFile(path.join(clone, 'board/.gitattributes'), 'utf8')).toContain('runs/*/superseded.jsonl diff=workboard-audit\n');
@@ -242,12 +242,12 @@ describe.skipIf(!hasGit)('workboard log <run> --git', () => {
     expect(log.code, log.stderr).toBe(0);
     const rows = log.stdout.trimEnd().split('\n');
     const row = (sentence: RegExp) => rows.find((r) => sentence.test(r)) ?? `no line matches ${sentence}`;
-    expect(row(/#0 \S+ \S+ jon@example\.com started payout v1$/)).toMatch(new RegExp(`^${started} \\S+ \\S+Z\\s+#0 `));
-    expect(row(/#1 \S+ \S+ draft is ready$/)).toMatch(new RegExp(`^${started} `));
-    expect(row(/#2 \S+ \S+ reviewer claimed draft /)).toMatch(new RegExp(`^${drafted} `));
-    expect(row(/#3 \S+ \S+ reviewer submitted draft$/)).toMatch(new RegExp(`^${drafted} `));
-    expect(row(/#4 \S+ \S+ approve waits for an approval$/)).toMatch(new RegExp(`^${drafted} `));
-    expect(row(/#5 \S+ \S+ Mira Okafor approved approve \("OK to pay\."\)$/)).toMatch(/^uncommitted\s+#5 /);
+    expect(row(/#0 \S+ \S+ jon@example\.com started Payout v1$/)).toMatch(new RegExp(`^${started} \\S+ \\S+Z\\s+#0 `));
+    expect(row(/#1 \S+ \S+ “Draft the payout” is ready$/)).toMatch(new RegExp(`^${started} `));
+    expect(row(/#2 \S+ \S+ reviewer claimed “Draft the payout” /)).toMatch(new RegExp(`^${drafted} `));
+    expect(row(/#3 \S+ \S+ reviewer submitted “Draft the payout”$/)).toMatch(new RegExp(`^${drafted} `));
+    expect(row(/#4 \S+ \S+ “Approve the payout” waits for an approval$/)).toMatch(new RegExp(`^${drafted} `));
+    expect(row(/#5 \S+ \S+ Mira Okafor approved “Approve the payout” \("OK to pay\."\)$/)).toMatch(/^uncommitted\s+#5 /);
     expect(row(/#6 \S+ \S+ the run ended: paid$/)).toMatch(/^uncommitted\s+#6 /);
     expect(rows).toHaveLength(7);
 

@@ -98,7 +98,7 @@ describe('workboard sync: a board shared through git', () => {
     expect(aside[0]!.lines.filter((l) => l.actor === loser).map((l) => l.action)).toEqual(['step.claimed', 'step.completed']);
     for (const dir of [a, b]) {
       const log = await wb(dir, 'log', run);
-      expect(log.stdout).toMatch(new RegExp(`superseded on merge, branch 1[^\\n]*\\n(\\s+#\\d+ [^\\n]*\\n)*\\s+#\\d+ [^\\n]*${loser} submitted draft`));
+      expect(log.stdout).toMatch(new RegExp(`superseded on merge, branch 1[^\\n]*\\n(\\s+#\\d+ [^\\n]*\\n)*\\s+#\\d+ [^\\n]*${loser} submitted “Write a text on the topic`));
       const verify = await wb(dir, 'audit', 'verify', '--git');
       expect(verify.code, verify.stdout).toBe(0);
       expect(verify.stdout).toMatch(/superseded on merge/);

@@ -48,5 +48,5 @@ it('two serves on one board send a due digest once', async () => {
   }, 60_000);
   expect(entry!.deliveries![`digest:${DEE}`]).toMatchObject({ attempts: 1 });
   expect(smtp.mails.map((m) => m.to)).toEqual([[DEE]]);
-  expect(smtp.mails[0]!.subject).toContain('1 new on svc-board');
+  expect(smtp.mails[0]!.subject).toContain('1 new on Service test board');
 }, 180_000);

@@ -23,14 +23,16 @@ const note: Notification = {
 };
 
 describe('email', () => {
-  it('links web addresses in the HTML, escapes the rest, and keeps the text as written', () => {
-    const m = emailOf(note, 'https://work.example.com');
+  it('links web addresses in the HTML, escapes the rest, keeps the text as written, and signs with the board title', () => {
+    const m = emailOf(note, 'https://work.example.com', 'Team board');
     expect(m.subject).toBe('Expense approval · Jon Berg · 184.50 EUR: approve the payout');
     expect(m.html).toContain('<p>Receipt URL: <a href="https://files.example/r/1.pdf">https://files.example/r/1.pdf</a></p>');
     expect(m.html).toContain('<p>See javascript:alert(1) &amp; &lt;b&gt;this&lt;/b&gt;</p>');
     expect(m.html).toContain('<p>⚠ Within policy: No</p>');
     expect(m.html).toContain('<a href="https://work.example.com/work/r-1/w-1">');
-    expect(m.text).toBe(`${note.text}\n\nOpen it: https://work.example.com/work/r-1/w-1\n\n— workboard (team)\n`);
+    expect(m.text).toBe(`${note.text}\n\nOpen it: https://work.example.com/work/r-1/w-1\n\n— workboard (Team board)\n`);
+    expect(m.html).toContain('<p style="color:#666">workboard (Team board)</p>');
+    expect(`${m.text}${m.html}`).not.toContain('(team)');
   });
 });
 

@@ -261,19 +261,19 @@ describe('who is told what, and where they act', () => {
     const [opened] = d.start(ann);
     const [late] = d.run(bot, { tool: 'tick' }, 2 * 3600_000);
     const link = `https://wb.example.com/work/r-1/${d.item('sign')}`;
-    const digest = digestOf([opened!, late!], 'https://wb.example.com', 'rules-board', 'Europe/Berlin');
+    const digest = digestOf([opened!, late!], 'https://wb.example.com', 'Rules board', 'Europe/Berlin');
     // Opened at 09:00 UTC, due an hour later: 12:00 in Berlin, on summer time in October.
     expect(digest.text).toBe(
       [
         `1. Signing: sign it\n   Sign it.\n   Due Tue 6 Oct 2026, 12:00 CEST.\n   ${link}`,
         `2. Overdue: Signing: sign it\n   Sign it.\n   It was due Tue 6 Oct 2026, 12:00 CEST.\n   ${link}`,
-        '— workboard (rules-board)\n',
+        '— workboard (Rules board)\n',
       ].join('\n\n'),
     );
     expect(digest.html).toContain('<p>Due Tue 6 Oct 2026, 12:00 CEST.</p>');
     // Each line is what that notification's own email says.
     for (const n of [opened!, late!]) {
-      const own = emailOf(n, 'https://wb.example.com');
+      const own = emailOf(n, 'https://wb.example.com', 'Rules board');
       expect(digest.text).toContain(own.subject);
       for (const line of digest.text.split('\n\n')[n === opened ? 0 : 1]!.split('\n').slice(1, -1)) expect(own.text).toContain(line.trim());
     }

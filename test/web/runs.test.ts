@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
 import {
-  ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
+  ARTIFACTS, axeProblems, person, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
 } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
@@ -92,13 +92,34 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     const timeline = await page.locator('ol.timeline li').allTextContents();
     // One line per audit event of the run, in order, as the service's own chain has them.
     expect(timeline.length).toBeGreaterThanOrEqual(3);
-    expect(timeline[0]).toContain('run started');
-    expect(timeline.some((t) => t.includes('helper') && t.includes('claim'))).toBe(true);
+    expect(timeline[0]).toContain('helper started Payout v1');
+    expect(timeline.some((t) => t.includes('helper claimed “Draft the payout”'))).toBe(true);
     const map = page.locator('figure.map img');
     await map.evaluate((img: HTMLImageElement) => img.decode());
     expect(await map.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(100);
     expect(await axeProblems(page)).toEqual([]);
     await ctx.close();
+  });
+
+  it('says a rejected approval as rejected, in the steps table and the timeline, with the note whole', async () => {
+    const runId = await payoutAwaitingApproval(suite.wb, 'Rejected-Once');
+    const work = await suite.wb.service.call('get_work', { process: 'payout', limit: 100 }, person(PEOPLE.ana));
+    const item = (work as any).data.items.find((w: any) => w.runId === runId).workItem;
+    const note = 'The memo names the wrong cost centre; the payee also asked for the payment to go to their second account, which we have not verified yet.';
+    const decided = await suite.wb.service.call('decide', { runId, workItemId: item.id, decision: 'rejected', note, snapshot: item.snapshot, requestId: rid() }, person(PEOPLE.ana));
+    expect(decided.ok, JSON.stringify(decided)).toBe(true);
+    for (const [name, viewport] of VIEWPORTS) {
+      const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ben, viewport);
+      await page.goto(`${suite.wb.base}/runs/${runId}`);
+      const approval = page.locator('table.stack tbody tr', { has: page.locator('th', { hasText: 'Approve the payout' }) });
+      expect(await approval.locator('td[data-label="State"]').textContent()).toBe('Rejected');
+      const timeline = await page.locator('ol.timeline li').allTextContents();
+      expect(timeline.some((t) => t.includes('Ana Silva rejected “Approve the payout when the memo explains it” → back to “Draft the payout”') && t.includes(note))).toBe(true);
+      expect(timeline.join('\n')).not.toMatch(/step (rejected|completed)/);
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, `run-rejected-${name}.png`), fullPage: true });
+      await ctx.close();
+    }
   });
 
   it('shows processes with their versions and maps', async () => {
@@ -171,7 +192,8 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
       const res = await page.goto(`${suite.wb.base}${where}`);
       expect(res!.status()).toBe(401);
       const text = await page.locator('main').textContent();
-      expect(text).toContain('workboard login-link you@example.com');
+      expect(text).toContain('Ask an operator of this board to send you one');
+      expect(text).not.toMatch(/workboard |login-link/);
       expect(text).toContain('once you are signed in, you land on it');
       expect(await axeProblems(page)).toEqual([]);
       await page.goto(await createLoginLink(suite.wb.board, who, suite.wb.base));

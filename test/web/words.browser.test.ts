@@ -264,8 +264,8 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       expect(await page.locator('main').textContent()).not.toContain('Your decision was recorded');
       const v = await runView(suite.wb, runId);
       expect(v.data.steps.plan).toMatchObject({ output: { nights: 3 }, next: 'waiting_list', reason: 'No seat is free yet', by: PEOPLE.cy });
-      // The recorded route reads as one sentence on the run page.
-      expect(await page.locator('main').textContent()).toContain('Next: Waiting list because no seat is free yet');
+      // The recorded route and its reason each read on a line of their own on the run page, never glued into one sentence.
+      expect(await page.locator('p.route').allTextContents()).toEqual(['Next: Waiting list', 'Why: No seat is free yet']);
       await ctx.close();
     });
   }

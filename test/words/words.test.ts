@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { exactTime, fieldLabel, findings, formatValue, humanize, joinClauses, linkHref, personName, processTitle, relativeTime, runTitle, stepTitle, stepTitleOf } from '../../src/words/index.js';
+import { exactTime, fieldLabel, findings, formatValue, humanize, inList, inSentence, linkHref, personName, processTitle, relativeTime, runTitle, stepTitle, stepTitleOf } from '../../src/words/index.js';
 import type { Fields, Step } from '../../src/process/model.js';
 
 const people = [
@@ -110,11 +110,17 @@ describe('people, links and sentences', () => {
     expect(linkHref(' JaVa\tScript:alert(1)')).toBeNull();
     expect(linkHref('/relative')).toBeNull();
   });
-  test('a joined clause starts in lower case unless an acronym or a name opens it', () => {
-    expect(joinClauses('Next: Approve the payout', 'because', 'The claim is within policy.')).toBe('Next: Approve the payout because the claim is within policy');
-    expect(joinClauses('Next: Ship', 'because', 'QA signed off')).toBe('Next: Ship because QA signed off');
-    expect(joinClauses('Returned', 'because', 'Jon Berg asked for the hotel bill', ['Jon Berg'])).toBe('Returned because Jon Berg asked for the hotel bill');
-    expect(joinClauses('Returned', 'because', 'I need the hotel bill')).toBe('Returned because I need the hotel bill');
+  test('a clause inside a sentence starts in lower case unless an acronym or a name opens it', () => {
+    expect(inSentence('The claim is within policy.')).toBe('the claim is within policy');
+    expect(inSentence('QA signed off')).toBe('QA signed off');
+    expect(inSentence('Jon Berg asked for the hotel bill', ['Jon Berg'])).toBe('Jon Berg asked for the hotel bill');
+    expect(inSentence('I need the hotel bill')).toBe('I need the hotel bill');
+  });
+  test('a list reads as a person says it', () => {
+    expect(inList([])).toBe('');
+    expect(inList(['Ana'])).toBe('Ana');
+    expect(inList(['Ana', 'Ben'])).toBe('Ana and Ben');
+    expect(inList(['Ana', 'Ben', 'Cy'])).toBe('Ana, Ben and Cy');
   });
 });
 

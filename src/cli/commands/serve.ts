@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Board } from '../../board/board.js';
 import { boardBaseUrl } from '../../core/public-url.js';
+import { clearServedAt, recordServedAt } from '../../board/served-at.js';
 import { evaluate } from '../../evaluator/evaluator.js';
 import { trackCalls, type Closer } from '../../mcp/graceful-close.js';
 import { Service } from '../../service/service.js';
@@ -77,7 +78,8 @@ export async function serveBoard(cli: Cli, board: Board, o: { http?: string; git
     mcpUrl = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}/mcp` : `http://${o.http}/mcp`;
     process.stdout.write(`MCP over HTTP at ${mcpUrl} (Authorization: Bearer <token from workboard token create>)\n`);
     const web = new URL('/', mcpUrl).href;
-    const people = boardBaseUrl(board.manifest);
+    await recordServedAt(board.state, new URL(web).origin);
+    const people = boardBaseUrl(board.manifest, { served: new URL(web).origin });
     process.stdout.write(`web app at ${web}${new URL('/', people).href === web ? '' : ` (people's links point to ${people})`}\n`);
   }
   await announce?.(mcpUrl);
@@ -91,6 +93,7 @@ export async function serveBoard(cli: Cli, board: Board, o: { http?: string; git
       const closed = closer ? closer.close(GRACE_MS) : Promise.resolve();
       await daemon.stop();
       await closed;
+      await clearServedAt(board.state).catch(() => undefined);
       // Whatever still holds the event loop (a watcher, a timer of a library) must not keep a stopped serve alive.
       setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), EXIT_AFTER_MS).unref();
       resolve();

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { BoardError } from '../../board/errors.js';
 import { boardBaseUrl } from '../../core/public-url.js';
+import { servedAt } from '../../board/served-at.js';
 import { createLoginLink, listSessions, revokeSession, revokeSessionsOf } from '../../web/sessions.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -10,12 +11,12 @@ export function register(program: Command, cli: Cli): void {
   program
     .command('login-link')
     .argument('<email>', 'a person declared in WORK.md (agents never get a web session)')
-    .option('--base-url <url>', 'where people reach workboard serve (default: WORK.md\'s notifications.baseUrl, else WORKBOARD_PUBLIC_URL, else http://127.0.0.1:7420)')
+    .option('--base-url <url>', 'where people reach workboard serve (default: WORK.md\'s notifications.baseUrl, else WORKBOARD_PUBLIC_URL, else where this board\'s serve --http listens now, else http://127.0.0.1:7420)')
     .description('print a single-use sign-in link for the web app, valid for 15 minutes (only the link on stdout)')
     .addHelpText('after', '\nExample:\n  workboard login-link mira@example.com --base-url https://work.example.com')
     .action(async (email: string, o: { baseUrl?: string }) => {
       const board = await cli.board();
-      const url = await createLoginLink(board, email, boardBaseUrl(board.manifest, o.baseUrl));
+      const url = await createLoginLink(board, email, boardBaseUrl(board.manifest, { explicit: o.baseUrl, served: servedAt(board.state) }));
       if (cli.json()) printJson({ ok: true, data: { email, url } });
       else {
         // The link alone on stdout, so LINK=$(workboard login-link …) captures exactly it.

@@ -8,7 +8,7 @@
 import { loadVersion } from '../../board/processes.js';
 import type { Fields } from '../../process/model.js';
 import { FULL_OFFER } from '../../protocol/offer.js';
-import { declaredNames, fieldLabel, findings, humanize, joinClauses, processTitle, relativeTime, runTitle, type Finding } from '../../words/index.js';
+import { fieldLabel, findings, humanize, processTitle, relativeTime, runTitle, stepStateWord, type Finding } from '../../words/index.js';
 import { runMapSvg, runMermaid } from '../../map/index.js';
 import { color } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -54,7 +54,7 @@ function writeRun(v: RunView, w: RunWords, write: Write): void {
   if (Object.keys(v.data.inputs).length > 0) write(`  inputs   ${labelled(w, v.data.inputs, w.process.inputs)}\n`);
   for (const s of v.steps) {
     const d = v.data.steps[s.id];
-    const st = s.state === null ? color.dim('·') : s.state;
+    const st = s.state === null ? color.dim('·') : stepStateWord(s.state, d?.decision);
     const due = s.due ? `  due ${relativeTime(s.due, w.now)}${s.overdue ? color.red(' OVERDUE') : ''}` : '';
     write(`  ${String(st).padEnd(9)} ${stepName(w, s.id)}${due}\n`);
     const declared = w.process.steps.find((x) => x.id === s.id)?.output;
@@ -96,7 +96,8 @@ export async function printRunMap(cli: Cli, v: RunView, format = 'mermaid'): Pro
 function printCompletion(d: Completion, w: RunWords, declared: Fields | undefined, indent: string, write: Write): void {
   const line = (s: string) => write(color.dim(`${indent}${s}\n`));
   if (d.by) line(`${who(w, d.by)}${d.at ? `, ${relativeTime(d.at, w.now)}` : ''}${d.decision ? `: ${d.decision}` : ''}`);
-  if (d.next) line(`next: ${d.reason ? joinClauses(stepName(w, d.next), 'because', d.reason, declaredNames(w.people)) : stepName(w, d.next)}`);
+  if (d.next) line(`next: ${stepName(w, d.next)}`);
+  if (d.next && d.reason) line(`why: ${d.reason.replace(/\s+/g, ' ').trim()}`);
   if (d.output && Object.keys(d.output).length > 0) line(labelled(w, d.output, declared));
   if (d.summary) line(d.summary.split('\n')[0]!);
   if (d.note) line(`note: ${d.note}`);

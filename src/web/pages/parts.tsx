@@ -1,10 +1,10 @@
 /** Small pieces every page shares: markdown, times, values, run inputs, a step's recorded work, evidence, notices, filters. */
 import type { ComponentChildren } from 'preact';
 import type { Fields, Process, Step } from '../../process/model.js';
-import { declaredNames, fieldLabel, humanize, joinClauses, linkHref, processTitle, stepTitleOf } from '../../words/index.js';
+import { fieldLabel, humanize, linkHref, processTitle, stepTitleOf } from '../../words/index.js';
 import { markdownHtml } from '../markdown.js';
 import type { Completion, Evidence, RunView, StepData } from '../views.js';
-import { FieldValue, OutLink, Person, usePageWords, When } from './words.js';
+import { FieldValue, OutLink, Person, When } from './words.js';
 
 export function Markdown({ text }: { text: string }) {
   return <div class="md" dangerouslySetInnerHTML={{ __html: markdownHtml(text) }} />;
@@ -57,7 +57,6 @@ export function EvidenceList({ runId, items }: { runId: string; items: Evidence[
 export const DECISION_DONE: Record<string, string> = { completed: 'Completed', approved: 'Approved', rejected: 'Rejected', returned: 'Returned', failed: 'Failed' };
 
 function CompletionView({ runId, c, step, process }: { runId: string; c: Completion; step: Step | undefined; process: Process | null | undefined }) {
-  const { people } = usePageWords();
   return (
     <div class="completion">
       <p class="by">
@@ -68,7 +67,8 @@ function CompletionView({ runId, c, step, process }: { runId: string; c: Complet
       {c.note ? <blockquote class="note">{c.note}</blockquote> : null}
       {c.summary ? <p class="summary">{c.summary}</p> : null}
       {c.output ? <Pairs values={c.output} fields={step?.output} /> : null}
-      {c.next ? <p>{c.reason ? joinClauses(`Next: ${stepTitleOf(process, c.next)}`, 'because', c.reason, declaredNames(people)) : `Next: ${stepTitleOf(process, c.next)}`}</p> : null}
+      {c.next ? <p class="route">Next: {stepTitleOf(process, c.next)}</p> : null}
+      {c.next && c.reason ? <p class="route">Why: {c.reason}</p> : null}
       {c.evidence ? <EvidenceList runId={runId} items={c.evidence} /> : null}
     </div>
   );

@@ -1,7 +1,7 @@
 /** A run: its state, every step with state, who and when, outputs and evidence, its open work items, the map, and the audit timeline verified as read. */
 import type { ComponentChildren } from 'preact';
 import type { Process } from '../../process/model.js';
-import { humanize, stepTitleOf } from '../../words/index.js';
+import { humanize, stepStateWord, stepTitleOf } from '../../words/index.js';
 import { Layout, type Frame } from './layout.js';
 import { Notice, RunDataView, TestBanner, processName } from './parts.js';
 import { ForWhom, kindWord } from './inbox.js';
@@ -9,11 +9,11 @@ import { stateWords } from './runs.js';
 import { Person, When } from './words.js';
 import type { RunView } from '../views.js';
 
+/** An audit line as `workboard log` says it: what happened, and its detail (a note whole, a claim's end). */
 export interface TimelineEvent {
   ts: string;
-  actor: string;
-  action: string;
-  entity: string;
+  what: string;
+  detail?: string;
 }
 
 export interface RunPageProps {
@@ -34,13 +34,12 @@ export interface RunPageProps {
 /** A step kind as a word. */
 const KIND_WORDS: Record<string, string> = { agent: 'Agent', task: 'Task', approve: 'Approval', wait: 'Wait', wait_until: 'Wait until', wait_for: 'Wait for an event', parallel: 'Side by side', finish: 'Finish' };
 
-/** An audit line's action and what it concerns, in words: "step submitted · Review the claim". */
-function Happened({ e, runId, process }: { e: TimelineEvent; runId: string; process: Process | null }) {
-  const what = e.entity.replace(`runs/${runId}/`, '').replace(`${runId}/`, '').replace(/^runs\/[^/]+$/, '').replace(runId, '');
+/** An audit line in words: "Mira Okafor rejected “Approve the payout” → back to “Review the claim”", the note beneath, whole. */
+function Happened({ e }: { e: TimelineEvent }) {
   return (
     <li>
-      <When at={e.ts} /> <strong><Person email={e.actor} /></strong> {e.action.replace(/[._-]/g, ' ')}
-      {process?.steps.some((s) => s.id === what) ? <span class="muted"> · {stepTitleOf(process, what)}</span> : null}
+      <When at={e.ts} /> {e.what}
+      {e.detail ? <span class="muted"> · {e.detail}</span> : null}
     </li>
   );
 }
@@ -83,7 +82,7 @@ export function RunPage(p: RunPageProps) {
                   <tr key={s.id}>
                     <th scope="row">{stepTitleOf(process, s.id)}</th>
                     <td data-label="Kind">{KIND_WORDS[s.kind] ?? humanize(s.kind)}</td>
-                    <td data-label="State">{s.state ? humanize(s.state) : 'not reached'}{s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}</td>
+                    <td data-label="State">{s.state ? humanize(stepStateWord(s.state, d?.decision)) : 'not reached'}{s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}</td>
                     <td data-label="By">{d?.by ? <Person email={d.by} /> : '–'}</td>
                     <td data-label="When"><When at={d?.at ?? s.due} /></td>
                   </tr>
@@ -118,14 +117,14 @@ export function RunPage(p: RunPageProps) {
               </Notice>
             )}
             <ol class="timeline">
-              {p.timeline.events.map((e, i) => <Happened key={i} e={e} runId={r.id} process={process} />)}
+              {p.timeline.events.map((e, i) => <Happened key={i} e={e} />)}
             </ol>
             {p.timeline.superseded.map((b, n) => (
               <section key={n} aria-labelledby={`superseded-${n}`}>
                 <h3 id={`superseded-${n}`}>Superseded on merge</h3>
                 <p class="muted">This run moved on two clones of the board before they synced; the merge kept the other side whole. These {b.events.length} transition(s), after line {b.after}, are kept here, signed, but no longer count.</p>
                 <ol class="timeline">
-                  {b.events.map((e, i) => <Happened key={i} e={e} runId={r.id} process={process} />)}
+                  {b.events.map((e, i) => <Happened key={i} e={e} />)}
                 </ol>
               </section>
             ))}

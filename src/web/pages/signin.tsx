@@ -46,10 +46,7 @@ export function SignInHelp({ frame, board, problem, status, next, ask }: { frame
       ) : null}
       {next ? <p>You opened a page that needs you to sign in: once you are signed in, you land on it.</p> : null}
       {ask ? <LinkForm ask={ask} next={next} /> : (
-        <p>
-          People sign in with a link that works once, for 15 minutes. Ask an operator of this board for one; they make it with{' '}
-          <code>workboard login-link you@example.com</code>.
-        </p>
+        <p>People sign in with a link that works once, for 15 minutes. Ask an operator of this board to send you one.</p>
       )}
     </Layout>
   );
@@ -78,7 +75,7 @@ function LinkForm({ ask, next }: { ask: AskForLink; next?: string }) {
       <div class="buttons">
         <button type="submit" class="primary">Email me a sign-in link</button>
       </div>
-      <p class="muted">No email arriving, or no address on this board? An operator can make you a link with <code>workboard login-link</code>.</p>
+      <p class="muted">No email arriving, or no address on this board? An operator of this board can send you a link.</p>
     </form>
   );
 }
