@@ -11,6 +11,7 @@ import { RunWatch } from '../board/run-watch.js';
 import { resolveActor } from './identity.js';
 
 export type { Board as ServedBoard } from '../board/board.js';
+export { servedAt } from '../board/served-at.js';
 export type { ChangeCursor } from '../board/changes.js';
 export type { Manifest } from '../board/manifest.js';
 

@@ -6,9 +6,8 @@
  * person looked up, a code made as `workboard login-link` makes one, the
  * email sent. A failure is logged for the operator, never shown to the asker.
  */
-import type { ServedBoard as Board } from '../service/web-board.js';
+import { servedAt, type ServedBoard as Board } from '../service/web-board.js';
 import { boardBaseUrl } from '../core/public-url.js';
-import { servedAt } from '../board/served-at.js';
 import { sendEmail } from '../notify/channels/email.js';
 import { createLoginLink } from './sessions.js';
 import { recipientFor, signInMessage } from './signin-email.js';
