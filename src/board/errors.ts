@@ -28,6 +28,11 @@ export class BoardError extends Error {
  */
 export type Fault = { kind: 'no_space' | 'resource' | 'internal'; message: string };
 
+/** The answer a fault that goes away gets, as every tool and the CLI's --json say it (README, exit codes): `retry`, naming why; null for an internal fault. */
+export function retryError(fault: Fault): { code: 'retry'; message: string; issues: string[] } | null {
+  return fault.kind === 'internal' ? null : { code: 'retry', message: fault.message, issues: [fault.kind === 'no_space' ? 'disk_full' : 'resource_exhausted'] };
+}
+
 export function faultOf(e: unknown): Fault {
   const code = typeof e === 'object' && e !== null ? (e as NodeJS.ErrnoException).code : undefined;
   const message = e instanceof Error ? e.message : String(e);

@@ -1,7 +1,7 @@
 /** How the CLI talks: human lines (coloured on a TTY unless NO_COLOR), or exactly one JSON object with --json. */
 import type { Issue } from '../core/issues.js';
 import { issueText } from '../core/issues.js';
-import { BoardError, faultOf } from '../board/errors.js';
+import { BoardError, faultOf, retryError } from '../board/errors.js';
 
 /** Exit codes, documented in docs/cli.md "Exit codes". */
 export const EXIT = { ok: 0, refused: 1, usage: 2, busy: 3, corrupt: 4, diskFull: 5, internal: 70 } as const;
@@ -46,9 +46,10 @@ export function printError(err: unknown, json: boolean): number {
     }
     return code;
   }
+  // A full disk or a spent resource met before any tool answered (opening a fresh board) says what a tool would: retry.
   const fault = faultOf(err);
-  const code = fault.kind === 'no_space' ? 'disk_full' : fault.kind === 'resource' ? 'busy' : 'internal';
-  if (json) printJson({ ok: false, error: { code, message: fault.message } });
-  else process.stderr.write(`${color.red(`error${code === 'internal' ? '' : ` (${code})`}`)}: ${fault.message}\n`);
-  return code === 'disk_full' ? EXIT.diskFull : code === 'busy' ? EXIT.busy : EXIT.internal;
+  const retry = retryError(fault);
+  if (json) printJson({ ok: false, error: retry ?? { code: 'internal', message: fault.message } });
+  else process.stderr.write(`${color.red(`error${retry ? ` (${fault.kind === 'no_space' ? 'disk_full' : 'busy'})` : ''}`)}: ${fault.message}\n`);
+  return retry ? exitFor({ ok: false, error: retry }) : EXIT.internal;
 }

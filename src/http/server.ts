@@ -9,6 +9,7 @@
  * MAX_CONNECTIONS sockets in all.
  */
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { bodyLimit, createMcpHandler, DEFAULT_MCP_LIMITS, requestTimeoutFor, type McpLimits } from '../mcp/http.js';
 import type { Service } from '../service/service.js';
 import { createWebApp } from '../web/app.js';
@@ -48,7 +49,10 @@ export function createHttpServer(service: Service, version: string, options: Par
     (req, res) => void handle(req, res, false),
   );
   const mcp = createMcpHandler(service, version, limits, server);
+  /** Each connection's latest request, so a timeout can tell whether one came in since. */
+  const latest = new WeakMap<Socket, IncomingMessage>();
   async function handle(req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> {
+    latest.set(req.socket, req);
     // A target no URL parser takes goes to the web app, which answers 400.
     const pathname = requestUrl(req)?.pathname ?? '';
     if (pathname === '/mcp' || pathname.includes('/.well-known/')) return mcp(req, res, pathname, expectsContinue);
@@ -63,6 +67,16 @@ export function createHttpServer(service: Service, version: string, options: Par
     web.close();
     return closeServer(cb);
   }) as typeof server.close;
+  // A socket that timed out (idle between kept-alive requests, or silent mid-request) is closed one turn of
+  // the event loop later, not at once, unless a request came in on it in that turn. After the loop stalls
+  // (a busy machine), timers run before sockets are read, so node's own close would reset a request the
+  // client sent in time on a kept-alive connection: under load, calls failed with `fetch failed` (issue 39).
+  server.on('timeout', (socket: Socket) => {
+    const before = latest.get(socket);
+    setImmediate(() => {
+      if (latest.get(socket) === before) socket.destroy();
+    });
+  });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.timeout = limits.idleTimeoutMs;
   server.maxConnections = limits.maxConnections;

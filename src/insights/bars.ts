@@ -1,16 +1,16 @@
 /**
  * The runs behind one bar of a chart, so every bar can link to them: a bar
- * is named by plain query parameters (`bar=started&week=2026-W49`), parsed
+ * is named by plain query parameters (`bar=started&period=2026-W49`), parsed
  * here with every problem named at once. Pure.
  */
 import type { RunFacts } from './facts.js';
 import { overdueAt, selecting, stepDefs, versionKey, waitedMs, type InsightsFilter, type StepDef, type Versions } from './figures.js';
-import { isoWeek } from './time.js';
+import { inPeriod, unitOfLabel } from './time.js';
 
 export type Bar =
-  | { bar: 'started'; week: string }
-  | { bar: 'ended'; week: string; outcome: string }
-  | { bar: 'overdue'; week: string }
+  | { bar: 'started'; period: string }
+  | { bar: 'ended'; period: string; outcome: string }
+  | { bar: 'overdue'; period: string }
   | { bar: 'step'; process: string; step: string }
   | { bar: 'waiting'; process: string; step: string; for: 'agent' | 'person' | 'timer' }
   | { bar: 'rework'; process: string; step: string }
@@ -21,11 +21,10 @@ export function barParams(b: Bar): [string, string][] {
   return Object.entries(b).map(([k, v]) => [k, String(v)]);
 }
 
-const WEEK = /^\d{4}-W\d{2}$/;
 const FIELDS: Record<Bar['bar'], string[]> = {
-  started: ['week'],
-  ended: ['week', 'outcome'],
-  overdue: ['week'],
+  started: ['period'],
+  ended: ['period', 'outcome'],
+  overdue: ['period'],
   step: ['process', 'step'],
   waiting: ['process', 'step', 'for'],
   rework: ['process', 'step'],
@@ -40,7 +39,7 @@ export function parseBar(get: (name: string) => string | null): { ok: true; bar:
   for (const f of FIELDS[kind as Bar['bar']]) {
     const v = get(f)?.trim() ?? '';
     if (v === '') issues.push(`${f}: required for this bar`);
-    else if (f === 'week' && !WEEK.test(v)) issues.push(`week: ${v} is not an ISO week such as 2026-W49`);
+    else if (f === 'period' && unitOfLabel(v) === null) issues.push(`period: ${v} is not a period such as 2026-W49, 2026-11, 2026-Q4, 2026 or 2000–2099`);
     else if (f === 'for' && !['agent', 'person', 'timer'].includes(v)) issues.push('for: one of agent, person, timer');
     out[f] = v;
   }
@@ -51,14 +50,14 @@ export function parseBar(get: (name: string) => string | null): { ok: true; bar:
 function behind(b: Bar, run: RunFacts, defs: ReadonlyMap<string, ReadonlyMap<string, StepDef>>, now: number): boolean {
   switch (b.bar) {
     case 'started':
-      return isoWeek(run.startedAt) === b.week;
+      return inPeriod(run.startedAt, b.period);
     case 'ended':
-      return run.endedAt !== null && isoWeek(run.endedAt) === b.week && (run.outcome ?? 'ended') === b.outcome;
+      return run.endedAt !== null && inPeriod(run.endedAt, b.period) && (run.outcome ?? 'ended') === b.outcome;
     case 'overdue': {
       const steps = defs.get(versionKey(run.process, run.version));
       return run.visits.some((v) => {
         const at = overdueAt(v, run, steps?.get(v.step), now);
-        return at !== null && isoWeek(at) === b.week;
+        return at !== null && inPeriod(at, b.period);
       });
     }
     case 'step':

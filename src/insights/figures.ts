@@ -6,7 +6,7 @@
  */
 import { durationMs, type Process, type StepKind } from '../process/model.js';
 import type { RunFacts, Visit, WaitFor } from './facts.js';
-import { DAY, isoWeek, spread, weeksBetween, type Spread } from './time.js';
+import { DAY, periodsBetween, spread, unitFor, type Spread } from './time.js';
 
 export type Mode = 'live' | 'test';
 
@@ -25,14 +25,15 @@ export type Versions = ReadonlyMap<string, Pick<Process, 'steps'>>;
 
 export const versionKey = (process: string, version: number): string => `${process}@${version}`;
 
-export interface WeekFigures {
-  week: string;
-  /** The Monday it starts on, UTC. */
+export interface PeriodFigures {
+  /** `2026-W49`, `2026-11`, `2026-Q4`, `2026` or `2000–2099` (time.ts). */
+  period: string;
+  /** The day it starts on, UTC. */
   from: string;
   started: number;
-  /** Runs that ended this week, by outcome. */
+  /** Runs that ended in it, by outcome. */
   ended: Record<string, number>;
-  /** Step visits whose due time fell this week before they were done. */
+  /** Step visits whose due time fell in it before they were done. */
   overdue: number;
 }
 
@@ -83,7 +84,9 @@ export interface Insights {
   now: string;
   filter: { process: string | null; version: number | null; since: string | null; until: string | null; modes: Mode[] };
   runs: { started: number; ended: number; open: number; byOutcome: Record<string, number>; cycle: Spread };
-  weeks: WeekFigures[];
+  /** What the periods are: `week` unless the runs' times span more than MAX_PERIODS weeks (time.ts). */
+  per: string;
+  periods: PeriodFigures[];
   steps: StepFigures[];
   waiting: { agentsMs: number; peopleMs: number; timersMs: number };
   rework: ReworkFigures[];
@@ -137,6 +140,18 @@ const stepKey = (process: string, step: string) => `${process}\u0000${step}`;
 const bump = (r: Record<string, number>, k: string, n = 1) => void (r[k] = (r[k] ?? 0) + n);
 const sortedBy = <T>(xs: T[], key: (x: T) => string): T[] => xs.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 
+interface Counts {
+  started: number;
+  ended: Record<string, number>;
+  overdue: number;
+}
+
+function counts<K>(m: Map<K, Counts>, k: K): Counts {
+  let e = m.get(k);
+  if (!e) m.set(k, (e = { started: 0, ended: {}, overdue: 0 }));
+  return e;
+}
+
 export function insights(all: readonly RunFacts[], versions: Versions, filter: InsightsFilter, nowIso: string): Insights {
   const now = Date.parse(nowIso);
   const defs = stepDefs(versions);
@@ -147,17 +162,9 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
   const rework = new Map<string, { f: ReworkFigures; runs: Set<string>; notes: Map<string, number> }>();
   const agents = new Map<string, AgentFigures>();
   const checks = new Map<string, CheckFigures>();
-  const weekly = new Map<string, { started: number; ended: Record<string, number>; overdue: number }>();
-  // Runs bunch into days, and an ISO week is worked out from the day alone.
-  const weekOfDay = new Map<number, string>();
-  const week = (ms: number) => {
-    const day = Math.floor(ms / DAY);
-    let w = weekOfDay.get(day);
-    if (w === undefined) weekOfDay.set(day, (w = isoWeek(ms)));
-    let e = weekly.get(w);
-    if (!e) weekly.set(w, (e = { started: 0, ended: {}, overdue: 0 }));
-    return e;
-  };
+  // Counted by UTC day first (as many as there are days with something in them); the periods are chosen from the span after.
+  const daily = new Map<number, Counts>();
+  const day = (ms: number) => counts(daily, Math.floor(ms / DAY));
   const agent = (id: string) => {
     let a = agents.get(id);
     if (!a) agents.set(id, (a = { agent: id, escalations: 0, checkEscalations: 0, returns: 0, leaseExpiries: 0 }));
@@ -171,6 +178,7 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
   };
   const span = { from: Infinity, to: -Infinity };
   const see = (ms: number) => {
+    if (!Number.isFinite(ms)) return;
     span.from = Math.min(span.from, ms);
     span.to = Math.max(span.to, ms);
   };
@@ -181,14 +189,14 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
   for (const run of runs) {
     const started = run.startedAt;
     see(started);
-    week(started).started++;
+    day(started).started++;
     if (run.endedAt !== null) {
       const end = run.endedAt;
       see(end);
       ended++;
       const outcome = run.outcome ?? 'ended';
       bump(byOutcome, outcome);
-      bump(week(end).ended, outcome);
+      bump(day(end).ended, outcome);
       cycles.push(end - started);
     }
     const runDefs = defs.get(versionKey(run.process, run.version));
@@ -218,7 +226,7 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
       const late = overdueAt(v, run, def, now);
       if (late !== null) {
         see(late);
-        week(late).overdue++;
+        day(late).overdue++;
         if (open) s.f.overdueNow++;
       }
     }
@@ -244,10 +252,18 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
     for (const c of run.checks) check(run.process, c.step)[c.verdict]++;
   }
 
-  const weeks: WeekFigures[] = span.from <= span.to
-    ? weeksBetween(span.from, span.to).map(({ week: w, from }) => {
-        const e = weekly.get(w);
-        return { week: w, from, started: e?.started ?? 0, ended: e?.ended ?? {}, overdue: e?.overdue ?? 0 };
+  const unit = unitFor(span.from, span.to);
+  const byPeriod = new Map<number, Counts>();
+  for (const [day, e] of daily) {
+    const p = counts(byPeriod, unit.index(day * DAY));
+    p.started += e.started;
+    p.overdue += e.overdue;
+    for (const [o, n] of Object.entries(e.ended)) bump(p.ended, o, n);
+  }
+  const periods: PeriodFigures[] = span.from <= span.to
+    ? periodsBetween(unit, span.from, span.to).map(({ index, period, from }) => {
+        const e = byPeriod.get(index);
+        return { period, from, started: e?.started ?? 0, ended: e?.ended ?? {}, overdue: e?.overdue ?? 0 };
       })
     : [];
   const stepRows = sortedBy([...steps.entries()], ([k]) => k).map(([, s]) => ({ ...s.f, wall: spread(s.wall), waiting: spread(s.waiting) }));
@@ -263,7 +279,8 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
     now: nowIso,
     filter: { process: filter.process ?? null, version: filter.version ?? null, since: filter.since ?? null, until: filter.until ?? null, modes: [...filter.modes] },
     runs: { started: runs.length, ended, open: runs.length - ended, byOutcome, cycle: spread(cycles) },
-    weeks,
+    per: unit.per,
+    periods,
     steps: stepRows,
     waiting,
     rework: reworkRows,

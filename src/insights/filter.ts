@@ -58,7 +58,8 @@ export function parseFilter(w: FilterWords, now: Date): { ok: true; filter: Insi
     if (at === null) issues.push(`${k}: ${v} is not a date (2026-11-30), a date-time (2026-11-30T09:00:00Z) or an age (12h, 7d, 4w)`);
     else filter[k] = at;
   }
-  if (filter.since !== undefined && filter.until !== undefined && filter.since >= filter.until) issues.push(`until: must come after since (${filter.since})`);
+  // As instants: ISO text past year 9999 (`+010000-…`) does not sort as its time does.
+  if (filter.since !== undefined && filter.until !== undefined && Date.parse(filter.since) >= Date.parse(filter.until)) issues.push(`until: must come after since (${filter.since})`);
   const tests = given(w.tests);
   if (tests !== undefined) {
     if (Object.hasOwn(MODES, tests)) filter.modes = MODES[tests]!;

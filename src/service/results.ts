@@ -5,7 +5,7 @@
  * with `internal_fault` twice for one call, then `conflict`, so an agent that
  * follows only the codes stops.
  */
-import { BoardError, faultOf } from '../board/errors.js';
+import { BoardError, faultOf, retryError } from '../board/errors.js';
 import type { Board } from '../board/board.js';
 import { BoundedMap } from '../core/bounded-map.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
@@ -45,7 +45,8 @@ export class Failures {
   async answer(e: unknown, tool: string, args: unknown): Promise<ToolResult> {
     if (e instanceof ToolError || e instanceof BoardError) return toError(e);
     const fault = faultOf(e);
-    if (fault.kind !== 'internal') return { ok: false, error: { code: 'retry', message: fault.message, issues: [fault.kind === 'no_space' ? 'disk_full' : 'resource_exhausted'] } };
+    const retry = retryError(fault);
+    if (retry) return { ok: false, error: retry };
     const incident = recordIncident(this.board.state, tool, e, this.now());
     if (this.now().getTime() - this.toldAt > TELL_QUIET_MS) {
       this.toldAt = this.now().getTime();

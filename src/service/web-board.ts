@@ -4,7 +4,7 @@
  * WORK.md's types, the record its sign-in sessions are kept in, who may
  * have a web session, and a watch on the board's commits for live pages.
  */
-import type { Board } from '../board/board.js';
+import { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
 import { CHANGES_FILE, STATE_DIR } from '../board/layout.js';
 import { RunWatch } from '../board/run-watch.js';
@@ -14,6 +14,11 @@ export type { Board as ServedBoard } from '../board/board.js';
 export { servedAt } from '../board/served-at.js';
 export type { ChangeCursor } from '../board/changes.js';
 export type { Manifest } from '../board/manifest.js';
+
+/** The board at `root`, opened afresh (for a thread of the web's own: signin-worker.ts). */
+export function openServedBoard(root: string): Promise<Board> {
+  return Board.open(root);
+}
 
 /** The web's sign-in links and sessions, hashed (never committed). */
 export const SESSIONS_FILE = `${STATE_DIR}/web/sessions.json`;

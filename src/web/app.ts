@@ -119,6 +119,9 @@ export function createWebApp(service: Service, opts: { config?: WebConfig; log?:
         sendPage(res, 500, h(MessagePage, { frame: anon('Error'), title: 'Something went wrong' }, h('p', null, e instanceof Error ? e.message : 'internal error')));
       }
     },
-    close: () => live.close(),
+    close: () => {
+      live.close();
+      signIn.close();
+    },
   };
 }

@@ -12,6 +12,7 @@ import { runsBehind, parseBar, barParams, type Bar } from '../insights/bars.js';
 import type { RunFacts } from '../insights/facts.js';
 import { insights, versionKey, type Insights, type InsightsFilter } from '../insights/figures.js';
 import { parseFilter } from '../insights/filter.js';
+import { unitOfLabel } from '../insights/time.js';
 import { durationText, labels, type Labels } from '../insights/labels.js';
 import { processMapSvg } from '../map/index.js';
 import { cutAtWord } from '../words/index.js';
@@ -140,11 +141,11 @@ async function charts(s: Insights, l: Labels, fq: URLSearchParams): Promise<Char
     short.set(key, name);
   }
   const stepName = (process: string, step: string) => short.get(`${process}/${step}`)!;
-  const outcomes = [...new Set(s.weeks.flatMap((w) => Object.keys(w.ended)))].sort();
+  const outcomes = [...new Set(s.periods.flatMap((w) => Object.keys(w.ended)))].sort();
   const endedName = (o: string) => `ended: ${o}`;
-  const throughput: BarDatum[] = s.weeks.flatMap((w) => [
-    { group: w.week, series: 'started', value: w.started, href: barHref(fq, { bar: 'started', week: w.week }), description: `${w.week}: ${w.started} started` },
-    ...outcomes.map((o) => ({ group: w.week, series: endedName(o), value: w.ended[o] ?? 0, href: barHref(fq, { bar: 'ended', week: w.week, outcome: o }), description: `${w.week}: ${w.ended[o] ?? 0} ended ${o}` })),
+  const throughput: BarDatum[] = s.periods.flatMap((w) => [
+    { group: w.period, series: 'started', value: w.started, href: barHref(fq, { bar: 'started', period: w.period }), description: `${w.period}: ${w.started} started` },
+    ...outcomes.map((o) => ({ group: w.period, series: endedName(o), value: w.ended[o] ?? 0, href: barHref(fq, { bar: 'ended', period: w.period, outcome: o }), description: `${w.period}: ${w.ended[o] ?? 0} ended ${o}` })),
   ]);
   const done = s.steps.filter((x) => x.wall.count > 0);
   const cycle: BarDatum[] = done.flatMap((x) => {
@@ -172,7 +173,7 @@ async function charts(s: Insights, l: Labels, fq: URLSearchParams): Promise<Char
   const draw = async (data: BarDatum[], spec: Omit<Parameters<typeof chartSvg>[0], 'data' | 'groups'>) =>
     data.length === 0 ? null : chartSvg({ ...spec, data, groups: [...new Set(data.map((d) => d.group))] });
   const [a, b, c, d] = await Promise.all([
-    draw(throughput, { title: 'Runs started and ended per week', measure: 'runs', series: ['started', ...outcomes.map(endedName)], orient: 'columns', layout: 'beside' }),
+    draw(throughput, { title: `Runs started and ended per ${s.per}`, measure: 'runs', series: ['started', ...outcomes.map(endedName)], orient: 'columns', layout: 'beside' }),
     draw(cycle, { title: 'Time from reaching a step to finishing it', measure: 'hours', series: ['median', '90th percentile'], orient: 'rows', layout: 'beside' }),
     draw(waiting, { title: 'Where runs wait', measure: 'hours waited', series: waitSeries.map(([, n]) => n), orient: 'rows', layout: 'stacked' }),
     draw(rework, { title: 'Rejections per approval step', measure: 'rejections', series: ['rejections'], orient: 'rows', layout: 'beside' }),
@@ -232,14 +233,17 @@ export async function insightsRuns(r: Request): Promise<void> {
   }));
 }
 
+/** `week 2026-W49`; a month, a quarter, a year or years by their label alone. */
+const periodWords = (period: string) => (unitOfLabel(period)?.per === 'week' ? `week ${period}` : period);
+
 function barWords(b: Bar, l: Labels): string {
   switch (b.bar) {
     case 'started':
-      return `runs started in week ${b.week}`;
+      return `runs started in ${periodWords(b.period)}`;
     case 'ended':
-      return `runs that ended ${b.outcome} in week ${b.week}`;
+      return `runs that ended ${b.outcome} in ${periodWords(b.period)}`;
     case 'overdue':
-      return `runs with a step that fell overdue in week ${b.week}`;
+      return `runs with a step that fell overdue in ${periodWords(b.period)}`;
     case 'step':
       return `runs that finished ${l.step(b.process, b.step)} (${l.process(b.process)})`;
     case 'waiting':

@@ -1,22 +1,18 @@
 /**
- * Sign-in links sent by email, off the request path: the sign-in form hands
- * each ask here and answers at once, the same for every address, so neither
- * its words nor its timing tell whether the address is someone's. Asks are
- * dealt with one at a time, after the answer: throttled (LinkThrottle), the
- * person looked up, a code made as `workboard login-link` makes one, the
- * email sent. A failure is logged for the operator, never shown to the asker.
+ * Sign-in links sent by email, off the request path and off its thread: the
+ * sign-in form hands each ask here and answers at once, the same for every
+ * address, so neither its words nor its timing tell whether the address is
+ * someone's. Nor does the next request's: every piece of work an address
+ * causes (throttle, look-up, code, email) runs on a thread of its own
+ * (signin-worker.ts), and this thread does the same for every ask: it hands
+ * it over and, later, counts it dealt with. The thread starts at the first
+ * ask and ends with the app.
  */
-import { servedAt, type ServedBoard as Board } from '../service/web-board.js';
-import { boardBaseUrl } from '../core/public-url.js';
-import { sendEmail } from '../notify/channels/email.js';
-import { createLoginLink } from './sessions.js';
-import { recipientFor, signInMessage } from './signin-email.js';
-import type { Asker, LinkThrottle } from './signin-throttle.js';
+import { Worker } from 'node:worker_threads';
+import type { Asker } from './signin-throttle.js';
 
 /** Asks waiting at once; past this they are dropped (and logged), so a flood costs memory it cannot grow. */
 export const MAX_WAITING_ASKS = 100;
-/** As long as a notification's email may take. */
-const EMAIL_TIMEOUT_MS = 30_000;
 
 export interface LinkAsk {
   /** As typed, normalised (signin-email.ts). */
@@ -26,46 +22,55 @@ export interface LinkAsk {
   who: Asker;
 }
 
+/** The worker's module, beside this one in dist/. */
+export const SIGNIN_WORKER = new URL('./signin-worker.js', import.meta.url);
+
 export class SignInMailer {
-  private readonly waiting: LinkAsk[] = [];
-  private draining = false;
+  private worker: Worker | null = null;
+  /** Asks handed over and not yet dealt with. */
+  private waiting = 0;
+  private idlers: (() => void)[] = [];
 
   constructor(
-    private readonly board: Board,
-    private readonly throttle: LinkThrottle,
+    private readonly root: string,
     private readonly log: (line: string) => void,
+    private readonly entry: URL = SIGNIN_WORKER,
   ) {}
 
-  /** Take an ask and return at once: nothing about the address is looked at before the answer is sent. */
+  /** Take an ask and return at once: nothing about the address is looked at on this thread. */
   ask(a: LinkAsk): void {
-    if (this.waiting.length >= MAX_WAITING_ASKS) return this.log(`sign-in links: ${MAX_WAITING_ASKS} asks already waiting; one dropped`);
-    this.waiting.push(a);
-    if (this.draining) return;
-    this.draining = true;
-    void this.drain();
+    if (this.waiting >= MAX_WAITING_ASKS) return this.log(`sign-in links: ${MAX_WAITING_ASKS} asks already waiting; one dropped`);
+    this.waiting++;
+    this.started().postMessage(a);
   }
 
-  private async drain(): Promise<void> {
-    // Let the answer go out before any work on the ask starts.
-    await new Promise((resolve) => setImmediate(resolve));
-    for (let a = this.waiting.shift(); a !== undefined; a = this.waiting.shift()) {
-      try {
-        await this.deal(a);
-      } catch (e) {
-        this.log(`sign-in link not sent: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
-    this.draining = false;
+  /** Resolves once every ask handed over so far has been dealt with. */
+  idle(): Promise<void> {
+    return this.waiting === 0 ? Promise.resolve() : new Promise((resolve) => this.idlers.push(resolve));
   }
 
-  private async deal(a: LinkAsk): Promise<void> {
-    if (!this.throttle.ask(a.who, a.address)) return;
-    await this.board.refresh();
-    const m = this.board.manifest;
-    const to = recipientFor(m, a.address);
-    if (m.notifications.email === null || to === null || !this.throttle.send(to.email)) return;
-    const link = await createLoginLink(this.board, to.email, boardBaseUrl(m, { served: servedAt(this.board.state) }), new Date(), a.next ? { next: a.next } : {});
-    await sendEmail(m.notifications.email, to.email, signInMessage(m, to, link), AbortSignal.timeout(EMAIL_TIMEOUT_MS));
-    this.log(`sign-in link emailed to ${to.email}`);
+  /** Let the thread finish the asks it has, then end. */
+  close(): void {
+    this.worker?.postMessage('close');
+    this.worker = null;
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.entry, { workerData: { root: this.root } });
+    w.unref(); // a server may exit with asks still waiting, as it always could
+    w.on('message', () => this.dealt(1));
+    w.on('error', (e) => this.log(`sign-in links: the mailer thread failed: ${e.message}`));
+    w.on('exit', () => {
+      if (this.worker === w) this.worker = null;
+      // Asks it had not dealt with are gone with it; the next ask starts a new thread.
+      this.dealt(this.waiting);
+    });
+    return (this.worker = w);
+  }
+
+  private dealt(n: number): void {
+    this.waiting -= Math.min(n, this.waiting);
+    if (this.waiting === 0) for (const resolve of this.idlers.splice(0)) resolve();
   }
 }

@@ -4,7 +4,8 @@
  * for a link. That form is anonymous, so it passes the Origin check and a
  * pre-session CSRF token (security.ts), and its answer is the same page,
  * words and status whoever the address belongs to: the ask is handed to
- * the mailer, which does everything else after the answer is sent.
+ * the mailer, which does everything else after the answer is sent, on a
+ * thread of its own.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -23,7 +24,7 @@ import { SESSION_ABSOLUTE_MS } from './session-rules.js';
 import { peekCode, redeemCode } from './sessions.js';
 import { addressProblem, emailConfigured, normaliseAddress, recipientFor } from './signin-email.js';
 import { SignInMailer } from './signin-mailer.js';
-import { LinkThrottle, SignInThrottle, type Asker } from './signin-throttle.js';
+import { SignInThrottle, type Asker } from './signin-throttle.js';
 
 /** What the signed-out page says besides its form. */
 interface HelpSays {
@@ -46,7 +47,12 @@ export class SignIn {
   ) {
     const trusted = trustedProxies();
     this.failures = new SignInThrottle(trusted);
-    this.mailer = new SignInMailer(board, new LinkThrottle(trusted), log);
+    this.mailer = new SignInMailer(board.root, log);
+  }
+
+  /** End the mailer's thread once it has dealt with the asks it has. */
+  close(): void {
+    this.mailer.close();
   }
 
   /**

@@ -10,14 +10,44 @@
  * for starts), so the runs on disk can be counted per call: "exactly one run
  * per requestId" is read off the files, not off any answer.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { promises as fs } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, promises as fs, rmdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { BIN, ensureBuilt, ROOT } from '../support/cli-run.js';
 
 export { BIN, ROOT };
+
+/** Can this process mount a tmpfs? A test probes once, at load, so its skip shows the reason. */
+export function tmpfsProbe(): { ok: true } | { ok: false; reason: string } {
+  if (process.platform !== 'linux') return { ok: false, reason: `not Linux (${process.platform})` };
+  if (process.getuid?.() !== 0) return { ok: false, reason: `not running as root (uid ${process.getuid?.()})` };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wb-crash-probe-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
+    execFileSync('umount', [dir], { stdio: 'pipe' });
+    return { ok: true };
+  } catch (e) {
+    return { ok: false, reason: `mounting a tmpfs failed: ${String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim().slice(0, 120)}` };
+  } finally {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // still mounted or already gone
+    }
+  }
+}
+
+/** Unmount a test's file system; lazily when something still holds it open. */
+export function unmount(dir: string): void {
+  try {
+    execFileSync('umount', [dir]);
+  } catch {
+    execFileSync('umount', ['-l', dir]);
+  }
+}
+
 export const AGENT = 'reviewer';
 export const OPERATOR = 'mira@example.com';
 export const PROCESS = 'release-notes';

@@ -24,9 +24,7 @@
  * Not root (or no tmpfs can be mounted): skipped, with the reason in the test's name.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmdirSync } from 'node:fs';
 import { promises as fs } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -49,31 +47,14 @@ import {
   startArgs,
   submitArgs,
   tmp,
+  tmpfsProbe,
+  unmount,
   type CliResult,
   type Health,
   type ToolResult,
 } from './crash-support.js';
 
-/** Can this process mount a tmpfs? Probed once, at load, so the skip shows its reason. */
-function probe(): { ok: true } | { ok: false; reason: string } {
-  if (process.platform !== 'linux') return { ok: false, reason: `not Linux (${process.platform})` };
-  if (process.getuid?.() !== 0) return { ok: false, reason: `not running as root (uid ${process.getuid?.()})` };
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'wb-crash-probe-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'pipe' });
-    execFileSync('umount', [dir], { stdio: 'pipe' });
-    return { ok: true };
-  } catch (e) {
-    return { ok: false, reason: `mounting a tmpfs failed: ${String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim().slice(0, 120)}` };
-  } finally {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // still mounted or already gone
-    }
-  }
-}
-const CAN = probe();
+const CAN = tmpfsProbe();
 
 const MCP_LANES = 12;
 const CLI_LANES = 3;
@@ -276,13 +257,7 @@ describe.skipIf(!CAN.ok)('a full disk: the board on a 4 MiB tmpfs with 0–32 Ki
 
   afterAll(async () => {
     await mcp?.close();
-    if (mounted) {
-      try {
-        execFileSync('umount', [mnt]);
-      } catch {
-        execFileSync('umount', ['-l', mnt]);
-      }
-    }
+    if (mounted) unmount(mnt);
     await cleanup();
   });
 

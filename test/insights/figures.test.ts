@@ -10,7 +10,7 @@ import { insights, versionKey } from '../../src/insights/figures.js';
 import { parseFilter } from '../../src/insights/filter.js';
 import { pack, unpack } from '../../src/insights/packed.js';
 import { durationText } from '../../src/insights/labels.js';
-import { isoWeek, spread } from '../../src/insights/time.js';
+import { isoWeek, MAX_PERIODS, periodsBetween, spread, unitFor } from '../../src/insights/time.js';
 import type { Process } from '../../src/process/model.js';
 
 const RUN = 'r-01kbd0000000000000000000aa';
@@ -90,10 +90,11 @@ describe('one run reduced to its facts and figured', () => {
     // Two submissions the bot completed on the checked step passed; one failed, one was unsure.
     expect(s.checks).toEqual([{ process: 'contract', step: 'draft', pass: 2, fail: 1, unsure: 1 }]);
     // The first signature was due at 180 min and came at 210: overdue in week 2026-W49; the second was in time.
-    expect(s.weeks).toEqual([{ week: '2026-W49', from: '2026-11-30', started: 1, ended: { done: 1 }, overdue: 1 }]);
+    expect(s.per).toBe('week');
+    expect(s.periods).toEqual([{ period: '2026-W49', from: '2026-11-30', started: 1, ended: { done: 1 }, overdue: 1 }]);
     expect(s.overdueNow).toBe(0);
-    expect(runsBehind([facts], versions, { modes: ['live'] }, at(300), { bar: 'overdue', week: '2026-W49' })).toEqual([RUN]);
-    expect(runsBehind([facts], versions, { modes: ['test'] }, at(300), { bar: 'overdue', week: '2026-W49' })).toEqual([]);
+    expect(runsBehind([facts], versions, { modes: ['live'] }, at(300), { bar: 'overdue', period: '2026-W49' })).toEqual([RUN]);
+    expect(runsBehind([facts], versions, { modes: ['test'] }, at(300), { bar: 'overdue', period: '2026-W49' })).toEqual([]);
   });
 
   it('counts an open step waiting up to now, and overdue now once its due passed', () => {
@@ -142,6 +143,67 @@ describe('weeks, percentiles and durations', () => {
   });
 });
 
+describe('runs far apart in time (a clock reset to 1970, a run ended in 9999)', () => {
+  const run = (id: string, started: string, cancelled?: string) =>
+    runFacts(id, [
+      { ts: started, actor: 'ana@example.com', action: 'run.started', entity: `run:${id}`, changes: { process: 'contract', version: 1, mode: 'live' } },
+      ...(cancelled ? [{ ts: cancelled, actor: 'ana@example.com', action: 'run.cancelled', entity: `run:${id}` }] : []),
+    ])!;
+  const A = run('r-a', '1970-01-01T00:00:00.000Z', '1970-01-01T01:00:00.000Z');
+  const B = run('r-b', '2000-01-01T00:00:00.000Z');
+  const C = run('r-c', '2026-12-01T09:00:00.000Z', '9999-12-30T00:00:00.000Z');
+  const now = '2026-12-05T00:00:00.000Z';
+
+  it('counts 1970 to 9999 by the hundred years: 81 periods, each run where it belongs', () => {
+    const s = insights([A, B, C], versions, { modes: ['live'] }, now);
+    expect(s.per).toBe('100 years');
+    expect(s.periods).toHaveLength(81); // 1900–1999 … 9900–9999
+    expect(s.periods[0]).toEqual({ period: '1900–1999', from: '1900-01-01', started: 1, ended: { cancelled: 1 }, overdue: 0 });
+    expect(s.periods[1]).toEqual({ period: '2000–2099', from: '2000-01-01', started: 2, ended: {}, overdue: 0 });
+    expect(s.periods[80]).toEqual({ period: '9900–9999', from: '9900-01-01', started: 0, ended: { cancelled: 1 }, overdue: 0 });
+    expect(s.runs).toMatchObject({ started: 3, ended: 2, open: 1, byOutcome: { cancelled: 2 } });
+    expect(s.runs.cycle.p90Ms).toBe(Date.parse('9999-12-30T00:00:00Z') - Date.parse('2026-12-01T09:00:00Z'));
+    expect(runsBehind([A, B, C], versions, { modes: ['live'] }, now, { bar: 'started', period: '2000–2099' })).toEqual(['r-c', 'r-b']);
+    expect(runsBehind([A, B, C], versions, { modes: ['live'] }, now, { bar: 'ended', period: '9900–9999', outcome: 'cancelled' })).toEqual(['r-c']);
+  });
+
+  it('counts 1970 to 2000 by the quarter: 121 periods', () => {
+    const s = insights([A, B, C], versions, { modes: ['live'], until: '2001-01-01T00:00:00.000Z' }, now);
+    expect(s.per).toBe('quarter');
+    expect(s.periods).toHaveLength(121); // 30 years of 4, and 2000-Q1
+    expect(s.periods[0]).toEqual({ period: '1970-Q1', from: '1970-01-01', started: 1, ended: { cancelled: 1 }, overdue: 0 });
+    expect(s.periods[120]).toEqual({ period: '2000-Q1', from: '2000-01-01', started: 1, ended: {}, overdue: 0 });
+    expect(runsBehind([A, B, C], versions, { modes: ['live'] }, now, { bar: 'started', period: '1970-Q1' })).toEqual(['r-a']);
+  });
+
+  it('chooses weeks, months, quarters, years or longer from the span, never more than MAX_PERIODS', () => {
+    const t = (iso: string) => Date.parse(iso);
+    expect(unitFor(t('2026-01-05T00:00:00Z'), t('2026-12-28T00:00:00Z')).per).toBe('week'); // 52 weeks
+    expect(unitFor(t('2023-01-01T00:00:00Z'), t('2026-12-01T00:00:00Z')).per).toBe('month'); // 205 weeks, 48 months
+    expect(unitFor(t('1900-06-01T00:00:00Z'), t('2026-12-01T00:00:00Z')).per).toBe('year'); // 507 quarters, 127 years
+    expect(periodsBetween(unitFor(t('2026-12-31T00:00:00Z'), t('2030-01-01T00:00:00Z')), t('2026-12-31T00:00:00Z'), t('2030-01-01T00:00:00Z')).map((p) => p.period).slice(0, 2)).toEqual(['2026-12', '2027-01']);
+    // Every pair of instants from the first a Date holds to the last.
+    const edges = [-8.64e15, t('0001-01-01T00:00:00Z'), 0, t('2000-01-01T00:00:00Z'), t(now), t('9999-12-31T23:59:59Z'), 8.64e15];
+    for (const a of edges) {
+      for (const b of edges.filter((x) => x >= a)) {
+        const n = periodsBetween(unitFor(a, b), a, b).length;
+        expect(n, `${a} to ${b}`).toBeGreaterThanOrEqual(1);
+        expect(n, `${a} to ${b}`).toBeLessThanOrEqual(MAX_PERIODS);
+      }
+    }
+    // 271821 BC to AD 275760: 548 periods of 1000 years, 56 of 10,000.
+    expect(unitFor(-8.64e15, 8.64e15).per).toBe('10000 years');
+  });
+
+  it('takes since 0001-01-01 and until 9999-12-31 in that order', () => {
+    expect(parseFilter({ since: '0001-01-01', until: '9999-12-31' }, new Date(now))).toEqual({
+      ok: true,
+      filter: { since: '0001-01-01T00:00:00.000Z', until: '+010000-01-01T00:00:00.000Z', modes: ['live'] },
+    });
+    expect(parseFilter({ since: '9999-12-31', until: '0001-01-01' }, new Date(now)).ok).toBe(false);
+  });
+});
+
 describe('the filter and a bar from what a person typed', () => {
   const now = new Date('2026-12-02T06:00:00Z');
   it('reads dates, date-times and ages, an until date counting its own day', () => {
@@ -163,7 +225,7 @@ describe('the filter and a bar from what a person typed', () => {
   it('parses a bar, naming each missing or bad part', () => {
     const q = (o: Record<string, string>) => (k: string) => o[k] ?? null;
     expect(parseBar(q({ bar: 'waiting', process: 'p', step: 's', for: 'person' }))).toEqual({ ok: true, bar: { bar: 'waiting', process: 'p', step: 's', for: 'person' } });
-    expect(parseBar(q({ bar: 'ended', week: '49' }))).toEqual({ ok: false, issues: ['week: 49 is not an ISO week such as 2026-W49', 'outcome: required for this bar'] });
+    expect(parseBar(q({ bar: 'ended', period: '49' }))).toEqual({ ok: false, issues: ['period: 49 is not a period such as 2026-W49, 2026-11, 2026-Q4, 2026 or 2000–2099', 'outcome: required for this bar'] });
     expect(parseBar(q({ bar: 'pie' })).ok).toBe(false);
   });
 });

@@ -62,9 +62,10 @@ function compare(s: any, e: any): void {
   expect(agents).toEqual(e.agents);
   expect(s.leaseExpiries).toBe(e.leaseExpiries);
   expect(s.overdueNow).toBe(e.overdueNow);
-  const started = Object.fromEntries(s.weeks.filter((w: any) => w.started > 0).map((w: any) => [w.week, w.started]));
+  expect(s.per).toBe('week');
+  const started = Object.fromEntries(s.periods.filter((w: any) => w.started > 0).map((w: any) => [w.period, w.started]));
   expect(started).toEqual(e.weeks.started);
-  const ended = Object.fromEntries(s.weeks.filter((w: any) => Object.keys(w.ended).length > 0).map((w: any) => [w.week, w.ended]));
+  const ended = Object.fromEntries(s.periods.filter((w: any) => Object.keys(w.ended).length > 0).map((w: any) => [w.period, w.ended]));
   expect(ended).toEqual(e.weeks.ended);
 }
 
@@ -110,7 +111,7 @@ describe('workboard stats on a generated board', () => {
       }
     }
     cycles.sort((a, b) => a - b);
-    expect(Object.fromEntries(s.weeks.filter((w: any) => w.started > 0).map((w: any) => [w.week, w.started]))).toEqual(started);
+    expect(Object.fromEntries(s.periods.filter((w: any) => w.started > 0).map((w: any) => [w.period, w.started]))).toEqual(started);
     expect(s.rework[0].rejections).toBe(rejections);
     expect(Object.fromEntries(s.agents.filter((a: any) => a.leaseExpiries > 0).map((a: any) => [a.agent, a.leaseExpiries]))).toEqual(expiries);
     expect(s.runs.cycle.p50Ms).toBe(cycles[Math.ceil(cycles.length / 2) - 1]);

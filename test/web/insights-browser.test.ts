@@ -121,7 +121,7 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
     const e = expected(gen.accounts, Date.now(), { tests: false });
     const first = page.locator('section[aria-labelledby="throughput"] svg a').first();
     const href = await first.getAttribute('xlink:href');
-    const week = /week=(\d{4}-W\d{2})/.exec(href ?? '')![1]!;
+    const week = /period=(\d{4}-W\d{2})/.exec(href ?? '')![1]!;
     expect(href).toContain('bar=started');
     await first.click();
     await page.waitForURL(/\/insights\/runs\?/);

@@ -29,10 +29,10 @@ function printText(s: Insights, l: Labels): void {
   out(color.bold('Runs'));
   out(`  ${plural(s.runs.started, 'run')} started, ${s.runs.ended} ended (${outcomes(s.runs.byOutcome)}), ${s.runs.open} open`);
   out(`  start to end: median ${durationText(s.runs.cycle.p50Ms)}, 90th percentile ${durationText(s.runs.cycle.p90Ms)}`);
-  if (s.weeks.length > 0) {
+  if (s.periods.length > 0) {
     out();
-    out(color.bold('Per week'));
-    for (const w of s.weeks) out(`  ${w.week} (from ${w.from})  ${String(w.started).padStart(5)} started  ended: ${outcomes(w.ended)}${w.overdue ? `  ${w.overdue} fell overdue` : ''}`);
+    out(color.bold(`Per ${s.per}`));
+    for (const w of s.periods) out(`  ${w.period} (from ${w.from})  ${String(w.started).padStart(5)} started  ended: ${outcomes(w.ended)}${w.overdue ? `  ${w.overdue} fell overdue` : ''}`);
   }
   out();
   out(color.bold('Where runs wait'));

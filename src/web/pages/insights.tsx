@@ -64,7 +64,7 @@ export function InsightsPage(p: InsightsPageProps) {
   const s = p.stats;
   const l = p.labels;
   const step = (process: string, id: string) => (s.filter.process ? l.step(process, id) : `${l.process(process)} · ${l.step(process, id)}`);
-  const outcomes = [...new Set(s.weeks.flatMap((w) => Object.keys(w.ended)))].sort();
+  const outcomes = [...new Set(s.periods.flatMap((w) => Object.keys(w.ended)))].sort();
   const checks = s.checks.length > 0;
   return (
     <Layout frame={p.frame}>
@@ -121,24 +121,24 @@ export function InsightsPage(p: InsightsPageProps) {
       </section>
 
       <section aria-labelledby="throughput">
-        <h2 id="throughput">Runs per week</h2>
-        <Chart title="Runs started and ended per week" svg={p.charts.throughput}>
+        <h2 id="throughput">{`Runs per ${s.per}`}</h2>
+        <Chart title={`Runs started and ended per ${s.per}`} svg={p.charts.throughput}>
           <table class="stack">
             <thead>
               <tr>
-                <th scope="col">Week</th>
+                <th scope="col">{s.per[0]!.toUpperCase() + s.per.slice(1)}</th>
                 <th scope="col">Started</th>
                 {outcomes.map((o) => <th scope="col" key={o}>{`Ended ${o}`}</th>)}
                 <th scope="col">Fell overdue</th>
               </tr>
             </thead>
             <tbody>
-              {s.weeks.map((w) => (
-                <tr key={w.week}>
-                  <th scope="row">{`${w.week} (from ${w.from})`}</th>
-                  <td data-label="Started"><Count n={w.started} href={p.runsHref({ bar: 'started', week: w.week })} /></td>
-                  {outcomes.map((o) => <td data-label={`Ended ${o}`} key={o}><Count n={w.ended[o] ?? 0} href={p.runsHref({ bar: 'ended', week: w.week, outcome: o })} /></td>)}
-                  <td data-label="Fell overdue"><Count n={w.overdue} href={p.runsHref({ bar: 'overdue', week: w.week })} /></td>
+              {s.periods.map((w) => (
+                <tr key={w.period}>
+                  <th scope="row">{`${w.period} (from ${w.from})`}</th>
+                  <td data-label="Started"><Count n={w.started} href={p.runsHref({ bar: 'started', period: w.period })} /></td>
+                  {outcomes.map((o) => <td data-label={`Ended ${o}`} key={o}><Count n={w.ended[o] ?? 0} href={p.runsHref({ bar: 'ended', period: w.period, outcome: o })} /></td>)}
+                  <td data-label="Fell overdue"><Count n={w.overdue} href={p.runsHref({ bar: 'overdue', period: w.period })} /></td>
                 </tr>
               ))}
             </tbody>
