@@ -64,6 +64,24 @@ steps:
 # Trip planning
 `;
 
+const LINKED = `---
+name: linked-claim
+description: An agent checks a receipt it links to; an approver decides.
+steps:
+  - id: review
+    agent: Check the receipt.
+    output: { ok: boolean }
+    evidence: [link]
+  - id: approve
+    person: approver
+    approve: Approve when the receipt supports it.
+    next: paid
+  - id: paid
+    finish: paid
+---
+# Linked claim
+`;
+
 const VIEWPORTS = [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const;
 
 async function claimAwaitingApproval(wb: WebBoard, amount: number, withinPolicy: boolean, receiptUrl: string): Promise<{ runId: string; itemId: string }> {
@@ -93,6 +111,37 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
     await republish(suite.wb, 'trip', TRIP, { clerk: 'clerks' });
     flagged = await claimAwaitingApproval(suite.wb, 1240, false, 'https://receipts.example.com/r/1240');
     fine = await claimAwaitingApproval(suite.wb, 184.5, true, 'https://receipts.example.com/r/184');
+  });
+
+  it('on a phone (mobile emulation), a long evidence link wraps: nothing scrolls sideways and the bar to the decision is whole on screen', async () => {
+    await republish(suite.wb, 'linked-claim', LINKED, { approver: 'approvers' });
+    const start = await suite.wb.service.call('start_run', { process: 'linked-claim', inputs: {}, requestId: rid() }, HELPER);
+    const runId = (start as any).data.run.id as string;
+    const claim = await suite.wb.service.call('claim', { runId, stepId: 'review', requestId: rid() }, HELPER);
+    const longLink = `https://receipts.example.com/scans/2026/12/${'a1b2c3d4e5'.repeat(14)}.pdf?download=true&signature=${'f'.repeat(64)}`;
+    const sub = await suite.wb.service.call('submit', { token: (claim as any).data.token, output: { ok: true }, evidence: [{ kind: 'link', ref: longLink }], summary: 'The receipt matches.', requestId: rid() }, HELPER);
+    expect(sub.ok, JSON.stringify(sub)).toBe(true);
+    const item = (await runView(suite.wb, runId)).workItems.find((w: { stepId: string }) => w.stepId === 'approve');
+    const ctx = await suite.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 });
+    const page = await ctx.newPage();
+    await page.goto(await createLoginLink(suite.wb.board, PEOPLE.ana, suite.wb.base));
+    await page.getByRole('button', { name: /Sign in as/ }).click();
+    await page.waitForURL(`${suite.wb.base}/work`);
+    await page.goto(`${suite.wb.base}/work/${runId}/${item.id}`);
+    expect(await page.locator(`a[href="${longLink}"]`).count()).toBe(1);
+    const sizes = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, innerHeight: window.innerHeight, visual: window.visualViewport!.width }));
+    expect(sizes).toEqual({ scrollWidth: 390, innerWidth: 390, innerHeight: 844, visual: 390 });
+    const bar = await page.locator('a.action-bar').evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return { left: r.left, right: r.right, top: r.top, bottom: r.bottom };
+    });
+    expect(bar.left).toBeGreaterThanOrEqual(0);
+    expect(bar.right).toBeLessThanOrEqual(390);
+    expect(bar.top).toBeGreaterThan(0);
+    expect(bar.bottom).toBeLessThanOrEqual(844);
+    expect(await axeProblems(page)).toEqual([]);
+    await page.screenshot({ path: path.join(ARTIFACTS, 'words-long-link-phone.png') });
+    await ctx.close();
   });
 
   for (const [label, viewport] of VIEWPORTS) {
