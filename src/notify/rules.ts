@@ -67,10 +67,13 @@ function inputsLine(state: RunState, process: Process, ctx: WordsContext): strin
     .join(' · ');
 }
 
-/** What the steps done so far found, one line each, a warning marked ⚠. */
+/** An agent's notes or a person's answer in an email: enough to decide on, cut at a word. */
+const EMAIL_TEXT = 300;
+
+/** What the steps done so far found, one line each, a warning marked ⚠; notes and answers too, cut short. */
 function foundLines(state: RunState, process: Process, ctx: WordsContext): string[] {
   const data = { steps: Object.fromEntries(Object.entries(state.steps).map(([id, st]) => [id, { ...(st.current?.output ? { output: st.current.output } : {}) }])) };
-  const found = findings(process, { data }, ctx);
+  const found = findings(process, { data }, ctx, { longText: EMAIL_TEXT });
   return found.length === 0 ? [] : ['What was found:', ...found.map((f) => `${f.warning ? '⚠ ' : '- '}${f.label}: ${f.text}`)];
 }
 

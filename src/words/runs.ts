@@ -7,6 +7,7 @@ import type { Fields, FieldSpec, Process } from '../process/model.js';
 import { isPerson } from '../process/values.js';
 import type { RunData } from '../protocol/views.js';
 import { fieldLabel, processTitle, stepTitle } from './titles.js';
+import { cutAtWord } from './text.js';
 import { formatValue, unitOf, type WordsContext } from './values.js';
 import type { PersonLike } from './people.js';
 
@@ -62,15 +63,24 @@ export interface Finding {
   warning: boolean;
 }
 
-/** Booleans and choices say what was decided, so they come first; other short values follow; long text and structures are left out. */
-function findingRank(field: FieldSpec | undefined, value: unknown, text: string): number | null {
+/**
+ * Booleans and choices say what was decided, so they come first; other short values follow. Long text and
+ * structures are left out, unless `longText` lets text in, on one line and cut near that many characters.
+ */
+function findingRank(field: FieldSpec | undefined, value: unknown, text: string, longText: number | undefined): number | null {
   if (typeof value === 'boolean' || (field?.oneOf && typeof value !== 'object')) return 0;
-  if (typeof value === 'string' || typeof value === 'number') return text.length <= SHORT_FINDING && !text.includes('\n') ? 1 : null;
+  if (typeof value === 'string' || typeof value === 'number') {
+    if (text.length <= SHORT_FINDING && !text.includes('\n')) return 1;
+    return longText !== undefined && typeof value === 'string' ? 2 : null;
+  }
   return null;
 }
 
-/** The outputs of the steps done so far, in the process's step order, booleans and one_of values first. */
-export function findings(process: Pick<Process, 'steps'>, run: { data: { steps: Record<string, Pick<RunData['steps'][string], 'output'> | undefined> } }, ctx: WordsContext = { people: [] }): Finding[] {
+/**
+ * The outputs of the steps done so far, in the process's step order, booleans and one_of values first. Where two
+ * steps found a value under the same label (a review and its second round), each says which step it came from.
+ */
+export function findings(process: Pick<Process, 'steps'>, run: { data: { steps: Record<string, Pick<RunData['steps'][string], 'output'> | undefined> } }, ctx: WordsContext = { people: [] }, opts: { longText?: number } = {}): Finding[] {
   const out: (Finding & { rank: number; order: number })[] = [];
   for (const step of process.steps) {
     const output = run.data.steps[step.id]?.output;
@@ -78,10 +88,15 @@ export function findings(process: Pick<Process, 'steps'>, run: { data: { steps: 
     for (const [key, value] of Object.entries(output)) {
       const field = step.output?.[key];
       const v = formatValue(field, value, ctx);
-      const rank = findingRank(field, value, v.text);
+      const rank = findingRank(field, value, v.text, opts.longText);
       if (rank === null) continue;
-      out.push({ step: stepTitle(step), stepId: step.id, label: fieldLabel(key, field), text: v.text, ...(v.href ? { href: v.href } : {}), warning: v.warning === true, rank, order: out.length });
+      const text = rank === 2 ? cutAtWord(v.text.replace(/\s+/g, ' ').trim(), opts.longText) : v.text;
+      out.push({ step: stepTitle(step), stepId: step.id, label: fieldLabel(key, field), text, ...(v.href ? { href: v.href } : {}), warning: v.warning === true, rank, order: out.length });
     }
   }
-  return out.sort((a, b) => a.rank - b.rank || a.order - b.order).map(({ rank: _r, order: _o, ...f }) => f);
+  const stepsOf = new Map<string, Set<string>>();
+  for (const f of out) stepsOf.set(f.label, (stepsOf.get(f.label) ?? new Set()).add(f.stepId));
+  return out
+    .sort((a, b) => a.rank - b.rank || a.order - b.order)
+    .map(({ rank: _r, order: _o, ...f }) => (stepsOf.get(f.label)!.size > 1 ? { ...f, label: `${f.label} (${f.step})` } : f));
 }

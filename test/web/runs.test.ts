@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
 import {
-  ARTIFACTS, axeProblems, person, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
+  agentDoes, ARTIFACTS, axeProblems, person, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
 } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
@@ -120,6 +120,24 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
       await page.screenshot({ path: path.join(ARTIFACTS, `run-rejected-${name}.png`), fullPage: true });
       await ctx.close();
     }
+  });
+
+  it('shows the approver of a sent-back run the earlier rejection, note whole, among the earlier steps', async () => {
+    const runId = await payoutAwaitingApproval(suite.wb, 'Sent-Back');
+    const first = (await runView(suite.wb, runId)).workItems.find((w: any) => w.stepId === 'approve');
+    const note = 'Name the cost centre in the memo, please.';
+    const rejected = await suite.wb.service.call('decide', { runId, workItemId: first.id, decision: 'rejected', note, snapshot: first.snapshot, requestId: rid() }, person(PEOPLE.ana));
+    expect(rejected.ok, JSON.stringify(rejected)).toBe(true);
+    await agentDoes(suite.wb, runId, 'draft', { memo: 'Payout for Sent-Back, cost centre 4410' });
+    const again = (await runView(suite.wb, runId)).workItems.find((w: any) => w.stepId === 'approve');
+    const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ben);
+    await page.goto(`${suite.wb.base}/work/${runId}/${again.id}`);
+    const earlier = page.locator('section.step-record', { has: page.locator('h3', { hasText: 'Approve the payout when the memo explains it (earlier rounds)' }) });
+    expect(await earlier.count()).toBe(1);
+    expect(await earlier.locator('blockquote.note').textContent()).toBe(note);
+    expect(await earlier.textContent()).toContain('Rejected by Ana Silva');
+    expect(await axeProblems(page)).toEqual([]);
+    await ctx.close();
   });
 
   it('shows processes with their versions and maps', async () => {

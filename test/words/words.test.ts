@@ -206,6 +206,42 @@ describe('runs', () => {
     ]);
     expect(findings(expense, { data: { steps: {} } })).toEqual([]);
   });
+
+  test('findings: a label two steps share names its step on each; long text comes in only when asked, on one line and cut at a word', () => {
+    const twice = {
+      ...expense,
+      steps: [
+        expense.steps[0]!,
+        step({ id: 'review_again', kind: 'agent', value: "Review the claim once more with the claimant's answer.", output: { withinPolicy: { type: 'boolean', optional: false }, notes: { type: 'string', optional: false } } }),
+      ],
+    };
+    const notes = `The hotel bill now shows one night.\n${'It matches the boarding passes. '.repeat(12)}`;
+    const run = {
+      data: {
+        steps: {
+          review_claim: { output: { notes: 'Hotel is over the nightly cap.', withinPolicy: false, receipt: 'x' }, history: [] },
+          review_again: { output: { withinPolicy: true, notes }, history: [] },
+        },
+      },
+    };
+    const first = 'Read the receipt and compare the claim with the travel policy';
+    const again = "Review the claim once more with the claimant's answer";
+    expect(findings(twice, run, ctx).map((f) => [f.label, f.text])).toEqual([
+      [`Within policy (${first})`, 'No'],
+      [`Within policy (${again})`, 'Yes'],
+      // The second notes are long, so left out: the first are the only notes shown, and need no step named.
+      ['Notes', 'Hotel is over the nightly cap.'],
+      ['Receipt', 'x'],
+    ]);
+    const withText = findings(twice, run, ctx, { longText: 120 });
+    const long = withText.find((f) => f.label === `Notes (${again})`)!;
+    expect(long.text.startsWith('The hotel bill now shows one night. It matches the boarding passes.')).toBe(true);
+    expect(long.text.endsWith('…')).toBe(true);
+    expect(long.text.length).toBeLessThanOrEqual(120);
+    expect(long.text).not.toContain('\n');
+    expect(withText.indexOf(long)).toBe(withText.length - 1);
+    expect(withText.some((f) => f.label === `Notes (${first})`)).toBe(true);
+  });
 });
 
 describe('cutAtWord', () => {

@@ -74,11 +74,25 @@ function CompletionView({ runId, c, step, process }: { runId: string; c: Complet
   );
 }
 
-/** A step's current work and its earlier attempts. */
-export function StepRecord({ runId, id, data, process }: { runId: string; id: string; data: StepData; process?: Process | null | undefined }) {
+/**
+ * A step's current work and its earlier attempts. `earlier` is for the step a person decides now: what it
+ * recorded before (a rejection and its note) is an earlier round, every one shown, latest first.
+ */
+export function StepRecord({ runId, id, data, process, earlier = false }: { runId: string; id: string; data: StepData; process?: Process | null | undefined; earlier?: boolean }) {
   const { history = [], ...current } = data;
   const has = Object.keys(current).length > 0;
   const step = process?.steps.find((s) => s.id === id);
+  if (earlier) {
+    // Only a completion (who and when) is a round: a verdict waiting on this very decision is not.
+    const rounds = [...(current.by ? [current] : []), ...history];
+    if (rounds.length === 0) return null;
+    return (
+      <section class="step-record" aria-labelledby={`rec-${id}`}>
+        <h3 id={`rec-${id}`}>{stepTitleOf(process, id)} (earlier rounds)</h3>
+        {rounds.map((c, i) => <CompletionView key={i} runId={runId} c={c} step={step} process={process} />)}
+      </section>
+    );
+  }
   return (
     <section class="step-record" aria-labelledby={`rec-${id}`}>
       <h3 id={`rec-${id}`}>{stepTitleOf(process, id)}</h3>
@@ -93,14 +107,14 @@ export function StepRecord({ runId, id, data, process }: { runId: string; id: st
   );
 }
 
-/** The run's inputs and every step's recorded work, in the process's step order. */
+/** The run's inputs and every step's recorded work, in the process's step order; the step `except` (decided now) as its earlier rounds. */
 export function RunDataView({ view, except, process, heading = 'Earlier steps' }: { view: RunView; except?: string; process?: Process | null | undefined; heading?: string }) {
-  const order = view.steps.map((s) => s.id).filter((id) => id !== except && view.data.steps[id]);
+  const order = view.steps.map((s) => s.id).filter((id) => view.data.steps[id]);
   return (
     <>
       <section aria-labelledby="steps-h">
         <h2 id="steps-h">{heading}</h2>
-        {order.length === 0 ? <p class="muted">No step has recorded work yet.</p> : order.map((id) => <StepRecord key={id} runId={view.run.id} id={id} data={view.data.steps[id]!} process={process} />)}
+        {order.length === 0 ? <p class="muted">No step has recorded work yet.</p> : order.map((id) => <StepRecord key={id} runId={view.run.id} id={id} data={view.data.steps[id]!} process={process} earlier={id === except} />)}
       </section>
       <section aria-labelledby="inputs-h">
         <h2 id="inputs-h">What the run started with</h2>
