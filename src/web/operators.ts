@@ -10,7 +10,7 @@ import { h } from 'preact';
 import { OPERATORS } from '../engine/view.js';
 import { doctorFindings } from '../service/doctor.js';
 import { first, type Posted } from './form-values.js';
-import { humanize, inList, personName, processTitle } from '../words/index.js';
+import { humanize, inList, personName, runTitle } from '../words/index.js';
 import { MessagePage } from './pages/message.js';
 import { CancelConfirmPage, DoctorPage, QueuePage, RunActions } from './pages/operators.js';
 import type { PostedForm } from './request.js';
@@ -98,7 +98,8 @@ export async function cancelPost(r: Request, runId: string, form: PostedForm): P
     const view = await readRun(r, runId);
     if (!view) return;
     const pinned = await pinnedVersion(r, view.run.process, view.run.version);
-    return sendPage(r.res, 200, h(CancelConfirmPage, { frame: frame(r, 'Cancel the run?', { current: 'runs' }), runId, process: pinned ? processTitle(pinned.process) : humanize(view.run.process), reason, csrf: r.me.csrf, requestId }));
+    const name = pinned ? runTitle(pinned.process, view.data.inputs, r.app.service.board.manifest.people) : humanize(view.run.process);
+    return sendPage(r.res, 200, h(CancelConfirmPage, { frame: frame(r, `Cancel ${name}?`, { current: 'runs' }), runId, name, reason, csrf: r.me.csrf, requestId }));
   }
   const res = await call(r, 'cancel', { runId, reason, requestId });
   if (res.ok) return redirect(r.res, `/runs/${runId}?cancelled=1`);

@@ -7,7 +7,7 @@
  */
 export { humanize } from './humanize.js';
 export { inList, inSentence } from './sentence.js';
-export { linkHref, webHref } from './links.js';
+export { isLinkField, linkHref, webHref } from './links.js';
 export { personName, type PersonLike } from './people.js';
 export { dateWords, exactTime, isTimeZone, relativeTime } from './time.js';
 export { instantOf, zoneWords } from './wall-clock.js';

@@ -15,6 +15,15 @@ export function linkHref(ref: string): string | null {
   return LINKABLE.has(u.protocol) ? u.href : null;
 }
 
+/**
+ * A text field meant for a web address: its key ends in Url, Uri, Link or Href (`receiptUrl`), or its
+ * description names a link or URL ("Link to the receipt"). PROCESS.md has no type for it; these are the words
+ * authors use.
+ */
+export function isLinkField(key: string, description?: string): boolean {
+  return /(url|uri|link|href)$/i.test(key) || /\b(link|url|web address)\b/i.test(description ?? '');
+}
+
 /** A value that reads as a web address (http or https written out), so it is shown as a link. */
 export function webHref(text: string): string | null {
   if (!/^\s*https?:\/\//i.test(text)) return null;

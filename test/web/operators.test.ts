@@ -130,7 +130,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     expect(await axeProblems(page)).toEqual([]);
     await page.getByLabel('Reason (required)').fill('The payee asked us to stop.');
     await page.getByRole('button', { name: 'Cancel the run…' }).click();
-    expect(await page.locator('main > h1').textContent()).toBe('Cancel this run of Payout?');
+    expect(await page.locator('main > h1').textContent()).toBe('Cancel Payout · Cancel-Me · 120?');
     expect(await page.locator('main').textContent()).toContain('The payee asked us to stop.');
     expect(await axeProblems(page)).toEqual([]);
     expect((await runView(suite.wb, runId)).run.state).toBe('waiting'); // nothing yet: the approval still waits

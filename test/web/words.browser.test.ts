@@ -284,6 +284,9 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       await page.goto(`${suite.wb.base}/processes/expense-claim`);
       expect(await page.locator('main > h1').textContent()).toBe('Expense claim');
       expect(await page.getByLabel('Amount claimed in EUR').count()).toBe(1);
+      // A web address is typed on one line, with the phone's keyboard for addresses.
+      const link = page.getByLabel('Link to the receipt');
+      expect(await link.evaluate((el) => [el.tagName, el.getAttribute('inputmode')])).toEqual(['INPUT', 'url']);
       expect(await axeProblems(page)).toEqual([]);
       await page.screenshot({ path: path.join(ARTIFACTS, `words-process-${label}.png`), fullPage: true });
       await page.getByRole('link', { name: 'Open the map full size' }).click();

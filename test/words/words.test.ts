@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { exactTime, fieldLabel, findings, formatValue, humanize, inList, inSentence, linkHref, personName, processTitle, relativeTime, runTitle, stepTitle, stepTitleOf } from '../../src/words/index.js';
+import { exactTime, fieldLabel, findings, formatValue, humanize, inList, inSentence, isLinkField, linkHref, personName, processTitle, relativeTime, runTitle, stepTitle, stepTitleOf } from '../../src/words/index.js';
 import type { Fields, Step } from '../../src/process/model.js';
 
 const people = [
@@ -115,6 +115,14 @@ describe('people, links and sentences', () => {
     expect(inSentence('QA signed off')).toBe('QA signed off');
     expect(inSentence('Jon Berg asked for the hotel bill', ['Jon Berg'])).toBe('Jon Berg asked for the hotel bill');
     expect(inSentence('I need the hotel bill')).toBe('I need the hotel bill');
+  });
+  test('a text field for a web address is told by its key or its description', () => {
+    expect(isLinkField('receiptUrl')).toBe(true);
+    expect(isLinkField('homepage_link')).toBe(true);
+    expect(isLinkField('evidence', 'Link to the receipt')).toBe(true);
+    expect(isLinkField('source', 'The URL it was read at')).toBe(true);
+    expect(isLinkField('notes', 'What the reviewer found')).toBe(false);
+    expect(isLinkField('curly')).toBe(false);
   });
   test('a list reads as a person says it', () => {
     expect(inList([])).toBe('');

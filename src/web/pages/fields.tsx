@@ -5,7 +5,7 @@
  * Each input is labelled, shows the value posted before and the issues the
  * service found at it. Names follow form-values.ts.
  */
-import { fieldLabel, humanize, zoneWords } from '../../words/index.js';
+import { fieldLabel, humanize, isLinkField, zoneWords } from '../../words/index.js';
 import type { WebField, Posted } from '../form-values.js';
 
 /** The field's label in words: its description's first sentence, else its key humanised. */
@@ -80,7 +80,9 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
   return (
     <>
       <label for={id}>{label}{f.type === 'datetime' ? ` (${zoneWords(ctx.timeZone)})` : ''}</label>
-      {f.type === 'string' ? (
+      {f.type === 'string' && isLinkField(f.name, f.description) ? (
+        <input {...common} type="text" inputmode="url" autocomplete="url" spellcheck={false} value={value} />
+      ) : f.type === 'string' ? (
         <textarea {...common} rows={2}>{value}</textarea>
       ) : (
         <input {...common} type={type} value={value} step={f.type === 'number' ? 'any' : f.type === 'datetime' ? 1 : undefined} />

@@ -158,11 +158,12 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
 }
 
 /** Asked before a run is cancelled: the reason again, and the choice. */
-export function CancelConfirmPage({ frame, runId, process, reason, csrf, requestId }: { frame: Frame; runId: string; process: string; reason: string; csrf: string; requestId: string }) {
+/** The question before a cancel, naming the run as people know it ("Expense approval · Jon Berg · 184.50 EUR"). */
+export function CancelConfirmPage({ frame, runId, name, reason, csrf, requestId }: { frame: Frame; runId: string; name: string; reason: string; csrf: string; requestId: string }) {
   return (
     <Layout frame={frame}>
-      <p class="crumbs"><a href="/runs">Runs</a> › <a href={`/runs/${runId}`}>{process}</a></p>
-      <h1>Cancel this run of {process}?</h1>
+      <p class="crumbs"><a href="/runs">Runs</a> › <a href={`/runs/${runId}`}>{name}</a></p>
+      <h1>Cancel {name}?</h1>
       <Notice kind="warn" title="Cancelling ends the run">
         <p>No later step runs, open work items close, and the run cannot be resumed.</p>
         <p>Reason: <strong>{reason}</strong></p>
