@@ -23,12 +23,15 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listeningAt } from '../identities/support.js';
 import { BIN, built, cleanup, freshBoard, PROCESS, RELEASE_DATE, said, sleep, submitArgs, tmp, type Exit, type ToolResult } from './crash-support.js';
 
 const CYCLES = 10;
 const AGENTS = 8;
-/** How long the agents work before the power goes, each cycle (plus up to half as much again, at random). */
-const LOAD_MS = 1200;
+/** The power goes once the agents have this many more acknowledged transitions, or after LOAD_MS at most, then up to CUT_JITTER_MS later. */
+const CUT_AFTER_ACKS = 40;
+const LOAD_MS = 3000;
+const CUT_JITTER_MS = 200;
 
 function has(cmd: string): boolean {
   try {
@@ -114,17 +117,7 @@ function cliIn(boot: number, args: string[]): Promise<Exit> {
 /** `workboard serve --http` of boot `boot`, once it says where it listens. */
 async function serveIn(boot: number): Promise<{ child: ChildProcess; url: string }> {
   const child = inBoot(boot, ['serve', '--http', '127.0.0.1:0', '--board', root]);
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += String(d);
-      const m = /MCP over HTTP at (http:\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.stderr!.on('data', (d) => (out += String(d)));
-    child.once('close', () => reject(new Error(`serve exited: ${out}`)));
-  });
-  return { child, url };
+  return { child, url: await listeningAt(child) };
 }
 
 async function call(url: string, name: string, args: Record<string, unknown>): Promise<ToolResult> {
@@ -288,7 +281,8 @@ describe.skipIf(SKIP !== null)(`a power loss under serve${SKIP ? ` (skipped: ${S
       let stop = false;
       const agents = Array.from({ length: AGENTS }, (_, i) => agent(url, `c${cycle}a${i}`, () => stop));
       const before = ackedCount();
-      await sleep(LOAD_MS * (1 + Math.random() / 2));
+      for (const until = Date.now() + LOAD_MS; ackedCount() - before < CUT_AFTER_ACKS && Date.now() < until; ) await sleep(20);
+      await sleep(Math.random() * CUT_JITTER_MS);
       // The power goes: what reached the device stays, the page cache is lost.
       const [cmd, args] = SHUTDOWN!(mnt);
       sh(cmd, args);
