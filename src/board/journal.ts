@@ -9,8 +9,10 @@
  * The journal is for this boot of the machine: lock-free readers see the new
  * state through it (snapshot.ts), and the next holder of the scope's lock
  * rolls forward the commit of a writer killed mid-way (its page cache
- * survives it). After a power loss it may be gone or torn; the log is what
- * counts then (recovery.ts).
+ * survives it). After a power loss it may be gone, torn, or older than the
+ * log's records (its removal lost, or a recycled file's old bytes): the log
+ * is what counts then, and replay judges the journal with its records
+ * (`replayScope`, recovery.ts).
  */
 import { appendFileSync, promises as fs, truncateSync } from 'node:fs';
 import path from 'node:path';
