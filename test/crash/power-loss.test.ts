@@ -315,5 +315,5 @@ describe.skipIf(SKIP !== null)(`a power loss under serve${SKIP ? ` (skipped: ${S
     expect(problems).toEqual([]);
     // It bit: without transitions lost before recovery the test proves nothing.
     expect(lostBefore).toBeGreaterThan(0);
-  }, 240_000);
+  }, 360_000);
 });
