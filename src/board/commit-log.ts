@@ -217,6 +217,8 @@ export class CommitLog {
   private earlierBoots: Promise<void> | null = null;
   /** Earlier logs of this process that a failed write left with a torn tail: removed at the next checkpoint. */
   private retired: string[] = [];
+  /** Files were written outside a commit since the last checkpoint (see `wroteOutside`). */
+  private outside = false;
 
   private constructor(readonly root: string) {}
 
@@ -260,6 +262,19 @@ export class CommitLog {
     this.applying--;
     if (this.applying === 0) for (const s of this.settled.splice(0)) s();
     this.afterCommit();
+  }
+
+  /**
+   * Files written outside this process's commits (a replay of an earlier
+   * boot's logs): the next checkpoint flushes them even when this process has
+   * no record of its own, since the logs that hold them go once it is done.
+   */
+  wroteOutside(written: readonly string[]): void {
+    for (const f of written) {
+      this.touched.add(f);
+      this.touched.add(path.dirname(f));
+    }
+    this.outside = true;
   }
 
   /**
@@ -411,7 +426,8 @@ export class CommitLog {
     // Judged before the flush: whatever a dead process wrote happened before it, so the flush covers it.
     const dead = findLogs(this.root, this.rel).filter((l) => l.kind === 'dead');
     const records = this.fd !== null && this.size > this.headerBytes;
-    if (!records && dead.length === 0 && this.retired.length === 0) return;
+    if (!records && dead.length === 0 && this.retired.length === 0 && !this.outside) return;
+    this.outside = false;
     if (!(await syncFileSystem(this.root))) {
       for (const f of this.touched) await fsyncPath(f);
       // Without syncfs, what a dead process wrote is not known here: its log stays for recovery.

@@ -9,10 +9,12 @@
  * The journal is for this boot of the machine: lock-free readers see the new
  * state through it (snapshot.ts), and the next holder of the scope's lock
  * rolls forward the commit of a writer killed mid-way (its page cache
- * survives it). After a power loss it may be gone or torn; the log is what
- * counts then (recovery.ts).
+ * survives it). After a power loss it may be gone, torn, or older than the
+ * log's records (its removal lost, or a recycled file's old bytes): the log
+ * is what counts then, and replay judges the journal with its records
+ * (`replayScope`, recovery.ts).
  */
-import { appendFileSync, promises as fs } from 'node:fs';
+import { appendFileSync, promises as fs, truncateSync } from 'node:fs';
 import path from 'node:path';
 import { sha256Hex } from '../core/hash.js';
 import { randomHex } from '../core/ids.js';
@@ -23,6 +25,7 @@ import { BoardError, faultOf } from './errors.js';
 import { createExclusive, isCode, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, TEMP_MARK, tempPathFor } from './fsutil.js';
 import { CHANGES_FILE, isStatePath, scopeFiles, type Scope } from './layout.js';
 import type { SafeFiles } from './safe-files.js';
+import { commitOrder, isTornCopyOf, lastWrites, linesFrom, wholeLinesEnd } from './power-loss.js';
 import type { Spares } from './spares.js';
 
 /** One file of a commit: where it goes, its sha256 before (null: absent) and after (null: removed), and its new bytes. */
@@ -241,56 +244,125 @@ export class Journals {
    * ones: a file already new is skipped; one at neither (a later commit, a hand
    * edit) is left alone and reported. Call under the scope's lock. Idempotent.
    */
-  async settle(record: CommitRecord, only?: (f: RecordFile) => boolean): Promise<Settled> {
+  async settle(record: CommitRecord, only?: (f: RecordFile) => boolean, repaired?: (f: RecordFile, now: Buffer | null) => boolean): Promise<Settled> {
     const done: Settled = { written: [], already: [], left: [] };
     for (const f of record.files) {
       if (only && !only(f)) continue;
       const abs = this.files.abs(f.rel);
-      const now = shaOf(await readIfExists(abs));
-      const bytes = recordBytes(f);
+      const nowBytes = await readIfExists(abs);
+      const now = shaOf(nowBytes);
       // The writer's own temp, when it is still there whole, is renamed as it would have been.
       const tmp = f.tmp !== undefined ? this.files.abs(f.tmp) : null;
       const tmpWhole = tmp !== null && shaOf(await readIfExists(tmp)) === f.sha256;
       if (now === f.sha256 || now !== f.prev) {
-        (now === f.sha256 ? done.already : done.left).push(f.rel);
+        // A replay's torn file is brought to its last logged bytes afterwards (see replayScope): not left.
+        (now === f.sha256 || repaired?.(f, nowBytes) ? done.already : done.left).push(f.rel);
         if (tmp !== null) await removeIfExists(tmp);
         continue;
       }
-      if (bytes === null) await removeIfExists(abs);
-      else {
-        await this.files.assertNoLinks(f.rel, false, false);
-        let from = tmp;
-        if (!tmpWhole) {
-          if (tmp !== null) await removeIfExists(tmp);
-          from = tempPathFor(abs);
-          if (!(await createExclusive(from, bytes))) throw new Error(`temp file ${from} already exists`);
-        }
-        renameNow(from!, abs);
-      }
+      await this.put(f, tmpWhole ? tmp : null);
       done.written.push(f.rel);
     }
     return done;
   }
 
+  /** Give a record's file its new bytes (or remove it), from the writer's whole temp when there is one. */
+  private async put(f: RecordFile, wholeTemp: string | null): Promise<void> {
+    const abs = this.files.abs(f.rel);
+    const bytes = recordBytes(f);
+    if (bytes === null) return void (await removeIfExists(abs));
+    await this.files.assertNoLinks(f.rel, false, false);
+    let from = wholeTemp;
+    if (from === null) {
+      if (f.tmp !== undefined) await removeIfExists(this.files.abs(f.tmp));
+      from = tempPathFor(abs);
+      if (!(await createExclusive(from, bytes))) throw new Error(`temp file ${from} already exists`);
+    }
+    renameNow(from, abs);
+  }
+
   /**
-   * Replay a commit found in a log of an earlier boot, exactly once: it was
-   * applied if its audit lines are all in the chain and none of its committed
-   * files still has its old bytes (a record with neither is judged by its files
-   * alone). Applied: nothing is written (its `.work/` records may have moved on
-   * since, a lease ended, a notification sent). Else each file with its old bytes
-   * gets its new ones, and the missing audit lines are appended. Call under the
-   * scope's lock, in the scope's commit order.
+   * Replay one scope's commits found in the logs of an earlier boot (in commit
+   * order, see power-loss.ts), with whatever its journal holds, after a power
+   * loss. Call under the scope's lock, before anything is committed in this boot.
+   *
+   * - The journal is judged with the records, never rolled forward ahead of
+   *   them: a whole one of this scope joins them in its place (one the logs
+   *   already hold is that record again); any other (torn, or a recycled file
+   *   whose new bytes never reached the disk) held a commit that never
+   *   reached its flush. It and the scope's temps are removed at the end.
+   * - The chain's tail that is a torn copy of the records' lines (an append
+   *   whose data never reached the disk: cut short or zeros) is cut, so the
+   *   lines are appended again whole.
+   * - Each record is replayed exactly once (see `replayOne`).
+   * - A file left torn (empty, cut short, zeros) by a power loss is a copy of
+   *   some record's bytes: it gets the last bytes the records give it.
    */
-  async replay(record: CommitRecord): Promise<Settled> {
+  async replayScope(scope: Scope, logged: readonly CommitRecord[]): Promise<Settled> {
+    const sf = scopeFiles(scope);
+    let records = [...logged];
+    const raw = await readIfExists(this.files.abs(sf.journal));
+    if (raw !== null) {
+      const { state, record } = this.state(raw);
+      if (state === 'whole' && record!.scope === sf.name && !records.some((r) => r.id === record!.id)) records.push(record!);
+    }
+    records = records.sort(commitOrder);
+    const versions = new Map<string, Buffer[]>();
+    for (const r of records) for (const f of r.files) if (f.sha256 !== null) versions.set(f.rel, [...(versions.get(f.rel) ?? []), recordBytes(f)!]);
+    const torn = (f: RecordFile, now: Buffer | null) => now !== null && (versions.get(f.rel) ?? []).some((v) => isTornCopyOf(now, v));
+    await this.cutTornTail(sf.chain, records);
+    const done: Settled = { written: [], already: [], left: [] };
+    for (const r of records) {
+      const one = await this.replayOne(r, torn);
+      done.written.push(...one.written);
+      done.already.push(...one.already);
+      done.left.push(...one.left);
+    }
+    for (const [rel, last] of lastWrites(records)) {
+      const now = await readIfExists(this.files.abs(rel));
+      if (shaOf(now) === last.sha256 || !torn(last, now)) continue;
+      await this.put(last, null);
+      done.written.push(rel);
+      done.already = done.already.filter((a) => a !== rel);
+    }
+    await removeIfExists(this.files.abs(sf.journal));
+    await cleanTemps(this.files, scope);
+    this.log.wroteOutside(records.flatMap((r) => this.touched(r)));
+    return { written: [...new Set(done.written)], already: [...new Set(done.already)], left: [...new Set(done.left)] };
+  }
+
+  /**
+   * Replay a commit exactly once: it was applied if its audit lines are all in
+   * the chain and none of its committed files still has its old bytes (a
+   * record with neither is judged by its files alone). Applied: nothing is
+   * written (its `.work/` records may have moved on since, a lease ended, a
+   * notification sent). Else each file with its old bytes gets its new ones,
+   * and the missing audit lines are appended.
+   */
+  private async replayOne(record: CommitRecord, torn: (f: RecordFile, now: Buffer | null) => boolean): Promise<Settled> {
     const have = chainLength((await readIfExists(this.files.abs(record.chain))) ?? Buffer.alloc(0));
     const linesThere = have >= record.firstSeq + record.lines.length;
     const committed = record.files.filter((f) => !isStatePath(f.rel));
     let atPrev = false;
     for (const f of committed) if (shaOf(await readIfExists(this.files.abs(f.rel))) === f.prev) atPrev = true;
     if ((record.lines.length > 0 || committed.length > 0) && linesThere && !atPrev) return { written: [], already: record.files.map((f) => f.rel), left: [] };
-    const done = await this.settle(record);
+    const done = await this.settle(record, undefined, torn);
     if (!linesThere) await this.chains.appendMissing(record.chain, record.lines, record.firstSeq);
     return done;
+  }
+
+  /** Cut a chain's tail that is a torn copy of the lines the records carry from there (see replayScope). */
+  private async cutTornTail(chainRel: string, records: readonly CommitRecord[]): Promise<void> {
+    const file = this.files.abs(chainRel);
+    const bytes = await readIfExists(file);
+    if (bytes === null) return;
+    const keep = wholeLinesEnd(bytes);
+    if (keep === bytes.length) return;
+    const due = Buffer.from(linesFrom(records, chainLength(bytes.subarray(0, keep))), 'utf8');
+    // A tail the records do not explain stays, for appendMissing to refuse as corrupt.
+    if (!isTornCopyOf(bytes.subarray(keep), due)) return;
+    truncateSync(file, keep);
+    this.chains.forget(chainRel);
   }
 
   /** The journal is created whole in place, without fsync (see the top of this file). */

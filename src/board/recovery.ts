@@ -51,9 +51,10 @@ export interface ReplayHost {
   ownLog: string | null;
   /** Hold a lock that guards no files (the replay's own). */
   exclusive<T>(lockRel: string, fn: () => Promise<T>): Promise<T>;
-  /** Run `fn` under the scope's lock, its journal rolled forward first. */
+  /** Run `fn` under the scope's lock, its journal left as it is (the replay judges it). */
   underLock<T>(scope: Scope, fn: () => Promise<T>): Promise<T>;
-  replay(record: CommitRecord): Promise<Settled>;
+  /** Replay one scope's logged commits, its journal with them (see Journals.replayScope). */
+  replay(scope: Scope, records: CommitRecord[]): Promise<Settled>;
   /** Make everything written durable (the log's checkpoint). */
   checkpoint(): Promise<void>;
 }
@@ -68,15 +69,18 @@ function scopeOfRecord(name: string): Scope | null {
 
 /**
  * Replay the commit logs of an earlier boot of this host: they may hold
- * commits whose renames, journal and audit append a power loss took from the
- * page cache. Runs before this process's first commit, so nothing is ever
- * committed on top of a state they would still change; the replay lock makes
- * processes starting together wait for one replay. Each log's whole records
- * (a torn tail is dropped by the framing) are grouped by scope, put in the
- * scope's commit order (its chain position, then time), and replayed under
- * the scope's lock, exactly once (see Journals.replay). A checkpoint makes
- * what they wrote durable before the logs go. Logs of this boot are never
- * replayed: their page cache survived their writer (see commit-log.ts).
+ * commits whose renames, journal, audit append or data a power loss took
+ * from the page cache. Runs before this process's first commit, so nothing
+ * is ever committed on top of a state they would still change; the replay
+ * lock makes processes starting together wait for one replay. Each log's
+ * whole records (a torn tail is dropped by the framing) are grouped by scope
+ * and replayed under the scope's lock with what its journal holds, in the
+ * scope's commit order, exactly once, torn files and chain tails repaired
+ * (see Journals.replayScope). Every scope with a journal is replayed so, even
+ * with no record: a journal a power loss left may be a recycled file's old
+ * bytes. A checkpoint makes what they wrote durable before the logs go. Logs
+ * of this boot are never replayed: their page cache survived their writer
+ * (see commit-log.ts).
  */
 export async function replayEarlierBoots(host: ReplayHost): Promise<ReplayReport> {
   const report: ReplayReport = { logs: [], commits: 0, written: [], left: [] };
@@ -95,17 +99,15 @@ export async function replayEarlierBoots(host: ReplayHost): Promise<ReplayReport
         byScope.set(r.scope, entry);
       }
     }
+    for (const n of await listDir(host.files.abs(`${STATE_DIR}/journal`))) {
+      const scope = scopeOfName(n, '.json');
+      if (scope && !byScope.has(scopeFiles(scope).name)) byScope.set(scopeFiles(scope).name, { scope, records: [] });
+    }
     for (const { scope, records } of byScope.values()) {
-      // The scope's commit order: an audited commit comes before an unaudited one at the same chain position.
-      records.sort((a, b) => a.pos - b.pos || Number(a.lines.length === 0) - Number(b.lines.length === 0) || a.at - b.at);
-      await host.underLock(scope, async () => {
-        for (const r of records) {
-          const done = await host.replay(r);
-          report.commits++;
-          report.written.push(...done.written);
-          report.left.push(...done.left);
-        }
-      });
+      const done = await host.underLock(scope, () => host.replay(scope, records));
+      report.commits += records.length;
+      report.written.push(...done.written);
+      report.left.push(...done.left);
     }
     await host.checkpoint();
     for (const l of logs) if (await removeIfExists(host.files.abs(l.rel))) report.logs.push(l.rel);

@@ -305,14 +305,13 @@ export class BoardStore {
           const held = await this.lock(sf.lock, sf.name);
           try {
             this.files.forgetDirs(scope);
-            await this.journals.rollForward(scope);
             return await fn();
           } finally {
             await held.release();
             this.chains.forget(sf.chain);
           }
         },
-        replay: (r) => this.journals.replay(r),
+        replay: (scope, records) => this.journals.replayScope(scope, records),
         checkpoint: () => this.log.checkpoint(),
       });
     });

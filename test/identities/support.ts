@@ -28,11 +28,10 @@ export interface Serving {
   stop: () => Promise<void>;
 }
 
-/** `workboard serve --http 127.0.0.1:0` on the board, once it says where it listens. */
-export async function serveHttp(dir: string): Promise<Serving> {
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--board', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+/** The MCP URL a starting `workboard serve --http` prints, once it has (rejects if it exits first). */
+export function listeningAt(child: ChildProcess): Promise<string> {
   let out = '';
-  const found = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       out += String(d);
       const m = /MCP over HTTP at (http:\S+)/.exec(out);
@@ -41,6 +40,12 @@ export async function serveHttp(dir: string): Promise<Serving> {
     child.stderr!.on('data', (d) => (out += String(d)));
     child.once('close', () => reject(new Error(`serve exited: ${out}`)));
   });
+}
+
+/** `workboard serve --http 127.0.0.1:0` on the board, once it says where it listens. */
+export async function serveHttp(dir: string): Promise<Serving> {
+  const child: ChildProcess = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--board', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const found = await listeningAt(child);
   return {
     url: new URL(found),
     stop: async () => {
