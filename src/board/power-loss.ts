@@ -10,7 +10,7 @@
  * can only be one that a commit after the last flush wrote, so its last bytes
  * are in a log record.
  */
-import type { CommitRecord, RecordFile } from './journal.js';
+import type { CommitRecord, RecordFile } from './commit-record.js';
 
 /** One scope's commits in their commit order: chain position, an audited commit before an unaudited one there, then time. */
 export function commitOrder(a: CommitRecord, b: CommitRecord): number {
