@@ -31,8 +31,8 @@ steps:
 Body.
 `;
 
-describe('an approval with a note', () => {
-  it('keeps the note in the step file and the audit line; show and log print it', async () => {
+/** A board where the agent bot started a payout that waits for Ana (finance), and the decide arguments inbox gives her. */
+async function payoutAwaitingAna() {
     const { dir, wb } = await boardWith({ people: ['ana@example.com'], agents: ['bot'] });
     expect((await wb('group', 'add', 'finance', 'ana@example.com')).code).toBe(0);
     await fs.mkdir(path.join(dir, 'processes/payout'), { recursive: true });
@@ -40,6 +40,12 @@ describe('an approval with a note', () => {
     expect((await wb('publish', path.join(dir, 'processes/payout'), '--role', 'approver=finance')).code).toBe(0);
     const runId = (await wb('start', 'payout', '--input', 'amount=184.5', '--as', 'bot')).stdout.trim();
     const item = (await wb('inbox', '--limit', '1', '--decide-args', '--as', 'ana@example.com')).stdout.trim().split(/\s+/);
+  return { dir, wb, runId, item };
+}
+
+describe('an approval with a note', () => {
+  it('keeps the note in the step file and the audit line; show and log print it', async () => {
+    const { dir, wb, runId, item } = await payoutAwaitingAna();
     const note = 'OK to pay. Receipt matches.';
     const decided = await wb('decide', ...item, 'approved', '--note', note, '--as', 'ana@example.com');
     expect(decided.code, decided.stderr).toBe(0);
@@ -58,13 +64,7 @@ describe('an approval with a note', () => {
   });
 
   it('says a rejection as "rejected" in show, and log keeps a long note whole', async () => {
-    const { dir, wb } = await boardWith({ people: ['ana@example.com'], agents: ['bot'] });
-    expect((await wb('group', 'add', 'finance', 'ana@example.com')).code).toBe(0);
-    await fs.mkdir(path.join(dir, 'processes/payout'), { recursive: true });
-    await fs.writeFile(path.join(dir, 'processes/payout/PROCESS.md'), PAYOUT);
-    expect((await wb('publish', path.join(dir, 'processes/payout'), '--role', 'approver=finance')).code).toBe(0);
-    const runId = (await wb('start', 'payout', '--input', 'amount=184.5', '--as', 'bot')).stdout.trim();
-    const item = (await wb('inbox', '--limit', '1', '--decide-args', '--as', 'ana@example.com')).stdout.trim().split(/\s+/);
+    const { dir, wb, runId, item } = await payoutAwaitingAna();
     const note = 'The hotel invoice covers two nights but the trip was one night; attach the corrected invoice from the hotel and the boarding passes.';
     expect(note.length).toBeGreaterThan(120);
     const decided = await wb('decide', ...item, 'rejected', '--note', note, '--as', 'ana@example.com');
