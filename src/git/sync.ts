@@ -29,7 +29,8 @@ import { commitBoard } from './commit.js';
 import { CHAIN_FILE, type RunMerge } from './merge-run.js';
 import { verifyChain } from '../board/audit.js';
 import { parseSuperseded } from '../board/superseded.js';
-import { GitError, Repo } from './repo.js';
+import { refusalText, refusedChanges } from './incoming.js';
+import { GitError, GitTimeout, Repo, type GitRun } from './repo.js';
 
 const INTENT = `${STATE_DIR}/journal/sync.json`;
 const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
@@ -40,9 +41,14 @@ export interface SyncOptions {
   actor?: string;
   /** Push attempts before giving up when the remote keeps moving. */
   attempts?: number;
+  /** How long one fetch or push may take before the remote counts as unreachable (default DEFAULT_NETWORK_TIMEOUT_MS). */
+  timeoutMs?: number;
   /** Told of each step, for a progress line. */
   onStep?: (what: string) => void;
 }
+
+/** A remote that accepts and never answers would hold the sync lock for good (and every `serve --git-sync` tick after it). */
+export const DEFAULT_NETWORK_TIMEOUT_MS = 60_000;
 
 export interface SyncReport {
   remote: string;
@@ -82,9 +88,11 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
     const { remote, branch, ref } = await upstream(repo, opts.remote);
     const report: SyncReport = { remote, branch, committed: null, pulled: 'nothing', merged: [], pushed: false, head: null };
     const attempts = opts.attempts ?? 5;
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS;
     for (let attempt = 1; ; attempt++) {
       opts.onStep?.(`fetching ${remote}/${branch}`);
-      const theirs = await fetch(repo, remote, branch);
+      const theirs = await fetch(repo, remote, branch, timeoutMs);
+      if (theirs !== null) await refuseUnsafe(repo, await repo.resolve('HEAD'), theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
       if (report.committed === null) report.committed = await commitWhenQuiet(board);
       const ours = await repo.resolve('HEAD');
       if (theirs !== null && ours !== null && !(await repo.isAncestor(theirs, ours))) {
@@ -109,7 +117,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       const verified = await verifyBoard(board, theirs === null ? {} : { chains: await chainsChanged(repo, theirs, head) });
       if (!verified.ok) throw new SyncError('broken', `the board does not verify after the merge, so nothing was pushed: run workboard audit verify`);
       opts.onStep?.(`pushing to ${remote}/${branch}`);
-      const pushed = await repo.run(['push', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128] });
+      const pushed = await network(repo.run(['push', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot push to ${remote}`);
       if (pushed.code === 0) {
         report.pushed = true;
         return report;
@@ -182,11 +190,29 @@ async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{
 }
 
 /** The remote branch's commit, or null when the remote does not have the branch yet. */
-async function fetch(repo: Repo, remote: string, branch: string): Promise<string | null> {
-  const r = await repo.run(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], { allow: [1, 128] });
+async function fetch(repo: Repo, remote: string, branch: string, timeoutMs: number): Promise<string | null> {
+  const r = await network(repo.run(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot reach ${remote}`, '; nothing was changed');
   if (r.code === 0) return repo.resolve('FETCH_HEAD');
   if (/couldn't find remote ref/i.test(r.stderr)) return null;
   throw new SyncError('unreachable', `cannot reach ${remote}: ${new GitError(['fetch'], r.code, r.stderr).message.replace(/^git fetch: /, '')}; nothing was changed`);
+}
+
+/** Refuse, before anything is changed, what `theirs` brings that this clone never takes from git (incoming.ts). */
+async function refuseUnsafe(repo: Repo, ours: string | null, theirs: string, what: string): Promise<void> {
+  if (ours !== null && (await repo.isAncestor(theirs, ours))) return;
+  const base = ours === null ? null : (await repo.run(['merge-base', ours, theirs], { allow: [1] })).stdout.toString('utf8').trim() || null;
+  const refused = refusedChanges(await repo.treeChanges(base, theirs), repo.prefix);
+  if (refused.length > 0) throw new SyncError('refused', refusalText(what, refused));
+}
+
+/** A network git call, its timeout said in one line. */
+async function network(call: Promise<GitRun>, what: string, after = ''): Promise<GitRun> {
+  try {
+    return await call;
+  } catch (e) {
+    if (e instanceof GitTimeout) throw new SyncError('unreachable', `${what}: no answer in ${e.ms / 1000} s${after}`);
+    throw e;
+  }
 }
 
 /** Commit the board's uncommitted files once no transaction is in flight (waiting a little for one to finish). */
