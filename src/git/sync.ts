@@ -17,7 +17,7 @@ import { sha256Hex } from '../core/hash.js';
 import { adoptBoardFiles } from '../board/adopt.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { BOARD_CHAIN, paths, STATE_DIR, type Scope } from '../board/layout.js';
+import { BOARD_CHAIN, paths, STATE_DIR, WORK_FILE, type Scope } from '../board/layout.js';
 import type { ScopeReplacement } from '../board/store.js';
 import { verifyBoard } from '../board/verify.js';
 import { newId } from '../core/ids.js';
@@ -262,7 +262,7 @@ async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<void> {
   }
   await writeIntent(board, intent);
   try {
-    await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), false);
+    await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), null);
   } catch (e) {
     // Refused before anything was written (the compare-and-swap runs under every lock first): nothing to finish.
     if (e instanceof SyncError && e.code === 'busy') await board.state.remove(INTENT);
@@ -289,16 +289,27 @@ async function finishMove(board: Board, repo: Repo, intent: Intent, others: stri
   await board.state.remove(INTENT);
 }
 
+/** Board files that moved on this clone after a sync wrote its intent (transitions made meanwhile), by scope: a resume must not write over them. */
+class MovedSince extends Error {
+  constructor(readonly scopes: Map<string, Scope>) {
+    super(`moved since the sync began: ${[...scopes.keys()].join(', ')}`);
+    this.name = 'MovedSince';
+  }
+}
+
 /**
  * Put the board files that differ between two commits into the second one's
- * state, each scope whole. `resuming`: some scopes may be there already (a
- * sync that died between scopes), so a file already as wanted is left alone.
+ * state, each scope whole. `resuming`: a sync that died may have brought some
+ * scopes already, and this clone may have moved others since; so a file
+ * already as wanted is left alone, and one in any other state than one of
+ * the `known` commits has it is a MovedSince, before anything is written.
  */
-async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: boolean): Promise<void> {
+async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: { known: string[] } | null): Promise<void> {
   if (rels.length === 0) return;
-  const [before, after] = await Promise.all([from === null ? new Map<string, string>() : repo.blobs(from, rels), repo.blobs(to, rels)]);
-  const contents = await repo.contents([...before.values(), ...after.values()]);
+  const [before, after, ...known] = await Promise.all([from === null ? new Map<string, string>() : repo.blobs(from, rels), repo.blobs(to, rels), ...(resuming?.known ?? []).map((c) => repo.blobs(c, rels))]);
+  const contents = await repo.contents([...before.values(), ...after.values(), ...known.flatMap((k) => [...k.values()])]);
   const byScope = new Map<string, ScopeReplacement>();
+  const moved = new Map<string, Scope>();
   for (const rel of rels) {
     const owner = ownerOf(rel)!;
     const scope: Scope = owner.kind === 'run' ? { kind: 'run', id: owner.id } : { kind: 'board' };
@@ -310,12 +321,15 @@ async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to
       const now = await board.store.readBytes(rel, { fresh: true });
       const nowSha = now === null ? null : sha256Hex(now);
       if (nowSha === (next === null ? null : sha256Hex(next))) continue;
+      const shaIn = (m: Map<string, string>) => (m.has(rel) ? sha256Hex(contents.get(m.get(rel)!)!) : null);
+      if (nowSha !== fromSha && !known.some((k) => shaIn(k) === nowSha)) moved.set(key, scope);
       fromSha = nowSha;
     }
     const entry = byScope.get(key) ?? { scope, files: [] };
     entry.files.push({ rel, from: fromSha, to: next });
     byScope.set(key, entry);
   }
+  if (moved.size > 0) throw new MovedSince(moved);
   const text = (m: Map<string, string>, rel: string) => (m.has(rel) ? contents.get(m.get(rel)!)!.toString('utf8') : '');
   for (const rel of rels) {
     const m = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(rel);
@@ -336,7 +350,15 @@ async function writeIntent(board: Board, intent: Intent): Promise<void> {
   await board.state.replace(INTENT, `${JSON.stringify(intent)}\n`);
 }
 
-/** Finish a move a killed sync began, when the branch is still where it began. */
+/**
+ * Finish a move a killed sync began, when the branch is still where it began
+ * or where it was going. Transitions made on this clone since the intent was
+ * written (an agent kept working) are never written over: they are committed
+ * on top of where the branch was, that commit is merged with where it was
+ * going by the board's rules (a run moved on both sides is kept whole from
+ * one side, the other side's transitions set aside in superseded.jsonl), and
+ * the move goes there instead.
+ */
 async function finishIntent(board: Board, repo: Repo): Promise<void> {
   const text = await board.state.readText(INTENT);
   if (text === null) return;
@@ -352,12 +374,52 @@ async function finishIntent(board: Board, repo: Repo): Promise<void> {
     await board.state.remove(INTENT);
     return;
   }
-  const changed = await repo.changed(intent.from === '' ? null : intent.from, intent.to);
-  await applyBoardFiles(board, repo, intent.from === '' ? null : intent.from, intent.to, changed.filter((p) => ownerOf(p) !== null), true);
-  if (at === intent.to) {
-    await repo.run(['reset', '-q', '--mixed', intent.to]);
-    await board.state.remove(INTENT);
-  } else await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+  const from = intent.from === '' ? null : intent.from;
+  const known = [intent.to, ...(from === null ? [] : [from])];
+  try {
+    await resume(board, repo, { ...intent, from: at ?? '' }, known);
+  } catch (e) {
+    if (!(e instanceof MovedSince)) throw e;
+    if (from === null) throw new SyncError('busy', 'this clone moved while its first sync was brought in, which was interrupted: commit its board (git add, git commit), then sync again');
+    const local = await commitMoved(board, repo, from, e.scopes);
+    const result = await mergeCommits(repo, local, intent.to);
+    const message = `workboard sync: merged the transitions made here while a sync was interrupted\n\n${summarise(result.runs).filter((m) => m.superseded).map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone\'s transitions' : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`).join('\n')}\n`;
+    const merge = await repo.text(['commit-tree', result.tree, '-p', local, '-p', intent.to], { input: message });
+    const next = { from: at ?? '', to: merge, ref: intent.ref };
+    await writeIntent(board, next);
+    await resume(board, repo, next, [...known, local]);
+  }
+}
+
+/** Bring the board's files to `intent.to` from whatever state among `known` commits each is in, then move the branch (finishMove). */
+async function resume(board: Board, repo: Repo, intent: Intent, known: string[]): Promise<void> {
+  const from = intent.from === '' ? null : intent.from;
+  const changed = await repo.changed(from, intent.to);
+  await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), { known });
+  await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+}
+
+/**
+ * The scopes that moved here since a sync's intent, as a commit on top of
+ * `from` holding each of them whole as it is now (its folder's files; the
+ * board's own files for the board scope), so none of their transitions is lost.
+ */
+async function commitMoved(board: Board, repo: Repo, from: string, scopes: Map<string, Scope>): Promise<string> {
+  const rels = new Set<string>();
+  for (const scope of scopes.values()) {
+    const dirs = scope.kind === 'run' ? [paths.runDir(scope.id)] : [WORK_FILE, 'audit', 'processes', 'files'];
+    for (const rel of (await repo.blobs(from, dirs.map((d) => (d === WORK_FILE ? d : `${d}/`)))).keys()) rels.add(rel);
+    const now = (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...dirs])).stdout.toString('utf8').split('\0');
+    // A temp file is a transaction's own, never a board file.
+    for (const rel of now) if (rel !== '' && !rel.includes('.tmp-') && ownerOf(rel) !== null) rels.add(rel);
+  }
+  const list = [...rels].sort();
+  const bytes = await Promise.all(list.map((rel) => board.store.readBytes(rel, { fresh: true })));
+  const ids = await repo.writeBlobs(bytes.filter((b): b is Buffer => b !== null));
+  let i = 0;
+  const entries = new Map(list.map((rel, k) => [rel, bytes[k] === null ? null : ids[i++]!] as const));
+  const tree = await repo.treeWith(from, entries);
+  return repo.text(['commit-tree', tree, '-p', from], { input: 'workboard sync: transitions made on this clone while a sync was interrupted\n' });
 }
 
 type StateChanges = Pick<ScopeReplacement, 'removeState' | 'writeState'>;
