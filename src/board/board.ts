@@ -10,7 +10,7 @@ import { BoardError } from './errors.js';
 import { STATE_DIR, WORK_FILE } from './layout.js';
 import { Listing } from './listing.js';
 import { DEFAULT_SETTINGS, manifestFrom, newManifestData, type Manifest } from './manifest.js';
-import { WorkState } from './state.js';
+import { WorkState, type Distrusted } from './state.js';
 import { BoardStore, type StoreOptions } from './store.js';
 import { NAME_PATTERN } from '../process/model.js';
 
@@ -68,6 +68,12 @@ export class Board {
       this.current = manifestFrom(doc);
       this.seenManifest = doc.sha256;
     }
+  }
+
+  /** State records read as absent, by every reader of `.work/` (see WorkState.distrust). */
+  distrust(distrusted: Distrusted): void {
+    this.state.distrust(distrusted);
+    this.store.distrust(distrusted);
   }
 
   static async open(root: string, options: Partial<StoreOptions> = {}): Promise<Board> {

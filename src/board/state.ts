@@ -18,6 +18,9 @@ import { acquireLock, LockTimeout } from './lock.js';
 import { Spares } from './spares.js';
 import { watchFolder, type Closable } from './run-watch.js';
 
+/** Is this record's content not the coordinator's own? `bytes` reads it, only when the answer needs it. */
+export type Distrusted = (rel: string, bytes: () => Buffer | null) => boolean;
+
 export interface StateLockOptions {
   lockStaleMs: number;
   lockTimeoutMs: number;
@@ -26,6 +29,8 @@ export interface StateLockOptions {
 
 export class WorkState {
   private readonly listing: Listing;
+  /** Records that did not come from this coordinator (git brought them: README, "Boards in git"); read as absent. */
+  private distrusted: Distrusted = () => false;
 
   constructor(
     private readonly root: string,
@@ -34,9 +39,20 @@ export class WorkState {
     this.listing = new Listing(root);
   }
 
+  /**
+   * Never read a record that someone else put here: `distrusted` says which
+   * (the shell passes "git brought these bytes", for what a pull or a clone
+   * wrote under .work/), and each is then read as absent, so a planted token
+   * or session opens nothing.
+   */
+  distrust(distrusted: Distrusted): void {
+    this.distrusted = distrusted;
+  }
+
   /** A record's bytes, or null when absent. */
-  read(rel: string): Promise<Buffer | null> {
-    return readIfExists(this.abs(rel));
+  async read(rel: string): Promise<Buffer | null> {
+    const bytes = await readIfExists(this.abs(rel));
+    return bytes !== null && this.distrusted(rel, () => bytes) ? null : bytes;
   }
 
   /** A record's text, or null when absent. */
@@ -47,7 +63,8 @@ export class WorkState {
   /** The same, without yielding: for hot paths that check a cache on every request. */
   readTextNow(rel: string): string | null {
     try {
-      return readFileSync(this.abs(rel), 'utf8');
+      const bytes = readFileSync(this.abs(rel));
+      return this.distrusted(rel, () => bytes) ? null : bytes.toString('utf8');
     } catch (e) {
       if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
       throw e;
@@ -56,7 +73,8 @@ export class WorkState {
 
   /** A record's inode, size and mtime ('' when absent): a reader re-reads only when it changes. */
   stamp(rel: string): string {
-    return this.listing.stamp(this.rel(rel));
+    const stamp = this.listing.stamp(this.rel(rel));
+    return stamp !== '' && this.distrusted(rel, () => readFileSync(this.abs(rel))) ? '' : stamp;
   }
 
   /** The names in a state folder, sorted ([] when it does not exist). */

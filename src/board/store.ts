@@ -39,6 +39,7 @@ import { SafeFiles } from './safe-files.js';
 import { SigningKey } from './signing-key.js';
 import type { KeyRecord } from './signing.js';
 import { snapshot } from './snapshot.js';
+import type { Distrusted } from './state.js';
 import { Tx } from './tx.js';
 
 export interface StoreOptions {
@@ -74,6 +75,8 @@ export class BoardStore {
   private readonly log: CommitLog;
   private readonly spares: Spares;
   private readonly key: SigningKey;
+
+  private distrusted: Distrusted = () => false;
 
   constructor(root: string, readonly options: StoreOptions) {
     this.files = new SafeFiles(root);
@@ -130,7 +133,7 @@ export class BoardStore {
       // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
       if (held.broken.length > 0) await cleanTemps(this.files, scope);
       const chain = await this.chains.state(sf.chain);
-      const tx = new Tx(this.files, scope, chain.recorded, this.now(), held.broken);
+      const tx = new Tx(this.files, scope, chain.recorded, this.now(), held.broken, this.distrusted);
       const value = await fn(tx);
       const commit = await this.commit(scope, tx, chain.head);
       return { value, commit };
@@ -215,6 +218,11 @@ export class BoardStore {
   /** A scope's commit that a writer left pending (its journal), read without the lock, or null. */
   pendingCommit(scope: Scope): Promise<PendingCommit | null> {
     return this.journals.pending(scope);
+  }
+
+  /** State records a transaction reads as absent (see WorkState.distrust). */
+  distrust(distrusted: Distrusted): void {
+    this.distrusted = distrusted;
   }
 
   /** Bring the board to a whole state after crashes (see recovery.ts). */

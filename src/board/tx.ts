@@ -3,6 +3,7 @@
  * audit chain's record (an external edit is adopted or refused), writes and
  * audit events staged for the commit, nothing on disk changed until then.
  */
+import type { Distrusted } from './state.js';
 import type { AuditDraft } from './audit.js';
 import { deletedOutside, type RecordedFiles } from './chain-file.js';
 import type { Commit } from './commit.js';
@@ -25,6 +26,8 @@ export class Tx {
     private readonly recorded: RecordedFiles,
     readonly now: Date,
     readonly brokenLocks: LockInfo[],
+    /** State records read as absent (see WorkState.distrust). */
+    private readonly distrusted: Distrusted = () => false,
   ) {}
 
   /**
@@ -113,7 +116,8 @@ export class Tx {
     const st = this.staged.get(rel);
     if (st?.kind === 'raw') return st.bytes;
     if (st?.kind === 'remove') return null;
-    return (await this.files.readBytes(rel))?.toString('utf8') ?? null;
+    const bytes = await this.files.readBytes(rel);
+    return bytes === null || this.distrusted(rel, () => bytes) ? null : bytes.toString('utf8');
   }
 
   audit(draft: Omit<AuditDraft, 'input'> & { changes?: Record<string, unknown>; input?: Record<string, unknown> }): void {

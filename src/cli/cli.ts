@@ -5,6 +5,7 @@ import { Board } from '../board/board.js';
 import type { Manifest } from '../board/manifest.js';
 import { chooseIdentity, gitEmail, osUser } from './identity.js';
 import { EXIT, printError, printUsageError } from './output.js';
+import { gitBroughtState } from '../git/tracked-state.js';
 
 export class CliExit extends Error {
   constructor(readonly code: number) {
@@ -65,6 +66,8 @@ export class Cli {
 
   async board(): Promise<Board> {
     const board = await Board.open(this.boardRoot());
+    // What git brought under .work/ (a pull, a clone) is not this coordinator's: read as absent (README, "Boards in git").
+    board.distrust(gitBroughtState(board.root));
     this.opened = { root: board.root, manifest: board.manifest };
     return board;
   }

@@ -43,6 +43,8 @@ export interface DaemonOptions {
   gitCommitMs?: number;
   /** Sync with the git remote (commit, pull, merge, push) once per this many milliseconds. */
   gitSyncMs?: number;
+  /** How long one fetch or push of a sync may take (git/sync.ts's default when absent). */
+  gitTimeoutMs?: number;
   /** What time it is and how to wait; the system's unless a test moves its own (then give the service the same one). */
   clock?: Clock;
 }
@@ -143,7 +145,7 @@ export class Daemon {
   /** `serve --git-sync`: commit, pull, merge, push, one at a time with the batched commits. */
   private async syncToGit(): Promise<void> {
     try {
-      const r = await syncBoard(this.board, { actor: 'serve' });
+      const r = await syncBoard(this.board, { actor: 'serve', ...(this.opts.gitTimeoutMs ? { timeoutMs: this.opts.gitTimeoutMs } : {}) });
       if (r.pulled !== 'nothing' || r.pushed) this.log(`synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`);
       if (r.pulled !== 'nothing') await this.board.refresh();
     } catch (e) {

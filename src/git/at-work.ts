@@ -36,3 +36,11 @@ export function gitAtWork(root: string, now: number): boolean {
   const moved = Math.max(...['ORIG_HEAD', 'logs/HEAD'].map((f) => statSync(path.join(gitDir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0));
   return now - moved < GIT_RECENT_MS;
 }
+
+/** The stamp of the board's git index ('' when there is none): it changes with every git command that stages, checks out or pulls. */
+export function gitIndexStamp(root: string, now: number): string | null {
+  const gitDir = gitDirOf(root, now);
+  if (gitDir === null) return null;
+  const st = statSync(path.join(gitDir, 'index'), { throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
+}

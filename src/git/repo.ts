@@ -20,6 +20,17 @@ export class GitError extends Error {
   }
 }
 
+/** A git command stopped because it had not ended in its time (a remote that accepts and never answers). */
+export class GitTimeout extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly ms: number,
+  ) {
+    super(`git ${args[0]}: no answer in ${ms / 1000} s`);
+    this.name = 'GitTimeout';
+  }
+}
+
 const firstLine = (s: string): string =>
   s
     .split('\n')
@@ -30,6 +41,15 @@ export interface GitRun {
   stdout: Buffer;
   stderr: string;
   code: number | null;
+  /** It was stopped after `timeoutMs` without an end (a remote that never answers). */
+  timedOut: boolean;
+}
+
+/** Options of one git command: its stdin, its environment, and how long it may take (network calls: a remote may never answer). */
+interface RunOptions {
+  input?: string | Buffer;
+  env?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
 }
 
 export class Repo {
@@ -49,13 +69,14 @@ export class Repo {
   }
 
   /** Run git; a non-zero exit is a GitError unless `allow` lists it. */
-  async run(args: readonly string[], opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv; allow?: number[] } = {}): Promise<GitRun> {
+  async run(args: readonly string[], opts: RunOptions & { allow?: number[] } = {}): Promise<GitRun> {
     const r = await runGit(this.cwd, args, opts);
+    if (r.timedOut) throw new GitTimeout(args, opts.timeoutMs!);
     if (r.code !== 0 && !(opts.allow ?? []).includes(r.code ?? -1)) throw new GitError(args, r.code, r.stderr);
     return r;
   }
 
-  async text(args: readonly string[], opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
+  async text(args: readonly string[], opts: RunOptions = {}): Promise<string> {
     return (await this.run(args, opts)).stdout.toString('utf8').trim();
   }
 
@@ -74,6 +95,22 @@ export class Repo {
     const args = from === null ? ['ls-tree', '-r', '-z', '--name-only', '--full-tree', to, '--', this.prefix || '.'] : ['diff', '--name-only', '-z', '--no-renames', from, to, '--', this.prefix || '.'];
     const out = (await this.run(from === null ? args : ['-c', 'core.quotePath=false', ...args])).stdout.toString('utf8');
     return out.split('\0').filter((p) => p !== '' && p.startsWith(this.prefix)).map((p) => p.slice(this.prefix.length));
+  }
+
+  /** Every path of the repository (not only the board's) that differs between two commits (null: from nothing), with its new mode. */
+  async treeChanges(from: string | null, to: string): Promise<{ mode: string; path: string }[]> {
+    if (from === null) {
+      const out = (await this.run(['ls-tree', '-r', '-z', '--full-tree', to])).stdout.toString('utf8');
+      return out.split('\0').flatMap((e) => {
+        const m = /^(\d+) \w+ [0-9a-f]+\t(.*)$/s.exec(e);
+        return m ? [{ mode: m[1]!, path: m[2]! }] : [];
+      });
+    }
+    const out = (await this.run(['diff-tree', '-r', '-z', '--no-renames', from, to])).stdout.toString('utf8').split('\0');
+    const changes: { mode: string; path: string }[] = [];
+    // -z --raw: ":<old mode> <new mode> <old id> <new id> <status>" then the path, each ended by a NUL.
+    for (let i = 0; i + 1 < out.length; i += 2) changes.push({ mode: out[i]!.split(' ')[1]!, path: out[i + 1]! });
+    return changes;
   }
 
   /** The blob ids of paths (relative to the board root) in a commit's tree; a path not there is absent from the map. */
@@ -147,17 +184,36 @@ export class Repo {
   }
 }
 
-function runGit(cwd: string, args: readonly string[], opts: { input?: string | Buffer; env?: NodeJS.ProcessEnv } = {}): Promise<GitRun> {
+function runGit(cwd: string, args: readonly string[], opts: RunOptions = {}): Promise<GitRun> {
   return new Promise((resolve) => {
     // No prompt for credentials or host keys: sync runs unattended, and a prompt would hang it.
     const env = { ...(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' };
-    const child = spawn('git', [...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group, so a timeout stops git and what it started (ssh, git-remote-https) together.
+    const child = spawn('git', [...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: opts.timeoutMs !== undefined });
     const out: Buffer[] = [];
     let err = '';
+    let timedOut = false;
+    const timer =
+      opts.timeoutMs === undefined
+        ? null
+        : setTimeout(() => {
+            timedOut = true;
+            try {
+              process.kill(-child.pid!, 'SIGKILL');
+            } catch {
+              child.kill('SIGKILL'); // the group is gone already: the child alone, if it is still there
+            }
+          }, opts.timeoutMs);
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    child.on('error', (e) => resolve({ stdout: Buffer.alloc(0), stderr: e.message, code: -1 }));
-    child.on('close', (code) => resolve({ stdout: Buffer.concat(out), stderr: err, code }));
+    child.on('error', (e) => {
+      if (timer) clearTimeout(timer);
+      resolve({ stdout: Buffer.alloc(0), stderr: e.message, code: -1, timedOut: false });
+    });
+    child.on('close', (code) => {
+      if (timer) clearTimeout(timer);
+      resolve({ stdout: Buffer.concat(out), stderr: err, code, timedOut });
+    });
     child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');
   });

@@ -17,7 +17,7 @@ import { sha256Hex } from '../core/hash.js';
 import { adoptBoardFiles } from '../board/adopt.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { BOARD_CHAIN, paths, STATE_DIR, type Scope } from '../board/layout.js';
+import { BOARD_CHAIN, paths, STATE_DIR, WORK_FILE, type Scope } from '../board/layout.js';
 import type { ScopeReplacement } from '../board/store.js';
 import { verifyBoard } from '../board/verify.js';
 import { newId } from '../core/ids.js';
@@ -29,7 +29,8 @@ import { commitBoard } from './commit.js';
 import { CHAIN_FILE, type RunMerge } from './merge-run.js';
 import { verifyChain } from '../board/audit.js';
 import { parseSuperseded } from '../board/superseded.js';
-import { GitError, Repo } from './repo.js';
+import { refusalText, refusedChanges } from './incoming.js';
+import { GitError, GitTimeout, Repo, type GitRun } from './repo.js';
 
 const INTENT = `${STATE_DIR}/journal/sync.json`;
 const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
@@ -40,9 +41,14 @@ export interface SyncOptions {
   actor?: string;
   /** Push attempts before giving up when the remote keeps moving. */
   attempts?: number;
+  /** How long one fetch or push may take before the remote counts as unreachable (default DEFAULT_NETWORK_TIMEOUT_MS). */
+  timeoutMs?: number;
   /** Told of each step, for a progress line. */
   onStep?: (what: string) => void;
 }
+
+/** A remote that accepts and never answers would hold the sync lock for good (and every `serve --git-sync` tick after it). */
+export const DEFAULT_NETWORK_TIMEOUT_MS = 60_000;
 
 export interface SyncReport {
   remote: string;
@@ -82,9 +88,11 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
     const { remote, branch, ref } = await upstream(repo, opts.remote);
     const report: SyncReport = { remote, branch, committed: null, pulled: 'nothing', merged: [], pushed: false, head: null };
     const attempts = opts.attempts ?? 5;
+    const timeoutMs = opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS;
     for (let attempt = 1; ; attempt++) {
       opts.onStep?.(`fetching ${remote}/${branch}`);
-      const theirs = await fetch(repo, remote, branch);
+      const theirs = await fetch(repo, remote, branch, timeoutMs);
+      if (theirs !== null) await refuseUnsafe(repo, await repo.resolve('HEAD'), theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
       if (report.committed === null) report.committed = await commitWhenQuiet(board);
       const ours = await repo.resolve('HEAD');
       if (theirs !== null && ours !== null && !(await repo.isAncestor(theirs, ours))) {
@@ -109,7 +117,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       const verified = await verifyBoard(board, theirs === null ? {} : { chains: await chainsChanged(repo, theirs, head) });
       if (!verified.ok) throw new SyncError('broken', `the board does not verify after the merge, so nothing was pushed: run workboard audit verify`);
       opts.onStep?.(`pushing to ${remote}/${branch}`);
-      const pushed = await repo.run(['push', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128] });
+      const pushed = await network(repo.run(['push', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot push to ${remote}`);
       if (pushed.code === 0) {
         report.pushed = true;
         return report;
@@ -182,11 +190,29 @@ async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{
 }
 
 /** The remote branch's commit, or null when the remote does not have the branch yet. */
-async function fetch(repo: Repo, remote: string, branch: string): Promise<string | null> {
-  const r = await repo.run(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], { allow: [1, 128] });
+async function fetch(repo: Repo, remote: string, branch: string, timeoutMs: number): Promise<string | null> {
+  const r = await network(repo.run(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot reach ${remote}`, '; nothing was changed');
   if (r.code === 0) return repo.resolve('FETCH_HEAD');
   if (/couldn't find remote ref/i.test(r.stderr)) return null;
   throw new SyncError('unreachable', `cannot reach ${remote}: ${new GitError(['fetch'], r.code, r.stderr).message.replace(/^git fetch: /, '')}; nothing was changed`);
+}
+
+/** Refuse, before anything is changed, what `theirs` brings that this clone never takes from git (incoming.ts). */
+async function refuseUnsafe(repo: Repo, ours: string | null, theirs: string, what: string): Promise<void> {
+  if (ours !== null && (await repo.isAncestor(theirs, ours))) return;
+  const base = ours === null ? null : (await repo.run(['merge-base', ours, theirs], { allow: [1] })).stdout.toString('utf8').trim() || null;
+  const refused = refusedChanges(await repo.treeChanges(base, theirs), repo.prefix);
+  if (refused.length > 0) throw new SyncError('refused', refusalText(what, refused));
+}
+
+/** A network git call, its timeout said in one line. */
+async function network(call: Promise<GitRun>, what: string, after = ''): Promise<GitRun> {
+  try {
+    return await call;
+  } catch (e) {
+    if (e instanceof GitTimeout) throw new SyncError('unreachable', `${what}: no answer in ${e.ms / 1000} s${after}`);
+    throw e;
+  }
 }
 
 /** Commit the board's uncommitted files once no transaction is in flight (waiting a little for one to finish). */
@@ -236,7 +262,7 @@ async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<void> {
   }
   await writeIntent(board, intent);
   try {
-    await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), false);
+    await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), null);
   } catch (e) {
     // Refused before anything was written (the compare-and-swap runs under every lock first): nothing to finish.
     if (e instanceof SyncError && e.code === 'busy') await board.state.remove(INTENT);
@@ -263,16 +289,27 @@ async function finishMove(board: Board, repo: Repo, intent: Intent, others: stri
   await board.state.remove(INTENT);
 }
 
+/** Board files that moved on this clone after a sync wrote its intent (transitions made meanwhile), by scope: a resume must not write over them. */
+class MovedSince extends Error {
+  constructor(readonly scopes: Map<string, Scope>) {
+    super(`moved since the sync began: ${[...scopes.keys()].join(', ')}`);
+    this.name = 'MovedSince';
+  }
+}
+
 /**
  * Put the board files that differ between two commits into the second one's
- * state, each scope whole. `resuming`: some scopes may be there already (a
- * sync that died between scopes), so a file already as wanted is left alone.
+ * state, each scope whole. `resuming`: a sync that died may have brought some
+ * scopes already, and this clone may have moved others since; so a file
+ * already as wanted is left alone, and one in any other state than one of
+ * the `known` commits has it is a MovedSince, before anything is written.
  */
-async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: boolean): Promise<void> {
+async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: { known: string[] } | null): Promise<void> {
   if (rels.length === 0) return;
-  const [before, after] = await Promise.all([from === null ? new Map<string, string>() : repo.blobs(from, rels), repo.blobs(to, rels)]);
-  const contents = await repo.contents([...before.values(), ...after.values()]);
+  const [before, after, ...known] = await Promise.all([from === null ? new Map<string, string>() : repo.blobs(from, rels), repo.blobs(to, rels), ...(resuming?.known ?? []).map((c) => repo.blobs(c, rels))]);
+  const contents = await repo.contents([...before.values(), ...after.values(), ...known.flatMap((k) => [...k.values()])]);
   const byScope = new Map<string, ScopeReplacement>();
+  const moved = new Map<string, Scope>();
   for (const rel of rels) {
     const owner = ownerOf(rel)!;
     const scope: Scope = owner.kind === 'run' ? { kind: 'run', id: owner.id } : { kind: 'board' };
@@ -284,12 +321,15 @@ async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to
       const now = await board.store.readBytes(rel, { fresh: true });
       const nowSha = now === null ? null : sha256Hex(now);
       if (nowSha === (next === null ? null : sha256Hex(next))) continue;
+      const shaIn = (m: Map<string, string>) => (m.has(rel) ? sha256Hex(contents.get(m.get(rel)!)!) : null);
+      if (nowSha !== fromSha && !known.some((k) => shaIn(k) === nowSha)) moved.set(key, scope);
       fromSha = nowSha;
     }
     const entry = byScope.get(key) ?? { scope, files: [] };
     entry.files.push({ rel, from: fromSha, to: next });
     byScope.set(key, entry);
   }
+  if (moved.size > 0) throw new MovedSince(moved);
   const text = (m: Map<string, string>, rel: string) => (m.has(rel) ? contents.get(m.get(rel)!)!.toString('utf8') : '');
   for (const rel of rels) {
     const m = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(rel);
@@ -310,7 +350,15 @@ async function writeIntent(board: Board, intent: Intent): Promise<void> {
   await board.state.replace(INTENT, `${JSON.stringify(intent)}\n`);
 }
 
-/** Finish a move a killed sync began, when the branch is still where it began. */
+/**
+ * Finish a move a killed sync began, when the branch is still where it began
+ * or where it was going. Transitions made on this clone since the intent was
+ * written (an agent kept working) are never written over: they are committed
+ * on top of where the branch was, that commit is merged with where it was
+ * going by the board's rules (a run moved on both sides is kept whole from
+ * one side, the other side's transitions set aside in superseded.jsonl), and
+ * the move goes there instead.
+ */
 async function finishIntent(board: Board, repo: Repo): Promise<void> {
   const text = await board.state.readText(INTENT);
   if (text === null) return;
@@ -326,12 +374,52 @@ async function finishIntent(board: Board, repo: Repo): Promise<void> {
     await board.state.remove(INTENT);
     return;
   }
-  const changed = await repo.changed(intent.from === '' ? null : intent.from, intent.to);
-  await applyBoardFiles(board, repo, intent.from === '' ? null : intent.from, intent.to, changed.filter((p) => ownerOf(p) !== null), true);
-  if (at === intent.to) {
-    await repo.run(['reset', '-q', '--mixed', intent.to]);
-    await board.state.remove(INTENT);
-  } else await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+  const from = intent.from === '' ? null : intent.from;
+  const known = [intent.to, ...(from === null ? [] : [from])];
+  try {
+    await resume(board, repo, { ...intent, from: at ?? '' }, known);
+  } catch (e) {
+    if (!(e instanceof MovedSince)) throw e;
+    if (from === null) throw new SyncError('busy', 'this clone moved while its first sync was brought in, which was interrupted: commit its board (git add, git commit), then sync again');
+    const local = await commitMoved(board, repo, from, e.scopes);
+    const result = await mergeCommits(repo, local, intent.to);
+    const message = `workboard sync: merged the transitions made here while a sync was interrupted\n\n${summarise(result.runs).filter((m) => m.superseded).map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone\'s transitions' : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`).join('\n')}\n`;
+    const merge = await repo.text(['commit-tree', result.tree, '-p', local, '-p', intent.to], { input: message });
+    const next = { from: at ?? '', to: merge, ref: intent.ref };
+    await writeIntent(board, next);
+    await resume(board, repo, next, [...known, local]);
+  }
+}
+
+/** Bring the board's files to `intent.to` from whatever state among `known` commits each is in, then move the branch (finishMove). */
+async function resume(board: Board, repo: Repo, intent: Intent, known: string[]): Promise<void> {
+  const from = intent.from === '' ? null : intent.from;
+  const changed = await repo.changed(from, intent.to);
+  await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), { known });
+  await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+}
+
+/**
+ * The scopes that moved here since a sync's intent, as a commit on top of
+ * `from` holding each of them whole as it is now (its folder's files; the
+ * board's own files for the board scope), so none of their transitions is lost.
+ */
+async function commitMoved(board: Board, repo: Repo, from: string, scopes: Map<string, Scope>): Promise<string> {
+  const rels = new Set<string>();
+  for (const scope of scopes.values()) {
+    const dirs = scope.kind === 'run' ? [paths.runDir(scope.id)] : [WORK_FILE, 'audit', 'processes', 'files'];
+    for (const rel of (await repo.blobs(from, dirs.map((d) => (d === WORK_FILE ? d : `${d}/`)))).keys()) rels.add(rel);
+    const now = (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...dirs])).stdout.toString('utf8').split('\0');
+    // A temp file is a transaction's own, never a board file.
+    for (const rel of now) if (rel !== '' && !rel.includes('.tmp-') && ownerOf(rel) !== null) rels.add(rel);
+  }
+  const list = [...rels].sort();
+  const bytes = await Promise.all(list.map((rel) => board.store.readBytes(rel, { fresh: true })));
+  const ids = await repo.writeBlobs(bytes.filter((b): b is Buffer => b !== null));
+  let i = 0;
+  const entries = new Map(list.map((rel, k) => [rel, bytes[k] === null ? null : ids[i++]!] as const));
+  const tree = await repo.treeWith(from, entries);
+  return repo.text(['commit-tree', tree, '-p', from], { input: 'workboard sync: transitions made on this clone while a sync was interrupted\n' });
 }
 
 type StateChanges = Pick<ScopeReplacement, 'removeState' | 'writeState'>;

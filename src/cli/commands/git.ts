@@ -50,7 +50,43 @@ export function setUpGit(root: string): string {
   // git runs a textconv from the repository's top folder, and the board may lie below it.
   execFileSync('git', ['-C', root, 'config', 'diff.workboard-audit.textconv', `"${process.execPath}" "${bin}" --board "${root}" audit-text`]);
   installHooks(root, `"${process.execPath}" "${bin}" --board "${root}"`);
+  keepStateOutOfCheckouts(root);
   return driver;
+}
+
+/**
+ * git overwrites ignored files when a pull, merge or checkout brings the same
+ * path, so a collaborator's `git add -f .work/tokens.json` would replace this
+ * clone's tokens. A sparse-checkout rule keeps git from ever writing under
+ * the board's `.work/` (README, "Boards in git"); what it tracks there is
+ * also never read (git/tracked-state.ts). Cone mode cannot say it: named.
+ */
+function keepStateOutOfCheckouts(root: string): void {
+  const config = (key: string) => {
+    try {
+      return execFileSync('git', ['-C', root, 'config', '--get', key], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const prefix = execFileSync('git', ['-C', root, 'rev-parse', '--show-prefix'], { encoding: 'utf8' }).trim();
+  const rule = `!/${prefix}.work/`;
+  if (config('core.sparseCheckoutCone') === 'true') {
+    process.stderr.write(`note: this clone uses a cone-mode sparse checkout, which cannot leave ${prefix}.work/ out; a pull could then write there (workboard never reads what git tracks there)\n`);
+    return;
+  }
+  const file = path.resolve(root, execFileSync('git', ['-C', root, 'rev-parse', '--git-path', 'info/sparse-checkout'], { encoding: 'utf8' }).trim());
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const on = config('core.sparseCheckout') === 'true';
+  if (!on && current.trim() !== '') {
+    process.stderr.write(`note: ${file} holds rules while sparse checkout is off, so it was left as it is; to keep git from writing into ${prefix}.work/, add ${rule} to it and run git config core.sparseCheckout true\n`);
+    return;
+  }
+  if (!current.split('\n').includes(rule)) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, on ? `${current}${current && !current.endsWith('\n') ? '\n' : ''}${rule}\n` : `/*\n${rule}\n`);
+  }
+  if (!on) execFileSync('git', ['-C', root, 'config', 'core.sparseCheckout', 'true']);
 }
 
 const HOOK_MARK = '# workboard: make runs whole after git merges or rebases by itself';

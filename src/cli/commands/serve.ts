@@ -26,14 +26,17 @@ export function register(program: Command, cli: Cli): void {
     .description('the long-running coordinator: timers on time, hand edits adopted or refused as they land, and MCP over HTTP with --http')
     .option('--git-commit <seconds>', 'commit board changes to git at most once per this many seconds (never .work/)')
     .option('--git-sync <seconds>', 'every this many seconds, workboard sync: commit, pull and merge run by run, push')
+    .option('--git-timeout <seconds>', 'how long one fetch or push of --git-sync may take before the remote counts as unreachable (default 60)')
     .option('--http <host:port>', 'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create); binds to loopback unless told otherwise')
     .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420')
-    .action(async (o: { http?: string; gitCommit?: string; gitSync?: string }) => {
+    .action(async (o: { http?: string; gitCommit?: string; gitSync?: string; gitTimeout?: string }) => {
       const gitSeconds = o.gitCommit === undefined ? undefined : Number(o.gitCommit);
       if (gitSeconds !== undefined && !(gitSeconds >= 1)) cli.usage(`--git-commit expects a number of seconds, got "${o.gitCommit}"`);
       const syncSeconds = o.gitSync === undefined ? undefined : Number(o.gitSync);
       if (syncSeconds !== undefined && !(syncSeconds >= 1)) cli.usage(`--git-sync expects a number of seconds, got "${o.gitSync}"`);
-      await serveBoard(cli, await cli.board(), { http: o.http, gitSeconds, syncSeconds });
+      const timeoutSeconds = o.gitTimeout === undefined ? undefined : Number(o.gitTimeout);
+      if (timeoutSeconds !== undefined && !(timeoutSeconds > 0)) cli.usage(`--git-timeout expects a number of seconds, got "${o.gitTimeout}"`);
+      await serveBoard(cli, await cli.board(), { http: o.http, gitSeconds, syncSeconds, timeoutSeconds });
     });
 }
 
@@ -43,12 +46,12 @@ export function register(program: Command, cli: Cli): void {
  * everything listens. On a signal it stops accepting and ends within a
  * second, letting calls in flight finish (graceful-close.ts).
  */
-export async function serveBoard(cli: Cli, board: Board, o: { http?: string; gitSeconds?: number; syncSeconds?: number }, announce?: (mcpUrl: string | null) => void | Promise<void>): Promise<void> {
+export async function serveBoard(cli: Cli, board: Board, o: { http?: string; gitSeconds?: number; syncSeconds?: number; timeoutSeconds?: number }, announce?: (mcpUrl: string | null) => void | Promise<void>): Promise<void> {
   const m = o.http === undefined ? null : /^(.*):(\d+)$/.exec(o.http);
   if (o.http !== undefined && !m) cli.usage(`--http expects host:port, got "${o.http}"`);
   const service = await Service.open(board, { evaluate });
   const { Daemon } = await import('../../daemon/daemon.js');
-  const daemon = new Daemon(board, service, { ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}) });
+  const daemon = new Daemon(board, service, { ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}), ...(o.timeoutSeconds ? { gitTimeoutMs: o.timeoutSeconds * 1000 } : {}) });
   await daemon.start();
   let server: import('node:http').Server | null = null;
   let closer: Closer | null = null;

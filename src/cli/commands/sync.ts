@@ -28,11 +28,14 @@ export function register(program: Command, cli: Cli): void {
     .command('sync')
     .description('commit the board, fetch, merge run by run, verify and push (retrying when the remote moved)')
     .option('--remote <name>', 'the remote to sync with (default: the branch upstream, else origin)')
-    .addHelpText('after', '\nExample:\n  workboard sync\n  workboard sync --remote origin --json')
-    .action(async (opts: { remote?: string }) => {
+    .option('--timeout <seconds>', 'how long one fetch or push may take before the remote counts as unreachable (default 60)')
+    .addHelpText('after', '\nExample:\n  workboard sync\n  workboard sync --remote origin --timeout 20 --json')
+    .action(async (opts: { remote?: string; timeout?: string }) => {
+      const seconds = opts.timeout === undefined ? undefined : Number(opts.timeout);
+      if (seconds !== undefined && !(seconds > 0)) cli.usage(`--timeout expects a number of seconds, got "${opts.timeout}"`);
       const board = await cli.board();
       try {
-        const report = await syncBoard(board, { ...(opts.remote ? { remote: opts.remote } : {}), actor: cli.actor() });
+        const report = await syncBoard(board, { ...(opts.remote ? { remote: opts.remote } : {}), ...(seconds ? { timeoutMs: seconds * 1000 } : {}), actor: cli.actor() });
         if (cli.json()) printJson({ ok: true, data: report });
         else process.stdout.write(`${syncLines(report).join('\n')}\n`);
         cli.exit(EXIT.ok);

@@ -1,0 +1,59 @@
+/**
+ * Two clones of one board repository behind a bare remote, with real git and
+ * the real CLI: the team the git tests start from (an agent drafts, a group approves).
+ */
+import { execFileSync } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { workboard } from './cli-run.js';
+
+export const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+
+export async function wb(cwd: string, ...args: string[]) {
+  return workboard(args, { cwd });
+}
+
+/** A board repository with one process (an agent drafts, a group approves), pushed to a bare remote, and two clones of it. */
+export async function twoClones(): Promise<{ root: string; remote: string; a: string; b: string; run: string }> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'wb-sync-'));
+  const remote = path.join(root, 'remote.git');
+  git(root, 'init', '-q', '--bare', '-b', 'main', remote);
+  const a = path.join(root, 'a');
+  expect((await wb(root, 'init', 'a', '--name', 'team', '--git')).code).toBe(0);
+  git(a, 'checkout', '-q', '-B', 'main');
+  for (const [k, v] of [['user.email', 'a@example.com'], ['user.name', 'Clone A']]) git(a, 'config', k!, v!);
+  for (const args of [['person', 'add', 'ana@example.com', '--name', 'Ana Lind'], ['group', 'add', 'approvers', 'ana@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'writer-a'], ['agent', 'add', 'writer-b'], ['new', 'hello']]) {
+    expect((await wb(a, ...args)).code).toBe(0);
+  }
+  expect((await wb(a, 'publish', 'processes/hello', '--role', 'approver=approvers')).code).toBe(0);
+  const started = await wb(a, '--as', 'writer-a', 'start', 'hello', '--input', 'topic=Night trains', '--input', 'words=60');
+  expect(started.code).toBe(0);
+  const run = started.stdout.trim();
+  git(a, 'remote', 'add', 'origin', remote);
+  const first = await wb(a, 'sync');
+  expect(first.code, first.stderr).toBe(0);
+  git(a, 'branch', '-q', '--set-upstream-to=origin/main');
+  const b = path.join(root, 'b');
+  git(root, 'clone', '-q', remote, 'b');
+  for (const [k, v] of [['user.email', 'b@example.com'], ['user.name', 'Clone B']]) git(b, 'config', k!, v!);
+  expect((await wb(b, 'git-setup')).code).toBe(0);
+  return { root, remote, a, b, run };
+}
+
+/** Every committed board file of a clone, by path. */
+export async function boardFiles(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const rel of git(dir, 'ls-files').split('\n').filter(Boolean)) out[rel] = await fs.readFile(path.join(dir, rel), 'utf8');
+  return out;
+}
+
+export async function submitAs(dir: string, run: string, agent: string, text: string) {
+  const claim = await wb(dir, '--as', agent, 'claim', run, 'draft');
+  expect(claim.code, claim.stderr).toBe(0);
+  const token = claim.stdout.trim();
+  const done = await wb(dir, '--as', agent, 'submit', token, '--output', `text=${text}`, '--output', 'sources=1', '--evidence', 'link:https://example.com/source', '--next', 'approve', '--reason', 'Ready.', '--summary', `${agent} wrote it.`);
+  expect(done.code, done.stderr).toBe(0);
+  return token;
+}
