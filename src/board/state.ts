@@ -29,7 +29,7 @@ export interface StateLockOptions {
 
 export class WorkState {
   private readonly listing: Listing;
-  /** Records that did not come from this coordinator (git brought them: README, "Boards in git"); read as absent. */
+  /** Records that did not come from this coordinator (git brought them: docs/git.md "What git never brings"); read as absent. */
   private distrusted: Distrusted = () => false;
 
   constructor(

@@ -66,7 +66,7 @@ export class Cli {
 
   async board(): Promise<Board> {
     const board = await Board.open(this.boardRoot());
-    // What git brought under .work/ (a pull, a clone) is not this coordinator's: read as absent (README, "Boards in git").
+    // What git brought under .work/ (a pull, a clone) is not this coordinator's: read as absent (docs/git.md "What git never brings").
     board.distrust(gitBroughtState(board.root));
     this.opened = { root: board.root, manifest: board.manifest };
     return board;

@@ -1,6 +1,6 @@
 /**
- * What a commit from elsewhere may never bring into a board's clone (README,
- * "Boards in git"): anything under `.work/` (tokens, sessions, the signing
+ * What a commit from elsewhere may never bring into a board's clone
+ * (docs/git.md "What git never brings"): anything under `.work/` (tokens, sessions, the signing
  * key, journals: this clone's own, never git's), a path git could write
  * outside the folder it names (`..`, `.`, an empty name, `.git`), and a link
  * or submodule where the board keeps its files (a `runs` that is a symlink

@@ -4,7 +4,7 @@
  * pull or a clone writes there whatever a collaborator committed with
  * `git add -f`. A record git tracks whose bytes are still the ones git has
  * for it came from git, not from this coordinator, so the board reads it as
- * absent (README, "Boards in git"); once this clone writes it, it is its own.
+ * absent (docs/git.md "What git never brings"); once this clone writes it, it is its own.
  * git is asked again only when its index changed (a stat per question).
  */
 import { execFileSync } from 'node:child_process';

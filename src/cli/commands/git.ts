@@ -58,7 +58,7 @@ export function setUpGit(root: string): string {
  * git overwrites ignored files when a pull, merge or checkout brings the same
  * path, so a collaborator's `git add -f .work/tokens.json` would replace this
  * clone's tokens. A sparse-checkout rule keeps git from ever writing under
- * the board's `.work/` (README, "Boards in git"); what it tracks there is
+ * the board's `.work/` (docs/git.md "What git never brings"); what it tracks there is
  * also never read (git/tracked-state.ts). Cone mode cannot say it: named.
  */
 function keepStateOutOfCheckouts(root: string): void {
