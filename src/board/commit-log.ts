@@ -33,7 +33,7 @@
  * checkpoint: their page cache survived them, so the flush covers them too.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, mkdirSync, openSync, promises as fsp, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { BOOT_ID, fdatasyncFd, fsyncDir, fsyncPath, HOST, isCode, syncFileSystem, syncFileSystemNow } from './fsutil.js';
 import { STATE_DIR } from './layout.js';
@@ -182,6 +182,14 @@ interface Waiting {
   reject(e: unknown): void;
 }
 
+/** Told of each flush and each run commit, for serve's metrics (docs/operations.md); nothing here waits for it. */
+export interface CommitObserver {
+  /** A flush made `group` commits durable at once, in `seconds`. */
+  flushed(group: number, seconds: number): void;
+  /** A run's commit was applied, with its audit actions in order. */
+  committed(actions: readonly string[]): void;
+}
+
 export class CommitLog {
   private static readonly logs = new Map<string, CommitLog>();
   private static exitHook = false;
@@ -217,7 +225,31 @@ export class CommitLog {
   /** Earlier logs of this process that a failed write left with a torn tail: removed at the next checkpoint. */
   private retired: string[] = [];
 
+  /** serve's metrics, when it exports them; null costs nothing per commit. */
+  observer: CommitObserver | null = null;
+  /** Why the last flush failed, until one succeeds again: what serve's /readyz reports as commit_log. */
+  failure: string | null = null;
+
   private constructor(readonly root: string) {}
+
+  /**
+   * Can this process make a file in the log's folder now? null when it can,
+   * else the error's code (EROFS, EACCES, ENOSPC…). A probe file is made,
+   * written and removed, unflushed: /readyz asks this, and must stay cheap.
+   */
+  async probe(): Promise<string | null> {
+    const dir = path.join(this.root, LOG_DIR);
+    const file = path.join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+    try {
+      await fsp.mkdir(dir, { recursive: true });
+      await fsp.writeFile(file, 'w', { flag: 'wx' });
+      await fsp.unlink(file);
+      return null;
+    } catch (e) {
+      await fsp.rm(file, { force: true }).catch(() => undefined);
+      return (e as NodeJS.ErrnoException).code ?? 'error';
+    }
+  }
 
   /** This process's log file (relative to the root), or null before its first commit. */
   get file(): string | null {
@@ -278,14 +310,18 @@ export class CommitLog {
     try {
       while (this.queue.length > 0 && !this.checkpointing) {
         const batch = this.queue.splice(0);
+        const began = this.observer ? performance.now() : 0;
         try {
           const fd = await this.open();
           const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((w) => w.bytes));
           await this.write(fd, bytes);
+          this.failure = null;
+          this.observer?.flushed(batch.length, (performance.now() - began) / 1000);
           // Counted before anyone hears of it, so no checkpoint slips in between the flush and the renames.
           this.applying += batch.length;
           for (const w of batch) w.resolve();
         } catch (e) {
+          this.failure = (e as NodeJS.ErrnoException).code ?? 'error';
           for (const w of batch) w.reject(e);
         }
       }

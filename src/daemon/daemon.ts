@@ -47,6 +47,15 @@ export interface DaemonOptions {
   clock?: Clock;
 }
 
+export interface SyncRecord {
+  runs: number;
+  failures: number;
+  /** Failed syncs since the last good one. */
+  failingInARow: number;
+  /** When the last sync that succeeded ended (ms since the epoch), or null. */
+  lastGoodAt: number | null;
+}
+
 export class Daemon {
   private timer: Cancel | null = null;
   private watcher: FSWatcher | null = null;
@@ -69,6 +78,10 @@ export class Daemon {
   private courierTimer: Cancel | null = null;
   /** When the planned sleep ends (ms since the epoch). */
   private wakeAt = Infinity;
+  /** Recovery done and watches set: what /readyz calls `recovery`. */
+  private running = false;
+  /** `serve --git-sync`'s record so far, for /readyz and /metrics. */
+  readonly syncs: SyncRecord = { runs: 0, failures: 0, failingInARow: 0, lastGoodAt: null };
 
   constructor(
     private readonly board: Board,
@@ -107,6 +120,22 @@ export class Daemon {
     await this.plan();
     if (this.opts.gitCommitMs) this.gitTimer = this.clock.every(this.opts.gitCommitMs, () => this.commitToGit());
     if (this.opts.gitSyncMs) this.syncTimer = this.clock.every(this.opts.gitSyncMs, () => this.syncToGit());
+    this.running = !this.stopped;
+  }
+
+  /** Started (recovery finished, the board watched) and not stopping. */
+  get ready(): boolean {
+    return this.running && !this.stopped;
+  }
+
+  /** Does this daemon sync with a git remote (`serve --git-sync`)? */
+  get syncing(): boolean {
+    return this.opts.gitSyncMs !== undefined;
+  }
+
+  /** The courier's outbox backlog and its attempts so far (Courier.backlog, .attempts, .failures). */
+  get outbox(): Pick<Courier, 'backlog' | 'attempts' | 'failures'> {
+    return this.courier;
   }
 
   private adopting: Cancel | null = null;
@@ -142,11 +171,16 @@ export class Daemon {
 
   /** `serve --git-sync`: commit, pull, merge, push, one at a time with the batched commits. */
   private async syncToGit(): Promise<void> {
+    this.syncs.runs++;
     try {
       const r = await syncBoard(this.board, { actor: 'serve' });
+      this.syncs.failingInARow = 0;
+      this.syncs.lastGoodAt = this.clock.now().getTime();
       if (r.pulled !== 'nothing' || r.pushed) this.log(`synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`);
       if (r.pulled !== 'nothing') await this.board.refresh();
     } catch (e) {
+      this.syncs.failures++;
+      this.syncs.failingInARow++;
       this.log(`git sync failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
     }
   }

@@ -13,6 +13,7 @@ import { bodyLimit, createMcpHandler, DEFAULT_MCP_LIMITS, requestTimeoutFor, typ
 import type { Service } from '../service/service.js';
 import { createWebApp } from '../web/app.js';
 import { requestUrl } from '../web/request.js';
+import { OPS_PATHS, type OpsHandler } from './ops.js';
 
 /** Sockets in all: file descriptors and memory stay bounded whatever clients do. */
 export const MAX_CONNECTIONS = 256;
@@ -35,7 +36,8 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   maxConnections: MAX_CONNECTIONS,
 };
 
-export function createHttpServer(service: Service, version: string, options: Partial<HttpLimits> = {}): HttpServer {
+/** `ops` answers /healthz, /readyz and /metrics (ops.ts); without it they go to the web app like any path. */
+export function createHttpServer(service: Service, version: string, options: Partial<HttpLimits> = {}, ops?: OpsHandler): HttpServer {
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options };
   const web = createWebApp(service);
   const server = createServer(
@@ -52,6 +54,7 @@ export function createHttpServer(service: Service, version: string, options: Par
     // A target no URL parser takes goes to the web app, which answers 400.
     const pathname = requestUrl(req)?.pathname ?? '';
     if (pathname === '/mcp' || pathname.includes('/.well-known/')) return mcp(req, res, pathname, expectsContinue);
+    if (ops && OPS_PATHS.has(pathname)) return ops(req, res, pathname);
     if (expectsContinue) res.writeContinue();
     return web.handle(req, res);
   }

@@ -22,7 +22,7 @@ import { Digests } from './digests.js';
 import { emailOf, webhookBody } from './message.js';
 import { deliveryLock, entryLock, entryNames, readEntry, statusOf, updateDelivery, writeEntry, type OutboxEntry } from './outbox.js';
 import type { Notification } from './rules.js';
-import { channelOf, delivered, dueKeys, failed, isDue, nextWake, personOf, personSkip, planDeliveries, skipped, type Channel } from './schedule.js';
+import { addToBacklog, channelOf, delivered, dueKeys, emptyBacklog, failed, isDue, nextWake, personOf, personSkip, planDeliveries, skipped, type Backlog, type Channel } from './schedule.js';
 
 /** A notification first seen by a courier later than this after it was made is recorded, not sent: it would be stale news. */
 const SEND_WITHIN_MS = 24 * 3600_000;
@@ -44,6 +44,11 @@ export class Courier {
   private readonly inFlight = new Map<string, number>();
   private readonly lanes = new Lanes(PER_CHANNEL);
   private readonly digests: Digests;
+  /** The outbox as the last pass found it: serve's /readyz and /metrics read it, so they read no files. */
+  backlog: Backlog = emptyBacklog();
+  /** Attempts made and failed so far, per channel (digests, sent on their own schedule, not counted). */
+  readonly attempts: Record<Channel, number> = { command: 0, webhook: 0, email: 0 };
+  readonly failures: Record<Channel, number> = { command: 0, webhook: 0, email: 0 };
 
   constructor(
     private readonly board: Board,
@@ -70,6 +75,7 @@ export class Courier {
     };
     const digests: OutboxEntry[] = [];
     const now = this.now().getTime();
+    const backlog = emptyBacklog();
     for (const name of entryNames(this.board.state)) {
       const made = this.finished.get(name);
       if (made !== undefined) {
@@ -87,6 +93,7 @@ export class Courier {
         entry = (await this.plan(name)) ?? entry;
       }
       for (const key of dueKeys(entry, this.now())) this.start(name, key);
+      addToBacklog(backlog, entry, now);
       const status = statusOf(entry);
       if (status === 'sent' || status === 'not sent') {
         if (now - Date.parse(entry.at) > KEEP_FINISHED_MS) {
@@ -104,6 +111,7 @@ export class Courier {
       if (plan.due.size > 0) this.launch('digests', 'email', () => this.digests.send(digests));
     }
     for (const settles of this.inFlight.values()) soonest(Math.max(settles, now + RECHECK_MS));
+    this.backlog = backlog;
     return wake;
   }
 
@@ -162,10 +170,12 @@ export class Courier {
           return;
         }
         let error: string | null = null;
+        this.attempts[channel]++;
         try {
           await within(ATTEMPT_MS[channel], `the ${channel}`, (signal) => this.send(key, e, signal));
         } catch (err) {
           error = message(err);
+          this.failures[channel]++;
         }
         const at = this.now();
         const next = await updateDelivery(this.board.state, name, key, (now) => (error === null ? delivered(now, at.toISOString()) : failed(now, error, at, this.board.manifest.notifications.maxAttempts)));

@@ -25,14 +25,20 @@ export function register(program: Command, cli: Cli): void {
     .description('the long-running coordinator: timers on time, hand edits adopted or refused as they land, and MCP over HTTP with --http')
     .option('--git-commit <seconds>', 'commit board changes to git at most once per this many seconds (never .work/)')
     .option('--git-sync <seconds>', 'every this many seconds, workboard sync: commit, pull and merge run by run, push')
-    .option('--http <host:port>', 'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create); binds to loopback unless told otherwise')
-    .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420')
-    .action(async (o: { http?: string; gitCommit?: string; gitSync?: string }) => {
-      const gitSeconds = o.gitCommit === undefined ? undefined : Number(o.gitCommit);
-      if (gitSeconds !== undefined && !(gitSeconds >= 1)) cli.usage(`--git-commit expects a number of seconds, got "${o.gitCommit}"`);
-      const syncSeconds = o.gitSync === undefined ? undefined : Number(o.gitSync);
-      if (syncSeconds !== undefined && !(syncSeconds >= 1)) cli.usage(`--git-sync expects a number of seconds, got "${o.gitSync}"`);
-      await serveBoard(cli, await cli.board(), { http: o.http, gitSeconds, syncSeconds });
+    .option('--http <host:port>', 'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create), the web app, /healthz, /readyz and /metrics; binds to loopback unless told otherwise')
+    .option('--no-metrics', 'answer /metrics with 404 and keep no metrics')
+    .option('--outbox-stuck <seconds>', '/readyz fails once a notification has waited this long past its time', String(DEFAULT_OUTBOX_STUCK_S))
+    .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420\n\n/metrics answers loopback callers, or any caller with WORKBOARD_METRICS_TOKEN as a bearer token.')
+    .action(async (o: { http?: string; gitCommit?: string; gitSync?: string; metrics: boolean; outboxStuck: string }) => {
+      const seconds = (flag: string, v: string | undefined, min: number) => {
+        const n = v === undefined ? undefined : Number(v);
+        if (n !== undefined && !(n >= min)) cli.usage(`${flag} expects a number of seconds, got "${v}"`);
+        return n;
+      };
+      const gitSeconds = seconds('--git-commit', o.gitCommit, 1);
+      const syncSeconds = seconds('--git-sync', o.gitSync, 1);
+      const outboxStuck = seconds('--outbox-stuck', o.outboxStuck, 0)!;
+      await serveBoard(cli, await cli.board(), { http: o.http, gitSeconds, syncSeconds, metrics: o.metrics, outboxStuckMs: outboxStuck * 1000 });
     });
 }
 
@@ -42,18 +48,32 @@ export function register(program: Command, cli: Cli): void {
  * everything listens. On a signal it stops accepting and ends within a
  * second, letting calls in flight finish (graceful-close.ts).
  */
-export async function serveBoard(cli: Cli, board: Board, o: { http?: string; gitSeconds?: number; syncSeconds?: number }, announce?: (mcpUrl: string | null) => void | Promise<void>): Promise<void> {
+export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announce?: (mcpUrl: string | null) => void | Promise<void>): Promise<void> {
   const m = o.http === undefined ? null : /^(.*):(\d+)$/.exec(o.http);
   if (o.http !== undefined && !m) cli.usage(`--http expects host:port, got "${o.http}"`);
-  const service = await Service.open(board, { evaluate });
+  // Metrics are kept only where /metrics can be asked for them.
+  const metricsOn = m !== null && o.metrics !== false;
+  let metrics: import('../../http/metrics.js').Metrics | null = null;
+  const service = await Service.open(board, { evaluate, ...(metricsOn ? { observe: (c) => metrics?.call(c) } : {}) });
   const { Daemon } = await import('../../daemon/daemon.js');
   const daemon = new Daemon(board, service, { ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}) });
   await daemon.start();
   let server: import('node:http').Server | null = null;
   let closer: Closer | null = null;
+  let stopping = false;
   if (m) {
     const { createHttpServer } = await import('../../http/server.js');
-    const http = createHttpServer(service, VERSION);
+    const { createOpsHandler } = await import('../../http/ops.js');
+    if (metricsOn) metrics = new (await import('../../http/metrics.js')).Metrics(service, daemon);
+    const ops = createOpsHandler({
+      service,
+      daemon,
+      metrics,
+      outboxStuckMs: o.outboxStuckMs ?? DEFAULT_OUTBOX_STUCK_S * 1000,
+      stopping: () => stopping,
+      metricsToken: process.env.WORKBOARD_METRICS_TOKEN || null,
+    });
+    const http = createHttpServer(service, VERSION, {}, ops);
     closer = trackCalls(http);
     const failed = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
       http.once('error', resolve);
@@ -82,7 +102,6 @@ export async function serveBoard(cli: Cli, board: Board, o: { http?: string; git
   }
   await announce?.(mcpUrl);
   await new Promise<void>((resolve) => {
-    let stopping = false;
     const stop = async () => {
       // A second signal while stopping means now.
       if (stopping) process.exit(EXIT.ok);
@@ -99,6 +118,18 @@ export async function serveBoard(cli: Cli, board: Board, o: { http?: string; git
     process.on('SIGTERM', () => void stop());
   });
 }
+
+export interface ServeOptions {
+  http?: string;
+  gitSeconds?: number;
+  syncSeconds?: number;
+  /** false: `--no-metrics`. */
+  metrics?: boolean;
+  outboxStuckMs?: number;
+}
+
+/** How long a notification may wait past its time before /readyz says the outbox is stuck. */
+const DEFAULT_OUTBOX_STUCK_S = 300;
 
 /** How long a stopping serve waits for answers still being sent before it closes their connections. */
 const GRACE_MS = 800;
