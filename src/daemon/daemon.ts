@@ -37,8 +37,11 @@ const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
 /** How long stop() waits for work in flight. */
 const STOP_WAIT_MS = 1500;
 
+/** Where the daemon's lines go: serve's log, at info unless told `warn` (something failed). */
+export type LineLog = (line: string, level?: 'warn') => void;
+
 export interface DaemonOptions {
-  log?: (line: string) => void;
+  log?: LineLog;
   /** Commit board changes to git at most once per this many milliseconds. */
   gitCommitMs?: number;
   /** Sync with the git remote (commit, pull, merge, push) once per this many milliseconds. */
@@ -69,7 +72,7 @@ export class Daemon {
   /** Files refused as invalid, with why: what `workboard doctor` reports. */
   readonly refused = new Map<string, string[]>();
   private stopped = false;
-  private readonly log: (line: string) => void;
+  private readonly log: LineLog;
   private gitTimer: Cancel | null = null;
   private syncTimer: Cancel | null = null;
   private readonly clock: Clock;
@@ -163,7 +166,7 @@ export class Daemon {
     } catch (e) {
       if (!(e instanceof BoardError)) throw e;
       const problems = e.issues.map(issueText);
-      this.log(`refused an edit: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`);
+      this.log(`refused an edit: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`, 'warn');
       this.refused.set(WORK_FILE, [e.message, ...problems]);
       await this.saveRefused();
     }
@@ -181,7 +184,7 @@ export class Daemon {
     } catch (e) {
       this.syncs.failures++;
       this.syncs.failingInARow++;
-      this.log(`git sync failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      this.log(`git sync failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn');
     }
   }
 
@@ -190,7 +193,7 @@ export class Daemon {
       const msg = await commitBoard(this.board);
       if (msg) this.log(`committed to git: ${msg.split('\n')[0]}`);
     } catch (e) {
-      this.log(`git commit failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      this.log(`git commit failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn');
     }
   }
 
@@ -299,7 +302,7 @@ export class Daemon {
     } catch (e) {
       if (e instanceof BoardError && (e.code === 'invalid' || e.code === 'corrupt')) {
         const problems = e.issues.map(issueText);
-        this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`);
+        this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`, 'warn');
         // Told once, until the run reads valid again.
         if (!this.refused.has(runId)) {
           await tellOperators(this.board, 'edit_refused', this.clock.now(), {
@@ -312,7 +315,7 @@ export class Daemon {
         await this.saveRefused();
         await this.service.keepLastValid(runId, true);
       } else if (!(e instanceof BoardError && e.code === 'busy')) {
-        this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`);
+        this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`, 'warn');
       }
     }
   }
@@ -321,7 +324,7 @@ export class Daemon {
   private async deliver(): Promise<number | null> {
     while (this.delivering) await this.delivering.catch(() => undefined);
     const run = this.courier.run().catch((e: unknown) => {
-      this.log(`notifications: ${e instanceof Error ? e.message : String(e)}`);
+      this.log(`notifications: ${e instanceof Error ? e.message : String(e)}`, 'warn');
       return this.clock.now().getTime() + 60_000;
     });
     this.delivering = run;

@@ -53,7 +53,7 @@ export class Courier {
   constructor(
     private readonly board: Board,
     private readonly now: () => Date,
-    private readonly log: (line: string) => void,
+    private readonly log: (line: string, level?: 'warn') => void,
   ) {
     this.digests = new Digests(board, now, log, () => this.baseUrl);
   }
@@ -150,7 +150,7 @@ export class Courier {
     this.inFlight.set(id, this.now().getTime() + ATTEMPT_MS[channel]);
     void this.lanes
       .run(channel, fn)
-      .catch((err: unknown) => this.log(`notifications: ${message(err)}`))
+      .catch((err: unknown) => this.log(`notifications: ${message(err)}`, 'warn'))
       .finally(() => this.inFlight.delete(id));
   }
 
@@ -179,7 +179,7 @@ export class Courier {
         }
         const at = this.now();
         const next = await updateDelivery(this.board.state, name, key, (now) => (error === null ? delivered(now, at.toISOString()) : failed(now, error, at, this.board.manifest.notifications.maxAttempts)));
-        if (error !== null) this.log(`notification ${e.id} via ${key}: ${error}${next?.parkedAt ? ` — parked after ${next.attempts} attempts` : ''}`);
+        if (error !== null) this.log(`notification ${e.id} via ${key}: ${error}${next?.parkedAt ? ` — parked after ${next.attempts} attempts` : ''}`, 'warn');
       });
     } catch (err) {
       if (!(err instanceof BoardError && err.code === 'busy')) throw err;

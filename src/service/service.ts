@@ -68,6 +68,8 @@ export class Service {
   private readonly writes: RunWrites;
   private readonly failures: Failures;
   private readonly observe: ((call: CallRecord) => void) | undefined;
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
 
   private constructor(
     readonly board: Board,
@@ -104,6 +106,20 @@ export class Service {
    * or HTTP), so one removed from WORK.md since is refused now.
    */
   async callWire(tool: string, args: unknown, actor: Actor, opts: { held?: boolean; transport?: Transport } = {}): Promise<ToolResult> {
+    this.inFlight++;
+    try {
+      return await this.observed(tool, args, actor, opts);
+    } finally {
+      if (--this.inFlight === 0) for (const settled of this.waiting.splice(0)) settled();
+    }
+  }
+
+  /** Resolves once no call is in flight: a stopping serve lets each finish its commit (docs/operations.md, Shutdown). */
+  settled(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((r) => this.waiting.push(r));
+  }
+
+  private async observed(tool: string, args: unknown, actor: Actor, opts: { held?: boolean; transport?: Transport }): Promise<ToolResult> {
     if (!this.observe) return this.answer(tool, args, actor, opts.held === true);
     const began = performance.now();
     const result = await this.answer(tool, args, actor, opts.held === true);
