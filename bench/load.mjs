@@ -70,13 +70,13 @@ function cpuMs(pid) {
 }
 
 /** `workboard serve --http 127.0.0.1:0` on the board: its process and the URL it printed. */
-async function startServe(dir) {
+async function startServe(dir, extra = []) {
   const prof = process.env.WB_SERVE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.WB_SERVE_PROF] : [];
   // WB_SERVE_HEAP=<dir>: serve writes a heap snapshot into <dir> on each SIGUSR2 (its pid is printed).
   const heap = process.env.WB_SERVE_HEAP ? ['--heapsnapshot-signal=SIGUSR2', '--diagnostic-dir=' + process.env.WB_SERVE_HEAP] : [];
   // WB_SERVE_TRACE_GC=<file>: serve runs with --trace-gc, its output appended to <file> (the live heap after each full GC).
   const gc = process.env.WB_SERVE_TRACE_GC ? ['--trace-gc'] : [];
-  const child = spawn(process.execPath, [...prof, ...heap, ...gc, BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...prof, ...heap, ...gc, BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   if (gc.length > 0) child.stdout.on('data', (d) => appendFileSync(process.env.WB_SERVE_TRACE_GC, d));
   child.stderr.on('data', (d) => (out = (out + d).slice(-4000)));
@@ -190,9 +190,9 @@ async function coldServeRss(dir, agents, mira) {
   }
 }
 
-export async function loadSection({ seconds, soak }) {
+export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 }) {
   const { base, dir, agents, mira } = await setupBoard();
-  const serve = await startServe(dir);
+  const serve = await startServe(dir, serveArgs);
   const pid = serve.child.pid;
   try {
     const idle = rssMb(pid);
@@ -211,6 +211,9 @@ export async function loadSection({ seconds, soak }) {
     const sample = () => samples.push({ t: (performance.now() - t0) / 1000, rss: rssMb(pid), transitions: stats.transitions });
     sample();
     const sampler = setInterval(sample, SAMPLE_MS);
+    // As Prometheus would: /metrics read every scrapeMs during the load (its gauges are computed then).
+    let scrapes = 0;
+    const scraper = scrapeMs > 0 ? setInterval(() => void fetch(new URL('/metrics', serve.url)).then((r) => r.text()).then(() => scrapes++), scrapeMs) : null;
     let wallMs;
     try {
       await Promise.all(
@@ -222,6 +225,7 @@ export async function loadSection({ seconds, soak }) {
       wallMs = performance.now() - t0;
     } finally {
       clearInterval(sampler);
+      if (scraper) clearInterval(scraper);
     }
     const serveCpu = serveCpu0 === null ? null : cpuMs(pid) - serveCpu0;
     const clientsCpu = process.cpuUsage(clientsCpu0);
@@ -247,6 +251,7 @@ export async function loadSection({ seconds, soak }) {
       rssMb: { idle, warmed, min: Math.min(...rss), max: Math.max(...rss), end: rss[rss.length - 1] ?? null },
       samples,
       audit: { ok: report.ok, chains: report.chains.length },
+      scrapes,
     };
     if (soak) result.soak = { ...soakOf(result), points: pointsOf(result), cold };
     return { lines: lines(result), json: result };
@@ -254,6 +259,45 @@ export async function loadSection({ seconds, soak }) {
     await stopServe(serve);
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/** How often the metrics section scrapes /metrics: Prometheus's usual interval is 15 s; 5 s makes the gauges' cost show. */
+const SCRAPE_MS = 5000;
+
+/**
+ * Metrics section (`--only=metrics`): serve's CPU per transition under the load above with
+ * metrics on (scraped every SCRAPE_MS) and off (`serve --no-metrics`), alternated over `rounds`
+ * so a drift of the machine falls on both; the overhead is the medians' difference.
+ */
+export async function metricsSection({ seconds, rounds }) {
+  const cpu = { on: [], off: [] };
+  let scrapes = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (const mode of r % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
+      const { json } = await loadSection({ seconds, soak: false, serveArgs: mode === 'off' ? ['--no-metrics'] : [], scrapeMs: mode === 'on' ? SCRAPE_MS : 0 });
+      if (json.cpuMsPerTransition.serve === null) return { lines: ['Metrics: no /proc here to read serve\'s CPU; skipped'], json: null };
+      cpu[mode].push(json.cpuMsPerTransition.serve);
+      if (mode === 'on') scrapes += json.scrapes;
+    }
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const on = med(cpu.on);
+  const off = med(cpu.off);
+  const overhead = (on - off) / off;
+  const f = (x) => x.toFixed(3);
+  return {
+    lines: [
+      `Metrics: serve's CPU ms per transition under the load (${CLIENTS} clients, ${seconds} s a run), metrics on (/metrics scraped every ${SCRAPE_MS / 1000} s: ${scrapes} scrapes) and off (--no-metrics), ${rounds} runs each, alternated`,
+      '',
+      '| metrics | CPU ms per transition, each run | median |',
+      '|---|---|---|',
+      `| on | ${cpu.on.map(f).join(', ')} | ${f(on)} |`,
+      `| off | ${cpu.off.map(f).join(', ')} | ${f(off)} |`,
+      '',
+      `Overhead of metrics: ${(overhead * 100).toFixed(1)}% (goal: at most 5%)`,
+    ],
+    json: { seconds, rounds, scrapeMs: SCRAPE_MS, cpuMsPerTransition: cpu, median: { on, off }, overhead },
+  };
 }
 
 /** Serve's RSS at the start, at 1 and 5 minutes (the sample nearest each, when the soak lasted that long), at its peak and at the end. */
