@@ -3,8 +3,8 @@
 // of its own (load-1 … load-8, one bearer token each) and uses mira's token for what a person
 // does; every call is a plain fetch of JSON-RPC tools/call. One cycle, four transitions:
 //   start_run (mira) → get_work → claim → submit (the agent) → decide (mira)
-// Reports transitions/s, p50/p99 per tool, and serve's RSS (VmRSS in /proc/<pid>/status)
-// sampled every 2 s. The soak section (`--only=soak`, `--soak-seconds=<s>`: 300 s, 45 s with --quick)
+// Reports transitions/s, p50/p99 per tool, serve's RSS (VmRSS in /proc/<pid>/status)
+// sampled every 2 s, and how fast /healthz and /readyz answer under the load (asked every second). The soak section (`--only=soak`, `--soak-seconds=<s>`: 300 s, 45 s with --quick)
 // runs the same load that long on a board of its own and reports serve's RSS at the start, at 1 and
 // 5 minutes, at its peak and at the end, per minute with its slope after warm-up, and the RSS of a
 // cold serve started afterwards on the board the soak grew (what the runs added need by themselves).
@@ -30,6 +30,7 @@ const SAMPLE_MS = 2000;
 const WARM_UP_S = 120; // the soak's slope is taken from the end of minute 2 on
 const FLAT_DRIFT = 0.05; // flat: the fitted drift over that span is under 5% of its mean RSS
 const CALL_TIMEOUT_MS = 30_000; // a call that hangs fails the bench instead of stalling it
+const PROBE_MS = 1000; // how often the load asks /healthz and /readyz, as a supervisor would
 const TOOLS = ['start_run', 'get_work', 'claim', 'submit', 'decide'];
 
 
@@ -214,6 +215,20 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
     // As Prometheus would: /metrics read every scrapeMs during the load (its gauges are computed then).
     let scrapes = 0;
     const scraper = scrapeMs > 0 ? setInterval(() => void fetch(new URL('/metrics', serve.url)).then((r) => r.text()).then(() => scrapes++), scrapeMs) : null;
+    // As a supervisor would: /healthz and /readyz every PROBE_MS, each answer's time and status kept.
+    const probes = { healthz: [], readyz: [], failed: 0 };
+    const probe = (p) => {
+      const t = performance.now();
+      void fetch(new URL(p, serve.url)).then(async (r) => {
+        await r.text();
+        probes[p.slice(1)].push(performance.now() - t);
+        if (r.status !== 200) probes.failed++;
+      });
+    };
+    const prober = setInterval(() => {
+      probe('/healthz');
+      probe('/readyz');
+    }, PROBE_MS);
     let wallMs;
     try {
       await Promise.all(
@@ -225,6 +240,7 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
       wallMs = performance.now() - t0;
     } finally {
       clearInterval(sampler);
+      clearInterval(prober);
       if (scraper) clearInterval(scraper);
     }
     const serveCpu = serveCpu0 === null ? null : cpuMs(pid) - serveCpu0;
@@ -252,6 +268,7 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
       samples,
       audit: { ok: report.ok, chains: report.chains.length },
       scrapes,
+      probes: { healthz: { n: probes.healthz.length, p50: pct(probes.healthz, 50), p99: pct(probes.healthz, 99), max: Math.max(...probes.healthz) }, readyz: { n: probes.readyz.length, p50: pct(probes.readyz, 50), p99: pct(probes.readyz, 99), max: Math.max(...probes.readyz) }, failed: probes.failed },
     };
     if (soak) result.soak = { ...soakOf(result), points: pointsOf(result), cold };
     return { lines: lines(result), json: result };
@@ -272,12 +289,14 @@ const SCRAPE_MS = 5000;
 export async function metricsSection({ seconds, rounds }) {
   const cpu = { on: [], off: [] };
   let scrapes = 0;
+  let probeMax = 0;
   for (let r = 0; r < rounds; r++) {
     for (const mode of r % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
       const { json } = await loadSection({ seconds, soak: false, serveArgs: mode === 'off' ? ['--no-metrics'] : [], scrapeMs: mode === 'on' ? SCRAPE_MS : 0 });
       if (json.cpuMsPerTransition.serve === null) return { lines: ['Metrics: no /proc here to read serve\'s CPU; skipped'], json: null };
       cpu[mode].push(json.cpuMsPerTransition.serve);
       if (mode === 'on') scrapes += json.scrapes;
+      probeMax = Math.max(probeMax, json.probes.healthz.max, json.probes.readyz.max);
     }
   }
   const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -295,8 +314,9 @@ export async function metricsSection({ seconds, rounds }) {
       `| off | ${cpu.off.map(f).join(', ')} | ${f(off)} |`,
       '',
       `Overhead of metrics: ${(overhead * 100).toFixed(1)}% (goal: at most 5%)`,
+      `Slowest /healthz or /readyz answer in these runs: ${probeMax.toFixed(1)} ms (goal: within 50 ms)`,
     ],
-    json: { seconds, rounds, scrapeMs: SCRAPE_MS, cpuMsPerTransition: cpu, median: { on, off }, overhead },
+    json: { seconds, rounds, scrapeMs: SCRAPE_MS, cpuMsPerTransition: cpu, median: { on, off }, overhead, probeMaxMs: probeMax },
   };
 }
 
@@ -348,6 +368,8 @@ function lines(r) {
     '| clients | transitions | wall s | transitions/s | CPU ms per transition: serve / clients | serve RSS MB: idle / warmed up / min / max / end | refused | audit verify |',
     '|---|---|---|---|---|---|---|---|',
     `| ${r.clients} | ${r.transitions} | ${f(r.wallMs / 1000)} | ${f(r.perSec, 1)} | ${r.cpuMsPerTransition.serve === null ? '–' : f(r.cpuMsPerTransition.serve)} / ${f(r.cpuMsPerTransition.clients)} | ${mb(r.rssMb.idle)} / ${mb(r.rssMb.warmed)} / ${mb(r.rssMb.min)} / ${mb(r.rssMb.max)} / ${mb(r.rssMb.end)} | ${refusals} | ${r.audit.ok ? 'ok' : 'FAILED'} (${r.audit.chains} chains) |`,
+    '',
+    `/healthz and /readyz under the load, every ${PROBE_MS} ms (goal: within 50 ms): healthz p50 ${f(r.probes.healthz.p50)} / p99 ${f(r.probes.healthz.p99)} / max ${f(r.probes.healthz.max)} ms (${r.probes.healthz.n}), readyz p50 ${f(r.probes.readyz.p50)} / p99 ${f(r.probes.readyz.p99)} / max ${f(r.probes.readyz.max)} ms (${r.probes.readyz.n}); not 200: ${r.probes.failed}`,
   ];
   if (!r.soak) {
     // RSS every 10 s (2 s in a short run); every sample is in the JSON.

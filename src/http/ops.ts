@@ -74,7 +74,7 @@ export function createOpsHandler(o: OpsOptions): OpsHandler {
     if (req.method !== 'GET' && req.method !== 'HEAD') return answer(res, 405, 'text/plain', 'GET only\n', { allow: 'GET, HEAD' });
     if (pathname === '/healthz') return json(res, 200, { status: 'ok' });
     if (pathname === '/readyz') {
-      const probe = await log.probe();
+      const probe = log.probe();
       const r = readiness({
         now: Date.now(),
         boardThere: boardThere(o.service),
