@@ -48,11 +48,11 @@ export function logSettings(flags: { format?: string; level?: string }, env: Nod
   return problems.length > 0 ? { problems } : { format: format as LogFormat, level: level as LogLevel };
 }
 
-/** A JSON line as readable words: time, level, message, then its fields (request, who, …) in brackets. */
+/** A JSON line as readable words, still one line an event: time, level, message (its own lines joined by ' | '), then its fields (request, who, …) in brackets. */
 export function inWords(line: string): string {
   const { time, level, msg, ...fields } = JSON.parse(line) as { time: string; level: string; msg: string } & Record<string, unknown>;
   const rest = Object.entries(fields).map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  return `${time} ${level.padEnd(5)} ${msg}${rest.length > 0 ? ` [${rest.join(', ')}]` : ''}\n`;
+  return `${time} ${level.padEnd(5)} ${msg.split('\n').map((l) => l.trim()).join(' | ')}${rest.length > 0 ? ` [${rest.join(', ')}]` : ''}\n`;
 }
 
 export function createLogger(o: { format: LogFormat; level: LogLevel; write?: (text: string) => void }): Logger {

@@ -5,7 +5,8 @@
  * format in WORK.md as one audited commit, after which it verifies and a
  * second upgrade changes nothing. A board of a newer format is refused by
  * every command with one line, and not a byte of it (nor of `.work/`)
- * changes. Doctor names a signing key on record that `.work/` lost.
+ * changes; serve refuses a WORK.md edit to a newer format. Doctor names a
+ * signing key on record that `.work/` lost.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,8 @@ import { doctorFindings } from '../../src/service/doctor.js';
 import { ensureBuilt, ROOT, workboard } from '../support/cli-run.js';
 import { cleanupHarnesses, Harness } from '../support/svc-harness.js';
 import { cleanupTmp, snapshotDir, tmpDir } from '../support/tmp-board.js';
+import { until } from '../support/until.js';
+import { serveOps } from '../ops/support.js';
 
 const FIRST = path.join(ROOT, 'fixtures/boards/first-release');
 const RUNS = { active: 'r-01m92ma5hg7exavctzrvf2jqms', cancelled: 'r-01m92maa4cv7yk883tdcm3bw9d' };
@@ -87,6 +90,23 @@ describe('a board of a newer format', () => {
     }
     expect(await snapshotDir(dir, { includeState: true })).toEqual(before);
   }, 90_000);
+});
+
+describe('a newer format arriving while serve runs', () => {
+  it('a hand edit (or a pull) of WORK.md to a newer format is refused and logged; the board keeps its format', async () => {
+    const { dir } = await copyOfFirst();
+    const s = await serveOps(dir);
+    try {
+      const work = await fs.readFile(path.join(dir, 'WORK.md'), 'utf8');
+      const chain = await fs.readFile(path.join(dir, 'audit/board.jsonl'), 'utf8');
+      await fs.writeFile(path.join(dir, 'WORK.md'), work.replace('schema: workboard/v1\n', 'schema: workboard/v1\nformat: 2\n'));
+      await until(() => (s.lines().some((l) => l.includes('refused an edit') && l.includes('format 2, written by a newer workboard')) ? true : undefined), 30_000);
+      // Not adopted: the board's chain has no new line.
+      expect(await fs.readFile(path.join(dir, 'audit/board.jsonl'), 'utf8')).toBe(chain);
+    } finally {
+      await s.stop();
+    }
+  }, 60_000);
 });
 
 describe('doctor and the signing key', () => {

@@ -42,6 +42,13 @@ describe('the log', () => {
     expect(text.out[0]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z info  submit: ok \[req abc123-7, by scout\]\n$/);
   });
 
+  it('keeps a message of several lines on one line in words', () => {
+    const { out, log } = capture('text');
+    log.warn('refused an edit: WORK.md is not valid\n  WORK.md: format: too new\n  WORK.md: name: bad');
+    expect(out[0]).toMatch(/ warn  refused an edit: WORK\.md is not valid \| WORK\.md: format: too new \| WORK\.md: name: bad\n$/);
+    expect(out[0]!.split('\n')).toHaveLength(2);
+  });
+
   it('writes debug lines only at debug', () => {
     const quiet = capture('json');
     quiet.log.debug('get_work: ok');
