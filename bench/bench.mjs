@@ -1,9 +1,10 @@
-// npm run bench [-- --quick] [--only=transitions,concurrency,scale,backlog,load,soak,sync,maps,insights,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>]:
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale,backlog,load,metrics,soak,sync,maps,insights,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>]:
 // transition latency through the service on a real board, against the floor of the bare file
 // operations each transition cannot avoid on this disk, measured in the same run;
 // then concurrency (bench/concurrency.mjs: several agent processes on one board),
 // scale (bench/scale.mjs: boards of 1k–50k runs), backlog (bench/backlog.mjs: get_work on 2k and 10k open runs) and load (bench/load.mjs: 8 HTTP
-// clients against a real `workboard serve --http` for 60 s), soak (the same load for
+// clients against a real `workboard serve --http` for 60 s), metrics (the same load with serve's metrics on and off,
+// 3 alternated runs of 30 s each, 1 of 10 s with --quick: serve's CPU per transition), soak (the same load for
 // --soak-seconds, 300 by default and 45 with --quick, with serve's RSS at start, 1 min, 5 min
 // and peak; --soak=<minutes> says the same in minutes), sync (bench/sync.mjs: `workboard sync`
 // between two clones of a 10k-run board through a bare remote on local disk), maps (bench/maps.mjs:
@@ -24,7 +25,7 @@ import { resolveActor } from '../dist/service/identity.js';
 import { concurrencySection } from './concurrency.mjs';
 import { scaleSection } from './scale.mjs';
 import { backlogSection } from './backlog.mjs';
-import { loadSection, soakSection } from './load.mjs';
+import { loadSection, metricsSection, soakSection } from './load.mjs';
 import { syncSection } from './sync.mjs';
 import { mapsSection } from './maps.mjs';
 import { insightsSection } from './insights.mjs';
@@ -33,7 +34,7 @@ import { goalsTable } from './goals.mjs';
 import { median, pct } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['transitions', 'concurrency', 'scale', 'backlog', 'load', 'soak', 'sync', 'maps', 'insights', 'peers'];
+const SECTIONS = ['transitions', 'concurrency', 'scale', 'backlog', 'load', 'metrics', 'soak', 'sync', 'maps', 'insights', 'peers'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
 // peers installs a package from npm, so it runs only when asked for.
 const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS.filter((s) => s !== 'peers'));
@@ -271,6 +272,7 @@ async function main() {
   await section('scale', () => scaleSection({ quick, base: scaleDir }));
   await section('backlog', () => backlogSection({ quick }));
   await section('load', () => loadSection({ seconds: quick ? 10 : 60, soak: false }));
+  await section('metrics', () => metricsSection({ seconds: quick ? 10 : 30, rounds: quick ? 1 : 3 }));
   await section('soak', () => soakSection({ seconds: soakSeconds }));
   await section('sync', () => syncSection({ quick, base: scaleDir }));
   await section('maps', () => mapsSection({ quick }));

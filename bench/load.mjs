@@ -3,8 +3,8 @@
 // of its own (load-1 … load-8, one bearer token each) and uses mira's token for what a person
 // does; every call is a plain fetch of JSON-RPC tools/call. One cycle, four transitions:
 //   start_run (mira) → get_work → claim → submit (the agent) → decide (mira)
-// Reports transitions/s, p50/p99 per tool, and serve's RSS (VmRSS in /proc/<pid>/status)
-// sampled every 2 s. The soak section (`--only=soak`, `--soak-seconds=<s>`: 300 s, 45 s with --quick)
+// Reports transitions/s, p50/p99 per tool, serve's RSS (VmRSS in /proc/<pid>/status)
+// sampled every 2 s, and how fast /healthz and /readyz answer under the load (asked every second). The soak section (`--only=soak`, `--soak-seconds=<s>`: 300 s, 45 s with --quick)
 // runs the same load that long on a board of its own and reports serve's RSS at the start, at 1 and
 // 5 minutes, at its peak and at the end, per minute with its slope after warm-up, and the RSS of a
 // cold serve started afterwards on the board the soak grew (what the runs added need by themselves).
@@ -30,6 +30,7 @@ const SAMPLE_MS = 2000;
 const WARM_UP_S = 120; // the soak's slope is taken from the end of minute 2 on
 const FLAT_DRIFT = 0.05; // flat: the fitted drift over that span is under 5% of its mean RSS
 const CALL_TIMEOUT_MS = 30_000; // a call that hangs fails the bench instead of stalling it
+const PROBE_MS = 1000; // how often the load asks /healthz and /readyz, as a supervisor would
 const TOOLS = ['start_run', 'get_work', 'claim', 'submit', 'decide'];
 
 
@@ -70,13 +71,13 @@ function cpuMs(pid) {
 }
 
 /** `workboard serve --http 127.0.0.1:0` on the board: its process and the URL it printed. */
-async function startServe(dir) {
+async function startServe(dir, extra = []) {
   const prof = process.env.WB_SERVE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.WB_SERVE_PROF] : [];
   // WB_SERVE_HEAP=<dir>: serve writes a heap snapshot into <dir> on each SIGUSR2 (its pid is printed).
   const heap = process.env.WB_SERVE_HEAP ? ['--heapsnapshot-signal=SIGUSR2', '--diagnostic-dir=' + process.env.WB_SERVE_HEAP] : [];
   // WB_SERVE_TRACE_GC=<file>: serve runs with --trace-gc, its output appended to <file> (the live heap after each full GC).
   const gc = process.env.WB_SERVE_TRACE_GC ? ['--trace-gc'] : [];
-  const child = spawn(process.execPath, [...prof, ...heap, ...gc, BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...prof, ...heap, ...gc, BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   if (gc.length > 0) child.stdout.on('data', (d) => appendFileSync(process.env.WB_SERVE_TRACE_GC, d));
   child.stderr.on('data', (d) => (out = (out + d).slice(-4000)));
@@ -190,9 +191,9 @@ async function coldServeRss(dir, agents, mira) {
   }
 }
 
-export async function loadSection({ seconds, soak }) {
+export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 }) {
   const { base, dir, agents, mira } = await setupBoard();
-  const serve = await startServe(dir);
+  const serve = await startServe(dir, serveArgs);
   const pid = serve.child.pid;
   try {
     const idle = rssMb(pid);
@@ -211,6 +212,23 @@ export async function loadSection({ seconds, soak }) {
     const sample = () => samples.push({ t: (performance.now() - t0) / 1000, rss: rssMb(pid), transitions: stats.transitions });
     sample();
     const sampler = setInterval(sample, SAMPLE_MS);
+    // As Prometheus would: /metrics read every scrapeMs during the load (its gauges are computed then).
+    let scrapes = 0;
+    const scraper = scrapeMs > 0 ? setInterval(() => void fetch(new URL('/metrics', serve.url)).then((r) => r.text()).then(() => scrapes++), scrapeMs) : null;
+    // As a supervisor would: /healthz and /readyz every PROBE_MS, each answer's time and status kept.
+    const probes = { healthz: [], readyz: [], failed: 0 };
+    const probe = (p) => {
+      const t = performance.now();
+      void fetch(new URL(p, serve.url)).then(async (r) => {
+        await r.text();
+        probes[p.slice(1)].push(performance.now() - t);
+        if (r.status !== 200) probes.failed++;
+      });
+    };
+    const prober = setInterval(() => {
+      probe('/healthz');
+      probe('/readyz');
+    }, PROBE_MS);
     let wallMs;
     try {
       await Promise.all(
@@ -222,6 +240,8 @@ export async function loadSection({ seconds, soak }) {
       wallMs = performance.now() - t0;
     } finally {
       clearInterval(sampler);
+      clearInterval(prober);
+      if (scraper) clearInterval(scraper);
     }
     const serveCpu = serveCpu0 === null ? null : cpuMs(pid) - serveCpu0;
     const clientsCpu = process.cpuUsage(clientsCpu0);
@@ -247,6 +267,8 @@ export async function loadSection({ seconds, soak }) {
       rssMb: { idle, warmed, min: Math.min(...rss), max: Math.max(...rss), end: rss[rss.length - 1] ?? null },
       samples,
       audit: { ok: report.ok, chains: report.chains.length },
+      scrapes,
+      probes: { healthz: { n: probes.healthz.length, p50: pct(probes.healthz, 50), p99: pct(probes.healthz, 99), max: Math.max(...probes.healthz) }, readyz: { n: probes.readyz.length, p50: pct(probes.readyz, 50), p99: pct(probes.readyz, 99), max: Math.max(...probes.readyz) }, failed: probes.failed },
     };
     if (soak) result.soak = { ...soakOf(result), points: pointsOf(result), cold };
     return { lines: lines(result), json: result };
@@ -254,6 +276,48 @@ export async function loadSection({ seconds, soak }) {
     await stopServe(serve);
     rmSync(base, { recursive: true, force: true });
   }
+}
+
+/** How often the metrics section scrapes /metrics: Prometheus's usual interval is 15 s; 5 s makes the gauges' cost show. */
+const SCRAPE_MS = 5000;
+
+/**
+ * Metrics section (`--only=metrics`): serve's CPU per transition under the load above with
+ * metrics on (scraped every SCRAPE_MS) and off (`serve --no-metrics`), alternated over `rounds`
+ * so a drift of the machine falls on both; the overhead is the medians' difference.
+ */
+export async function metricsSection({ seconds, rounds }) {
+  const cpu = { on: [], off: [] };
+  let scrapes = 0;
+  let probeMax = 0;
+  for (let r = 0; r < rounds; r++) {
+    for (const mode of r % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
+      const { json } = await loadSection({ seconds, soak: false, serveArgs: mode === 'off' ? ['--no-metrics'] : [], scrapeMs: mode === 'on' ? SCRAPE_MS : 0 });
+      if (json.cpuMsPerTransition.serve === null) return { lines: ['Metrics: no /proc here to read serve\'s CPU; skipped'], json: null };
+      cpu[mode].push(json.cpuMsPerTransition.serve);
+      if (mode === 'on') scrapes += json.scrapes;
+      probeMax = Math.max(probeMax, json.probes.healthz.max, json.probes.readyz.max);
+    }
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const on = med(cpu.on);
+  const off = med(cpu.off);
+  const overhead = (on - off) / off;
+  const f = (x) => x.toFixed(3);
+  return {
+    lines: [
+      `Metrics: serve's CPU ms per transition under the load (${CLIENTS} clients, ${seconds} s a run), metrics on (/metrics scraped every ${SCRAPE_MS / 1000} s: ${scrapes} scrapes) and off (--no-metrics), ${rounds} runs each, alternated`,
+      '',
+      '| metrics | CPU ms per transition, each run | median |',
+      '|---|---|---|',
+      `| on | ${cpu.on.map(f).join(', ')} | ${f(on)} |`,
+      `| off | ${cpu.off.map(f).join(', ')} | ${f(off)} |`,
+      '',
+      `Overhead of metrics: ${(overhead * 100).toFixed(1)}% (goal: at most 5%)`,
+      `Slowest /healthz or /readyz answer in these runs: ${probeMax.toFixed(1)} ms (goal: within 50 ms)`,
+    ],
+    json: { seconds, rounds, scrapeMs: SCRAPE_MS, cpuMsPerTransition: cpu, median: { on, off }, overhead, probeMaxMs: probeMax },
+  };
 }
 
 /** Serve's RSS at the start, at 1 and 5 minutes (the sample nearest each, when the soak lasted that long), at its peak and at the end. */
@@ -304,6 +368,8 @@ function lines(r) {
     '| clients | transitions | wall s | transitions/s | CPU ms per transition: serve / clients | serve RSS MB: idle / warmed up / min / max / end | refused | audit verify |',
     '|---|---|---|---|---|---|---|---|',
     `| ${r.clients} | ${r.transitions} | ${f(r.wallMs / 1000)} | ${f(r.perSec, 1)} | ${r.cpuMsPerTransition.serve === null ? '–' : f(r.cpuMsPerTransition.serve)} / ${f(r.cpuMsPerTransition.clients)} | ${mb(r.rssMb.idle)} / ${mb(r.rssMb.warmed)} / ${mb(r.rssMb.min)} / ${mb(r.rssMb.max)} / ${mb(r.rssMb.end)} | ${refusals} | ${r.audit.ok ? 'ok' : 'FAILED'} (${r.audit.chains} chains) |`,
+    '',
+    `/healthz and /readyz under the load, every ${PROBE_MS} ms (goal: within 50 ms): healthz p50 ${f(r.probes.healthz.p50)} / p99 ${f(r.probes.healthz.p99)} / max ${f(r.probes.healthz.max)} ms (${r.probes.healthz.n}), readyz p50 ${f(r.probes.readyz.p50)} / p99 ${f(r.probes.readyz.p99)} / max ${f(r.probes.readyz.max)} ms (${r.probes.readyz.n}); not 200: ${r.probes.failed}`,
   ];
   if (!r.soak) {
     // RSS every 10 s (2 s in a short run); every sample is in the JSON.

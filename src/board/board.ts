@@ -9,7 +9,8 @@ import { ChangeLog } from './changes.js';
 import { BoardError } from './errors.js';
 import { STATE_DIR, WORK_FILE } from './layout.js';
 import { Listing } from './listing.js';
-import { DEFAULT_SETTINGS, manifestFrom, newManifestData, type Manifest } from './manifest.js';
+import { DEFAULT_SETTINGS, manifestFrom, newerFormat, newManifestData, type Manifest } from './manifest.js';
+import { parseMarkdown } from '../core/markdown.js';
 import { WorkState, type Distrusted } from './state.js';
 import { BoardStore, type StoreOptions } from './store.js';
 import { NAME_PATTERN } from '../process/model.js';
@@ -79,7 +80,13 @@ export class Board {
   static async open(root: string, options: Partial<StoreOptions> = {}): Promise<Board> {
     const abs = path.resolve(root);
     const probe = new BoardStore(abs, { lockStaleMs: DEFAULT_SETTINGS.lockStaleSeconds * 1000, lockTimeoutMs: LOCK_TIMEOUT_MS, ...options });
-    const doc = await probe.read(WORK_FILE);
+    const doc = await probe.read(WORK_FILE).catch(async (e: unknown) => {
+      // WORK.md of a newer format fails our checks (its format, maybe fields we do not know): say that in one line instead.
+      const raw = await probe.readBytes(WORK_FILE);
+      const front = raw === null ? null : parseMarkdown(raw.toString('utf8'));
+      const newer = front?.ok && typeof front.value.data === 'object' && front.value.data !== null ? newerFormat(front.value.data as Record<string, unknown>) : null;
+      throw newer ? new BoardError('invalid', newer) : e;
+    });
     if (!doc) throw new BoardError('invalid', `no board at ${abs}: ${WORK_FILE} is missing (run workboard init)`);
     const manifest = manifestFrom(doc);
     const store = new BoardStore(abs, {

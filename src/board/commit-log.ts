@@ -182,6 +182,14 @@ interface Waiting {
   reject(e: unknown): void;
 }
 
+/** Told of each flush and each run commit, for serve's metrics (docs/operations.md); nothing here waits for it. */
+export interface CommitObserver {
+  /** A flush made `group` commits durable at once, in `seconds`. */
+  flushed(group: number, seconds: number): void;
+  /** A run's commit was applied, with its audit actions in order. */
+  committed(actions: readonly string[]): void;
+}
+
 export class CommitLog {
   private static readonly logs = new Map<string, CommitLog>();
   private static exitHook = false;
@@ -220,7 +228,38 @@ export class CommitLog {
   /** Files were written outside a commit since the last checkpoint (see `wroteOutside`). */
   private outside = false;
 
+  /** serve's metrics, when it exports them; null costs nothing per commit. */
+  observer: CommitObserver | null = null;
+  /** Why the last flush failed, until one succeeds again: what serve's /readyz reports as commit_log. */
+  failure: string | null = null;
+
   private constructor(readonly root: string) {}
+
+  /**
+   * Can this process make a file in the log's folder now? null when it can,
+   * else the error's code (EROFS, EACCES…). An empty probe file is made and
+   * removed, unflushed (a full disk shows as the last flush's failure,
+   * `failure`): /readyz asks this, and must stay cheap.
+   * Synchronous: tens of microseconds, where the thread pool would queue it
+   * behind the commits' flushes (hundreds of milliseconds under load).
+   */
+  probe(): string | null {
+    const dir = path.join(this.root, LOG_DIR);
+    const file = path.join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+    try {
+      mkdirSync(dir, { recursive: true });
+      closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
+      unlinkSync(file);
+      return null;
+    } catch (e) {
+      try {
+        unlinkSync(file);
+      } catch {
+        // it was never made
+      }
+      return (e as NodeJS.ErrnoException).code ?? 'error';
+    }
+  }
 
   /** This process's log file (relative to the root), or null before its first commit. */
   get file(): string | null {
@@ -294,14 +333,18 @@ export class CommitLog {
     try {
       while (this.queue.length > 0 && !this.checkpointing) {
         const batch = this.queue.splice(0);
+        const began = this.observer ? performance.now() : 0;
         try {
           const fd = await this.open();
           const bytes = batch.length === 1 ? batch[0]!.bytes : Buffer.concat(batch.map((w) => w.bytes));
           await this.write(fd, bytes);
+          this.failure = null;
+          this.observer?.flushed(batch.length, (performance.now() - began) / 1000);
           // Counted before anyone hears of it, so no checkpoint slips in between the flush and the renames.
           this.applying += batch.length;
           for (const w of batch) w.resolve();
         } catch (e) {
+          this.failure = (e as NodeJS.ErrnoException).code ?? 'error';
           for (const w of batch) w.reject(e);
         }
       }

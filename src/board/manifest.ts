@@ -67,8 +67,31 @@ export interface NotificationsConfig {
 export const DEFAULT_DIGEST_MINUTES = 60;
 export const DEFAULT_TIME_ZONE = 'UTC';
 
-/** What the schema cannot tell: whether `notifications.timeZone` is a zone this Node knows ("Europe/Atlantis" has the shape of one). */
+/**
+ * The board format this workboard writes, and the newest it reads
+ * (docs/operations.md, Board format versions). WORK.md's `format` records the
+ * format that wrote the board; a board without it is format 1 (every board
+ * written before formats were recorded, from the first release on, reads as
+ * format 1 unchanged). `workboard upgrade` brings an older board to this one.
+ */
+export const BOARD_FORMAT = 1;
+
+/** The format WORK.md's frontmatter says, 1 when it says none (or nothing this build can read as one). */
+export function boardFormat(data: Record<string, unknown>): number {
+  const f = data.format;
+  return typeof f === 'number' && Number.isInteger(f) && f >= 1 ? f : 1;
+}
+
+/** Why this workboard must not touch a board, in one line, when a newer workboard wrote it; else null. */
+export function newerFormat(data: Record<string, unknown>): string | null {
+  const f = boardFormat(data);
+  return f > BOARD_FORMAT ? `this board is format ${f}, written by a newer workboard; this workboard reads formats up to ${BOARD_FORMAT}: install a newer workboard (nothing was changed)` : null;
+}
+
+/** What the schema cannot tell: whether `notifications.timeZone` is a zone this Node knows ("Europe/Atlantis" has the shape of one), and whether the format is one this build reads. */
 export function manifestIssues(data: Record<string, unknown>): Issue[] {
+  const newer = newerFormat(data);
+  if (newer) return [{ path: 'format', message: newer }];
   const tz = (data.notifications as { timeZone?: unknown } | undefined)?.timeZone;
   if (typeof tz !== 'string' || isTimeZone(tz)) return [];
   return [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];

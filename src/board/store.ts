@@ -136,6 +136,7 @@ export class BoardStore {
       const tx = new Tx(this.files, scope, chain.recorded, this.now(), held.broken, this.distrusted);
       const value = await fn(tx);
       const commit = await this.commit(scope, tx, chain.head);
+      if (scope.kind === 'run' && commit.events.length > 0) this.log.observer?.committed(commit.events.map((e) => e.action));
       return { value, commit };
     } finally {
       await held.release();

@@ -25,6 +25,7 @@ export const COMMAND_MODULES: readonly [readonly string[], () => Promise<Command
   [['start', 'describe', 'runs', 'show', 'inbox', 'decide', 'cancel', 'event', 'upload', 'work', 'claim', 'renew', 'submit', 'escalate'], () => import('./commands/tools.js')],
   [['audit', 'log'], () => import('./commands/audit.js')],
   [['doctor'], () => import('./commands/doctor.js')],
+  [['upgrade'], () => import('./commands/upgrade.js')],
   [['stats'], () => import('./commands/stats.js')],
   [['notifications'], () => import('./commands/notifications.js')],
   [['evaluator'], () => import('./commands/evaluator.js')],

@@ -37,8 +37,11 @@ const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
 /** How long stop() waits for work in flight. */
 const STOP_WAIT_MS = 1500;
 
+/** Where the daemon's lines go: serve's log, at info unless told `warn` (something failed). */
+export type LineLog = (line: string, level?: 'warn') => void;
+
 export interface DaemonOptions {
-  log?: (line: string) => void;
+  log?: LineLog;
   /** Commit board changes to git at most once per this many milliseconds. */
   gitCommitMs?: number;
   /** Sync with the git remote (commit, pull, merge, push) once per this many milliseconds. */
@@ -47,6 +50,15 @@ export interface DaemonOptions {
   gitTimeoutMs?: number;
   /** What time it is and how to wait; the system's unless a test moves its own (then give the service the same one). */
   clock?: Clock;
+}
+
+export interface SyncRecord {
+  runs: number;
+  failures: number;
+  /** Failed syncs since the last good one. */
+  failingInARow: number;
+  /** When the last sync that succeeded ended (ms since the epoch), or null. */
+  lastGoodAt: number | null;
 }
 
 export class Daemon {
@@ -62,7 +74,7 @@ export class Daemon {
   /** Files refused as invalid, with why: what `workboard doctor` reports. */
   readonly refused = new Map<string, string[]>();
   private stopped = false;
-  private readonly log: (line: string) => void;
+  private readonly log: LineLog;
   private gitTimer: Cancel | null = null;
   private syncTimer: Cancel | null = null;
   private readonly clock: Clock;
@@ -71,6 +83,10 @@ export class Daemon {
   private courierTimer: Cancel | null = null;
   /** When the planned sleep ends (ms since the epoch). */
   private wakeAt = Infinity;
+  /** Recovery done and watches set: what /readyz calls `recovery`. */
+  private running = false;
+  /** `serve --git-sync`'s record so far, for /readyz and /metrics. */
+  readonly syncs: SyncRecord = { runs: 0, failures: 0, failingInARow: 0, lastGoodAt: null };
 
   constructor(
     private readonly board: Board,
@@ -109,6 +125,22 @@ export class Daemon {
     await this.plan();
     if (this.opts.gitCommitMs) this.gitTimer = this.clock.every(this.opts.gitCommitMs, () => this.commitToGit());
     if (this.opts.gitSyncMs) this.syncTimer = this.clock.every(this.opts.gitSyncMs, () => this.syncToGit());
+    this.running = !this.stopped;
+  }
+
+  /** Started (recovery finished, the board watched) and not stopping. */
+  get ready(): boolean {
+    return this.running && !this.stopped;
+  }
+
+  /** Does this daemon sync with a git remote (`serve --git-sync`)? */
+  get syncing(): boolean {
+    return this.opts.gitSyncMs !== undefined;
+  }
+
+  /** The courier's outbox backlog and its attempts so far (Courier.backlog, .attempts, .failures). */
+  get outbox(): Pick<Courier, 'backlog' | 'attempts' | 'failures'> {
+    return this.courier;
   }
 
   private adopting: Cancel | null = null;
@@ -136,7 +168,7 @@ export class Daemon {
     } catch (e) {
       if (!(e instanceof BoardError)) throw e;
       const problems = e.issues.map(issueText);
-      this.log(`refused an edit: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`);
+      this.log(`refused an edit: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`, 'warn');
       this.refused.set(WORK_FILE, [e.message, ...problems]);
       await this.saveRefused();
     }
@@ -144,12 +176,17 @@ export class Daemon {
 
   /** `serve --git-sync`: commit, pull, merge, push, one at a time with the batched commits. */
   private async syncToGit(): Promise<void> {
+    this.syncs.runs++;
     try {
       const r = await syncBoard(this.board, { actor: 'serve', ...(this.opts.gitTimeoutMs ? { timeoutMs: this.opts.gitTimeoutMs } : {}) });
+      this.syncs.failingInARow = 0;
+      this.syncs.lastGoodAt = this.clock.now().getTime();
       if (r.pulled !== 'nothing' || r.pushed) this.log(`synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`);
       if (r.pulled !== 'nothing') await this.board.refresh();
     } catch (e) {
-      this.log(`git sync failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      this.syncs.failures++;
+      this.syncs.failingInARow++;
+      this.log(`git sync failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn');
     }
   }
 
@@ -158,7 +195,7 @@ export class Daemon {
       const msg = await commitBoard(this.board);
       if (msg) this.log(`committed to git: ${msg.split('\n')[0]}`);
     } catch (e) {
-      this.log(`git commit failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      this.log(`git commit failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn');
     }
   }
 
@@ -267,7 +304,7 @@ export class Daemon {
     } catch (e) {
       if (e instanceof BoardError && (e.code === 'invalid' || e.code === 'corrupt')) {
         const problems = e.issues.map(issueText);
-        this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`);
+        this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`, 'warn');
         // Told once, until the run reads valid again.
         if (!this.refused.has(runId)) {
           await tellOperators(this.board, 'edit_refused', this.clock.now(), {
@@ -280,7 +317,7 @@ export class Daemon {
         await this.saveRefused();
         await this.service.keepLastValid(runId, true);
       } else if (!(e instanceof BoardError && e.code === 'busy')) {
-        this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`);
+        this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`, 'warn');
       }
     }
   }
@@ -289,7 +326,7 @@ export class Daemon {
   private async deliver(): Promise<number | null> {
     while (this.delivering) await this.delivering.catch(() => undefined);
     const run = this.courier.run().catch((e: unknown) => {
-      this.log(`notifications: ${e instanceof Error ? e.message : String(e)}`);
+      this.log(`notifications: ${e instanceof Error ? e.message : String(e)}`, 'warn');
       return this.clock.now().getTime() + 60_000;
     });
     this.delivering = run;

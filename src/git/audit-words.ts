@@ -133,6 +133,7 @@ const SAY: Record<string, (l: Line) => Said> = {
   'claim.ended': (l) => ({ what: `${l.by} ended ${l.name(l.c.agent)}'s claim on ${l.step}`, detail: quoted(l.c.reason) }),
   'lock.broken': () => ({ what: 'a stale lock was broken (its holder was gone)' }),
   'board.created': (l) => ({ what: `${l.by} created the board ${text(l.c.name)}` }),
+  'board.upgraded': (l) => ({ what: `${l.by} upgraded the board from format ${text(l.c.from)} to format ${text(l.c.to)}` }),
   'process.published': (l) => ({ what: `${l.by} published ${l.step.replace('@', ' ')}` }),
   'process.adopted': (l) => ({ what: `${l.by} adopted ${l.step.replace('@', ' ')}, published on another clone` }),
   'run.resolved': (l) => ({ what: `${l.by} took the side a merge had set aside (branch ${text(l.c.took)})`, detail: quoted(l.c.reason) }),

@@ -163,7 +163,7 @@ export function createMcpHandler(service: Service, version: string, limits: McpL
         return deny(res, 400, { error: 'the request body is not JSON' });
       }
       const direct = limits.directCalls ? directCall(req, body) : null;
-      if (direct) return await answerDirect(res, direct, () => service.callWire(direct.name, direct.arguments ?? {}, who.actor, { held: true }));
+      if (direct) return await answerDirect(res, direct, () => service.callWire(direct.name, direct.arguments ?? {}, who.actor, { held: true, transport: 'mcp' }));
       const mcp = createMcpServer(service, who.actor, version);
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {

@@ -50,7 +50,7 @@ export function createMcpServer(service: Service, actor: Actor, version: string)
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: toolList(offered) }));
   server.setRequestHandler(CallToolRequestSchema, async (req) => {
     // An identity removed from WORK.md loses this open connection at once, not at its next login.
-    return toolResult(await service.callWire(req.params.name, req.params.arguments ?? {}, actor, { held: true }));
+    return toolResult(await service.callWire(req.params.name, req.params.arguments ?? {}, actor, { held: true, transport: 'mcp' }));
   });
   return server;
 }

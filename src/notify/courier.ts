@@ -23,7 +23,7 @@ import { Digests } from './digests.js';
 import { emailOf, webhookBody } from './message.js';
 import { deliveryLock, entryLock, entryNames, readEntry, statusOf, updateDelivery, writeEntry, type OutboxEntry } from './outbox.js';
 import type { Notification } from './rules.js';
-import { channelOf, delivered, dueKeys, failed, isDue, nextWake, personOf, personSkip, planDeliveries, skipped, type Channel } from './schedule.js';
+import { addToBacklog, channelOf, delivered, dueKeys, emptyBacklog, failed, isDue, nextWake, personOf, personSkip, planDeliveries, skipped, type Backlog, type Channel } from './schedule.js';
 
 /** A notification first seen by a courier later than this after it was made is recorded, not sent: it would be stale news. */
 const SEND_WITHIN_MS = 24 * 3600_000;
@@ -45,11 +45,16 @@ export class Courier {
   private readonly inFlight = new Map<string, number>();
   private readonly lanes = new Lanes(PER_CHANNEL);
   private readonly digests: Digests;
+  /** The outbox as the last pass found it: serve's /readyz and /metrics read it, so they read no files. */
+  backlog: Backlog = emptyBacklog();
+  /** Attempts made and failed so far, per channel (digests, sent on their own schedule, not counted). */
+  readonly attempts: Record<Channel, number> = { command: 0, webhook: 0, email: 0 };
+  readonly failures: Record<Channel, number> = { command: 0, webhook: 0, email: 0 };
 
   constructor(
     private readonly board: Board,
     private readonly now: () => Date,
-    private readonly log: (line: string) => void,
+    private readonly log: (line: string, level?: 'warn') => void,
   ) {
     this.digests = new Digests(board, now, log, () => this.baseUrl);
   }
@@ -71,6 +76,7 @@ export class Courier {
     };
     const digests: OutboxEntry[] = [];
     const now = this.now().getTime();
+    const backlog = emptyBacklog();
     for (const name of entryNames(this.board.state)) {
       const made = this.finished.get(name);
       if (made !== undefined) {
@@ -88,6 +94,7 @@ export class Courier {
         entry = (await this.plan(name)) ?? entry;
       }
       for (const key of dueKeys(entry, this.now())) this.start(name, key);
+      addToBacklog(backlog, entry, now);
       const status = statusOf(entry);
       if (status === 'sent' || status === 'not sent') {
         if (now - Date.parse(entry.at) > KEEP_FINISHED_MS) {
@@ -105,6 +112,7 @@ export class Courier {
       if (plan.due.size > 0) this.launch('digests', 'email', () => this.digests.send(digests));
     }
     for (const settles of this.inFlight.values()) soonest(Math.max(settles, now + RECHECK_MS));
+    this.backlog = backlog;
     return wake;
   }
 
@@ -143,7 +151,7 @@ export class Courier {
     this.inFlight.set(id, this.now().getTime() + ATTEMPT_MS[channel]);
     void this.lanes
       .run(channel, fn)
-      .catch((err: unknown) => this.log(`notifications: ${message(err)}`))
+      .catch((err: unknown) => this.log(`notifications: ${message(err)}`, 'warn'))
       .finally(() => this.inFlight.delete(id));
   }
 
@@ -163,14 +171,16 @@ export class Courier {
           return;
         }
         let error: string | null = null;
+        this.attempts[channel]++;
         try {
           await within(ATTEMPT_MS[channel], `the ${channel}`, (signal) => this.send(key, e, signal));
         } catch (err) {
           error = message(err);
+          this.failures[channel]++;
         }
         const at = this.now();
         const next = await updateDelivery(this.board.state, name, key, (now) => (error === null ? delivered(now, at.toISOString()) : failed(now, error, at, this.board.manifest.notifications.maxAttempts)));
-        if (error !== null) this.log(`notification ${e.id} via ${key}: ${error}${next?.parkedAt ? ` — parked after ${next.attempts} attempts` : ''}`);
+        if (error !== null) this.log(`notification ${e.id} via ${key}: ${error}${next?.parkedAt ? ` — parked after ${next.attempts} attempts` : ''}`, 'warn');
       });
     } catch (err) {
       if (!(err instanceof BoardError && err.code === 'busy')) throw err;

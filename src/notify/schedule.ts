@@ -118,3 +118,30 @@ export function nextWake(e: OutboxEntry, busy: (key: string) => boolean = () => 
   }
   return best;
 }
+
+/** What the outbox holds still to go out, per channel, and since when the oldest of it has been due (for serve's /readyz and /metrics). */
+export interface Backlog {
+  /** Deliveries not yet sent, skipped or parked (digests included). */
+  waiting: Record<Channel, number>;
+  /** Deliveries parked for an operator after their last attempt failed. */
+  parked: Record<Channel, number>;
+  /** The earliest `nextAt` among deliveries due by `now` (digests left out: they go by their own schedule), or null. */
+  oldestDueAt: number | null;
+}
+
+export function emptyBacklog(): Backlog {
+  return { waiting: { command: 0, webhook: 0, email: 0 }, parked: { command: 0, webhook: 0, email: 0 }, oldestDueAt: null };
+}
+
+/** Add one entry's deliveries to `into`. */
+export function addToBacklog(into: Backlog, e: OutboxEntry, now: number): void {
+  for (const [k, d] of Object.entries(e.deliveries ?? {})) {
+    const channel = channelOf(k);
+    if (d.parkedAt) into.parked[channel]++;
+    if (d.doneAt || d.skipped || d.parkedAt) continue;
+    into.waiting[channel]++;
+    if (k.startsWith('digest:') || d.nextAt === undefined) continue;
+    const at = Date.parse(d.nextAt);
+    if (at <= now && (into.oldestDueAt === null || at < into.oldestDueAt)) into.oldestDueAt = at;
+  }
+}

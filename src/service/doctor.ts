@@ -8,7 +8,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { Board } from '../board/board.js';
-import { paths, STATE_DIR } from '../board/layout.js';
+import { hostname } from 'node:os';
+import { paths, SIGNING_KEY_FILE, STATE_DIR } from '../board/layout.js';
+import { KEY_DIR } from '../board/signing.js';
 import { isBreakable, pidAlive } from '../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
 import { verifyBoard } from '../board/verify.js';
@@ -21,7 +23,7 @@ import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from './incidents.j
 import type { Service } from './service.js';
 
 export interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification' | 'four-eyes' | 'superseded';
+  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'signing-key' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification' | 'four-eyes' | 'superseded';
   where: string;
   detail: string;
 }
@@ -55,6 +57,32 @@ async function locks(board: Board, findings: Finding[]): Promise<void> {
       detail: info ? `pid ${info.pid} on ${info.host} since ${info.acquiredAt}${pidAlive(info.pid) ? '' : ' (pid gone)'}` : 'unreadable lock file',
     });
   }
+}
+
+/**
+ * The signing key on record for this machine must still be in `.work/`
+ * (docs/operations.md, What to back up): audit/keys/ says this host signed
+ * lines, but `.work/audit-key.pem` is gone (a lost or unrestored `.work/`).
+ * The next commit would sign with a new key no rotation links to the old.
+ */
+async function signingKey(board: Board, findings: Finding[]): Promise<void> {
+  if (board.listing.stat(SIGNING_KEY_FILE) !== null) return;
+  const here = hostname();
+  const ours: string[] = [];
+  for (const n of (board.listing.names(KEY_DIR) ?? []).filter((x) => x.endsWith('.json'))) {
+    try {
+      const rec = JSON.parse((await board.store.readBytes(`${KEY_DIR}/${n}`))?.toString('utf8') ?? 'null') as { host?: unknown; fingerprint?: unknown } | null;
+      if (rec?.host === here && typeof rec.fingerprint === 'string') ours.push(rec.fingerprint);
+    } catch {
+      // a damaged record is an audit break, reported there
+    }
+  }
+  if (ours.length === 0) return;
+  findings.push({
+    kind: 'signing-key',
+    where: SIGNING_KEY_FILE,
+    detail: `missing: this machine (${here}) signed audit lines with key ${ours.join(', ')} (on record in ${KEY_DIR}/), but its private key is gone; restore ${SIGNING_KEY_FILE} from a backup before the next commit, or that commit starts a new key that no rotation links to the old one (earlier lines still verify)`,
+  });
 }
 
 /** Published checked steps that can no longer complete: their evaluator was removed from WORK.md. */
@@ -123,6 +151,7 @@ export async function doctorFindings(board: Board, service: Service): Promise<Fi
   for (const file of unmerged(board.root)) findings.push({ kind: 'merge-conflict', where: file, detail: 'a git merge left this board file unresolved (equal revs with different content, or diverging audit chains)' });
   const audit = await verifyBoard(board);
   for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
+  await signingKey(board, findings);
   await noEvaluator(board, findings);
   await openWork(board, service, findings);
   for (const i of await incidentsSince(board.state, new Date(Date.now() - INCIDENT_SHOWN_MS))) {

@@ -27,6 +27,7 @@ import { currentActor } from './identity.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites, type Evaluate } from './writes.js';
+import { addRun, emptyWorkload, type Workload } from './workload.js';
 
 export interface ServiceOptions {
   now?: () => Date;
@@ -37,6 +38,24 @@ export interface ServiceOptions {
   keepOpenRuns?: boolean;
   /** Asks WORK.md's check evaluator; the shell that serves writes plugs it in. Absent: every check answers as an evaluator failure. */
   evaluate?: Evaluate;
+  /** Told of every tool call as it ends: serve's metrics and log (docs/operations.md). */
+  observe?: (call: CallRecord) => void;
+}
+
+/** Which transport a call came through: MCP (stdio or HTTP), the web app's forms, or the server itself. */
+export type Transport = 'mcp' | 'web' | 'internal';
+
+/** One tool call as it ended. */
+export interface CallRecord {
+  /** The tool's name, or null for a name that is none of the fourteen (kept out of metric labels). */
+  tool: Tool | null;
+  transport: Transport;
+  /** 'ok', or the error code answered. */
+  code: string;
+  seconds: number;
+  actor: Actor;
+  /** The call's own requestId, when it gave one. */
+  requestId?: string;
 }
 
 const NO_EVALUATOR: Evaluate = async (_config, request) => ({ material: request.hash, model: 'none', error: 'this process runs no check evaluator' });
@@ -48,6 +67,9 @@ export class Service {
   private readonly files: StoredFiles;
   private readonly writes: RunWrites;
   private readonly failures: Failures;
+  private readonly observe: ((call: CallRecord) => void) | undefined;
+  private inFlight = 0;
+  private readonly waiting: (() => void)[] = [];
 
   private constructor(
     readonly board: Board,
@@ -61,6 +83,7 @@ export class Service {
     this.files = new StoredFiles(board, replay, this.now);
     this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR);
     this.failures = new Failures(board, this.now);
+    this.observe = opts.observe;
   }
 
   static async open(board: Board, opts: ServiceOptions = {}): Promise<Service> {
@@ -72,9 +95,9 @@ export class Service {
    * Never throws: every outcome is a result object. The arguments are still
    * checked against the schema, as values built from a form may not fit it.
    */
-  call<T extends Tool>(tool: T, args: ToolArgs[T], actor: Actor): Promise<Result<ToolData[T]>> {
+  call<T extends Tool>(tool: T, args: ToolArgs[T], actor: Actor, transport: Transport = 'internal'): Promise<Result<ToolData[T]>> {
     // dispatch answers each tool with its ToolData (checked there case by case).
-    return this.callWire(tool, args, actor) as Promise<Result<ToolData[T]>>;
+    return this.callWire(tool, args, actor, { transport }) as Promise<Result<ToolData[T]>>;
   }
 
   /**
@@ -82,14 +105,44 @@ export class Service {
    * `held`: the identity was resolved when a connection opened (MCP over stdio
    * or HTTP), so one removed from WORK.md since is refused now.
    */
-  async callWire(tool: string, args: unknown, actor: Actor, opts: { held?: boolean } = {}): Promise<ToolResult> {
+  async callWire(tool: string, args: unknown, actor: Actor, opts: { held?: boolean; transport?: Transport } = {}): Promise<ToolResult> {
+    this.inFlight++;
+    try {
+      return await this.observed(tool, args, actor, opts);
+    } finally {
+      if (--this.inFlight === 0) for (const settled of this.waiting.splice(0)) settled();
+    }
+  }
+
+  /** Resolves once no call is in flight: a stopping serve lets each finish its commit (docs/operations.md, Shutdown). */
+  settled(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((r) => this.waiting.push(r));
+  }
+
+  private async observed(tool: string, args: unknown, actor: Actor, opts: { held?: boolean; transport?: Transport }): Promise<ToolResult> {
+    if (!this.observe) return this.answer(tool, args, actor, opts.held === true);
+    const began = performance.now();
+    const result = await this.answer(tool, args, actor, opts.held === true);
+    const requestId = (args as { requestId?: unknown } | null)?.requestId;
+    this.observe({
+      tool: (TOOLS as readonly string[]).includes(tool) ? (tool as Tool) : null,
+      transport: opts.transport ?? 'internal',
+      code: result.ok ? 'ok' : result.error.code,
+      seconds: (performance.now() - began) / 1000,
+      actor,
+      ...(typeof requestId === 'string' ? { requestId } : {}),
+    });
+    return result;
+  }
+
+  private async answer(tool: string, args: unknown, actor: Actor, held: boolean): Promise<ToolResult> {
     try {
       if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
       await this.board.refresh();
       // Rights as WORK.md says now (an agent's scope, a person's operator role). Who the caller is
       // was settled by the transport; the server's own internal identities are not in WORK.md.
       const now = currentActor(this.board.manifest, actor);
-      if (!now.ok && opts.held) throw new ToolError('forbidden', now.message, ['identity: removed']);
+      if (!now.ok && held) throw new ToolError('forbidden', now.message, ['identity: removed']);
       const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? now.actor : actor);
       return { ok: true, data };
     } catch (e) {
@@ -177,6 +230,14 @@ export class Service {
   /** Write back what `keepOpenRuns` kept. */
   saveKept(): Promise<void> {
     return this.reader.saveKept();
+  }
+
+  /** What the open runs hold, by process and step, as of now (serve's /metrics). */
+  async workload(): Promise<Workload> {
+    const out = emptyWorkload();
+    const now = this.now();
+    for await (const m of this.reader.openRuns()) addRun(out, m, now);
+    return out;
   }
 
   openRunIds(): Promise<string[]> {

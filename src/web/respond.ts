@@ -81,7 +81,7 @@ export function sendSvg(res: ServerResponse, svg: string): void {
 
 /** A tool call as the signed-in person: the service decides every right. */
 export function call<T extends Tool>(r: Pick<Request, 'app' | 'actor'>, tool: T, args: ToolArgs[T]): Promise<Result<ToolData[T]>> {
-  return r.app.service.call(tool, args, r.actor);
+  return r.app.service.call(tool, args, r.actor, 'web');
 }
 
 /** The HTTP status a refusal's code answers with. */

@@ -188,7 +188,7 @@ describe('serve --http', () => {
     const web = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (d) => {
         out += d;
-        const m = /^web app at (http:\/\/127\.0\.0\.1:\d+\/)/m.exec(out);
+        const m = /web app at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
         if (m) resolve(m[1]!);
       });
       child.once('close', () => reject(new Error(out)));

@@ -68,6 +68,7 @@ const KIND_TITLES: Record<Finding['kind'], string> = {
   nobody: 'Work assigned to nobody',
   'merge-conflict': 'Merge conflicts',
   audit: 'Audit breaks',
+  'signing-key': 'Signing key missing',
   'no-evaluator': 'Checks with no evaluator',
   incident: 'Internal faults (last 24 hours)',
 };
