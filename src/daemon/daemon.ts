@@ -247,6 +247,8 @@ export class Daemon {
     for (const id of due) await this.tick(id);
     // Ticks move deadlines on; read them again only when something was applied.
     if (due.length > 0) deadlines = await this.service.deadlines();
+    // flow-1: a blocker another process ended (and died before waking what it blocks) is seen here.
+    for (const id of await this.service.wakeBlocked()) this.log(`${id}: no longer blocked`);
     const retry = await this.deliver();
     const next = Math.min(...deadlines.values(), retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;
