@@ -137,11 +137,11 @@ export interface Page<T> {
 
 /**
  * flow-1 (docs/profile-flow-1.md): a run's priority and blockers as a person
- * reads them, beside the run view (whose shape the core fixes). A blocker not
- * on this board has null process and state.
+ * reads them, beside the run view (whose shape the core fixes). Each blocker
+ * with its run's title in words; one not on this board has null process and state.
  */
 export interface RunFlow {
   priority: number;
   blocked: boolean;
-  blockedBy: { id: string; process: string | null; state: RunState | null; outcome: string | null }[];
+  blockedBy: { id: string; title: string; process: string | null; state: RunState | null; outcome: string | null }[];
 }

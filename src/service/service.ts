@@ -33,6 +33,7 @@ import { levelOf } from '../engine/priority.js';
 import { PRIORITY_LEVELS } from '../process/model.js';
 import { isRunId } from '../board/layout.js';
 import type { RunFlow } from '../protocol/views.js';
+import { runTitle } from '../words/index.js';
 
 export interface ServiceOptions {
   now?: () => Date;
@@ -222,12 +223,17 @@ export class Service {
   async runFlow(runId: string): Promise<RunFlow | null> {
     const run = (await this.reader.read(runId)).state.run;
     if (run.priority === undefined) return null;
-    const ends = await blockerEnds(this.reader, run.blockedBy ?? []);
-    return {
-      priority: run.priority,
-      blocked: run.blocked === true,
-      blockedBy: (run.blockedBy ?? []).map((id) => ends.get(id) ?? { id, process: null, state: null, outcome: null }),
-    };
+    const people = this.board.manifest.people;
+    const blockedBy: RunFlow['blockedBy'] = [];
+    for (const id of run.blockedBy ?? []) {
+      const b = await this.reader.read(id).catch((e: unknown) => {
+        if (e instanceof ToolError && e.code === 'not_found') return null;
+        throw e;
+      });
+      const r = b?.state.run;
+      blockedBy.push(b && r ? { id, title: runTitle(b.pinned.process, r.inputs, people), process: r.process, state: r.state, outcome: r.outcome } : { id, title: `run ${id}, not on this board`, process: null, state: null, outcome: null });
+    }
+    return { priority: run.priority, blocked: run.blocked === true, blockedBy };
   }
 
   /** Write back what `keepOpenRuns` kept. */

@@ -145,8 +145,8 @@ describe('flow-1: runs blocked by other runs', () => {
       priority: 30,
       blocked: true,
       blockedBy: [
-        { id: c1.run.id, process: 'contract-approval', state: 'waiting', outcome: null },
-        { id: c2.run.id, process: 'contract-approval', state: 'waiting', outcome: null },
+        { id: c1.run.id, title: 'Contract approval · Acme', process: 'contract-approval', state: 'waiting', outcome: null },
+        { id: c2.run.id, title: 'Contract approval · Acme Logistics', process: 'contract-approval', state: 'waiting', outcome: null },
       ],
     });
 
