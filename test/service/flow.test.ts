@@ -95,9 +95,13 @@ describe('flow-1: priority', () => {
 
   it('list_runs puts open runs of a higher level first, then newest as before; ended runs keep id order', async () => {
     const h = await Harness.open(SPEC);
+    // Run ids sort by the moment they were made: a minute apart, their order is certain.
     const a = await h.start('claim-review', { claimant: CAST.ann, amount: 10 });
+    h.advance('1m');
     const low = await payment(h, { urgency: 'low' });
+    h.advance('1m');
     const urgent = await payment(h, { urgency: 'urgent' });
+    h.advance('1m');
     const b = await h.start('claim-review', { claimant: CAST.ann, amount: 20 });
     const rows = (await h.ok('list_runs', {}, CAST.ann)).items.map((r: Data) => r.id);
     expect(rows).toEqual([urgent.run.id, b.run.id, a.run.id, low.run.id]);
