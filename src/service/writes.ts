@@ -85,8 +85,8 @@ export class RunWrites {
         const view = runView(plan.state, pinned, now, this.reader.fileUrl);
         return { value: view, commit: changeCommit(plan, null, read.revOf, [...this.notes(plan, pinned, now), this.replay.recordOf('start_run', a, actor, view)]) };
       }).finally(started);
-      // A blocker may have ended between its read and this commit, unseen by the write that ended it.
-      if ((value as { run: RunRecord }).run.state !== 'ended' && blockers.size > 0) await this.blockersMoved();
+      // A blocker may have ended between its read and this commit, unseen by the write that ended it: look once more.
+      if (blockers.size > 0) await this.unblock(runId).catch(() => undefined);
       return value;
     });
   }

@@ -5,20 +5,17 @@
  * words. A run of a process without the profile shows none of it. In process,
  * on a real socket, signed in with a real session.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWebApp, type WebApp } from '../../src/web/app.js';
 import { cookieName } from '../../src/web/security.js';
 import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
+import { inProcessWeb } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
 let h: Harness;
-let web: WebApp;
-let server: Server;
 let origin: string;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   h = await Harness.open({
@@ -28,16 +25,11 @@ beforeAll(async () => {
       { folder: 'supplier-payment', roles: { finance: 'finance' } },
     ],
   });
-  web = createWebApp(h.service, { config: CONFIG, log: () => {} });
-  server = createServer((req, res) => void web.handle(req, res));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ origin, close } = await inProcessWeb(h.service, CONFIG));
 });
 
 afterAll(async () => {
-  web?.close();
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
+  await close?.();
   await cleanupHarnesses();
 });
 
