@@ -40,3 +40,15 @@ export function urgencyPrefix(run: Pick<RunRecord, 'priority'>): string {
   if (level === NORMAL_PRIORITY) return '';
   return level > NORMAL_PRIORITY ? `!${9 - level / 10}|` : '~|';
 }
+
+/**
+ * A prefix for list_runs's descending key (the run id): an open run of a
+ * higher level before every id (`~`), a lower one after (`!`), normal none, so
+ * the list and its cursors stay as they were on a board without priorities. An
+ * ended run is history, in id order.
+ */
+export function listPrefix(run: Pick<RunRecord, 'state' | 'priority'>): string {
+  const level = priorityOf(run);
+  if (level === NORMAL_PRIORITY || run.state === 'ended' || run.state === 'cancelled') return '';
+  return level > NORMAL_PRIORITY ? `~${level / 10}|` : '!|';
+}

@@ -11,8 +11,7 @@ import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';
 import { leaseLive, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
-import { priorityOf, urgencyPrefix } from '../engine/priority.js';
-import { NORMAL_PRIORITY } from '../process/model.js';
+import { listPrefix, urgencyPrefix } from '../engine/priority.js';
 import { page, pageUnsorted } from './paging.js';
 import type { Loaded, RunReader } from './run-reader.js';
 import type { GetWorkArgs, ListRunsArgs } from '../protocol/tool-args.js';
@@ -119,15 +118,4 @@ export async function listRuns(reader: RunReader, a: ListRunsArgs, now: () => Da
   if (rows.some((row) => row.key !== row.item.id)) rows.sort((x, y) => (x.key < y.key ? 1 : x.key > y.key ? -1 : 0));
   const p = page(rows, (i) => i.key, a.limit ?? 20, a.cursor, true);
   return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
-}
-
-/**
- * list_runs's descending key prefix: an open run of a higher level before every
- * id (`~`), a lower one after (`!`), normal none, so the list and its cursors
- * stay as they were on a board without priorities. An ended run is history, in id order.
- */
-function listPrefix(run: Pick<RunRecord, 'state' | 'priority'>): string {
-  const level = priorityOf(run);
-  if (level === NORMAL_PRIORITY || run.state === 'ended' || run.state === 'cancelled') return '';
-  return level > NORMAL_PRIORITY ? `~${level / 10}|` : '!|';
 }
