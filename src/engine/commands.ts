@@ -30,9 +30,9 @@ export function isStop(x: unknown): x is Stop {
   return typeof x === 'object' && x !== null && ('refuse' in x || 'check' in x);
 }
 
-const no = (code: ErrorCode, message: string, issues?: string[]): Stop => ({ refuse: new ToolError(code, message, issues) });
+export const no = (code: ErrorCode, message: string, issues?: string[]): Stop => ({ refuse: new ToolError(code, message, issues) });
 
-const RUN_ENDED = () => no('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
+export const RUN_ENDED = () => no('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
 
 export function dataBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');

@@ -7,10 +7,7 @@ import { blockersVerdict, type BlockerReads } from './blockers.js';
 import type { Machine } from './machine.js';
 import { levelName } from './priority.js';
 import { actorName, SERVER, type Actor } from './types.js';
-import { ToolError } from '../protocol/errors.js';
-import type { Stop } from './commands.js';
-
-const no = (code: ConstructorParameters<typeof ToolError>[0], message: string, issues?: string[]): Stop => ({ refuse: new ToolError(code, message, issues) });
+import { no, RUN_ENDED, type Stop } from './commands.js';
 
 /**
  * A blocked run, its blockers as read now: it wakes at its first step (new
@@ -35,7 +32,7 @@ export function unblock(m: Machine, blockers: BlockerReads): void {
 /** A person sets a running run's level: an operator, or the person who started it (docs/profile-flow-1.md §2). */
 export function setPriority(m: Machine, level: number, actor: Actor): Stop | undefined {
   const run = m.state.run;
-  if (m.ended) return no('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
+  if (m.ended) return RUN_ENDED();
   if (run.priority === undefined) return no('invalid', `${run.process} does not use flow-1 (no flow: key), so its runs have no priority`, ['priority: not used by this process']);
   if (actor.kind !== 'person' || !(actor.operator || actor.email === run.initiator)) return no('forbidden', 'only an operator or the person who started the run sets its priority');
   if (run.priority === level) return undefined;

@@ -27,7 +27,7 @@ import { currentActor } from './identity.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites, type Evaluate } from './writes.js';
-import { blockerEnds } from './blockers-read.js';
+import { blockerEnds, readIfAny } from './blockers-read.js';
 import { blockersVerdict } from '../engine/blockers.js';
 import { levelOf } from '../engine/priority.js';
 import { PRIORITY_LEVELS } from '../process/model.js';
@@ -226,10 +226,7 @@ export class Service {
     const people = this.board.manifest.people;
     const blockedBy: RunFlow['blockedBy'] = [];
     for (const id of run.blockedBy ?? []) {
-      const b = await this.reader.read(id).catch((e: unknown) => {
-        if (e instanceof ToolError && e.code === 'not_found') return null;
-        throw e;
-      });
+      const b = await readIfAny(this.reader, id);
       const r = b?.state.run;
       blockedBy.push(b && r ? { id, title: runTitle(b.pinned.process, r.inputs, people), process: r.process, state: r.state, outcome: r.outcome } : { id, title: `run ${id}, not on this board`, process: null, state: null, outcome: null });
     }
