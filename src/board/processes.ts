@@ -182,5 +182,6 @@ export function profilesUsed(process: Process): string[] {
   const out: string[] = [];
   if (process.steps.some((s) => s.kind === 'parallel')) out.push('parallel-1');
   if (process.steps.some((s) => s.check !== undefined)) out.push('check-1');
+  if (process.flow) out.push('flow-1');
   return out;
 }

@@ -286,6 +286,8 @@ export class Daemon {
     for (const id of due) await this.tick(id);
     // Ticks move deadlines on; read them again only when something was applied.
     if (due.length > 0) deadlines = await this.service.deadlines();
+    // flow-1: a blocker another process ended (and died before waking what it blocks) is seen here.
+    for (const id of await this.service.wakeBlocked()) this.log(`${id}: its blockers ended; woken, or ended as its blocker did`);
     const retry = await this.deliver();
     const next = Math.min(...deadlines.values(), retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;

@@ -15,6 +15,8 @@ import { actorName, SERVER, type Actor, type Context, type Lease, type Pinned, t
 import { type Completion, type Verdict } from '../protocol/completions.js';
 import { ToolError, type ErrorCode } from '../protocol/errors.js';
 import { fourEyesProblem, inScope, scopeRefusal } from './rights.js';
+import { blockerIssues, blockersVerdict, type BlockerReads } from './blockers.js';
+import { startPriority } from './priority.js';
 import { assignment, decisionsFor, snapshotOf, OPERATORS } from './view.js';
 
 /**
@@ -28,9 +30,9 @@ export function isStop(x: unknown): x is Stop {
   return typeof x === 'object' && x !== null && ('refuse' in x || 'check' in x);
 }
 
-const no = (code: ErrorCode, message: string, issues?: string[]): Stop => ({ refuse: new ToolError(code, message, issues) });
+export const no = (code: ErrorCode, message: string, issues?: string[]): Stop => ({ refuse: new ToolError(code, message, issues) });
 
-const RUN_ENDED = () => no('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
+export const RUN_ENDED = () => no('conflict', 'the run has ended; nothing more can change it', ['run_ended']);
 
 export function dataBytes(value: unknown): number {
   return Buffer.byteLength(JSON.stringify(value ?? null), 'utf8');
@@ -51,15 +53,22 @@ function usesInitiator(p: Process): boolean {
   return p.steps.some((s) => s.person === 'initiator');
 }
 
+/**
+ * docs/processes.md "How a run moves" and flow-1: a new run from its inputs, entered at its first step, or
+ * blocked (no step entered) while a run its `blocked_by` input names is open.
+ * `blockers` is what the service read for each run that input names (null: none such).
+ */
 export function startRun(
   pinned: Pinned,
-  args: { inputs: unknown; mode: 'live' | 'test' },
+  args: { inputs: unknown; mode: 'live' | 'test'; blockers?: BlockerReads },
   actor: Actor,
   ctx: Context,
   runId: string,
 ): Machine | Stop {
   const issues: string[] = [];
   checkValues(pinned.process.inputs, args.inputs, ['inputs'], (path, message) => issues.push(`${formatPath(path)}: ${message}`), ctx.people);
+  const blockedBy = issues.length === 0 ? namedBlockers(pinned.process, args.inputs) : [];
+  if (blockedBy.length > 0) issues.push(...blockerIssues(pinned.process.flow!.blockedBy!, blockedBy, args.blockers ?? new Map()));
   const outside = outsideScope(actor, pinned.process.name);
   if (outside) return outside;
   if (actor.kind === 'agent' && usesInitiator(pinned.process)) {
@@ -89,10 +98,28 @@ export function startRun(
     steps: {},
     leases: {},
   };
+  const priority = startPriority(pinned.process, inputs);
+  if (priority !== null) state.run.priority = priority;
   const m = new Machine(state, pinned, ctx);
   m.emit('run.started', actorName(actor), `run:${runId}`, { process: pinned.process.name, version: pinned.version, mode: args.mode });
+  if (blockedBy.length > 0) {
+    state.run.blockedBy = blockedBy;
+    const verdict = blockersVerdict(blockedBy, args.blockers ?? new Map());
+    if (verdict.kind === 'wait') {
+      state.run.blocked = true;
+      m.emit('run.blocked', SERVER, `run:${runId}`, { waitingFor: verdict.waitingFor });
+      return m;
+    }
+  }
   m.enter(pinned.process.steps[0]!.id);
   return m;
+}
+
+/** The run ids a start's `blocked_by` input names (flow-1), or none. */
+export function namedBlockers(process: Process, inputs: unknown): string[] {
+  const field = process.flow?.blockedBy;
+  const v = field !== undefined && typeof inputs === 'object' && inputs !== null && Object.hasOwn(inputs, field) ? (inputs as Record<string, unknown>)[field] : undefined;
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 export function claim(m: Machine, stepId: string, actor: Actor): Lease | Stop {

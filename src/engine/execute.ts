@@ -9,6 +9,8 @@
 import type { Submission, FileCheck } from './acceptance.js';
 import type { CheckOutcome, CheckRequest } from './check.js';
 import * as cmd from './commands.js';
+import type { BlockerReads } from './blockers.js';
+import { setPriority, unblock } from './flow-commands.js';
 import { Machine } from './machine.js';
 import type { ToolError } from '../protocol/errors.js';
 import type { Actor, Context, EngineEvent, Lease, Pinned, RunState } from './types.js';
@@ -25,7 +27,11 @@ export type Command =
   /** Nothing but the deadlines that fell due (the daemon's tick). */
   | { tool: 'tick' }
   /** End every claim an agent holds (it was removed from the board by `by`). */
-  | { tool: 'end_claims'; agent: string; by: string };
+  | { tool: 'end_claims'; agent: string; by: string }
+  /** flow-1: a blocked run's blockers as read now (docs/profile-flow-1.md "3. Runs blocked by other runs"). */
+  | { tool: 'unblock'; blockers: BlockerReads }
+  /** flow-1: a person sets the run's priority (docs/profile-flow-1.md "2. Priority"). */
+  | { tool: 'set_priority'; priority: number };
 
 /** What a claim token names: the claim, and the agent it was issued to (absent in tokens that do not say). */
 export interface ClaimRef {
@@ -48,7 +54,7 @@ export type Plan =
   | { kind: 'check'; request: CheckRequest };
 
 /** docs/processes.md "How a run moves": a new run from its validated inputs, entered at its first step and settled. */
-export function start(pinned: Pinned, args: { inputs: unknown; mode: 'live' | 'test' }, actor: Actor, ctx: Context, runId: string): Plan {
+export function start(pinned: Pinned, args: Parameters<typeof cmd.startRun>[1], actor: Actor, ctx: Context, runId: string): Plan {
   const m = cmd.startRun(pinned, args, actor, ctx, runId);
   if (cmd.isStop(m)) return planOfStop(m, null, null, undefined);
   m.applyDeadlines();
@@ -95,6 +101,11 @@ function apply(m: Machine, actor: Actor, c: Command): CommandResult | cmd.Stop |
     case 'end_claims':
       cmd.endClaims(m, c.agent, c.by);
       return null;
+    case 'unblock':
+      unblock(m, c.blockers);
+      return null;
+    case 'set_priority':
+      return setPriority(m, c.priority, actor);
   }
 }
 

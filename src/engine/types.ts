@@ -67,6 +67,12 @@ export interface RunRecord {
   startedAt: string;
   updatedAt: string;
   inputs: Record<string, unknown>;
+  /** flow-1 (docs/profile-flow-1.md): the run's level, 10 low to 40 urgent. Absent on runs of other processes. */
+  priority?: number;
+  /** flow-1: the runs this run was started to wait for, as named at start. */
+  blockedBy?: string[];
+  /** flow-1: true while the run waits for its blockers (no step entered yet); absent once it woke. */
+  blocked?: true;
   events: HeldEvent[];
 }
 

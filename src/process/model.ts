@@ -54,11 +54,26 @@ export interface Step {
   advisory?: boolean;
 }
 
+/** ForkFlux's four priority levels (docs/profile-flow-1.md "2. Priority"): the word a file says, the number a run records. */
+export const PRIORITY_LEVELS = { low: 10, normal: 20, high: 30, urgent: 40 } as const;
+export const NORMAL_PRIORITY = PRIORITY_LEVELS.normal;
+
+/** The flow-1 keys as bound at publication: a default level, and the inputs that set the level and the blockers. */
+export interface FlowKeys {
+  priority?: number;
+  /** The input field (a level's word) that sets a run's priority when given. */
+  priorityFrom?: string;
+  /** The input field (a list of run ids) naming the runs a new run waits for. */
+  blockedBy?: string;
+}
+
 export interface Process {
   name: string;
   description: string;
   inputs: Fields;
   requires?: { systems: string[] };
+  /** flow-1: present only when the file has `flow:`. */
+  flow?: FlowKeys;
   steps: Step[];
   /** The frontmatter exactly as parsed: what the content hash covers and what tools echo back. */
   frontmatter: Record<string, unknown>;

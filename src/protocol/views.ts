@@ -134,3 +134,14 @@ export interface Page<T> {
   items: T[];
   nextCursor: string | null;
 }
+
+/**
+ * flow-1 (docs/profile-flow-1.md): a run's priority and blockers as a person
+ * reads them, beside the run view (whose shape the core fixes). Each blocker
+ * with its run's title in words; one not on this board has null process and state.
+ */
+export interface RunFlow {
+  priority: number;
+  blocked: boolean;
+  blockedBy: { id: string; title: string; process: string | null; state: RunState | null; outcome: string | null }[];
+}

@@ -1,7 +1,8 @@
 /**
  * The read tools that list: list_processes, get_work (an agent's claimable
  * steps or a person's work items, oldest first) and list_runs (newest first,
- * filtered by process, state and inputs), each paged by keyset.
+ * filtered by process, state and inputs), each paged by keyset. Under flow-1
+ * both put the open runs of a higher priority first (docs/profile-flow-1.md "2. Priority").
  */
 import type { Board } from '../board/board.js';
 import { listProcessNames, listVersions } from '../board/processes.js';
@@ -10,6 +11,7 @@ import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';
 import { leaseLive, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
+import { listPrefix, urgencyPrefix } from '../engine/priority.js';
 import { page, pageUnsorted } from './paging.js';
 import type { Loaded, RunReader } from './run-reader.js';
 import type { GetWorkArgs, ListRunsArgs } from '../protocol/tool-args.js';
@@ -54,7 +56,7 @@ export async function getWork(reader: RunReader, rules: { groups: Record<string,
       for (const def of m.pinned.process.steps) {
         const st = m.state.steps[def.id];
         if (def.kind !== 'agent' || st?.state !== 'ready' || leaseLive(m.state, def.id, now)) continue;
-        found.push({ key: `${st.readySince}|${r.id}|${def.id}`, m, stepId: def.id });
+        found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${def.id}`, m, stepId: def.id });
       }
     } else {
       const snapshot = reader.snapshot(m);
@@ -63,7 +65,7 @@ export async function getWork(reader: RunReader, rules: { groups: Record<string,
         const st = m.state.steps[wi.stepId]!;
         // Four eyes: an approval this person may not decide is left for the others in the group.
         if (fourEyes(r.process) && fourEyesProblem(m.state, m.pinned.process.steps.find((s) => s.id === wi.stepId)!, actor)) continue;
-        found.push({ key: `${st.readySince}|${r.id}|${wi.id}`, m, stepId: wi.stepId, workItem: wi });
+        found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${wi.id}`, m, stepId: wi.stepId, workItem: wi });
       }
     }
   }
@@ -97,7 +99,7 @@ export async function listRuns(reader: RunReader, a: ListRunsArgs, now: () => Da
     const id = r.id;
     if (a.process !== undefined && r.process !== a.process) continue;
     if (a.inputs && !Object.entries(a.inputs).every(([k, v]) => Object.hasOwn(r.inputs, k) && canonicalJson(r.inputs[k]) === canonicalJson(v))) continue;
-    let run: Pick<RunRecord, 'state' | 'outcome' | 'updatedAt'> = r;
+    let run: Pick<RunRecord, 'state' | 'outcome' | 'updatedAt' | 'priority'> = r;
     if (r.state === 'active' || r.state === 'waiting') {
       try {
         // A sweep read: summaries() has just read the change log.
@@ -108,10 +110,12 @@ export async function listRuns(reader: RunReader, a: ListRunsArgs, now: () => Da
     }
     if (a.state !== undefined && run.state !== a.state) continue;
     rows.push({
-      key: id,
+      key: `${listPrefix(run)}${id}`,
       item: { id: r.id, process: r.process, version: r.version, state: run.state, outcome: run.outcome, startedAt: r.startedAt, updatedAt: run.updatedAt, inputs: r.inputs },
     });
   }
+  // Newest first is id order; only a board with priorities set sorts again.
+  if (rows.some((row) => row.key !== row.item.id)) rows.sort((x, y) => (x.key < y.key ? 1 : x.key > y.key ? -1 : 0));
   const p = page(rows, (i) => i.key, a.limit ?? 20, a.cursor, true);
   return { items: p.items.map((i) => i.item), nextCursor: p.nextCursor };
 }

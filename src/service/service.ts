@@ -28,6 +28,13 @@ import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites, type Evaluate } from './writes.js';
 import { addRun, emptyWorkload, type Workload } from './workload.js';
+import { blockerEnds, readIfAny } from './blockers-read.js';
+import { blockersVerdict } from '../engine/blockers.js';
+import { levelOf } from '../engine/priority.js';
+import { PRIORITY_LEVELS } from '../process/model.js';
+import { isRunId } from '../board/layout.js';
+import type { RunFlow } from '../protocol/views.js';
+import { runTitle } from '../words/index.js';
 
 export interface ServiceOptions {
   now?: () => Date;
@@ -81,7 +88,7 @@ export class Service {
     const replay = new Replay(board.state);
     this.reader = new RunReader(board, this.now, opts.onIndexProgress, opts.keepOpenRuns);
     this.files = new StoredFiles(board, replay, this.now);
-    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR);
+    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR, async () => void (await this.wakeBlocked()));
     this.failures = new Failures(board, this.now);
     this.observe = opts.observe;
   }
@@ -225,6 +232,58 @@ export class Service {
   /** End the claims a removed agent holds on a run (see offboarding.ts). */
   endClaims(runId: string, agent: string, by: string): Promise<string[]> {
     return this.writes.endClaims(runId, agent, by);
+  }
+
+  /**
+   * flow-1 (docs/profile-flow-1.md "3. Runs blocked by other runs"): every blocked run whose blockers have
+   * all ended well wakes at its first step; one whose blocker failed or was
+   * cancelled ends the same way. Run after each write that ends or starts a
+   * blocked run, and by serve's daemon on every change it sees, so a run a
+   * crashed process ended is still woken. A run that cannot be written now is
+   * looked at again at the next sweep.
+   */
+  async wakeBlocked(): Promise<string[]> {
+    const moved: string[] = [];
+    for await (const m of this.reader.openRuns()) {
+      const run = m.state.run;
+      if (!run.blocked) continue;
+      if (blockersVerdict(run.blockedBy ?? [], await blockerEnds(this.reader, run.blockedBy ?? [])).kind === 'wait') continue;
+      try {
+        if ((await this.writes.unblock(run.id)).length > 0) moved.push(run.id);
+      } catch {
+        // busy or refused: the next sweep tries again
+      }
+    }
+    return moved;
+  }
+
+  /** flow-1: a person sets a running run's priority (a level's word); refused as a tool call would be. */
+  async setPriority(runId: string, level: string, actor: Actor): Promise<ToolResult> {
+    try {
+      const priority = levelOf(level);
+      if (priority === null) throw new ToolError('invalid', `no priority ${level}`, [`priority: one of ${Object.keys(PRIORITY_LEVELS).join(', ')}`]);
+      if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
+      await this.board.refresh();
+      const now = currentActor(this.board.manifest, actor);
+      await this.writes.setPriority(runId, priority, now.ok ? now.actor : actor);
+      return { ok: true, data: { priority } };
+    } catch (e) {
+      return this.failures.answer(e, 'set_priority', { runId, level });
+    }
+  }
+
+  /** flow-1: what a person reads of a run's priority and blockers (the run page, `workboard show`); null for a run without flow-1. */
+  async runFlow(runId: string): Promise<RunFlow | null> {
+    const run = (await this.reader.read(runId)).state.run;
+    if (run.priority === undefined) return null;
+    const people = this.board.manifest.people;
+    const blockedBy: RunFlow['blockedBy'] = [];
+    for (const id of run.blockedBy ?? []) {
+      const b = await readIfAny(this.reader, id);
+      const r = b?.state.run;
+      blockedBy.push(b && r ? { id, title: runTitle(b.pinned.process, r.inputs, people), process: r.process, state: r.state, outcome: r.outcome } : { id, title: `run ${id}, not on this board`, process: null, state: null, outcome: null });
+    }
+    return { priority: run.priority, blocked: run.blocked === true, blockedBy };
   }
 
   /** Write back what `keepOpenRuns` kept. */

@@ -31,6 +31,9 @@ import { outboxRecords } from '../notify/outbox.js';
 import { runNotifications } from '../notify/rules.js';
 import { tellOperators } from '../notify/tell.js';
 import { newId } from '../core/ids.js';
+import { namedBlockers } from '../engine/commands.js';
+import { levelName } from '../engine/priority.js';
+import { blockerEnds } from './blockers-read.js';
 
 /** How often a write asks the evaluator again when run data moved while it was answering. */
 const CHECK_ROUNDS = 3;
@@ -48,6 +51,8 @@ export class RunWrites {
     private readonly tokens: TokenKey,
     private readonly now: () => Date,
     private readonly evaluate: Evaluate,
+    /** Told once a committed write has started a blocked run or ended one (flow-1): the runs they block are looked at before the write answers. */
+    private readonly blockersMoved: () => Promise<void> = async () => {},
   ) {}
 
   /**
@@ -65,6 +70,8 @@ export class RunWrites {
       const version = a.version ?? versions[versions.length - 1]!;
       if (!versions.includes(version)) throw new ToolError('not_found', `${a.process} has no version ${version} (published: ${versions.join(', ')})`);
       const pinned = await this.reader.pinned(a.process, version);
+      // flow-1: the runs its blocked_by input names, read before the lock (an ended run never changes).
+      const blockers = await blockerEnds(this.reader, namedBlockers(pinned.process, a.inputs));
       const started = this.reader.starting(runId);
       const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
         // The transaction rolled forward whatever a dead predecessor committed: its record may be here now.
@@ -73,11 +80,13 @@ export class RunWrites {
         const read = revRecording(reads);
         if (await read.read(paths.runFile(runId))) throw new ToolError('conflict', `run ${runId} already exists but this requestId has no record of it; use a new requestId`, ['request_id_reused']);
         const now = this.now();
-        const plan = start(pinned, { inputs: a.inputs, mode: a.mode ?? 'live' }, actor, contextFor(this.board.manifest, now), runId);
+        const plan = start(pinned, { inputs: a.inputs, mode: a.mode ?? 'live', blockers }, actor, contextFor(this.board.manifest, now), runId);
         if (plan.kind !== 'commit') throw refusalOf(plan);
         const view = runView(plan.state, pinned, now, this.reader.fileUrl);
         return { value: view, commit: changeCommit(plan, null, read.revOf, [...this.notes(plan, pinned, now), this.replay.recordOf('start_run', a, actor, view)]) };
       }).finally(started);
+      // A blocker may have ended between its read and this commit, unseen by the write that ended it: look once more.
+      if (blockers.size > 0) await this.unblock(runId).catch(() => undefined);
       return value;
     });
   }
@@ -139,6 +148,7 @@ export class RunWrites {
     if (committed && isEnded(committed)) this.reader.forgetLastGood(runId);
     this.reader.forget(runId);
     if (value instanceof ToolError) throw value;
+    if (committed && isEnded(committed)) await this.blockersMoved();
     return value;
   }
 
@@ -187,6 +197,7 @@ export class RunWrites {
         handoff: plan.state.steps[lease.stepId]!.handoff,
         body: pinned.process.body,
         data: runData(plan.state, pinned, this.reader.fileUrl),
+        ...claimExtensions(plan.state.run),
       };
     }
     if (result && 'consumedBy' in result) return result;
@@ -235,23 +246,59 @@ export class RunWrites {
     // Every file of the run was just read and found valid (or adopted): the state to fall back on if one is refused later.
     this.reader.seenValid(runId, { state: value.state, pinned: value.pinned });
     if (value.events.length > 0) this.reader.forget(runId);
+    if (value.events.some((e) => e.action === 'run.ended')) await this.blockersMoved();
     return value;
   }
 
   /** End the claims `agent` holds on a run (`by` removed it from the board): those steps are ready again, with a handoff. Returns the steps released. */
   async endClaims(runId: string, agent: string, by: string): Promise<string[]> {
+    const { events } = await this.serverWrite(runId, { kind: 'agent', id: 'server' }, async () => ({ tool: 'end_claims', agent, by }));
+    return events.filter((e) => e.action === 'claim.ended').map((e) => e.entity);
+  }
+
+  /** flow-1: a blocked run looks at its blockers as they are now (docs/profile-flow-1.md "3. Runs blocked by other runs"). Returns what happened. */
+  async unblock(runId: string): Promise<EngineEvent[]> {
+    const { events, ended } = await this.serverWrite(runId, { kind: 'agent', id: 'server' }, async (loaded) => ({
+      tool: 'unblock',
+      blockers: await blockerEnds(this.reader, loaded.state.run.blocked ? (loaded.state.run.blockedBy ?? []) : []),
+    }));
+    if (ended) await this.blockersMoved();
+    return events;
+  }
+
+  /** flow-1: a person sets a running run's priority (docs/profile-flow-1.md "2. Priority"); audited as run.priority-changed. */
+  async setPriority(runId: string, priority: number, actor: Actor): Promise<EngineEvent[]> {
+    return (await this.serverWrite(runId, actor, async () => ({ tool: 'set_priority', priority }))).events;
+  }
+
+  /**
+   * A write that is no tool call (a removed agent's claims, a wake-up, a
+   * priority): lock, read, plan, commit what moved with its notifications, or
+   * throw the refusal. No replay record: each is safe to repeat.
+   */
+  private async serverWrite(runId: string, actor: Actor, commandOf: (loaded: Loaded) => Promise<Command>): Promise<{ events: EngineEvent[]; ended: boolean }> {
     const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
       const read = revRecording(reads);
       const loaded = await this.reader.assemble(runId, read.read, read.readState);
+      const command = await commandOf(loaded);
       const now = this.now();
-      const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), { kind: 'agent', id: 'server' }, { tool: 'end_claims', agent, by });
+      const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), actor, command);
       if (plan.kind !== 'commit') throw refusalOf(plan);
-      const ended = plan.events.filter((e) => e.action === 'claim.ended').map((e) => e.entity);
-      return { value: ended, commit: ended.length > 0 ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null };
+      const moved = plan.events.length > 0;
+      return {
+        value: { events: plan.events, ended: moved && plan.state.run.state !== loaded.state.run.state && (plan.state.run.state === 'ended' || plan.state.run.state === 'cancelled') },
+        commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
+      };
     });
-    if (value.length > 0) this.reader.forget(runId);
+    if (value.events.length > 0) this.reader.forget(runId);
     return value;
   }
+}
+
+/** flow-1: what a claim on a run of a process with `flow:` carries in `extensions` (docs/profile-flow-1.md "4. What a claim carries"). */
+function claimExtensions(run: RunRecord): { extensions?: Record<string, unknown> } {
+  if (run.priority === undefined) return {};
+  return { extensions: { 'flow-1': { priority: run.priority, priorityName: levelName(run.priority), blockedBy: run.blockedBy ?? [] } } };
 }
 
 /** A plan that did not commit, as the error its call answers. */

@@ -183,6 +183,7 @@ export async function runPage(r: Request, runId: string, opts: { actions?: (view
     process,
     name,
     timeline: await timeline(r, view, process),
+    flow: await r.app.service.runFlow(runId),
     map: `/runs/${runId}/map.svg`,
     ...(done ? { done } : {}),
     ...(opts.actions ? { actions: await opts.actions(view) } : {}),

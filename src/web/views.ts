@@ -8,6 +8,7 @@ export type {
   CompletionView as Completion,
   EvidenceView as Evidence,
   ProcessSummary,
+  RunFlow,
   RunView,
   StepDataView as StepData,
   WorkItemView as WorkItem,

@@ -7,15 +7,13 @@
  * real socket, signed in with a real session.
  */
 import { promises as fs } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { createWebApp, type WebApp } from '../../src/web/app.js';
 import { cookieName, csrfToken } from '../../src/web/security.js';
 import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
+import { inProcessWeb } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
@@ -44,9 +42,8 @@ A note finance approves before it is filed.
 `;
 
 let h: Harness;
-let web: WebApp;
-let server: Server;
 let origin: string;
+let close: (() => Promise<void>) | undefined;
 let runId: string;
 
 beforeAll(async () => {
@@ -64,16 +61,11 @@ beforeAll(async () => {
   delete manifest.evaluator;
   await fs.writeFile(work, `---\n${stringify(manifest)}---\n${body}`);
 
-  web = createWebApp(h.service, { config: CONFIG, log: () => {} });
-  server = createServer((req, res) => void web.handle(req, res));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ origin, close } = await inProcessWeb(h.service, CONFIG));
 });
 
 afterAll(async () => {
-  web?.close();
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
+  await close?.();
   await cleanupHarnesses();
 });
 

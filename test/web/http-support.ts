@@ -1,12 +1,31 @@
 /**
- * For web tests that speak plain HTTP to a real `serve --http` (no browser):
+ * For web tests that speak plain HTTP to a real `serve --http`, or to the web
+ * app in process on a real socket (no browser):
  * signing in with a real login link, pages fetched with a cookie, and
  * bodies streamed on a raw socket until the server answers.
  */
 import http, { type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import net from 'node:net';
+import type { Service } from '../../src/service/service.js';
+import { createWebApp } from '../../src/web/app.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import type { WebBoard } from './web-support.js';
+
+/** The web app over a service in this process, on a real loopback socket: its origin, and how to close it. */
+export async function inProcessWeb(service: Service, config = { publicOrigin: null, secure: false }): Promise<{ origin: string; close: () => Promise<void> }> {
+  const web = createWebApp(service, { config, log: () => {} });
+  const server = http.createServer((req, res) => void web.handle(req, res));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: async () => {
+      web.close();
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
 
 /** A session cookie (`wb_session=…`) for `who`, from a real login link posted to /signin. */
 export async function sessionCookie(wb: WebBoard, who: string, headers: Record<string, string> = {}): Promise<string> {

@@ -6,35 +6,27 @@
  * bearer token carries no ambient authority, so it needs neither. Signing out
  * is the state change watched: a refused POST leaves the session alive.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToken } from '../../src/service/credentials.js';
-import { createWebApp, type WebApp } from '../../src/web/app.js';
 import { cookieName, csrfToken } from '../../src/web/security.js';
 import { createLoginLink, redeemCode, sessionFor } from '../../src/web/sessions.js';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
+import { inProcessWeb } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
 let h: Harness;
-let web: WebApp;
-let server: Server;
 let origin: string;
+let close: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   h = await Harness.open({});
-  web = createWebApp(h.service, { config: CONFIG, log: () => {} });
-  server = createServer((req, res) => void web.handle(req, res));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ({ origin, close } = await inProcessWeb(h.service, CONFIG));
 });
 
 afterAll(async () => {
-  web.close();
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await close?.();
   await cleanupHarnesses();
 });
 

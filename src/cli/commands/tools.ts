@@ -19,6 +19,7 @@ const IN_HELP_ORDER = [
   people.inbox,
   people.decide,
   operators.cancel,
+  operators.priority,
   agents.event,
   agents.upload,
   agents.work,

@@ -39,7 +39,22 @@ export async function call<T extends Tool>(
   cli: Cli,
   tool: T,
   args: ToolArgs,
-  human: (view: ToolData[T], read: Read) => unknown,
+  human: (view: ToolData[T], read: Read, service: Service) => unknown,
+  anyone = false,
+  onRefusal?: (error: Extract<ToolResult, { ok: false }>['error'], board: Board) => void,
+): Promise<never> {
+  return callService(cli, (service, actor) => callAs(service, tool, args, actor), human as (data: unknown, read: Read, service: Service) => unknown, anyone, onRefusal);
+}
+
+/**
+ * One request of the service as the CLI's identity (a tool call, or a write
+ * beside the tools such as a run's priority), printed by `human` or as the
+ * result object with --json, and the end of the command.
+ */
+export async function callService(
+  cli: Cli,
+  request: (service: Service, actor: Actor) => Promise<ToolResult>,
+  human: (data: unknown, read: Read, service: Service) => unknown,
   anyone = false,
   onRefusal?: (error: Extract<ToolResult, { ok: false }>['error'], board: Board) => void,
 ): Promise<never> {
@@ -47,12 +62,12 @@ export async function call<T extends Tool>(
   const actor = actorFor(board, cli, '; pass --as <email-or-agent-id> or set WORKBOARD_AS', anyone);
   const shown = progress('reading runs');
   const service = await Service.open(board, { onIndexProgress: shown.tick, keepOpenRuns: true, evaluate });
-  const result = await callAs(service, tool, args, actor);
+  const result = await request(service, actor);
   shown.done();
   // Further reads for the human layout, on the same service as the same identity.
   const read: Read = (t, a) => callAs(service, t, a, actor);
   if (cli.json()) printJson(result);
-  else if (result.ok) await human(result.data, read);
+  else if (result.ok) await human(result.data, read, service);
   else {
     printRefusal(result.error);
     onRefusal?.(result.error, board);

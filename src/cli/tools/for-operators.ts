@@ -1,10 +1,10 @@
-/** The commands operators use across runs: listing them, and cancelling one. */
+/** The commands operators use across runs: listing them, cancelling one, and setting one's priority (flow-1). */
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { argumentSchema } from '../../service/schemas.js';
 import type { Cli } from '../cli.js';
 import { collect, parsePairs } from './args.js';
-import { call } from './call.js';
+import { call, callService } from './call.js';
 import { printRun, printRuns } from './render.js';
 import type { RunView, ToolArgs } from './views.js';
 
@@ -40,4 +40,19 @@ export function cancel(program: Command, cli: Cli): void {
     .requiredOption('--reason <text>', 'why')
     .addHelpText('after', '\nExample:\n  workboard cancel r-01jd… --reason "Duplicate claim" --as ops@example.com')
     .action(async (runId: string, o: { reason: string }) => call(cli, 'cancel', { runId, reason: o.reason, requestId: randomUUID() }, (v: RunView) => printRun(cli, v)));
+}
+
+export function priority(program: Command, cli: Cli): void {
+  program
+    .command('priority')
+    .description('set a running run\'s priority: low, normal, high or urgent (operators, or the person who started it; processes with flow:, docs/profile-flow-1.md)')
+    .argument('<run>', 'the run id')
+    .argument('<level>', 'low, normal, high or urgent')
+    .addHelpText('after', '\nExample:\n  workboard priority r-01jd… urgent --as ops@example.com')
+    .action(async (runId: string, level: string) =>
+      callService(cli, (service, actor) => service.setPriority(runId, level, actor), async (_data, read, service) => {
+        const v = await read('get_run', { runId });
+        if (v.ok) await printRun(cli, v.data, await service.runFlow(runId));
+      }),
+    );
 }

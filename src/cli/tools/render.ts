@@ -6,7 +6,9 @@
  * rest on stderr, so `$(…)` captures exactly the value.
  */
 import { loadVersion } from '../../board/processes.js';
-import type { Fields } from '../../process/model.js';
+import { NORMAL_PRIORITY, type Fields } from '../../process/model.js';
+import { levelName } from '../../engine/priority.js';
+import type { RunFlow } from '../../protocol/views.js';
 import { FULL_OFFER } from '../../protocol/offer.js';
 import { fieldLabel, findings, humanize, processTitle, relativeTime, runTitle, stepStateWord, type Finding } from '../../words/index.js';
 import { runMapSvg, runMermaid } from '../../map/index.js';
@@ -40,16 +42,19 @@ export function decideCommand(runId: string, w: WorkItem): string {
 }
 
 /** A run: its title, who started it and when, its inputs, every step with what completed it (and earlier attempts), and its open work items. */
-export async function printRun(cli: Cli, v: RunView): Promise<void> {
-  writeRun(v, await (await wordsFor(cli))(v.run), toStdout);
+/** A run in full; `flow` (flow-1) adds its priority and what it waits or waited for. */
+export async function printRun(cli: Cli, v: RunView, flow: RunFlow | null = null): Promise<void> {
+  writeRun(v, await (await wordsFor(cli))(v.run), toStdout, flow);
 }
 
-function writeRun(v: RunView, w: RunWords, write: Write): void {
+function writeRun(v: RunView, w: RunWords, write: Write, flow: RunFlow | null): void {
   const run = v.run;
+  const blocked = flow?.blocked === true && (run.state === 'active' || run.state === 'waiting');
   const paint = run.state === 'active' ? color.green : run.state === 'waiting' ? color.yellow : color.dim;
-  write(`${color.bold(runTitle(w.process, v.data.inputs, w.people))}  ${paint(run.state)}${run.outcome ? ` (${run.outcome})` : ''}${run.mode === 'test' ? color.yellow('  TEST') : ''}\n`);
+  write(`${color.bold(runTitle(w.process, v.data.inputs, w.people))}  ${blocked ? color.yellow('blocked') : paint(run.state)}${run.outcome ? ` (${run.outcome})` : ''}${run.mode === 'test' ? color.yellow('  TEST') : ''}\n`);
   write(color.dim(`  ${run.id}, version ${run.version}\n`));
   write(`  started ${when(w, run.startedAt)} by ${who(w, run.startedBy)}, updated ${relativeTime(run.updatedAt, w.now)}\n`);
+  if (flow) writeFlow(flow, blocked, write);
   if (run.ended) write(`  ended ${when(w, run.ended.at)} by ${who(w, run.ended.by)}${run.ended.note ? `: ${run.ended.note}` : ''}\n`);
   if (Object.keys(v.data.inputs).length > 0) write(`  inputs   ${labelled(w, v.data.inputs, w.process.inputs)}\n`);
   for (const s of v.steps) {
@@ -72,6 +77,18 @@ function writeRun(v: RunView, w: RunWords, write: Write): void {
   }
 }
 
+/** flow-1: the run's priority, and each blocker by its title with where it stands. */
+function writeFlow(flow: RunFlow, blocked: boolean, write: Write): void {
+  write(`  priority ${flow.priority > NORMAL_PRIORITY ? color.bold(levelName(flow.priority)) : levelName(flow.priority)}\n`);
+  if (flow.blockedBy.length === 0) return;
+  write(`  ${blocked ? color.yellow('blocked, waiting for') : 'was blocked by'}:\n`);
+  for (const b of flow.blockedBy) {
+    const where = b.state === null ? 'not on this board' : b.state === 'ended' ? `ended ${b.outcome}` : b.state;
+    write(`      ${b.title}  ${where}\n`);
+    write(color.dim(`      ${b.id}\n`));
+  }
+}
+
 /** Who a work item waits for: a person by name, or a group. */
 function assignee(w: RunWords, item: WorkItem): string {
   const to = item.assignedTo;
@@ -81,7 +98,7 @@ function assignee(w: RunWords, item: WorkItem): string {
 /** `start`: the new run's id alone on stdout, the run itself on stderr. */
 export async function printStarted(cli: Cli, v: RunView): Promise<void> {
   toStdout(`${v.run.id}\n`);
-  writeRun(v, await (await wordsFor(cli))(v.run), toStderr);
+  writeRun(v, await (await wordsFor(cli))(v.run), toStderr, null);
 }
 
 /** `show --map`: the run on its process map, as Mermaid (each step's state a class) or as an SVG with the path taken. */

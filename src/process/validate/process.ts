@@ -1,6 +1,6 @@
 /**
  * Validate a parsed PROCESS.md frontmatter against docs/processes.md "The rules we enforce" and the
- * publication rules of the parallel-1 and check-1 profiles. Pure. This file
+ * publication rules of the parallel-1, check-1 and flow-1 profiles. Pure. This file
  * holds the entry point and the top-level keys (docs/processes.md "The file"); each other section of
  * the rules has its own file beside it.
  *
@@ -11,11 +11,12 @@ import { IssueList } from '../../core/issues.js';
 import { NAME_PATTERN, type Process } from '../model.js';
 import type { Offer } from '../../protocol/offer.js';
 import { checkFields } from './fields.js';
+import { checkFlowKeys } from './flow-keys.js';
 import { isObj, own, unknownKeys } from './raw.js';
 import { checkReferences } from './references.js';
 import { draftSteps } from './steps.js';
 
-const TOP_KEYS = ['name', 'description', 'inputs', 'requires', 'steps'];
+const TOP_KEYS = ['name', 'description', 'inputs', 'requires', 'steps', 'flow'];
 
 export interface ValidationResult {
   /** Present only when there are no issues. */
@@ -43,6 +44,7 @@ export function validateProcess(data: unknown, body: string, offer: Offer): Vali
 
   const inputs = own(data, 'inputs') ? checkFields(issues, data.inputs, ['inputs']) : {};
   const requires = own(data, 'requires') ? checkRequires(issues, data.requires) : undefined;
+  const flow = own(data, 'flow') ? checkFlowKeys(issues, data.flow, inputs, offer) : undefined;
 
   // References and reachability are checked even when some steps are broken, so every problem shows at once.
   const drafted = draftSteps(issues, offer, data.steps, own(data, 'steps'));
@@ -61,6 +63,7 @@ export function validateProcess(data: unknown, body: string, offer: Offer): Vali
     body,
   };
   if (requires) process.requires = requires;
+  if (flow) process.flow = flow;
   return { process, issues };
 }
 

@@ -7,7 +7,8 @@ import { Notice, RunDataView, TestBanner, processName } from './parts.js';
 import { ForWhom, kindWord } from './inbox.js';
 import { stateWords } from './runs.js';
 import { Person, When } from './words.js';
-import type { RunView } from '../views.js';
+import type { RunFlow, RunView } from '../views.js';
+import { levelName } from '../../engine/priority.js';
 
 /** An audit line as `workboard log` says it: what happened, and its detail (a note whole, a claim's end). */
 export interface TimelineEvent {
@@ -25,6 +26,8 @@ export interface RunPageProps {
   name: string;
   timeline: { events: TimelineEvent[]; breaks: { line: number | null; reason: string }[]; superseded: { after: number; events: TimelineEvent[] }[] } | null;
   map: string | null;
+  /** flow-1: the run's priority and blockers (docs/profile-flow-1.md), or null for a run without the profile. */
+  flow: RunFlow | null;
   /** What just happened, when the person arrives here after doing it. */
   done?: { title: string; text?: string };
   /** Operators' actions, when the signed-in person is one. */
@@ -44,9 +47,32 @@ function Happened({ e }: { e: TimelineEvent }) {
   );
 }
 
+/** flow-1: the run's priority, and the runs it waits or waited for, each linked with where it stands. */
+function FlowFacts({ flow, blocked }: { flow: RunFlow; blocked: boolean }) {
+  return (
+    <section aria-labelledby="flow-h">
+      <h2 id="flow-h">{blocked ? 'Blocked' : 'Priority and dependencies'}</h2>
+      <p>Priority: <strong>{humanize(levelName(flow.priority))}</strong></p>
+      {flow.blockedBy.length > 0 ? (
+        <>
+          <p>{blocked ? 'Its work starts once every one of these runs has ended well:' : 'It waited for:'}</p>
+          <ul>
+            {flow.blockedBy.map((b) => (
+              <li key={b.id}>
+                {b.state === null ? b.title : <a href={`/runs/${b.id}`}>{b.title}</a>} · {b.state === null ? 'not on this board' : stateWords(b.state, b.outcome)}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}
+
 export function RunPage(p: RunPageProps) {
   const { view, process } = p;
   const r = view.run;
+  const blocked = p.flow?.blocked === true && (r.state === 'active' || r.state === 'waiting');
   return (
     <Layout frame={p.frame}>
       <p class="crumbs"><a href="/runs">Runs</a> › {p.name}</p>
@@ -55,9 +81,10 @@ export function RunPage(p: RunPageProps) {
       {r.mode === 'test' ? <TestBanner /> : null}
       {p.done ? <Notice kind="ok" title={p.done.title}>{p.done.text ? <p>{p.done.text}</p> : null}</Notice> : null}
       <p class="meta">
-        <strong>{stateWords(r.state, r.outcome)}</strong> · started by <Person email={r.startedBy} /> <When at={r.startedAt} /> · updated <When at={r.updatedAt} />
+        <strong>{blocked ? <span class="blocked-tag">Blocked</span> : stateWords(r.state, r.outcome)}</strong> · started by <Person email={r.startedBy} /> <When at={r.startedAt} /> · updated <When at={r.updatedAt} />
         {r.ended ? <> · ended by <Person email={r.ended.by} /> <When at={r.ended.at} />{r.ended.note ? `: ${r.ended.note}` : ''}</> : null}
       </p>
+      {p.flow ? <FlowFacts flow={p.flow} blocked={blocked} /> : null}
       {view.workItems.length > 0 ? (
         <section aria-labelledby="open-h">
           <h2 id="open-h">Open work items</h2>

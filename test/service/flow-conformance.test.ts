@@ -1,0 +1,71 @@
+/**
+ * Every one of the fourteen tools on runs of a flow-1 process, arguments and
+ * results checked against the upstream JSON Schemas (../shared/schemas/core-2,
+ * which are closed): what the profile adds rides only in claim `extensions`,
+ * so a blocked run, a woken one and an urgent one answer the core's shapes.
+ * The harness validates every result as it is called; this file also checks
+ * the arguments it sends, and at the end that all fourteen tools were called
+ * and validated. Skipped when ../shared is absent, saying so.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { argumentIssues, CAST, cleanupHarnesses, HAS_SCHEMAS, Harness, recorded, rid, TOOL_NAMES, type Data } from '../support/svc-harness.js';
+
+afterAll(cleanupHarnesses);
+
+describe.skipIf(!HAS_SCHEMAS)(`every tool on a flow-1 process, against the upstream schemas${HAS_SCHEMAS ? '' : ' (skipped: ../shared/schemas/core-2 is absent)'}`, () => {
+  it('answers the core\'s shapes for a blocked, a woken and an urgent run', async () => {
+    const h = await Harness.open({
+      groups: { legal: [CAST.lee], finance: [CAST.fin] },
+      processes: [
+        { folder: 'contract-approval', roles: { legal: 'legal' } },
+        { folder: 'supplier-payment', roles: { finance: 'finance' } },
+      ],
+    });
+    const send = async (tool: string, args: Record<string, unknown>, who: string, refused?: string): Promise<Data> => {
+      expect(argumentIssues(tool, args), `${tool} arguments we send`).toEqual([]);
+      const r = await h.call(tool, args, who);
+      if (refused) {
+        expect(r.ok ? 'ok' : r.error.code, tool).toBe(refused);
+        return undefined;
+      }
+      if (!r.ok) throw new Error(`${tool}: ${JSON.stringify(r.error)}`);
+      return r.data;
+    };
+
+    expect((await send('describe', {}, CAST.agent)).profiles).toContain('flow-1');
+    await send('list_processes', {}, CAST.ann);
+    const contract = await send('start_run', { process: 'contract-approval', inputs: { supplier: 'Acme' }, requestId: rid() }, CAST.ann);
+    const blocked = await send('start_run', { process: 'supplier-payment', inputs: { supplier: 'Acme', amount: 5, urgency: 'urgent', after: [contract.run.id] }, requestId: rid() }, CAST.ann);
+    await send('start_run', { process: 'supplier-payment', inputs: { supplier: 'Acme', amount: 5, after: ['r-00000000000000000000000000'] }, requestId: rid() }, CAST.ann, 'invalid');
+    await send('get_run', { runId: blocked.run.id }, CAST.fin);
+    await send('claim', { runId: blocked.run.id, stepId: 'prepare', requestId: rid() }, CAST.agent, 'conflict');
+    await send('send_event', { runId: blocked.run.id, name: 'paperwork', data: { pages: 3 }, requestId: rid() }, CAST.agent);
+    await send('list_runs', {}, CAST.ann);
+    await send('get_work', {}, CAST.fin);
+
+    // The blocker's approval wakes the payment: its view is the one decide returns for the contract.
+    const review = (await send('get_run', { runId: contract.run.id }, CAST.lee)).workItems[0];
+    await send('decide', { runId: contract.run.id, workItemId: review.id, snapshot: review.snapshot, decision: 'approved', requestId: rid() }, CAST.lee);
+    const release = (await send('get_work', {}, CAST.fin)).items[0].workItem;
+    await send('decide', { runId: blocked.run.id, workItemId: release.id, snapshot: release.snapshot, decision: 'approved', requestId: rid() }, CAST.fin);
+    expect((await send('get_work', {}, CAST.agent)).items.map((i: Data) => i.runId)).toEqual([blocked.run.id]);
+    const c = await send('claim', { runId: blocked.run.id, stepId: 'prepare', requestId: rid() }, CAST.agent);
+    expect(c.extensions['flow-1']).toEqual({ priority: 40, priorityName: 'urgent', blockedBy: [contract.run.id] });
+    const r = await send('renew', { token: c.token, progress: 'File drafted.', requestId: rid() }, CAST.agent);
+    await send('upload', { fileName: 'pay.txt', contentType: 'text/plain', contentBase64: Buffer.from('pay').toString('base64'), requestId: rid() }, CAST.agent);
+    await send('escalate', { token: r.token, note: 'The bank file format changed.', requestId: rid() }, CAST.agent);
+    const esc = (await send('get_run', { runId: blocked.run.id }, CAST.operator)).workItems[0];
+    await send('decide', { runId: blocked.run.id, workItemId: esc.id, snapshot: esc.snapshot, decision: 'returned', note: 'Use the old format.', requestId: rid() }, CAST.operator);
+    const again = await send('claim', { runId: blocked.run.id, stepId: 'prepare', requestId: rid() }, CAST.agent);
+    const done = await send('submit', { token: again.token, output: { reference: 'PAY-1' }, summary: 'Prepared the file.', requestId: rid() }, CAST.agent);
+    expect(done.run).toMatchObject({ state: 'ended', outcome: 'paid' });
+
+    // A blocked run cancelled by an operator.
+    const other = await send('start_run', { process: 'contract-approval', inputs: { supplier: 'Other' }, requestId: rid() }, CAST.ann);
+    const waiting = await send('start_run', { process: 'supplier-payment', inputs: { supplier: 'Other', amount: 1, after: [other.run.id] }, requestId: rid() }, CAST.ann);
+    await send('cancel', { runId: waiting.run.id, reason: 'Not needed.', requestId: rid() }, CAST.operator);
+
+    const called = new Set(recorded.filter((x) => x.validated).map((x) => x.tool));
+    expect(TOOL_NAMES.filter((t) => !called.has(t))).toEqual([]);
+  });
+});
