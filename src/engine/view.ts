@@ -98,7 +98,10 @@ export function assignment(state: RunState, pinned: Pinned, def: Step, st: StepS
   if (def.kind === 'agent' || st.escalation) return { group: OPERATORS };
   const p = def.person ?? '';
   if (p === 'initiator') return { person: state.run.initiator ?? '' };
-  if (p.includes('.')) return { person: String(dataAt(state, p) ?? '') };
+  if (p.includes('.')) {
+    const v = dataAt(state, p);
+    return { person: v === undefined || v === null ? '' : String(v) };
+  }
   return { group: pinned.roles[p] ?? p };
 }
 

@@ -44,6 +44,7 @@ export function nameOf(identity: string, words: Words): string {
 }
 
 /** A text on one line with no control character: a file can hold anything, and terminals obey them. */
+// eslint-disable-next-line no-control-regex -- control characters are what it removes
 export const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ');
 
 /** A free text (a note, a name) from a line, on one line and short. */

@@ -98,7 +98,7 @@ async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}
     process,
     runName: process ? runTitle(process, view.data.inputs, r.app.service.board.manifest.people) : `run ${view.run.id}`,
     requestId: randomUUID(),
-    ctx: fieldContext(r, s.posted ?? new Map(), s.issues ?? [], s.addRow),
+    ctx: fieldContext(r, s.posted ?? new Map<string, string[]>(), s.issues ?? [], s.addRow),
     ...(s.problem ? { problem: s.problem } : {}),
     ...(s.changes !== undefined ? { changes: s.changes } : {}),
     kept: s.kept ?? [],

@@ -176,7 +176,7 @@ describe('the lock file', () => {
 for (const [shape, render] of Object.entries(SHAPES)) {
   describe(`a hand-crafted lock (${shape})`, () => {
     it('from a dead pid on this host is broken; the transaction succeeds and audits lock.broken naming the holder', async () => {
-      const { root, board } = await newBoard();
+      const { root } = await newBoard();
       const pid = await deadPid();
       const acquiredAt = new Date(Date.now() - 2_000).toISOString();
       const lockFile = await plantLock(root, BOARD_LOCK, render({ host: HOST, pid, acquiredAt }), new Date(Date.now() - 2_000));

@@ -35,7 +35,8 @@ export const EXIT = { ok: 0, refused: 1, usage: 2, busy: 3, corrupt: 4, internal
  */
 export const DISK_FULL_EXIT: number | null = 5;
 
-export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Parsed JSON, read freely by the tests (eslint.config.mjs allows `any` in test/). */
+export type Json = any;
 export interface ToolResult {
   ok: boolean;
   data?: Json;

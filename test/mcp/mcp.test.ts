@@ -187,7 +187,7 @@ describe('workboard serve --http', () => {
   }
 
   it('answers 401 and nothing else without a known bearer token', async () => {
-    for (const headers of [{}, { Authorization: 'Bearer wb_forged' }, { Authorization: 'Basic x' }]) {
+    for (const headers of [{}, { Authorization: 'Bearer wb_forged' }, { Authorization: 'Basic x' }] as Record<string, string>[]) {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: 'unauthorized' });

@@ -190,7 +190,7 @@ function checkEvidence(issues: IssueList, v: unknown, path: PathSegment[]): Evid
     return [];
   }
   const out: EvidenceKind[] = [];
-  v.forEach((k, i) => {
+  v.forEach((k: unknown, i) => {
     if (k !== 'file' && k !== 'link') issues.add([...path, i], `must be ${list(EVIDENCE_KINDS)}`);
     else if (out.includes(k)) issues.add([...path, i], `"${k}" listed twice`);
     else out.push(k);
