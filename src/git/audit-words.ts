@@ -132,7 +132,7 @@ function glance(c: Record<string, unknown>): string | undefined {
 export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'>, words: Words): Said {
   const run = runOf(ev.entity);
   const step = run ? ev.entity.slice(ev.entity.indexOf('/') + 1) : ev.entity;
-  const c = (ev.input?.changes ?? {}) as Record<string, unknown>;
+  const c = (ev.input?.changes ?? {});
   const line: Line = {
     by: ev.actor === 'coordinator' ? 'the coordinator' : nameOf(ev.actor, words),
     passive: BOARD_ITSELF.has(ev.actor),

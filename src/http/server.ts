@@ -62,7 +62,7 @@ export function createHttpServer(service: Service, version: string, options: Par
   server.close = ((cb?: (err?: Error) => void) => {
     web.close();
     return closeServer(cb);
-  }) as typeof server.close;
+  });
   server.keepAliveTimeout = limits.keepAliveTimeoutMs;
   server.timeout = limits.idleTimeoutMs;
   server.maxConnections = limits.maxConnections;

@@ -107,5 +107,5 @@ export function scanRunSummary(text: string): RunSummary | null {
   if (typeof version !== 'number' || (outcome !== null && typeof outcome !== 'string')) return null;
   const value = inputs === null ? null : inputsOf(inputs);
   if (value === null) return null;
-  return { id, process, version, state: state as RunSummary['state'], outcome, mode: mode as RunSummary['mode'], startedAt, updatedAt, inputs: value as RunSummary['inputs'] };
+  return { id, process, version, state: state as RunSummary['state'], outcome, mode: mode as RunSummary['mode'], startedAt, updatedAt, inputs: value };
 }

@@ -127,8 +127,8 @@ export function spawnNode(args: string[], opts: { timeoutMs?: number } = {}): Pr
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
   const done = new Promise<Exit>((resolve) => {
     child.on('close', (code, signal) => {

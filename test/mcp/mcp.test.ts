@@ -60,7 +60,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retry
 type Result = { ok: boolean; data?: any; error?: { code: string; issues?: string[] } };
 async function call(c: Client, name: string, args: Record<string, unknown>): Promise<Result> {
   const r = await c.callTool({ name, arguments: args });
-  const structured = r.structuredContent as unknown as Result;
+  const structured = r.structuredContent as Result;
   const text = JSON.parse((r.content as { type: string; text: string }[])[0]!.text) as Result;
   expect(text).toEqual(structured); // the same object in both forms
   expect(r.isError === true).toBe(!structured.ok);

@@ -153,7 +153,7 @@ function draftStep(issues: IssueList, offer: Offer, raw: Obj, kind: StepKind, id
   ] as const) {
     if (!own(raw, key) || !KIND_KEYS[kind].includes(key)) continue;
     if (typeof raw[key] !== 'string' || raw[key] === '') issues.add([...path, key], 'expected a step id');
-    else step[prop] = raw[key] as string;
+    else step[prop] = raw[key];
   }
   for (const key of ['due', 'timeout'] as const) {
     if (!own(raw, key) || !KIND_KEYS[kind].includes(key)) continue;
