@@ -111,7 +111,7 @@ export function planCommit(input: CommitInput): PlanResult {
     const bytes = withRev(asIs, rev) ?? encodeDoc(rel, { ...st.data, rev }, st.body);
     writes.push({ rel, bytes });
     written[rel] = { rev, sha256: sha256Hex(bytes) };
-    docs.push({ rel, data: { ...st.data, rev }, body: st.body, rev, sha256: written[rel]!.sha256 });
+    docs.push({ rel, data: { ...st.data, rev }, body: st.body, rev, sha256: written[rel].sha256 });
   }
   const committedWrites = Object.keys(written);
   // The store checks these on disk under the lock just before writing (see CommitPlan.expected).

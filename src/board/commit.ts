@@ -49,17 +49,17 @@ export interface Commit {
 export interface CommitReads {
   /** The transaction's time: what its audit lines are sealed with. */
   readonly now: Date;
-  read(rel: string): Promise<BoardDoc | null>;
-  readState(rel: string): Promise<string | null>;
+  read: (rel: string) => Promise<BoardDoc | null>;
+  readState: (rel: string) => Promise<string | null>;
   /** What the scope's audit chain records of a committed file: its rev and sha256 as the board's writers last wrote it. */
-  recordedAs(rel: string): { rev: number; sha256: string } | undefined;
+  recordedAs: (rel: string) => { rev: number; sha256: string } | undefined;
 }
 
 /**
  * Reads that remember the rev each committed file was read at, so a commit
  * built from them can say it (see CommitFile.readRev).
  */
-export function revRecording(reads: CommitReads): CommitReads & { revOf(rel: string): number } {
+export function revRecording(reads: CommitReads): CommitReads & { revOf: (rel: string) => number } {
   const revs = new Map<string, number>();
   return {
     now: reads.now,

@@ -387,7 +387,7 @@ export class Journals {
   private async abandon(scope: Scope, record: CommitRecord): Promise<void> {
     const sf = scopeFiles(scope);
     await this.spares.remove(this.files.abs(sf.journal)).catch(() => undefined);
-    await Promise.all(record.files.map((f) => (f.tmp !== undefined ? removeIfExists(this.files.abs(f.tmp)).catch(() => undefined) : undefined)));
+    await Promise.all(record.files.flatMap((f) => (f.tmp !== undefined ? [removeIfExists(this.files.abs(f.tmp)).catch(() => undefined)] : [])));
     if (scope.kind === 'run') for (const d of sf.dirs) await removeIfEmpty(this.files.abs(d)).catch(() => undefined);
   }
 }

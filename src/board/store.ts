@@ -203,7 +203,7 @@ export class BoardStore {
         }
       }
       for (const c of ordered) {
-        const writes = [...c.files.filter((f) => f.to !== null).map((f) => ({ rel: f.rel, bytes: f.to! as string | Buffer })), ...(c.writeState ?? [])];
+        const writes = [...c.files.filter((f) => f.to !== null).map((f) => ({ rel: f.rel, bytes: f.to! })), ...(c.writeState ?? [])];
         const removes = [...c.files.filter((f) => f.to === null).map((f) => f.rel), ...(c.removeState ?? [])];
         if (writes.length === 0 && removes.length === 0) continue;
         // Unaudited: it stands at the chain's length before it (only an order for replay).

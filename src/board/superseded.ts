@@ -50,7 +50,7 @@ export function parseSuperseded(text: string): { branches: SupersededBranch[]; p
       problems.push({ line: i + 1, reason: 'not a superseded branch (fork, kept, lines, files)' });
       return;
     }
-    branches.push(v as unknown as SupersededBranch);
+    branches.push(v as SupersededBranch);
   });
   return { branches, problems };
 }

@@ -4,8 +4,8 @@
  * and --json output never see it.
  */
 export interface Progress {
-  tick(done: number, total: number): void;
-  done(): void;
+  tick: (done: number, total: number) => void;
+  done: () => void;
 }
 
 export function progress(label: string): Progress {

@@ -23,7 +23,7 @@ export interface ParsedMarkdown {
   /** Everything after the line that closes the frontmatter, exactly as written. */
   body: string;
   /** Maps a path inside the frontmatter to its 1-based line and column in the file. */
-  locate(path: readonly PathSegment[]): { line: number; col: number } | undefined;
+  locate: (path: readonly PathSegment[]) => { line: number; col: number } | undefined;
 }
 
 export type ParseResult = { ok: true; value: ParsedMarkdown } | { ok: false; issues: Issue[] };

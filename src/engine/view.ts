@@ -24,11 +24,11 @@ function completionView(kind: Step['kind'], c: Completion, url: FileUrl | null):
   const out: Record<string, unknown> = {};
   const keys = kind === 'approve' && c.decision !== 'failed' ? APPROVAL_FIELDS : FIELDS;
   for (const k of keys) {
-    const v = c[k as keyof Completion];
+    const v = c[k];
     if (v === undefined) continue;
     out[k] = k === 'evidence' ? evidenceView(v as EvidenceRecord[], url) : v;
   }
-  return out as CompletionView;
+  return out;
 }
 
 /** `data`: inputs, and for each step that has completed (now or before), its fields and history. */
@@ -98,7 +98,10 @@ export function assignment(state: RunState, pinned: Pinned, def: Step, st: StepS
   if (def.kind === 'agent' || st.escalation) return { group: OPERATORS };
   const p = def.person ?? '';
   if (p === 'initiator') return { person: state.run.initiator ?? '' };
-  if (p.includes('.')) return { person: String(dataAt(state, p) ?? '') };
+  if (p.includes('.')) {
+    const v = dataAt(state, p);
+    return { person: v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v) };
+  }
   return { group: pinned.roles[p] ?? p };
 }
 

@@ -62,6 +62,7 @@ export function nameOf(identity: string, words: Words): string {
 }
 
 /** A text on one line with no control character: a file can hold anything, and terminals obey them. */
+// eslint-disable-next-line no-control-regex -- control characters are what it removes
 export const oneLine = (text: string): string => text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ');
 
 /** A free text (a note, a name) from a line, on one line and short. */
@@ -158,7 +159,7 @@ function glance(c: Record<string, unknown>): string | undefined {
 export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'>, words: Words): Said {
   const run = runOf(ev.entity);
   const step = run ? ev.entity.slice(ev.entity.indexOf('/') + 1) : ev.entity;
-  const c = (ev.input?.changes ?? {}) as Record<string, unknown>;
+  const c = (ev.input?.changes ?? {});
   const facts = run ? words.runs.get(run) : undefined;
   const stepNamed = (id: unknown): string => {
     const title = facts?.titles?.steps.get(text(id));

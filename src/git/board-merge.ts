@@ -75,7 +75,7 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
     const [b, o, t] = folders.map((f) => f.get(id) ?? null) as [RunFiles | null, RunFiles | null, RunFiles | null];
     const merge = mergeRun(b, o, t);
     const names = new Set([...Object.keys(o ?? {}), ...Object.keys(t ?? {}), ...Object.keys(merge.files ?? {})]);
-    for (const n of names) overrides.set(`runs/${id}/${n}`, merge.files?.[n] !== undefined ? Buffer.from(merge.files[n]!) : null);
+    for (const n of names) overrides.set(`runs/${id}/${n}`, merge.files?.[n] !== undefined ? Buffer.from(merge.files[n]) : null);
     return { id, merge };
   });
 
@@ -93,8 +93,8 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
       };
       const m = mergeRun(folder(0), folder(1), folder(2));
       if (m.taken !== 'same') prefer = m.taken;
-      overrides.set(BOARD_CHAIN, m.files?.[CHAIN_FILE] !== undefined ? Buffer.from(m.files[CHAIN_FILE]!) : null);
-      overrides.set(BOARD_SUPERSEDED, m.files?.[SUPERSEDED_FILE] !== undefined ? Buffer.from(m.files[SUPERSEDED_FILE]!) : null);
+      overrides.set(BOARD_CHAIN, m.files?.[CHAIN_FILE] !== undefined ? Buffer.from(m.files[CHAIN_FILE]) : null);
+      overrides.set(BOARD_SUPERSEDED, m.files?.[SUPERSEDED_FILE] !== undefined ? Buffer.from(m.files[SUPERSEDED_FILE]) : null);
     }
     for (const rel of boardBoth) {
       if (rel === BOARD_CHAIN || rel === BOARD_SUPERSEDED) continue;

@@ -100,6 +100,7 @@ function git(cwd: string, args: string[], input?: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = execFile('git', args, { cwd, encoding: 'buffer', maxBuffer: 1024 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) resolve(stdout);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- execFile's error is an Error; @types/node types it as an intersection of Omit<>s
       else if (typeof err.code === 'string') reject(err);
       else reject(new GitFailed(args, err.code ?? null, stderr.toString('utf8').trim()));
     });

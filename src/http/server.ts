@@ -90,7 +90,7 @@ export function createHttpServer(service: Service, version: string, options: Par
   server.close = ((cb?: (err?: Error) => void) => {
     web.close();
     return closeServer(cb);
-  }) as typeof server.close;
+  });
   // A socket that timed out (idle between kept-alive requests, or silent mid-request) is closed one turn of
   // the event loop later, not at once, unless a request came in on it in that turn. After the loop stalls
   // (a busy machine), timers run before sockets are read, so node's own close would reset a request the

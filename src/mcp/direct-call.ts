@@ -53,7 +53,7 @@ export function directCall(req: IncomingMessage, body: unknown): DirectCall | nu
   const accept = req.headers.accept;
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return null;
   const contentType = req.headersDistinct['content-type'];
-  if (contentType?.length !== 1 || !isJsonContentType(contentType[0]!)) return null;
+  if (contentType?.length !== 1 || !isJsonContentType(contentType[0])) return null;
   const version = req.headersDistinct['mcp-protocol-version'];
   if (version !== undefined && (version.length !== 1 || !SUPPORTED_PROTOCOL_VERSIONS.includes(version[0]!))) return null;
   if (!isPlain(body) || !onlyKeys(body, REQUEST_KEYS)) return null;

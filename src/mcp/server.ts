@@ -29,11 +29,10 @@ function inputSchema(tool: Tool): Record<string, unknown> {
 }
 
 export function toolList(offered: readonly string[]) {
-  return TOOLS.filter((t) => offered.includes(t)).map((t) => ({
-    name: t,
-    description: String(argumentSchema(t).description ?? t),
-    inputSchema: inputSchema(t),
-  }));
+  return TOOLS.filter((t) => offered.includes(t)).map((t) => {
+    const { description } = argumentSchema(t);
+    return { name: t, description: typeof description === 'string' ? description : t, inputSchema: inputSchema(t) };
+  });
 }
 
 /**

@@ -107,7 +107,7 @@ export function runNotifications(events: readonly EngineEvent[], state: RunState
   };
   const rejectedInto = new Map<string, { note: string; by: string }>();
   for (const e of events) {
-    if (e.action === 'step.rejected' && typeof e.changes?.to === 'string') rejectedInto.set(e.changes.to, { note: String(e.changes.note ?? ''), by: e.actor });
+    if (e.action === 'step.rejected' && typeof e.changes?.to === 'string') rejectedInto.set(e.changes.to, { note: typeof e.changes.note === 'string' ? e.changes.note : '', by: e.actor });
   }
   const lines = (...xs: (string | false | null | undefined)[]) => xs.filter((x): x is string => typeof x === 'string' && x !== '').join('\n');
 

@@ -44,9 +44,10 @@ async function locks(board: Board, findings: Finding[]): Promise<void> {
     const raw = await board.state.read(`${lockDir}/${n}`);
     const st = board.listing.stat(`${lockDir}/${n}`);
     if (!raw || !st) continue;
-    let info: { host: string; pid: number; acquiredAt: string } | null = null;
+    type LockInfo = { host: string; pid: number; acquiredAt: string };
+    let info: LockInfo | null = null;
     try {
-      info = JSON.parse(raw.toString('utf8'));
+      info = JSON.parse(raw.toString('utf8')) as LockInfo;
     } catch {
       info = null;
     }

@@ -18,7 +18,7 @@ export class Replay {
   constructor(private readonly state: WorkState) {}
 
   /** The original result of this call, or undefined when the requestId is new. Read through the commit's reads when there are some. */
-  async lookup(reads: Pick<CommitReads, 'readState'> | null, tool: Tool, a: WriteArgs, actor: Actor): Promise<unknown | undefined> {
+  async lookup(reads: Pick<CommitReads, 'readState'> | null, tool: Tool, a: WriteArgs, actor: Actor): Promise<unknown> {
     const rel = requestPath(a.requestId);
     const text = reads ? await reads.readState(rel) : await this.state.readText(rel);
     if (text === null) return undefined;

@@ -19,6 +19,7 @@ const SCALARS = ['id', 'process', 'version', 'state', 'outcome', 'mode', 'starte
 const SCALAR_SET: ReadonlySet<string> = new Set(SCALARS);
 
 /** A double-quoted YAML string that is also a JSON string (the escapes they share). */
+// eslint-disable-next-line no-control-regex -- YAML and JSON both refuse raw control characters in a quoted string
 const QUOTED = /^"(?:[^"\\\u0000-\u001f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"$/;
 /**
  * A plain scalar made only of characters that never mean anything else in YAML
@@ -106,5 +107,5 @@ export function scanRunSummary(text: string): RunSummary | null {
   if (typeof version !== 'number' || (outcome !== null && typeof outcome !== 'string')) return null;
   const value = inputs === null ? null : inputsOf(inputs);
   if (value === null) return null;
-  return { id, process, version, state: state as RunSummary['state'], outcome, mode: mode as RunSummary['mode'], startedAt, updatedAt, inputs: value as RunSummary['inputs'] };
+  return { id, process, version, state: state as RunSummary['state'], outcome, mode: mode as RunSummary['mode'], startedAt, updatedAt, inputs: value };
 }

@@ -39,7 +39,7 @@ export function stepDoc(st: StepState): { data: Record<string, unknown>; body: s
 }
 
 export function stepFromDoc(doc: BoardDoc): StepState {
-  const d = doc.data as Record<string, unknown>;
+  const d = doc.data;
   const hasCurrent = typeof d.by === 'string';
   const current: Completion | null = hasCurrent
     ? (defined({

@@ -62,7 +62,7 @@ function vegaLite(c: ChartSpec): TopLevelSpec {
     mark: { type: 'bar', cursor: 'pointer' },
     encoding,
     config: CONFIG,
-  } as TopLevelSpec;
+  };
 }
 
 /** The chart as an SVG element. */

@@ -57,7 +57,7 @@ async function showProcess(r: Request, name: string, wanted: number | null, s: S
   const got = await version(r, name, wanted);
   if (!got) return;
   const { v } = got;
-  const posted = s.posted ?? new Map();
+  const posted = s.posted ?? new Map<string, string[]>();
   sendPage(r.res, s.status ?? 200, h(ProcessPage, {
     frame: frame(r, `${processTitle(v.process)} v${v.version}`, { current: 'processes' }),
     name,

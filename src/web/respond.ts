@@ -54,6 +54,7 @@ function lingerIfUnread(res: ServerResponse): void {
   });
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- preact's VNode is invariant in its props, and any page is sent the same way
 export function sendPage(res: ServerResponse, status: number, page: VNode<any>, headers: Record<string, string | string[]> = {}): void {
   const html = `<!doctype html>${render(page)}`;
   lingerIfUnread(res);

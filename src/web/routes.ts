@@ -22,14 +22,14 @@ const GET: [RegExp, Get][] = [
   [/^\/work$/, inbox],
   [new RegExp(`^/work/${RUN}/${ITEM}$`), workItemPage],
   [/^\/runs$/, runsList],
-  [new RegExp(`^/runs/${RUN}$`), (r, id) => runPageFor(r, id!)],
+  [new RegExp(`^/runs/${RUN}$`), (r, id) => runPageFor(r, id)],
   [new RegExp(`^/runs/${RUN}/files/${FILE}$`), fileDownload],
   [new RegExp(`^/runs/${RUN}/map.svg$`), mapImage],
   [new RegExp(`^/runs/${RUN}/map$`), runMapPage],
   [/^\/processes$/, processesPage],
-  [new RegExp(`^/processes/${PROCESS}$`), (r, name) => processPage(r, name!)],
-  [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map.svg$`), (r, name, v) => processMap(r, name!, v!)],
-  [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map$`), (r, name, v) => processMapPage(r, name!, v!)],
+  [new RegExp(`^/processes/${PROCESS}$`), (r, name) => processPage(r, name)],
+  [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map.svg$`), (r, name, v) => processMap(r, name, v)],
+  [new RegExp(`^/processes/${PROCESS}/v([0-9]{1,9})/map$`), (r, name, v) => processMapPage(r, name, v)],
   [/^\/insights$/, insightsPage],
   [/^\/insights\/runs$/, insightsRuns],
   [/^\/insights\/map\.svg$/, insightsMap],
@@ -38,10 +38,10 @@ const GET: [RegExp, Get][] = [
 ];
 
 const POST: [RegExp, Post][] = [
-  [new RegExp(`^/work/${RUN}/${ITEM}$`), (r, form, run, item) => decidePost(r, run!, item!, form)],
-  [new RegExp(`^/runs/${RUN}/cancel$`), (r, form, run) => cancelPost(r, run!, form)],
-  [new RegExp(`^/runs/${RUN}/event$`), (r, form, run) => eventPost(r, run!, form)],
-  [new RegExp(`^/processes/${PROCESS}/start$`), (r, form, name) => startPost(r, name!, form)],
+  [new RegExp(`^/work/${RUN}/${ITEM}$`), (r, form, run, item) => decidePost(r, run, item, form)],
+  [new RegExp(`^/runs/${RUN}/cancel$`), (r, form, run) => cancelPost(r, run, form)],
+  [new RegExp(`^/runs/${RUN}/event$`), (r, form, run) => eventPost(r, run, form)],
+  [new RegExp(`^/processes/${PROCESS}/start$`), (r, form, name) => startPost(r, name, form)],
 ];
 
 function notFound(r: Request): void {

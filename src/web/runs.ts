@@ -133,7 +133,7 @@ export async function runMapPage(r: Request, runId: string): Promise<void> {
 
 /** The step a work item belonged to, from the audit line that opened it (for an item no longer open). */
 export async function stepOfWorkItem(r: Request, runId: string, workItemId: string): Promise<string | undefined> {
-  const e = (await r.app.service.runTimeline(runId))?.events.find((x) => (x.input.changes as Record<string, unknown> | undefined)?.workItem === workItemId);
+  const e = (await r.app.service.runTimeline(runId))?.events.find((x) => (x.input.changes)?.workItem === workItemId);
   return e?.entity.split('/').pop();
 }
 

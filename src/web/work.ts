@@ -98,7 +98,7 @@ async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}
     process,
     runName: process ? runTitle(process, view.data.inputs, r.app.service.board.manifest.people) : `run ${view.run.id}`,
     requestId: randomUUID(),
-    ctx: fieldContext(r, s.posted ?? new Map(), s.issues ?? [], s.addRow),
+    ctx: fieldContext(r, s.posted ?? new Map<string, string[]>(), s.issues ?? [], s.addRow),
     ...(s.problem ? { problem: s.problem } : {}),
     ...(s.changes !== undefined ? { changes: s.changes } : {}),
     kept: s.kept ?? [],
@@ -180,15 +180,15 @@ export async function decidePost(r: Request, runId: string, workItemId: string, 
   const item = got.item;
   const addRow = first(p, '_add');
   // "Add a row" without the script: the same form again, one row longer; nothing is decided.
-  if (addRow !== undefined && item) return showItem(r, got.view as RunView, item, { posted: p, addRow });
+  if (addRow !== undefined && item) return showItem(r, got.view, item, { posted: p, addRow });
   const decision = first(p, 'decision') ?? '';
   if (item && first(p, 'confirm') !== 'yes') {
-    const step = decision === 'failed' || decision === 'rejected' ? await pinnedStep(r, got.view as RunView, item.stepId) : null;
+    const step = decision === 'failed' || decision === 'rejected' ? await pinnedStep(r, got.view, item.stepId) : null;
     const ends = decision === 'failed' ? 'Failing ends the run at once; no later step runs.' : decision === 'rejected' && step && !step.onReject ? 'This approval returns nowhere when rejected: rejecting ends the run as rejected.' : null;
     if (ends) return sendPage(r.res, 200, h(ConfirmPage, { frame: frame(r, 'Confirm', { current: 'work' }), action: `/work/${runId}/${workItemId}`, posted: p, decision, ends }));
   }
   const ev = decision === 'completed' ? await evidenceOf(r, form) : { evidence: [], kept: [], issues: [] };
-  if (ev.issues.length > 0 && item) return showItem(r, got.view as RunView, item, { posted: p, issues: ev.issues, kept: ev.kept, status: 422, problem: { kind: 'error', title: 'A file could not be stored', text: 'Nothing was decided.' } });
+  if (ev.issues.length > 0 && item) return showItem(r, got.view, item, { posted: p, issues: ev.issues, kept: ev.kept, status: 422, problem: { kind: 'error', title: 'A file could not be stored', text: 'Nothing was decided.' } });
   const process = got.item ? (await pinnedVersion(r, got.view.run.process, got.view.run.version))?.process ?? null : null;
   const res = await call(r, 'decide', decideArgs(runId, workItemId, p, item, process, ev.evidence, r.app.service.board.manifest.notifications.timeZone));
   if (res.ok) return redirect(r.res, `/runs/${runId}?${decision === 'approved' || decision === 'rejected' ? 'decided' : 'done'}=${encodeURIComponent(workItemId)}`);
@@ -196,12 +196,12 @@ export async function decidePost(r: Request, runId: string, workItemId: string, 
   const fresh = await mine(r, runId, workItemId);
   if (code === 'stale' && fresh.item) {
     const before = r.app.seen.get(first(p, 'snapshot') ?? '');
-    const changes = before === undefined ? null : dataChanges(before, (fresh.view as RunView).data);
-    return showItem(r, fresh.view as RunView, fresh.item, { posted: p, kept: ev.kept, changes, status: 409 });
+    const changes = before === undefined ? null : dataChanges(before, (fresh.view).data);
+    return showItem(r, fresh.view, fresh.item, { posted: p, kept: ev.kept, changes, status: 409 });
   }
   if (issues.includes('already_decided') || (!fresh.item && code !== 'forbidden')) return noItem(r, fresh.view, workItemId, stepId);
   if (fresh.item && (code === 'not_accepted' || code === 'invalid')) {
-    return showItem(r, fresh.view as RunView, fresh.item, { posted: p, issues: issues.length ? issues : [message], kept: ev.kept, status: 422, problem: { kind: 'error', title: 'Not decided: please fix what is marked', text: message } });
+    return showItem(r, fresh.view, fresh.item, { posted: p, issues: issues.length ? issues : [message], kept: ev.kept, status: 422, problem: { kind: 'error', title: 'Not decided: please fix what is marked', text: message } });
   }
   return sendPage(r.res, statusFor(code), h(MessagePage, { frame: frame(r, 'Not decided', { current: 'work' }), title: 'Not decided' }, h('p', null, message), issues.length ? h('ul', null, issues.map((i) => h('li', null, i))) : null));
 }

@@ -108,5 +108,6 @@ export function formatValue(field: FieldSpec | undefined, value: unknown, ctx: W
       ...(entries.some(({ t }) => t.warning) ? { warning: true } : {}),
     };
   }
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only a bigint, symbol or function is left, and each has its own text
   return { text: String(value) };
 }

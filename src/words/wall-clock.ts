@@ -15,7 +15,7 @@ function offsetAt(ms: number, timeZone: string): number {
   const p: Record<string, number> = {};
   const fmt = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
   for (const x of fmt.formatToParts(at)) if (x.type !== 'literal') p[x.type] = Number(x.value);
-  return Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - at;
+  return Date.UTC(p.year!, p.month! - 1, p.day, p.hour, p.minute, p.second) - at;
 }
 
 /**

@@ -87,7 +87,7 @@ let digest: string;
 
 async function call(c: Client, name: string, args: unknown): Promise<Result & { isError: boolean }> {
   const r = await c.callTool({ name, arguments: args as Args });
-  const structured = r.structuredContent as unknown as Result;
+  const structured = r.structuredContent as Result;
   const text = JSON.parse((r.content as { type: string; text: string }[])[0]!.text) as Result;
   expect(text).toEqual(structured);
   expect(conformanceIssues(name, structured)).toEqual([]); // the upstream schemas, when ../shared is present

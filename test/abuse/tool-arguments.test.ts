@@ -48,7 +48,7 @@ beforeAll(async () => {
   service = await Service.open(await Board.open(dir));
   // Every seed call must succeed: a failed one would make the property fail on its first case, naming nothing.
   const seed = async (tool: string, args: Record<string, unknown>, who: typeof person | typeof agent): Promise<any> => {
-    const r = await service.call(tool, args, who);
+    const r = await service.callWire(tool, args, who);
     if (!r.ok) throw new Error(`seed ${tool} failed: ${JSON.stringify(r.error)}`);
     return r.data;
   };
@@ -116,7 +116,7 @@ describe('malformed tool calls', () => {
         // Unique requestIds so no call replays an earlier one by accident.
         if (typeof args.requestId === 'string') args.requestId = `${args.requestId}-${n}-${Math.random()}`;
         const before = await snapshot(dir);
-        const r = await service.call(tool, args, asPerson ? person : agent);
+        const r = await service.callWire(tool, args, asPerson ? person : agent);
         expect(typeof r.ok).toBe('boolean');
         if (!r.ok) {
           refused++;
@@ -140,7 +140,7 @@ describe('malformed tool calls', () => {
       ['start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: Number.NEGATIVE_INFINITY, receiptUrl: 'u' }, requestId: 'inf-3' }],
       ['send_event', { runId, name: 'go', data: { big: 10n }, requestId: 'inf-4' }],
     ] as [string, Record<string, unknown>][]) {
-      const r = await service.call(tool, args, person);
+      const r = await service.callWire(tool, args, person);
       expect(r.ok, tool).toBe(false);
       if (r.ok) continue;
       expect(r.error.code, JSON.stringify(r.error)).toBe('invalid');

@@ -265,7 +265,7 @@ describe('one field, one line', () => {
     if (typeof v === 'number') return v + 1;
     if (typeof v === 'boolean') return !v;
     if (v === null) return 'now set';
-    const s = String(v);
+    const s = typeof v === 'string' ? v : JSON.stringify(v);
     if (/^\d{4}-\d{2}-\d{2}T/.test(s)) return s.replace(/^\d{4}/, '2027');
     return `${s} (edited)`;
   }

@@ -13,9 +13,12 @@ import { ulid } from 'ulid';
 import { Board } from '../../src/board/board.js';
 import { BoardStore } from '../../src/board/store.js';
 import { verifyBoard } from '../../src/board/verify.js';
+import { rounds } from '../support/soak.js';
 
 const WORKER = fileURLToPath(new URL('../support/board-worker.mjs', import.meta.url));
 const dirs: string[] = [];
+/** SIGKILLs, each inside a commit: 100 in `npm test`, 300 in `npm run test:soak`. */
+const KILLS = rounds(100, 300);
 
 async function newBoard(): Promise<{ board: Board; runId: string }> {
   const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-conc-'));
@@ -114,14 +117,14 @@ describe('lost updates', () => {
 });
 
 describe('SIGKILL during multi-file commits', () => {
-  it('after each of 300 kills, recovery leaves a whole state with every acknowledged write', async () => {
+  it(`after each of ${KILLS} kills, recovery leaves a whole state with every acknowledged write`, async () => {
     const { board, runId } = await newBoard();
     const ids = ['a', 'b', 'c'];
     await seed(board, runId, Object.fromEntries(ids.map((id) => [id, { state: 'ready', output: { k: 0 } }])));
     const runDir = path.join(board.root, `runs/${runId}`);
     let lastAcked = 0;
     let journalsSeen = 0;
-    for (let round = 0; round < 300; round++) {
+    for (let round = 0; round < KILLS; round++) {
       const child = spawn(process.execPath, [WORKER, 'crash', board.root, runId], { stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
@@ -166,7 +169,7 @@ describe('SIGKILL during multi-file commits', () => {
     }
     // The kills must actually have landed inside commits, or this proves little.
     expect(journalsSeen).toBeGreaterThan(0);
-    // Each of the 300 rounds acknowledged at least one write before its kill, and none was lost.
-    expect(lastAcked).toBeGreaterThanOrEqual(300);
+    // Each round acknowledged at least one write before its kill, and none was lost.
+    expect(lastAcked).toBeGreaterThanOrEqual(KILLS);
   }, 600_000);
 });

@@ -130,7 +130,7 @@ describe('the lock file', () => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', `const { acquireLock } = await import(${JSON.stringify(lockJs)}); await acquireLock(${JSON.stringify(file)}, { staleMs: 60000, timeoutMs: 5000 }); console.log('held'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
     await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
+      child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve());
       child.once('exit', (code) => reject(new Error(`the other writer exited ${code}`)));
     });
     const theirs = await readText(file);
@@ -176,7 +176,7 @@ describe('the lock file', () => {
 for (const [shape, render] of Object.entries(SHAPES)) {
   describe(`a hand-crafted lock (${shape})`, () => {
     it('from a dead pid on this host is broken; the transaction succeeds and audits lock.broken naming the holder', async () => {
-      const { root, board } = await newBoard();
+      const { root } = await newBoard();
       const pid = await deadPid();
       const acquiredAt = new Date(Date.now() - 2_000).toISOString();
       const lockFile = await plantLock(root, BOARD_LOCK, render({ host: HOST, pid, acquiredAt }), new Date(Date.now() - 2_000));

@@ -85,7 +85,7 @@ describe('spare files', () => {
         process.stdout.write('parked\\n');
         if (${JSON.stringify(mode)} === 'hang') setInterval(() => {}, 1000);
       `], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const parked = (c: ReturnType<typeof child>) => new Promise<void>((resolve) => c.stdout!.on('data', (d: Buffer) => d.toString().includes('parked') && resolve()));
+    const parked = (c: ReturnType<typeof child>) => new Promise<void>((resolve) => c.stdout.on('data', (d: Buffer) => d.toString().includes('parked') && resolve()));
     const exits = (c: ReturnType<typeof child>) => new Promise<void>((resolve) => c.on('exit', () => resolve()));
 
     const clean = child('exit');

@@ -425,7 +425,7 @@ describe('external edits (AIP-20 §4.7)', () => {
     const { root, board } = await newBoard();
     await handEdit(root, (t) => validEdit(t).replace(/^rev: 1$/m, 'rev: 5'));
     const before = await snapshotDir(root);
-    const data = (await frontmatter(path.join(root, 'WORK.md'))) as Record<string, unknown>;
+    const data = (await frontmatter(path.join(root, 'WORK.md')));
     let refused = false;
     try {
       await board.store.transact({ kind: 'board' }, (tx) => {

@@ -35,6 +35,7 @@ describe.skipIf(!hasScript)('decide on a terminal', () => {
     expect(code).toBe(0);
     expect(out).toContain('Friendly and spelled right.');
     // The earlier step by its title, its output by label (the label dimmed on a terminal).
+    // eslint-disable-next-line no-control-regex -- the escape that dims the label
     expect(out).toMatch(/Greet +(\u001b\[0m)?Greeting: Hi Kim  ·  Summary: Wrote it\./);
     expect(out).toContain('This ends the run (outcome rejected)');
     expect(out.match(/Decision \(approved, rejected, failed\)/g)?.length).toBe(2);

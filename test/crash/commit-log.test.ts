@@ -220,7 +220,7 @@ describe('the commit log under kills and simulated power losses', () => {
     const sleeper = spawn('sleep', ['120'], { stdio: 'ignore' });
     try {
       const dir = path.dirname(real!);
-      const live = path.join(dir, `${header.host}-${sleeper.pid}-0000abcd.log`);
+      const live = path.join(dir, `${String(header.host)}-${sleeper.pid}-0000abcd.log`);
       const foreign = path.join(dir, `some-other-host-${sleeper.pid}-0000abce.log`);
       const liveBytes = Buffer.concat([frame({ ...header, pid: sleeper.pid }), body]);
       const foreignBytes = Buffer.concat([frame({ ...header, host: 'some-other-host', pid: sleeper.pid, boot: 'theirs' }), body]);

@@ -65,7 +65,8 @@ export const EXIT = { ok: 0, refused: 1, usage: 2, busy: 3, corrupt: 4, internal
  */
 export const DISK_FULL_EXIT: number | null = 5;
 
-export type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** Parsed JSON, read freely by the tests (eslint.config.mjs allows `any` in test/). */
+export type Json = any;
 export interface ToolResult {
   ok: boolean;
   data?: Json;
@@ -156,8 +157,8 @@ export function spawnNode(args: string[], opts: { timeoutMs?: number } = {}): Pr
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv() });
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (d) => (stdout += d));
-  child.stderr!.on('data', (d) => (stderr += d));
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
   const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
   const done = new Promise<Exit>((resolve) => {
     child.on('close', (code, signal) => {

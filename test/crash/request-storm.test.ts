@@ -52,7 +52,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function storm(cliArgs: string[], tool: string, args: Record<string, unknown>): Promise<{ results: ToolResult[]; failures: string[] }> {
   const clis = Array.from({ length: CLIS }, () => spawnCli(root, cliArgs, { as: AGENT }));
   await sleep(rand(0.6, 0.97) * median(lifetimes));
-  const viaMcp = await Promise.all(servers.map((s) => s.call(tool, args).catch((e: Error) => ({ ok: false, error: { code: 'transport', message: e.message } }) as ToolResult)));
+  const viaMcp = await Promise.all(servers.map((s) => s.call(tool, args).catch((e: Error) => ({ ok: false, error: { code: 'transport', message: e.message } }))));
   const viaCli: Exit[] = await Promise.all(clis.map((c) => c.done));
   for (const r of viaCli) lifetimes.push(r.ms);
   const failures: string[] = [];

@@ -73,7 +73,7 @@ async function daemonOn(b: Board, clock: FakeClock): Promise<Daemon> {
 function serve(root: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [BIN, 'serve', '--board', root], { stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
-  return new Promise((resolve) => child.stdout!.on('data', (d) => String(d).includes('coordinating') && resolve(child)));
+  return new Promise((resolve) => child.stdout.on('data', (d) => String(d).includes('coordinating') && resolve(child)));
 }
 
 

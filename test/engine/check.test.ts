@@ -330,7 +330,7 @@ steps:
 `);
   const decideWith = (m: Machine, actor: Actor, d: Omit<Decision, 'snapshot' | 'workItemId'>, outcome?: (hash: string) => CheckOutcome) => {
     const wi = Object.values(m.state.steps).find((s) => s.workItem)!.workItem!;
-    const call = (o?: CheckOutcome) => cmd.decide(m, { ...d, workItemId: wi, snapshot: snapshotOf(m.state, p) } as Decision, actor, groups, noFiles, o);
+    const call = (o?: CheckOutcome) => cmd.decide(m, { ...d, workItemId: wi, snapshot: snapshotOf(m.state, p) }, actor, groups, noFiles, o);
     try {
       call();
     } catch (e) {

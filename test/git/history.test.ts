@@ -60,7 +60,7 @@ async function repoWithBoard(sub = ''): Promise<{ top: string; root: string }> {
 
 async function call(root: string, tool: string, args: Record<string, unknown>): Promise<unknown> {
   const service = await Service.open(await Board.open(root));
-  const res = await service.call(tool, { ...args, requestId: `q${++requests}` }, BOT);
+  const res = await service.callWire(tool, { ...args, requestId: `q${++requests}` }, BOT);
   if (!res.ok) throw new Error(`${tool}: ${JSON.stringify(res.error)}`);
   return res.data;
 }

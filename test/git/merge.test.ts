@@ -117,7 +117,7 @@ describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
     const { spawn } = await import('node:child_process');
     const daemon = spawn(process.execPath, [BIN, 'serve', '--git-commit', '1', '--board', board], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
-      await new Promise<void>((resolve) => daemon.stdout!.on('data', (d) => String(d).includes('coordinating') && resolve()));
+      await new Promise<void>((resolve) => daemon.stdout.on('data', (d) => String(d).includes('coordinating') && resolve()));
       const { Board } = await import('../../src/board/board.js');
       const { Service } = await import('../../src/service/service.js');
       const service = await Service.open(await Board.open(board));

@@ -59,7 +59,7 @@ const INPUTS = { amount: 184.5, claimant: 'jon@example.com', purpose: 'Rail to H
 let requests = 0;
 async function call(root: string, tool: string, args: Record<string, unknown>, as: Actor): Promise<any> {
   const service = await Service.open(await Board.open(root));
-  const res = await service.call(tool, tool === 'get_run' ? args : { ...args, requestId: `q${++requests}` }, as);
+  const res = await service.callWire(tool, tool === 'get_run' ? args : { ...args, requestId: `q${++requests}` }, as);
   if (!res.ok) throw new Error(`${tool}: ${JSON.stringify(res.error)}`);
   return res.data;
 }

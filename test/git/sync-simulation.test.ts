@@ -16,7 +16,7 @@
  * round (A←B in one copy of the pair, B←A in another): the same bytes.
  *
  * The rounds are seeded (mulberry32): WB_SIM_SEED and WB_SIM_ROUNDS replay or
- * widen them. The choice of each round is reproducible; what git and the
+ * widen them; 40 in `npm test`, 200 in `npm run test:soak`. The choice of each round is reproducible; what git and the
  * board write (ids, times, signatures) is not, and needs not be.
  */
 import { execFile } from 'node:child_process';
@@ -25,9 +25,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, workboard, type CliResult } from '../support/cli-run.js';
+import { rounds } from '../support/soak.js';
 
 const SEED = Number(process.env.WB_SIM_SEED ?? 20261201) >>> 0;
-const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? 200);
+const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? rounds(40, 200));
 
 /** No system or user git config: only what each clone sets for itself. */
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };

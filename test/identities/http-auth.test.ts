@@ -72,7 +72,7 @@ describe('a real serve --http', () => {
       '/mcp/.well-known/openid-configuration',
     ];
     for (const p of paths) {
-      for (const headers of [{}, { authorization: `Bearer ${token}` }, { authorization: 'Bearer wb_wrong' }]) {
+      for (const headers of [{}, { authorization: `Bearer ${token}` }, { authorization: 'Bearer wb_wrong' }] as Record<string, string>[]) {
         const res = await fetch(new URL(p, base), { headers });
         expect(res.status, p).toBe(404);
         expect(res.headers.get('www-authenticate')).toBeNull();

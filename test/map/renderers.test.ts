@@ -204,7 +204,7 @@ describe.skipIf(why !== '')(`maps drawn by Chromium and by rsvg-convert${why ? `
     const page = await ctx.newPage();
     await page.goto(`file://${file}`);
     const drawn = await page.evaluate(() =>
-      [...document.querySelectorAll('text')].map((t) => ({ text: t.textContent ?? '', size: Number(t.getAttribute('font-size')), bold: t.getAttribute('font-weight') === '700', width: (t as SVGTextElement).getComputedTextLength() })),
+      [...document.querySelectorAll('text')].map((t) => ({ text: t.textContent ?? '', size: Number(t.getAttribute('font-size')), bold: t.getAttribute('font-weight') === '700', width: (t).getComputedTextLength() })),
     );
     await ctx.close();
     expect(drawn.length).toBeGreaterThan(100);

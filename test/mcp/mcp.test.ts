@@ -60,7 +60,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true, maxRetries: 10, retry
 type Result = { ok: boolean; data?: any; error?: { code: string; issues?: string[] } };
 async function call(c: Client, name: string, args: Record<string, unknown>): Promise<Result> {
   const r = await c.callTool({ name, arguments: args });
-  const structured = r.structuredContent as unknown as Result;
+  const structured = r.structuredContent as Result;
   const text = JSON.parse((r.content as { type: string; text: string }[])[0]!.text) as Result;
   expect(text).toEqual(structured); // the same object in both forms
   expect(r.isError === true).toBe(!structured.ok);
@@ -187,7 +187,7 @@ describe('workboard serve --http', () => {
   }
 
   it('answers 401 and nothing else without a known bearer token', async () => {
-    for (const headers of [{}, { Authorization: 'Bearer wb_forged' }, { Authorization: 'Basic x' }]) {
+    for (const headers of [{}, { Authorization: 'Bearer wb_forged' }, { Authorization: 'Basic x' }] as Record<string, string>[]) {
       const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
       expect(res.status).toBe(401);
       expect(await res.json()).toEqual({ error: 'unauthorized' });

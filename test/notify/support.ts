@@ -355,7 +355,7 @@ export function serve(root: string): Serve {
   const child = spawn(process.execPath, [BIN, 'serve', '--board', root], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let out = '';
   const ready = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       out += String(d);
       if (out.includes('coordinating')) resolve();
     });

@@ -160,7 +160,7 @@ describe('a chat-completions evaluator on loopback', () => {
 
   it('unsure: the submission is held as the candidate and escalated; an operator completes with it, not checked again', async () => {
     chat.script = script({ [SUMMARY_Q]: { content: '{"choice": "unclear", "confidence": 0.95}' } });
-    const { runId, token } = await claimScreen(h);
+    const { token } = await claimScreen(h);
     const view = await h.ok('submit', { token, ...SUBMISSION }, CAST.agent);
     expect(view.run.state).toBe('waiting');
     const wi = h.item(view, 'screen');

@@ -76,7 +76,7 @@ describe('every tool, every error code, validated', () => {
   const ok = async (tool: string, args: Record<string, unknown>, who: string) => {
     const r = await send(tool, args, who);
     if (!r.ok) throw new Error(`${tool}: ${JSON.stringify(r.error)}`);
-    return r.data as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return r.data as any;
   };
   const fail = async (tool: string, args: Record<string, unknown>, who: string, code: string) => {
     const r = await h.call(tool, args, who);

@@ -47,7 +47,7 @@ async function movedOnInACopy(h: Harness, tag: string, who: string, act: (call: 
   const actor = resolveActor(board.manifest, who);
   if (!actor.ok) throw new Error(actor.message);
   await act(async (tool, args) => {
-    const r = await svc.call(tool, args, actor.actor);
+    const r = await svc.callWire(tool, args, actor.actor);
     if (!r.ok) throw new Error(JSON.stringify(r.error));
     return r.data as Record<string, unknown>;
   });

@@ -51,11 +51,11 @@ describe('a run page with hostile link evidence', () => {
   it('renders only the http(s) and mailto links as links, and every other one as text', async () => {
     const s = wb.service;
     const start = await s.call('start_run', { process: 'payout', inputs: { payee: 'Sam', amount: 5 }, requestId: rid() }, HELPER);
-    expect(start.ok).toBe(true);
+    if (!start.ok) throw new Error(JSON.stringify(start.error));
     const runId = (start.data as { run: { id: string } }).run.id;
     const claim = await s.call('claim', { runId, stepId: 'draft', requestId: rid() }, HELPER);
-    expect(claim.ok).toBe(true);
-    const evidence = [...HOSTILE, ...FINE].map((ref) => ({ kind: 'link', ref }));
+    if (!claim.ok) throw new Error(JSON.stringify(claim.error));
+    const evidence = [...HOSTILE, ...FINE].map((ref) => ({ kind: 'link' as const, ref }));
     const sub = await s.call('submit', { token: (claim.data as { token: string }).token, output: { memo: 'm' }, evidence, summary: 'links', requestId: rid() }, HELPER);
     expect(sub.ok).toBe(true);
 

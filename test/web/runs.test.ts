@@ -28,7 +28,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
       const s = await suite.wb.service.call('start_run', { process: 'payout', inputs: { payee: `Payee-${i}`, amount: 100 + i }, requestId: rid() }, HELPER);
       payouts.push((s as any).data.run.id);
     }
-    await suite.wb.service.call('cancel', { runId: payouts[3], reason: 'A duplicate.', requestId: rid() }, { kind: 'person', email: PEOPLE.ops, operator: true });
+    await suite.wb.service.call('cancel', { runId: payouts[3]!, reason: 'A duplicate.', requestId: rid() }, { kind: 'person', email: PEOPLE.ops, operator: true });
     await suite.wb.service.call('start_run', { process: 'intake', inputs: { supplier: 'Acme' }, requestId: rid() }, HELPER);
   });
 

@@ -163,12 +163,12 @@ export async function serveBoard(root: string): Promise<{ server: ChildProcess; 
   const server = spawn(process.execPath, [BIN, '--board', root, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   const base = await new Promise<string>((resolve, reject) => {
     let out = '';
-    server.stdout!.on('data', (c: Buffer) => {
+    server.stdout.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /MCP over HTTP at (http:\/\/[^/\s]+)\/mcp/.exec(out);
       if (m) resolve(m[1]!);
     });
-    server.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    server.stderr.on('data', (c: Buffer) => (out += c.toString()));
     server.once('exit', (code) => reject(new Error(`serve exited ${code}: ${out}`)));
   });
   return { server, base };
@@ -286,7 +286,7 @@ const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 export async function axeProblems(page: Page): Promise<string[]> {
   // Injected through the DevTools protocol's evaluate, which the page's CSP does not govern.
   await page.evaluate(AXE);
-  const result = (await page.evaluate('axe.run(document, { resultTypes: ["violations"] })')) as { violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] };
+  const result = await page.evaluate<{ violations: { id: string; impact: string; help: string; nodes: { target: string[] }[] }[] }>('axe.run(document, { resultTypes: ["violations"] })');
   return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} at ${v.nodes.map((x) => x.target.join(' ')).join(', ')}`);
 }
 

@@ -17,12 +17,12 @@ export interface WorkedClaim {
   snapshot: string;
 }
 
-type Result = { ok: true; data: Record<string, any> } | { ok: false; error: { code: string; message: string; issues?: string[] } };
+type Result = { ok: true; data: Record<string, unknown> } | { ok: false; error: { code: string; message: string; issues?: string[] } };
 
 export async function reviewClaim(launcher: { node: string; bin: string }, boardRoot: string, runId: string): Promise<WorkedClaim> {
   const client = new Client({ name: 'workboard-demo-agent', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: launcher.node, args: [launcher.bin, 'mcp', '--as', DEMO_AGENT, '--board', boardRoot], stderr: 'pipe' }));
-  const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, any>> => {
+  const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
     const r = (await client.callTool({ name, arguments: args })).structuredContent as Result;
     if (!r.ok) throw new Error(`the demo agent's ${name} was refused: ${r.error.code}: ${r.error.message}${r.error.issues?.length ? ` (${r.error.issues.join('; ')})` : ''}`);
     return r.data;

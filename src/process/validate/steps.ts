@@ -153,7 +153,7 @@ function draftStep(issues: IssueList, offer: Offer, raw: Obj, kind: StepKind, id
   ] as const) {
     if (!own(raw, key) || !KIND_KEYS[kind].includes(key)) continue;
     if (typeof raw[key] !== 'string' || raw[key] === '') issues.add([...path, key], 'expected a step id');
-    else step[prop] = raw[key] as string;
+    else step[prop] = raw[key];
   }
   for (const key of ['due', 'timeout'] as const) {
     if (!own(raw, key) || !KIND_KEYS[kind].includes(key)) continue;
@@ -190,7 +190,7 @@ function checkEvidence(issues: IssueList, v: unknown, path: PathSegment[]): Evid
     return [];
   }
   const out: EvidenceKind[] = [];
-  v.forEach((k, i) => {
+  v.forEach((k: unknown, i) => {
     if (k !== 'file' && k !== 'link') issues.add([...path, i], `must be ${list(EVIDENCE_KINDS)}`);
     else if (out.includes(k)) issues.add([...path, i], `"${k}" listed twice`);
     else out.push(k);

@@ -80,7 +80,6 @@ describe('item 2: the demo (npm start)', () => {
         if (out.includes('Ctrl-C stops')) resolve();
         if (child.exitCode !== null) reject(new Error(out));
       }, 50);
-      exited.finally(() => clearInterval(t));
       void exited.then(() => clearInterval(t));
     });
     try {

@@ -158,7 +158,7 @@ describe('item 16: serve stops at once on SIGTERM', () => {
     half.write('POST /mcp HTTP/1.1\r\nHost: x\r\n');
     const halfClosed = new Promise<string>((r) => {
       let got = '';
-      half.on('data', (d) => (got += d));
+      half.on('data', (d) => (got += String(d)));
       half.once('close', () => r(got));
     });
     // A whole start_run, written just before the signal.
@@ -166,7 +166,7 @@ describe('item 16: serve stops at once on SIGTERM', () => {
     const call = net.connect(port, '127.0.0.1');
     await new Promise((r) => call.once('connect', r));
     let answer = '';
-    call.on('data', (d) => (answer += d));
+    call.on('data', (d) => (answer += String(d)));
     const answered = new Promise<void>((r) => call.once('close', () => r()));
     call.write(`POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     await new Promise((r) => setTimeout(r, 30));
