@@ -10,6 +10,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doctorFindings } from '../../src/service/doctor.js';
 import { ensureBuilt, ROOT, workboard } from '../support/cli-run.js';
@@ -86,7 +87,7 @@ describe('a board of a newer format', () => {
     const line = 'error (invalid): this board is format 2, written by a newer workboard; this workboard reads formats up to 1: install a newer workboard (nothing was changed)\n';
     for (const args of [['runs'], ['show', RUNS.active], ['upgrade'], ['doctor'], ['start', 'expense-approval', '--input', 'claimant=mira@example.com', '--input', 'amount=5', '--input', 'receiptUrl=https://example.com/x'], ['serve']]) {
       const r = await wb(...args);
-      expect({ args, code: r.code === 0, stderr: r.stderr.replace(/\x1b\[[0-9;]*m/g, '') }).toEqual({ args, code: false, stderr: line });
+      expect({ args, code: r.code === 0, stderr: stripVTControlCharacters(r.stderr) }).toEqual({ args, code: false, stderr: line });
     }
     expect(await snapshotDir(dir, { includeState: true })).toEqual(before);
   }, 90_000);

@@ -64,7 +64,7 @@ describe('an approval with a note', () => {
   });
 
   it('says a rejection as "rejected" in show, and log keeps a long note whole', async () => {
-    const { dir, wb, runId, item } = await payoutAwaitingAna();
+    const { wb, runId, item } = await payoutAwaitingAna();
     const note = 'The hotel invoice covers two nights but the trip was one night; attach the corrected invoice from the hotel and the boarding passes.';
     expect(note.length).toBeGreaterThan(120);
     const decided = await wb('decide', ...item, 'rejected', '--note', note, '--as', 'ana@example.com');

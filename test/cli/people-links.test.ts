@@ -19,12 +19,12 @@ async function serve(dir: string): Promise<{ child: ChildProcess; port: number; 
   const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--board', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', WORKBOARD_PUBLIC_URL: '' } });
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
+    child.stdout.on('data', (d) => {
       out += String(d);
       const m = /web app at http:\/\/127\.0\.0\.1:(\d+)\/[^\n]*\n/.exec(out);
       if (m) resolve(Number(m[1]));
     });
-    child.stderr!.on('data', (d) => (out += String(d)));
+    child.stderr.on('data', (d) => (out += String(d)));
     child.once('close', () => reject(new Error(`serve exited: ${out}`)));
   });
   return { child, port, printed: out };

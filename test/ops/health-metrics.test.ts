@@ -36,10 +36,10 @@ function readOnly(dir: string): () => Promise<void> {
   if (process.getuid?.() === 0) {
     execFileSync('mount', ['--bind', dir, dir]);
     execFileSync('mount', ['-o', 'remount,ro,bind', dir]);
-    return async () => execFileSync('umount', [dir]);
+    return async () => void execFileSync('umount', [dir]);
   }
   execFileSync('chmod', ['0555', dir]);
-  return async () => execFileSync('chmod', ['0755', dir]);
+  return async () => void execFileSync('chmod', ['0755', dir]);
 }
 
 describe('health and readiness', () => {

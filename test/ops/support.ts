@@ -44,8 +44,8 @@ export async function serveOps(root: string, extra: string[] = [], env: Record<s
       }
     });
   };
-  keep(child.stdout!);
-  keep(child.stderr!);
+  keep(child.stdout);
+  keep(child.stderr);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.once('exit', (code, signal) => r({ code, signal })));
   const mcp = await new Promise<URL>((resolve, reject) => {
     const look = setInterval(() => {

@@ -10,11 +10,11 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { allEntries } from '../../src/notify/outbox.js';
-import { CAST, cleanupHarnesses, Harness, states, type Data } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, type BoardSpec, type Data } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
 
-const SPEC = {
+const SPEC: BoardSpec = {
   groups: { legal: [CAST.lee], finance: [CAST.fin] },
   processes: [
     { folder: 'contract-approval', roles: { legal: 'legal' } },

@@ -22,7 +22,7 @@ describe('an approval with a note', () => {
     await h.decide(checked, 'approve', 'approved', CAST.fin, { note });
     const view = await h.ok('get_run', { runId: started.run.id }, CAST.fin);
     expect(view.data.steps.approve).toEqual({ decision: 'approved', note, by: CAST.fin, at: h.iso(), history: [] });
-    const html = render(el(RunPage, { frame: { title: 'run', me: null, assetVersion: 'x' }, view, process: null, name: 'run', timeline: null, map: null }));
+    const html = render(el(RunPage, { frame: { title: 'run', me: null, assetVersion: 'x' }, view, process: null, name: 'run', timeline: null, flow: null, map: null }));
     expect(html).toContain(`<blockquote class="note">${note}</blockquote>`);
   });
 });
