@@ -129,12 +129,12 @@ describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
       let log = '';
       while (Date.now() < deadline) {
         log = git(root, 'log', '--format=%B');
-        if (log.includes('bot claimed work')) break;
+        if (log.includes('bot claimed “Do it”')) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(log).toContain(`chore ${runId}`);
-      expect(log).toMatch(/^- #0 \S+ \S+ bot started chore v1$/m);
-      expect(log).toMatch(/^- #2 \S+ \S+ bot claimed work \(until /m);
+      expect(log).toMatch(/^- #0 \S+ \S+ bot started Chore v1$/m);
+      expect(log).toMatch(/^- #2 \S+ \S+ bot claimed “Do it” \(until /m);
       expect(log).toMatch(/^Acted-by: agent bot$/m);
       expect(git(root, 'ls-files', '--', 'board/.work')).toBe('');
       expect(git(root, 'status', '--porcelain', '--', 'board')).toBe('');

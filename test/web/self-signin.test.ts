@@ -271,7 +271,8 @@ describe('asking for a sign-in link', () => {
     });
     const page = await request(wb.base, 'GET', '/signin', {});
     expect(page.status).toBe(200);
-    expect(page.text).toContain('Ask an operator of this board for one');
+    expect(page.text).toContain('Ask an operator of this board to send you one');
+    expect(page.text).not.toContain('workboard login-link');
     expect(page.text).not.toContain('Email me a sign-in link');
     expect(page.headers['set-cookie']).toBeUndefined();
     const posted = await request(wb.base, 'POST', '/signin', { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ address: PEOPLE.ana }).toString());
