@@ -57,7 +57,8 @@ describe('workboard sync refuses what git must never bring', () => {
     await fs.mkdir(path.join(b, '.work/web'), { recursive: true });
     await fs.writeFile(path.join(b, '.work/web/sessions.json'), '{"sessions":[]}\n');
     git(b, 'add', '-A');
-    git(b, 'add', '-f', '.work/tokens.json', '.work/web/sessions.json');
+    // A collaborator forces it past this clone's sparse rule (--sparse), as one whose clone never ran git-setup needs not.
+    git(b, 'add', '-f', '--sparse', '.work/tokens.json', '.work/web/sessions.json');
     git(b, 'commit', '-qm', 'B moves the run, and plants state');
     git(b, 'push', '-q', 'origin', 'main');
     await refusedTwice(a, git(b, 'rev-parse', 'HEAD'), ['.work/tokens.json', '.work/web/sessions.json']);
@@ -66,7 +67,7 @@ describe('workboard sync refuses what git must never bring', () => {
     expect(tokens.stdout).not.toContain('planted');
 
     // Removed on the remote in a new commit: sync goes on, and brings B's run with it, never the planted files.
-    git(b, 'rm', '-q', '--cached', '.work/tokens.json', '.work/web/sessions.json');
+    git(b, 'rm', '-q', '--cached', '--sparse', '.work/tokens.json', '.work/web/sessions.json');
     git(b, 'commit', '-qm', 'Unplant');
     git(b, 'push', '-q', 'origin', 'main');
     const r = await wb(a, 'sync');
