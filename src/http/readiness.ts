@@ -4,7 +4,7 @@
  * the board's content (docs/operations.md, Health and readiness).
  */
 
-export const CHECKS = ['board', 'recovery', 'commit_log', 'outbox', 'sync'] as const;
+export const CHECKS = ['board', 'recovery', 'commit_log', 'outbox', 'sync', 'event_loop'] as const;
 export type Check = (typeof CHECKS)[number];
 
 export interface ReadinessFacts {
@@ -22,6 +22,17 @@ export interface ReadinessFacts {
   outboxStuckMs: number;
   /** Syncs failed in a row since the last good one; null without `--git-sync`. */
   syncFailingInARow: number | null;
+  /** How long serve's main event loop has not turned: 0 when asked on that loop (it is turning); the ops thread reads it from the heartbeat. */
+  loopStalledMs: number;
+}
+
+/** A main loop that has not turned for this long is stuck: no call is being answered. */
+export const LOOP_STUCK_MS = 5000;
+
+/** Liveness: the process answers, and its main event loop is not stuck. */
+export function health(loopStalledMs: number): { live: boolean; body: { status: string; stalledSeconds?: number } } {
+  if (loopStalledMs <= LOOP_STUCK_MS) return { live: true, body: { status: 'ok' } };
+  return { live: false, body: { status: 'stuck', stalledSeconds: Math.round(loopStalledMs / 1000) } };
 }
 
 /** Failed syncs in a row before readiness fails: one failure is a network blip, three are a problem for an operator. */
@@ -42,6 +53,7 @@ export function readiness(f: ReadinessFacts): Readiness {
     commit_log: f.commitLog === null ? 'ok' : `the commit log cannot be written (${f.commitLog})`,
     outbox: 'ok',
     sync: 'ok',
+    event_loop: f.loopStalledMs > LOOP_STUCK_MS ? `serve's event loop has not turned for ${Math.round(f.loopStalledMs / 1000)} s` : 'ok',
   };
   if (f.outboxOldestDueAt !== null && f.now - f.outboxOldestDueAt > f.outboxStuckMs) {
     checks.outbox = `a notification has waited ${Math.round((f.now - f.outboxOldestDueAt) / 1000)} s past its time (stuck after ${f.outboxStuckMs / 1000} s)`;

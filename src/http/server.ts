@@ -16,7 +16,8 @@ import type { Service } from '../service/service.js';
 import { createWebApp } from '../web/app.js';
 import { requestUrl } from '../web/request.js';
 import { requestScope } from '../core/log.js';
-import { OPS_PATHS, type OpsHandler } from './ops.js';
+import { OPS_PATHS } from './ops-answer.js';
+import type { OpsHandler } from './ops.js';
 
 /** Sockets in all: file descriptors and memory stay bounded whatever clients do. */
 export const MAX_CONNECTIONS = 256;

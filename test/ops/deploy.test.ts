@@ -48,7 +48,8 @@ it('the Dockerfile: a Node 20 slim image, a non-root user, the board as a volume
   expect(from.every((f) => /^node:20-[a-z]+-slim/.test(f!))).toBe(true);
   expect(d).toMatch(/^USER node$/m);
   expect(d).toMatch(/^VOLUME \/board$/m);
-  expect(d).toMatch(/^HEALTHCHECK [^\n]*\\\n\s+CMD [^\n]*\/healthz/m);
+  expect(d).toMatch(/^HEALTHCHECK [^\n]*\\\n\s+CMD [^\n]*127\.0\.0\.1:7421\/healthz/m);
+  expect(d).toMatch(/ --ops 127\.0\.0\.1:7421"\]$/m);
   expect(d).toMatch(/serve --board \/board --http 0\.0\.0\.0:7420/);
   // What it copies exists in the repository.
   for (const m of d.matchAll(/^COPY --from=build \/src\/(\S+) /gm)) if (!['dist', 'node_modules'].includes(m[1]!)) execFileSync('test', ['-e', path.join(ROOT, m[1]!)]);

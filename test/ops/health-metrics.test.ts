@@ -53,7 +53,7 @@ describe('health and readiness', () => {
     expect(JSON.parse(health.text)).toEqual({ status: 'ok' });
     const ready = await get(s.base, '/readyz');
     expect(ready.status).toBe(200);
-    expect(JSON.parse(ready.text)).toEqual({ status: 'ready', failed: [], checks: { board: 'ok', recovery: 'ok', commit_log: 'ok', outbox: 'ok', sync: 'ok' } });
+    expect(JSON.parse(ready.text)).toEqual({ status: 'ready', failed: [], checks: { board: 'ok', recovery: 'ok', commit_log: 'ok', outbox: 'ok', sync: 'ok', event_loop: 'ok' } });
     for (const body of [health.text, ready.text]) for (const word of ['svc-board', 'claim-review', 'ann@', h.root]) expect(body).not.toContain(word);
   }, 60_000);
 

@@ -32,13 +32,14 @@ export function register(program: Command, cli: Cli): void {
     .option('--git-sync <seconds>', 'every this many seconds, workboard sync: commit, pull and merge run by run, push')
     .option('--git-timeout <seconds>', 'how long one fetch or push of --git-sync may take before the remote counts as unreachable (default 60)')
     .option('--http <host:port>', 'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create), the web app, /healthz, /readyz and /metrics; binds to loopback unless told otherwise')
+    .option('--ops <host:port>', 'answer /healthz, /readyz and /metrics on this address too, from a thread of their own, so probes are answered at once however busy serve is; binds to loopback unless told otherwise')
     .option('--no-metrics', 'answer /metrics with 404 and keep no metrics')
     .option('--outbox-stuck <seconds>', '/readyz fails once a notification has waited this long past its time', String(DEFAULT_OUTBOX_STUCK_S))
     .option('--stop-grace <seconds>', 'on SIGTERM or SIGINT, how long calls in flight may take to finish (a second signal stops at once)', String(DEFAULT_STOP_GRACE_S))
     .option('--log-format <format>', 'json (one JSON object a line) or text (words); default WORKBOARD_LOG_FORMAT, else text')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')}: the least a line must be to be written (debug adds every read); default WORKBOARD_LOG_LEVEL, else info`)
     .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420\n\n/metrics answers loopback callers, or any caller with WORKBOARD_METRICS_TOKEN as a bearer token.')
-    .action(async (o: { http?: string; gitCommit?: string; gitSync?: string; gitTimeout?: string; metrics: boolean; outboxStuck: string; stopGrace: string; logFormat?: string; logLevel?: string }) => {
+    .action(async (o: { http?: string; ops?: string; gitCommit?: string; gitSync?: string; gitTimeout?: string; metrics: boolean; outboxStuck: string; stopGrace: string; logFormat?: string; logLevel?: string }) => {
       const logging = logSettings({ format: o.logFormat, level: o.logLevel });
       if ('problems' in logging) cli.usage(logging.problems.join('; '));
       const seconds = (flag: string, v: string | undefined, min: number) => {
@@ -51,7 +52,7 @@ export function register(program: Command, cli: Cli): void {
       const timeoutSeconds = seconds('--git-timeout', o.gitTimeout, 0.001);
       const outboxStuck = seconds('--outbox-stuck', o.outboxStuck, 0)!;
       const stopGrace = seconds('--stop-grace', o.stopGrace, 0)!;
-      await serveBoard(cli, await cli.board(), { http: o.http, gitSeconds, syncSeconds, timeoutSeconds, metrics: o.metrics, outboxStuckMs: outboxStuck * 1000, stopGraceMs: stopGrace * 1000, log: createLogger(logging) });
+      await serveBoard(cli, await cli.board(), { http: o.http, ops: o.ops, gitSeconds, syncSeconds, timeoutSeconds, metrics: o.metrics, outboxStuckMs: outboxStuck * 1000, stopGraceMs: stopGrace * 1000, log: createLogger(logging) });
     });
 }
 
@@ -62,10 +63,17 @@ export function register(program: Command, cli: Cli): void {
  * second, letting calls in flight finish (graceful-close.ts).
  */
 export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announce?: (mcpUrl: string | null) => void | Promise<void>): Promise<void> {
-  const m = o.http === undefined ? null : /^(.*):(\d+)$/.exec(o.http);
-  if (o.http !== undefined && !m) cli.usage(`--http expects host:port, got "${o.http}"`);
+  /** `--http` or `--ops`: where to listen, as host (IPv6 without its brackets) and port. */
+  const address = (flag: string, v: string | undefined) => {
+    if (v === undefined) return null;
+    const at = /^(.*):(\d+)$/.exec(v);
+    if (!at) return cli.usage(`${flag} expects host:port, got "${v}"`);
+    return { host: (at[1] ?? '').replace(/^\[|\]$/g, ''), port: Number(at[2]), as: v };
+  };
+  const m = address('--http', o.http);
+  const opsAt = address('--ops', o.ops);
   // Metrics are kept only where /metrics can be asked for them.
-  const metricsOn = m !== null && o.metrics !== false;
+  const metricsOn = (m !== null || opsAt !== null) && o.metrics !== false;
   let metrics: import('../../http/metrics.js').Metrics | null = null;
   const log = o.log ?? createLogger({ format: 'text', level: 'info' });
   const line: LineLog = (text, level) => log[level ?? 'info'](text);
@@ -79,35 +87,44 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
   await daemon.start();
   let server: import('node:http').Server | null = null;
   let closer: Closer | null = null;
+  let opsListener: import('../../http/ops-listener.js').OpsListener | null = null;
   let stopping = false;
-  if (m) {
-    const { createHttpServer } = await import('../../http/server.js');
-    const { createOpsHandler } = await import('../../http/ops.js');
+  /** Without what was asked for this serve is not it: stop the daemon and say why. */
+  const refuse = async (failed: NodeJS.ErrnoException, address: string): Promise<never> => {
+    await opsListener?.close();
+    await daemon.stop();
+    process.stderr.write(`${color.red('error')}: ${cannotListen(failed, address)}\n`);
+    return cli.exit(EXIT.refused);
+  };
+  if (m || opsAt) {
+    const { createOpsHandler, factsGatherer, metricsReader } = await import('../../http/ops.js');
     if (metricsOn) metrics = new (await import('../../http/metrics.js')).Metrics(service, daemon);
-    const ops = createOpsHandler({
+    const opsOptions = {
       service,
       daemon,
       metrics,
       outboxStuckMs: o.outboxStuckMs ?? DEFAULT_OUTBOX_STUCK_S * 1000,
       stopping: () => stopping,
       metricsToken: process.env.WORKBOARD_METRICS_TOKEN || null,
-    });
-    const http = createHttpServer(service, VERSION, {}, { ops, log: line });
-    closer = trackCalls(http);
-    const failed = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
-      http.once('error', resolve);
-      http.listen(Number(m[2]), m[1]!.replace(/^\[|\]$/g, ''), () => {
-        http.off('error', resolve);
-        resolve(null);
-      });
-    });
-    if (failed) {
-      // Without HTTP this serve is not what was asked for: stop the daemon and say why.
-      await daemon.stop();
-      process.stderr.write(`${color.red('error')}: ${cannotListen(failed, o.http!)}\n`);
-      cli.exit(EXIT.refused);
+    };
+    if (opsAt) {
+      const { startOpsListener } = await import('../../http/ops-listener.js');
+      opsListener = await startOpsListener({ host: opsAt.host, port: opsAt.port, facts: factsGatherer(opsOptions), metrics: metricsReader(metrics), metricsToken: opsOptions.metricsToken, log: line }).catch((e: NodeJS.ErrnoException) => refuse(e, opsAt.as));
     }
-    server = http;
+    if (m) {
+      const { createHttpServer } = await import('../../http/server.js');
+      const http = createHttpServer(service, VERSION, {}, { ops: createOpsHandler(opsOptions), log: line });
+      closer = trackCalls(http);
+      const failed = await new Promise<NodeJS.ErrnoException | null>((resolve) => {
+        http.once('error', resolve);
+        http.listen(m.port, m.host, () => {
+          http.off('error', resolve);
+          resolve(null);
+        });
+      });
+      if (failed) await refuse(failed, m.as);
+      server = http;
+    }
   }
   log.info(`workboard ${VERSION} coordinating board ${board.manifest.name} in ${board.root}`);
   let mcpUrl: string | null = null;
@@ -120,6 +137,7 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
     const people = boardBaseUrl(board.manifest, { served: new URL(web).origin });
     log.info(`web app at ${web}${new URL('/', people).href === web ? '' : ` (people's links point to ${people})`}; /healthz, /readyz${metrics ? ', /metrics' : ''}`);
   }
+  if (opsListener) log.info(`/healthz, /readyz${metrics ? ', /metrics' : ''} also at http://${opsListener.address}, answered by a thread of their own`);
   await announce?.(mcpUrl);
   const graceMs = o.stopGraceMs ?? DEFAULT_STOP_GRACE_S * 1000;
   await new Promise<void>((resolve) => {
@@ -131,6 +149,7 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
         process.exit(EXIT.ok);
       }
       stopping = true;
+      opsListener?.tell();
       log.info(`stopping: no new connections; calls in flight have ${graceMs / 1000} s to finish`);
       const deadline = Date.now() + graceMs;
       // Stop taking requests first, so nothing new starts while the daemon winds down.
@@ -146,6 +165,7 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
         .checkpoint()
         .catch((e: unknown) => log.warn(`the last checkpoint failed (the next start replays the commit log): ${e instanceof Error ? e.message : String(e)}`));
       await clearServedAt(board.state).catch(() => undefined);
+      await opsListener?.close();
       log.info('stopped');
       // Whatever still holds the event loop (a watcher, a timer of a library) must not keep a stopped serve alive.
       setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), EXIT_AFTER_MS).unref();
@@ -158,6 +178,8 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
 
 export interface ServeOptions {
   http?: string;
+  /** `--ops host:port`: the ops paths on a listener and thread of their own (ops-listener.ts). */
+  ops?: string;
   gitSeconds?: number;
   syncSeconds?: number;
   /** `--git-timeout`: how long one fetch or push of `--git-sync` may take. */
