@@ -209,10 +209,10 @@ export function lstatIfExists(file: string): Stats | null {
   return orNull(() => lstatSync(file, { throwIfNoEntry: false }));
 }
 
-/** Write a file's bytes to a new temp file beside it and fsync it. Returns the temp path. */
-export async function writeTemp(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<string> {
+/** Write a file's bytes to a new temp file beside it and fsync it (unless `durable` is false). Returns the temp path. */
+export async function writeTemp(file: string, data: string | Uint8Array, opts: { mode?: number; durable?: boolean } = {}): Promise<string> {
   const tmp = tempPathFor(file);
-  if (!(await createExclusive(tmp, data, { sync: true, ...opts }))) throw new Error(`temp file ${tmp} already exists`);
+  if (!(await createExclusive(tmp, data, { sync: opts.durable !== false, ...(opts.mode === undefined ? {} : { mode: opts.mode }) }))) throw new Error(`temp file ${tmp} already exists`);
   return tmp;
 }
 
@@ -249,8 +249,13 @@ export function fileStamp(file: string): string {
   return st ? `${st.ino}:${st.size}:${st.mtimeNs}` : '';
 }
 
-/** Replace a file atomically: temp + fsync + rename + directory fsync. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<void> {
+/**
+ * Replace a file atomically: temp + fsync + rename + directory fsync. With
+ * `durable: false` (a cache) neither flush: a reader still sees the old bytes
+ * or the new, but a power loss may leave the old, or a torn file, which the
+ * cache's reader must take for absent.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: { mode?: number; durable?: boolean } = {}): Promise<void> {
   const tmp = await writeTemp(file, data, opts);
   try {
     renameSync(tmp, file);
@@ -258,7 +263,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
     removeQuietly(tmp);
     throw e;
   }
-  await fsyncDir(path.dirname(file));
+  if (opts.durable !== false) await fsyncDir(path.dirname(file));
 }
 
 /** Remove a folder if it is empty (a write that failed before its first file landed); true when removed. */

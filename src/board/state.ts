@@ -86,8 +86,9 @@ export class WorkState {
    * Replace a record whole by atomic rename: a reader sees the old bytes or the
    * new, never a mix. For records with one writer at a time (its own lock, or a
    * cache where the last writer wins); otherwise hold `locked` around the read and the replace.
+   * `durable: false` for a cache: nothing is flushed (fsutil.ts `writeFileAtomic`).
    */
-  async replace(rel: string, bytes: string | Buffer, opts: { mode?: number } = {}): Promise<void> {
+  async replace(rel: string, bytes: string | Buffer, opts: { mode?: number; durable?: boolean } = {}): Promise<void> {
     const file = this.abs(rel);
     try {
       await writeFileAtomic(file, bytes, opts);

@@ -269,7 +269,8 @@ export class RunIndex {
     this.savedAt = this.clock();
     this.saving = this.saving.then(async () => {
       try {
-        await this.board.state.replace(CACHE, JSON.stringify({ version: CACHE_VERSION, cursor: this.cursor, entries: [...this.entries] }));
+        // Never flushed: a cache a power loss tore or took back is read as absent or as older, and caught up (loadCache).
+        await this.board.state.replace(CACHE, JSON.stringify({ version: CACHE_VERSION, cursor: this.cursor, entries: [...this.entries] }), { durable: false });
       } catch {
         // the cache is an optimisation; failing to write it changes nothing
       }
