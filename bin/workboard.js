@@ -3,7 +3,14 @@
 // whether it runs from a clone, a global install or `npm link`. `npm run build`
 // also bundles it into dist/bundle/ (scripts/bundle.mjs), which starts faster;
 // that is run unless tsc has rebuilt dist/ since (it would be stale code).
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+
+// `--version` alone needs nothing but package.json: answer it before loading the CLI, so it starts like `node` does.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+  process.exit(0);
+}
 
 const builtAt = (rel) => statSync(new URL(`../dist/${rel}`, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
 const bundledAt = builtAt('bundle/main.js');
