@@ -6,7 +6,7 @@
 //           by `backlog init --defaults`, with the same share per state: To Do, In Progress, Done;
 //           its own CLI checks that it reads them all before anything is timed
 // For each operation: one warm-up run of each side, then 5 runs of each, alternating, and the medians.
-// Every run must exit 0 and show that it did the work (the item shown, the expected count listed, the
+// Every run must exit 0 and show that it did the work (ours: read from its --json answer, so the words people read may change freely; the item shown, the expected count listed, the
 // file changed), or that side's row says what went wrong instead of a time. Backlog.md is installed
 // with npm into a temporary folder; if that fails the section says why and the rest of the bench runs.
 import { spawn, spawnSync } from 'node:child_process';
@@ -25,6 +25,14 @@ const REPS = 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '../bin/workboard.js');
 
+/** A command's --json answer, or null when its output is not JSON. */
+const json = (out) => {
+  try {
+    return JSON.parse(out);
+  } catch {
+    return null;
+  }
+};
 const f2 = (ms) => (ms / 1000).toFixed(2);
 const k = (n) => (n >= 1000 ? `${n / 1000}k` : String(n));
 
@@ -172,10 +180,13 @@ function operations(our, their, wb) {
     {
       op: 'view one item',
       ours: {
-        cmd: 'workboard show <run> --as mira@example.com',
+        cmd: 'workboard show <run> --json --as mira@example.com',
         note: 'a run awaiting finance',
-        args: () => [...wb, 'show', view, '--as', 'mira@example.com'],
-        check: (r) => (r.out.startsWith(view) && r.out.includes('work item w-') ? null : 'the run or its work item is not in the output'),
+        args: () => [...wb, 'show', view, '--json', '--as', 'mira@example.com'],
+        check: (r) => {
+          const d = json(r.out)?.data;
+          return d?.run?.id === view && d.workItems?.length > 0 ? null : 'the run or its work item is not in the output';
+        },
       },
       theirs: {
         cmd: 'backlog task view <id> --plain',
@@ -187,20 +198,28 @@ function operations(our, their, wb) {
     {
       op: 'list open items',
       ours: {
-        cmd: 'workboard runs --state active --limit 100 --as mira@example.com',
+        cmd: 'workboard runs --state active --limit 100 --json --as mira@example.com',
         note: 'the runs with a ready step',
-        args: () => [...wb, 'runs', '--state', 'active', '--limit', '100', '--as', 'mira@example.com'],
-        check: (r) => (lineCount(r.out, /^r-\S+\s+expense-approval\s+active\b/) === readyRuns.length ? null : `listed ${lineCount(r.out, /^r-/)} runs, expected ${readyRuns.length}`),
+        args: () => [...wb, 'runs', '--state', 'active', '--limit', '100', '--json', '--as', 'mira@example.com'],
+        check: (r) => {
+          const items = json(r.out)?.data?.items ?? [];
+          const n = items.filter((x) => x.process === 'expense-approval' && x.state === 'active' && readyRuns.includes(x.id)).length;
+          return n === readyRuns.length ? null : `listed ${n} of the ${readyRuns.length} runs expected`;
+        },
       },
       theirs: listTodo,
     },
     {
       op: 'list open items',
       ours: {
-        cmd: 'workboard inbox --as reviewer --limit 100',
+        cmd: 'workboard inbox --as reviewer --limit 100 --json',
         note: 'the ready steps, as the agent',
-        args: () => [...wb, 'inbox', '--as', 'reviewer', '--limit', '100'],
-        check: (r) => (lineCount(r.out, /^r-\S+\s+review_claim\s+ready since/) === readyRuns.length ? null : `listed ${lineCount(r.out, /^r-/)} steps, expected ${readyRuns.length}`),
+        args: () => [...wb, 'inbox', '--as', 'reviewer', '--limit', '100', '--json'],
+        check: (r) => {
+          const items = json(r.out)?.data?.items ?? [];
+          const n = items.filter((x) => x.stepId === 'review_claim' && readyRuns.includes(x.runId)).length;
+          return n === readyRuns.length ? null : `listed ${n} of the ${readyRuns.length} ready steps expected`;
+        },
       },
       theirs: listTodo,
     },
