@@ -43,8 +43,8 @@ describe('the board clock: timers once per board', () => {
     const startServe = (dir: string) => {
       const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', '1', '--git-clock', '20'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
       const s = { child, out: '' };
-      child.stdout!.on('data', (d: Buffer) => (s.out += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (s.out += d.toString()));
+      child.stdout.on('data', (d: Buffer) => (s.out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (s.out += d.toString()));
       serves.set(dir, s);
     };
     const stop = async (dir: string, signal: NodeJS.Signals) => {
