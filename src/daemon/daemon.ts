@@ -19,6 +19,7 @@ import type { Service } from '../service/service.js';
 import { gitAtWork } from '../git/at-work.js';
 import { commitBoard } from '../git/commit.js';
 import { syncBoard } from '../git/sync.js';
+import { BoardClock, clockLeaseMs } from '../git/clock.js';
 import { adoptBoardFiles } from '../board/adopt.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { Courier } from '../notify/courier.js';
@@ -48,6 +49,8 @@ export interface DaemonOptions {
   gitSyncMs?: number;
   /** How long one fetch or push of a sync may take (git/sync.ts's default when absent). */
   gitTimeoutMs?: number;
+  /** How long the board's clock lease lasts (default: 5 minutes, or 3 syncs when longer; docs/git.md "Timers once per board"). */
+  gitClockMs?: number;
   /** What time it is and how to wait; the system's unless a test moves its own (then give the service the same one). */
   clock?: Clock;
 }
@@ -87,6 +90,8 @@ export class Daemon {
   private running = false;
   /** `serve --git-sync`'s record so far, for /readyz and /metrics. */
   readonly syncs: SyncRecord = { runs: 0, failures: 0, failingInARow: 0, lastGoodAt: null };
+  /** With --git-sync: this clone's part in the board's clock (docs/git.md "Timers once per board"). */
+  private readonly boardClock: BoardClock | null;
 
   constructor(
     private readonly board: Board,
@@ -94,6 +99,7 @@ export class Daemon {
     private readonly opts: DaemonOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
+    this.boardClock = opts.gitSyncMs ? new BoardClock(board, opts.gitClockMs ?? clockLeaseMs(opts.gitSyncMs)) : null;
     this.runWatch = new RunWatch(board.root, CHANGES_FILE, (e) => {
       if (e.kind === 'run') {
         this.touched.add(e.runId);
@@ -174,15 +180,40 @@ export class Daemon {
     }
   }
 
+  /** Does this coordinator write timers down? Always, unless it syncs: then while it holds the board's clock (docs/git.md "Timers once per board"). */
+  get appliesTimers(): boolean {
+    return this.boardClock?.heldAt(this.clock.now()) ?? true;
+  }
+
+  /** After a sync: say when the clock came here or went elsewhere, and plan again. */
+  private async checkClock(): Promise<void> {
+    if (!this.boardClock) return;
+    const { lease, changed } = await this.boardClock.afterSync(this.clock.now());
+    if (!changed) return;
+    this.log(this.appliesTimers ? `holds the board's clock: timers are applied here (until ${lease?.until ?? '?'}, renewed at syncs)` : `the board's clock is held by ${lease?.holder ?? 'no clone'}: timers are applied there`);
+    void this.plan();
+  }
+
   /** `serve --git-sync`: commit, pull, merge, push, one at a time with the batched commits. */
   private async syncToGit(): Promise<void> {
+    // A sync slower than the interval is not joined by the next one (each would also take or renew the clock).
+    if (this.syncInFlight) return;
+    this.syncInFlight = true;
+    await this.syncOnce().finally(() => (this.syncInFlight = false));
+  }
+
+  private syncInFlight = false;
+
+  private async syncOnce(): Promise<void> {
     this.syncs.runs++;
+    await this.boardClock?.beforeSync(this.clock.now()).catch((e: unknown) => this.log(`the board's clock: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn'));
     try {
       const r = await syncBoard(this.board, { actor: 'serve', ...(this.opts.gitTimeoutMs ? { timeoutMs: this.opts.gitTimeoutMs } : {}) });
       this.syncs.failingInARow = 0;
       this.syncs.lastGoodAt = this.clock.now().getTime();
       if (r.pulled !== 'nothing' || r.pushed) this.log(`synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`);
       if (r.pulled !== 'nothing') await this.board.refresh();
+      await this.checkClock();
     } catch (e) {
       this.syncs.failures++;
       this.syncs.failingInARow++;
@@ -272,24 +303,30 @@ export class Daemon {
       this.timer = this.clock.after(GIT_SETTLE_MS, () => this.plan());
       return;
     }
+    // Another clone holds the board's clock: a run with a timer due is left to it (a tick would write the timer down here too).
+    const timers = this.appliesTimers;
+    const elapsed = timers ? null : await this.service.deadlines();
+    const leftToClock = (id: string) => elapsed !== null && (elapsed.get(id) ?? Infinity) <= this.clock.now().getTime();
     // Runs whose files changed: a tick reads every file, adopting valid edits and refusing invalid ones.
     const touched = [...this.touched];
     this.touched.clear();
-    for (const id of touched) await this.tick(id);
+    for (const id of touched) if (!leftToClock(id)) await this.tick(id);
     // Hand edits can land in any open run: follow exactly those folders, and look once
     // at each newly followed run (it may have been edited before its watch began).
     const followed = this.runWatch.follow(await this.service.openRunIds());
-    for (const id of followed) await this.tick(id);
+    for (const id of followed) if (!leftToClock(id)) await this.tick(id);
     let deadlines = await this.service.deadlines();
     const now = this.clock.now().getTime();
-    const due = [...deadlines].filter(([, at]) => at <= now).map(([id]) => id);
+    const due = timers ? [...deadlines].filter(([, at]) => at <= now).map(([id]) => id) : [];
     for (const id of due) await this.tick(id);
     // Ticks move deadlines on; read them again only when something was applied.
     if (due.length > 0) deadlines = await this.service.deadlines();
     // flow-1: a blocker another process ended (and died before waking what it blocks) is seen here.
-    for (const id of await this.service.wakeBlocked()) this.log(`${id}: its blockers ended; woken, or ended as its blocker did`);
+    if (timers) for (const id of await this.service.wakeBlocked()) this.log(`${id}: its blockers ended; woken, or ended as its blocker did`);
     const retry = await this.deliver();
-    const next = Math.min(...deadlines.values(), retry ?? Infinity, now + MAX_SLEEP_MS);
+    // Without the clock, a deadline already past is the holder's: wake for the next one still ahead (or when files change).
+    const ahead = timers ? [...deadlines.values()] : [...deadlines.values()].filter((at) => at > now);
+    const next = Math.min(...ahead, retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;
     this.wakeAt = next;
     this.timer = this.clock.after(Math.max(0, next - this.clock.now().getTime()), () => this.plan());

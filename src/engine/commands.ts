@@ -159,10 +159,24 @@ export function claim(m: Machine, stepId: string, actor: Actor): Lease | Stop {
 function liveLease(m: Machine, stepId: string, claimId: string, actor: Actor): Lease | Stop {
   const lease = m.state.leases[stepId];
   if (!lease || lease.claimId !== claimId || Date.parse(lease.expiresAt) <= m.ctx.now.getTime()) {
+    const done = m.state.steps[stepId];
+    // Say who did the work instead: after a sync, the step may have been completed on another clone (docs/git.md "Never completed twice").
+    if (done?.state === 'done' && done.current) return no('stale', `this claim is no longer current: ${done.current.by} completed ${stepId} at ${done.current.at}; call get_work again`);
     return no('stale', 'this claim is no longer current (its lease ended or it was replaced); call get_work again');
   }
   if (actor.kind !== 'agent' || lease.agent !== actor.id) return { refuse: claimedByAnother(lease.agent, actor) };
   return lease;
+}
+
+/**
+ * A lease this coordinator keeps (under `.work/`) for a step that moved on
+ * without it: the step is no longer ready, or was made ready again after the
+ * claim. Within one coordinator every move of a step ends its lease, so this
+ * happens only when the step's files arrive from another clone through git;
+ * such a lease is over (docs/git.md "Never completed twice").
+ */
+export function leaseStranded(step: StepState | undefined, lease: Lease): boolean {
+  return !step || step.state !== 'ready' || (step.readySince !== null && step.readySince > lease.claimedAt);
 }
 
 /** Events that change only who holds a step until when: they move no run file. */

@@ -13,6 +13,7 @@ import { parseMarkdown } from '../core/markdown.js';
 import { encodeDoc } from '../board/document.js';
 import { BOARD_CHAIN, isRunId, WORK_FILE } from '../board/layout.js';
 import { SUPERSEDED_FILE } from '../board/superseded.js';
+import { CLOCK_FILE, mergeClock } from './clock.js';
 import { mergeValue } from './merge-data.js';
 import { CHAIN_FILE, mergeRun, type RunFiles, type RunMerge } from './merge-run.js';
 import type { Repo } from './repo.js';
@@ -105,7 +106,7 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
         if (merged !== o && merged !== t) mergedBoardFiles.push(rel);
       } else {
         // Added on both sides (a version published on two clones, the same upload): one side, the same either way round.
-        const pick = o === null ? t : t === null ? o : prefer === 'ours' ? o : t;
+        const pick = o === null ? t : t === null ? o : rel === CLOCK_FILE ? mergeClock(o, t) : prefer === 'ours' ? o : t;
         overrides.set(rel, pick === null ? null : Buffer.from(pick));
       }
     }

@@ -12,16 +12,21 @@
  * The rule, which every clone computes alike whichever way round it merges
  * ("the higher rev wins", made total; docs/git.md "The merge rule"):
  *   1. a side whose audit chain verifies beats one whose chain is broken;
- *   2. the higher RUN.md `rev` (every transition of a run bumps it);
- *   3. the longer audit chain (lease renewals add lines, not revs);
- *   4. the greater hash of the chain's last line (an arbitrary but shared coin);
- *   5. the greater hash of the run's files (only when the chains are equal).
+ *   2. a side that holds an act of a person or an agent after the fork (a
+ *      decision, a cancel, an event, a submission) beats one that holds only
+ *      server lines there (timers, overdue marks): the machine never undoes
+ *      a person's act (docs/git.md "Timers once per board");
+ *   3. the higher RUN.md `rev` (every transition of a run bumps it);
+ *   4. the longer audit chain (lease renewals add lines, not revs);
+ *   5. the greater hash of the chain's last line (an arbitrary but shared coin);
+ *   6. the greater hash of the run's files (only when the chains are equal).
  *
  * Pure: file texts in, file texts out.
  */
 import { parseMarkdown } from '../core/markdown.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { verifyChain, type AuditEvent } from '../board/audit.js';
+import { SERVER } from '../engine/types.js';
 import { canonicalBranches, parseSuperseded, SUPERSEDED_FILE, supersededText, type SupersededBranch } from '../board/superseded.js';
 
 /** A run folder's files by name (`RUN.md`, `<step>.md`, `audit.jsonl`, `superseded.jsonl`). */
@@ -61,11 +66,25 @@ function side(files: RunFiles): Side {
 
 const digest = (files: RunFiles): string => sha256Hex(canonicalJson(files));
 
+/** How many lines two chains share from the start. */
+function sharedPrefix(a: readonly AuditEvent[], b: readonly AuditEvent[]): number {
+  let k = 0;
+  while (k < a.length && k < b.length && a[k]!.hash === b[k]!.hash) k++;
+  return k;
+}
+
+/** Does a chain hold, after its first `from` lines, a line someone other than the server wrote? */
+export function actsAfter(events: readonly AuditEvent[], from: number): boolean {
+  return events.slice(from).some((e) => e.actor !== SERVER);
+}
+
 /** Negative when `a` ranks below `b`; never zero for two different folders. */
 function rank(a: Side, b: Side): number {
   const last = (s: Side) => s.events[s.events.length - 1]?.hash ?? '';
+  const fork = sharedPrefix(a.events, b.events);
   const steps: [number, number][] = [
     [Number(a.valid), Number(b.valid)],
+    [Number(actsAfter(a.events, fork)), Number(actsAfter(b.events, fork))],
     [a.rev, b.rev],
     [a.events.length, b.events.length],
   ];
@@ -76,8 +95,7 @@ function rank(a: Side, b: Side): number {
 
 /** The loser's lines after the last line both chains share, as a branch forking there. */
 function branchOf(winner: Side, loser: Side): SupersededBranch | null {
-  let k = 0;
-  while (k < winner.events.length && k < loser.events.length && winner.events[k]!.hash === loser.events[k]!.hash) k++;
+  const k = sharedPrefix(winner.events, loser.events);
   const lines = loser.events.slice(k);
   if (lines.length === 0) return null;
   const fork = k === 0 ? { seq: -1, hash: 'GENESIS' } : { seq: k - 1, hash: loser.events[k - 1]!.hash };

@@ -13,6 +13,7 @@ import { BoardError } from '../board/errors.js';
 import { isRunId, paths, STATE_DIR } from '../board/layout.js';
 import { loadVersion } from '../board/processes.js';
 import { BoundedMap } from '../core/bounded-map.js';
+import { leaseStranded } from '../engine/commands.js';
 import { asOf, nextDeadlineAt } from '../engine/execute.js';
 import { type Lease, type Pinned, type RunState, type StepState } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
@@ -279,7 +280,8 @@ export class RunReader {
       }
       const l = await readState(leasePath(runId, def.id));
       const lease = l === null ? null : parseLease(l.toString());
-      if (lease) leases[def.id] = lease;
+      // A claim whose step moved on without it (its files arrived through git) is over: not loaded, so its token answers stale.
+      if (lease && !leaseStranded(steps[def.id], lease)) leases[def.id] = lease;
     }
     return { state: { run, steps, leases }, pinned };
   }

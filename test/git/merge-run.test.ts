@@ -75,6 +75,26 @@ describe('mergeRun: a run is resolved as one thing', () => {
     expect(mergeRun(b, renewed, other).files!['audit.jsonl']).toBe(renewed['audit.jsonl']);
   });
 
+  it("a person's act outranks server lines: a cancel beats another clone's overdue mark, whatever the revs and hashes say", () => {
+    const b = folder(base, 2);
+    // Many cancels against many overdue marks, so the old coin (the last line's hash) would have lost some.
+    for (let i = 0; i < 12; i++) {
+      const cancelled = folder(extend(base, `run.cancelled:ana@example.com`), 3, 'cancelled');
+      const overdue = folder(extend(base, ...Array.from({ length: 1 + (i % 3) }, () => 'step.overdue')), 3 + (i % 3));
+      for (const m of [mergeRun(b, cancelled, overdue), mergeRun(b, overdue, cancelled)]) {
+        expect(m.files!['audit.jsonl']).toBe(cancelled['audit.jsonl']);
+        const aside = parseSuperseded(m.files!['superseded.jsonl']!).branches;
+        expect(aside.flatMap((br) => br.lines.map((l) => l.actor))).toEqual(Array.from({ length: 1 + (i % 3) }, () => 'server'));
+      }
+    }
+    // An agent's accepted submission too; two sides that both hold acts fall back to the rev.
+    const submitted = folder(extend(base, 'step.claimed:a1', 'step.completed:a1'), 4, 'done');
+    const timers = folder(extend(base, 'step.overdue', 'wait.ended', 'step.overdue'), 5);
+    expect(mergeRun(b, timers, submitted).files!['audit.jsonl']).toBe(submitted['audit.jsonl']);
+    const cancel = folder(extend(base, 'step.overdue', 'run.cancelled:ana@example.com'), 5, 'cancelled');
+    expect(mergeRun(b, cancel, submitted).files!['audit.jsonl']).toBe(cancel['audit.jsonl']);
+  });
+
   it('a side whose chain is broken never wins over one that verifies', () => {
     const b = folder(base, 2);
     const good = folder(extend(base, 'step.claimed:a1'), 3);

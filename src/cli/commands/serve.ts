@@ -31,6 +31,7 @@ export function register(program: Command, cli: Cli): void {
     .option('--git-commit <seconds>', 'commit board changes to git at most once per this many seconds (never .work/)')
     .option('--git-sync <seconds>', 'every this many seconds, workboard sync: commit, pull and merge run by run, push')
     .option('--git-timeout <seconds>', 'how long one fetch or push of --git-sync may take before the remote counts as unreachable (default 60)')
+    .option('--git-clock <seconds>', "with --git-sync: how long the board's clock stays with this clone after a sync carried its lease (default 300, at least 3 syncs); another clone takes it once it runs out (docs/git.md)")
     .option('--http <host:port>', 'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create), the web app, /healthz, /readyz and /metrics; binds to loopback unless told otherwise')
     .option('--ops <host:port>', 'answer /healthz, /readyz and /metrics on this address too, from a thread of their own, so probes are answered at once however busy serve is; binds to loopback unless told otherwise')
     .option('--no-metrics', 'answer /metrics with 404 and keep no metrics')
@@ -39,7 +40,7 @@ export function register(program: Command, cli: Cli): void {
     .option('--log-format <format>', 'json (one JSON object a line) or text (words); default WORKBOARD_LOG_FORMAT, else text')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')}: the least a line must be to be written (debug adds every read); default WORKBOARD_LOG_LEVEL, else info`)
     .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420\n\n/metrics answers loopback callers, or any caller with WORKBOARD_METRICS_TOKEN as a bearer token.')
-    .action(async (o: { http?: string; ops?: string; gitCommit?: string; gitSync?: string; gitTimeout?: string; metrics: boolean; outboxStuck: string; stopGrace: string; logFormat?: string; logLevel?: string }) => {
+    .action(async (o: { http?: string; ops?: string; gitCommit?: string; gitSync?: string; gitTimeout?: string; gitClock?: string; metrics: boolean; outboxStuck: string; stopGrace: string; logFormat?: string; logLevel?: string }) => {
       const logging = logSettings({ format: o.logFormat, level: o.logLevel });
       if ('problems' in logging) cli.usage(logging.problems.join('; '));
       const seconds = (flag: string, v: string | undefined, min: number) => {
@@ -50,9 +51,10 @@ export function register(program: Command, cli: Cli): void {
       const gitSeconds = seconds('--git-commit', o.gitCommit, 1);
       const syncSeconds = seconds('--git-sync', o.gitSync, 1);
       const timeoutSeconds = seconds('--git-timeout', o.gitTimeout, 0.001);
+      const clockSeconds = seconds('--git-clock', o.gitClock, 1);
       const outboxStuck = seconds('--outbox-stuck', o.outboxStuck, 0)!;
       const stopGrace = seconds('--stop-grace', o.stopGrace, 0)!;
-      await serveBoard(cli, await cli.board(), { http: o.http, ops: o.ops, gitSeconds, syncSeconds, timeoutSeconds, metrics: o.metrics, outboxStuckMs: outboxStuck * 1000, stopGraceMs: stopGrace * 1000, log: createLogger(logging) });
+      await serveBoard(cli, await cli.board(), { http: o.http, ops: o.ops, gitSeconds, syncSeconds, timeoutSeconds, clockSeconds, metrics: o.metrics, outboxStuckMs: outboxStuck * 1000, stopGraceMs: stopGrace * 1000, log: createLogger(logging) });
     });
 }
 
@@ -83,7 +85,7 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
   };
   const service = await Service.open(board, { evaluate, observe });
   const { Daemon } = await import('../../daemon/daemon.js');
-  const daemon = new Daemon(board, service, { log: line, ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}), ...(o.timeoutSeconds ? { gitTimeoutMs: o.timeoutSeconds * 1000 } : {}) });
+  const daemon = new Daemon(board, service, { log: line, ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}), ...(o.timeoutSeconds ? { gitTimeoutMs: o.timeoutSeconds * 1000 } : {}), ...(o.clockSeconds ? { gitClockMs: o.clockSeconds * 1000 } : {}) });
   await daemon.start();
   let server: import('node:http').Server | null = null;
   let closer: Closer | null = null;
@@ -184,6 +186,8 @@ export interface ServeOptions {
   syncSeconds?: number;
   /** `--git-timeout`: how long one fetch or push of `--git-sync` may take. */
   timeoutSeconds?: number;
+  /** `--git-clock`: how long the board's clock lease lasts. */
+  clockSeconds?: number;
   /** false: `--no-metrics`. */
   metrics?: boolean;
   outboxStuckMs?: number;
