@@ -51,7 +51,8 @@ export async function doctorPage(r: Request): Promise<void> {
   const findings = await doctorFindings(r.app.service.board, r.app.service);
   const status = await syncStatus(r.app.service.board);
   const sync = status ? { ...status.words, failing: status.state.failingInARow > 0 } : null;
-  sendPage(r.res, 200, h(DoctorPage, { frame: frame(r, 'Doctor', { current: 'operators' }), findings, sync }));
+  // The sync's state has a section of its own, so its failing is not said twice.
+  sendPage(r.res, 200, h(DoctorPage, { frame: frame(r, 'Doctor', { current: 'operators' }), findings: sync ? findings.filter((f) => f.kind !== 'git-sync') : findings, sync }));
 }
 
 /** The run's page, with the operators' forms for an operator while the run is open. */

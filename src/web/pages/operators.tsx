@@ -86,7 +86,7 @@ const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 function SyncSection({ sync }: { sync: SyncShown }) {
   return (
-    <section aria-labelledby="d-sync-state" class="findings">
+    <section aria-labelledby="d-sync-state" class="findings sync-state">
       <h2 id="d-sync-state">Sync with the git remote{sync.failing ? ': failing' : ''}</h2>
       <ul>
         <li>{capital(sync.good)}.</li>
