@@ -134,23 +134,37 @@ export function supersededPathFor(chain: string): string {
 }
 
 /**
- * Did a merge keep every line of an earlier version of a chain: in the chain
- * itself, or set aside among the superseded branches beside it? What
- * `audit verify --git` asks of a merge commit that did not keep one parent's chain.
+ * The lines of a chain's text and of the branches set aside beside it, each by
+ * its whole content (not its hash alone: a line altered but for its `hash` is
+ * not the line kept); `unreadable` when a line of the chain is not an audit line.
  */
-export function everyLineKept(before: string, after: string, superseded: string): boolean {
-  const hashes = (text: string): string[] =>
-    text
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => {
-        try {
-          return String((JSON.parse(l) as { hash?: unknown }).hash);
-        } catch {
-          return '';
-        }
-      });
-  const kept = new Set(hashes(after));
-  for (const b of parseSuperseded(superseded).branches) for (const l of b.lines) kept.add(l.hash);
-  return hashes(before).every((h) => h !== '' && kept.has(h));
+function linesOf(chain: string, superseded: string): { byHash: Map<string, AuditEvent>; unreadable: boolean } {
+  const byHash = new Map<string, AuditEvent>();
+  let unreadable = false;
+  for (const raw of chain.split('\n')) {
+    if (raw === '') continue;
+    try {
+      const v = JSON.parse(raw) as unknown;
+      if (isObj(v) && typeof v.hash === 'string' && typeof v.seq === 'number') byHash.set(JSON.stringify(v), v as unknown as AuditEvent);
+      else unreadable = true;
+    } catch {
+      unreadable = true;
+    }
+  }
+  for (const b of parseSuperseded(superseded).branches) for (const l of b.lines) if (typeof l.hash === 'string') byHash.set(JSON.stringify(l), l);
+  return { byHash, unreadable };
+}
+
+/**
+ * What a later version of a chain (with the branches set aside beside it)
+ * dropped of an earlier one: each signed line the earlier chain or its
+ * superseded branches held that is in neither the later chain nor its
+ * superseded branches, in the earlier order. `unreadable`: the earlier chain
+ * held a line that is no audit line, which nothing can be said to keep.
+ * What `audit verify --git` asks of every commit against each of its parents.
+ */
+export function droppedLines(before: { chain: string; superseded: string }, after: { chain: string; superseded: string }): { lines: AuditEvent[]; unreadable: boolean } {
+  const was = linesOf(before.chain, before.superseded);
+  const now = linesOf(after.chain, after.superseded);
+  return { lines: [...was.byHash].filter(([k]) => !now.byHash.has(k)).map(([, l]) => l), unreadable: was.unreadable };
 }

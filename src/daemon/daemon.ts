@@ -18,8 +18,10 @@ import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
 import { gitAtWork } from '../git/at-work.js';
 import { commitBoard } from '../git/commit.js';
-import { syncBoard } from '../git/sync.js';
 import { BoardClock, clockLeaseMs } from '../git/clock.js';
+import { syncBoard, SyncError } from '../git/sync.js';
+import { afterTry, freshSyncState, nextSyncDelay, writeSyncState, type SyncState } from '../service/sync-state.js';
+import { hostname } from 'node:os';
 import { adoptBoardFiles } from '../board/adopt.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { Courier } from '../notify/courier.js';
@@ -130,7 +132,7 @@ export class Daemon {
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
     await this.plan();
     if (this.opts.gitCommitMs) this.gitTimer = this.clock.every(this.opts.gitCommitMs, () => this.commitToGit());
-    if (this.opts.gitSyncMs) this.syncTimer = this.clock.every(this.opts.gitSyncMs, () => this.syncToGit());
+    if (this.opts.gitSyncMs) await this.scheduleSync(freshSyncState(process.pid, hostname(), this.opts.gitSyncMs, this.clock.now()));
     this.running = !this.stopped;
   }
 
@@ -193,32 +195,39 @@ export class Daemon {
     this.log(this.appliesTimers ? `holds the board's clock: timers are applied here (until ${lease?.until ?? '?'}, renewed at syncs)` : `the board's clock is held by ${lease?.holder ?? 'no clone'}: timers are applied there`);
     void this.plan();
   }
-
-  /** `serve --git-sync`: commit, pull, merge, push, one at a time with the batched commits. */
-  private async syncToGit(): Promise<void> {
-    // A sync slower than the interval is not joined by the next one (each would also take or renew the clock).
-    if (this.syncInFlight) return;
-    this.syncInFlight = true;
-    await this.syncOnce().finally(() => (this.syncInFlight = false));
+  /** `serve --git-sync`'s next try, when its record says (backing off after failures: service/sync-state.ts), the record saved for doctor. */
+  private async scheduleSync(state: SyncState): Promise<void> {
+    this.syncState = state;
+    await writeSyncState(this.board.state, state).catch((e: unknown) => this.log(`could not save the git sync state: ${e instanceof Error ? e.message : String(e)}`, 'warn'));
+    if (this.stopped) return;
+    const due = Date.parse(state.nextTryAt ?? '');
+    this.syncTimer = this.clock.after(Number.isNaN(due) ? state.everyMs : Math.max(0, due - this.clock.now().getTime()), () => this.syncToGit());
   }
 
-  private syncInFlight = false;
+  private syncState: SyncState | null = null;
 
-  private async syncOnce(): Promise<void> {
+  /** `serve --git-sync`: commit, pull, merge, push; the next is planned only once this one ends (scheduleSync), so two never overlap. */
+  private async syncToGit(): Promise<void> {
     this.syncs.runs++;
     await this.boardClock?.beforeSync(this.clock.now()).catch((e: unknown) => this.log(`the board's clock: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn'));
+    let outcome: Parameters<typeof afterTry>[2];
     try {
       const r = await syncBoard(this.board, { actor: 'serve', ...(this.opts.gitTimeoutMs ? { timeoutMs: this.opts.gitTimeoutMs } : {}) });
       this.syncs.failingInARow = 0;
       this.syncs.lastGoodAt = this.clock.now().getTime();
+      outcome = { ok: true };
       if (r.pulled !== 'nothing' || r.pushed) this.log(`synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`);
       if (r.pulled !== 'nothing') await this.board.refresh();
       await this.checkClock();
     } catch (e) {
       this.syncs.failures++;
       this.syncs.failingInARow++;
-      this.log(`git sync failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn');
+      const message = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
+      outcome = { ok: false, message, declined: e instanceof SyncError && e.code === 'declined' };
+      const next = Math.round(nextSyncDelay(this.opts.gitSyncMs ?? 0, this.syncs.failingInARow) / 1000);
+      this.log(`git sync failed: ${message}; next try in ${next} s`, 'warn');
     }
+    if (this.syncState && !this.stopped) await this.scheduleSync(afterTry(this.syncState, this.clock.now(), outcome));
   }
 
   private async commitToGit(): Promise<void> {

@@ -67,8 +67,12 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
   const changedTheirs = new Set(await repo.changed(base, theirs));
   const both = [...changedOurs].filter((p) => changedTheirs.has(p) && ownerOf(p) !== null);
 
-  const runIds = [...new Set(both.map(ownerOf).flatMap((o) => (o?.kind === 'run' ? [o.id] : [])))].sort();
-  const boardBoth = both.filter((p) => ownerOf(p)?.kind === 'board');
+  // A run, or the board's chain with the branches set aside beside it, is one unit: moved on both sides when
+  // any of its files moved on each, even different ones (a merge of merges: one side set lines aside, the other grew the chain).
+  const runIds = unitsMovedOnBoth(changedOurs, changedTheirs);
+  const chainUnit = [BOARD_CHAIN, BOARD_SUPERSEDED];
+  const chainBoth = chainUnit.some((p) => changedOurs.has(p)) && chainUnit.some((p) => changedTheirs.has(p));
+  const boardBoth = [...new Set([...both.filter((p) => ownerOf(p)?.kind === 'board'), ...(chainBoth ? chainUnit : [])])];
   const overrides = new Map<string, Buffer | null>();
 
   const folders = await readFolders(repo, [base, ours, theirs], runIds);
@@ -86,7 +90,7 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
     const at = (i: number, rel: string) => texts[i]!.get(rel) ?? null;
     // The board's chain: kept whole from one side, like a run's.
     let prefer: 'ours' | 'theirs' = preferByContent(at(1, WORK_FILE), at(2, WORK_FILE));
-    if (boardBoth.includes(BOARD_CHAIN)) {
+    if (chainBoth) {
       const folder = (i: number): RunFiles | null => {
         const chain = at(i, BOARD_CHAIN);
         const sup = at(i, BOARD_SUPERSEDED);
@@ -116,6 +120,13 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
   let i = 0;
   const entries = new Map<string, string | null>([...overrides].map(([rel, v]) => [rel, v === null ? null : ids[i++]!]));
   return { tree: await repo.treeWith(tree, entries), runs, mergedBoardFiles };
+}
+
+/** The runs with a file changed on each side (the same file or not), sorted. */
+function unitsMovedOnBoth(ours: ReadonlySet<string>, theirs: ReadonlySet<string>): string[] {
+  const runs = (changed: ReadonlySet<string>) => new Set([...changed].map(ownerOf).flatMap((o) => (o?.kind === 'run' ? [o.id] : [])));
+  const inTheirs = runs(theirs);
+  return [...runs(ours)].filter((id) => inTheirs.has(id)).sort();
 }
 
 /** The side whose WORK.md text hashes greater: a choice both clones make alike when nothing better decides. */

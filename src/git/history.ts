@@ -9,8 +9,9 @@
 import { execFile, spawn } from 'node:child_process';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { isRunId } from '../board/layout.js';
-import { everyLineKept, SUPERSEDED_FILE, supersededPathFor } from '../board/superseded.js';
+import { BOARD_CHAIN, isRunId } from '../board/layout.js';
+import { droppedLines, SUPERSEDED_FILE, supersededPathFor } from '../board/superseded.js';
+import type { AuditEvent } from '../board/audit.js';
 
 export interface HistoryBreak {
   /** The short hash of the commit that broke the rule; null for the working tree. */
@@ -24,6 +25,8 @@ export interface HistoryBreak {
   /** The first line of the parent's version that is not kept; null when the file is gone. */
   line: number | null;
   reason: string;
+  /** Each signed line the parent's version held (in the chain or set aside beside it) that this version keeps nowhere. */
+  dropped: AuditEvent[];
 }
 
 export interface HistoryReport {
@@ -57,7 +60,11 @@ export function chainLoss(before: Buffer, after: Buffer): ChainLoss | null {
 }
 
 /** What one comparison lost, said for a commit with one parent, a merge, or the working tree. */
-function lossReason(loss: ChainLoss | 'deleted', against: { parent: string; index: number; of: number } | { head: string }): string {
+function lossReason(loss: ChainLoss | 'deleted' | 'set-aside', against: { parent: string; index: number; of: number } | { head: string }, dropped: number): string {
+  if (loss === 'set-aside') {
+    const what = `${dropped} line${dropped === 1 ? '' : 's'} set aside on merge`;
+    return 'head' in against ? `uncommitted: ${what} in HEAD (${against.head}) are gone` : against.of > 1 ? `merge dropped ${what} by parent ${against.index} (${against.parent})` : `dropped ${what} in ${against.parent}`;
+  }
   if ('head' in against) {
     return loss !== 'deleted' && loss.cutShort
       ? `uncommitted: cut short, the lines from here on in HEAD (${against.head}) are gone`
@@ -74,8 +81,23 @@ function lossReason(loss: ChainLoss | 'deleted', against: { parent: string; inde
 }
 
 /** The chains git is asked about, relative to the board root (git prefixes the current folder; `*` stays within one folder). */
-const CHAIN_PATHSPECS = [':(glob)audit/*.jsonl', ':(glob)runs/*/audit.jsonl'];
+const CHAIN_PATHSPECS = [':(glob)audit/*.jsonl', ':(glob)runs/*/audit.jsonl', ':(glob)runs/*/superseded.jsonl'];
 const RUN_CHAIN = /^runs\/([^/]+)\/audit\.jsonl$/;
+
+/** A pair's changes to chains and to the branches set aside beside them, by chain. */
+function byChain(changes: readonly Change[]): Map<string, { chain?: Change; aside?: Change }> {
+  const out = new Map<string, { chain?: Change; aside?: Change }>();
+  for (const c of changes) {
+    const run = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(c.path);
+    const chain = isChainPath(c.path) ? c.path : c.path === `audit/${SUPERSEDED_FILE}` ? BOARD_CHAIN : run && isRunId(run[1]!) ? `runs/${run[1]!}/audit.jsonl` : null;
+    if (chain === null) continue;
+    const entry = out.get(chain) ?? {};
+    if (chain === c.path) entry.chain = c;
+    else entry.aside = c;
+    out.set(chain, entry);
+  }
+  return out;
+}
 
 /** The same files `audit verify` calls chains: the board's under audit/, and one per run folder. */
 function isChainPath(rel: string): boolean {
@@ -255,7 +277,8 @@ interface Found {
   index: number;
   of: number;
   file: string;
-  loss: ChainLoss | 'deleted';
+  loss: ChainLoss | 'deleted' | 'set-aside';
+  dropped: AuditEvent[];
 }
 
 /**
@@ -282,27 +305,33 @@ export async function verifyHistory(board: Board, onProgress?: (done: number, to
   const chains = new Set<string>();
   const found = await withBlobReader(boardRoot, async (read) => {
     const out: Found[] = [];
+    const text = async (blob: string): Promise<string> => (await read(blob).catch(() => null))?.toString('utf8') ?? '';
     for (const [i, pair] of pairs.entries()) {
       onProgress?.(i, pairs.length);
-      for (const c of changes[i]!) {
-        if (!isChainPath(c.path)) continue;
-        chains.add(c.path);
-        if (pair.parent === null || c.status === 'A') continue;
-        const loss = c.status === 'D' ? 'deleted' : chainLoss(await read(c.oldBlob), await read(c.newBlob));
+      for (const [file, { chain: c, aside }] of byChain(changes[i]!)) {
+        if (c) chains.add(file);
+        if (pair.parent === null || c?.status === 'A') continue;
+        const loss = c === undefined ? null : c.status === 'D' ? 'deleted' : chainLoss(await read(c.oldBlob), await read(c.newBlob));
+        // A chain that grew, its set-aside branches untouched, kept everything.
+        if (loss === null && aside === undefined) continue;
         // A merge that kept one side of a run whole, or an operator's resolve, sets the other side's lines aside beside the chain: kept, not lost.
-        if (loss && loss !== 'deleted' && pair.parent !== null) {
-          const setAside = await read(`${pair.commit}:${prefix}${supersededPathFor(c.path)}`).catch(() => null);
-          if (setAside && everyLineKept((await read(c.oldBlob)).toString('utf8'), (await read(c.newBlob)).toString('utf8'), setAside.toString('utf8'))) continue;
-        }
-        if (loss) out.push({ commit: pair.commit, parent: pair.parent, index: pair.index, of: pair.of, file: c.path, loss });
+        const at = (rev: string, rel: string) => text(`${rev}:${prefix}${rel}`);
+        const before = { chain: c ? await text(c.oldBlob) : await at(pair.parent, file), superseded: aside ? await text(aside.oldBlob) : await at(pair.parent, supersededPathFor(file)) };
+        const after = { chain: c ? (c.status === 'D' ? '' : await text(c.newBlob)) : await at(pair.commit, file), superseded: aside ? (aside.status === 'D' ? '' : await text(aside.newBlob)) : await at(pair.commit, supersededPathFor(file)) };
+        const dropped = droppedLines(before, after);
+        // Bytes rewritten with every line still there (nothing set aside to explain it) are a rewrite all the same.
+        if (dropped.lines.length === 0 && !(loss !== null && (dropped.unreadable || after.superseded === ''))) continue;
+        out.push({ commit: pair.commit, parent: pair.parent, index: pair.index, of: pair.of, file: loss === null ? supersededPathFor(file) : file, loss: loss ?? 'set-aside', dropped: dropped.lines });
       }
     }
     // Only chains that exist in the working tree: a deletion there is not yet history.
     for (const c of parseRaw(worktree).flatMap((g) => g.changes)) {
       if (!isChainPath(c.path) || (c.status !== 'M' && c.status !== 'T')) continue;
       const current = board.listing.readNow(c.path);
-      const loss = current === null ? null : chainLoss(await read(c.oldBlob), current);
-      if (loss) out.push({ commit: null, parent: head, index: 1, of: 1, file: c.path, loss });
+      if (current === null) continue;
+      const old = await read(c.oldBlob);
+      const loss = chainLoss(old, current);
+      if (loss) out.push({ commit: null, parent: head, index: 1, of: 1, file: c.path, loss, dropped: droppedLines({ chain: old.toString('utf8'), superseded: '' }, { chain: current.toString('utf8'), superseded: '' }).lines });
     }
     return out;
   });
@@ -317,8 +346,9 @@ export async function verifyHistory(board: Board, onProgress?: (done: number, to
       author: info?.author ?? null,
       parent: short(f.parent),
       file: f.file,
-      line: f.loss === 'deleted' ? null : f.loss.line,
-      reason: lossReason(f.loss, f.commit === null ? { head: short(f.parent) } : { parent: short(f.parent), index: f.index, of: f.of }),
+      line: f.loss === 'deleted' || f.loss === 'set-aside' ? null : f.loss.line,
+      reason: lossReason(f.loss, f.commit === null ? { head: short(f.parent) } : { parent: short(f.parent), index: f.index, of: f.of }, f.dropped.length),
+      dropped: f.dropped,
     };
   });
   return { ok: breaks.length === 0, commitsChecked, chainsChecked: chains.size, shallow, breaks };

@@ -31,6 +31,7 @@ import { verifyChain } from '../board/audit.js';
 import { parseSuperseded } from '../board/superseded.js';
 import { refusalText, refusedChanges } from './incoming.js';
 import { GitError, GitTimeout, Repo, type GitRun } from './repo.js';
+import { declinedText, pushOutcome } from './push-outcome.js';
 
 const INTENT = `${STATE_DIR}/journal/sync.json`;
 const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
@@ -66,7 +67,7 @@ export interface SyncReport {
 /** Why a sync stopped; `code` picks the exit code. */
 export class SyncError extends Error {
   constructor(
-    readonly code: 'unreachable' | 'not-git' | 'refused' | 'busy' | 'broken',
+    readonly code: 'unreachable' | 'not-git' | 'refused' | 'declined' | 'busy' | 'broken',
     message: string,
   ) {
     super(message);
@@ -117,12 +118,14 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       const verified = await verifyBoard(board, theirs === null ? {} : { chains: await chainsChanged(repo, theirs, head) });
       if (!verified.ok) throw new SyncError('broken', `the board does not verify after the merge, so nothing was pushed: run workboard audit verify`);
       opts.onStep?.(`pushing to ${remote}/${branch}`);
-      const pushed = await network(repo.run(['push', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot push to ${remote}`);
-      if (pushed.code === 0) {
+      const pushed = await network(repo.run(['push', '--porcelain', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot push to ${remote}`);
+      const outcome = pushOutcome(pushed.code, pushed.stdout.toString('utf8'), pushed.stderr);
+      if (outcome.kind === 'pushed') {
         report.pushed = true;
         return report;
       }
-      if (!/rejected|fetch first|non-fast-forward/i.test(pushed.stderr)) throw new SyncError('unreachable', `cannot push to ${remote}: ${new GitError(['push'], pushed.code, pushed.stderr).message.replace(/^git push: /, '')}`);
+      if (outcome.kind === 'declined') throw new SyncError('declined', declinedText(remote, branch, outcome));
+      if (outcome.kind === 'failed') throw new SyncError('unreachable', `cannot push to ${remote}: ${new GitError(['push'], pushed.code, pushed.stderr).message.replace(/^git push: /, '')}`);
       if (attempt >= attempts) throw new SyncError('busy', `${remote}/${branch} kept moving: the push was rejected ${attempts} times; sync again`);
     }
   });

@@ -21,9 +21,10 @@ import { emailsOf, fourEyesApplies } from '../engine/rights.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from './incidents.js';
 import type { Service } from './service.js';
+import { readSyncState, syncStateWords, type SyncState } from './sync-state.js';
 
 export interface Finding {
-  kind: 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'signing-key' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification' | 'four-eyes' | 'superseded';
+  kind: 'git-sync' | 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'signing-key' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification' | 'four-eyes' | 'superseded';
   where: string;
   detail: string;
 }
@@ -135,9 +136,19 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
   }
 }
 
+/** `serve --git-sync`'s record, in words, and whether the serve that wrote it still runs; null when no serve synced here. */
+export async function syncStatus(board: Board, now = new Date()): Promise<{ state: SyncState; running: boolean; words: ReturnType<typeof syncStateWords> } | null> {
+  const state = await readSyncState(board.state);
+  if (state === null) return null;
+  const running = state.host === hostname() && pidAlive(state.pid);
+  return { state, running, words: syncStateWords(state, now, running) };
+}
+
 /** Everything doctor reports, in the order it reports it. */
 export async function doctorFindings(board: Board, service: Service): Promise<Finding[]> {
   const findings: Finding[] = [];
+  const sync = await syncStatus(board);
+  if (sync && sync.state.failingInARow > 0) findings.push({ kind: 'git-sync', where: 'serve --git-sync', detail: [sync.words.failure, sync.words.good, sync.words.next].filter((x) => x !== null).join('; ') });
   await locks(board, findings);
   for (const n of board.state.list(`${STATE_DIR}/journal`)) {
     findings.push({ kind: 'pending-journal', where: n, detail: n === 'sync.json' ? 'an interrupted workboard sync; the next sync finishes it' : 'an interrupted commit; the next write or workboard serve rolls it forward' });

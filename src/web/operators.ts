@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
 import { OPERATORS } from '../engine/view.js';
-import { doctorFindings } from '../service/doctor.js';
+import { doctorFindings, syncStatus } from '../service/doctor.js';
 import { first, type Posted } from './form-values.js';
 import { humanize, inList, personName, runTitle } from '../words/index.js';
 import { MessagePage } from './pages/message.js';
@@ -49,7 +49,10 @@ export async function queuePage(r: Request): Promise<void> {
 export async function doctorPage(r: Request): Promise<void> {
   if (!operatorOnly(r)) return;
   const findings = await doctorFindings(r.app.service.board, r.app.service);
-  sendPage(r.res, 200, h(DoctorPage, { frame: frame(r, 'Doctor', { current: 'operators' }), findings }));
+  const status = await syncStatus(r.app.service.board);
+  const sync = status ? { ...status.words, failing: status.state.failingInARow > 0 } : null;
+  // The sync's state has a section of its own, so its failing is not said twice.
+  sendPage(r.res, 200, h(DoctorPage, { frame: frame(r, 'Doctor', { current: 'operators' }), findings: sync ? findings.filter((f) => f.kind !== 'git-sync') : findings, sync }));
 }
 
 /** The run's page, with the operators' forms for an operator while the run is open. */

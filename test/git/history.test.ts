@@ -101,6 +101,10 @@ async function forge(file: string, n: number, edit: (e: AuditEvent) => void, key
   await fs.writeFile(file, events.map((e) => `${JSON.stringify(e)}\n`).join(''));
 }
 
+/** verify's lines without the `lost:` lines under each break; and those lines alone, in words. */
+const withoutLost = (stdout: string): string[] => stdout.split('\n').filter((l) => !l.startsWith('          lost: '));
+const lostLines = (stdout: string): string[] => stdout.split('\n').flatMap((l) => (l.startsWith('          lost: ') ? [l.slice('          lost: '.length)] : []));
+
 const lineCount = async (file: string) => (await readChain(file)).length;
 
 /** The `key` lines audit verify prints for the board's signing keys, none pinned. */
@@ -201,7 +205,9 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
     const r = await verify(root, ['--git']);
     expect(r.code).toBe(1);
     const reason = `rewritten: not an extension of the version in ${parent}`;
-    expect(r.stdout).toBe(
+    // The lines the forgery replaced, each named in words: the originals, no longer anywhere.
+    expect(lostLines(r.stdout)).toEqual([expect.stringMatching(/^#2 \S+ \S+ bot claimed “Do it” \(until /), expect.stringMatching(/^#3 \S+ \S+ bot submitted “Do it”$/), expect.stringMatching(/^#4 \S+ \S+ “Check it” is ready$/)]);
+    expect(withoutLost(r.stdout).join('\n')).toBe(
       [
         'ok      audit/board.jsonl (3 events)',
         `ok      runs/${runId}/audit.jsonl (${events} events)`,
@@ -214,14 +220,15 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
     );
     const json = await verify(root, ['--git', '--json']);
     expect(json.code).toBe(1);
-    const out = JSON.parse(json.stdout) as { ok: boolean; data: { history: unknown } };
+    const out = JSON.parse(json.stdout) as { ok: boolean; data: { history: { breaks: { dropped: { seq: number; actor: string }[] }[] } } };
+    expect(out.data.history.breaks[0]!.dropped.map((l) => [l.seq, l.actor])).toEqual([[2, 'bot'], [3, 'bot'], [4, 'server']]);
     expect(out.ok).toBe(false);
     expect(out.data.history).toEqual({
       ok: false,
       commitsChecked: 4,
       chainsChecked: 2,
       shallow: false,
-      breaks: [{ commit: forged, subject: 'tidy the audit log', author: 't <t@example.com>', parent, file: `runs/${runId}/audit.jsonl`, line: 3, reason }],
+      breaks: [{ commit: forged, subject: 'tidy the audit log', author: 't <t@example.com>', parent, file: `runs/${runId}/audit.jsonl`, line: 3, reason, dropped: expect.any(Array) }],
     });
   });
 
@@ -244,11 +251,12 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
     expect((await verify(root, [])).code, 'the kept side verifies on its own').toBe(0);
     const r = await verify(root, ['--git']);
     expect(r.code).toBe(1);
-    expect(r.stdout.split('\n').slice(-3)).toEqual([
+    expect(withoutLost(r.stdout).slice(-3)).toEqual([
       `BROKEN  audit/board.jsonl:${common + 1}: merge dropped transitions of parent 2 (${right}): its lines from here on are not kept (commit ${merged} "merge right, keeping ours" by t <t@example.com>)`,
       'history: 4 commits, 1 chains, 1 break(s) found',
       '',
     ]);
+    expect(lostLines(r.stdout)).toEqual([expect.stringMatching(/^#\d+ \S+ \S+ user:t added person bob@example\.com$/)]);
   });
 
   it('reports a run folder deleted in a commit', async () => {
@@ -265,7 +273,7 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
     expect(plain.stdout).not.toContain(dropped);
     const r = await verify(root, ['--git']);
     expect(r.code).toBe(1);
-    expect(r.stdout.split('\n').slice(-3)).toEqual([
+    expect(withoutLost(r.stdout).slice(-3)).toEqual([
       `BROKEN  runs/${dropped}/audit.jsonl: deleted, though the parent ${parent} has it (a chain removed from history) (commit ${gone} "drop a run" by t <t@example.com>)`,
       'history: 2 commits, 3 chains, 1 break(s) found',
       '',
@@ -294,7 +302,7 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
     expect((await verify(root, [])).code).toBe(0);
     const rewritten = await verify(root, ['--git']);
     expect(rewritten.code).toBe(1);
-    expect(rewritten.stdout.split('\n').slice(-3)).toEqual([
+    expect(withoutLost(rewritten.stdout).slice(-3)).toEqual([
       `BROKEN  runs/${runId}/audit.jsonl:4: uncommitted rewrite: not an extension of the version in HEAD (${head}) (working tree)`,
       'history: 1 commits, 2 chains, 1 break(s) found',
       '',
@@ -304,7 +312,7 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
     await fs.writeFile(file, committed.subarray(0, committed.lastIndexOf(0x0a, committed.length - 2) + 1));
     const cut = await verify(root, ['--git']);
     expect(cut.code).toBe(1);
-    expect(cut.stdout.split('\n').slice(-3)).toEqual([
+    expect(withoutLost(cut.stdout).slice(-3)).toEqual([
       `BROKEN  runs/${runId}/audit.jsonl:${atHead}: uncommitted: cut short, the lines from here on in HEAD (${head}) are gone (working tree)`,
       'history: 1 commits, 2 chains, 1 break(s) found',
       '',
@@ -327,7 +335,7 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
 
     const r = await workboard(['--board', 'teams/ops', 'audit', 'verify', '--git'], { cwd: top, env: GIT_ENV });
     expect(r.code).toBe(1);
-    expect(r.stdout.split('\n').slice(-3)).toEqual([
+    expect(withoutLost(r.stdout).slice(-3)).toEqual([
       `BROKEN  runs/${runId}/audit.jsonl:1: rewritten: not an extension of the version in ${parent} (commit ${forged} "rewrite" by t <t@example.com>)`,
       'history: 2 commits, 2 chains, 1 break(s) found',
       '',
@@ -360,7 +368,7 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
 
     const r = await verify(clone, ['--git']);
     expect(r.code, r.stdout).toBe(0);
-    expect(r.stdout.split('\n').slice(-3)).toEqual([
+    expect(withoutLost(r.stdout).slice(-3)).toEqual([
       'history: a shallow clone: commits before its shallow boundary cannot be checked',
       'history: 1 commits, 2 chains, only grown',
       '',

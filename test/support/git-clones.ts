@@ -57,3 +57,26 @@ export async function submitAs(dir: string, run: string, agent: string, text: st
   expect(done.code, done.stderr).toBe(0);
   return token;
 }
+
+/** One more clone of the remote, set up as a newcomer would (git-setup, user.email). */
+export async function addClone(root: string, remote: string, name: string, email: string): Promise<string> {
+  const dir = path.join(root, name);
+  git(root, 'clone', '-q', remote, name);
+  for (const [k, v] of [['user.email', email], ['user.name', `Clone ${name}`]]) git(dir, 'config', k!, v!);
+  expect((await wb(dir, 'git-setup')).code).toBe(0);
+  return dir;
+}
+
+/** The hashes of the signed lines a board keeps of its own chain: in audit/board.jsonl, or set aside in audit/superseded.jsonl. */
+export async function boardChainLines(dir: string): Promise<Map<string, { action: string; hash: string }>> {
+  const out = new Map<string, { action: string; hash: string }>();
+  const read = (rel: string) => fs.readFile(path.join(dir, rel), 'utf8').catch(() => '');
+  for (const l of (await read('audit/board.jsonl')).split('\n').filter(Boolean)) {
+    const e = JSON.parse(l) as { action: string; hash: string };
+    out.set(e.hash, e);
+  }
+  for (const l of (await read('audit/superseded.jsonl')).split('\n').filter(Boolean)) {
+    for (const e of (JSON.parse(l) as { lines: { action: string; hash: string }[] }).lines) out.set(e.hash, e);
+  }
+  return out;
+}

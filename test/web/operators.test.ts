@@ -7,6 +7,8 @@
  * screenshots at 1280 and 390 px.
  */
 import { execFile } from 'node:child_process';
+import { rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -212,5 +214,29 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     expect(await axeProblems(page)).toEqual([]);
     await page.screenshot({ path: path.join(ARTIFACTS, 'doctor-findings-desktop.png'), fullPage: true });
     await ctx.close();
+  });
+
+  it('the doctor page shows serve --git-sync\'s state in words: the last good sync, the last failure in the remote\'s words, the next try', async () => {
+    const now = Date.now();
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const record = { pid: process.pid, host: hostname(), everyMs: 30_000, runs: 9, failures: 2, failingInARow: 2, lastGoodAt: iso(now - 3 * 3600_000), lastFailureAt: iso(now - 60_000), lastFailure: 'origin declined the push to main (pre-receive hook declined), saying: “main is protected”', declined: true, nextTryAt: iso(now + 60_000) };
+    await writeFile(path.join(suite.wb.root, '.work/git-sync.json'), JSON.stringify(record));
+    try {
+      const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);
+      await page.goto(`${suite.wb.base}/operators/doctor`);
+      const state = page.locator('section.sync-state');
+      expect(await state.getByRole('heading').textContent()).toBe('Sync with the git remote: failing');
+      const said = await state.locator('li').allTextContents();
+      expect(said[0]).toMatch(/^Last good sync 3 hours ago \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\)\.$/);
+      expect(said[1]).toMatch(/^Failing: 2 tries in a row; last failure (just now|1 minute ago) .*: origin declined the push to main \(pre-receive hook declined\), saying: “main is protected”$/);
+      expect(said[2]).toMatch(/^Next try in (under a minute|1 minute) .*, backing off to 120 s after 2 failures \(every 30 s while syncs succeed\)\.$/);
+      // Said once: the failing finding `workboard doctor` lists is this section on the page.
+      expect(await page.getByRole('heading', { name: 'Sync with the git remote failing' }).count()).toBe(0);
+      expect(await axeProblems(page)).toEqual([]);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'doctor-git-sync-desktop.png'), fullPage: true });
+      await ctx.close();
+    } finally {
+      await rm(path.join(suite.wb.root, '.work/git-sync.json'), { force: true });
+    }
   });
 });

@@ -3,7 +3,7 @@ import { verifyChain, type AuditEvent } from '../../board/audit.js';
 import { BoardError } from '../../board/errors.js';
 import { isRunId, paths } from '../../board/layout.js';
 import { verifyBoard } from '../../board/verify.js';
-import { branchText, lineText, when } from '../../git/audit-words.js';
+import { branchText, lineText, when, type Words } from '../../git/audit-words.js';
 import { supersededOf } from '../../service/superseded.js';
 import { boardWords } from '../../git/board-words.js';
 import { carriers } from '../../git/carried.js';
@@ -53,7 +53,7 @@ export function register(program: Command, cli: Cli): void {
         const broken = report.chains.reduce((a, c) => a + c.breaks.length, 0);
         const pending = report.chains.filter((c) => c.pending).length;
         process.stdout.write(report.ok ? `${report.chains.length} chain(s) verified${pending ? `, ${pending} through a pending commit` : ''}\n` : `${broken} break(s) found\n`);
-        if (history) printHistory(history);
+        if (history) printHistory(history, await boardWords(board.root, history.breaks.flatMap((b) => b.dropped)));
       }
       cli.exit(ok ? EXIT.ok : EXIT.refused);
     });
@@ -110,11 +110,12 @@ export function register(program: Command, cli: Cli): void {
     });
 }
 
-function printHistory(history: HistoryReport): void {
+function printHistory(history: HistoryReport, words: Words): void {
   if (history.shallow) process.stdout.write(`history: ${color.yellow('a shallow clone')}: commits before its shallow boundary cannot be checked\n`);
   for (const b of history.breaks) {
     const where = b.commit === null ? 'working tree' : `commit ${b.commit} ${JSON.stringify(b.subject)} by ${b.author}`;
     process.stdout.write(`${color.red('BROKEN')}  ${b.file}${b.line !== null ? `:${b.line}` : ''}: ${b.reason} (${where})\n`);
+    for (const l of b.dropped) process.stdout.write(`          lost: ${lineText(l, words)}\n`);
   }
   const counts = `history: ${history.commitsChecked} commits, ${history.chainsChecked} chains`;
   process.stdout.write(history.ok ? `${counts}, only grown\n` : `${counts}, ${history.breaks.length} break(s) found\n`);

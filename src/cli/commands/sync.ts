@@ -4,7 +4,7 @@ import { resolveRun } from '../../git/resolve.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
 
-const EXIT_FOR: Record<SyncError['code'], number> = { unreachable: EXIT.refused, 'not-git': EXIT.refused, refused: EXIT.refused, busy: EXIT.busy, broken: EXIT.corrupt };
+const EXIT_FOR: Record<SyncError['code'], number> = { unreachable: EXIT.refused, 'not-git': EXIT.refused, refused: EXIT.refused, declined: EXIT.refused, busy: EXIT.busy, broken: EXIT.corrupt };
 
 /** What a sync did, in one line a person reads, then one line per run it merged. */
 export function syncLines(r: SyncReport): string[] {

@@ -57,6 +57,7 @@ export function QueuePage({ frame, items }: { frame: Frame; items: { entry: Work
 }
 
 const KIND_TITLES: Record<Finding['kind'], string> = {
+  'git-sync': 'Sync with the git remote failing',
   'refused-file': 'Refused files',
   'stale-lock': 'Stale locks',
   'held-lock': 'Locks held now',
@@ -73,7 +74,30 @@ const KIND_TITLES: Record<Finding['kind'], string> = {
   incident: 'Internal faults (last 24 hours)',
 };
 
-export function DoctorPage({ frame, findings }: { frame: Frame; findings: Finding[] }) {
+/** `serve --git-sync`'s state in sentences (service/sync-state.ts), when a serve synced this board. */
+export interface SyncShown {
+  good: string;
+  failure: string | null;
+  next: string;
+  failing: boolean;
+}
+
+const capital = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
+function SyncSection({ sync }: { sync: SyncShown }) {
+  return (
+    <section aria-labelledby="d-sync-state" class="findings sync-state">
+      <h2 id="d-sync-state">Sync with the git remote{sync.failing ? ': failing' : ''}</h2>
+      <ul>
+        <li>{capital(sync.good)}.</li>
+        {sync.failure ? <li>{capital(sync.failure)}</li> : null}
+        <li>{capital(sync.next)}.</li>
+      </ul>
+    </section>
+  );
+}
+
+export function DoctorPage({ frame, findings, sync }: { frame: Frame; findings: Finding[]; sync?: SyncShown | null }) {
   const kinds = (Object.keys(KIND_TITLES) as Finding['kind'][]).filter((k) => findings.some((f) => f.kind === k));
   return (
     <Layout frame={frame}>
@@ -81,6 +105,7 @@ export function DoctorPage({ frame, findings }: { frame: Frame; findings: Findin
       <OperatorNav current="doctor" />
       <p class="meta">What <code>workboard doctor</code> reports for this board, read now.</p>
       {findings.length === 0 ? <Notice kind="ok" title="Healthy: nothing needs an operator" /> : null}
+      {sync ? <SyncSection sync={sync} /> : null}
       {kinds.map((k) => (
         <section key={k} aria-labelledby={`d-${k}`} class="findings">
           <h2 id={`d-${k}`}>{KIND_TITLES[k]}</h2>
