@@ -286,10 +286,15 @@ export class Daemon {
     for (const id of due) await this.tick(id);
     // Ticks move deadlines on; read them again only when something was applied.
     if (due.length > 0) deadlines = await this.service.deadlines();
+    // Reminder ladders: rungs that fell due go out (each its own audited commit), then the next one is slept until.
+    let rungs = await this.service.reminderTimes();
+    const rungsDue = [...rungs].filter(([, at]) => at <= now).map(([id]) => id);
+    for (const id of rungsDue) await this.remind(id);
+    if (rungsDue.length > 0) rungs = await this.service.reminderTimes();
     // flow-1: a blocker another process ended (and died before waking what it blocks) is seen here.
     for (const id of await this.service.wakeBlocked()) this.log(`${id}: its blockers ended; woken, or ended as its blocker did`);
     const retry = await this.deliver();
-    const next = Math.min(...deadlines.values(), retry ?? Infinity, now + MAX_SLEEP_MS);
+    const next = Math.min(...deadlines.values(), ...rungs.values(), retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;
     this.wakeAt = next;
     this.timer = this.clock.after(Math.max(0, next - this.clock.now().getTime()), () => this.plan());
@@ -321,6 +326,14 @@ export class Daemon {
       } else if (!(e instanceof BoardError && e.code === 'busy')) {
         this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`, 'warn');
       }
+    }
+  }
+
+  private async remind(runId: string): Promise<void> {
+    try {
+      for (const ev of await this.service.remind(runId)) this.log(`${runId}: ${ev.action} ${ev.entity}`);
+    } catch (e) {
+      if (!(e instanceof BoardError && e.code === 'busy')) this.log(`${runId}: reminders: ${e instanceof Error ? e.message : String(e)}`, 'warn');
     }
   }
 
