@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editManifest } from '../../src/board/people.js';
 import { allEntries } from '../../src/notify/outbox.js';
+import { NO_WORDS, peopleNames, say, saidText } from '../../src/git/audit-words.js';
 import { cleanupHarnesses, type Harness } from '../support/svc-harness.js';
 import { CAST, daemonOn, notifyBoard, smtpServer, toApproval, type Clocks, type Mail, type Smtp } from './support.js';
 
@@ -121,6 +122,12 @@ describe('a reminder ladder under serve', () => {
       ['work-item.escalated', 'owner'],
     ]);
     expect(audited[3]!.input?.changes?.to).toEqual([LEAD]);
+    // `workboard log` says it in words: who was told, and that the item still waits.
+    const words = { ...NO_WORDS, names: peopleNames([{ email: LEAD, name: 'Lee Park' }, { email: OWNER, name: 'Ed Stone' }]) };
+    const said = audited.map((l) => saidText(say(l as never, words)));
+    expect(said[0]).toMatch(/still waits: its people were reminded \(to (fin|bob)@example.com, (fin|bob)@example.com\)$/);
+    expect(said[3]).toMatch(/still waits: the finance leads were told \(to Lee Park\)$/);
+    expect(said[4]).toMatch(/still waits: Ed Stone was told \(to Ed Stone\)$/);
     // Nothing was decided: the approval still waits.
     const now = await h.view(runId);
     expect(h.item(now, 'approve').stepId).toBe('approve');
