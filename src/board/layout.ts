@@ -112,6 +112,9 @@ export const SERVED_AT = `${STATE_DIR}/serve.json`;
 /** The notification outbox; a run's notifications are named `<runId>-<id>.json` and commit with the run. */
 export const OUTBOX_DIR = `${STATE_DIR}/notifications`;
 
+/** The rungs of its reminder ladders a run's work items were sent (notify/ladder.ts), written in the run's commits. */
+export const REMINDERS_DIR = `${STATE_DIR}/reminders`;
+
 /**
  * May a transaction on this scope write this (normalised) path? A run's
  * transaction writes only that run's folder, its leases and its
@@ -126,7 +129,8 @@ export function scopeOwns(scope: Scope, rel: string): boolean {
       rel.startsWith(`${paths.runDir(scope.id)}/`) ||
       rel.startsWith(`${paths.leaseDir(scope.id)}/`) ||
       rel.startsWith(`${STATE_DIR}/requests/`) ||
-      rel.startsWith(`${OUTBOX_DIR}/${scope.id}-`)
+      rel.startsWith(`${OUTBOX_DIR}/${scope.id}-`) ||
+      rel === `${REMINDERS_DIR}/${scope.id}.json`
     );
   }
   return !rel.startsWith('runs/') && !rel.startsWith(`${STATE_DIR}/leases/`) && !rel.startsWith(`${STATE_DIR}/locks/`) && !rel.startsWith(`${STATE_DIR}/journal/`);

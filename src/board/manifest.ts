@@ -1,6 +1,7 @@
 /** WORK.md: the board's name, settings, limits, people, agents and where notifications go. Never a secret. */
 import type { Issue } from '../core/issues.js';
 import { isTimeZone } from '../words/index.js';
+import { reminderIssues, remindersFrom, type Reminders } from './ladders.js';
 
 export interface Settings {
   leaseSeconds: number;
@@ -93,8 +94,8 @@ export function manifestIssues(data: Record<string, unknown>): Issue[] {
   const newer = newerFormat(data);
   if (newer) return [{ path: 'format', message: newer }];
   const tz = (data.notifications as { timeZone?: unknown } | undefined)?.timeZone;
-  if (typeof tz !== 'string' || isTimeZone(tz)) return [];
-  return [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];
+  const zone: Issue[] = typeof tz !== 'string' || isTimeZone(tz) ? [] : [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];
+  return [...zone, ...reminderIssues(data)];
 }
 export const DEFAULT_MAX_ATTEMPTS = 8;
 
@@ -112,6 +113,8 @@ export interface Manifest {
   /** Four eyes: processes whose approvals their initiator or an earlier step's completer may not decide. */
   fourEyes: boolean | string[];
   evaluator: EvaluatorConfig | null;
+  /** Reminder and escalation ladders (docs/operators.md "Reminders and escalation ladders"). */
+  reminders: Reminders;
 }
 
 /** The manifest from WORK.md's parsed frontmatter (a BoardDoc fits; only its data is read, which keeps this file below document.ts). */
@@ -130,6 +133,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     notifications?: Partial<Omit<NotificationsConfig, 'webhook' | 'email'>> & Pick<Partial<NotificationsConfig>, 'webhook' | 'email'>;
     fourEyes?: boolean | string[];
     evaluator?: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number };
+    reminders?: unknown;
   };
   return {
     name: d.name,
@@ -151,6 +155,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     },
     fourEyes: d.fourEyes ?? false,
     evaluator: evaluatorFrom(d.evaluator),
+    reminders: remindersFrom(d.reminders),
   };
 }
 

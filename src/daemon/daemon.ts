@@ -330,11 +330,17 @@ export class Daemon {
     for (const id of due) await this.tick(id);
     // Ticks move deadlines on; read them again only when something was applied.
     if (due.length > 0) deadlines = await this.service.deadlines();
+    // Reminder ladders: rungs that fell due go out (each its own audited commit), then the next one is slept until.
+    // A rung is a timer too: only the clone holding the board's clock sends it, so a person is reminded once.
+    let rungs = await this.service.reminderTimes();
+    const rungsDue = timers ? [...rungs].filter(([, at]) => at <= now).map(([id]) => id) : [];
+    for (const id of rungsDue) await this.remind(id);
+    if (rungsDue.length > 0) rungs = await this.service.reminderTimes();
     // flow-1: a blocker another process ended (and died before waking what it blocks) is seen here.
     if (timers) for (const id of await this.service.wakeBlocked()) this.log(`${id}: its blockers ended; woken, or ended as its blocker did`);
     const retry = await this.deliver();
-    // Without the clock, a deadline already past is the holder's: wake for the next one still ahead (or when files change).
-    const ahead = timers ? [...deadlines.values()] : [...deadlines.values()].filter((at) => at > now);
+    // Without the clock, a deadline or a rung already past is the holder's: wake for the next one still ahead (or when files change).
+    const ahead = [...deadlines.values(), ...rungs.values()].filter((at) => timers || at > now);
     const next = Math.min(...ahead, retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;
     this.wakeAt = next;
@@ -367,6 +373,14 @@ export class Daemon {
       } else if (!(e instanceof BoardError && e.code === 'busy')) {
         this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`, 'warn');
       }
+    }
+  }
+
+  private async remind(runId: string): Promise<void> {
+    try {
+      for (const ev of await this.service.remind(runId)) this.log(`${runId}: ${ev.action} ${ev.entity}`);
+    } catch (e) {
+      if (!(e instanceof BoardError && e.code === 'busy')) this.log(`${runId}: reminders: ${e instanceof Error ? e.message : String(e)}`, 'warn');
     }
   }
 

@@ -9,7 +9,7 @@
  */
 import type { AuditEvent } from '../board/audit.js';
 import type { Process, StepKind } from '../process/model.js';
-import { processTitle, stepTitle } from '../words/index.js';
+import { humanize, processTitle, stepTitle } from '../words/index.js';
 
 /** What a run is, as far as words need it. */
 export interface RunFacts {
@@ -106,6 +106,9 @@ function completed(l: Line): Said {
   return { what: verb ? `${l.by} ${verb} ${l.step}${next}` : `${l.step} is done${next}`, detail: quoted(l.c.note) };
 }
 
+/** The people a reminder rung went to, by name. */
+const toldWords = (l: Line): string | undefined => (Array.isArray(l.c.to) && l.c.to.length > 0 ? `to ${l.c.to.map((x) => l.name(x)).join(', ')}` : undefined);
+
 const SAY: Record<string, (l: Line) => Said> = {
   'run.started': (l) => ({ what: `${l.by} started ${l.process ?? text(l.c.process)} v${text(l.c.version)}${l.c.mode === 'test' ? ' as a test run' : ''}` }),
   'run.ended': (l) => ({ what: `${l.passive ? 'the run ended' : `${l.by} ended the run`}: ${text(l.c.outcome)}`, detail: quoted(l.c.note) }),
@@ -126,6 +129,9 @@ const SAY: Record<string, (l: Line) => Said> = {
   'step.overdue': (l) => ({ what: `${l.step} is overdue`, detail: `due ${when(l.c.due)}` }),
   'step.waiting': (l) => ({ what: `${l.step} waits${typeof l.c.event === 'string' ? ` for the event ${l.c.event}` : ''}`, detail: l.c.until ? `until ${when(l.c.until)}` : undefined }),
   'work-item.opened': (l) => ({ what: `${l.step} waits for ${l.kind === 'approve' ? 'an approval' : 'a person'}` }),
+  // Reminder ladders (docs/operators.md "Reminders and escalation ladders"): who was told; nothing was decided.
+  'work-item.reminded': (l) => ({ what: `${l.step} still waits: its people were reminded`, detail: toldWords(l) }),
+  'work-item.escalated': (l) => ({ what: `${l.step} still waits: ${typeof l.c.audience === 'string' && !l.c.audience.includes('@') ? `the ${l.c.audience === 'operators' ? 'operators' : humanize(l.c.audience).toLowerCase()} were told` : l.c.audience ? `${l.name(l.c.audience)} was told` : 'told further'}`, detail: toldWords(l) }),
   'wait.timed-out': (l) => ({ what: `${l.step} timed out` }),
   'event.received': (l) => ({ what: `${l.by} sent the event ${text(l.c.name)} to ${l.step}` }),
   'event.held': (l) => ({ what: `${l.by} sent the event ${text(l.c.name)}, held until a step waits for it` }),

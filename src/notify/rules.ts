@@ -23,7 +23,10 @@ export type NotificationKind =
   | 'edit_refused'
   | 'internal_fault'
   | 'evaluator_failing'
-  | 'superseded';
+  | 'superseded'
+  | 'reminder'
+  | 'ladder_escalation'
+  | 'ladder_owner';
 
 export interface Notification {
   id: string;

@@ -23,6 +23,7 @@ import { getWork, listProcesses, listRuns } from './queries.js';
 import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
+import { ReminderLadders } from './reminders.js';
 import { currentActor } from './identity.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
@@ -74,6 +75,7 @@ export class Service {
   private readonly files: StoredFiles;
   private readonly writes: RunWrites;
   private readonly failures: Failures;
+  private readonly ladders: ReminderLadders;
   private readonly observe: ((call: CallRecord) => void) | undefined;
   private inFlight = 0;
   private readonly waiting: (() => void)[] = [];
@@ -90,6 +92,7 @@ export class Service {
     this.files = new StoredFiles(board, replay, this.now);
     this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR, async () => void (await this.wakeBlocked()));
     this.failures = new Failures(board, this.now);
+    this.ladders = new ReminderLadders(board, this.reader, this.now);
     this.observe = opts.observe;
   }
 
@@ -305,6 +308,21 @@ export class Service {
 
   deadlines(): Promise<Map<string, number>> {
     return this.reader.deadlines();
+  }
+
+  /** Serve's daemon: when each open run's next reminder rung goes out (docs/operators.md "Reminders and escalation ladders"). */
+  reminderTimes(): Promise<Map<string, number>> {
+    return this.ladders.times();
+  }
+
+  /** Serve's daemon: send a run's rungs that fell due, each audited; returns the audit events. */
+  remind(runId: string): Promise<{ action: string; entity: string }[]> {
+    return this.ladders.remind(runId);
+  }
+
+  /** Where a waiting work item stands on its reminder ladder, in words, or null (docs/people.md "Reminders"). */
+  ladderSentence(runId: string, workItemId: string): Promise<string | null> {
+    return this.ladders.sentence(runId, workItemId).catch(() => null);
   }
 
   /** Serve's daemon: which runs' folders its watch reports every change of, or null once it stops (see RunReader.trustWatched). */

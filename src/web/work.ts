@@ -55,7 +55,7 @@ export async function inbox(r: Request): Promise<void> {
   const rows: InboxRow[] = [];
   for (const entry of shown) {
     const v = await runView(r, entry.runId);
-    rows.push({ entry, view: 'error' in v ? null : v, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null });
+    rows.push({ entry, view: 'error' in v ? null : v, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null, ladder: await r.app.service.ladderSentence(entry.runId, entry.workItem.id) });
   }
   sendPage(r.res, 200, h(InboxPage, {
     frame: frame(r, 'My work', { current: 'work', live: 'work' }),
@@ -103,6 +103,7 @@ async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}
     ...(s.changes !== undefined ? { changes: s.changes } : {}),
     kept: s.kept ?? [],
     map: `/runs/${view.run.id}/map.svg`,
+    ladder: await r.app.service.ladderSentence(view.run.id, item.id),
   }));
 }
 

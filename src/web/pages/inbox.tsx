@@ -16,6 +16,8 @@ export interface InboxRow {
   view: RunView | null;
   /** The run's pinned version, or null when the board cannot read it (then ids stand in for words). */
   process: Process | null;
+  /** Where the item stands on its reminder ladder, in words, or null (docs/people.md "Reminders"). */
+  ladder?: string | null;
 }
 
 export interface InboxProps {
@@ -80,6 +82,7 @@ function Row({ row }: { row: InboxRow }) {
           For <ForWhom a={wi.assignedTo} />{wi.due ? <> · due <When at={wi.due} /></> : null}
           {step?.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
         </p>
+        {row.ladder ? <p class="ladder">{row.ladder}</p> : null}
         {wi.handoff?.returned ? <p class="returned">Returned by <Person email={wi.handoff.returned.by} />: {wi.handoff.returned.note}</p> : null}
         {wi.escalation ? <p class="escalated">Escalated by <Person email={wi.escalation.by} />: {wi.escalation.note}</p> : null}
         {!process ? <div class="text"><Markdown text={wi.text.split('\n')[0] ?? ''} /></div> : null}

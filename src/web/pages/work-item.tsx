@@ -52,6 +52,8 @@ export interface WorkItemProps {
   process: Process | null;
   /** The run's name in words (runTitle), or its id when the version cannot be read. */
   runName: string;
+  /** Where the item stands on its reminder ladder, in words, or null (docs/people.md "Reminders"). */
+  ladder?: string | null;
 }
 
 function Handoff({ item }: { item: WorkItem }) {
@@ -283,6 +285,7 @@ export function WorkItemPage(p: WorkItemProps) {
         {item.due ? <> · due <When at={item.due} /></> : null}
         {step?.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
       </p>
+      {p.ladder ? <p class="ladder">{p.ladder}</p> : null}
       {p.problem ? <Notice kind={p.problem.kind} title={p.problem.title}><p>{p.problem.text}</p></Notice> : null}
       {p.changes !== undefined ? <Changes changes={p.changes} /> : null}
       <section aria-labelledby="todo-h" class="todo">
