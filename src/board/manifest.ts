@@ -1,6 +1,7 @@
 /** WORK.md: the board's name, settings, limits, people, agents and where notifications go. Never a secret. */
 import type { Issue } from '../core/issues.js';
 import { isTimeZone } from '../words/index.js';
+import type { Delegation } from '../engine/delegation.js';
 
 export interface Settings {
   leaseSeconds: number;
@@ -112,6 +113,8 @@ export interface Manifest {
   /** Four eyes: processes whose approvals their initiator or an earlier step's completer may not decide. */
   fourEyes: boolean | string[];
   evaluator: EvaluatorConfig | null;
+  /** Out of office: who has handed their work to whom, until when (docs/people.md "Out of office"). */
+  delegations: Delegation[];
 }
 
 /** The manifest from WORK.md's parsed frontmatter (a BoardDoc fits; only its data is read, which keeps this file below document.ts). */
@@ -130,6 +133,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     notifications?: Partial<Omit<NotificationsConfig, 'webhook' | 'email'>> & Pick<Partial<NotificationsConfig>, 'webhook' | 'email'>;
     fourEyes?: boolean | string[];
     evaluator?: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number };
+    delegations?: Delegation[];
   };
   return {
     name: d.name,
@@ -151,6 +155,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     },
     fourEyes: d.fourEyes ?? false,
     evaluator: evaluatorFrom(d.evaluator),
+    delegations: d.delegations ?? [],
   };
 }
 
