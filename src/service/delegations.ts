@@ -8,9 +8,13 @@ import type { Board } from '../board/board.js';
 import { endDelegation, setDelegation } from '../board/delegations.js';
 import type { Author } from '../board/author.js';
 import { issueText } from '../core/issues.js';
-import { delegationProblems, delegationsInForce, delegatorsOf, mayManage, type Delegation, type DelegationAsk } from '../engine/delegation.js';
+import { mayDecide } from '../engine/commands.js';
+import { delegationProblems, delegationsInForce, delegatorActor, delegatorsOf, mayManage, type Delegation, type DelegationAsk } from '../engine/delegation.js';
 import { emailsOf } from '../engine/rights.js';
 import type { Actor } from '../engine/types.js';
+import type { Assignment } from '../protocol/views.js';
+import { resolveActor } from './identity.js';
+import { instantOf } from '../words/index.js';
 import { ToolError } from '../protocol/errors.js';
 
 /** The caller with the people who have handed them their work at `now`; unchanged when nobody has (byte for byte as before). */
@@ -54,4 +58,33 @@ export async function endDelegationAs(board: Board, actor: Actor, from: string, 
   await board.refresh();
   mustManage(board, actor, from);
   return (await endDelegation(board, authorOf(actor, osUser), from, now)) !== null;
+}
+
+/**
+ * Whom `email` would decide a work item so assigned for at `now`: null when it
+ * is theirs (or nobody's they may decide), else the delegator's email, for the
+ * "for Mira Okafor" beside it on My work and in `inbox`.
+ */
+export function decidedFor(board: Board, email: string, assigned: Assignment, now: Date): string | null {
+  const who = resolveActor(board.manifest, email);
+  if (!who.ok || who.actor.kind !== 'person') return null;
+  const groups = board.manifest.groups;
+  if (mayDecide(who.actor, assigned, groups)) return null;
+  const actor = withDelegators(board, who.actor, now);
+  const d = (actor.kind === 'person' ? (actor.delegators ?? []) : []).find((x) => mayDecide(delegatorActor(x), assigned, groups));
+  return d?.email ?? null;
+}
+
+/**
+ * The end a person typed, as an instant: a full time with its zone as given;
+ * a date ("2026-12-12", back that day) as its first moment, and a clock time
+ * without a zone, as the board's clocks show them (WORK.md
+ * `notifications.timeZone`). Anything else is passed on as typed, for the
+ * rules to refuse by name.
+ */
+export function untilFrom(text: string, timeZone: string): string {
+  const t = text.trim();
+  if (/^\d{4}-\d{2}-\d{2}$/.test(t)) return instantOf(`${t}T00:00`, timeZone) ?? t;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(t)) return instantOf(t, timeZone) ?? t;
+  return t;
 }

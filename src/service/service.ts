@@ -24,7 +24,7 @@ import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
 import { currentActor } from './identity.js';
-import { delegateAs, delegationsNow, endDelegationAs, withDelegators } from './delegations.js';
+import { decidedFor, delegateAs, delegationsNow, endDelegationAs, withDelegators } from './delegations.js';
 import type { Delegation, DelegationAsk } from '../engine/delegation.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
@@ -35,7 +35,7 @@ import { blockersVerdict } from '../engine/blockers.js';
 import { levelOf } from '../engine/priority.js';
 import { PRIORITY_LEVELS } from '../process/model.js';
 import { isRunId } from '../board/layout.js';
-import type { RunFlow } from '../protocol/views.js';
+import type { Assignment, RunFlow } from '../protocol/views.js';
 import { runTitle } from '../words/index.js';
 
 export interface ServiceOptions {
@@ -278,6 +278,11 @@ export class Service {
   /** Out of office (docs/people.md "Out of office"): the delegations in force now. */
   delegations(): Delegation[] {
     return delegationsNow(this.board, this.now());
+  }
+
+  /** Whom this person decides a work item so assigned for: null when it is their own, else the delegator's email. */
+  decidedFor(email: string, assigned: Assignment): string | null {
+    return decidedFor(this.board, email, assigned, this.now());
   }
 
   /** Hand a person's work to another until a time, as the person or an operator; refused as a tool call would be. */
