@@ -24,7 +24,7 @@ import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
 import { currentActor } from './identity.js';
-import { decidedFor, delegateAs, delegationsNow, endDelegationAs, withDelegators } from './delegations.js';
+import { decidedFor, delegateAs, delegationsNow, endDelegationAs, untilFrom, withDelegators } from './delegations.js';
 import type { Delegation, DelegationAsk } from '../engine/delegation.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
@@ -278,6 +278,11 @@ export class Service {
   /** Out of office (docs/people.md "Out of office"): the delegations in force now. */
   delegations(): Delegation[] {
     return delegationsNow(this.board, this.now());
+  }
+
+  /** A typed end (a date, a clock time in the board's zone, or a full time) as an instant. */
+  untilFrom(text: string): string {
+    return untilFrom(text, this.board.manifest.notifications.timeZone);
   }
 
   /** Whom this person decides a work item so assigned for: null when it is their own, else the delegator's email. */
