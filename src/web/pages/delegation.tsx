@@ -40,9 +40,9 @@ function Issues({ id, list }: { id: string; list: string[] | undefined }) {
   return list?.length ? <ul class="field-issues" id={id}>{list.map((i) => <li key={i}>{i}</li>)}</ul> : null;
 }
 
-function EndForm({ csrf, from, label }: { csrf: string; from: string; label: string }) {
+function EndForm({ csrf, from, label, inline = false }: { csrf: string; from: string; label: string; inline?: boolean }) {
   return (
-    <form method="post" action="/out-of-office/end" class="inline-form">
+    <form method="post" action="/out-of-office/end" class={inline ? 'inline-form' : 'end-form'}>
       <input type="hidden" name="csrf" value={csrf} />
       <input type="hidden" name="from" value={from} />
       <button type="submit">{label}</button>
@@ -63,7 +63,7 @@ export function DelegationPage(p: DelegationProps) {
         <section aria-labelledby="mine-h" class="delegation mine">
           <h2 id="mine-h">You are out of office</h2>
           <p>
-            <Person email={p.mine.to} /> sees your approvals and tasks on My work and decides them for you until <When at={p.mine.until} />.
+            <Person email={p.mine.to} /> sees your approvals and tasks on My work and decides them for you. It ends by itself <When at={p.mine.until} />.
             {p.mine.note ? <> Your note: “{p.mine.note}”.</> : null}
           </p>
           <EndForm csrf={p.csrf} from={p.mine.from} label="I am back: end it now" />
@@ -74,7 +74,7 @@ export function DelegationPage(p: DelegationProps) {
           <h2 id="tome-h">You stand in for</h2>
           <ul>
             {p.toMe.map((d) => (
-              <li key={d.from}><Person email={d.from} />, until <When at={d.until} />{d.note ? <> (“{d.note}”)</> : null}: their items are on <a href="/work">My work</a>, marked “for <Person email={d.from} />”.</li>
+              <li key={d.from}><Person email={d.from} />{d.note ? <> (“{d.note}”)</> : null}: their items are on <a href="/work">My work</a>, marked “For <Person email={d.from} />”; it ends <When at={d.until} />.</li>
             ))}
           </ul>
         </section>
@@ -111,8 +111,8 @@ export function DelegationPage(p: DelegationProps) {
             <ul class="delegations">
               {p.all.map((d) => (
                 <li key={d.from}>
-                  <Person email={d.from} />’s work goes to <Person email={d.to} /> until <When at={d.until} />{d.note ? <> (“{d.note}”)</> : null}
-                  {d.from.toLowerCase() !== p.me.toLowerCase() ? <EndForm csrf={p.csrf} from={d.from} label="End it" /> : null}
+                  <Person email={d.from} />’s work goes to <Person email={d.to} />{d.note ? <> (“{d.note}”)</> : null}; it ends <When at={d.until} />
+                  {d.from.toLowerCase() !== p.me.toLowerCase() ? <EndForm csrf={p.csrf} from={d.from} label="End it" inline /> : null}
                 </li>
               ))}
             </ul>

@@ -99,7 +99,7 @@ export function InboxPage(p: InboxProps) {
       <h1>My work</h1>
       {p.away ? (
         <Notice kind="info" title="You are out of office">
-          <p><Person email={p.away.to} /> decides your work for you until <When at={p.away.until} />. <a href="/out-of-office">End it or change it</a></p>
+          <p><Person email={p.away.to} /> decides your work for you; it ends by itself <When at={p.away.until} />. <a href="/out-of-office">End it or change it</a></p>
         </Notice>
       ) : <p class="page-links"><a href="/out-of-office">Out of office? Hand your work to someone</a></p>}
       <form method="get" action="/work" class="filters" aria-label="Filter my work">
