@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decidesFor, delegationProblems, delegationsAfterRename, delegationsInForce, delegatorsOf, mayManage, withDelegation, withoutDelegation, type Delegation } from '../../src/engine/delegation.js';
 import type { Actor } from '../../src/engine/types.js';
 import { lineText, peopleNames } from '../../src/git/audit-words.js';
+import { mergeValue } from '../../src/git/merge-data.js';
 
 const NOW = new Date('2026-12-05T10:00:00Z');
 const people = [
@@ -104,5 +105,25 @@ describe('in the audit’s words', () => {
   it('a delegation set and ended, naming both people', () => {
     expect(line('delegation.set', 'mira@example.com', 'WORK.md', { change: 'delegation mira@example.com to jon@example.com until 2026-12-12T00:00:00.000Z' })).toBe('#4 2026-12-05 10:00:00Z Mira Okafor handed their work to Jon Park until 2026-12-12 00:00:00Z');
     expect(line('delegation.ended', 'lee@example.com', 'WORK.md', { change: 'delegation mira@example.com to jon@example.com ended' })).toBe('#4 2026-12-05 10:00:00Z Lee Chan ended Mira Okafor\'s out of office (their work had gone to Jon Park)');
+  });
+});
+
+describe('merged as WORK.md is, on two clones', () => {
+  const a = d('mira@example.com', 'jon@example.com');
+  const b = d('lee@example.com', 'mira@example.com');
+  it('set on each side: both kept, whichever side is preferred', () => {
+    for (const prefer of ['ours', 'theirs'] as const) {
+      const merged = mergeValue({ delegations: [] }, { delegations: [a] }, { delegations: [b] }, prefer) as { delegations: Delegation[] };
+      expect(new Set(merged.delegations)).toEqual(new Set([a, b]));
+    }
+  });
+  it('ended on one side, untouched on the other: ended', () => {
+    expect(mergeValue({ delegations: [a, b] }, { delegations: [b] }, { delegations: [a, b] }, 'theirs')).toEqual({ delegations: [b] });
+  });
+  it('one person set two on two clones: the later begun is the one in force', () => {
+    const later = d('mira@example.com', 'lee@example.com', '2026-12-12T00:00:00.000Z', '2026-12-03T00:00:00.000Z');
+    const merged = mergeValue({}, { delegations: [a] }, { delegations: [later] }, 'ours') as { delegations: Delegation[] };
+    expect(merged.delegations).toHaveLength(2);
+    expect(delegationsInForce(merged.delegations, NOW)).toEqual([later]);
   });
 });
