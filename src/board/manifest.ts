@@ -2,6 +2,7 @@
 import type { Issue } from '../core/issues.js';
 import { isTimeZone } from '../words/index.js';
 import { reminderIssues, remindersFrom, type Reminders } from './ladders.js';
+import type { Delegation } from '../engine/delegation.js';
 
 export interface Settings {
   leaseSeconds: number;
@@ -115,6 +116,8 @@ export interface Manifest {
   evaluator: EvaluatorConfig | null;
   /** Reminder and escalation ladders (docs/operators.md "Reminders and escalation ladders"). */
   reminders: Reminders;
+  /** Out of office: who has handed their work to whom, until when (docs/people.md "Out of office"). */
+  delegations: Delegation[];
 }
 
 /** The manifest from WORK.md's parsed frontmatter (a BoardDoc fits; only its data is read, which keeps this file below document.ts). */
@@ -134,6 +137,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     fourEyes?: boolean | string[];
     evaluator?: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number };
     reminders?: unknown;
+    delegations?: Delegation[];
   };
   return {
     name: d.name,
@@ -156,6 +160,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     fourEyes: d.fourEyes ?? false,
     evaluator: evaluatorFrom(d.evaluator),
     reminders: remindersFrom(d.reminders),
+    delegations: d.delegations ?? [],
   };
 }
 

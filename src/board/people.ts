@@ -11,6 +11,7 @@ import type { CommitReads, StateRecord } from './commit.js';
 import { BoardError } from './errors.js';
 import { WORK_FILE } from './layout.js';
 import { isPerson } from '../process/values.js';
+import { delegationsAfterRename, type Delegation } from '../engine/delegation.js';
 
 type Edit = (data: Record<string, unknown>) => string | null;
 
@@ -121,6 +122,12 @@ function swapPerson(d: Record<string, unknown>, from: string, to: { email: strin
   if (ops.some(same)) {
     where.push('operators');
     d.operators = to === null ? ops.filter((o) => !same(o)) : ops.map((o) => (same(o) ? to.email : o));
+  }
+  // Out of office follows the person: renamed with them, or ended when they leave (docs/people.md "Out of office").
+  if (Array.isArray(d.delegations)) {
+    const next = delegationsAfterRename(d.delegations as Delegation[], from, to === null ? null : to.email);
+    if (next.length > 0) d.delegations = next;
+    else delete d.delegations;
   }
   return where;
 }

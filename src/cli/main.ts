@@ -37,6 +37,7 @@ export const COMMAND_MODULES: readonly [readonly string[], () => Promise<Command
   [['serve'], () => import('./commands/serve.js')],
   [['demo'], () => import('./commands/demo.js')],
   [['login-link', 'session'], () => import('./commands/web.js')],
+  [['delegate'], () => import('./commands/delegate.js')],
 ];
 
 /** The command named on the command line (after the global options), if any. */

@@ -15,6 +15,7 @@ import { actorName, SERVER, type Actor, type Context, type Lease, type Pinned, t
 import { type Completion, type Verdict } from '../protocol/completions.js';
 import { ToolError, type ErrorCode } from '../protocol/errors.js';
 import { fourEyesProblem, inScope, scopeRefusal } from './rights.js';
+import { decidesFor, delegatorActor } from './delegation.js';
 import { blockerIssues, blockersVerdict, type BlockerReads } from './blockers.js';
 import { startPriority } from './priority.js';
 import { assignment, decisionsFor, snapshotOf, OPERATORS } from './view.js';
@@ -318,11 +319,27 @@ export function decide(m: Machine, d: Decision, actor: Actor, rules: DecideRules
   }
   const def = m.def(st.id);
   if (actor.kind !== 'person') return no('forbidden', 'only a person decides; an agent identity never can');
-  if (!mayDecide(actor, assignment(m.state, m.pinned, def, st), groups)) {
+  const assigned = assignment(m.state, m.pinned, def, st);
+  const may = (a: Actor) => mayDecide(a, assigned, groups);
+  const eyesOf = (a: Actor) => (rules.fourEyes ? fourEyesProblem(m.state, def, a) : null);
+  // docs/people.md "Out of office": the person's own assignment first, else a delegator's; four eyes for both.
+  const forWhom = decidesFor(actor, may, (a) => eyesOf(a) !== null);
+  if (forWhom === undefined) {
+    const mine = may(actor) ? eyesOf(actor) : null;
+    if (mine) return no('forbidden', mine, ['four_eyes']);
+    const theirs = (actor.delegators ?? []).map(delegatorActor).filter(may);
+    const blocked = eyesOf(actor) ?? theirs.map(eyesOf).find((e) => e !== null);
+    if (theirs.length > 0 && blocked) return no('forbidden', blocked, ['four_eyes']);
     return no('forbidden', `${actor.email} is not assigned this work item`);
   }
-  const eyes = rules.fourEyes ? fourEyesProblem(m.state, def, actor) : null;
-  if (eyes) return no('forbidden', eyes, ['four_eyes']);
+  const from = m.events.length;
+  const stop = decideAs(m, d, actor, def, st, checkFile, check);
+  // The decision is the delegate's, recorded in their name, with the person it was made for.
+  if (forWhom) for (const e of m.events.slice(from)) if (e.actor === actor.email) e.changes = { ...(e.changes ?? {}), for: forWhom.email };
+  return stop;
+}
+
+function decideAs(m: Machine, d: Decision, actor: Actor & { kind: 'person' }, def: Step, st: StepState, checkFile: FileCheck, check?: CheckOutcome): Stop | undefined {
   const allowed = decisionsFor(def, st);
   const issues: string[] = [];
   if (!allowed.includes(d.decision)) issues.push(`decision: ${d.decision} is not allowed here; one of ${allowed.join(', ')}`);

@@ -13,7 +13,13 @@ import type { Completion, Escalation, Handoff } from '../protocol/completions.js
  */
 export type Actor =
   | { kind: 'agent'; id: string; processes?: readonly string[] }
-  | { kind: 'person'; email: string; operator: boolean; formerEmails?: readonly string[] };
+  | { kind: 'person'; email: string; operator: boolean; formerEmails?: readonly string[]; delegators?: readonly Delegator[] };
+
+/** A person who has handed their work to the caller for now (docs/people.md "Out of office"), with the emails they had before a rename. */
+export interface Delegator {
+  email: string;
+  formerEmails?: readonly string[];
+}
 
 export function actorName(a: Actor): string {
   return a.kind === 'agent' ? a.id : a.email;

@@ -100,10 +100,23 @@ interface Line {
   name: (identity: unknown) => string;
 }
 
+/** " for Mira Okafor" when a delegate decided for someone out of office (docs/people.md "Out of office"), else "". */
+const forWhom = (l: Line): string => (typeof l.c.for === 'string' ? ` for ${l.name(l.c.for)}` : '');
+
 function completed(l: Line): Said {
   const verb = l.passive ? null : !l.person ? 'submitted' : l.kind === 'approve' ? 'approved' : 'completed';
   const next = typeof l.c.next === 'string' ? ` → ${l.stepNamed(l.c.next)}` : '';
-  return { what: verb ? `${l.by} ${verb} ${l.step}${next}` : `${l.step} is done${next}`, detail: quoted(l.c.note) };
+  return { what: verb ? `${l.by} ${verb}${forWhom(l)} ${l.step}${next}` : `${l.step} is done${next}`, detail: quoted(l.c.note) };
+}
+
+/** A delegation set or ended, from its WORK.md change: "delegation <from> to <to> until <time>" or "… ended". */
+function delegation(l: Line): Said {
+  const m = /^delegation (\S+) to (\S+) (?:until (\S+)|ended)$/.exec(text(l.c.change));
+  if (!m) return { what: `${l.by} edited WORK.md: ${clip(text(l.c.change))}` };
+  const [, from, to, until] = m;
+  if (until === undefined) return { what: `${l.by} ended ${l.name(from)}'s out of office (their work had gone to ${l.name(to)})` };
+  const whose = l.name(from) === l.by ? 'their' : `${l.name(from)}'s`;
+  return { what: `${l.by} handed ${whose} work to ${l.name(to)} until ${when(until)}` };
 }
 
 /** The people a reminder rung went to, by name. */
@@ -120,9 +133,9 @@ const SAY: Record<string, (l: Line) => Said> = {
   'step.claimed': (l) => ({ what: `${l.by} claimed ${l.step}`, detail: `until ${when(l.c.expiresAt)}` }),
   'step.renewed': (l) => ({ what: `${l.by} renewed the claim on ${l.step}`, detail: quoted(l.c.progress) }),
   'step.completed': completed,
-  'step.rejected': (l) => ({ what: `${l.by} rejected ${l.step}${typeof l.c.to === 'string' ? ` → back to ${l.stepNamed(l.c.to)}` : ''}`, detail: quoted(l.c.note) }),
-  'step.failed': (l) => ({ what: l.passive ? `${l.step} failed` : `${l.by} marked ${l.step} failed`, detail: quoted(l.c.note) }),
-  'step.returned': (l) => ({ what: `${l.by} sent ${l.step} back`, detail: quoted(l.c.note) }),
+  'step.rejected': (l) => ({ what: `${l.by} rejected${forWhom(l)} ${l.step}${typeof l.c.to === 'string' ? ` → back to ${l.stepNamed(l.c.to)}` : ''}`, detail: quoted(l.c.note) }),
+  'step.failed': (l) => ({ what: l.passive ? `${l.step} failed` : `${l.by} marked${forWhom(l)} ${l.step} failed`, detail: quoted(l.c.note) }),
+  'step.returned': (l) => ({ what: `${l.by} sent${forWhom(l)} ${l.step} back`, detail: quoted(l.c.note) }),
   'step.escalated': (l) => ({ what: `${l.by} escalated ${l.step} to the operators`, detail: quoted(l.c.note) }),
   'step.check-failed': (l) => ({ what: `${l.by}'s submission of ${l.step} failed its checks`, detail: Array.isArray(l.c.issues) ? clip(l.c.issues.map(text).join('; ')) : undefined }),
   'step.rewound': (l) => ({ what: `${l.step} is sent back for rework` }),
@@ -148,6 +161,8 @@ const SAY: Record<string, (l: Line) => Said> = {
   'process.adopted': (l) => ({ what: `${l.by} adopted ${l.step.replace('@', ' ')}, published on another clone` }),
   'run.resolved': (l) => ({ what: `${l.by} took the side a merge had set aside (branch ${text(l.c.took)})`, detail: quoted(l.c.reason) }),
   'file.uploaded': (l) => ({ what: `${l.by} uploaded ${clip(text(l.c.fileName))}`, detail: `${text(l.c.bytes)} bytes` }),
+  'delegation.set': delegation,
+  'delegation.ended': delegation,
   'token.created': (l) => ({ what: `${l.by} created a token for ${l.name(l.c.identity)}`, detail: quoted(l.c.name) }),
   'token.revoked': (l) => ({ what: `${l.by} revoked a token of ${l.name(l.c.identity)}`, detail: quoted(l.c.name) }),
   'token.rotated': (l) => ({ what: `${l.by} rotated a token of ${l.name(l.c.identity)}`, detail: quoted(l.c.name) }),

@@ -7,6 +7,7 @@
 import type { Board } from '../board/board.js';
 import { listProcessNames, listVersions } from '../board/processes.js';
 import { mayDecide } from '../engine/commands.js';
+import { decidesFor } from '../engine/delegation.js';
 import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';
 import { leaseLive, workItems } from '../engine/view.js';
@@ -61,10 +62,12 @@ export async function getWork(reader: RunReader, rules: { groups: Record<string,
     } else {
       const snapshot = reader.snapshot(m);
       for (const wi of workItems(m.state, m.pinned, snapshot)) {
-        if (!mayDecide(actor, wi.assignedTo, groups)) continue;
-        const st = m.state.steps[wi.stepId]!;
+        const def = m.pinned.process.steps.find((s) => s.id === wi.stepId)!;
         // Four eyes: an approval this person may not decide is left for the others in the group.
-        if (fourEyes(r.process) && fourEyesProblem(m.state, m.pinned.process.steps.find((s) => s.id === wi.stepId)!, actor)) continue;
+        // A delegator's work is the delegate's too, under the same rule for both (docs/people.md "Out of office").
+        const blocked = (a: Actor) => fourEyes(r.process) && fourEyesProblem(m.state, def, a) !== null;
+        if (decidesFor(actor, (a) => mayDecide(a, wi.assignedTo, groups), blocked) === undefined) continue;
+        const st = m.state.steps[wi.stepId]!;
         found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${wi.id}`, m, stepId: wi.stepId, workItem: wi });
       }
     }

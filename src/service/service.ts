@@ -25,6 +25,8 @@ import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
 import { ReminderLadders } from './reminders.js';
 import { currentActor } from './identity.js';
+import { decidedFor, delegateAs, delegationsNow, endDelegationAs, untilFrom, withDelegators } from './delegations.js';
+import type { Delegation, DelegationAsk } from '../engine/delegation.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites, type Evaluate } from './writes.js';
@@ -34,7 +36,7 @@ import { blockersVerdict } from '../engine/blockers.js';
 import { levelOf } from '../engine/priority.js';
 import { PRIORITY_LEVELS } from '../process/model.js';
 import { isRunId } from '../board/layout.js';
-import type { RunFlow } from '../protocol/views.js';
+import type { Assignment, RunFlow } from '../protocol/views.js';
 import { runTitle } from '../words/index.js';
 
 export interface ServiceOptions {
@@ -153,7 +155,8 @@ export class Service {
       // was settled by the transport; the server's own internal identities are not in WORK.md.
       const now = currentActor(this.board.manifest, actor);
       if (!now.ok && held) throw new ToolError('forbidden', now.message, ['identity: removed']);
-      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? now.actor : actor);
+      // Out of office: the work of whoever has handed theirs to this person is theirs to decide too.
+      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? withDelegators(this.board, now.actor, this.now()) : actor);
       return { ok: true, data };
     } catch (e) {
       return this.failures.answer(e, tool, args);
@@ -272,6 +275,39 @@ export class Service {
       return { ok: true, data: { priority } };
     } catch (e) {
       return this.failures.answer(e, 'set_priority', { runId, level });
+    }
+  }
+
+  /** Out of office (docs/people.md "Out of office"): the delegations in force now. */
+  delegations(): Delegation[] {
+    return delegationsNow(this.board, this.now());
+  }
+
+  /** A typed end (a date, a clock time in the board's zone, or a full time) as an instant. */
+  untilFrom(text: string): string {
+    return untilFrom(text, this.board.manifest.notifications.timeZone);
+  }
+
+  /** Whom this person decides a work item so assigned for: null when it is their own, else the delegator's email. */
+  decidedFor(email: string, assigned: Assignment): string | null {
+    return decidedFor(this.board, email, assigned, this.now());
+  }
+
+  /** Hand a person's work to another until a time, as the person or an operator; refused as a tool call would be. */
+  async delegate(ask: DelegationAsk, actor: Actor, osUser: string | null = null): Promise<Result<Delegation>> {
+    try {
+      return { ok: true, data: await delegateAs(this.board, actor, ask, this.now(), osUser) };
+    } catch (e) {
+      return this.failures.answer(e, 'delegate', ask) as Promise<Result<Delegation>>;
+    }
+  }
+
+  /** End a person's delegation now, as the person or an operator; `ended` false when none was in force. */
+  async endDelegation(from: string, actor: Actor, osUser: string | null = null): Promise<Result<{ ended: boolean }>> {
+    try {
+      return { ok: true, data: { ended: await endDelegationAs(this.board, actor, from, this.now(), osUser) } };
+    } catch (e) {
+      return this.failures.answer(e, 'end_delegation', { from }) as Promise<Result<{ ended: boolean }>>;
     }
   }
 

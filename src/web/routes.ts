@@ -8,6 +8,7 @@ import { processMap, processMapPage, processPage, processesPage, startPost } fro
 import { insightsMap, insightsPage, insightsRuns } from './insights.js';
 import { fileDownload, mapImage, runMapPage, runsList } from './runs.js';
 import { decidePost, inbox, workItemPage } from './work.js';
+import { delegatePost, delegationPage, endDelegationPost } from './delegation.js';
 
 const RUN = '(r-[0-9a-z]{26})';
 const ITEM = '(w-[0-9a-z]{1,60})';
@@ -35,6 +36,7 @@ const GET: [RegExp, Get][] = [
   [/^\/insights\/map\.svg$/, insightsMap],
   [/^\/operators$/, queuePage],
   [/^\/operators\/doctor$/, doctorPage],
+  [/^\/out-of-office$/, delegationPage],
 ];
 
 const POST: [RegExp, Post][] = [
@@ -42,6 +44,8 @@ const POST: [RegExp, Post][] = [
   [new RegExp(`^/runs/${RUN}/cancel$`), (r, form, run) => cancelPost(r, run, form)],
   [new RegExp(`^/runs/${RUN}/event$`), (r, form, run) => eventPost(r, run, form)],
   [new RegExp(`^/processes/${PROCESS}/start$`), (r, form, name) => startPost(r, name, form)],
+  [/^\/out-of-office$/, (r, form) => delegatePost(r, form)],
+  [/^\/out-of-office\/end$/, (r, form) => endDelegationPost(r, form)],
 ];
 
 function notFound(r: Request): void {

@@ -55,7 +55,8 @@ export async function inbox(r: Request): Promise<void> {
   const rows: InboxRow[] = [];
   for (const entry of shown) {
     const v = await runView(r, entry.runId);
-    rows.push({ entry, view: 'error' in v ? null : v, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null, ladder: await r.app.service.ladderSentence(entry.runId, entry.workItem.id) });
+    const forWhom = r.app.service.decidedFor(r.actor.email, entry.workItem.assignedTo);
+    rows.push({ entry, view: 'error' in v ? null : v, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null, ladder: await r.app.service.ladderSentence(entry.runId, entry.workItem.id), ...(forWhom ? { forWhom } : {}) });
   }
   sendPage(r.res, 200, h(InboxPage, {
     frame: frame(r, 'My work', { current: 'work', live: 'work' }),
@@ -64,6 +65,7 @@ export async function inbox(r: Request): Promise<void> {
     groups: [...counts].map(([g, count]) => ({ group: g, count })).sort((a, b) => a.group.localeCompare(b.group)),
     filter: { ...(process ? { process } : {}), ...(group ? { group } : {}) },
     total: all.length,
+    away: r.app.service.delegations().find((d) => d.from.toLowerCase() === r.actor.email.toLowerCase()) ?? null,
   }));
 }
 

@@ -40,7 +40,7 @@ export function inbox(program: Command, cli: Cli): void {
     .action(async (o: { process?: string; limit: string; decideArgs?: boolean }) => {
       const args: ToolArgs = { limit: Number(o.limit) };
       if (o.process) args.process = o.process;
-      await call(cli, 'get_work', args, async (page: WorkPage, read) => {
+      await call(cli, 'get_work', args, async (page: WorkPage, read, service) => {
         if (o.decideArgs) return printDecideArgs(page);
         // Each run is read once, for its title and inputs, so two items of one process can be told apart.
         const runs = new Map<string, RunView>();
@@ -49,7 +49,8 @@ export function inbox(program: Command, cli: Cli): void {
           const r = await read('get_run', { runId: i.runId });
           if (r.ok) runs.set(i.runId, r.data);
         }
-        await printInbox(cli, page, runs);
+        // Out of office: an item handed over by its person says whom it is decided for.
+        await printInbox(cli, page, runs, (assigned) => service.decidedFor(cli.actor(), assigned));
       });
     });
 }

@@ -149,7 +149,7 @@ const findingText = (f: Finding): string => `${f.warning ? color.red('⚠ ') : '
  * marked), the step's whole text, handoff and escalation notes and the command
  * that decides it; for an agent, its ready steps.
  */
-export async function printInbox(cli: Cli, d: WorkPage, runs: ReadonlyMap<string, RunView>): Promise<void> {
+export async function printInbox(cli: Cli, d: WorkPage, runs: ReadonlyMap<string, RunView>, forWhom: (assigned: WorkItem['assignedTo']) => string | null = () => null): Promise<void> {
   if (d.items.length === 0) toStdout('nothing waiting for you\n');
   const wordsOf = await wordsFor(cli);
   for (const i of d.items) {
@@ -163,8 +163,9 @@ export async function printInbox(cli: Cli, d: WorkPage, runs: ReadonlyMap<string
     const w = await wordsOf(run?.run ?? { process: i.process ?? '', version: i.version ?? 0 });
     const step = run?.steps.find((s) => s.id === item.stepId);
     const due = item.due ? `due ${when(w, item.due)}${step?.overdue ? color.red(' OVERDUE') : ''}` : 'no due date';
+    const delegator = forWhom(item.assignedTo);
     toStdout(`${color.bold(run ? runTitle(w.process, run.data.inputs, w.people) : processTitle(w.process))}${test}\n`);
-    toStdout(`  ${stepName(w, item.stepId)}\n  ${due}\n`);
+    toStdout(`  ${stepName(w, item.stepId)}\n${delegator ? `  for ${who(w, delegator)} (out of office)\n` : ''}  ${due}\n`);
     if (run && Object.keys(run.data.inputs).length > 0) toStdout(`  inputs   ${labelled(w, run.data.inputs, w.process.inputs)}\n`);
     const found = run ? findings(w.process, run, w) : [];
     if (found.length > 0) toStdout(`  found    ${found.map(findingText).join('  ·  ')}\n`);

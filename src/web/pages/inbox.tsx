@@ -18,6 +18,8 @@ export interface InboxRow {
   process: Process | null;
   /** Where the item stands on its reminder ladder, in words, or null (docs/people.md "Reminders"). */
   ladder?: string | null;
+  /** Out of office: the person this item was handed over by, decided for them (docs/people.md "Out of office"). */
+  forWhom?: string;
 }
 
 export interface InboxProps {
@@ -27,6 +29,8 @@ export interface InboxProps {
   groups: { group: string; count: number }[];
   filter: { process?: string; group?: string };
   total: number;
+  /** The signed-in person's own delegation in force, if they are out of office. */
+  away?: { to: string; until: string } | null;
 }
 
 /** At most this many findings on a card: the verdicts, not the whole record. */
@@ -77,6 +81,7 @@ function Row({ row }: { row: InboxRow }) {
         </h2>
         <p class="run-name">{name}</p>
         {entry.mode === 'test' ? <p class="test-banner">Test run</p> : null}
+        {row.forWhom ? <p class="on-behalf">For <Person email={row.forWhom} />, out of office: you decide it for them</p> : null}
         <Findings list={found} id={`f-${wi.id}`} />
         <p class="meta">
           For <ForWhom a={wi.assignedTo} />{wi.due ? <> · due <When at={wi.due} /></> : null}
@@ -95,6 +100,11 @@ export function InboxPage(p: InboxProps) {
   return (
     <Layout frame={p.frame}>
       <h1>My work</h1>
+      {p.away ? (
+        <Notice kind="info" title="You are out of office">
+          <p><Person email={p.away.to} /> decides your work for you; it ends by itself <When at={p.away.until} />. <a href="/out-of-office">End it or change it</a></p>
+        </Notice>
+      ) : <p class="page-links"><a href="/out-of-office">Out of office? Hand your work to someone</a></p>}
       <form method="get" action="/work" class="filters" aria-label="Filter my work">
         <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: humanize(x.name) }))} selected={p.filter.process} />
         <FilterSelect label="Group" name="group" any="all groups" options={p.groups.map((g) => ({ value: g.group, text: `${humanize(g.group)} (${g.count})` }))} selected={p.filter.group} />
