@@ -23,7 +23,7 @@ export interface FakeSlack {
   /** The Web API's base address, for WORK.md's `apiUrl`. */
   url: string;
   calls: SlackCall[];
-  /** How to answer the next call: null answers as Slack does; a number answers that HTTP status; a string answers `{ ok: false, error }`. */
+  /** How to answer the next call: null answers as Slack does; a number answers that HTTP status; a string answers `{ ok: false, error }`; 'drop' closes the connection unanswered (Slack unreachable). */
   fail: (c: SlackCall) => number | string | null;
   /** Resolves with the first call (from `from` on) that `match` accepts. */
   next(match: (c: SlackCall) => boolean, from?: number, timeoutMs?: number): Promise<SlackCall>;
@@ -97,6 +97,11 @@ export async function fakeSlack(token: string): Promise<FakeSlack> {
         calls.push(call);
         for (const w of waiters.splice(0)) w();
       };
+      if (failure === 'drop') {
+        calls.push(call);
+        for (const w of waiters.splice(0)) w();
+        return req.socket.destroy();
+      }
       if (typeof failure === 'number') return answer(failure, { ok: false, error: 'fatal_error' });
       if (typeof failure === 'string') return answer(200, { ok: false, error: failure });
       if (call.token !== token) return answer(200, { ok: false, error: 'invalid_auth' });
