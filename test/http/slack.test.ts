@@ -12,68 +12,32 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { editManifest } from '../../src/board/people.js';
 import { ensureBuilt } from '../support/cli-run.js';
-import { buttonClick, fakeSlack, modalSubmit, postInteraction, type FakeSlack, type SlackCall } from '../support/slack-api.js';
+import { buttonClick, modalSubmit, postInteraction, type FakeSlack } from '../support/slack-api.js';
 import { until } from '../support/until.js';
 import { cleanupTmp } from '../support/tmp-board.js';
-import { agentDoes, HELPER, PEOPLE, person, rid, runView, serveBoard, startBoard, type WebBoard } from '../web/web-support.js';
+import { agentDoes, HELPER, PEOPLE, person, rid, runView, type WebBoard } from '../web/web-support.js';
+import { approvalPosted as posted, CHANNEL, SECRET, slackBoard, TOKEN, USERS, type SlackBoard } from '../web/slack-support.js';
 
-const TOKEN = 'xoxb-test-bot-token-0123456789';
-const SECRET = 'slack-signing-secret-for-the-test';
-const CHANNEL = 'C0APPROVALS';
-const USERS = { ana: 'U0ANA', ben: 'U0BEN', nobody: 'U0NOBODY' };
-
+let sb: SlackBoard;
 let wb: WebBoard;
 let slack: FakeSlack;
 let base: string;
-let stop: () => Promise<void>;
-let out = '';
 
 beforeAll(async () => {
   await ensureBuilt();
-  slack = await fakeSlack(TOKEN);
-  wb = await startBoard();
-  await wb.stop();
-  await editManifest(wb.board, 'test', 'notifications.slack', (d) => {
-    d.notifications = { slack: { channel: CHANNEL, botTokenFile: '.work/slack-bot-token', signingSecretFile: '.work/slack-signing-secret', apiUrl: slack.url } };
-    for (const p of d.people as { email: string; slack?: string }[]) {
-      if (p.email === PEOPLE.ana) p.slack = USERS.ana;
-      if (p.email === PEOPLE.ben) p.slack = USERS.ben;
-    }
-    return 'slack';
-  });
-  await fs.writeFile(path.join(wb.root, '.work/slack-bot-token'), `${TOKEN}\n`);
-  await fs.writeFile(path.join(wb.root, '.work/slack-signing-secret'), `${SECRET}\n`);
-  const served = await serveBoard(wb.root);
-  served.server.stdout?.on('data', (c: Buffer) => (out += c.toString()));
-  served.server.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  base = served.base;
-  stop = () =>
-    new Promise<void>((resolve) => {
-      if (served.server.exitCode !== null) return resolve();
-      served.server.once('exit', () => resolve());
-      served.server.kill('SIGTERM');
-    });
+  sb = await slackBoard();
+  wb = sb.wb;
+  slack = sb.slack;
+  base = wb.base;
 }, 180_000);
 
 afterAll(async () => {
-  await stop?.();
-  await slack?.close();
+  await sb?.stop();
   await cleanupTmp();
 });
 
-/** A payout run at its approval, and the message Slack was asked to post for it. */
-async function approvalPosted(payee: string): Promise<{ runId: string; message: { channel: string; ts: string; blocks: any[] }; post: SlackCall }> {
-  const from = slack.calls.length;
-  const start = await wb.service.call('start_run', { process: 'payout', inputs: { payee, amount: 120 }, requestId: rid() }, HELPER);
-  if (!start.ok) throw new Error(JSON.stringify(start));
-  const runId = start.data.run.id;
-  await agentDoes(wb, runId, 'draft', { memo: `Payout for ${payee}` });
-  const post = await slack.next((c) => c.method === 'chat.postMessage' && JSON.stringify(c.args.blocks ?? '').includes(runId), from);
-  return { runId, message: { channel: CHANNEL, ts: post.answer!.ts, blocks: post.args.blocks }, post };
-}
-
+const approvalPosted = (payee: string) => posted(sb, payee);
 const approveStep = async (runId: string) => (await runView(wb, runId)).data.steps.approve;
 const auditOf = async (runId: string) =>
   (await fs.readFile(path.join(wb.root, 'runs', runId, 'audit.jsonl'), 'utf8'))
@@ -108,10 +72,10 @@ describe('decide in Slack', () => {
     expect([wrong.status, old.status, changed.status, unsigned.status]).toEqual([401, 401, 401, 401]);
     expect((await runView(wb, runId)).workItems).toHaveLength(1);
     expect((await approveStep(runId))?.decision).toBeUndefined();
-    expect(out).toContain('slack: a request was refused: the signature does not match');
-    expect(out).toMatch(/slack: a request was refused: signed 3\d\d s from now/);
-    expect(out).not.toContain(SECRET);
-    expect(out).not.toContain(TOKEN);
+    expect(sb.out()).toContain('slack: a request was refused: the signature does not match');
+    expect(sb.out()).toMatch(/slack: a request was refused: signed 3\d\d s from now/);
+    expect(sb.out()).not.toContain(SECRET);
+    expect(sb.out()).not.toContain(TOKEN);
   });
 
   it('refuses a Slack user declared for nobody, and tells them so in Slack', async () => {
