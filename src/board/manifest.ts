@@ -46,6 +46,8 @@ export interface Person {
   notify?: NotifyPreference;
   /** The emails this person had before `person rename`: runs and audit lines that name them are still theirs. */
   formerEmails?: string[];
+  /** Their Slack user id, declared (docs/operators.md "Slack"): a click in Slack is this person's only when it names this id. */
+  slack?: string;
 }
 
 export interface Agent {
@@ -64,6 +66,17 @@ export interface NotificationsConfig {
   maxAttempts: number;
   webhook: { url: string; secretEnv?: string; secretFile?: string } | null;
   email: { from: string; smtp: { host: string; port?: number; secure?: boolean; userEnv?: string; passwordEnv?: string } } | null;
+  /** A Slack channel with decision buttons (docs/operators.md "Slack"); absent from WORK.md: none, and nothing of Slack is done. */
+  slack?: SlackConfig | null;
+}
+
+export interface SlackConfig {
+  channel: string;
+  botTokenEnv?: string;
+  botTokenFile?: string;
+  signingSecretEnv?: string;
+  signingSecretFile?: string;
+  apiUrl?: string;
 }
 
 export const DEFAULT_DIGEST_MINUTES = 60;
@@ -96,8 +109,23 @@ export function manifestIssues(data: Record<string, unknown>): Issue[] {
   if (newer) return [{ path: 'format', message: newer }];
   const tz = (data.notifications as { timeZone?: unknown } | undefined)?.timeZone;
   const zone: Issue[] = typeof tz !== 'string' || isTimeZone(tz) ? [] : [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];
-  return [...zone, ...reminderIssues(data)];
+  return [...zone, ...reminderIssues(data), ...slackIdsTwice(data)];
 }
+/** A Slack user id declared for two people would make a click nobody's in particular: each is named. */
+function slackIdsTwice(data: Record<string, unknown>): Issue[] {
+  const people = Array.isArray(data.people) ? (data.people as unknown[]) : [];
+  const seen = new Map<string, number>();
+  const issues: Issue[] = [];
+  people.forEach((p, i) => {
+    const id = typeof p === 'object' && p !== null && 'slack' in p && typeof p.slack === 'string' ? p.slack : null;
+    if (id === null) return;
+    const first = seen.get(id);
+    if (first === undefined) seen.set(id, i);
+    else issues.push({ path: `people.${i}.slack`, message: `the Slack user ${id} is declared for people ${first + 1} and ${i + 1}: one Slack user is one person` });
+  });
+  return issues;
+}
+
 export const DEFAULT_MAX_ATTEMPTS = 8;
 
 export interface Manifest {
@@ -133,7 +161,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     operators?: string[];
     agents?: Agent[];
     notify?: { command: string; args?: string[] };
-    notifications?: Partial<Omit<NotificationsConfig, 'webhook' | 'email'>> & Pick<Partial<NotificationsConfig>, 'webhook' | 'email'>;
+    notifications?: Partial<Omit<NotificationsConfig, 'webhook' | 'email' | 'slack'>> & Pick<Partial<NotificationsConfig>, 'webhook' | 'email' | 'slack'>;
     fourEyes?: boolean | string[];
     evaluator?: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number };
     reminders?: unknown;
@@ -156,6 +184,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
       maxAttempts: d.notifications?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       webhook: d.notifications?.webhook ?? null,
       email: d.notifications?.email ?? null,
+      ...(d.notifications?.slack ? { slack: d.notifications.slack } : {}),
     },
     fourEyes: d.fourEyes ?? false,
     evaluator: evaluatorFrom(d.evaluator),

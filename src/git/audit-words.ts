@@ -176,6 +176,9 @@ function glance(c: Record<string, unknown>): string | undefined {
   return shown.length > 0 ? shown.join(', ') : undefined;
 }
 
+/** An act that came through Slack says so: "Fin Nordqvist approved “Approve the payout” in Slack". */
+const through = (s: Said, via: unknown): Said => (via === 'slack' ? { ...s, what: `${s.what} in Slack` } : s);
+
 /** What one audit line records, in words. */
 export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'>, words: Words): Said {
   const run = runOf(ev.entity);
@@ -197,7 +200,7 @@ export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'
     process: facts?.titles?.process,
     name: (identity) => nameOf(text(identity), words),
   };
-  if (Object.hasOwn(SAY, ev.action)) return SAY[ev.action]!(line);
+  if (Object.hasOwn(SAY, ev.action)) return through(SAY[ev.action]!(line), c.via);
   if (ev.action.endsWith('.external-edit')) return { what: `${ev.entity} was edited outside workboard and adopted`, detail: `rev ${text(ev.input.toRev)}` };
   if (ev.entity === 'WORK.md' && typeof c.change === 'string') {
     return { what: ev.action.endsWith('.added') ? `${line.by} added ${clip(c.change)}` : `${line.by} edited WORK.md: ${clip(c.change)}` };

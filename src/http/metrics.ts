@@ -16,7 +16,7 @@ import type { CallRecord, Service } from '../service/service.js';
 const CALL_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const FLUSH_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 const GROUP_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128];
-const CHANNELS = ['command', 'webhook', 'email'] as const;
+const CHANNELS = ['command', 'webhook', 'email', 'slack'] as const;
 
 export class Metrics {
   readonly registry = new Registry();

@@ -3,6 +3,7 @@
  * agents (src/mcp/http.ts) and the people's web app (src/web/app.ts) on
  * every other path, mounted side by side so neither knows of the other.
  * Paths with `/.well-known/` go to MCP: its clients probe OAuth discovery there.
+ * Slack's interactivity requests go to `/slack/interactions` (slack.ts).
  *
  * The server bounds every connection: complete headers within a time, a
  * body at the rate MCP's body limit needs, idle sockets closed, at most
@@ -18,6 +19,7 @@ import { requestUrl } from '../web/request.js';
 import { requestScope } from '../core/log.js';
 import { OPS_PATHS } from './ops-answer.js';
 import type { OpsHandler } from './ops.js';
+import { createSlackEndpoint, SLACK_PATH } from './slack.js';
 
 /** Sockets in all: file descriptors and memory stay bounded whatever clients do. */
 export const MAX_CONNECTIONS = 256;
@@ -53,6 +55,7 @@ export function createHttpServer(service: Service, version: string, options: Par
   const limits = { ...DEFAULT_HTTP_LIMITS, ...options };
   const { ops } = extras;
   const web = createWebApp(service, extras.log ? { log: extras.log } : {});
+  const slack = createSlackEndpoint(service, extras.log ?? (() => undefined));
   // This server's request ids: a random prefix, then a count (unique enough to find one request in a day's log).
   const prefix = randomBytes(3).toString('hex');
   let requests = 0;
@@ -81,6 +84,7 @@ export function createHttpServer(service: Service, version: string, options: Par
     const pathname = requestUrl(req)?.pathname ?? '';
     if (pathname === '/mcp' || pathname.includes('/.well-known/')) return mcp(req, res, pathname, expectsContinue);
     if (ops && OPS_PATHS.has(pathname)) return ops(req, res, pathname);
+    if (pathname === SLACK_PATH) return slack.handle(req, res);
     if (expectsContinue) res.writeContinue();
     return web.handle(req, res);
   }
@@ -90,6 +94,7 @@ export function createHttpServer(service: Service, version: string, options: Par
   const closeServer = server.close.bind(server);
   server.close = ((cb?: (err?: Error) => void) => {
     web.close();
+    slack.close();
     return closeServer(cb);
   });
   // A socket that timed out (idle between kept-alive requests, or silent mid-request) is closed one turn of

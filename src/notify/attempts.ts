@@ -10,7 +10,7 @@ import type { Channel } from './schedule.js';
 export const PER_CHANNEL = 4;
 
 /** How long one attempt may take on each channel before it counts as failed (and is tried again later). */
-export const ATTEMPT_MS: Record<Channel, number> = { command: 30_000, webhook: 10_000, email: 30_000 };
+export const ATTEMPT_MS: Record<Channel, number> = { command: 30_000, webhook: 10_000, email: 30_000, slack: 10_000 };
 
 export class Lanes {
   private readonly active = new Map<Channel, number>();

@@ -19,6 +19,7 @@ import { ATTEMPT_MS, Lanes, PER_CHANNEL, within } from './attempts.js';
 import { runCommand } from './channels/command.js';
 import { sendEmail } from './channels/email.js';
 import { postWebhook, webhookSecret } from './channels/webhook.js';
+import { postToSlack } from './channels/slack.js';
 import { Digests } from './digests.js';
 import { emailOf, webhookBody } from './message.js';
 import { deliveryLock, entryLock, entryNames, readEntry, statusOf, updateDelivery, writeEntry, type OutboxEntry } from './outbox.js';
@@ -48,8 +49,8 @@ export class Courier {
   /** The outbox as the last pass found it: serve's /readyz and /metrics read it, so they read no files. */
   backlog: Backlog = emptyBacklog();
   /** Attempts made and failed so far, per channel (digests, sent on their own schedule, not counted). */
-  readonly attempts: Record<Channel, number> = { command: 0, webhook: 0, email: 0 };
-  readonly failures: Record<Channel, number> = { command: 0, webhook: 0, email: 0 };
+  readonly attempts: Record<Channel, number> = { command: 0, webhook: 0, email: 0, slack: 0 };
+  readonly failures: Record<Channel, number> = { command: 0, webhook: 0, email: 0, slack: 0 };
 
   constructor(
     private readonly board: Board,
@@ -197,6 +198,11 @@ export class Courier {
       const cfg = m.notifications.webhook;
       if (!cfg) throw new Error('no webhook is configured any more');
       return postWebhook(cfg.url, webhookBody(n, this.baseUrl, m.people), { id: n.id, at: n.at, secret: await webhookSecret(cfg, this.board.state) }, signal);
+    }
+    if (key === 'slack') {
+      const cfg = m.notifications.slack;
+      if (!cfg) throw new Error('no Slack channel is configured any more');
+      return postToSlack(cfg, this.board.state, n, this.baseUrl, m.people, signal);
     }
     if (key.startsWith('email:')) {
       const cfg = m.notifications.email;

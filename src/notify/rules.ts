@@ -7,7 +7,7 @@
  */
 import type { Manifest } from '../board/manifest.js';
 import type { EngineEvent, Pinned, RunState } from '../engine/types.js';
-import { assignment, OPERATORS } from '../engine/view.js';
+import { assignment, OPERATORS, snapshotOf } from '../engine/view.js';
 import type { Process, Step } from '../process/model.js';
 import type { Assignment } from '../protocol/views.js';
 import { cutAtWord, exactTime, fieldLabel, findings, formatValue, humanize, inSentence, personName, runTitle, stepTitle, type WordsContext } from '../words/index.js';
@@ -52,6 +52,12 @@ export interface Notification {
   text: string;
   /** The web app's page for this notification, e.g. `/work/<run>/<item>`. */
   path: string;
+  /**
+   * With a Slack channel configured only (docs/operators.md "Slack"): the run data's snapshot
+   * when the item was told of, and its step's kind, for the message's buttons.
+   */
+  snapshot?: string;
+  stepKind?: Step['kind'];
 }
 
 /** The emails a work item's assignment reaches: a person, a group's members, or the operators. */
@@ -105,8 +111,13 @@ export function runNotifications(events: readonly EngineEvent[], state: RunState
   const name = (email: string) => personName(manifest.people, email);
   const dueLine = (due: string | null | undefined, was = false) => dueSentence(due, ctx.timeZone!, was);
   const out: Notification[] = [];
+  // Slack's buttons decide on the data as it is now; nothing is added without a Slack channel.
+  const forSlack = (n: Omit<Notification, 'id' | keyof typeof base>) => {
+    const kind = manifest.notifications.slack && n.workItemId ? p.steps.find((s) => s.id === n.stepId)?.kind : undefined;
+    return kind ? { snapshot: snapshotOf(state, pinned), stepKind: kind } : {};
+  };
   const push = (n: Omit<Notification, 'id' | keyof typeof base>) => {
-    if (n.recipients.length > 0) out.push({ id: newId(), ...base, ...n, recipients: uniq(n.recipients) });
+    if (n.recipients.length > 0) out.push({ id: newId(), ...base, ...n, recipients: uniq(n.recipients), ...forSlack(n) });
   };
   const rejectedInto = new Map<string, { note: string; by: string }>();
   for (const e of events) {

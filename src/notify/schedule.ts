@@ -18,13 +18,13 @@ export function backoffMs(attempts: number, jitter: number = Math.random()): num
 }
 
 /** The channel a delivery goes out on: a person's email and digest both go by email. */
-export type Channel = 'command' | 'webhook' | 'email';
+export type Channel = 'command' | 'webhook' | 'email' | 'slack';
 
 export function channelOf(key: string): Channel {
-  return key === 'command' || key === 'webhook' ? key : 'email';
+  return key === 'command' || key === 'webhook' || key === 'slack' ? key : 'email';
 }
 
-/** The person an email or digest delivery is for, or null for the command and the webhook. */
+/** The person an email or digest delivery is for, or null for the command, the webhook and Slack. */
 export function personOf(key: string): string | null {
   const at = key.indexOf(':');
   return at < 0 ? null : key.slice(at + 1);
@@ -51,6 +51,7 @@ export function planDeliveries(n: Notification, manifest: Manifest, at: string, 
   const none = notSent ?? (n.mode === 'test' ? 'test run' : undefined);
   if (manifest.notify) out.command = none ? skip(none) : { ...ready };
   if (manifest.notifications.webhook) out.webhook = none ? skip(none) : { ...ready };
+  if (manifest.notifications.slack) out.slack = none ? skip(none) : { ...ready };
   if (manifest.notifications.email) {
     const people = new Map(manifest.people.map((p) => [p.email.toLowerCase(), p]));
     for (const email of n.recipients) {
@@ -130,7 +131,7 @@ export interface Backlog {
 }
 
 export function emptyBacklog(): Backlog {
-  return { waiting: { command: 0, webhook: 0, email: 0 }, parked: { command: 0, webhook: 0, email: 0 }, oldestDueAt: null };
+  return { waiting: { command: 0, webhook: 0, email: 0, slack: 0 }, parked: { command: 0, webhook: 0, email: 0, slack: 0 }, oldestDueAt: null };
 }
 
 /** Add one entry's deliveries to `into`. */

@@ -52,8 +52,8 @@ export interface ServiceOptions {
   observe?: (call: CallRecord) => void;
 }
 
-/** Which transport a call came through: MCP (stdio or HTTP), the web app's forms, or the server itself. */
-export type Transport = 'mcp' | 'web' | 'internal';
+/** Which transport a call came through: MCP (stdio or HTTP), the web app's forms, Slack's buttons, or the server itself. */
+export type Transport = 'mcp' | 'web' | 'slack' | 'internal';
 
 /** One tool call as it ended. */
 export interface CallRecord {
@@ -132,9 +132,9 @@ export class Service {
   }
 
   private async observed(tool: string, args: unknown, actor: Actor, opts: { held?: boolean; transport?: Transport }): Promise<ToolResult> {
-    if (!this.observe) return this.answer(tool, args, actor, opts.held === true);
+    if (!this.observe) return this.answer(tool, args, actor, opts.held === true, opts.transport);
     const began = performance.now();
-    const result = await this.answer(tool, args, actor, opts.held === true);
+    const result = await this.answer(tool, args, actor, opts.held === true, opts.transport);
     const requestId = (args as { requestId?: unknown } | null)?.requestId;
     this.observe({
       tool: (TOOLS as readonly string[]).includes(tool) ? (tool as Tool) : null,
@@ -147,7 +147,7 @@ export class Service {
     return result;
   }
 
-  private async answer(tool: string, args: unknown, actor: Actor, held: boolean): Promise<ToolResult> {
+  private async answer(tool: string, args: unknown, actor: Actor, held: boolean, transport?: Transport): Promise<ToolResult> {
     try {
       if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
       await this.board.refresh();
@@ -156,14 +156,14 @@ export class Service {
       const now = currentActor(this.board.manifest, actor);
       if (!now.ok && held) throw new ToolError('forbidden', now.message, ['identity: removed']);
       // Out of office: the work of whoever has handed theirs to this person is theirs to decide too.
-      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? withDelegators(this.board, now.actor, this.now()) : actor);
+      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? withDelegators(this.board, now.actor, this.now()) : actor, transport);
       return { ok: true, data };
     } catch (e) {
       return this.failures.answer(e, tool, args);
     }
   }
 
-  private async dispatch(call: ToolCall, actor: Actor): Promise<ToolData[Tool]> {
+  private async dispatch(call: ToolCall, actor: Actor, transport?: Transport): Promise<ToolData[Tool]> {
     switch (call.tool) {
       case 'describe':
         return this.describe() satisfies ToolData['describe'];
@@ -181,7 +181,8 @@ export class Service {
         return (await this.files.upload(call.args, actor)) as ToolData['upload'];
       default:
         // The writes answer from writes.ts's `answer` (and a replayed record of it).
-        return (await this.writes.runWrite(call, actor)) as ToolData[typeof call.tool];
+        // A person's act through Slack says so in its audit lines (docs/operators.md "Slack").
+        return (await this.writes.runWrite(call, actor, transport === 'slack' ? 'slack' : undefined)) as ToolData[typeof call.tool];
     }
   }
 

@@ -92,7 +92,7 @@ export class RunWrites {
   }
 
   /** Writes on an existing run: claim, renew, submit, escalate, decide, cancel, send_event. */
-  async runWrite(call: RunWriteCall, actor: Actor): Promise<unknown> {
+  async runWrite(call: RunWriteCall, actor: Actor, via?: 'slack'): Promise<unknown> {
     let runId: string;
     let claims: TokenClaims | null = null;
     if (call.tool === 'renew' || call.tool === 'submit' || call.tool === 'escalate') {
@@ -110,7 +110,7 @@ export class RunWrites {
     // the answer. If run data moved meanwhile (a sibling branch), the material differs and it asks again.
     let check: CheckOutcome | undefined;
     for (let round = 1; ; round++) {
-      const out = await this.writeOnce(call, runId, actor, claims, check);
+      const out = await this.writeOnce(call, runId, actor, claims, check, via);
       if (!(out instanceof NeedsVerdict)) return out;
       if (round === CHECK_ROUNDS) throw new ToolError('retry', 'the run kept changing while its check was evaluated; call again with the same requestId');
       check = await this.evaluate(this.board.manifest.evaluator, out.request, this.board.root);
@@ -118,7 +118,7 @@ export class RunWrites {
     }
   }
 
-  private async writeOnce(call: RunWriteCall, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined): Promise<unknown> {
+  private async writeOnce(call: RunWriteCall, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined, via?: 'slack'): Promise<unknown> {
     let committed = null as Loaded | null;
     const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads): Promise<{ value: unknown; commit: Commit | null }> => {
       committed = null;
@@ -129,7 +129,8 @@ export class RunWrites {
       const read = revRecording(reads);
       const loaded = await this.reader.assemble(runId, read.read, read.readState);
       const command = await this.command(call, loaded.pinned.process.name, claims, check);
-      const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), actor, command);
+      const planned = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), actor, command);
+      const plan = via ? throughVia(planned, actor, via) : planned;
       switch (plan.kind) {
         case 'check':
           return { value: new NeedsVerdict(plan.request), commit: null };
@@ -299,6 +300,13 @@ export class RunWrites {
 function claimExtensions(run: RunRecord): { extensions?: Record<string, unknown> } {
   if (run.priority === undefined) return {};
   return { extensions: { 'flow-1': { priority: run.priority, priorityName: levelName(run.priority), blockedBy: run.blockedBy ?? [] } } };
+}
+
+/** The caller's own audit lines of a committed plan say which way the act came (`via: slack`); the board's lines are left as they are. */
+function throughVia(plan: Plan, actor: Actor, via: 'slack'): Plan {
+  if (plan.kind !== 'commit' || actor.kind !== 'person') return plan;
+  const by = actor.email;
+  return { ...plan, events: plan.events.map((e) => (e.actor === by ? { ...e, changes: { ...(e.changes ?? {}), via } } : e)) };
 }
 
 /** A plan that did not commit, as the error its call answers. */

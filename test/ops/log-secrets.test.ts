@@ -3,8 +3,9 @@
  * words and in JSON, at debug (every line there is), are used with bearer
  * tokens (good and wrong), a sign-in link's code and the session cookie it
  * gives, the metrics token, and notifications through a webhook with a
- * signing secret and SMTP with a password, both failing so their errors are
- * logged. Every line any of them wrote is searched for each
+ * signing secret, SMTP with a password and Slack with a bot token, all
+ * failing so their errors are logged, and Slack interactivity requests
+ * signed with the signing secret and with a wrong one. Every line any of them wrote is searched for each
  * secret; and each line is one event with its level and time.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -14,11 +15,14 @@ import { cleanupHarnesses, CAST } from '../support/svc-harness.js';
 import { until } from '../support/until.js';
 import { notifyBoard, smtpServer, toApproval, webhookReceiver } from '../notify/support.js';
 import { allLines, call, serveOps, tokenFor, type Served } from './support.js';
+import { fakeSlack, postInteraction } from '../support/slack-api.js';
 
 const HOOK_SECRET = 'hook-secret-7f3a9c1e5b2d4f6a8c0e';
 const SMTP_PASSWORD = 'smtp-password-2b4d6f8a0c1e3g5i';
 const METRICS_TOKEN = 'metrics-token-9e8d7c6b5a4f3e2d1c';
-const secrets: string[] = [HOOK_SECRET, SMTP_PASSWORD, METRICS_TOKEN];
+const SLACK_TOKEN = 'xoxb-slack-bot-token-4c6e8a0b2d';
+const SLACK_SECRET = 'slack-signing-secret-1a3c5e7g9i';
+const secrets: string[] = [HOOK_SECRET, SMTP_PASSWORD, METRICS_TOKEN, SLACK_TOKEN, SLACK_SECRET];
 
 const running: Served[] = [];
 const closing: (() => Promise<void>)[] = [];
@@ -35,11 +39,13 @@ for (const format of ['text', 'json'] as const) {
     rx.answer = () => 500;
     const smtp = await smtpServer();
     smtp.refuse = () => true; // every recipient refused: the send (with the password) fails and is logged
-    closing.push(() => rx.close(), () => smtp.close());
+    const slack = await fakeSlack('xoxb-another-token'); // answers invalid_auth: the post fails and is logged
+    closing.push(() => rx.close(), () => smtp.close(), () => slack.close());
     const h = await notifyBoard({
       notifications: {
         webhook: { url: rx.url, secretEnv: 'WB_TEST_HOOK_SECRET' },
         email: { from: 'workboard@example.com', smtp: { host: '127.0.0.1', port: smtp.port, userEnv: 'WB_TEST_SMTP_USER', passwordEnv: 'WB_TEST_SMTP_PASS' } },
+        slack: { channel: 'C0LOGS', botTokenEnv: 'WB_TEST_SLACK_TOKEN', signingSecretEnv: 'WB_TEST_SLACK_SECRET', apiUrl: slack.url },
       },
     });
     const ann = await tokenFor(h, CAST.ann);
@@ -49,6 +55,8 @@ for (const format of ['text', 'json'] as const) {
       WB_TEST_SMTP_USER: 'mailer',
       WB_TEST_SMTP_PASS: SMTP_PASSWORD,
       WORKBOARD_METRICS_TOKEN: METRICS_TOKEN,
+      WB_TEST_SLACK_TOKEN: SLACK_TOKEN,
+      WB_TEST_SLACK_SECRET: SLACK_SECRET,
     });
     running.push(s);
     // Tools with a good token and a wrong one of the right shape.
@@ -70,7 +78,11 @@ for (const format of ['text', 'json'] as const) {
     await signIn();
     // A transition whose notifications fail on both channels, so their errors are logged.
     await toApproval(h, 'live');
-    await until(() => (s.lines().some((l) => l.includes('via webhook')) && s.lines().some((l) => l.includes(`via email:${CAST.fin}`)) ? true : undefined), 60_000);
+    // Slack's interactivity endpoint: a request signed with a wrong secret (refused, logged), and one signed right by a user declared for nobody.
+    const click = { type: 'block_actions', user: { id: 'U0NOBODY' }, container: { channel_id: 'C0LOGS', message_ts: '1.1' }, actions: [{ action_id: 'wb.approve', value: '{}' }] };
+    expect((await postInteraction(base, click, 'a-wrong-signing-secret')).status).toBe(401);
+    expect((await postInteraction(base, click, SLACK_SECRET)).status).toBe(200);
+    await until(() => (s.lines().some((l) => l.includes('via webhook')) && s.lines().some((l) => l.includes(`via email:${CAST.fin}`)) && s.lines().some((l) => l.includes('via slack')) ? true : undefined), 60_000);
     await s.stop();
 
     const lines = s.lines().filter((l) => l !== '');
@@ -88,7 +100,7 @@ for (const format of ['text', 'json'] as const) {
 
 it('no line any serve of this file wrote holds a secret', () => {
   expect(allLines.length).toBeGreaterThan(10);
-  expect(secrets.length).toBe(3 + 2 * 4);
+  expect(secrets.length).toBe(5 + 2 * 4);
   const leaks = allLines.flatMap((l) => secrets.filter((x) => l.includes(x)).map((x) => `${x.slice(0, 8)}… in: ${l.slice(0, 200)}`));
   expect(leaks).toEqual([]);
 });
