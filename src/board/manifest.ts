@@ -1,6 +1,7 @@
 /** WORK.md: the board's name, settings, limits, people, agents and where notifications go. Never a secret. */
 import type { Issue } from '../core/issues.js';
 import { isTimeZone } from '../words/index.js';
+import { viewIssues, viewsFrom, type SavedView } from '../engine/saved-views.js';
 
 export interface Settings {
   leaseSeconds: number;
@@ -93,8 +94,9 @@ export function manifestIssues(data: Record<string, unknown>): Issue[] {
   const newer = newerFormat(data);
   if (newer) return [{ path: 'format', message: newer }];
   const tz = (data.notifications as { timeZone?: unknown } | undefined)?.timeZone;
-  if (typeof tz !== 'string' || isTimeZone(tz)) return [];
-  return [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];
+  const views = viewIssues(data);
+  if (typeof tz !== 'string' || isTimeZone(tz)) return views;
+  return [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }, ...views];
 }
 export const DEFAULT_MAX_ATTEMPTS = 8;
 
@@ -112,6 +114,8 @@ export interface Manifest {
   /** Four eyes: processes whose approvals their initiator or an earlier step's completer may not decide. */
   fourEyes: boolean | string[];
   evaluator: EvaluatorConfig | null;
+  /** Saved views (docs/operators.md "Saved views"); the first is the default. Empty when WORK.md declares none. */
+  views: SavedView[];
 }
 
 /** The manifest from WORK.md's parsed frontmatter (a BoardDoc fits; only its data is read, which keeps this file below document.ts). */
@@ -151,6 +155,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     },
     fourEyes: d.fourEyes ?? false,
     evaluator: evaluatorFrom(d.evaluator),
+    views: viewsFrom(doc.data),
   };
 }
 
