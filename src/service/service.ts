@@ -287,12 +287,12 @@ export class Service {
     return { priority: run.priority, blocked: run.blocked === true, blockedBy };
   }
 
-  /** A saved view's runs (docs/operators.md "Saved views"): the one named, else the first. Whoever may list runs may read a view. */
-  async savedView(id?: string): Promise<Result<ViewAnswer>> {
+  /** A saved view's runs (docs/operators.md "Saved views"): the one named, else the first; `only` these runs when given (My work's). Whoever may list runs may read a view. */
+  async savedView(id?: string, only?: ReadonlySet<string>): Promise<Result<ViewAnswer>> {
     try {
       await this.board.refresh();
       const m = this.board.manifest;
-      return { ok: true, data: await runsInView(this.reader, pickView(m.views, id), m.groups, this.now()) };
+      return { ok: true, data: await runsInView(this.reader, pickView(m.views, id), m.groups, this.now(), only) };
     } catch (e) {
       const answer = await this.failures.answer(e, 'saved_view', { id });
       return answer.ok ? { ok: false, error: { code: 'conflict', message: 'unexpected answer' } } : answer;

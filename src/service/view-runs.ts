@@ -75,11 +75,12 @@ const fromSummary = (s: RunSummary): ViewRow => ({ ...s, priority: priorityOf({}
  * The view's runs: every run the index lists, those the index alone rules out
  * (process, mode, an ended state) never read; open runs read as of now.
  */
-export async function runsInView(reader: RunReader, view: SavedView, groups: Readonly<Record<string, readonly string[]>>, now: Date): Promise<ViewAnswer> {
+export async function runsInView(reader: RunReader, view: SavedView, groups: Readonly<Record<string, readonly string[]>>, now: Date, only?: ReadonlySet<string>): Promise<ViewAnswer> {
   const f = view.filter;
   const full = needsFullRead(view);
   const rows: ViewRow[] = [];
   for (const s of await reader.summaries()) {
+    if (only && !only.has(s.id)) continue;
     if (f.process && !f.process.includes(s.process)) continue;
     if (f.mode !== undefined && s.mode !== f.mode) continue;
     const open = s.state === 'active' || s.state === 'waiting';
