@@ -1,7 +1,6 @@
 /**
- * Saved views on Runs and My work (docs/operators.md "Saved views"): the
- * picker (one link per view, the first the default, and the page without a
- * view), and a view's runs as a list or as a board of columns, each run by its
+ * Saved views on Runs and My work (docs/operators.md "Saved views"): a
+ * view's runs as a list or as a board of columns, each run by its
  * title with its state, level, whether it is blocked or overdue, and who it
  * waits for.
  */
@@ -13,34 +12,10 @@ import { Layout, type Frame } from './layout.js';
 import { Notice } from './parts.js';
 import { stateWords } from './runs.js';
 import { usePageWords, When } from './words.js';
+import { ViewPicker, type PickerProps } from './view-picker.js';
 
-export interface PickerProps {
-  /** Where the links go: /runs or /work. */
-  action: string;
-  views: { id: string; title: string }[];
-  /** The view shown, or null for the page without one. */
-  current: string | null;
-  /** The words of the page without a view: "All runs", "All my work". */
-  none: string;
-}
-
-export function ViewPicker(p: PickerProps) {
-  if (p.views.length === 0) return null;
-  const link = (id: string | null, text: string) => (
-    <li key={id ?? ''}>
-      <a href={`${p.action}?view=${encodeURIComponent(id ?? 'all')}`} aria-current={p.current === id ? 'page' : undefined}>{text}</a>
-    </li>
-  );
-  return (
-    <nav class="view-picker" aria-label="Saved views">
-      <span class="muted">Views:</span>
-      <ul>
-        {p.views.map((v) => link(v.id, v.title))}
-        {link(null, p.none)}
-      </ul>
-    </nav>
-  );
-}
+export type { PickerProps };
+export { ViewPicker };
 
 /** A run in a view: its title, linked, and what a person needs to know of it at a glance. */
 export function RunCard({ run, name }: { run: ViewRow; name: string }) {
