@@ -10,7 +10,7 @@ import { columnTitle, humanize, processTitle, runTitle } from '../words/index.js
 import { MessagePage } from './pages/message.js';
 import { ViewPage, ViewPicker, type PickerProps } from './pages/saved-view.js';
 import { frame, sendPage, statusFor, type Request } from './respond.js';
-import { pinnedVersion } from './runs.js';
+import type { PublishedVersion } from '../service/published.js';
 
 /** The view a page shows: `?view=all` none, `?view=<id>` that one, else the first unless the address filters by one of `filters`. Null when WORK.md declares no views. */
 export function chosenView(r: Request, filters: readonly string[]): string | null {
@@ -30,8 +30,15 @@ export async function viewWords(r: Request, a: ViewAnswer): Promise<{ names: Map
   const people = r.app.service.board.manifest.people;
   const names = new Map<string, string>();
   const processes = new Map<string, string>();
+  // A view names many runs of a few versions: each version read once.
+  const versions = new Map<string, Promise<PublishedVersion | null>>();
+  const pinned = (name: string, version: number) => {
+    const key = `${name}@${version}`;
+    if (!versions.has(key)) versions.set(key, r.app.service.processVersion(name, version));
+    return versions.get(key)!;
+  };
   for (const run of a.runs) {
-    const v = await pinnedVersion(r, run.process, run.version);
+    const v = await pinned(run.process, run.version);
     names.set(run.id, v ? runTitle(v.process, run.inputs, people) : humanize(run.process));
     if (v && !processes.has(run.process)) processes.set(run.process, processTitle(v.process));
   }

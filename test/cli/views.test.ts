@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt, ROOT } from '../support/cli-run.js';
 
 let b: string;
-const runs: Record<string, string> = {};
+const runs = { contract: '', blocked: '', urgent: '' };
 
 function wb(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [BIN, '--board', b, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });

@@ -35,7 +35,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
   let browser: Browser;
   let board: Board;
   let service: Service;
-  const runs: Record<string, string> = {};
+  const runs = { contract: '', blocked: '', low: '', normal: '', urgent: '' };
 
   const start = async (process: string, inputs: Record<string, unknown>): Promise<string> => {
     const r = await service.call('start_run', { process, inputs, requestId: rid() }, { kind: 'person', email: JON, operator: false });
