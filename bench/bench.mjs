@@ -1,4 +1,4 @@
-// npm run bench [-- --quick] [--only=transitions,concurrency,scale,backlog,load,metrics,soak,sync,maps,insights,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>]:
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale,backlog,load,metrics,soak,sync,maps,insights,flow,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>] [--flow-runs=<n>]:
 // transition latency through the service on a real board, against the floor of the bare file
 // operations each transition cannot avoid on this disk, measured in the same run;
 // then concurrency (bench/concurrency.mjs: several agent processes on one board),
@@ -9,7 +9,8 @@
 // and peak; --soak=<minutes> says the same in minutes), sync (bench/sync.mjs: `workboard sync`
 // between two clones of a 10k-run board through a bare remote on local disk), maps (bench/maps.mjs:
 // drawing the largest process's map), insights (bench/insights.mjs: `workboard stats` and the Insights
-// page on a 10k-run board, cold and warm); with --peers also peers
+// page on a 10k-run board, cold and warm), flow (bench/flow.mjs: get_work, My work and runs --view on a
+// 10k-run board where a third of the runs are blocked, against a board without flow-1); with --peers also peers
 // (bench/peers.mjs: the same operations in Backlog.md, installed from npm). Ends with
 // the goals table (bench/goals.mjs). Prints markdown tables and writes the same
 // figures to bench/results/<date>.json. Not a test.
@@ -30,11 +31,12 @@ import { syncSection } from './sync.mjs';
 import { mapsSection } from './maps.mjs';
 import { insightsSection } from './insights.mjs';
 import { peersSection } from './peers.mjs';
+import { flowSection } from './flow.mjs';
 import { goalsTable } from './goals.mjs';
 import { median, pct } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['transitions', 'concurrency', 'scale', 'backlog', 'load', 'metrics', 'soak', 'sync', 'maps', 'insights', 'peers'];
+const SECTIONS = ['transitions', 'concurrency', 'scale', 'backlog', 'load', 'metrics', 'soak', 'sync', 'maps', 'insights', 'flow', 'peers'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
 // peers installs a package from npm, so it runs only when asked for.
 const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS.filter((s) => s !== 'peers'));
@@ -46,6 +48,8 @@ const scaleDir = process.argv.find((a) => a.startsWith('--scale-dir='))?.slice('
 const soakArg = process.argv.find((a) => a.startsWith('--soak-seconds=') || a.startsWith('--soak='));
 const soakSeconds = soakArg === undefined ? (quick ? 45 : 300) : soakArg.startsWith('--soak=') ? Number(soakArg.slice('--soak='.length)) * 60 : Number(soakArg.slice('--soak-seconds='.length));
 if (!(Number.isInteger(soakSeconds) && soakSeconds >= 10)) throw new Error(`${soakArg}: expected a whole number of seconds (or minutes), at least 10 s`);
+// How many runs the flow section's boards hold: --flow-runs=<n> (10k by default, 1k with --quick).
+const flowRuns = Number(process.argv.find((a) => a.startsWith('--flow-runs='))?.slice('--flow-runs='.length) ?? 0);
 const N = quick ? 40 : 200;
 const ROUNDS = quick ? 3 : 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -277,6 +281,7 @@ async function main() {
   await section('sync', () => syncSection({ quick, base: scaleDir }));
   await section('maps', () => mapsSection({ quick }));
   await section('insights', () => insightsSection({ quick, base: scaleDir }));
+  await section('flow', () => flowSection({ quick, ...(flowRuns ? { runs: flowRuns } : {}) }));
   await section('peers', () => peersSection({ quick, base: scaleDir }));
   const goals = goalsTable(out);
   console.log(`\n${goals.lines.join('\n')}`);

@@ -3,6 +3,7 @@ import type { Issue } from '../core/issues.js';
 import { isTimeZone } from '../words/index.js';
 import { reminderIssues, remindersFrom, type Reminders } from './ladders.js';
 import type { Delegation } from '../engine/delegation.js';
+import { viewIssues, viewsFrom, type SavedView } from '../engine/saved-views.js';
 
 export interface Settings {
   leaseSeconds: number;
@@ -109,7 +110,7 @@ export function manifestIssues(data: Record<string, unknown>): Issue[] {
   if (newer) return [{ path: 'format', message: newer }];
   const tz = (data.notifications as { timeZone?: unknown } | undefined)?.timeZone;
   const zone: Issue[] = typeof tz !== 'string' || isTimeZone(tz) ? [] : [{ path: 'notifications.timeZone', message: `"${tz}" is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)` }];
-  return [...zone, ...reminderIssues(data), ...slackIdsTwice(data)];
+  return [...zone, ...reminderIssues(data), ...slackIdsTwice(data), ...viewIssues(data)];
 }
 /** A Slack user id declared for two people would make a click nobody's in particular: each is named. */
 function slackIdsTwice(data: Record<string, unknown>): Issue[] {
@@ -146,6 +147,8 @@ export interface Manifest {
   reminders: Reminders;
   /** Out of office: who has handed their work to whom, until when (docs/people.md "Out of office"). */
   delegations: Delegation[];
+  /** Saved views (docs/operators.md "Saved views"); the first is the default. Empty when WORK.md declares none. */
+  views: SavedView[];
 }
 
 /** The manifest from WORK.md's parsed frontmatter (a BoardDoc fits; only its data is read, which keeps this file below document.ts). */
@@ -190,6 +193,7 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
     evaluator: evaluatorFrom(d.evaluator),
     reminders: remindersFrom(d.reminders),
     delegations: d.delegations ?? [],
+    views: viewsFrom(doc.data),
   };
 }
 

@@ -38,6 +38,7 @@ import { PRIORITY_LEVELS } from '../process/model.js';
 import { isRunId } from '../board/layout.js';
 import type { Assignment, RunFlow } from '../protocol/views.js';
 import { runTitle } from '../words/index.js';
+import { pickView, runsInView, type ViewAnswer } from './view-runs.js';
 
 export interface ServiceOptions {
   now?: () => Date;
@@ -324,6 +325,18 @@ export class Service {
       blockedBy.push(b && r ? { id, title: runTitle(b.pinned.process, r.inputs, people), process: r.process, state: r.state, outcome: r.outcome } : { id, title: `run ${id}, not on this board`, process: null, state: null, outcome: null });
     }
     return { priority: run.priority, blocked: run.blocked === true, blockedBy };
+  }
+
+  /** A saved view's runs (docs/operators.md "Saved views"): the one named, else the first; `only` these runs when given (My work's). Whoever may list runs may read a view. */
+  async savedView(id?: string, only?: ReadonlySet<string>): Promise<Result<ViewAnswer>> {
+    try {
+      await this.board.refresh();
+      const m = this.board.manifest;
+      return { ok: true, data: await runsInView(this.reader, pickView(m.views, id), m.groups, this.now(), only) };
+    } catch (e) {
+      const answer = await this.failures.answer(e, 'saved_view', { id });
+      return answer.ok ? { ok: false, error: { code: 'conflict', message: 'unexpected answer' } } : answer;
+    }
   }
 
   /** Write back what `keepOpenRuns` kept. */

@@ -21,6 +21,7 @@ import type { ComponentChildren } from 'preact';
 import { peopleNames, processWords, say, type Words } from '../git/audit-words.js';
 import type { Process } from '../process/model.js';
 import type { TimelineEvent } from './pages/run.js';
+import { chosenView, pickerFor, runsView } from './saved-views.js';
 
 /** Runs on one page of the list. */
 const RUNS_PAGE = 25;
@@ -31,6 +32,8 @@ export async function processList(r: Request): Promise<ProcessSummary[]> {
 }
 
 export async function runsList(r: Request): Promise<void> {
+  const view = chosenView(r, ['process', 'state', 'inputs', 'cursor']);
+  if (view !== null) return runsView(r, view);
   const q = r.url.searchParams;
   const filter: RunsFilter = {};
   for (const k of ['process', 'state', 'inputs'] as const) {
@@ -67,6 +70,7 @@ export async function runsList(r: Request): Promise<void> {
     paged: cursor !== undefined,
     issues,
     ...(refusal ? { refusal } : {}),
+    picker: pickerFor(r, '/runs', null, 'All runs'),
   }));
 }
 

@@ -12,13 +12,14 @@ import type { Process, Step } from '../process/model.js';
 import { dataChanges } from './data-diff.js';
 import { first, issuesByField, valuesFrom, webFields, type Posted } from './form-values.js';
 import type { FieldContext } from './pages/fields.js';
-import { InboxPage, type InboxRow } from './pages/inbox.js';
+import { InboxPage, type InboxRow, type InboxView } from './pages/inbox.js';
 import { ConfirmPage, MessagePage } from './pages/message.js';
 import { routeReason, WorkItemPage, type WorkItemProps } from './pages/work-item.js';
 import { exactTime, personName, runTitle, stepTitleOf } from '../words/index.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
 import { pinnedVersion, processList, stepOfWorkItem } from './runs.js';
 import type { PostedForm } from './request.js';
+import { chosenView, pickerFor, viewWords } from './saved-views.js';
 import { isWorkItemEntry, type RunView, type WorkEntry, type WorkItem } from './views.js';
 
 /** At most this many of a person's open items are read for one page of "My work". */
@@ -45,7 +46,11 @@ async function runView(r: Request, runId: string): Promise<RunView | { error: { 
 export async function inbox(r: Request): Promise<void> {
   const process = r.url.searchParams.get('process') || undefined;
   const group = r.url.searchParams.get('group') || undefined;
-  const all = await myWork(r, process);
+  const viewId = chosenView(r, ['process', 'group']);
+  const mine = await myWork(r, process);
+  const view = viewId === null ? null : await r.app.service.savedView(viewId, new Set(mine.map((e) => e.runId)));
+  const inView = view?.ok ? new Set(view.data.runs.map((x) => x.id)) : null;
+  const all = inView ? mine.filter((e) => inView.has(e.runId)) : mine;
   const counts = new Map<string, number>();
   for (const e of all) {
     const g = e.workItem.assignedTo.group ?? 'assigned to you';
@@ -66,7 +71,17 @@ export async function inbox(r: Request): Promise<void> {
     filter: { ...(process ? { process } : {}), ...(group ? { group } : {}) },
     total: all.length,
     away: r.app.service.delegations().find((d) => d.from.toLowerCase() === r.actor.email.toLowerCase()) ?? null,
+    picker: pickerFor(r, '/work', viewId, 'All my work'),
+    ...(view ? { view: await inboxView(r, view, rows) } : {}),
   }));
+}
+
+/** My work in a saved view: its title, and for a board layout each column's work items in My work's order. */
+async function inboxView(r: Request, view: Awaited<ReturnType<Request['app']['service']['savedView']>>, rows: readonly InboxRow[]): Promise<InboxView> {
+  if (!view.ok) return { title: 'No such view', refusal: view.error.message, columns: null };
+  const { columns } = await viewWords(r, view.data);
+  const items = (ids: readonly string[]) => rows.filter((x) => ids.includes(x.entry.runId)).map((x) => x.entry.workItem.id);
+  return { title: view.data.view.title, columns: columns ? columns.map((c) => ({ title: c.title, items: items(c.runs) })) : null };
 }
 
 /** The published step definition, to know whether a rejection ends the run. */

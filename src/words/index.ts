@@ -16,3 +16,4 @@ export { fieldLabel, processTitle, stepTitle, stepTitleOf } from './titles.js';
 export { formatValue, unitOf, type ValueText, type WordsContext } from './values.js';
 export { stepStateWord } from './step-state.js';
 export { findings, runTitle, TITLE_SEPARATOR, type Finding } from './runs.js';
+export { columnTitle, levelWords, waiterWords, type ViewWords } from './views.js';

@@ -44,6 +44,7 @@ function manifest(people: Person[] = [ANN, WES, WIN, APE, OLGA].map((email) => (
     notifications: { baseUrl: 'https://wb.example.com', digestMinutes: 60, maxAttempts: 3, webhook: null, email: null, timeZone: 'UTC' },
     fourEyes: false,
     evaluator: null,
+    views: [],
   };
 }
 

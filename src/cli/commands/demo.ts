@@ -1,7 +1,8 @@
 /**
  * `workboard demo` (what `npm start` runs): a copy of the example board in a
  * folder of its own, a scripted agent that works an expense claim up to
- * finance's approval over real MCP, and `serve --http` on that copy, with
+ * finance's approval over real MCP, a supplier payment that waited for its
+ * contract and woke when legal approved it, and `serve --http` on that copy, with
  * what to do next printed: the agent's token and MCP configuration, a
  * command connecting a real client, and how the waiting person decides.
  * The example board in the package is never written to.
@@ -20,6 +21,7 @@ import { createToken } from '../../service/credentials.js';
 import { resolveActor } from '../../service/identity.js';
 import { Service } from '../../service/service.js';
 import { DEMO_AGENT, reviewClaim, type WorkedClaim } from '../demo/scripted-agent.js';
+import { LEGAL, paymentChain, STARTER, type PaymentChain } from '../demo/payment-chain.js';
 import { mcpConfig, shellWord } from '../mcp-config.js';
 import { color } from '../output.js';
 import { personName } from '../../words/index.js';
@@ -37,10 +39,9 @@ const DEMO_PERSON = 'mira@example.com';
 const CLAIMANT = 'jon@example.com';
 
 /** Jon files his claim, as he would from the CLI or the web app. */
-async function fileClaim(board: Board): Promise<string> {
+async function fileClaim(board: Board, service: Service): Promise<string> {
   const who = resolveActor(board.manifest, CLAIMANT);
   if (!who.ok) throw new BoardError('invalid', `the example board no longer declares ${CLAIMANT}: ${who.message}`);
-  const service = await Service.open(board, { evaluate });
   const r = await service.call('start_run', { process: 'expense-approval', inputs: { claimant: CLAIMANT, amount: 184.5, receiptUrl: 'https://example.com/receipts/2026-11-rail-berlin-hamburg.pdf' }, requestId: randomUUID() }, who.actor);
   if (!r.ok) throw new BoardError('invalid', `the demo could not start its run: ${r.error.message}`, (r.error.issues ?? []).map((m) => ({ path: '', message: m })));
   return r.data.run.id;
@@ -78,7 +79,7 @@ function launcher(): string {
   return [process.execPath, BIN].map(shellWord).join(' ');
 }
 
-function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedClaim, link: string | null, name: (email: string) => string): string {
+function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedClaim, chain: PaymentChain, link: string | null, name: (email: string) => string): string {
   const wb = `${launcher()} --board ${shellWord(root)}`;
   const stdio = { kind: 'stdio' as const, node: process.execPath, bin: BIN, agent: DEMO_AGENT, board: root };
   const http = { kind: 'http' as const, url: mcpUrl, token };
@@ -108,6 +109,13 @@ function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedCla
     `     ${wb} show ${claim.runId}`,
     `     ${wb} log ${claim.runId}`,
     '',
+    color.bold('4. A payment that waited for its contract (flow-1):'),
+    `   ${name(STARTER)} started a supplier payment of 12,000.00 EUR blocked by its contract approval; ${name(LEGAL)} (legal)`,
+    `   approved the contract and the payment ${chain.woke ? 'woke' : 'was to wake'}: it now waits for finance, high priority.`,
+    `     ${wb} show ${chain.payment}`,
+    `     ${wb} runs --view open-by-priority --as ${DEMO_PERSON}`,
+    `   In the browser, Runs and My work open on WORK.md's first saved view, "Open work by priority".`,
+    '',
     color.dim('Ctrl-C stops the server; the board stays where it is.'),
     '',
   ].join('\n');
@@ -126,12 +134,14 @@ export function register(program: Command, cli: Cli): void {
       await fs.cp(EXAMPLE_BOARD, root, { recursive: true, filter: (src) => path.basename(src) !== STATE_DIR });
       process.stderr.write(`copied the example board to ${root}; the scripted agent is working a claim…\n`);
       const board = await Board.open(root);
-      const claim = await reviewClaim({ node: process.execPath, bin: BIN }, root, await fileClaim(board));
+      const service = await Service.open(board, { evaluate });
+      const claim = await reviewClaim({ node: process.execPath, bin: BIN }, root, await fileClaim(board, service));
+      const chain = await paymentChain(board, service);
       const token = (await createToken(board.store, DEMO_AGENT, new Date(), { name: 'demo', by: cli.author() })).token;
       await serveBoard(cli, board, { http: o.http }, async (mcpUrl) => {
         const url = mcpUrl ?? `http://${o.http}/mcp`;
         const link = await signInLink(board, DEMO_PERSON, new URL(url).origin);
-        process.stdout.write(nextSteps(root, url, token, claim, link, (email) => personName(board.manifest.people, email)));
+        process.stdout.write(nextSteps(root, url, token, claim, chain, link, (email) => personName(board.manifest.people, email)));
       });
     });
 }

@@ -6,6 +6,8 @@ import type { Cli } from '../cli.js';
 import { collect, parsePairs } from './args.js';
 import { call, callService } from './call.js';
 import { printRun, printRuns } from './render.js';
+import { printView } from './render-view.js';
+import type { ViewAnswer } from '../../service/view-runs.js';
 import type { RunView, ToolArgs } from './views.js';
 
 export function runs(program: Command, cli: Cli): void {
@@ -17,8 +19,10 @@ export function runs(program: Command, cli: Cli): void {
     .option('--input <key=value>', 'only runs whose input equals this (repeatable)', collect, [])
     .option('--limit <n>', 'page size (1–100)', '20')
     .option('--cursor <c>', 'the next page, from the previous output')
-    .addHelpText('after', '\nExample:\n  workboard runs --process expense-approval --state waiting')
-    .action(async (o: { process?: string; state?: string; input: string[]; limit: string; cursor?: string }) => {
+    .option('--view <id>', 'a saved view of WORK.md instead of the filters above (docs/operators.md "Saved views")')
+    .addHelpText('after', '\nExamples:\n  workboard runs --process expense-approval --state waiting\n  workboard runs --view blocked-payments')
+    .action(async (o: { process?: string; state?: string; input: string[]; limit: string; cursor?: string; view?: string }) => {
+      if (o.view !== undefined) return savedView(cli, o);
       const args: ToolArgs = { limit: Number(o.limit) };
       if (o.process) args.process = o.process;
       if (o.state) {
@@ -30,6 +34,25 @@ export function runs(program: Command, cli: Cli): void {
       if (o.cursor) args.cursor = o.cursor;
       await call(cli, 'list_runs', args, (d) => printRuns(cli, d), true);
     });
+}
+
+/** `runs --view <id>`: the view's runs, all of them (a view is not paged); alone, as the view is its own filter. */
+async function savedView(cli: Cli, o: { process?: string; state?: string; input: string[]; cursor?: string; view?: string }): Promise<never> {
+  const mixed = [o.process && '--process', o.state && '--state', o.input.length && '--input', o.cursor && '--cursor'].filter((x): x is string => typeof x === 'string');
+  if (mixed.length) cli.usage(`--view is a filter of its own: leave out ${mixed.join(', ')}`);
+  let answer: ViewAnswer | null = null;
+  return callService(
+    cli,
+    async (service) => {
+      const r = await service.savedView(o.view);
+      if (r.ok) answer = r.data;
+      return r;
+    },
+    async () => {
+      if (answer) await printView(cli, answer);
+    },
+    true,
+  );
 }
 
 export function cancel(program: Command, cli: Cli): void {

@@ -4,12 +4,14 @@
  * step and the run in the process's words and shows what the earlier steps
  * found, a warning marked, so a claim flagged out of policy stands out.
  */
+import type { ComponentChildren } from 'preact';
 import type { Process } from '../../process/model.js';
 import { findings, humanize, runTitle, stepTitleOf, type Finding } from '../../words/index.js';
 import { Layout, type Frame } from './layout.js';
 import { FilterSelect, Markdown, Notice, processName } from './parts.js';
 import { OutLink, Person, usePageWords, WarnMark, When } from './words.js';
 import type { ProcessSummary, RunView, WorkEntry, WorkItem } from '../views.js';
+import { ViewPicker, type PickerProps } from './view-picker.js';
 
 export interface InboxRow {
   entry: WorkEntry;
@@ -31,6 +33,17 @@ export interface InboxProps {
   total: number;
   /** The signed-in person's own delegation in force, if they are out of office. */
   away?: { to: string; until: string } | null;
+  /** WORK.md's saved views to pick from (none: no picker). */
+  picker?: PickerProps;
+  /** The saved view shown, if one is (docs/operators.md "Saved views"). */
+  view?: InboxView;
+}
+
+/** My work in a saved view: its title, and for a board layout its columns, each with its work items' ids. */
+export interface InboxView {
+  title: string;
+  refusal?: string;
+  columns: { title: string; items: string[] }[] | null;
 }
 
 /** At most this many findings on a card: the verdicts, not the whole record. */
@@ -65,7 +78,7 @@ export function Findings({ list, id }: { list: Finding[]; id: string }) {
   );
 }
 
-function Row({ row }: { row: InboxRow }) {
+function Row({ row, sub = false }: { row: InboxRow; sub?: boolean }) {
   const { people } = usePageWords();
   const { entry, view, process } = row;
   const wi = entry.workItem;
@@ -76,9 +89,9 @@ function Row({ row }: { row: InboxRow }) {
   return (
     <li class={`item${step?.overdue ? ' overdue' : ''}${found.some((f) => f.warning) ? ' has-warning' : ''}`}>
       <article aria-labelledby={`t-${wi.id}`}>
-        <h2 id={`t-${wi.id}`}>
+        <Heading sub={sub} id={`t-${wi.id}`}>
           <a href={href}>{stepTitleOf(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span>
-        </h2>
+        </Heading>
         <p class="run-name">{name}</p>
         {entry.mode === 'test' ? <p class="test-banner">Test run</p> : null}
         {row.forWhom ? <p class="on-behalf">For <Person email={row.forWhom} />, out of office: you decide it for them</p> : null}
@@ -96,6 +109,26 @@ function Row({ row }: { row: InboxRow }) {
   );
 }
 
+/** A card's heading: below a column's heading when in a board layout. */
+const Heading = ({ sub, id, children }: { sub: boolean; id: string; children: ComponentChildren }) => (sub ? <h3 id={id}>{children}</h3> : <h2 id={id}>{children}</h2>);
+
+/** A board layout of My work: a column per state, level or waiter, the cards in My work's order. */
+function ViewColumns({ columns, rows }: { columns: NonNullable<InboxView['columns']>; rows: InboxRow[] }) {
+  return (
+    <div class="view-board">
+      {columns.map((c, i) => {
+        const mine = rows.filter((r) => c.items.includes(r.entry.workItem.id));
+        return (
+          <section key={c.title} class="view-column" aria-labelledby={`col-${i}`}>
+            <h2 id={`col-${i}`}>{c.title} <span class="count">{mine.length}</span></h2>
+            {mine.length ? <ol class="items">{mine.map((r) => <Row key={r.entry.workItem.id} row={r} sub />)}</ol> : <p class="muted">None</p>}
+          </section>
+        );
+      })}
+    </div>
+  );
+}
+
 export function InboxPage(p: InboxProps) {
   return (
     <Layout frame={p.frame}>
@@ -105,9 +138,13 @@ export function InboxPage(p: InboxProps) {
           <p><Person email={p.away.to} /> decides your work for you; it ends by itself <When at={p.away.until} />. <a href="/out-of-office">End it or change it</a></p>
         </Notice>
       ) : <p class="page-links"><a href="/out-of-office">Out of office? Hand your work to someone</a></p>}
+      {p.picker ? <ViewPicker {...p.picker} /> : null}
+      {p.view ? <h2 class="view-title">{p.view.title}</h2> : null}
+      {p.view?.refusal ? <Notice kind="error" title="No such view"><p>{p.view.refusal}</p></Notice> : null}
       <form method="get" action="/work" class="filters" aria-label="Filter my work">
         <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: humanize(x.name) }))} selected={p.filter.process} />
         <FilterSelect label="Group" name="group" any="all groups" options={p.groups.map((g) => ({ value: g.group, text: `${humanize(g.group)} (${g.count})` }))} selected={p.filter.group} />
+        {p.picker ? <input type="hidden" name="view" value="all" /> : null}
         <button type="submit">Filter</button>
       </form>
       <p class="counts">
@@ -118,6 +155,8 @@ export function InboxPage(p: InboxProps) {
         <Notice kind="info" title="Nothing waiting for you">
           <p>Work items assigned to you or your groups appear here, oldest first.</p>
         </Notice>
+      ) : p.view?.columns ? (
+        <ViewColumns columns={p.view.columns} rows={p.rows} />
       ) : (
         <ol class="items">
           {p.rows.map((r) => <Row key={r.entry.workItem.id} row={r} />)}

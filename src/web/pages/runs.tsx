@@ -5,6 +5,7 @@ import { FilterSelect, Notice } from './parts.js';
 import { When } from './words.js';
 import type { ProcessSummary } from '../views.js';
 import type { RunRow } from '../../protocol/views.js';
+import { ViewPicker, type PickerProps } from './view-picker.js';
 
 export const RUN_STATES = ['active', 'waiting', 'ended', 'cancelled'] as const;
 
@@ -27,6 +28,8 @@ export interface RunsPageProps {
   issues: string[];
   /** The service's refusal of the filter, if it refused. */
   refusal?: string;
+  /** WORK.md's saved views to pick from (none: no picker). */
+  picker?: PickerProps;
 }
 
 /** A run's state in words: "Ended: approved", "Waiting". */
@@ -40,6 +43,7 @@ export function RunsPage(p: RunsPageProps) {
   return (
     <Layout frame={p.frame}>
       <h1>Runs</h1>
+      {p.picker ? <ViewPicker {...p.picker} /> : null}
       <form method="get" action="/runs" class="filters runs-filter" aria-label="Filter runs">
         <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: humanize(x.name) }))} selected={f.process} />
         <FilterSelect label="State" name="state" any="any state" options={RUN_STATES.map((s) => ({ value: s, text: humanize(s) }))} selected={f.state} />
@@ -47,6 +51,7 @@ export function RunsPage(p: RunsPageProps) {
           Inputs (one key=value a line)
           <textarea name="inputs" rows={1} aria-describedby={problems.length ? 'filter-issues' : undefined}>{f.inputs ?? ''}</textarea>
         </label>
+        {p.picker ? <input type="hidden" name="view" value="all" /> : null}
         <button type="submit">Filter</button>
       </form>
       {problems.length ? <ul class="field-issues" id="filter-issues">{problems.map((i) => <li key={i}>{i}</li>)}</ul> : null}

@@ -106,6 +106,10 @@ describe('item 2: the demo (npm start)', () => {
       // What the newcomer's inbox shows.
       const inbox = await workboard(['--board', dir, 'inbox', '--as', 'mira@example.com'], { cwd: dir });
       expect(inbox.stdout).toContain('Amount claimed in EUR: 184.50 EUR');
+      // The second chain (flow-1): a payment blocked by its contract woke when legal approved it; a saved view shows it.
+      expect(out).toContain('Ana Ruiz (legal)\n   approved the contract and the payment woke: it now waits for finance');
+      const view = await workboard(['--board', dir, 'runs', '--view', 'open-by-priority', '--as', 'mira@example.com'], { cwd: dir });
+      expect(view.stdout).toContain('Supplier payment · 12,000.00 EUR · Nordlicht Logistics · High  Waiting · high · waiting for the finance group');
     } finally {
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
