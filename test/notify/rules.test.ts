@@ -4,6 +4,7 @@
  * through runNotifications; then how deliveries are planned, backed off and
  * parked (schedule.ts). Expected values come from the issue, not the code.
  */
+import { NO_REMINDERS } from '../../src/board/ladders.js';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, type Manifest, type Person } from '../../src/board/manifest.js';
 import type { CheckAnswer } from '../../src/engine/check.js';
@@ -45,6 +46,8 @@ function manifest(people: Person[] = [ANN, WES, WIN, APE, OLGA].map((email) => (
     fourEyes: false,
     evaluator: null,
     views: [],
+    reminders: NO_REMINDERS,
+    delegations: [],
   };
 }
 
