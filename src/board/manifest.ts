@@ -113,8 +113,8 @@ export interface Manifest {
   /** Four eyes: processes whose approvals their initiator or an earlier step's completer may not decide. */
   fourEyes: boolean | string[];
   evaluator: EvaluatorConfig | null;
-  /** Reminder and escalation ladders (docs/operators.md "Reminders and escalation ladders"). */
-  reminders: Reminders;
+  /** Reminder and escalation ladders (docs/operators.md "Reminders and escalation ladders"); absent: none. */
+  reminders?: Reminders;
 }
 
 /** The manifest from WORK.md's parsed frontmatter (a BoardDoc fits; only its data is read, which keeps this file below document.ts). */
