@@ -32,7 +32,8 @@ const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 8
 /** "90s", "30m", "4h", "2d" in ms (the schema checked the shape). */
 export function spanMs(span: string): number {
   const m = /^(\d+)([smhd])$/.exec(span);
-  return m ? Number(m[1]) * UNIT_MS[m[2]!]! : NaN;
+  const unit = m ? UNIT_MS[m[2] ?? ''] : undefined;
+  return m && unit ? Number(m[1]) * unit : NaN;
 }
 
 const clock = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));

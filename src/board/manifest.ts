@@ -143,8 +143,8 @@ export interface Manifest {
   /** Four eyes: processes whose approvals their initiator or an earlier step's completer may not decide. */
   fourEyes: boolean | string[];
   evaluator: EvaluatorConfig | null;
-  /** Reminder and escalation ladders (docs/operators.md "Reminders and escalation ladders"). */
-  reminders: Reminders;
+  /** Reminder and escalation ladders (docs/operators.md "Reminders and escalation ladders"); absent: none. */
+  reminders?: Reminders;
   /** Out of office: who has handed their work to whom, until when (docs/people.md "Out of office"). */
   delegations: Delegation[];
   /** Saved views (docs/operators.md "Saved views"); the first is the default. Empty when WORK.md declares none. */

@@ -10,7 +10,7 @@
 import type { Board } from '../board/board.js';
 import { revRecording, type CommitEvent } from '../board/commit.js';
 import { REMINDERS_DIR } from '../board/layout.js';
-import { ladderOf, type Ladder } from '../board/ladders.js';
+import { ladderOf, NO_REMINDERS, type Ladder, type Reminders } from '../board/ladders.js';
 import { newId } from '../core/ids.js';
 import type { Pinned, RunState, StepState } from '../engine/types.js';
 import type { Step } from '../process/model.js';
@@ -38,6 +38,9 @@ function parseRecords(text: string | null | Buffer): RunRecords {
   }
 }
 
+/** WORK.md's reminders, none when it declares none. */
+const remindersOf = (board: Board): Reminders => board.manifest.reminders ?? NO_REMINDERS;
+
 /** The open work items of a run a ladder applies to: waiting, of a live run, with a ladder declared. */
 function laddered(board: Board, state: RunState, pinned: Pinned): { def: Step; st: StepState & { workItem: string }; ladder: Ladder }[] {
   if (state.run.mode === 'test' || state.run.state === 'ended' || state.run.state === 'cancelled') return [];
@@ -45,7 +48,7 @@ function laddered(board: Board, state: RunState, pinned: Pinned): { def: Step; s
   for (const def of pinned.process.steps) {
     const st = state.steps[def.id];
     if (!st?.workItem || st.state !== 'waiting') continue;
-    const ladder = ladderOf(board.manifest.reminders, state.run.process, def.id);
+    const ladder = ladderOf(remindersOf(board), state.run.process, def.id);
     if (ladder) out.push({ def, st: { ...st, workItem: st.workItem }, ladder });
   }
   return out;
@@ -61,11 +64,11 @@ export class ReminderLadders {
   ) {}
 
   private get calendar(): Calendar {
-    return calendarOf(this.board.manifest.reminders, this.board.manifest.notifications.timeZone);
+    return calendarOf(remindersOf(this.board), this.board.manifest.notifications.timeZone);
   }
 
   private get any(): boolean {
-    return Object.keys(this.board.manifest.reminders.ladders).length > 0;
+    return Object.keys(remindersOf(this.board).ladders).length > 0;
   }
 
   private async records(runId: string): Promise<RunRecords> {

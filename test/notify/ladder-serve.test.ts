@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { editManifest } from '../../src/board/people.js';
 import { allEntries, statusOf } from '../../src/notify/outbox.js';
-import { ensureBuilt } from '../support/cli-run.js';
+import { ensureBuilt, workboard } from '../support/cli-run.js';
 import { cleanupHarnesses, type Harness } from '../support/svc-harness.js';
 import { until as waitUntil } from '../support/until.js';
 import { CAST, FINANCE, kill, notifyBoard, serve, smtpServer, type Smtp } from './support.js';
@@ -128,6 +128,14 @@ describe('reminder ladders under a real serve', () => {
     expect(await ladderEntries(h, test.run.id)).toEqual([]);
     // Nothing was decided by the ladder: A's review still waits.
     expect(h.item(await h.view(A), 'review').stepId).toBe('review');
+    // The chains with their rung lines verify, and the log says them in words.
+    await kill(third.child);
+    const verify = await workboard(['--board', h.root, 'audit', 'verify'], { cwd: h.root });
+    expect(verify.code, verify.stdout + verify.stderr).toBe(0);
+    const log = await workboard(['--board', h.root, 'log', A], { cwd: h.root });
+    expect(log.stdout).toContain('still waits: the finance leads were told');
+    const doctor = await workboard(['--board', h.root, 'doctor'], { cwd: h.root });
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
   }, 120_000);
 
   it('in quiet hours no rung goes out, and none is recorded as sent', async () => {
