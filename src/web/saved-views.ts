@@ -34,8 +34,11 @@ export async function viewWords(r: Request, a: ViewAnswer): Promise<{ names: Map
   const versions = new Map<string, Promise<PublishedVersion | null>>();
   const pinned = (name: string, version: number) => {
     const key = `${name}@${version}`;
-    if (!versions.has(key)) versions.set(key, r.app.service.processVersion(name, version));
-    return versions.get(key)!;
+    const known = versions.get(key);
+    if (known) return known;
+    const read = r.app.service.processVersion(name, version);
+    versions.set(key, read);
+    return read;
   };
   for (const run of a.runs) {
     const v = await pinned(run.process, run.version);

@@ -43,6 +43,9 @@ export async function printView(cli: Cli, a: ViewAnswer): Promise<void> {
   const words = { people, processTitle: (n: string) => processes.get(n) ?? humanize(n), runTitle: (id: string) => titles.get(id) ?? `run ${id}` };
   for (const c of a.columns) {
     out(`\n${color.bold(columnTitle(c.key, words))}  ${color.dim(String(c.runs.length))}\n`);
-    for (const id of c.runs) await line(byId.get(id)!, '  ');
+    for (const id of c.runs) {
+      const r = byId.get(id);
+      if (r) await line(r, '  ');
+    }
   }
 }
