@@ -113,8 +113,8 @@ export interface Manifest {
   /** Four eyes: processes whose approvals their initiator or an earlier step's completer may not decide. */
   fourEyes: boolean | string[];
   evaluator: EvaluatorConfig | null;
-  /** Out of office: who has handed their work to whom, until when (docs/people.md "Out of office"). */
-  delegations: Delegation[];
+  /** Out of office: who has handed their work to whom, until when (docs/people.md "Out of office"); manifestFrom always fills it. */
+  delegations?: Delegation[];
 }
 
 /** The manifest from WORK.md's parsed frontmatter (a BoardDoc fits; only its data is read, which keeps this file below document.ts). */
