@@ -20,21 +20,23 @@ function put(data: Record<string, unknown>, next: Delegation[]): void {
 export const setDelegation = (board: Board, by: Author | string, ask: DelegationAsk, now: Date) =>
   editManifest(board, by, 'delegation.set', (data) => {
     const m = manifestFrom({ data });
-    const issues = delegationProblems(ask, m.delegations, m.people, now);
+    const all = m.delegations ?? [];
+    const issues = delegationProblems(ask, all, m.people, now);
     if (issues.length > 0) throw new BoardError('invalid', `cannot hand ${ask.from}'s work to ${ask.to}: ${issues.map((i) => i.message).join('; ')}`, issues);
-    const next = withDelegation(m.delegations, ask, typeof by === 'string' ? by : by.actor, m.people, now);
+    const next = withDelegation(all, ask, typeof by === 'string' ? by : by.actor, m.people, now);
     put(data, next);
-    const made = next[next.length - 1]!;
-    return `delegation ${made.from} to ${made.to} until ${made.until}`;
+    const made = next[next.length - 1];
+    return `delegation ${made?.from ?? ask.from} to ${made?.to ?? ask.to} until ${made?.until ?? ask.until}`;
   });
 
 /** End `from`'s delegation now; null when they had none in force. */
 export const endDelegation = (board: Board, by: Author | string, from: string, now: Date) =>
   editManifest(board, by, 'delegation.ended', (data) => {
     const m = manifestFrom({ data });
-    const next = withoutDelegation(m.delegations, from, m.people, now);
+    const all = m.delegations ?? [];
+    const next = withoutDelegation(all, from, m.people, now);
     if (next === null) return null;
-    const ended = m.delegations.find((d) => !next.includes(d) && Date.parse(d.until) > now.getTime());
+    const ended = all.find((d) => !next.includes(d) && Date.parse(d.until) > now.getTime());
     put(data, next);
     return `delegation ${ended?.from ?? from} to ${ended?.to ?? '?'} ended`;
   });

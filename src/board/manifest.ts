@@ -145,8 +145,8 @@ export interface Manifest {
   evaluator: EvaluatorConfig | null;
   /** Reminder and escalation ladders (docs/operators.md "Reminders and escalation ladders"); absent: none. */
   reminders?: Reminders;
-  /** Out of office: who has handed their work to whom, until when (docs/people.md "Out of office"). */
-  delegations: Delegation[];
+  /** Out of office: who has handed their work to whom, until when (docs/people.md "Out of office"); manifestFrom always fills it. */
+  delegations?: Delegation[];
   /** Saved views (docs/operators.md "Saved views"); the first is the default. Empty when WORK.md declares none. */
   views: SavedView[];
 }

@@ -20,14 +20,15 @@ import { ToolError } from '../protocol/errors.js';
 /** The caller with the people who have handed them their work at `now`; unchanged when nobody has (byte for byte as before). */
 export function withDelegators(board: Board, actor: Actor, now: Date): Actor {
   const m = board.manifest;
-  if (actor.kind !== 'person' || m.delegations.length === 0) return actor;
-  const delegators = delegatorsOf(actor.email, m.delegations, m.people, now);
+  const all = m.delegations ?? [];
+  if (actor.kind !== 'person' || all.length === 0) return actor;
+  const delegators = delegatorsOf(actor.email, all, m.people, now);
   return delegators.length > 0 ? { ...actor, delegators } : actor;
 }
 
 /** The delegations in force at `now`, oldest first. */
 export function delegationsNow(board: Board, now: Date): Delegation[] {
-  return delegationsInForce(board.manifest.delegations, now).sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : 0));
+  return delegationsInForce(board.manifest.delegations ?? [], now).sort((a, b) => (a.since < b.since ? -1 : a.since > b.since ? 1 : 0));
 }
 
 function authorOf(actor: Actor, osUser: string | null): Author {
@@ -44,7 +45,7 @@ function mustManage(board: Board, actor: Actor, from: string): void {
 export async function delegateAs(board: Board, actor: Actor, ask: DelegationAsk, now: Date, osUser: string | null = null): Promise<Delegation> {
   await board.refresh();
   mustManage(board, actor, ask.from);
-  const issues = delegationProblems(ask, board.manifest.delegations, board.manifest.people, now);
+  const issues = delegationProblems(ask, board.manifest.delegations ?? [], board.manifest.people, now);
   if (issues.length > 0) throw new ToolError('invalid', `cannot hand ${ask.from}'s work to ${ask.to}`, issues.map(issueText));
   await setDelegation(board, authorOf(actor, osUser), ask, now);
   const from = board.manifest.people.find((p) => emailsOf(p).has(ask.from.toLowerCase()));

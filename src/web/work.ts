@@ -108,6 +108,7 @@ interface Shown {
 async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}): Promise<void> {
   r.app.seen.set(item.snapshot, view.data);
   const process = (await pinnedVersion(r, view.run.process, view.run.version))?.process ?? null;
+  const forWhom = r.app.service.decidedFor(r.actor.email, item.assignedTo);
   sendPage(r.res, s.status ?? 200, h(WorkItemPage, {
     frame: frame(r, stepTitleOf(process, item.stepId), { current: 'work', live: `run:${view.run.id}` }),
     view,
@@ -121,6 +122,7 @@ async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}
     kept: s.kept ?? [],
     map: `/runs/${view.run.id}/map.svg`,
     ladder: await r.app.service.ladderSentence(view.run.id, item.id),
+    ...(forWhom ? { forWhom } : {}),
   }));
 }
 

@@ -63,6 +63,9 @@ describe.skipIf(!HAVE_BROWSER)(`out of office in a browser${HAVE_BROWSER ? '' : 
 
       await card.getByRole('link').first().click();
       await cy.waitForURL(/\/work\/r-/);
+      expect(await cy.locator('main .on-behalf').innerText()).toBe('For Ana Silva, out of office: you decide it in your name, for them');
+      expect(await axeProblems(cy)).toEqual([]);
+      expect(await sideways(cy)).toBe(0);
       await cy.getByRole('button', { name: 'Approve' }).click();
       await cy.waitForURL(new RegExp(`/runs/${runId}\\?decided=`));
       expect(await cy.locator('ol.timeline').innerText()).toMatch(/cy@example\.com approved for Ana Silva/);

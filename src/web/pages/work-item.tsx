@@ -54,6 +54,8 @@ export interface WorkItemProps {
   runName: string;
   /** Where the item stands on its reminder ladder, in words, or null (docs/people.md "Reminders"). */
   ladder?: string | null;
+  /** Out of office: the person this item was handed over by, decided for them (docs/people.md "Out of office"). */
+  forWhom?: string;
 }
 
 function Handoff({ item }: { item: WorkItem }) {
@@ -280,6 +282,7 @@ export function WorkItemPage(p: WorkItemProps) {
       <p class="crumbs"><a href="/work">My work</a> › <a href={`/runs/${view.run.id}`}>{p.runName}</a></p>
       <h1>{stepTitleOf(process, item.stepId)}</h1>
       {view.run.mode === 'test' ? <TestBanner /> : null}
+      {p.forWhom ? <p class="on-behalf">For <Person email={p.forWhom} />, out of office: you decide it in your name, for them</p> : null}
       <p class="meta">
         <span class="kind">{kindWord(item)}</span> in {processName(process, view.run.process)} · for <ForWhom a={item.assignedTo} />
         {item.due ? <> · due <When at={item.due} /></> : null}
