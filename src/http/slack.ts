@@ -117,30 +117,31 @@ export function createSlackEndpoint(service: Service, log: (line: string) => voi
       answer(res, 200);
       return tell(i.at, i.user, unmapped(i.user));
     }
-    if (!i.ref) return answer(res, 400, 'the button names no work item');
+    const ref = i.ref;
+    if (!ref) return answer(res, 400, 'the button names no work item');
     if (i.action === 'reject') {
       // Only an open, current item gets the note's modal: anything else is said at once, as a decision would say it.
-      const got = await service.call('get_run', { runId: i.ref.runId }, person);
-      const item = got.ok ? got.data.workItems.find((w) => w.id === i.ref!.workItemId) : undefined;
+      const got = await service.call('get_run', { runId: ref.runId }, person);
+      const item = got.ok ? got.data.workItems.find((w) => w.id === ref.workItemId) : undefined;
       const cfg = board.manifest.notifications.slack;
-      if (got.ok && item && item.snapshot === i.ref.snapshot && i.triggerId && cfg) {
-        const title = (await messages.inputFor({ ref: i.ref, title: '', mentions: [], link: '' }, got.data, item)).title;
-        await openModal(cfg, board.state, i.triggerId, rejectModal(i.ref, i.at, title)).catch((err: unknown) => {
+      if (got.ok && item && item.snapshot === ref.snapshot && i.triggerId && cfg) {
+        const title = (await messages.inputFor({ ref: ref, title: '', mentions: [], link: '' }, got.data, item)).title;
+        await openModal(cfg, board.state, i.triggerId, rejectModal(ref, i.at, title)).catch((err: unknown) => {
           log(`slack: the rejection's note could not be asked for: ${slackError(err)}`);
           tell(i.at, i.user, 'Slack did not open the note to reject with; nothing was decided. Try again, or open the item.');
         });
         return answer(res, 200);
       }
       answer(res, 200);
-      await refreshed(i.ref, i.at);
+      await refreshed(ref, i.at);
       return tell(i.at, i.user, notDecided(!got.ok ? got.error : item ? { code: 'stale', message: '' } : { code: 'conflict', message: '', issues: ['already_decided'] }));
     }
-    const requestId = `slack-${sha256Hex(`${i.user}|${i.ref.runId}|${i.ref.workItemId}|${i.ref.snapshot}|approved`).slice(0, 48)}`;
-    const r = await decide(person, i.ref, 'approved', requestId);
+    const requestId = `slack-${sha256Hex(`${i.user}|${ref.runId}|${ref.workItemId}|${ref.snapshot}|approved`).slice(0, 48)}`;
+    const r = await decide(person, ref, 'approved', requestId);
     answer(res, 200);
-    await refreshed(i.ref, i.at);
+    await refreshed(ref, i.at);
     if (!r.ok) tell(i.at, i.user, notDecided(r.error));
-    else log(`slack: ${personName(board.manifest.people, person.email)} approved ${i.ref.runId} ${i.ref.workItemId}`);
+    else log(`slack: ${personName(board.manifest.people, person.email)} approved ${ref.runId} ${ref.workItemId}`);
   }
 
   async function onReject(i: Extract<Interaction, { kind: 'reject' }>, res: ServerResponse): Promise<void> {

@@ -14,6 +14,7 @@ import { cleanupHarnesses } from '../support/svc-harness.js';
 import { allEntries } from '../../src/notify/outbox.js';
 import { decodeRef, messageBlocks, parseInteraction } from '../../src/notify/channels/slack-blocks.js';
 import { refusal } from '../../src/http/slack.js';
+import { manifestIssues } from '../../src/board/manifest.js';
 import { fakeSlack, formBody, slackSignature, type FakeSlack } from '../support/slack-api.js';
 import { daemonOn, notifyBoard, toApproval, type Clocks } from './support.js';
 
@@ -116,6 +117,15 @@ describe('Slack messages and payloads (pure)', () => {
     expect(parseInteraction('other=1')).toEqual({ error: 'no payload field' });
     const forged = { ...click, actions: [{ action_id: 'wb.approve', value: '{"r":"r-01"}' }] };
     expect(parseInteraction(formBody(forged))).toMatchObject({ kind: 'button', ref: null });
+  });
+
+  it('refuses one Slack user declared for two people, naming both, with every other problem at once', () => {
+    const data = { notifications: { timeZone: 'Europe/Atlantis' }, people: [{ email: 'a@x.example', slack: 'U1' }, { email: 'b@x.example', slack: 'U2' }, { email: 'c@x.example', slack: 'U1' }] };
+    expect(manifestIssues(data)).toEqual([
+      { path: 'notifications.timeZone', message: expect.stringContaining('not an IANA time zone') },
+      { path: 'people.2.slack', message: 'the Slack user U1 is declared for people 1 and 3: one Slack user is one person' },
+    ]);
+    expect(manifestIssues({ people: [{ email: 'a@x.example', slack: 'U1' }, { email: 'b@x.example' }] })).toEqual([]);
   });
 
   it('checks the signature as Slack documents it: secret, body and a timestamp within 5 minutes either way', () => {

@@ -146,12 +146,13 @@ export function parseInteraction(body: string): Interaction | { error: string } 
   if (!isObj(p) || typeof p.type !== 'string') return { error: 'the payload names no type' };
   const user = isObj(p.user) ? str(p.user.id) : null;
   if (p.type === 'block_actions' && user) {
-    const action = Array.isArray(p.actions) ? p.actions.find((a): a is Record<string, unknown> => isObj(a) && typeof a.action_id === 'string' && a.action_id in BUTTONS) : undefined;
-    if (!action) return { kind: 'other', user, type: p.type };
+    const action = Array.isArray(p.actions) ? p.actions.find((a): a is Record<string, unknown> => isObj(a) && typeof a.action_id === 'string' && Object.hasOwn(BUTTONS, a.action_id)) : undefined;
+    const which = action ? BUTTONS[String(action.action_id)] : undefined;
+    if (!action || !which) return { kind: 'other', user, type: p.type };
     const container = isObj(p.container) ? p.container : {};
     const channel = str(container.channel_id) ?? (isObj(p.channel) ? str(p.channel.id) : null);
     const ts = str(container.message_ts) ?? (isObj(p.message) ? str(p.message.ts) : null);
-    return { kind: 'button', user, action: BUTTONS[String(action.action_id)]!, ref: decodeRef(action.value), at: channel && ts ? { channel, ts } : null, triggerId: str(p.trigger_id) };
+    return { kind: 'button', user, action: which, ref: decodeRef(action.value), at: channel && ts ? { channel, ts } : null, triggerId: str(p.trigger_id) };
   }
   if (p.type === 'view_submission' && user && isObj(p.view) && p.view.callback_id === REJECT_VIEW) {
     const view = p.view;
