@@ -76,7 +76,10 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 function laneFor(person: string | undefined, ctx: LaneContext): MapLane {
   if (person === undefined || person === '') return { id: 'role:?', label: 'A person', detail: 'no person named yet' };
   if (person === 'initiator') return { id: 'initiator', label: 'Initiator', detail: 'the person who started the run' };
-  if (person.includes('.')) return { id: `path:${person}`, label: humanize(person.split('.').pop()!), detail: `the person the run names as ${lower(humanize(person.split('.').pop()!))}` };
+  if (person.includes('.')) {
+    const field = humanize(person.slice(person.lastIndexOf('.') + 1));
+    return { id: `path:${person}`, label: field, detail: `the person the run names as ${lower(field)}` };
+  }
   const group = ctx.roles?.[person];
   if (group === undefined) return { id: `role:${person}`, label: humanize(person), detail: ctx.roles ? 'a role no group plays yet' : 'a role; a group is chosen at publish' };
   const members = ctx.groups?.[group];
