@@ -53,3 +53,27 @@ export function durationText(ms: number | null): string {
   const small = next ? Math.floor((left - big * size) / next[1]) : 0;
   return small > 0 && next ? `${big} ${unit} ${small} ${next[0]}` : `${big} ${unit}`;
 }
+
+export interface TimeUnit {
+  /** The unit in words, as an axis names it. */
+  name: 'seconds' | 'minutes' | 'hours' | 'days';
+  ms: number;
+}
+
+const TIME_UNITS: TimeUnit[] = [
+  { name: 'days', ms: 86_400_000 },
+  { name: 'hours', ms: 3_600_000 },
+  { name: 'minutes', ms: 60_000 },
+  { name: 'seconds', ms: 1000 },
+];
+
+/**
+ * The unit a chart of durations is drawn in, chosen from its longest: the largest unit the longest fills at
+ * least twice (so 30 minutes are drawn as 30 minutes, not 0.5 hours, and 4 days as days); seconds below 2 minutes.
+ */
+export function timeUnitFor(longestMs: number): TimeUnit {
+  return TIME_UNITS.find((u) => longestMs >= 2 * u.ms) ?? TIME_UNITS[TIME_UNITS.length - 1]!;
+}
+
+/** A duration in a unit, to two decimals at most. */
+export const inUnit = (ms: number, u: TimeUnit): number => Math.round((ms / u.ms) * 100) / 100;

@@ -7,7 +7,7 @@
 import type { Issue } from '../core/issues.js';
 import { StepGraph } from '../process/graph.js';
 import { JOIN, type Process, type Step } from '../process/model.js';
-import { humanize, processTitle } from '../words/index.js';
+import { fieldLabel, humanize, inList, processTitle } from '../words/index.js';
 
 export type NodeKind = 'start' | 'agent' | 'task' | 'approve' | 'decision' | 'fork' | 'join' | 'wait' | 'end' | 'missing';
 export type EdgeKind = 'next' | 'route' | 'approved' | 'rejected' | 'failed' | 'timeout' | 'branch';
@@ -76,17 +76,24 @@ const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
 function laneFor(person: string | undefined, ctx: LaneContext): MapLane {
   if (person === undefined || person === '') return { id: 'role:?', label: 'A person', detail: 'no person named yet' };
   if (person === 'initiator') return { id: 'initiator', label: 'Initiator', detail: 'the person who started the run' };
-  if (person.includes('.')) return { id: `path:${person}`, label: humanize(person.split('.').pop()!), detail: `the person in ${person}` };
+  if (person.includes('.')) {
+    const field = humanize(person.slice(person.lastIndexOf('.') + 1));
+    return { id: `path:${person}`, label: field, detail: `the person the run names as ${lower(field)}` };
+  }
   const group = ctx.roles?.[person];
-  if (group === undefined) return { id: `role:${person}`, label: humanize(person), detail: ctx.roles ? 'role with no group' : 'role (a group is chosen at publish)' };
+  if (group === undefined) return { id: `role:${person}`, label: humanize(person), detail: ctx.roles ? 'a role no group plays yet' : 'a role; a group is chosen at publish' };
   const members = ctx.groups?.[group];
-  return { id: `role:${person}`, label: humanize(group), detail: `group ${group}${members ? ` · ${plural(members.length, 'member')}` : ''} (role ${person})` };
+  // The lane's label is the group; its detail says how many people it holds and the role they play here, in words.
+  return { id: `role:${person}`, label: humanize(group), detail: `${members ? `${plural(members.length, 'member')}, ` : ''}as ${lower(humanize(person))}` };
 }
 
+const lower = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+
+/** What a card says under its text, in words: the fields a step records by their labels, the evidence it attaches. */
 function badgesOf(s: Step): string[] {
   const out: string[] = [];
-  if (s.output && Object.keys(s.output).length > 0) out.push(`output: ${Object.keys(s.output).join(', ')}`);
-  if (s.evidence && s.evidence.length > 0) out.push(`evidence: ${s.evidence.join(', ')}`);
+  if (s.output && Object.keys(s.output).length > 0) out.push(`Records ${inList(Object.entries(s.output).map(([k, f]) => lower(fieldLabel(k, f))))}`);
+  if (s.evidence && s.evidence.length > 0) out.push(`Attaches ${inList(s.evidence.map((e) => (/^[aeiou]/.test(e) ? `an ${e}` : `a ${e}`)))}`);
   if (s.check && s.check.length > 0) out.push(`check: ${plural(s.check.length, 'question')}${s.advisory ? ', advisory' : ''}`);
   if (s.due) out.push(`due in ${s.due}`);
   return out;
@@ -158,15 +165,15 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
     previousLane = lanes.get(lane)!;
 
     if (s.kind === 'agent' || s.kind === 'task' || s.kind === 'approve') {
-      node({ id: s.id, kind: s.kind, lane, step: s.id, title: humanize(s.id), text: s.value, tag: `${KIND_TAG[s.kind]} · ${s.id}`, badges: badgesOf(s), problems: own });
+      node({ id: s.id, kind: s.kind, lane, step: s.id, title: humanize(s.id), text: s.value, tag: KIND_TAG[s.kind] ?? '', badges: badgesOf(s), problems: own });
     } else if (s.kind === 'finish') {
-      node({ id: s.id, kind: 'end', lane, step: s.id, title: s.value || s.id, text: `The run ends ${s.value || s.id}.`, tag: `End · ${s.id}`, problems: own });
+      node({ id: s.id, kind: 'end', lane, step: s.id, title: s.value || s.id, text: `The run ends ${s.value || s.id}.`, tag: 'End', problems: own });
     } else if (s.kind === 'parallel') {
-      node({ id: s.id, kind: 'fork', lane, step: s.id, title: humanize(s.id), text: 'The branches start together.', tag: `Parallel · ${s.id}`, problems: own });
+      node({ id: s.id, kind: 'fork', lane, step: s.id, title: humanize(s.id), text: 'The branches start together.', tag: 'Parallel', problems: own });
       node({ id: `${s.id}#join`, kind: 'join', lane, step: s.id, title: 'Join', text: 'Goes on when every branch is done.', tag: 'Join' });
     } else {
       const w = waitText(s);
-      node({ id: s.id, kind: 'wait', lane, step: s.id, title: w.title, text: w.text, tag: `${s.kind} · ${s.id}`, problems: own });
+      node({ id: s.id, kind: 'wait', lane, step: s.id, title: w.title, text: w.text, tag: 'Wait', problems: own });
     }
 
     // The lines this step starts.

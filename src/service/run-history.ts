@@ -145,8 +145,11 @@ export class RunHistory {
     this.generation++;
   }
 
-  /** The versions these runs pinned, by `name@version`; one that cannot be read is left out (its steps then have no kind or due). */
-  async versionsOf(runs: readonly RunFacts[]): Promise<Map<string, PinnedProcess>> {
+  /**
+   * The versions these runs pinned (or these published versions), by `name@version`; one that cannot be read
+   * is left out (its steps then have no kind or due).
+   */
+  async versionsOf(runs: readonly Pick<RunFacts, 'process' | 'version'>[]): Promise<Map<string, PinnedProcess>> {
     const out = new Map<string, PinnedProcess>();
     for (const r of runs) {
       const key = versionKey(r.process, r.version);

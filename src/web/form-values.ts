@@ -140,5 +140,5 @@ export function echo(p: Posted, name: string): string[] {
 export function inputFilter(text: string): { inputs: Record<string, unknown>; issues: string[] } {
   const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
   const { values, bad } = parsePairs(lines.map((l) => l.replace(/\s*=\s*/, '=')));
-  return { inputs: values, issues: bad.map((l) => `inputs: "${l}" is not key=value`) };
+  return { inputs: values, issues: bad.map((l) => `Started with: "${l}" is not a field and its value, such as payee = Sam`) };
 }

@@ -13,15 +13,15 @@ import type { RunFacts } from '../insights/facts.js';
 import { insights, versionKey, type Insights, type InsightsFilter } from '../insights/figures.js';
 import { parseFilter } from '../insights/filter.js';
 import { unitOfLabel } from '../insights/time.js';
-import { durationText, labels, type Labels } from '../insights/labels.js';
+import { durationText, inUnit, labels, timeUnitFor, type Labels } from '../insights/labels.js';
 import { processMapSvg } from '../map/index.js';
-import { cutAtWord } from '../words/index.js';
+import { cutAtWord, runTitle } from '../words/index.js';
 import { RunHistory, type PinnedProcess } from '../service/run-history.js';
-import { InsightsPage, InsightsRunsPage, type Charts } from './pages/insights.js';
+import { InsightsPage, InsightsRunsPage, type Charts, type Drawn } from './pages/insights.js';
 import { MessagePage } from './pages/message.js';
-import { frame, sendPage, sendSvg, type Request } from './respond.js';
-import { processList } from './runs.js';
-import { chartSvg, type BarDatum } from './insight-charts.js';
+import { call, frame, sendPage, sendSvg, type Request } from './respond.js';
+import { pinnedVersion, processList } from './runs.js';
+import { chartSvg, type BarDatum, type ChartSpec } from './insight-charts.js';
 
 /**
  * One history a board, kept for the app's life: the facts of unchanged chains are not read again.
@@ -46,6 +46,8 @@ interface Seen {
   labels: Labels;
   /** The processes this person may see figures of, as name and title. */
   processes: { name: string; title: string }[];
+  /** Of those, the ones published with no run yet. */
+  runless: Set<string>;
   now: string;
   /** What the figures depend on: the facts' generation, the filter as asked, the processes seen and the minute. */
   key: string;
@@ -92,7 +94,11 @@ async function seen(r: Request): Promise<Seen> {
   const groups = r.app.service.board.manifest.groups;
   const email = r.actor.email.toLowerCase();
   const member = (v: PinnedProcess) => Object.values(v.roles).some((g) => (groups[g] ?? []).some((m) => m.toLowerCase() === email));
-  const offered = new Set((await processList(r)).map((p) => p.name));
+  const list = await processList(r);
+  const offered = new Set(list.map((p) => p.name));
+  // A published process with no runs yet is still one to see figures of: its published version says who may.
+  const pinned = new Set([...versions.keys()].map((key) => key.slice(0, key.lastIndexOf('@'))));
+  for (const [key, v] of await history.versionsOf(list.filter((p) => !pinned.has(p.name)).map((p) => ({ process: p.name, version: p.version })))) versions.set(key, v);
   const mayRead = new Set<string>();
   for (const [key, v] of versions) {
     const name = key.slice(0, key.lastIndexOf('@'));
@@ -111,13 +117,12 @@ async function seen(r: Request): Promise<Seen> {
     runs: all.filter((x) => mayRead.has(x.process)),
     versions,
     labels: l,
+    runless: new Set([...mayRead].filter((name) => !pinned.has(name))),
     processes: [...mayRead].map((name) => ({ name, title: l.process(name) })).sort((a, b) => a.title.localeCompare(b.title)),
     now: now.toISOString(),
     key: JSON.stringify([history.generation, filterQuery(q).toString(), issues, [...mayRead].sort(), now.getTime()]),
   };
 }
-
-const hours = (ms: number) => Math.round((ms / 3_600_000) * 100) / 100;
 
 /** The address of the runs behind a bar, under the page's filter. */
 function barHref(filterQ: URLSearchParams, b: Bar): string {
@@ -127,14 +132,14 @@ function barHref(filterQ: URLSearchParams, b: Bar): string {
 }
 
 async function charts(s: Insights, l: Labels, fq: URLSearchParams): Promise<Charts> {
-  // Axis labels are short (the tables beside the charts say each name whole); the process is named when several are shown.
+  // Axis labels are wrapped beside the bars (the tables beside the charts say each name whole); the process is named when several are shown.
   const several = new Set(s.steps.map((x) => x.process)).size > 1;
   const short = new Map<string, string>();
   const used = new Set<string>();
   for (const x of [...s.steps, ...s.rework]) {
     const key = `${x.process}/${x.step}`;
     if (short.has(key)) continue;
-    const cut = cutAtWord(several ? `${l.process(x.process)}: ${l.step(x.process, x.step)}` : l.step(x.process, x.step), 28);
+    const cut = cutAtWord(several ? `${l.process(x.process)}: ${l.step(x.process, x.step)}` : l.step(x.process, x.step), 100);
     let name = cut;
     for (let i = 2; used.has(name); i++) name = `${cut} (${i})`;
     used.add(name);
@@ -148,12 +153,14 @@ async function charts(s: Insights, l: Labels, fq: URLSearchParams): Promise<Char
     ...outcomes.map((o) => ({ group: w.period, series: endedName(o), value: w.ended[o] ?? 0, href: barHref(fq, { bar: 'ended', period: w.period, outcome: o }), description: `${w.period}: ${w.ended[o] ?? 0} ended ${o}` })),
   ]);
   const done = s.steps.filter((x) => x.wall.count > 0);
+  // Each chart of durations in the unit its longest bar fits: minutes on a minutes axis, days on a days axis.
+  const cycleUnit = timeUnitFor(Math.max(0, ...done.map((x) => x.wall.p90Ms ?? 0)));
   const cycle: BarDatum[] = done.flatMap((x) => {
     const name = stepName(x.process, x.step);
     const href = barHref(fq, { bar: 'step', process: x.process, step: x.step });
     return [
-      { group: name, series: 'median', value: hours(x.wall.p50Ms ?? 0), href, description: `${name}: median ${durationText(x.wall.p50Ms)}` },
-      { group: name, series: '90th percentile', value: hours(x.wall.p90Ms ?? 0), href, description: `${name}: 90th percentile ${durationText(x.wall.p90Ms)}` },
+      { group: name, series: 'median', value: inUnit(x.wall.p50Ms ?? 0, cycleUnit), href, description: `${name}: median ${durationText(x.wall.p50Ms)}` },
+      { group: name, series: '90th percentile', value: inUnit(x.wall.p90Ms ?? 0, cycleUnit), href, description: `${name}: 90th percentile ${durationText(x.wall.p90Ms)}` },
     ];
   });
   const FOR = [
@@ -162,21 +169,26 @@ async function charts(s: Insights, l: Labels, fq: URLSearchParams): Promise<Char
     ['timer', 'for timers and events', 'waitingForTimersMs'],
   ] as const;
   const waitSeries = FOR.filter(([, , k]) => s.steps.some((x) => x[k] > 0));
+  const waitUnit = timeUnitFor(Math.max(0, ...s.steps.map((x) => waitSeries.reduce((sum, [, , k]) => sum + x[k], 0))));
   const waiting: BarDatum[] = s.steps.flatMap((x) => {
     const name = stepName(x.process, x.step);
-    return waitSeries.map(([f, series, k]) => ({ group: name, series, value: hours(x[k]), href: barHref(fq, { bar: 'waiting', process: x.process, step: x.step, for: f }), description: `${name}: waited ${durationText(x[k])} ${series}` }));
+    return waitSeries.map(([f, series, k]) => ({ group: name, series, value: inUnit(x[k], waitUnit), href: barHref(fq, { bar: 'waiting', process: x.process, step: x.step, for: f }), description: `${name}: waited ${durationText(x[k])} ${series}` }));
   });
   const rework: BarDatum[] = s.rework.map((x) => {
     const name = stepName(x.process, x.step);
     return { group: name, series: 'rejections', value: x.rejections, href: barHref(fq, { bar: 'rework', process: x.process, step: x.step }), description: `${name}: ${x.rejections} rejections` };
   });
-  const draw = async (data: BarDatum[], spec: Omit<Parameters<typeof chartSvg>[0], 'data' | 'groups'>) =>
-    data.length === 0 ? null : chartSvg({ ...spec, data, groups: [...new Set(data.map((d) => d.group))] });
+  const draw = async (data: BarDatum[], spec: Omit<ChartSpec, 'data' | 'groups'>): Promise<Drawn | null> => {
+    if (data.length === 0) return null;
+    const c = { ...spec, data, groups: [...new Set(data.map((d) => d.group))] };
+    const [wide, narrow] = await Promise.all([chartSvg(c, 'wide'), chartSvg(c, 'narrow')]);
+    return { wide, narrow };
+  };
   const [a, b, c, d] = await Promise.all([
-    draw(throughput, { title: `Runs started and ended per ${s.per}`, measure: 'runs', series: ['started', ...outcomes.map(endedName)], orient: 'columns', layout: 'beside' }),
-    draw(cycle, { title: 'Time from reaching a step to finishing it', measure: 'hours', series: ['median', '90th percentile'], orient: 'rows', layout: 'beside' }),
-    draw(waiting, { title: 'Where runs wait', measure: 'hours waited', series: waitSeries.map(([, n]) => n), orient: 'rows', layout: 'stacked' }),
-    draw(rework, { title: 'Rejections per approval step', measure: 'rejections', series: ['rejections'], orient: 'rows', layout: 'beside' }),
+    draw(throughput, { title: `Runs started and ended per ${s.per}`, measure: 'runs', whole: true, series: ['started', ...outcomes.map(endedName)], orient: 'columns', layout: 'beside' }),
+    draw(cycle, { title: 'Time from reaching a step to finishing it', measure: cycleUnit.name, series: ['median', '90th percentile'], orient: 'rows', layout: 'beside' }),
+    draw(waiting, { title: 'Where runs wait', measure: `${waitUnit.name} waited`, series: waitSeries.map(([, n]) => n), orient: 'rows', layout: 'stacked' }),
+    draw(rework, { title: 'Rejections per approval step', measure: 'rejections', whole: true, series: ['rejections'], orient: 'rows', layout: 'beside' }),
   ]);
   return { throughput: a, cycle: b, waiting: c, rework: d };
 }
@@ -209,6 +221,7 @@ export async function insightsPage(r: Request): Promise<void> {
     stats,
     labels: s.labels,
     processes: s.processes,
+    runless: s.filter.process !== undefined && s.runless.has(s.filter.process) ? s.labels.process(s.filter.process) : null,
     form: Object.fromEntries(FILTER_KEYS.map((k) => [k, r.url.searchParams.get(k) ?? ''])),
     issues: s.issues,
     charts: d.charts,
@@ -223,14 +236,25 @@ export async function insightsRuns(r: Request): Promise<void> {
   const b = parseBar((k) => r.url.searchParams.get(k));
   const issues = [...s.issues, ...(b.ok ? [] : b.issues)];
   const ids = b.ok && issues.length === 0 ? runsBehind(s.runs, s.versions, s.filter, s.now, b.bar) : [];
-  const titles = new Map(s.runs.map((x) => [x.id, { process: s.labels.process(x.process), startedAt: new Date(x.startedAt).toISOString(), outcome: x.endedAt ? (x.outcome ?? 'ended') : null, mode: x.mode }]));
+  const facts = new Map(s.runs.map((x) => [x.id, x]));
+  const runs = [];
+  for (const id of ids) {
+    const x = facts.get(id);
+    if (x) runs.push({ id, title: await runName(r, x, s.labels), startedAt: new Date(x.startedAt).toISOString(), outcome: x.endedAt ? (x.outcome ?? 'ended') : null, mode: x.mode });
+  }
   sendPage(r.res, issues.length ? 422 : 200, h(InsightsRunsPage, {
     frame: frame(r, 'Runs behind a figure', { current: 'insights' }),
     what: b.ok ? barWords(b.bar, s.labels) : 'a figure',
     back: `/insights?${filterQuery(r.url.searchParams).toString()}`,
     issues,
-    runs: ids.map((id) => ({ id, ...titles.get(id)! })),
+    runs,
   }));
+}
+
+/** A run by its title, as the Runs page names it ("Expense approval · Jon Reyes · 120"); by its process when its inputs cannot be read. */
+async function runName(r: Request, x: RunFacts, l: Labels): Promise<string> {
+  const [view, pinned] = await Promise.all([call(r, 'get_run', { runId: x.id }), pinnedVersion(r, x.process, x.version)]);
+  return view.ok && pinned ? runTitle(pinned.process, view.data.data.inputs, r.app.service.board.manifest.people) : l.process(x.process);
 }
 
 /** `week 2026-W49`; a month, a quarter, a year or years by their label alone. */

@@ -42,7 +42,13 @@ export async function queuePage(r: Request): Promise<void> {
     cursor = res.data.nextCursor ?? undefined;
   } while (cursor && items.length < QUEUE_MAX);
   const rows = [];
-  for (const entry of items) rows.push({ entry, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null });
+  const people = r.app.service.board.manifest.people;
+  for (const entry of items) {
+    const process = (await pinnedVersion(r, entry.process, entry.version))?.process ?? null;
+    // The run by its title, as My work and the Runs page name it, not by its process and id.
+    const view = await call(r, 'get_run', { runId: entry.runId });
+    rows.push({ entry, process, runName: process && view.ok ? runTitle(process, view.data.data.inputs, people) : null });
+  }
   sendPage(r.res, 200, h(QueuePage, { frame: frame(r, 'Escalations', { current: 'operators', live: 'work' }), items: rows }));
 }
 

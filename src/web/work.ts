@@ -136,7 +136,7 @@ async function noItem(r: Request, view: RunView | { error: { code: string; messa
   const step = stepId ?? (await stepOfWorkItem(r, view.run.id, workItemId));
   const done = step ? view.data.steps[step] : undefined;
   const people = r.app.service.board.manifest.people;
-  const who = done?.by ? `${personName(people, done.by)} ${done.decision ? done.decision : 'did it'}${done.at ? `, ${exactTime(done.at, 'UTC')}` : ''}.` : 'It was decided, or the run moved on.';
+  const who = done?.by ? `${personName(people, done.by)} ${done.decision ? done.decision : 'did it'}${done.at ? `, ${exactTime(done.at, r.app.service.board.manifest.notifications.timeZone)}` : ''}.` : 'It was decided, or the run moved on.';
   return sendPage(r.res, 409, h(MessagePage, { frame: f, title: 'Already decided', kind: 'warn' }, h('p', null, `This work item is no longer open. ${who}`), h('p', null, h('a', { href: `/runs/${view.run.id}` }, 'See the run'))));
 }
 

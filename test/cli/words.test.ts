@@ -16,8 +16,8 @@ import { BIN, ensureBuilt, type CliResult } from '../support/cli-run.js';
 import { cleanupTmp } from '../support/tmp-board.js';
 import { hasScript, onTerminal } from '../support/terminal.js';
 
-// Times print in the terminal's zone; the expected ones are UTC.
-process.env.TZ = 'UTC';
+// Times print in the board's zone (WORK.md notifications.timeZone, UTC when unset), never the terminal's.
+process.env.TZ = 'America/New_York';
 beforeAll(ensureBuilt, 300_000);
 afterAll(cleanupTmp);
 
@@ -124,6 +124,22 @@ describe('inbox and show in words', () => {
     expect(r.stdout).toMatch(/done +Read the receipt and compare the claim with the travel policy\n +reviewer, just now\n +⚠ Within policy: No {2}· {2}Notes: Hotel is over the nightly cap\.\n/);
     expect(r.stdout).toMatch(/waiting +Approve the payout when the review found the claim within policy {2}due in 2 days\n/);
     expect(r.stdout).toContain('waiting for the Finance group: Approve the payout when the review found the claim within policy');
+  });
+
+  it('gives times in the board\'s time zone, named, as its emails do, whatever the terminal\'s zone', async () => {
+    // The terminal is in New York (TZ above); the board says Berlin: the CLI follows the board, as an email does.
+    await editWork((d) => (d.notifications = { ...(d.notifications ?? {}), timeZone: 'Europe/Berlin' }));
+    try {
+      const r = await must('inbox', '--as', 'mira@example.com');
+      const due = r.stdout.split('\n')[2]!;
+      expect(due).toMatch(/^ {2}due in 2 days \(\w{3} \d{1,2} \w{3} 2\d{3}, \d\d:\d\d CES?T\)$/);
+      const v = JSON.parse((await must('--json', 'show', runId)).stdout).data;
+      const dueAt = v.workItems[0].due as string;
+      const berlin = new Intl.DateTimeFormat('en-GB', { timeZone: 'Europe/Berlin', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(dueAt));
+      expect(due).toContain(`, ${berlin} CE`);
+    } finally {
+      await editWork((d) => delete d.notifications);
+    }
   });
 
   it('runs names each run in words beside its id', async () => {

@@ -48,7 +48,7 @@ describe('map commands', () => {
     const pub = wb('map', 'expense-approval', '--format', 'svg');
     expect(pub.code).toBe(0);
     expect(XMLValidator.validate(pub.stdout)).toBe(true);
-    expect(pub.stdout).toContain('group finance · 1 member');
+    expect(pub.stdout).toContain('1 member, as finance approver');
     const draft = wb('map', 'processes/expense-approval', '--format', 'svg');
     expect(draft.code).toBe(0);
     expect(draft.stdout).toContain('Expense approval · draft');

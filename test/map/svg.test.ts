@@ -58,11 +58,15 @@ describe('drawn maps', () => {
     const p = load(EXPENSE);
     const svg = unescape(await processMapSvg({ process: p, roles: { 'finance-approver': 'finance' } }, { lanes: { groups: { finance: ['a@x', 'b@x'] } } }));
     expect(svg).toContain('>Finance</text>');
-    expect(svg).toContain('group finance · 2 members');
+    expect(svg).toContain('2 members, as finance approver');
+    // Cards and lanes in words: no step ids, field keys or role ids (issue 42's "Agent step · review_claim").
+    expect(svg).not.toMatch(/Agent step · |Approval · |Task · |output: |\(role |evidence: /);
+    expect(svg).toContain('>Agent step</text>');
+    expect(svg).toMatch(/Records within policy and notes|Records [a-z][^<]* and [a-z]/);
     expect(svg).toContain('>Initiator</text>');
     expect(svg).not.toContain('>finance-approver</text>');
     const withPath = { ...p, steps: p.steps.map((s) => (s.id === 'ask_claimant' ? { ...s, person: 'inputs.claimant' } : s)) };
-    expect(unescape(await processMapSvg({ process: withPath, roles: {} }))).toContain('the person in inputs.claimant');
+    expect(unescape(await processMapSvg({ process: withPath, roles: {} }))).toContain('the person the run names as claimant');
   });
 
   it('an approval without on_reject has a dashed Rejected line to a rejected end; waits say what they wait for', async () => {

@@ -81,10 +81,10 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
       expect(await shortFigure(page, 'Runs started')).toBe(String(e.runs.started));
       expect(await shortFigure(page, 'Open')).toBe(String(e.runs.open));
       expect(await shortFigure(page, 'Claims that expired')).toBe(String(e.leaseExpiries));
-      expect(await page.locator('figure.chart svg').count()).toBe(4);
+      expect(await page.locator('figure.chart .chart-svg:visible svg').count()).toBe(4);
       expect(await page.locator('figure.chart details table').count()).toBe(4);
       // The charts are drawn: bars with links, each one described for a screen reader.
-      expect(await page.locator('figure.chart svg a path[aria-label]').count()).toBeGreaterThan(10);
+      expect(await page.locator('figure.chart .chart-svg:visible svg a path[aria-label]').count()).toBeGreaterThan(10);
       expect(await page.locator('[style]').count()).toBe(0);
       expect(await axeProblems(page)).toEqual([]);
       await page.screenshot({ path: path.join(ROOT, `docs/web/insights-${label}.png`), fullPage: true });
@@ -92,6 +92,73 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
       await page.context().close();
     });
   }
+
+  /** Each visible chart's axis titles, tick labels and drawn versus shown size, and its smallest text's size as shown. */
+  const chartsShown = (page: Page) =>
+    page.locator('figure.chart .chart-svg:visible svg').evaluateAll((svgs) =>
+      svgs.map((svg) => {
+        const texts = [...svg.querySelectorAll('text')];
+        const shown = svg.getBoundingClientRect().width;
+        const drawn = Number(svg.getAttribute('width'));
+        return {
+          section: svg.closest('section')!.getAttribute('aria-labelledby'),
+          titles: [...svg.querySelectorAll('.role-axis-title text')].map((t) => t.textContent),
+          ticks: [...svg.querySelectorAll('.role-axis-label text')].map((t) => t.textContent ?? ''),
+          labels: [...svg.querySelectorAll('.role-axis-label')].map((g) => [...g.querySelectorAll('text')].map((t) => [...t.querySelectorAll('tspan')].map((x) => x.textContent).join(' ') || t.textContent)),
+          scale: shown / drawn,
+          smallestPx: Math.min(...texts.map((t) => Number.parseFloat(t.getAttribute('font-size') ?? getComputedStyle(t).fontSize))) * (shown / drawn),
+          overflows: svg.getBoundingClientRect().right > document.documentElement.clientWidth,
+        };
+      }),
+    );
+
+  for (const width of [1280, 390]) {
+    it(`draws counts on whole-number axes, times in a unit that fits, and text readable at ${width} px`, async () => {
+      const { page } = await signedIn(MIRA, width);
+      await page.goto(`${base}/insights`);
+      const charts = await chartsShown(page);
+      expect(charts.map((c) => c.section)).toEqual(['throughput', 'cycle', 'waiting', 'rework']);
+      console.log(`Insights at ${width} px: ${charts.map((c) => `${c.section} drawn at ${(c.scale * 100).toFixed(0)}%, smallest text ${c.smallestPx.toFixed(1)} px, axis ${c.titles.join(' / ')}`).join('; ')}`);
+      for (const c of charts) {
+        // The text of a chart is never shrunk below 12 px, and no chart reaches past the screen's edge.
+        expect(c.smallestPx, c.section ?? '').toBeGreaterThanOrEqual(12);
+        expect(c.overflows, c.section ?? '').toBe(false);
+        // No tick reads like 0.000000: at most two decimals.
+        expect(c.ticks.filter((t) => /\.\d{3,}/.test(t)), c.section ?? '').toEqual([]);
+      }
+      const byName = new Map(charts.map((c) => [c.section, c]));
+      // Counts: whole numbers only.
+      for (const name of ['throughput', 'rework']) {
+        const numeric = byName.get(name)!.ticks.filter((t) => /^[\d.,]+$/.test(t));
+        expect(numeric.length, name).toBeGreaterThan(1);
+        expect(numeric.filter((t) => t.includes('.')), name).toEqual([]);
+      }
+      // The generator's steps take minutes to days: the time axes say their unit, the unit the data fits.
+      expect(byName.get('cycle')!.titles).toContain('hours');
+      expect(byName.get('waiting')!.titles).toContain('days waited');
+      // Step names are whole (wrapped, not cut at 20 characters).
+      const stepNames = byName.get('cycle')!.labels.flat().filter((t) => /[A-Za-z]/.test(t ?? ''));
+      expect(stepNames.some((t) => (t ?? '').startsWith('Approve the payout'))).toBe(true);
+      expect(stepNames.filter((t) => (t ?? '').includes('…'))).toEqual([]);
+      await page.context().close();
+    });
+  }
+
+  it('shows a published process with no runs as zero figures in words, to an operator and to its own group', async () => {
+    for (const who of [MIRA, JON]) {
+      const { page } = await signedIn(who, 1280);
+      await page.goto(`${base}/insights`);
+      // The drop-down offers every published process the person may see, runs or not.
+      expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(who === MIRA ? ['every process', 'Expense approval', 'Release notes'] : ['every process', 'Release notes']);
+      const res = await page.goto(`${base}/insights?process=release-notes`);
+      expect(res!.status(), who).toBe(200);
+      expect(await page.locator('.field-issues').count()).toBe(0);
+      expect(await page.locator('.notice').first().innerText()).toContain('Release notes is published and has no runs yet');
+      expect(await shortFigure(page, 'Runs started')).toBe('0');
+      expect(await axeProblems(page)).toEqual([]);
+      await page.context().close();
+    }
+  });
 
   it('filters with the plain GET form, and shows the process map shaded by time per step', async () => {
     const { page } = await signedIn(MIRA, 1280);
@@ -141,7 +208,8 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
     const { page } = await signedIn(OUTSIDER, 1280);
     await page.goto(`${base}/insights`);
     expect(await shortFigure(page, 'Runs started')).toBe('0');
-    expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(['every process']);
+    // Kim is an editor: of the two processes she sees Release notes, which has no runs, and not Expense approval.
+    expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(['every process', 'Release notes']);
     const res = await page.goto(`${base}/insights?process=expense-approval`);
     expect(res!.status()).toBe(422);
     expect(await page.locator('.field-issues').innerText()).toContain('you see figures of no process named expense-approval');

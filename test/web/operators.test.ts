@@ -88,6 +88,8 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     const row = page.locator('li.item', { has: page.locator(`a[href="/work/${runId}/${itemId}"]`) });
     expect(await row.textContent()).toContain('Escalated by helper');
     expect(await row.textContent()).toContain('I cannot find the invoice for Return-Me.');
+    // The run is named by its title, as My work names it, not by its process alone.
+    expect(await row.locator('.run-name').innerText()).toMatch(/^Payout · Return-Me/);
     // Only escalations: the approval waiting on another run is not in the operators' queue.
     expect(await page.locator('ol.items li').allTextContents()).not.toContain(expect.stringContaining('Approve the payout'));
     expect(await axeProblems(page)).toEqual([]);

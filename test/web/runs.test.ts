@@ -63,20 +63,22 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
 
     // By inputs, as key=value lines: a number is compared as a number.
     await page.goto(`${suite.wb.base}/runs`);
-    await page.getByLabel(/^Inputs/).fill('payee=Payee-7\namount=107');
+    await page.getByLabel(/^Started with/).fill('payee=Payee-7\namount=107');
     await page.getByRole('button', { name: 'Filter' }).click();
     expect(await runIdsShown(page)).toEqual([payouts[7]]);
-    await page.getByLabel(/^Inputs/).fill('payee=Payee-7\namount=999');
+    await page.getByLabel(/^Started with/).fill('payee=Payee-7\namount=999');
     await page.getByRole('button', { name: 'Filter' }).click();
     expect(await runIdsShown(page)).toEqual([]);
     expect(await page.locator('main').textContent()).toContain('No run matches these filters');
 
     // Malformed lines are each named, and no list is shown.
-    await page.getByLabel(/^Inputs/).fill('payee\nnonsense');
+    await page.getByLabel(/^Started with/).fill('payee\nnonsense');
     const [res] = await Promise.all([page.waitForResponse((r) => r.url().includes('/runs?')), page.getByRole('button', { name: 'Filter' }).click()]);
     expect(res.status()).toBe(422);
     const issues = await page.locator('#filter-issues li').allTextContents();
-    expect(issues).toEqual(['inputs: "payee" is not key=value', 'inputs: "nonsense" is not key=value']);
+    expect(issues).toEqual(['Started with: "payee" is not a field and its value, such as payee = Sam', 'Started with: "nonsense" is not a field and its value, such as payee = Sam']);
+    // The filter's words are a person's, not "Inputs (one key=value a line)".
+    expect(await page.locator('form.runs-filter').innerText()).not.toMatch(/key=value|Inputs/);
     expect(await axeProblems(page)).toEqual([]);
     await ctx.close();
   });

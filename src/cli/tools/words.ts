@@ -1,7 +1,9 @@
 /**
  * What the CLI needs to print a run in words: the process the run is pinned
  * to (for step titles and field labels), the board's people (for names), the
- * terminal's time zone and one `now` for the whole command. A process that
+ * board's time zone (WORK.md `notifications.timeZone`, the one its emails give
+ * times in, so the CLI and an email say the same time for one moment) and one
+ * `now` for the whole command. A process that
  * no longer loads still prints, with its names humanised.
  */
 import type { Process } from '../../process/model.js';
@@ -23,7 +25,7 @@ const unloadable = (name: string): Process => ({ name, description: '', inputs: 
 export async function wordsFor(cli: Cli): Promise<WordsOf> {
   const board = await cli.board();
   const now = new Date();
-  const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const timeZone = board.manifest.notifications.timeZone;
   const loaded = new Map<string, Promise<Process>>();
   return (run) => {
     const key = `${run.process}@${run.version}`;
@@ -35,7 +37,7 @@ export async function wordsFor(cli: Cli): Promise<WordsOf> {
 /** A step's title, by id, in the run's process. */
 export const stepName = (w: RunWords, id: string): string => stepTitleOf(w.process, id);
 
-/** "3 hours ago (Thu 3 Dec 2026, 19:54 CET)": relative first, the exact local time beside it. */
+/** "3 hours ago (Thu 3 Dec 2026, 19:54 CET)": relative first, the exact time in the board's zone beside it, the zone named. */
 export const when = (w: RunWords, iso: string): string => `${relativeTime(iso, w.now)} (${exactTime(iso, w.timeZone)})`;
 
 /** A person by name, an agent or the server by its id. */

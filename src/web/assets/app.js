@@ -41,7 +41,16 @@
     var h = Number(svg.getAttribute('data-height'));
     var scale = 1;
     var here = document.getElementById('here');
-    var show = function () { if (here) here.scrollIntoView({ block: 'center', inline: 'center' }); };
+    // The ring scrolled into view with the least sideways scroll, so the lane names at the map's left stay in view
+    // whenever the ring fits beside them (centring it hid them); up and down it is centred in the box.
+    var show = function () {
+      if (!here) return;
+      var box = map.getBoundingClientRect();
+      var r = here.getBoundingClientRect();
+      if (r.right > box.right) map.scrollLeft += r.right - box.right + 16;
+      else if (r.left < box.left) map.scrollLeft -= box.left - r.left + 16;
+      map.scrollTop += (r.top + r.bottom) / 2 - (box.top + box.bottom) / 2;
+    };
     var zoom = function (to) {
       scale = Math.min(3, Math.max(0.1, to));
       svg.setAttribute('width', String(Math.round(w * scale)));

@@ -10,11 +10,17 @@ import { durationText, type Labels } from '../../insights/labels.js';
 import { Layout, type Frame } from './layout.js';
 import { FilterSelect, Notice, When } from './parts.js';
 
+/** A chart drawn for a wide screen and for a phone (app.css shows the one that fits). */
+export interface Drawn {
+  wide: string;
+  narrow: string;
+}
+
 export interface Charts {
-  throughput: string | null;
-  cycle: string | null;
-  waiting: string | null;
-  rework: string | null;
+  throughput: Drawn | null;
+  cycle: Drawn | null;
+  waiting: Drawn | null;
+  rework: Drawn | null;
 }
 
 export interface InsightsPageProps {
@@ -22,6 +28,8 @@ export interface InsightsPageProps {
   stats: Insights;
   labels: Labels;
   processes: { name: string; title: string }[];
+  /** The chosen process's title when it is published and has no run yet. */
+  runless: string | null;
   /** The filter as typed, to show it again in the form. */
   form: Record<string, string>;
   issues: string[];
@@ -44,12 +52,13 @@ function statsCommand(s: Insights): string {
   return `${parts.join(' ')} --json`;
 }
 
-function Chart({ title, svg, children }: { title: string; svg: string | null; children: ComponentChildren }) {
+function Chart({ title, svg, children }: { title: string; svg: Drawn | null; children: ComponentChildren }) {
   if (svg === null) return <p class="desc">Nothing to draw for these runs.</p>;
   return (
     <figure class="chart">
       <figcaption class="visually-hidden">{title}</figcaption>
-      <div class="chart-svg" dangerouslySetInnerHTML={{ __html: svg }} />
+      <div class="chart-svg chart-wide" dangerouslySetInnerHTML={{ __html: svg.wide }} />
+      <div class="chart-svg chart-narrow" dangerouslySetInnerHTML={{ __html: svg.narrow }} />
       <details>
         <summary>{`${title}: the table`}</summary>
         <div class="table-wrap">{children}</div>
@@ -92,7 +101,11 @@ export function InsightsPage(p: InsightsPageProps) {
       </form>
       <p class="desc" id="when-hint">A date (2026-11-30), a date and time, or an age such as 7d, 12h or 4w; an until date counts its own day.</p>
       {p.issues.length ? <ul class="field-issues">{p.issues.map((i) => <li key={i}>{i}</li>)}</ul> : null}
-      {s.runs.started === 0 ? (
+      {p.runless !== null ? (
+        <Notice kind="info" title="No runs yet">
+          <p>{`${p.runless} is published and has no runs yet, so every figure below is zero. They fill in as its runs start.`}</p>
+        </Notice>
+      ) : s.runs.started === 0 ? (
         <Notice kind="info" title="No runs here">
           <p>No run you may see matches these filters.</p>
         </Notice>
@@ -148,7 +161,7 @@ export function InsightsPage(p: InsightsPageProps) {
 
       <section aria-labelledby="cycle">
         <h2 id="cycle">Time per step</h2>
-        <p class="desc">From the moment a step is reached to the moment it is finished (completed, decided or timed out), in hours; waiting is the part of it spent unclaimed or with a person.</p>
+        <p class="desc">From the moment a step is reached to the moment it is finished (completed, decided or timed out), in the unit its axis names; waiting is the part of it spent unclaimed or with a person.</p>
         <Chart title="Time from reaching a step to finishing it" svg={p.charts.cycle}>
           <table class="stack">
             <thead>
@@ -172,7 +185,7 @@ export function InsightsPage(p: InsightsPageProps) {
 
       <section aria-labelledby="waiting">
         <h2 id="waiting">Where runs wait</h2>
-        <Chart title="Hours waited at each step, by whom it waited for" svg={p.charts.waiting}>
+        <Chart title="Time waited at each step, by whom it waited for" svg={p.charts.waiting}>
           <table class="stack">
             <thead>
               <tr><th scope="col">Step</th><th scope="col">For agents</th><th scope="col">For people</th><th scope="col">For timers and events</th><th scope="col">Waiting now</th><th scope="col">Overdue now</th></tr>
@@ -270,7 +283,7 @@ export function InsightsPage(p: InsightsPageProps) {
       <section aria-labelledby="map">
         <h2 id="map">The process map by time spent</h2>
         {p.map ? (
-          <figure class="map-full">
+          <figure class="map-full" tabIndex={0} aria-label="The map; scroll to move around it">
             <img src={p.map} alt="The process map, each step's card shaded darker the longer its median time from reaching it to finishing it; the table under Time per step gives the figures." />
           </figure>
         ) : (
@@ -286,7 +299,7 @@ export interface InsightsRunsPageProps {
   what: string;
   back: string;
   issues: string[];
-  runs: { id: string; process: string; startedAt: string; outcome: string | null; mode: 'live' | 'test' }[];
+  runs: { id: string; title: string; startedAt: string; outcome: string | null; mode: 'live' | 'test' }[];
 }
 
 export function InsightsRunsPage(p: InsightsRunsPageProps) {
@@ -303,7 +316,7 @@ export function InsightsRunsPage(p: InsightsRunsPageProps) {
             <tbody>
               {p.runs.map((r) => (
                 <tr key={r.id}>
-                  <th scope="row"><a href={`/runs/${r.id}`}>{r.process}</a>{r.mode === 'test' ? ' (test run)' : ''} <span class="small-id">{r.id}</span></th>
+                  <th scope="row"><a href={`/runs/${r.id}`}>{r.title}</a>{r.mode === 'test' ? ' (test run)' : ''} <span class="small-id">{r.id}</span></th>
                   <td data-label="Started"><When at={r.startedAt} /></td>
                   <td data-label="Outcome">{r.outcome ?? 'open'}</td>
                 </tr>

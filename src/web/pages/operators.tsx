@@ -24,7 +24,7 @@ function OperatorNav({ current }: { current: 'queue' | 'doctor' }) {
   );
 }
 
-export function QueuePage({ frame, items }: { frame: Frame; items: { entry: WorkEntry; process: Process | null }[] }) {
+export function QueuePage({ frame, items }: { frame: Frame; items: { entry: WorkEntry; process: Process | null; runName: string | null }[] }) {
   return (
     <Layout frame={frame}>
       <h1>Escalations</h1>
@@ -36,13 +36,13 @@ export function QueuePage({ frame, items }: { frame: Frame; items: { entry: Work
         </Notice>
       ) : (
         <ol class="items">
-          {items.map(({ entry: e, process }) => {
+          {items.map(({ entry: e, process, runName }) => {
             const wi = e.workItem;
             return (
               <li key={wi.id} class="item">
                 <article aria-labelledby={`q-${wi.id}`}>
                   <h2 id={`q-${wi.id}`}><a href={`/work/${e.runId}/${wi.id}`}>{stepTitleOf(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span></h2>
-                  <p class="run-name">{processName(process, e.process)}</p>
+                  <p class="run-name">{runName ?? processName(process, e.process)}</p>
                   {e.mode === 'test' ? <p class="test-banner">Test run</p> : null}
                   {wi.escalation ? <p class="escalated">Escalated by <Person email={wi.escalation.by} /> <When at={wi.escalation.at} />: {wi.escalation.note}</p> : null}
                   <p class="meta"><a href={`/runs/${e.runId}`}>See the run</a>{wi.due ? <> · due <When at={wi.due} /></> : null} · choices: {wi.decide.decisions.map((d) => (d === 'completed' && wi.decide.decisions.includes('returned') ? 'Complete in its place' : DECISION_LABELS[d] ?? d)).join(', ')}</p>

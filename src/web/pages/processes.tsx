@@ -102,7 +102,7 @@ export function ProcessPage(p: ProcessPageProps) {
       <p class="small-id">{p.name}, version {p.version}</p>
       {p.description ? <p class="desc">{p.description}</p> : null}
       {p.version !== p.latest ? <Notice kind="warn" title={`An older version: the latest is v${p.latest}`}><p><a href={`/processes/${p.name}`}>See the latest version</a></p></Notice> : null}
-      <nav aria-label="Versions" class="meta">
+      <nav aria-label="Versions" class="meta versions">
         Versions:{' '}
         {p.versions.map((v, i) => (
           <span key={v}>{i > 0 ? ', ' : null}<a href={`/processes/${p.name}?version=${v}`} aria-current={v === p.version ? 'page' : undefined}>v{v}</a></span>

@@ -48,8 +48,9 @@ export function RunsPage(p: RunsPageProps) {
         <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: humanize(x.name) }))} selected={f.process} />
         <FilterSelect label="State" name="state" any="any state" options={RUN_STATES.map((s) => ({ value: s, text: humanize(s) }))} selected={f.state} />
         <label class="stack">
-          Inputs (one key=value a line)
-          <textarea name="inputs" rows={1} aria-describedby={problems.length ? 'filter-issues' : undefined}>{f.inputs ?? ''}</textarea>
+          Started with
+          <textarea name="inputs" rows={1} aria-describedby={problems.length ? 'inputs-hint filter-issues' : 'inputs-hint'}>{f.inputs ?? ''}</textarea>
+          <span class="desc" id="inputs-hint">A field and its value on each line, such as payee = Sam</span>
         </label>
         {p.picker ? <input type="hidden" name="view" value="all" /> : null}
         <button type="submit">Filter</button>
