@@ -1,5 +1,5 @@
 /**
- * What a `git push --porcelain` said, told apart (docs/git.md "Several clones: `workboard sync`"):
+ * What a `git push --porcelain` said, told apart (docs/git.md "When a sync fails"):
  * - pushed;
  * - behind: the remote moved (`[rejected] … (fetch first)` or `(non-fast-forward)`),
  *   so fetching, merging and pushing again helps;
