@@ -60,8 +60,8 @@ describe('the team recipe in docs/git.md, run as written', () => {
         args[args.indexOf('--http') + 1] = `127.0.0.1:${await freePort()}`;
         args[args.indexOf('--git-sync') + 1] = '2';
         const child = spawn(process.execPath, [BIN, 'serve', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-        child.stdout!.on('data', (d: Buffer) => (logs += `[${person}] ${d.toString()}`));
-        child.stderr!.on('data', (d: Buffer) => (logs += `[${person}] ${d.toString()}`));
+        child.stdout.on('data', (d: Buffer) => (logs += `[${person}] ${d.toString()}`));
+        child.stderr.on('data', (d: Buffer) => (logs += `[${person}] ${d.toString()}`));
         serves.push(child);
         return cwd;
       }
@@ -99,7 +99,7 @@ describe('the team recipe in docs/git.md, run as written', () => {
         const started = await workboard(['start', 'hello', '--input', 'topic=Night trains', '--input', 'words=60'], { cwd: clones[person]!, env });
         expect(started.code, started.stderr).toBe(0);
         runs[person] = started.stdout.trim();
-        await submitAs(clones[person]!, runs[person]!, `agent-${person}`, `From ${person}.`);
+        await submitAs(clones[person]!, runs[person], `agent-${person}`, `From ${person}.`);
       }
       // Every serve's sync brings both runs, drafted, to every clone.
       await until(async () => {
