@@ -88,8 +88,8 @@ const RUN_CHAIN = /^runs\/([^/]+)\/audit\.jsonl$/;
 function byChain(changes: readonly Change[]): Map<string, { chain?: Change; aside?: Change }> {
   const out = new Map<string, { chain?: Change; aside?: Change }>();
   for (const c of changes) {
-    const run = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(c.path);
-    const chain = isChainPath(c.path) ? c.path : c.path === `audit/${SUPERSEDED_FILE}` ? BOARD_CHAIN : run && isRunId(run[1]!) ? `runs/${run[1]!}/audit.jsonl` : null;
+    const runId = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(c.path)?.[1];
+    const chain = isChainPath(c.path) ? c.path : c.path === `audit/${SUPERSEDED_FILE}` ? BOARD_CHAIN : runId !== undefined && isRunId(runId) ? `runs/${runId}/audit.jsonl` : null;
     if (chain === null) continue;
     const entry = out.get(chain) ?? {};
     if (chain === c.path) entry.chain = c;

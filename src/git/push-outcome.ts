@@ -1,5 +1,5 @@
 /**
- * What a `git push --porcelain` said, told apart (docs/git.md "Several clones: `workboard sync`"):
+ * What a `git push --porcelain` said, told apart (docs/git.md "When a sync fails"):
  * - pushed;
  * - behind: the remote moved (`[rejected] … (fetch first)` or `(non-fast-forward)`),
  *   so fetching, merging and pushing again helps;
@@ -16,12 +16,12 @@ export type PushOutcome =
   | { kind: 'failed' };
 
 /** The status line of a ref in porcelain output: flag, `from:to`, summary (with the reason in parentheses). */
-const REF_LINE = /^([ +\-*=!])\t[^\t]+\t(.*)$/;
+const REF_LINE = /^(?<flag>[ +\-*=!])\t[^\t]+\t(?<summary>.*)$/;
 
 export function pushOutcome(code: number | null, stdout: string, stderr: string): PushOutcome {
   const refs = stdout.split('\n').flatMap((l) => {
-    const m = REF_LINE.exec(l);
-    return m ? [{ flag: m[1]!, summary: m[2]! }] : [];
+    const g = REF_LINE.exec(l)?.groups;
+    return g?.flag !== undefined && g.summary !== undefined ? [{ flag: g.flag, summary: g.summary }] : [];
   });
   const refused = refs.find((r) => r.flag === '!');
   if (!refused) return code === 0 ? { kind: 'pushed' } : { kind: 'failed' };

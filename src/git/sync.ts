@@ -86,7 +86,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
   if (!repo) throw new SyncError('not-git', `${board.root} is not in a git repository: run workboard init --git, or git init`);
   return board.store.exclusive(SYNC_LOCK, 'sync', async () => {
     await finishIntent(board, repo);
-    const { remote, branch, ref } = await upstream(repo, opts.remote);
+    const { remote, branch, ref, tracked } = await upstream(repo, opts.remote);
     const report: SyncReport = { remote, branch, committed: null, pulled: 'nothing', merged: [], pushed: false, head: null };
     const attempts = opts.attempts ?? 5;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS;
@@ -122,6 +122,8 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       const outcome = pushOutcome(pushed.code, pushed.stdout.toString('utf8'), pushed.stderr);
       if (outcome.kind === 'pushed') {
         report.pushed = true;
+        // The first sync of a branch makes the remote's branch its upstream, as `git push -u` would: plain git pull and push work after it.
+        if (!tracked) for (const [k, v] of [['remote', remote], ['merge', `refs/heads/${branch}`]] as const) await repo.run(['config', `branch.${ref.replace(/^refs\/heads\//, '')}.${k}`, v]);
         return report;
       }
       if (outcome.kind === 'declined') throw new SyncError('declined', declinedText(remote, branch, outcome));
@@ -178,7 +180,7 @@ function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] {
 }
 
 /** The remote and branch to sync with: the branch's upstream, else `origin` and the branch's own name. */
-async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{ remote: string; branch: string; ref: string }> {
+async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{ remote: string; branch: string; ref: string; tracked: boolean }> {
   const ref = (await repo.run(['symbolic-ref', '-q', 'HEAD'], { allow: [1] })).stdout.toString('utf8').trim();
   if (ref === '') throw new SyncError('refused', 'HEAD is detached: check out a branch to sync');
   const local = ref.replace(/^refs\/heads\//, '');
@@ -189,7 +191,7 @@ async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{
   if (!remote) throw new SyncError('refused', 'this repository has no remote to sync with: git remote add origin <url>');
   if (!remotes.includes(remote)) throw new SyncError('refused', `there is no remote named ${remote} (remotes: ${remotes.join(', ') || 'none'})`);
   const branch = upName.startsWith(`${remote}/`) ? upName.slice(remote.length + 1) : local;
-  return { remote, branch, ref };
+  return { remote, branch, ref, tracked: upName !== '' };
 }
 
 /** The remote branch's commit, or null when the remote does not have the branch yet. */
