@@ -288,6 +288,7 @@ export class Daemon {
     if (due.length > 0) deadlines = await this.service.deadlines();
     // flow-1: a blocker another process ended (and died before waking what it blocks) is seen here.
     for (const id of await this.service.wakeBlocked()) this.log(`${id}: its blockers ended; woken, or ended as its blocker did`);
+    for (const id of await this.service.settleLineage()) this.log(`${id}: started for its parent, moved on by its children, or ended with its parent`);
     const retry = await this.deliver();
     const next = Math.min(...deadlines.values(), retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;

@@ -27,6 +27,7 @@ import { currentActor } from './identity.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites, type Evaluate } from './writes.js';
+import { Lineage } from './lineage.js';
 import { addRun, emptyWorkload, type Workload } from './workload.js';
 import { blockerEnds, readIfAny } from './blockers-read.js';
 import { blockersVerdict } from '../engine/blockers.js';
@@ -73,6 +74,7 @@ export class Service {
   private readonly reader: RunReader;
   private readonly files: StoredFiles;
   private readonly writes: RunWrites;
+  private readonly lineage: Lineage;
   private readonly failures: Failures;
   private readonly observe: ((call: CallRecord) => void) | undefined;
   private inFlight = 0;
@@ -88,7 +90,8 @@ export class Service {
     const replay = new Replay(board.state);
     this.reader = new RunReader(board, this.now, opts.onIndexProgress, opts.keepOpenRuns);
     this.files = new StoredFiles(board, replay, this.now);
-    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR, async () => void (await this.wakeBlocked()));
+    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR, async () => void (await this.wakeBlocked()), (state, starts) => this.lineage.after(state, starts));
+    this.lineage = new Lineage(board, this.reader, this.writes, this.now);
     this.failures = new Failures(board, this.now);
     this.observe = opts.observe;
   }
@@ -255,6 +258,15 @@ export class Service {
       }
     }
     return moved;
+  }
+
+  /**
+   * flow-1 (docs/profile-flow-1.md "8. All or nothing"): the runs recorded as started but not there yet are
+   * started, parents whose children ended move on, children whose parent ended are cancelled. Serve's
+   * daemon runs it on every change it sees; returns the runs it moved.
+   */
+  settleLineage(): Promise<string[]> {
+    return this.lineage.settle();
   }
 
   /** flow-1: a person sets a running run's priority (a level's word); refused as a tool call would be. */

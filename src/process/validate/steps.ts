@@ -4,11 +4,12 @@
  * durations and evidence, and what the server's offer permits.
  */
 import type { IssueList, PathSegment } from '../../core/issues.js';
-import { DURATION_PATTERN, STEP_ID_PATTERN, STEP_KINDS, type Route, type Step, type StepKind } from '../model.js';
+import { DURATION_PATTERN, NAME_PATTERN, STEP_ID_PATTERN, STEP_KINDS, type Route, type Step, type StepKind } from '../model.js';
 import { EVIDENCE_KINDS, type EvidenceKind } from '../../protocol/completions.js';
 import type { Offer } from '../../protocol/offer.js';
 import { checkQuestions } from './check.js';
 import { checkFields } from './fields.js';
+import { subprocessKeys } from './subprocess.js';
 import { blank, isObj, list, own, standInId, unknownKeys, type Obj, type StepDraft } from './raw.js';
 
 /** The optional keys each kind allows, beside `id` and the kind key. */
@@ -21,6 +22,7 @@ const KIND_KEYS: Record<StepKind, readonly string[]> = {
   wait_for: ['next', 'timeout', 'on_timeout'],
   finish: [],
   parallel: ['next'],
+  subprocess: ['inputs', 'for_each', 'on_failure', 'next', 'due'],
 };
 const STEP_KEYS = new Set<string>(['id', ...STEP_KINDS, ...Object.values(KIND_KEYS).flat()]);
 
@@ -138,6 +140,12 @@ function draftStep(issues: IssueList, offer: Offer, raw: Obj, kind: StepKind, id
     case 'parallel':
       step.branches = checkBranchList(issues, v, kp);
       break;
+    case 'subprocess':
+      if (!offer.profiles.has('flow-1')) issues.add(kp, 'needs profile flow-1, not enabled');
+      if (typeof v !== 'string' || v.length > 64 || !NAME_PATTERN.test(v)) issues.add(kp, 'expected the name of a published process, e.g. equipment-order');
+      else step.value = v;
+      step.subprocess = subprocessKeys(issues, raw, path);
+      break;
   }
   if ((kind === 'task' || kind === 'approve') && !own(raw, 'person')) issues.add([...path, 'person'], `required on ${kind === 'approve' ? 'an approve' : 'a task'} step`);
   if (own(raw, 'person') && KIND_KEYS[kind].includes('person')) {
@@ -207,8 +215,8 @@ function checkNext(issues: IssueList, v: unknown, kind: StepKind, path: PathSegm
     issues.add(path, 'expected a step id or a list of routes');
     return null;
   }
-  if (kind !== 'agent' && kind !== 'task') {
-    issues.add(path, 'a list of routes is allowed only on agent and task steps; use one step id');
+  if (kind !== 'agent' && kind !== 'task' && kind !== 'subprocess') {
+    issues.add(path, 'a list of routes is allowed only on agent, task and subprocess steps; use one step id');
     return null;
   }
   if (v.length < 2) issues.add(path, 'a list of routes needs two or more; for one, name the step id');
