@@ -193,8 +193,7 @@ export function profilesUsed(process: Process): string[] {
 async function latestLinked(board: Board, process: Process, offer: Offer): Promise<Latest> {
   const found = new Map<string, Process | null>();
   const queue = linkedNames(process);
-  while (queue.length > 0) {
-    const name = queue.shift()!;
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
     if (found.has(name) || name === process.name) continue;
     const versions = await listVersions(board, name).catch((): number[] => []);
     const last = versions[versions.length - 1];

@@ -21,14 +21,15 @@ export interface ChildEnd {
 
 export type ChildReads = ReadonlyMap<string, ChildEnd | null>;
 
-const own = (o: unknown, k: string): unknown => (typeof o === 'object' && o !== null && Object.hasOwn(o, k) ? (o as Record<string, unknown>)[k] : undefined);
+const own = (o: unknown, k: string | undefined): unknown => (k !== undefined && typeof o === 'object' && o !== null && Object.hasOwn(o, k) ? (o as Record<string, unknown>)[k] : undefined);
 
 /** A path in run data: `inputs.<f>`, `steps.<id>.output.<f>`, `item`, `item.<f>`. */
 export function readPath(state: RunState, path: string, item?: unknown): unknown {
   const p = path.split('.');
-  if (p[0] === 'item') return p.length === 1 ? item : own(item, p[1]!);
-  if (p[0] === 'inputs' && p.length === 2) return own(state.run.inputs, p[1]!);
-  if (p[0] === 'steps' && p[2] === 'output' && p.length === 4) return own(state.steps[p[1]!]?.current?.output, p[3]!);
+  const [head, a, b, c] = p;
+  if (head === 'item') return p.length === 1 ? item : own(item, a);
+  if (head === 'inputs' && p.length === 2) return own(state.run.inputs, a);
+  if (head === 'steps' && b === 'output' && p.length === 4 && a !== undefined) return own(state.steps[a]?.current?.output, c);
   return undefined;
 }
 

@@ -67,8 +67,8 @@ export function childrenMoved(m: Machine, reads: ChildReads): void {
       continue;
     }
     const bad = ends.findIndex((c) => endedBadly(c));
-    if (bad >= 0 && def.subprocess.onFailure === 'fail') {
-      const c = ends[bad]!;
+    const c = ends[bad];
+    if (c && def.subprocess.onFailure === 'fail') {
       m.failByServer(st.id, `run ${c.id} (${c.process}) ended ${endWord(c)}, one of the ${ids.length} runs this step started`);
       continue;
     }

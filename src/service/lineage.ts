@@ -11,6 +11,9 @@
 import type { Board } from '../board/board.js';
 import { STARTS_DIR } from '../board/layout.js';
 import { finalData, type ChildEnd } from '../engine/children.js';
+import { rollup, standingOf, type ChildStanding } from '../engine/rollup.js';
+import type { LinkedRun, RunLineage } from '../protocol/views.js';
+import { runTitle } from '../words/index.js';
 import type { ChildStart, RunRecord, RunState } from '../engine/types.js';
 import { tellOperators } from '../notify/tell.js';
 import { ToolError } from '../protocol/errors.js';
@@ -48,6 +51,33 @@ export class Lineage {
       else await tellOperators(this.board, 'internal_fault', this.now(), { subject: `A follow-on run of ${c.process} could not start`, text: `Run ${c.parent} ended and its follow-on rule could not start ${c.process}: ${note}`, runId: c.parent });
     }
     await this.board.state.remove(startPath(c));
+  }
+
+  /** A run's parent and children by their titles, with where each stands, and the children's rollup; null when it has neither. */
+  async read(runId: string): Promise<RunLineage | null> {
+    const me = await readIfAny(this.reader, runId);
+    if (!me) return null;
+    const run = me.state.run;
+    const kids: { id: string; via: string | null }[] = [
+      ...me.pinned.process.steps.flatMap((def) => (me.state.steps[def.id]?.children ?? []).map((id) => ({ id, via: def.id }))),
+      ...(run.followOns ?? []).map((id) => ({ id, via: null })),
+    ];
+    if (run.parent === undefined && kids.length === 0) return null;
+    const now = this.now().getTime();
+    const standings: ChildStanding[] = [];
+    const linked = async (id: string, via: string | null): Promise<LinkedRun> => {
+      const l = await readIfAny(this.reader, id);
+      if (!l) return { id, title: `run ${id}, not on this board`, process: null, state: null, outcome: null, via };
+      standings.push(standingOf(l.state, now));
+      const r = l.state.run;
+      return { id, title: runTitle(l.pinned.process, r.inputs, this.board.manifest.people), process: r.process, state: r.state, outcome: r.outcome, via };
+    };
+    const children: LinkedRun[] = [];
+    for (const k of kids) children.push(await linked(k.id, k.via));
+    const parentLink = run.parent !== undefined ? await readIfAny(this.reader, run.parent) : null;
+    const parent: LinkedRun | null =
+      run.parent === undefined ? null : parentLink ? { id: run.parent, title: runTitle(parentLink.pinned.process, parentLink.state.run.inputs, this.board.manifest.people), process: parentLink.state.run.process, state: parentLink.state.run.state, outcome: parentLink.state.run.outcome, via: null } : { id: run.parent, title: `run ${run.parent}, not on this board`, process: null, state: null, outcome: null, via: null };
+    return { parent, children, rollup: rollup(standings) };
   }
 
   /** Each child as its parent reads it: how it stands, and its final data. */

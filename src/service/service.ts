@@ -34,7 +34,7 @@ import { blockersVerdict } from '../engine/blockers.js';
 import { levelOf } from '../engine/priority.js';
 import { PRIORITY_LEVELS } from '../process/model.js';
 import { isRunId } from '../board/layout.js';
-import type { RunFlow } from '../protocol/views.js';
+import type { RunFlow, RunLineage } from '../protocol/views.js';
 import { runTitle } from '../words/index.js';
 
 export interface ServiceOptions {
@@ -267,6 +267,11 @@ export class Service {
    */
   settleLineage(): Promise<string[]> {
     return this.lineage.settle();
+  }
+
+  /** flow-1: a run's parent, children and rolled-up state as a person reads them (docs/profile-flow-1.md "7. Lineage and rollup"); null when it has none. */
+  runLineage(runId: string): Promise<RunLineage | null> {
+    return this.lineage.read(runId);
   }
 
   /** flow-1: a person sets a running run's priority (a level's word); refused as a tool call would be. */

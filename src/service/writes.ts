@@ -71,7 +71,7 @@ export class RunWrites {
    */
   async startRun(a: StartRunArgs, actor: Actor) {
     const candidate = contextFor(this.board.manifest, this.now()).newId('r');
-    let made: Change | null = null;
+    const made: { change?: Change } = {};
     return this.board.store.exclusive(requestLock(a.requestId), candidate, async (runId) => {
       const prior = await this.replay.lookup(null, 'start_run', a, actor);
       if (prior !== undefined) return prior;
@@ -93,11 +93,10 @@ export class RunWrites {
         const plan = start(pinned, { inputs: a.inputs, mode: a.mode ?? 'live', blockers }, actor, contextFor(this.board.manifest, now), runId);
         if (plan.kind !== 'commit') throw refusalOf(plan);
         const view = runView(plan.state, pinned, now, this.reader.fileUrl);
-        made = plan;
+        made.change = plan;
         return { value: view, commit: changeCommit(plan, null, read.revOf, [...this.notes(plan, pinned, now), this.replay.recordOf('start_run', a, actor, view)]) };
       }).finally(started);
-      const change = made as Change | null;
-      if (change) await this.links(change.state, change.starts);
+      if (made.change) await this.links(made.change.state, made.change.starts);
       // A blocker may have ended between its read and this commit, unseen by the write that ended it: look once more.
       if (blockers.size > 0) await this.unblock(runId).catch(() => undefined);
       return value;
@@ -299,10 +298,11 @@ export class RunWrites {
   async startChild(c: ChildStart): Promise<ToolError | null> {
     if (await this.board.store.read(paths.runFile(c.run))) return null;
     const versions = await listVersions(this.board, c.process).catch((): number[] => []);
-    if (versions.length === 0) return new ToolError('not_found', `no published process ${c.process}`);
-    const pinned = await this.reader.pinned(c.process, versions[versions.length - 1]!);
+    const last = versions.at(-1);
+    if (last === undefined) return new ToolError('not_found', `no published process ${c.process}`);
+    const pinned = await this.reader.pinned(c.process, last);
     const actor: Actor = c.initiator ? { kind: 'person', email: c.initiator, operator: false } : { kind: 'agent', id: 'server' };
-    let made: Change | null = null;
+    const made: { change?: Change } = {};
     const started = this.reader.starting(c.run);
     const { value } = await this.board.store.apply({ kind: 'run', id: c.run }, async (reads) => {
       const read = revRecording(reads);
@@ -310,11 +310,10 @@ export class RunWrites {
       const now = this.now();
       const plan = start(pinned, { inputs: c.inputs, mode: c.mode, parent: c.parent, ...(c.priority !== undefined ? { priority: c.priority } : {}) }, actor, contextFor(this.board.manifest, now), c.run);
       if (plan.kind !== 'commit') return { value: refusalOf(plan), commit: null };
-      made = plan;
+      made.change = plan;
       return { value: null, commit: changeCommit(plan, null, read.revOf, this.notes(plan, pinned, now)) };
     }).finally(started);
-    const change = made as Change | null;
-    if (change) await this.links(change.state, change.starts);
+    if (made.change) await this.links(made.change.state, made.change.starts);
     return value;
   }
 
