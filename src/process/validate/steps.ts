@@ -24,6 +24,8 @@ const KIND_KEYS: Record<StepKind, readonly string[]> = {
   parallel: ['next'],
   subprocess: ['inputs', 'for_each', 'on_failure', 'next', 'due'],
 };
+/** The core's kinds, as a refusal names them (flow-1's subprocess is its profile's to tell of). */
+const CORE_KINDS = STEP_KINDS.filter((k) => k !== 'subprocess');
 const STEP_KEYS = new Set<string>(['id', ...STEP_KINDS, ...Object.values(KIND_KEYS).flat()]);
 
 /**
@@ -72,7 +74,7 @@ export function draftSteps(issues: IssueList, offer: Offer, value: unknown, pres
     if (id === '') complete = false;
     const kinds = STEP_KINDS.filter((k) => own(raw, k));
     if (kinds.length === 0) {
-      issues.add(path, `needs one kind key: ${list(STEP_KINDS)}`);
+      issues.add(path, `needs one kind key: ${list(CORE_KINDS)}`);
       complete = false;
       drafts.push(shadowDraft(raw, index, id || standInId(index), 'task'));
       return;
@@ -216,7 +218,7 @@ function checkNext(issues: IssueList, v: unknown, kind: StepKind, path: PathSegm
     return null;
   }
   if (kind !== 'agent' && kind !== 'task' && kind !== 'subprocess') {
-    issues.add(path, 'a list of routes is allowed only on agent, task and subprocess steps; use one step id');
+    issues.add(path, 'a list of routes is allowed only on agent and task steps; use one step id');
     return null;
   }
   if (v.length < 2) issues.add(path, 'a list of routes needs two or more; for one, name the step id');
