@@ -109,6 +109,9 @@ export function isStatePath(rel: string): boolean {
 /** Where a running `serve --http` listens, for links made by other processes (see served-at.ts). */
 export const SERVED_AT = `${STATE_DIR}/serve.json`;
 
+/** flow-1: the runs a run's commit starts, `<runId>-<childId>.json`, until each exists (docs/profile-flow-1.md "8. All or nothing"). */
+export const STARTS_DIR = `${STATE_DIR}/starts`;
+
 /** The notification outbox; a run's notifications are named `<runId>-<id>.json` and commit with the run. */
 export const OUTBOX_DIR = `${STATE_DIR}/notifications`;
 
@@ -130,7 +133,8 @@ export function scopeOwns(scope: Scope, rel: string): boolean {
       rel.startsWith(`${paths.leaseDir(scope.id)}/`) ||
       rel.startsWith(`${STATE_DIR}/requests/`) ||
       rel.startsWith(`${OUTBOX_DIR}/${scope.id}-`) ||
-      rel === `${REMINDERS_DIR}/${scope.id}.json`
+      rel === `${REMINDERS_DIR}/${scope.id}.json` ||
+      rel.startsWith(`${STARTS_DIR}/${scope.id}-`)
     );
   }
   return !rel.startsWith('runs/') && !rel.startsWith(`${STATE_DIR}/leases/`) && !rel.startsWith(`${STATE_DIR}/locks/`) && !rel.startsWith(`${STATE_DIR}/journal/`);

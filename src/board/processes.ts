@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Issue } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Process } from '../process/model.js';
+import { linkedNames, linkIssues, type Latest } from '../process/links.js';
 import type { Offer } from '../protocol/offer.js';
 import { eventBy } from './author.js';
 import type { Commit } from './commit.js';
@@ -120,6 +121,8 @@ export async function publish(board: Board, req: PublishRequest): Promise<Publis
   const loaded = loadProcess(text, req.offer);
   if (!loaded.ok) throw new BoardError('invalid', `${file} is not a valid process`, loaded.issues);
   const { process, hash } = loaded;
+  const links = linkIssues(process, await latestLinked(board, process, req.offer));
+  if (links.length > 0) throw new BoardError('invalid', `cannot publish ${process.name}: the processes it starts do not fit`, links);
 
   const { value } = await board.store.apply({ kind: 'board' }, async (reads) => {
     // The manifest as it is now, under the lock (a hand edit to WORK.md is adopted here).
@@ -182,6 +185,21 @@ export function profilesUsed(process: Process): string[] {
   const out: string[] = [];
   if (process.steps.some((s) => s.kind === 'parallel')) out.push('parallel-1');
   if (process.steps.some((s) => s.check !== undefined)) out.push('check-1');
-  if (process.flow) out.push('flow-1');
+  if (process.flow || process.steps.some((s) => s.kind === 'subprocess')) out.push('flow-1');
   return out;
+}
+
+/** flow-1: the latest published version of every process `process` starts, and of those they start in turn (for cycles). */
+async function latestLinked(board: Board, process: Process, offer: Offer): Promise<Latest> {
+  const found = new Map<string, Process | null>();
+  const queue = linkedNames(process);
+  for (let name = queue.shift(); name !== undefined; name = queue.shift()) {
+    if (found.has(name) || name === process.name) continue;
+    const versions = await listVersions(board, name).catch((): number[] => []);
+    const last = versions[versions.length - 1];
+    const p = last === undefined ? null : await loadVersion(board, name, last, offer).then((v) => v.process, () => null);
+    found.set(name, p);
+    if (p) queue.push(...linkedNames(p));
+  }
+  return (name) => found.get(name) ?? null;
 }

@@ -338,6 +338,8 @@ export class Daemon {
     if (rungsDue.length > 0) rungs = await this.service.reminderTimes();
     // flow-1: a blocker another process ended (and died before waking what it blocks) is seen here.
     if (timers) for (const id of await this.service.wakeBlocked()) this.log(`${id}: its blockers ended; woken, or ended as its blocker did`);
+    // Not a timer: a start a killed process recorded under .work/ is this clone's alone to finish.
+    for (const id of await this.service.settleLineage()) this.log(`${id}: started for its parent, moved on by its children, or ended with its parent`);
     const retry = await this.deliver();
     // Without the clock, a deadline or a rung already past is the holder's: wake for the next one still ahead (or when files change).
     const ahead = [...deadlines.values(), ...rungs.values()].filter((at) => timers || at > now);

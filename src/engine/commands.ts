@@ -61,7 +61,7 @@ function usesInitiator(p: Process): boolean {
  */
 export function startRun(
   pinned: Pinned,
-  args: { inputs: unknown; mode: 'live' | 'test'; blockers?: BlockerReads },
+  args: { inputs: unknown; mode: 'live' | 'test'; blockers?: BlockerReads; parent?: string; priority?: number },
   actor: Actor,
   ctx: Context,
   runId: string,
@@ -99,8 +99,9 @@ export function startRun(
     steps: {},
     leases: {},
   };
-  const priority = startPriority(pinned.process, inputs);
+  const priority = args.priority ?? startPriority(pinned.process, inputs);
   if (priority !== null) state.run.priority = priority;
+  if (args.parent !== undefined) state.run.parent = args.parent;
   const m = new Machine(state, pinned, ctx);
   m.emit('run.started', actorName(actor), `run:${runId}`, { process: pinned.process.name, version: pinned.version, mode: args.mode });
   if (blockedBy.length > 0) {

@@ -10,10 +10,11 @@ import type { Submission, FileCheck } from './acceptance.js';
 import type { CheckOutcome, CheckRequest } from './check.js';
 import * as cmd from './commands.js';
 import type { BlockerReads } from './blockers.js';
-import { setPriority, unblock } from './flow-commands.js';
+import { childRefused, childrenMoved, parentEnded, setPriority, unblock } from './flow-commands.js';
+import type { ChildReads } from './children.js';
 import { Machine } from './machine.js';
 import type { ToolError } from '../protocol/errors.js';
-import type { Actor, Context, EngineEvent, Lease, Pinned, RunState } from './types.js';
+import type { Actor, ChildStart, Context, EngineEvent, Lease, Pinned, RunState } from './types.js';
 
 /** A write on an existing run, with what the service found for it (file hashes, a verdict). */
 export type Command =
@@ -31,7 +32,13 @@ export type Command =
   /** flow-1: a blocked run's blockers as read now (docs/profile-flow-1.md "3. Runs blocked by other runs"). */
   | { tool: 'unblock'; blockers: BlockerReads }
   /** flow-1: a person sets the run's priority (docs/profile-flow-1.md "2. Priority"). */
-  | { tool: 'set_priority'; priority: number };
+  | { tool: 'set_priority'; priority: number }
+  /** flow-1: a parent's children as read now (docs/profile-flow-1.md "5. Subprocess steps"). */
+  | { tool: 'children'; children: ChildReads }
+  /** flow-1: a child could not be started; the step waiting for it fails. */
+  | { tool: 'child_refused'; child: string; note: string }
+  /** flow-1: this run's parent ended; it is cancelled, saying so. */
+  | { tool: 'parent_ended'; note: string };
 
 /** What a claim token names: the claim, and the agent it was issued to (absent in tokens that do not say). */
 export interface ClaimRef {
@@ -46,6 +53,8 @@ export type CommandResult = { lease: Lease } | { consumedBy: string | null } | n
 export interface Change {
   state: RunState;
   events: EngineEvent[];
+  /** flow-1: the runs this change starts, in its commit (absent: none). */
+  starts?: ChildStart[];
 }
 
 export type Plan =
@@ -59,7 +68,7 @@ export function start(pinned: Pinned, args: Parameters<typeof cmd.startRun>[1], 
   if (cmd.isStop(m)) return planOfStop(m, null, null, undefined);
   m.applyDeadlines();
   m.settle();
-  return { kind: 'commit', state: m.state, events: m.events, result: null };
+  return { kind: 'commit', state: m.state, events: m.events, result: null, ...startsOf(m) };
 }
 
 export function execute(stored: RunState, pinned: Pinned, ctx: Context, actor: Actor, command: Command): Plan {
@@ -75,8 +84,10 @@ export function execute(stored: RunState, pinned: Pinned, ctx: Context, actor: A
   // they were: a lease is coordinator state, and only its audit line records it.
   if (m.events.every((e) => cmd.LEASE_ONLY_EVENTS.has(e.action))) m.state.run.updatedAt = updatedBefore;
   m.settle();
-  return { kind: 'commit', state: m.state, events: m.events, result: out ?? null };
+  return { kind: 'commit', state: m.state, events: m.events, result: out ?? null, ...startsOf(m) };
 }
+
+const startsOf = (m: Machine): { starts?: ChildStart[] } => (m.starts.length > 0 ? { starts: m.starts } : {});
 
 function apply(m: Machine, actor: Actor, c: Command): CommandResult | cmd.Stop | undefined {
   const refused = 'claimId' in c ? cmd.tokenHolder(m, c.claimant, actor) : undefined;
@@ -106,6 +117,15 @@ function apply(m: Machine, actor: Actor, c: Command): CommandResult | cmd.Stop |
       return null;
     case 'set_priority':
       return setPriority(m, c.priority, actor);
+    case 'children':
+      childrenMoved(m, c.children);
+      return null;
+    case 'child_refused':
+      childRefused(m, c.child, c.note);
+      return null;
+    case 'parent_ended':
+      parentEnded(m, c.note);
+      return null;
   }
 }
 

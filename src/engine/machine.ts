@@ -7,7 +7,8 @@ import { StepGraph, type BranchPlace } from '../process/graph.js';
 import { durationMs, JOIN, type Step } from '../process/model.js';
 import { isDateTime } from '../process/values.js';
 import { sha256Hex } from '../core/hash.js';
-import { SERVER, type Context, type EngineEvent, type Lease, type Pinned, type RunState, type StepState } from './types.js';
+import { SERVER, type ChildStart, type Context, type EngineEvent, type Lease, type Pinned, type RunState, type StepState } from './types.js';
+import { followOnStarts, routeFor, subprocessStarts } from './children.js';
 import { type Completion, type Escalation } from '../protocol/completions.js';
 
 export function emptyStep(def: Step): StepState {
@@ -48,6 +49,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export class Machine {
   readonly events: EngineEvent[] = [];
+  /** flow-1: the runs this change starts, recorded in its commit (docs/profile-flow-1.md "8. All or nothing"). */
+  readonly starts: ChildStart[] = [];
   readonly defs: Map<string, Step>;
   private readonly graph: StepGraph;
   /** Where each branch step sits (docs/processes.md "Parallel branches (parallel-1)"), for joining. */
@@ -170,6 +173,16 @@ export class Machine {
         this.emit('parallel.forked', SERVER, id, { branches: def.branches });
         for (const entry of def.branches ?? []) this.enter(entry);
         return;
+      case 'subprocess': {
+        const planned = subprocessStarts(this.state, def, this.ctx.newId);
+        if ('problem' in planned) return this.failByServer(id, planned.problem);
+        st.state = 'waiting';
+        st.children = planned.starts.map((c) => c.run);
+        this.starts.push(...planned.starts);
+        this.emit('subprocess.started', SERVER, id, { process: def.value, runs: st.children });
+        if (st.children.length === 0) this.complete(id, { output: { runs: [], outcomes: [], items: [] }, by: SERVER, at: this.at }, routeFor(def, 'done', false) ?? undefined);
+        return;
+      }
     }
   }
 
@@ -302,6 +315,11 @@ export class Machine {
     this.state.leases = {};
     run.events = [];
     this.emit(state === 'cancelled' ? 'run.cancelled' : 'run.ended', ended.by, `run:${run.id}`, { outcome, note: ended.note });
+    const follow = state === 'ended' ? followOnStarts(this.state, this.pinned.process.flow?.followOn ?? [], outcome, this.ctx.newId) : [];
+    if (follow.length === 0) return;
+    run.followOns = follow.map((c) => c.run);
+    this.starts.push(...follow);
+    this.emit('run.followed-on', SERVER, `run:${run.id}`, { runs: run.followOns, processes: follow.map((c) => c.process) });
   }
 
   /**

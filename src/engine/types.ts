@@ -43,6 +43,8 @@ export interface StepState {
   decided: string[];
   /** When a wait continues on its own (wait, wait_until, wait_for timeout). */
   wakeAt: string | null;
+  /** flow-1 subprocess step: the runs this attempt started and waits for (absent on other steps). */
+  children?: string[];
   /** Parallel step: branch entries that have reached join in this fork. */
   joined: string[];
   handoff: Handoff | null;
@@ -79,6 +81,10 @@ export interface RunRecord {
   blockedBy?: string[];
   /** flow-1: true while the run waits for its blockers (no step entered yet); absent once it woke. */
   blocked?: true;
+  /** flow-1: the run that started this one (docs/profile-flow-1.md "7. Lineage and rollup"). */
+  parent?: string;
+  /** flow-1: the follow-on runs this run's end started. */
+  followOns?: string[];
   events: HeldEvent[];
 }
 
@@ -134,4 +140,22 @@ export interface EngineEvent {
   actor: string;
   entity: string;
   changes?: Record<string, unknown>;
+}
+
+/**
+ * flow-1: a run another run starts (docs/profile-flow-1.md "5. Subprocess steps", "6. Follow-on runs"):
+ * its id, made by the parent's commit, which records this start beside it; the
+ * service starts it after that commit, and again after a crash until it exists.
+ */
+export interface ChildStart {
+  run: string;
+  process: string;
+  inputs: Record<string, unknown>;
+  parent: string;
+  /** The person who started the parent, who starts this run too; null: an agent did. */
+  initiator: string | null;
+  mode: 'live' | 'test';
+  /** The subprocess step that waits for it; absent for a follow-on run. */
+  step?: string;
+  priority?: number;
 }

@@ -168,7 +168,8 @@ export function runView(state: RunState, pinned: Pinned, now: Date, url: FileUrl
       const open = s === 'ready' || s === 'claimed' || s === 'waiting';
       return {
         id: def.id,
-        kind: def.kind,
+        // flow-1: the core has no subprocess kind; such a step waits, as a wait_for does (docs/profile-flow-1.md "5. Subprocess steps").
+        kind: def.kind === 'subprocess' ? 'wait_for' : def.kind,
         state: s,
         ...(open && st?.due ? { due: st.due, overdue: st.overdue } : {}),
       };

@@ -102,6 +102,8 @@ interface Line {
 
 /** " for Mira Okafor" when a delegate decided for someone out of office (docs/people.md "Out of office"), else "". */
 const forWhom = (l: Line): string => (typeof l.c.for === 'string' ? ` for ${l.name(l.c.for)}` : '');
+/** flow-1: runs another run started, counted: "1 run", "50 runs". */
+const runsOf = (runs: unknown): string => (Array.isArray(runs) ? (runs.length === 1 ? '1 run' : `${runs.length} runs`) : 'runs');
 
 function completed(l: Line): Said {
   const verb = l.passive ? null : !l.person ? 'submitted' : l.kind === 'approve' ? 'approved' : 'completed';
@@ -129,6 +131,9 @@ const SAY: Record<string, (l: Line) => Said> = {
   'run.blocked': (l) => ({ what: `the run waits for ${Array.isArray(l.c.waitingFor) ? l.c.waitingFor.map(text).join(', ') : 'other runs'} to end` }),
   'run.unblocked': () => ({ what: 'every run it waited for ended well: its work starts' }),
   'run.priority-changed': (l) => ({ what: `${l.by} set the priority to ${text(l.c.to)}`, detail: `was ${text(l.c.from)}` }),
+  'run.followed-on': (l) => ({ what: `its end started ${runsOf(l.c.runs)} of ${Array.isArray(l.c.processes) ? l.c.processes.map((p) => humanize(text(p))).join(', ') : 'another process'}` }),
+  'subprocess.started': (l) => ({ what: `${l.step} started ${runsOf(l.c.runs)} of ${humanize(text(l.c.process))} and waits for ${Array.isArray(l.c.runs) && l.c.runs.length === 1 ? 'it' : 'them'}` }),
+  'subprocess.ended': (l) => ({ what: `the runs ${l.step} started ended: ${text(l.c.outcome)}` }),
   'step.ready': (l) => ({ what: `${l.step} is ready` }),
   'step.claimed': (l) => ({ what: `${l.by} claimed ${l.step}`, detail: `until ${when(l.c.expiresAt)}` }),
   'step.renewed': (l) => ({ what: `${l.by} renewed the claim on ${l.step}`, detail: quoted(l.c.progress) }),

@@ -4,7 +4,7 @@ import type { EvidenceKind } from '../protocol/completions.js';
 export const FIELD_TYPES = ['string', 'number', 'boolean', 'date', 'datetime', 'list', 'object', 'person'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
-export const STEP_KINDS = ['agent', 'task', 'approve', 'wait', 'wait_until', 'wait_for', 'finish', 'parallel'] as const;
+export const STEP_KINDS = ['agent', 'task', 'approve', 'wait', 'wait_until', 'wait_for', 'finish', 'parallel', 'subprocess'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
 
@@ -52,7 +52,34 @@ export interface Step {
   onTimeout?: string;
   check?: CheckQuestion[];
   advisory?: boolean;
+  /** flow-1: a subprocess step's keys (its `value` is the other process's name). */
+  subprocess?: SubprocessKeys;
 }
+
+/**
+ * flow-1 (docs/profile-flow-1.md "5. Subprocess steps"): how a step starts runs of another
+ * process. `inputs` maps each of the other process's inputs to where its value
+ * comes from in this run's data: `inputs.<field>`, `steps.<id>.output.<field>`,
+ * and, in a fan-out, `item` or `item.<field>`.
+ */
+export interface SubprocessKeys {
+  inputs: Record<string, string>;
+  /** A path to a list in run data: one child per item. */
+  forEach?: string;
+  /** What one failed child means in a fan-out: the step fails at once (default), or the step waits for all and routes on `failed`. */
+  onFailure: 'fail' | 'continue';
+}
+
+/** flow-1 (docs/profile-flow-1.md "6. Follow-on runs"): a run that ends with one of `when` starts a run of `start`, without waiting for it. */
+export interface FollowOn {
+  when: string[];
+  start: string;
+  inputs: Record<string, string>;
+  priority?: number;
+}
+
+/** At most this many follow-on rules per process (ForkFlux's routing rules). */
+export const MAX_FOLLOW_ONS = 10;
 
 /** ForkFlux's four priority levels (docs/profile-flow-1.md "2. Priority"): the word a file says, the number a run records. */
 export const PRIORITY_LEVELS = { low: 10, normal: 20, high: 30, urgent: 40 } as const;
@@ -65,6 +92,8 @@ export interface FlowKeys {
   priorityFrom?: string;
   /** The input field (a list of run ids) naming the runs a new run waits for. */
   blockedBy?: string;
+  /** Runs started when a run of this process ends with a given outcome. */
+  followOn?: FollowOn[];
 }
 
 export interface Process {

@@ -145,3 +145,21 @@ export interface RunFlow {
   blocked: boolean;
   blockedBy: { id: string; title: string; process: string | null; state: RunState | null; outcome: string | null }[];
 }
+
+/** flow-1 (docs/profile-flow-1.md "7. Lineage and rollup"): a run linked to another, by its title, with where it stands; one not on this board has null process and state. */
+export interface LinkedRun {
+  id: string;
+  title: string;
+  process: string | null;
+  state: RunState | null;
+  outcome: string | null;
+  /** The parent's subprocess step that started it; null for a follow-on run (or a parent). */
+  via: string | null;
+}
+
+/** flow-1: a run's parent, its children (subprocess children, then follow-on runs) and their rolled-up state. */
+export interface RunLineage {
+  parent: LinkedRun | null;
+  children: LinkedRun[];
+  rollup: 'done' | 'blocked' | 'overdue' | 'waiting' | 'active' | null;
+}

@@ -9,7 +9,7 @@ import type { Lease, RunRecord, StepState } from '../engine/types.js';
 import type { Completion } from '../protocol/completions.js';
 
 const COMPLETION_KEYS = ['output', 'evidence', 'next', 'reason', 'decision', 'note', 'check', 'by', 'at'] as const;
-const STEP_KEYS = ['readySince', 'due', 'overdue', 'workItem', 'decided', 'wakeAt', 'joined', 'handoff', 'escalation'] as const;
+const STEP_KEYS = ['readySince', 'due', 'overdue', 'workItem', 'decided', 'wakeAt', 'children', 'joined', 'handoff', 'escalation'] as const;
 
 function defined<T extends Record<string, unknown>>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -58,6 +58,7 @@ export function stepFromDoc(doc: BoardDoc): StepState {
     decided: (d.decided as string[] | undefined) ?? [],
     wakeAt: (d.wakeAt as string | undefined) ?? null,
     joined: (d.joined as string[] | undefined) ?? [],
+    ...(Array.isArray(d.children) ? { children: d.children as string[] } : {}),
     handoff: (d.handoff as StepState['handoff'] | undefined) ?? null,
     escalation: (d.escalation as StepState['escalation'] | undefined) ?? null,
     current,

@@ -30,13 +30,14 @@ import type { Delegation, DelegationAsk } from '../engine/delegation.js';
 import { checkedCall } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites, type Evaluate } from './writes.js';
+import { Lineage } from './lineage.js';
 import { addRun, emptyWorkload, type Workload } from './workload.js';
 import { blockerEnds, readIfAny } from './blockers-read.js';
 import { blockersVerdict } from '../engine/blockers.js';
 import { levelOf } from '../engine/priority.js';
 import { PRIORITY_LEVELS } from '../process/model.js';
 import { isRunId } from '../board/layout.js';
-import type { Assignment, RunFlow } from '../protocol/views.js';
+import type { Assignment, RunFlow, RunLineage } from '../protocol/views.js';
 import { runTitle } from '../words/index.js';
 import { pickView, runsInView, type ViewAnswer } from './view-runs.js';
 
@@ -77,6 +78,7 @@ export class Service {
   private readonly reader: RunReader;
   private readonly files: StoredFiles;
   private readonly writes: RunWrites;
+  private readonly lineage: Lineage;
   private readonly failures: Failures;
   private readonly ladders: ReminderLadders;
   private readonly observe: ((call: CallRecord) => void) | undefined;
@@ -93,7 +95,8 @@ export class Service {
     const replay = new Replay(board.state);
     this.reader = new RunReader(board, this.now, opts.onIndexProgress, opts.keepOpenRuns);
     this.files = new StoredFiles(board, replay, this.now);
-    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR, async () => void (await this.wakeBlocked()));
+    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR, async () => void (await this.wakeBlocked()), (state, starts) => this.lineage.after(state, starts));
+    this.lineage = new Lineage(board, this.reader, this.writes, this.now);
     this.failures = new Failures(board, this.now);
     this.ladders = new ReminderLadders(board, this.reader, this.now);
     this.observe = opts.observe;
@@ -263,6 +266,20 @@ export class Service {
       }
     }
     return moved;
+  }
+
+  /**
+   * flow-1 (docs/profile-flow-1.md "8. All or nothing"): the runs recorded as started but not there yet are
+   * started, parents whose children ended move on, children whose parent ended are cancelled. Serve's
+   * daemon runs it on every change it sees; returns the runs it moved.
+   */
+  settleLineage(): Promise<string[]> {
+    return this.lineage.settle();
+  }
+
+  /** flow-1: a run's parent, children and rolled-up state as a person reads them (docs/profile-flow-1.md "7. Lineage and rollup"); null when it has none. */
+  runLineage(runId: string): Promise<RunLineage | null> {
+    return this.lineage.read(runId);
   }
 
   /** flow-1: a person sets a running run's priority (a level's word); refused as a tool call would be. */

@@ -11,12 +11,12 @@
 import type { Board } from '../board/board.js';
 import { revRecording, type Commit, type StateRecord } from '../board/commit.js';
 import type { EvaluatorConfig } from '../board/manifest.js';
-import { isRunId, paths } from '../board/layout.js';
+import { isRunId, paths, STARTS_DIR } from '../board/layout.js';
 import { listVersions } from '../board/processes.js';
 import type { CheckOutcome, CheckRequest } from '../engine/check.js';
 import { execute, start, type Change, type Command, type Plan } from '../engine/execute.js';
 import { fourEyesApplies } from '../engine/rights.js';
-import type { Actor, EngineEvent, Pinned, RunRecord, RunState } from '../engine/types.js';
+import type { Actor, ChildStart, EngineEvent, Pinned, RunRecord, RunState } from '../engine/types.js';
 import { requirements, runData, runView } from '../engine/view.js';
 import type { RunWriteCall } from '../protocol/calls.js';
 import { ToolError } from '../protocol/errors.js';
@@ -53,7 +53,16 @@ export class RunWrites {
     private readonly evaluate: Evaluate,
     /** Told once a committed write has started a blocked run or ended one (flow-1): the runs they block are looked at before the write answers. */
     private readonly blockersMoved: () => Promise<void> = async () => {},
+    /** flow-1: told of each committed change that starts runs, or ends a run with a parent or children (docs/profile-flow-1.md "7. Lineage and rollup"). */
+    private readonly linked: (state: RunState, starts: readonly ChildStart[]) => Promise<void> = async () => {},
   ) {}
+
+  /** flow-1: hand a committed change to `linked` when it starts runs or ends one that has a parent or children. */
+  private async links(state: RunState, starts: readonly ChildStart[] | undefined): Promise<void> {
+    const ended = state.run.state === 'ended' || state.run.state === 'cancelled';
+    const related = ended && (state.run.parent !== undefined || Object.values(state.steps).some((st) => st.children?.length));
+    if ((starts?.length ?? 0) > 0 || related) await this.linked(state, starts ?? []);
+  }
 
   /**
    * start_run under an exclusive lock on its requestId: concurrent repeats (any
@@ -62,6 +71,7 @@ export class RunWrites {
    */
   async startRun(a: StartRunArgs, actor: Actor) {
     const candidate = contextFor(this.board.manifest, this.now()).newId('r');
+    const made: { change?: Change } = {};
     return this.board.store.exclusive(requestLock(a.requestId), candidate, async (runId) => {
       const prior = await this.replay.lookup(null, 'start_run', a, actor);
       if (prior !== undefined) return prior;
@@ -83,8 +93,10 @@ export class RunWrites {
         const plan = start(pinned, { inputs: a.inputs, mode: a.mode ?? 'live', blockers }, actor, contextFor(this.board.manifest, now), runId);
         if (plan.kind !== 'commit') throw refusalOf(plan);
         const view = runView(plan.state, pinned, now, this.reader.fileUrl);
+        made.change = plan;
         return { value: view, commit: changeCommit(plan, null, read.revOf, [...this.notes(plan, pinned, now), this.replay.recordOf('start_run', a, actor, view)]) };
       }).finally(started);
+      if (made.change) await this.links(made.change.state, made.change.starts);
       // A blocker may have ended between its read and this commit, unseen by the write that ended it: look once more.
       if (blockers.size > 0) await this.unblock(runId).catch(() => undefined);
       return value;
@@ -120,6 +132,7 @@ export class RunWrites {
 
   private async writeOnce(call: RunWriteCall, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined, via?: 'slack'): Promise<unknown> {
     let committed = null as Loaded | null;
+    let starts: ChildStart[] | undefined;
     const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads): Promise<{ value: unknown; commit: Commit | null }> => {
       committed = null;
       // Read the clock once the lock is held: a lease starts when its claim commits, not before a lock wait.
@@ -139,6 +152,7 @@ export class RunWrites {
         case 'commit': {
           const data = this.answer(call, plan, loaded.pinned, now);
           committed = { state: plan.state, pinned: loaded.pinned };
+          starts = plan.starts;
           return { value: data, commit: changeCommit(plan, loaded.state, read.revOf, [...this.notes(plan, loaded.pinned, now), this.replay.recordOf(call.tool, call.args, actor, data)]) };
         }
       }
@@ -150,6 +164,7 @@ export class RunWrites {
     this.reader.forget(runId);
     if (value instanceof ToolError) throw value;
     if (committed && isEnded(committed)) await this.blockersMoved();
+    if (committed) await this.links(committed.state, starts);
     return value;
   }
 
@@ -240,7 +255,7 @@ export class RunWrites {
       if (plan.kind !== 'commit') throw refusalOf(plan);
       const moved = plan.events.length > 0;
       return {
-        value: { events: plan.events, run: plan.state.run, pinned: loaded.pinned, state: moved ? plan.state : loaded.state },
+        value: { events: plan.events, run: plan.state.run, pinned: loaded.pinned, state: moved ? plan.state : loaded.state, starts: plan.starts },
         commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
       };
     });
@@ -248,6 +263,7 @@ export class RunWrites {
     this.reader.seenValid(runId, { state: value.state, pinned: value.pinned });
     if (value.events.length > 0) this.reader.forget(runId);
     if (value.events.some((e) => e.action === 'run.ended')) await this.blockersMoved();
+    if (value.events.length > 0) await this.links(value.state, value.starts);
     return value;
   }
 
@@ -265,6 +281,41 @@ export class RunWrites {
     }));
     if (ended) await this.blockersMoved();
     return events;
+  }
+
+  /** flow-1: a write the server makes on a run for its parent or its children (docs/profile-flow-1.md "7. Lineage and rollup"). */
+  async flowWrite(runId: string, command: Command): Promise<{ events: EngineEvent[]; ended: boolean }> {
+    const out = await this.serverWrite(runId, { kind: 'agent', id: 'server' }, async () => command);
+    if (out.ended) await this.blockersMoved();
+    return out;
+  }
+
+  /**
+   * flow-1: start a run its parent's commit recorded (docs/profile-flow-1.md "8. All or nothing"), under the
+   * id that commit made for it: a run that exists already is left as it is, so
+   * a start repeated after a crash never makes a second one. Returns the
+   * refusal when its process no longer takes what it is given.
+   */
+  async startChild(c: ChildStart): Promise<ToolError | null> {
+    if (await this.board.store.read(paths.runFile(c.run))) return null;
+    const versions = await listVersions(this.board, c.process).catch((): number[] => []);
+    const last = versions.at(-1);
+    if (last === undefined) return new ToolError('not_found', `no published process ${c.process}`);
+    const pinned = await this.reader.pinned(c.process, last);
+    const actor: Actor = c.initiator ? { kind: 'person', email: c.initiator, operator: false } : { kind: 'agent', id: 'server' };
+    const made: { change?: Change } = {};
+    const started = this.reader.starting(c.run);
+    const { value } = await this.board.store.apply({ kind: 'run', id: c.run }, async (reads) => {
+      const read = revRecording(reads);
+      if (await read.read(paths.runFile(c.run))) return { value: null, commit: null };
+      const now = this.now();
+      const plan = start(pinned, { inputs: c.inputs, mode: c.mode, parent: c.parent, ...(c.priority !== undefined ? { priority: c.priority } : {}) }, actor, contextFor(this.board.manifest, now), c.run);
+      if (plan.kind !== 'commit') return { value: refusalOf(plan), commit: null };
+      made.change = plan;
+      return { value: null, commit: changeCommit(plan, null, read.revOf, this.notes(plan, pinned, now)) };
+    }).finally(started);
+    if (made.change) await this.links(made.change.state, made.change.starts);
+    return value;
   }
 
   /** flow-1: a person sets a running run's priority (docs/profile-flow-1.md "2. Priority"); audited as run.priority-changed. */
@@ -287,11 +338,12 @@ export class RunWrites {
       if (plan.kind !== 'commit') throw refusalOf(plan);
       const moved = plan.events.length > 0;
       return {
-        value: { events: plan.events, ended: moved && plan.state.run.state !== loaded.state.run.state && (plan.state.run.state === 'ended' || plan.state.run.state === 'cancelled') },
+        value: { events: plan.events, ended: moved && plan.state.run.state !== loaded.state.run.state && (plan.state.run.state === 'ended' || plan.state.run.state === 'cancelled'), state: plan.state, starts: plan.starts },
         commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
       };
     });
     if (value.events.length > 0) this.reader.forget(runId);
+    if (value.events.length > 0) await this.links(value.state, value.starts);
     return value;
   }
 }
@@ -336,6 +388,10 @@ function changeCommit(change: Change, before: RunState | null, revOf: (rel: stri
     if (!lease) state.push({ rel: leasePath(r.id, id), bytes: null });
     else if (JSON.stringify(lease) !== JSON.stringify(old[id])) state.push({ rel: leasePath(r.id, id), bytes: JSON.stringify(lease) });
   }
+  for (const c of change.starts ?? []) state.push({ rel: startPath(c), bytes: JSON.stringify(c) });
   const events = change.events.map((ev) => ({ actor: ev.actor, action: ev.action, entity: ev.entity.startsWith('run:') ? ev.entity : `${r.id}/${ev.entity}`, ...(ev.changes ? { changes: ev.changes } : {}) }));
   return { files, state: [...state, ...records], events };
 }
+
+/** flow-1: where a commit records a run it starts, until that run exists. */
+export const startPath = (c: Pick<ChildStart, 'parent' | 'run'>): string => `${STARTS_DIR}/${c.parent}-${c.run}.json`;

@@ -188,6 +188,7 @@ export async function runPage(r: Request, runId: string, opts: { actions?: (view
     name,
     timeline: await timeline(r, view, process),
     flow: await r.app.service.runFlow(runId),
+    lineage: await r.app.service.runLineage(runId),
     map: `/runs/${runId}/map.svg`,
     ...(done ? { done } : {}),
     ...(opts.actions ? { actions: await opts.actions(view) } : {}),

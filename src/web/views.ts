@@ -9,6 +9,7 @@ export type {
   EvidenceView as Evidence,
   ProcessSummary,
   RunFlow,
+  RunLineage,
   RunView,
   StepDataView as StepData,
   WorkItemView as WorkItem,

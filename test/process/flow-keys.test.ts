@@ -54,7 +54,7 @@ describe('flow:', () => {
       '11: flow.blocked_by: no input "nowhere" is declared',
     ]);
     // The value of flow: begins on the line after the key.
-    expect(problems(withFlow(['[]']))).toEqual(['10: flow: expected a map with one or more of priority, priority_from, blocked_by']);
+    expect(problems(withFlow(['[]']))).toEqual(['10: flow: expected a map with one or more of priority, priority_from, blocked_by, follow_on']);
   });
 
   it('is refused, naming the profile, by a board that does not offer flow-1', () => {

@@ -7,6 +7,8 @@
  * the arguments it sends, and at the end that all fourteen tools were called
  * and validated. Skipped when ../shared is absent, saying so.
  */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { argumentIssues, CAST, cleanupHarnesses, HAS_SCHEMAS, Harness, recorded, rid, TOOL_NAMES, type Data } from '../support/svc-harness.js';
 
@@ -67,5 +69,54 @@ describe.skipIf(!HAS_SCHEMAS)(`every tool on a flow-1 process, against the upstr
 
     const called = new Set(recorded.filter((x) => x.validated).map((x) => x.tool));
     expect(TOOL_NAMES.filter((t) => !called.has(t))).toEqual([]);
+  });
+
+  it('answers the core\'s shapes for a parent, its children (one and a fan-out) and a follow-on run', async () => {
+    const h = await Harness.open({
+      groups: { legal: [CAST.lee], it: [CAST.fin] },
+      processes: [
+        { folder: 'contract-approval', roles: { legal: 'legal' } },
+        { folder: 'purchase' },
+        { folder: 'equipment-order' },
+        { folder: 'access-request', roles: { it: 'it' } },
+        { folder: 'onboarding', roles: { it: 'it' } },
+        { folder: 'hiring', roles: { it: 'it' } },
+      ],
+    });
+    const send = async (tool: string, args: Record<string, unknown>, who: string): Promise<Data> => {
+      expect(argumentIssues(tool, args), `${tool} arguments we send`).toEqual([]);
+      const r = await h.call(tool, args, who);
+      if (!r.ok) throw new Error(`${tool}: ${JSON.stringify(r.error)}`);
+      return r.data;
+    };
+    const childrenOf = async (runId: string, stepId: string): Promise<string[]> => {
+      const text = await fs.readFile(path.join(h.root, 'runs', runId, `${stepId}.md`), 'utf8');
+      return [...text.matchAll(/^ {2}- (r-[0-9a-z]{26})$/gm)].map((m) => m[1]!);
+    };
+    await send('list_processes', {}, CAST.ann);
+    const p = await send('start_run', { process: 'purchase', inputs: { supplier: 'Acme', amount: 3 }, requestId: rid() }, CAST.ann);
+    const [child] = await childrenOf(p.run.id, 'contract');
+    const c = await send('get_run', { runId: child }, CAST.lee);
+    await send('list_runs', {}, CAST.ann);
+    await send('get_work', {}, CAST.lee);
+    await send('decide', { runId: child, workItemId: c.workItems[0].id, snapshot: c.workItems[0].snapshot, decision: 'approved', requestId: rid() }, CAST.lee);
+    const claim = await send('claim', { runId: p.run.id, stepId: 'pay', requestId: rid() }, CAST.agent);
+    const done = await send('submit', { token: claim.token, output: { reference: 'PAY-1' }, summary: 'Paid.', requestId: rid() }, CAST.agent);
+    expect(done.run).toMatchObject({ state: 'ended', outcome: 'paid' });
+
+    const hire = await send('start_run', { process: 'hiring', inputs: { candidate: 'Mira Okafor', equipment: ['laptop', 'phone'], systems: ['mail'] }, requestId: rid() }, CAST.ann);
+    const offer = hire.workItems[0];
+    await send('decide', { runId: hire.run.id, workItemId: offer.id, snapshot: offer.snapshot, decision: 'approved', requestId: rid() }, CAST.fin);
+    const onboarding = /followOns:\n {2}- (r-[0-9a-z]{26})/.exec(await fs.readFile(path.join(h.root, 'runs', hire.run.id, 'RUN.md'), 'utf8'))![1]!;
+    await send('get_run', { runId: onboarding }, CAST.fin);
+    for (const kid of await childrenOf(onboarding, 'equipment')) {
+      const k = await send('claim', { runId: kid, stepId: 'order', requestId: rid() }, CAST.agent);
+      await send('submit', { token: k.token, output: { reference: `PO-${kid}` }, summary: 'Ordered.', requestId: rid() }, CAST.agent);
+    }
+    await send('get_run', { runId: onboarding }, CAST.fin);
+    await send('cancel', { runId: onboarding, reason: 'The candidate withdrew.', requestId: rid() }, CAST.operator);
+    const [access] = await childrenOf(onboarding, 'access');
+    expect((await send('get_run', { runId: access }, CAST.fin)).run.state).toBe('cancelled');
+    await send('list_runs', {}, CAST.operator);
   });
 });

@@ -25,7 +25,7 @@ export function show(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExamples:\n  workboard show r-01jd… --map\n  workboard show r-01jd… --map --format svg > run.svg')
     .action(async (runId: string, o: { map?: boolean; format: string }) => {
       if (o.format !== 'mermaid' && o.format !== 'svg') cli.usage(`--format is mermaid or svg, not "${o.format}"`);
-      return call(cli, 'get_run', { runId }, async (v: RunView, _read, service) => (o.map ? printRunMap(cli, v, o.format) : printRun(cli, v, await service.runFlow(v.run.id))), true);
+      return call(cli, 'get_run', { runId }, async (v: RunView, _read, service) => (o.map ? printRunMap(cli, v, o.format) : printRun(cli, v, await service.runFlow(v.run.id), await service.runLineage(v.run.id))), true);
     });
 }
 

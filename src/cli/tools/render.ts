@@ -8,7 +8,7 @@
 import { loadVersion } from '../../board/processes.js';
 import { NORMAL_PRIORITY, type Fields } from '../../process/model.js';
 import { levelName } from '../../engine/priority.js';
-import type { RunFlow } from '../../protocol/views.js';
+import type { RunFlow, RunLineage } from '../../protocol/views.js';
 import { FULL_OFFER } from '../../protocol/offer.js';
 import { fieldLabel, findings, humanize, processTitle, relativeTime, runTitle, stepStateWord, type Finding } from '../../words/index.js';
 import { runMapSvg, runMermaid } from '../../map/index.js';
@@ -43,11 +43,11 @@ export function decideCommand(runId: string, w: WorkItem): string {
 
 /** A run: its title, who started it and when, its inputs, every step with what completed it (and earlier attempts), and its open work items. */
 /** A run in full; `flow` (flow-1) adds its priority and what it waits or waited for. */
-export async function printRun(cli: Cli, v: RunView, flow: RunFlow | null = null): Promise<void> {
-  writeRun(v, await (await wordsFor(cli))(v.run), toStdout, flow);
+export async function printRun(cli: Cli, v: RunView, flow: RunFlow | null = null, lineage: RunLineage | null = null): Promise<void> {
+  writeRun(v, await (await wordsFor(cli))(v.run), toStdout, flow, lineage);
 }
 
-function writeRun(v: RunView, w: RunWords, write: Write, flow: RunFlow | null): void {
+function writeRun(v: RunView, w: RunWords, write: Write, flow: RunFlow | null, lineage: RunLineage | null): void {
   const run = v.run;
   const blocked = flow?.blocked === true && (run.state === 'active' || run.state === 'waiting');
   const paint = run.state === 'active' ? color.green : run.state === 'waiting' ? color.yellow : color.dim;
@@ -55,6 +55,7 @@ function writeRun(v: RunView, w: RunWords, write: Write, flow: RunFlow | null): 
   write(color.dim(`  ${run.id}, version ${run.version}\n`));
   write(`  started ${when(w, run.startedAt)} by ${who(w, run.startedBy)}, updated ${relativeTime(run.updatedAt, w.now)}\n`);
   if (flow) writeFlow(flow, blocked, write);
+  if (lineage) writeLineage(lineage, w, write);
   if (run.ended) write(`  ended ${when(w, run.ended.at)} by ${who(w, run.ended.by)}${run.ended.note ? `: ${run.ended.note}` : ''}\n`);
   if (Object.keys(v.data.inputs).length > 0) write(`  inputs   ${labelled(w, v.data.inputs, w.process.inputs)}\n`);
   for (const s of v.steps) {
@@ -89,6 +90,23 @@ function writeFlow(flow: RunFlow, blocked: boolean, write: Write): void {
   }
 }
 
+/** flow-1: the run that started this one, the runs it started, each by its title with where it stands, and their rollup (docs/profile-flow-1.md "7. Lineage and rollup"). */
+function writeLineage(l: RunLineage, w: RunWords, write: Write): void {
+  const where = (r: RunLineage['children'][number]) => (r.state === null ? 'not on this board' : r.state === 'ended' ? `ended ${r.outcome}` : r.state);
+  if (l.parent) {
+    write(`  parent:  ${l.parent.title}  ${where(l.parent)}\n`);
+    write(color.dim(`      ${l.parent.id}\n`));
+  }
+  if (l.children.length === 0) return;
+  const ended = l.children.filter((c) => c.state === 'ended' || c.state === 'cancelled').length;
+  write(`  rollup:  ${l.rollup ?? ''} (${ended} of ${l.children.length} ended)\n`);
+  write('  children:\n');
+  for (const c of l.children) {
+    write(`      ${c.title}  ${where(c)}${c.via ? color.dim(`  from ${stepName(w, c.via)}`) : color.dim('  follow-on')}\n`);
+    write(color.dim(`      ${c.id}\n`));
+  }
+}
+
 /** Who a work item waits for: a person by name, or a group. */
 function assignee(w: RunWords, item: WorkItem): string {
   const to = item.assignedTo;
@@ -98,7 +116,7 @@ function assignee(w: RunWords, item: WorkItem): string {
 /** `start`: the new run's id alone on stdout, the run itself on stderr. */
 export async function printStarted(cli: Cli, v: RunView): Promise<void> {
   toStdout(`${v.run.id}\n`);
-  writeRun(v, await (await wordsFor(cli))(v.run), toStderr, null);
+  writeRun(v, await (await wordsFor(cli))(v.run), toStderr, null, null);
 }
 
 /** `show --map`: the run on its process map, as Mermaid (each step's state a class) or as an SVG with the path taken. */

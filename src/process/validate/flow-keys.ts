@@ -8,8 +8,9 @@ import type { IssueList, PathSegment } from '../../core/issues.js';
 import { PRIORITY_LEVELS, type Fields, type FieldSpec, type FlowKeys } from '../model.js';
 import type { Offer } from '../../protocol/offer.js';
 import { isObj, own, unknownKeys } from './raw.js';
+import { followOnRules } from './subprocess.js';
 
-const KEYS = ['priority', 'priority_from', 'blocked_by'];
+const KEYS = ['priority', 'priority_from', 'blocked_by', 'follow_on'];
 const LEVEL_NAMES = Object.keys(PRIORITY_LEVELS);
 
 export function checkFlowKeys(issues: IssueList, value: unknown, inputs: Fields, offer: Offer): FlowKeys | undefined {
@@ -40,6 +41,7 @@ export function checkFlowKeys(issues: IssueList, value: unknown, inputs: Fields,
       issues.add([...at, 'blocked_by'], `inputs.${field.name} must be a list of strings (run ids)`);
     else if (field) out.blockedBy = field.name;
   }
+  if (own(value, 'follow_on')) out.followOn = followOnRules(issues, value.follow_on, [...at, 'follow_on']);
   return out;
 }
 

@@ -15,6 +15,7 @@ import { checkFlowKeys } from './flow-keys.js';
 import { isObj, own, unknownKeys } from './raw.js';
 import { checkReferences } from './references.js';
 import { draftSteps } from './steps.js';
+import { checkLinkPaths } from './subprocess.js';
 
 const TOP_KEYS = ['name', 'description', 'inputs', 'requires', 'steps', 'flow'];
 
@@ -49,6 +50,14 @@ export function validateProcess(data: unknown, body: string, offer: Offer): Vali
   // References and reachability are checked even when some steps are broken, so every problem shows at once.
   const drafted = draftSteps(issues, offer, data.steps, own(data, 'steps'));
   if (drafted) checkReferences(issues, drafted.drafts, inputs);
+  if (drafted?.complete) {
+    const steps = drafted.drafts.map((d) => d.step);
+    checkLinkPaths(issues, { inputs, steps, ...(flow ? { flow } : {}) }, (id) => drafted.drafts.find((d) => d.step.id === id)?.index ?? 0);
+    const outcomes = new Set(['failed', 'rejected', ...steps.filter((s) => s.kind === 'finish').map((s) => s.value)]);
+    flow?.followOn?.forEach((rule, i) => {
+      for (const w of rule.when) if (!outcomes.has(w)) issues.add(['flow', 'follow_on', i, 'when'], `"${w}" is no outcome of this process (${[...outcomes].join(', ')})`);
+    });
+  }
 
   if (issues.size > 0 || !drafted?.complete || typeof name !== 'string' || typeof data.description !== 'string') {
     return { issues };

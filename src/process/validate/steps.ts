@@ -4,11 +4,12 @@
  * durations and evidence, and what the server's offer permits.
  */
 import type { IssueList, PathSegment } from '../../core/issues.js';
-import { DURATION_PATTERN, STEP_ID_PATTERN, STEP_KINDS, type Route, type Step, type StepKind } from '../model.js';
+import { DURATION_PATTERN, NAME_PATTERN, STEP_ID_PATTERN, STEP_KINDS, type Route, type Step, type StepKind } from '../model.js';
 import { EVIDENCE_KINDS, type EvidenceKind } from '../../protocol/completions.js';
 import type { Offer } from '../../protocol/offer.js';
 import { checkQuestions } from './check.js';
 import { checkFields } from './fields.js';
+import { subprocessKeys } from './subprocess.js';
 import { blank, isObj, list, own, standInId, unknownKeys, type Obj, type StepDraft } from './raw.js';
 
 /** The optional keys each kind allows, beside `id` and the kind key. */
@@ -21,7 +22,10 @@ const KIND_KEYS: Record<StepKind, readonly string[]> = {
   wait_for: ['next', 'timeout', 'on_timeout'],
   finish: [],
   parallel: ['next'],
+  subprocess: ['inputs', 'for_each', 'on_failure', 'next', 'due'],
 };
+/** The core's kinds, as a refusal names them (flow-1's subprocess is its profile's to tell of). */
+const CORE_KINDS = STEP_KINDS.filter((k) => k !== 'subprocess');
 const STEP_KEYS = new Set<string>(['id', ...STEP_KINDS, ...Object.values(KIND_KEYS).flat()]);
 
 /**
@@ -70,7 +74,7 @@ export function draftSteps(issues: IssueList, offer: Offer, value: unknown, pres
     if (id === '') complete = false;
     const kinds = STEP_KINDS.filter((k) => own(raw, k));
     if (kinds.length === 0) {
-      issues.add(path, `needs one kind key: ${list(STEP_KINDS)}`);
+      issues.add(path, `needs one kind key: ${list(CORE_KINDS)}`);
       complete = false;
       drafts.push(shadowDraft(raw, index, id || standInId(index), 'task'));
       return;
@@ -137,6 +141,12 @@ function draftStep(issues: IssueList, offer: Offer, raw: Obj, kind: StepKind, id
       break;
     case 'parallel':
       step.branches = checkBranchList(issues, v, kp);
+      break;
+    case 'subprocess':
+      if (!offer.profiles.has('flow-1')) issues.add(kp, 'needs profile flow-1, not enabled');
+      if (typeof v !== 'string' || v.length > 64 || !NAME_PATTERN.test(v)) issues.add(kp, 'expected the name of a published process, e.g. equipment-order');
+      else step.value = v;
+      step.subprocess = subprocessKeys(issues, raw, path);
       break;
   }
   if ((kind === 'task' || kind === 'approve') && !own(raw, 'person')) issues.add([...path, 'person'], `required on ${kind === 'approve' ? 'an approve' : 'a task'} step`);
@@ -207,7 +217,7 @@ function checkNext(issues: IssueList, v: unknown, kind: StepKind, path: PathSegm
     issues.add(path, 'expected a step id or a list of routes');
     return null;
   }
-  if (kind !== 'agent' && kind !== 'task') {
+  if (kind !== 'agent' && kind !== 'task' && kind !== 'subprocess') {
     issues.add(path, 'a list of routes is allowed only on agent and task steps; use one step id');
     return null;
   }

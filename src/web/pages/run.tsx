@@ -7,7 +7,7 @@ import { Notice, RunDataView, TestBanner, processName } from './parts.js';
 import { ForWhom, kindWord } from './inbox.js';
 import { stateWords } from './runs.js';
 import { Person, When } from './words.js';
-import type { RunFlow, RunView } from '../views.js';
+import type { RunFlow, RunLineage, RunView } from '../views.js';
 import { levelName } from '../../engine/priority.js';
 
 /** An audit line as `workboard log` says it: what happened, and its detail (a note whole, a claim's end). */
@@ -28,6 +28,8 @@ export interface RunPageProps {
   map: string | null;
   /** flow-1: the run's priority and blockers (docs/profile-flow-1.md), or null for a run without the profile. */
   flow: RunFlow | null;
+  /** flow-1: the run's parent, children and their rolled-up state (docs/profile-flow-1.md "7. Lineage and rollup"); null when it has none. */
+  lineage?: RunLineage | null;
   /** What just happened, when the person arrives here after doing it. */
   done?: { title: string; text?: string };
   /** Operators' actions, when the signed-in person is one. */
@@ -35,7 +37,53 @@ export interface RunPageProps {
 }
 
 /** A step kind as a word. */
-const KIND_WORDS: Record<string, string> = { agent: 'Agent', task: 'Task', approve: 'Approval', wait: 'Wait', wait_until: 'Wait until', wait_for: 'Wait for an event', parallel: 'Side by side', finish: 'Finish' };
+const KIND_WORDS: Record<string, string> = { agent: 'Agent', task: 'Task', approve: 'Approval', wait: 'Wait', wait_until: 'Wait until', wait_for: 'Wait for an event', parallel: 'Side by side', finish: 'Finish', subprocess: 'Runs of another process' };
+
+/** flow-1: a linked run by its title, linked, with where it stands. */
+function Linked({ r }: { r: RunLineage['children'][number] }) {
+  return (
+    <>
+      {r.state === null ? r.title : <a href={`/runs/${r.id}`}>{r.title}</a>} · {r.state === null ? 'not on this board' : stateWords(r.state, r.outcome)}
+    </>
+  );
+}
+
+/** flow-1: the run that started this one, the runs it started (by the step that did, or as follow-ons), and their rolled-up state. */
+function LineageFacts({ lineage, process }: { lineage: RunLineage; process: Process | null }) {
+  const follow = lineage.children.filter((c) => c.via === null);
+  const bySteps = lineage.children.filter((c) => c.via !== null);
+  return (
+    <section aria-labelledby="lineage-h">
+      <h2 id="lineage-h">Lineage</h2>
+      {lineage.parent ? <p>Started by the run <Linked r={lineage.parent} /></p> : null}
+      {lineage.rollup ? <p>Its runs, rolled up: <strong>{humanize(lineage.rollup)}</strong> ({lineage.children.filter((c) => c.state === 'ended' || c.state === 'cancelled').length} of {lineage.children.length} ended)</p> : null}
+      {bySteps.length > 0 ? (
+        <>
+          <p>Runs its steps started:</p>
+          <ul>
+            {bySteps.map((c) => (
+              <li key={c.id}>
+                <Linked r={c} /> <span class="muted">· from “{stepTitleOf(process, c.via ?? '')}”</span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {follow.length > 0 ? (
+        <>
+          <p>Runs its end started:</p>
+          <ul>
+            {follow.map((c) => (
+              <li key={c.id}>
+                <Linked r={c} />
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+    </section>
+  );
+}
 
 /** An audit line in words: "Mira Okafor rejected “Approve the payout” → back to “Review the claim”", the note beneath, whole. */
 function Happened({ e }: { e: TimelineEvent }) {
@@ -85,6 +133,7 @@ export function RunPage(p: RunPageProps) {
         {r.ended ? <> · ended by <Person email={r.ended.by} /> <When at={r.ended.at} />{r.ended.note ? `: ${r.ended.note}` : ''}</> : null}
       </p>
       {p.flow ? <FlowFacts flow={p.flow} blocked={blocked} /> : null}
+      {p.lineage ? <LineageFacts lineage={p.lineage} process={process} /> : null}
       {view.workItems.length > 0 ? (
         <section aria-labelledby="open-h">
           <h2 id="open-h">Open work items</h2>
@@ -108,7 +157,7 @@ export function RunPage(p: RunPageProps) {
                 return (
                   <tr key={s.id}>
                     <th scope="row">{stepTitleOf(process, s.id)}</th>
-                    <td data-label="Kind">{KIND_WORDS[s.kind] ?? humanize(s.kind)}</td>
+                    <td data-label="Kind">{KIND_WORDS[process?.steps.find((d) => d.id === s.id)?.kind ?? s.kind] ?? humanize(s.kind)}</td>
                     <td data-label="State">{s.state ? humanize(stepStateWord(s.state, d?.decision)) : 'not reached'}{s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}</td>
                     <td data-label="By">{d?.by ? <Person email={d.by} /> : '–'}</td>
                     <td data-label="When"><When at={d?.at ?? s.due} /></td>
