@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boardWith } from '../identities/support.js';
+import { boardWith, PAYOUT } from '../identities/support.js';
 import { ensureBuilt } from '../support/cli-run.js';
 import { cleanupTmp } from '../support/tmp-board.js';
 
@@ -15,21 +15,6 @@ import { cleanupTmp } from '../support/tmp-board.js';
 beforeAll(ensureBuilt, 300_000);
 afterAll(cleanupTmp);
 
-const PAYOUT = `---
-name: payout
-description: Pay once finance approves.
-inputs:
-  amount: number
-steps:
-  - id: approve
-    person: approver
-    approve: Approve the payout.
-    next: paid
-  - id: paid
-    finish: paid
----
-Body.
-`;
 
 /** A board where the agent bot started a payout that waits for Ana (finance), and the decide arguments inbox gives her. */
 async function payoutAwaitingAna() {

@@ -8,28 +8,13 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { boardWith } from '../identities/support.js';
+import { boardWith, PAYOUT } from '../identities/support.js';
 import { ensureBuilt } from '../support/cli-run.js';
 import { cleanupTmp } from '../support/tmp-board.js';
 
 beforeAll(ensureBuilt, 300_000);
 afterAll(cleanupTmp);
 
-const PAYOUT = `---
-name: payout
-description: Pay once finance approves.
-inputs:
-  amount: number
-steps:
-  - id: approve
-    person: approver
-    approve: Approve the payout.
-    next: paid
-  - id: paid
-    finish: paid
----
-Body.
-`;
 
 const MIRA = 'mira@example.com';
 const JON = 'jon@example.com';

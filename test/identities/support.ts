@@ -7,6 +7,23 @@ import path from 'node:path';
 import { BIN, ensureBuilt, workboard, type CliResult } from '../support/cli-run.js';
 import { tmpDir } from '../support/tmp-board.js';
 
+/** One approval by the `approver` role, then paid: the smallest process a person decides. */
+export const PAYOUT = `---
+name: payout
+description: Pay once finance approves.
+inputs:
+  amount: number
+steps:
+  - id: approve
+    person: approver
+    approve: Approve the payout.
+    next: paid
+  - id: paid
+    finish: paid
+---
+Body.
+`;
+
 /** A new board with the given people and agents, made through the CLI. */
 export async function boardWith(opts: { people?: string[]; agents?: string[] } = {}): Promise<{ dir: string; wb: (...args: string[]) => Promise<CliResult> }> {
   await ensureBuilt();
