@@ -149,7 +149,7 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
       const { page } = await signedIn(who, 1280);
       await page.goto(`${base}/insights`);
       // The drop-down offers every published process the person may see, runs or not.
-      expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(who === MIRA ? ['every process', 'Expense approval', 'Release notes'] : ['every process', 'Release notes']);
+      expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(who === MIRA ? ['every process', 'Contract approval', 'Expense approval', 'Release notes', 'Supplier payment'] : ['every process', 'Release notes']);
       const res = await page.goto(`${base}/insights?process=release-notes`);
       expect(res!.status(), who).toBe(200);
       expect(await page.locator('.field-issues').count()).toBe(0);
