@@ -6,10 +6,8 @@
  * process, on a real socket, signed in with a real session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cookieName } from '../../src/web/security.js';
-import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
-import { inProcessWeb } from './http-support.js';
+import { inProcessWeb, pageAs, sectionText } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
@@ -30,15 +28,9 @@ afterAll(async () => {
   await cleanupHarnesses();
 });
 
-async function page(path: string, email = CAST.fin): Promise<string> {
-  const code = new URL(await createLoginLink(h.board, email, origin)).searchParams.get('code')!;
-  const token = (await redeemCode(h.board, code))!.token;
-  const res = await fetch(`${origin}${path}`, { headers: { cookie: `${cookieName(CONFIG)}=${token}` } });
-  expect(res.status).toBe(200);
-  return res.text();
-}
+const page = (path: string, email: string = CAST.fin) => pageAs(h.board, origin, path, email, CONFIG);
 
-const lineageText = (html: string) => /<section aria-labelledby="lineage-h">([\s\S]*?)<\/section>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '').replace(/&#x27;|&#39;/g, "'") ?? null;
+const lineageText = (html: string) => sectionText(html, 'lineage-h');
 
 describe('the run page of a parent, a child and a follow-on run', () => {
   it('shows the parent, the children with their states and the step that started them, and the rollup', async () => {

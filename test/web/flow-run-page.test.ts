@@ -6,10 +6,8 @@
  * on a real socket, signed in with a real session.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cookieName } from '../../src/web/security.js';
-import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
-import { inProcessWeb } from './http-support.js';
+import { inProcessWeb, pageAs, sectionText } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
@@ -33,16 +31,9 @@ afterAll(async () => {
   await cleanupHarnesses();
 });
 
-async function page(path: string, email = CAST.fin): Promise<string> {
-  const code = new URL(await createLoginLink(h.board, email, origin)).searchParams.get('code')!;
-  const token = (await redeemCode(h.board, code))!.token;
-  const res = await fetch(`${origin}${path}`, { headers: { cookie: `${cookieName(CONFIG)}=${token}` } });
-  expect(res.status).toBe(200);
-  return res.text();
-}
+const page = (path: string, email: string = CAST.fin) => pageAs(h.board, origin, path, email, CONFIG);
 
-/** The page's text between its flow section's heading and the next section, tags dropped. */
-const flowText = (html: string) => /<section aria-labelledby="flow-h">([\s\S]*?)<\/section>/.exec(html)?.[1]?.replace(/<[^>]+>/g, '').replace(/&#x27;|&#39;/g, "'") ?? null;
+const flowText = (html: string) => sectionText(html, 'flow-h');
 
 describe('the run page of a flow-1 run', () => {
   it('says a blocked run is blocked and names what it waits for; once woken, what it waited for', async () => {

@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import type { Service } from '../../src/service/service.js';
 import { createWebApp } from '../../src/web/app.js';
-import { createLoginLink } from '../../src/web/sessions.js';
+import type { Board } from '../../src/board/board.js';
+import { cookieName } from '../../src/web/security.js';
+import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import type { WebBoard } from './web-support.js';
 
 /** The web app over a service in this process, on a real loopback socket: its origin, and how to close it. */
@@ -96,3 +98,16 @@ export function streamed(base: string, path: string, headers: Record<string, str
     pump();
   });
 }
+
+/** A page of the in-process web app as `email` sees it once signed in; fails unless it answers 200. */
+export async function pageAs(board: Board, origin: string, path: string, email: string, config = { publicOrigin: null, secure: false }): Promise<string> {
+  const code = new URL(await createLoginLink(board, email, origin)).searchParams.get('code')!;
+  const token = (await redeemCode(board, code))!.token;
+  const res = await fetch(`${origin}${path}`, { headers: { cookie: `${cookieName(config)}=${token}` } });
+  if (res.status !== 200) throw new Error(`${path} as ${email}: ${res.status}`);
+  return res.text();
+}
+
+/** The text of a page's section labelled by the heading `headingId`, tags dropped; null when there is none. */
+export const sectionText = (html: string, headingId: string): string | null =>
+  new RegExp(`<section aria-labelledby="${headingId}">([\\s\\S]*?)</section>`).exec(html)?.[1]?.replace(/<[^>]+>/g, '').replace(/&#x27;|&#39;/g, "'") ?? null;
