@@ -44,6 +44,8 @@ export class Courier {
    * digest records nothing in the outbox for the daemon to notice.
    */
   private readonly inFlight = new Map<string, number>();
+  /** Attempts asked for again while still in flight: each runs once more when it settles. */
+  private readonly askedAgain = new Map<string, () => Promise<void>>();
   private readonly lanes = new Lanes(PER_CHANNEL);
   private readonly digests: Digests;
   /** The outbox as the last pass found it: serve's /readyz and /metrics read it, so they read no files. */
@@ -146,14 +148,26 @@ export class Courier {
     this.launch(attemptId(name, key), channel, () => this.attempt(name, key, channel));
   }
 
-  /** Run `fn` in the channel's lane unless it is already going; whatever it throws is logged, never lost. */
+  /**
+   * Run `fn` in the channel's lane unless it is already going; whatever it throws is logged, never lost.
+   * Asked again while it is still going (a retry fell due as the last try was being recorded), it runs
+   * once more as soon as that one ends: attempts look for themselves whether anything is still due.
+   */
   private launch(id: string, channel: Channel, fn: () => Promise<void>): void {
-    if (this.inFlight.has(id)) return;
+    if (this.inFlight.has(id)) {
+      this.askedAgain.set(id, fn);
+      return;
+    }
     this.inFlight.set(id, this.now().getTime() + ATTEMPT_MS[channel]);
     void this.lanes
       .run(channel, fn)
       .catch((err: unknown) => this.log(`notifications: ${message(err)}`, 'warn'))
-      .finally(() => this.inFlight.delete(id));
+      .finally(() => {
+        this.inFlight.delete(id);
+        const again = this.askedAgain.get(id);
+        this.askedAgain.delete(id);
+        if (again) this.launch(id, channel, again);
+      });
   }
 
   /** One attempt at one delivery, under the delivery's lock (another courier holding it past the lock's wait: leave it to that one). */
