@@ -150,6 +150,16 @@ async function mine(r: Request, runId: string, workItemId: string): Promise<{ vi
   return item ? { view, item } : { view, item: null };
 }
 
+/**
+ * The item as the run shows it open, with the run view: one `get_run`. A decision needs no more,
+ * as `decide` checks for itself whether the item is this person's and still open, and says so.
+ */
+async function openItem(r: Request, runId: string, workItemId: string): Promise<{ view: RunView; item: WorkItem | null } | { view: { error: { code: string; message: string } }; item: null }> {
+  const view = await runView(r, runId);
+  if ('error' in view) return { view, item: null };
+  return { view, item: view.workItems.find((w) => w.id === workItemId) ?? null };
+}
+
 export async function workItemPage(r: Request, runId: string, workItemId: string): Promise<void> {
   const got = await mine(r, runId, workItemId);
   if (!got.item) return noItem(r, got.view, workItemId);
@@ -196,7 +206,7 @@ function decideArgs(runId: string, workItemId: string, p: Posted, item: WorkItem
 export async function decidePost(r: Request, runId: string, workItemId: string, form: PostedForm): Promise<void> {
   const p = form.fields;
   const stepId = first(p, 'stepId');
-  const got = await mine(r, runId, workItemId);
+  const got = await openItem(r, runId, workItemId);
   const item = got.item;
   const addRow = first(p, '_add');
   // "Add a row" without the script: the same form again, one row longer; nothing is decided.
@@ -213,7 +223,7 @@ export async function decidePost(r: Request, runId: string, workItemId: string, 
   const res = await call(r, 'decide', decideArgs(runId, workItemId, p, item, process, ev.evidence, r.app.service.board.manifest.notifications.timeZone));
   if (res.ok) return redirect(r.res, `/runs/${runId}?${decision === 'approved' || decision === 'rejected' ? 'decided' : 'done'}=${encodeURIComponent(workItemId)}`);
   const { code, message, issues = [] } = res.error;
-  const fresh = await mine(r, runId, workItemId);
+  const fresh = await openItem(r, runId, workItemId);
   if (code === 'stale' && fresh.item) {
     const before = r.app.seen.get(first(p, 'snapshot') ?? '');
     const changes = before === undefined ? null : dataChanges(before, (fresh.view).data);
