@@ -123,9 +123,10 @@ describe('open runs kept between CLI processes', () => {
     const dir = board();
     const id = startRun(dir);
     const b = await Board.open(dir);
-    let now = Date.now();
+    // A second before the run's files were written (read from them: on a busy machine the start may be long past).
+    const written = Math.max(...readdirSync(path.join(dir, 'runs', id)).map((n) => statSync(path.join(dir, 'runs', id, n)).mtimeMs));
+    let now = written - 1000;
     const cache = new OpenRunCache(b, () => now);
-    now -= 1000; // as if a second before the run's files were written
     const state = { run: { id } } as never;
     const stamp = cache.stampOf(id);
     cache.put(id, stamp, state);
