@@ -1,6 +1,6 @@
 /**
  * The same calls give the same board files, byte for byte. A fixed script of
- * calls (runs of the two example processes started, claimed, submitted,
+ * calls (runs of the two example processes, as frozen in golden/processes, started, claimed, submitted,
  * approved and rejected, an escalation, a wait and its event, a cancel, an
  * upload) is replayed through the Service with everything that varies held
  * still: the clock (the service's and the store's), the ids (ulid from a
@@ -19,7 +19,7 @@ import { existsSync, promises as fs, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { CAST, cleanupHarnesses, Harness, REPO } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
 
 vi.mock('ulid', async (importOriginal) => {
   const real = await importOriginal<typeof import('ulid')>();
@@ -48,7 +48,8 @@ vi.mock('../../src/board/signing.js', async (importOriginal) => {
 });
 
 const GOLDEN = fileURLToPath(new URL('./golden/byte-identity.json', import.meta.url));
-const EXAMPLES = path.join(REPO, 'examples/board/processes');
+// The two example processes as they were when the snapshot was made: the example board's own may move on.
+const EXAMPLES = fileURLToPath(new URL('./golden/processes', import.meta.url));
 const START = '2026-10-06T09:00:00.000Z';
 const FINANCE = CAST.bob;
 const EDITOR = CAST.cat;

@@ -63,10 +63,10 @@ describe('drawn maps', () => {
     expect(svg).not.toMatch(/Agent step · |Approval · |Task · |output: |\(role |evidence: /);
     expect(svg).toContain('>Agent step</text>');
     expect(svg).toMatch(/Records within policy and notes|Records [a-z][^<]* and [a-z]/);
-    expect(svg).toContain('>Initiator</text>');
+    expect(svg).toContain('the person the run names as claimant');
     expect(svg).not.toContain('>finance-approver</text>');
-    const withPath = { ...p, steps: p.steps.map((s) => (s.id === 'ask_claimant' ? { ...s, person: 'inputs.claimant' } : s)) };
-    expect(unescape(await processMapSvg({ process: withPath, roles: {} }))).toContain('the person the run names as claimant');
+    const withInitiator = { ...p, steps: p.steps.map((s) => (s.id === 'ask_claimant' ? { ...s, person: 'initiator' } : s)) };
+    expect(unescape(await processMapSvg({ process: withInitiator, roles: {} }))).toContain('>Initiator</text>');
   });
 
   it('an approval without on_reject has a dashed Rejected line to a rejected end; waits say what they wait for', async () => {
