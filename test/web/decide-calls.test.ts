@@ -76,7 +76,7 @@ describe('deciding in the browser', () => {
     expect(res.status).toBe(409);
     expect(calls).toEqual(['get_run', 'decide', 'get_run']);
     expect(res.text).toContain('name="decision"');
-    expect((await h.view(at.runId)).workItems.map((w) => w.id)).toEqual([at.workItemId]);
+    expect((await h.view(at.runId)).workItems.map((w: { id: string }) => w.id)).toEqual([at.workItemId]);
   });
 
   it('someone the item is not for is refused by decide itself, and nothing is decided', async () => {
@@ -84,6 +84,6 @@ describe('deciding in the browser', () => {
     const res = await decideAs(CAST.ann, at, { decision: 'approved', snapshot: at.snapshot });
     expect(res.status).toBe(403);
     expect(calls).toEqual(['get_run', 'decide', 'get_run']);
-    expect((await h.view(at.runId)).workItems.map((w) => w.id)).toEqual([at.workItemId]);
+    expect((await h.view(at.runId)).workItems.map((w: { id: string }) => w.id)).toEqual([at.workItemId]);
   });
 });
