@@ -105,7 +105,7 @@ export class Daemon {
     private readonly opts: DaemonOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
-    this.settle = new EditSettle(path.join(board.root, 'runs'));
+    this.settle = new EditSettle(board.listing);
     this.boardClock = opts.gitSyncMs ? new BoardClock(board, opts.gitClockMs ?? clockLeaseMs(opts.gitSyncMs)) : null;
     this.runWatch = new RunWatch(board.root, CHANGES_FILE, (e) => {
       if (e.kind === 'run') {
@@ -328,7 +328,7 @@ export class Daemon {
     for (const id of this.runWatch.follow(await this.service.openRunIds())) this.touched.add(id);
     // Runs whose files changed, once no file of theirs is still being written: a tick reads
     // every file afresh, adopting valid edits and refusing invalid ones. The others wait (wall time).
-    const { quiet, waitMs } = await this.settle.split(this.touched);
+    const { quiet, waitMs } = this.settle.split(this.touched);
     for (const id of quiet) this.touched.delete(id);
     if (waitMs !== null) {
       this.editTimer?.();

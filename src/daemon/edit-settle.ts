@@ -8,8 +8,8 @@
  * Quiet is wall time, whatever clock the daemon's deadlines follow: writers
  * do not follow a test's clock.
  */
-import { readdir, stat } from 'node:fs/promises';
-import path from 'node:path';
+import type { Listing } from '../board/listing.js';
+import { paths } from '../board/layout.js';
 
 /** How long a run's folder must stay unwritten before its files are read as a hand edit. */
 export const EDIT_SETTLE_MS = 500;
@@ -19,7 +19,7 @@ export class EditSettle {
   private readonly heardAt = new Map<string, number>();
 
   constructor(
-    private readonly runsDir: string,
+    private readonly listing: Listing,
     private readonly settleMs = EDIT_SETTLE_MS,
     private readonly wall: () => number = Date.now,
   ) {}
@@ -35,11 +35,11 @@ export class EditSettle {
    * The files' own times count too: a loaded process may plan before its watch
    * has reported the latest write.
    */
-  async split(runIds: Iterable<string>): Promise<{ quiet: string[]; waitMs: number | null }> {
+  split(runIds: Iterable<string>): { quiet: string[]; waitMs: number | null } {
     const quiet: string[] = [];
     let firstQuietAt = Infinity;
     for (const id of runIds) {
-      const last = Math.max(this.heardAt.get(id) ?? 0, await lastWritten(path.join(this.runsDir, id)));
+      const last = Math.max(this.heardAt.get(id) ?? 0, lastWritten(this.listing, paths.runDir(id)));
       const quietAt = last + this.settleMs;
       if (quietAt <= this.wall()) {
         quiet.push(id);
@@ -52,9 +52,12 @@ export class EditSettle {
   }
 }
 
-/** When a file directly in this folder was last written (ms since the epoch), or 0 when none can be read. */
-async function lastWritten(dir: string): Promise<number> {
-  const names = await readdir(dir).catch(() => [] as string[]);
-  const times = await Promise.all(names.map((n) => stat(path.join(dir, n)).then((s) => s.mtimeMs, () => 0)));
-  return Math.max(0, ...times);
+/** When a file directly in this board folder was last written (ms since the epoch), or 0 when none can be read. */
+function lastWritten(listing: Listing, dir: string): number {
+  let last = 0;
+  for (const name of listing.names(dir) ?? []) {
+    const st = listing.stat(`${dir}/${name}`);
+    if (st) last = Math.max(last, Number(st.mtimeNs / 1_000_000n));
+  }
+  return last;
 }
