@@ -432,6 +432,7 @@ export class Daemon {
 
   /** Is a sync (its lock is there) or git at work on this board now? Then what changed is not yet a hand edit. */
   private gitAtWork(): boolean {
-    return this.board.state.stamp(SYNC_LOCK) !== '' || gitAtWork(this.board.root, this.clock.now().getTime());
+    // Wall time, whatever clock the deadlines follow: git's files carry the wall's times.
+    return this.board.state.stamp(SYNC_LOCK) !== '' || gitAtWork(this.board.root, Date.now());
   }
 }
