@@ -85,7 +85,7 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
   };
   const { serveClock } = await import('../../daemon/clock.js');
   const clock = serveClock();
-  const service = await Service.open(board, { evaluate, observe, now: clock.now });
+  const service = await Service.open(board, { evaluate, observe, now: () => clock.now() });
   const { Daemon } = await import('../../daemon/daemon.js');
   const daemon = new Daemon(board, service, { log: line, clock, ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}), ...(o.timeoutSeconds ? { gitTimeoutMs: o.timeoutSeconds * 1000 } : {}), ...(o.clockSeconds ? { gitClockMs: o.clockSeconds * 1000 } : {}) });
   await daemon.start();
