@@ -32,3 +32,21 @@ export const systemClock: Clock = {
     return () => clearInterval(t);
   },
 };
+
+/**
+ * Test-only: the environment variable that sets `serve` this many
+ * milliseconds ahead of the wall, so a test of real serve processes sees a
+ * `due: 1m` fall due at once instead of waiting a minute
+ * (docs/architecture.md "Test-only seams"). Read here and nowhere else;
+ * unset, serve keeps the system's clock.
+ */
+export const TEST_CLOCK_AHEAD_VAR = 'WORKBOARD_TEST_CLOCK_AHEAD_MS';
+
+/** The clock `serve` runs on: the system's, or a test's set ahead of it by TEST_CLOCK_AHEAD_VAR. */
+export function serveClock(env: NodeJS.ProcessEnv = process.env): Clock {
+  const raw = env[TEST_CLOCK_AHEAD_VAR];
+  if (raw === undefined || raw === '') return systemClock;
+  const ahead = Number(raw);
+  if (!Number.isSafeInteger(ahead) || ahead < 0) throw new Error(`${TEST_CLOCK_AHEAD_VAR} (test-only) expects a whole number of milliseconds of 0 or more, got "${raw}"`);
+  return { ...systemClock, now: () => new Date(Date.now() + ahead) };
+}

@@ -28,6 +28,7 @@ import { Courier } from '../notify/courier.js';
 import { tellOperators } from '../notify/tell.js';
 import { recoveryLines } from '../board/recovery.js';
 import { RunWatch } from '../board/run-watch.js';
+import { EditSettle } from './edit-settle.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
 const MAX_SLEEP_MS = 6 * 3600_000;
@@ -76,6 +77,9 @@ export class Daemon {
   private again = false;
   private debounce: Cancel | null = null;
   private readonly touched = new Set<string>();
+  /** Touched runs are read once their folder has gone quiet (docs/architecture.md "External edits"). */
+  private readonly settle: EditSettle;
+  private editTimer: Cancel | null = null;
   /** Files refused as invalid, with why: what `workboard doctor` reports. */
   readonly refused = new Map<string, string[]>();
   private stopped = false;
@@ -101,10 +105,12 @@ export class Daemon {
     private readonly opts: DaemonOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
+    this.settle = new EditSettle(board.listing);
     this.boardClock = opts.gitSyncMs ? new BoardClock(board, opts.gitClockMs ?? clockLeaseMs(opts.gitSyncMs)) : null;
     this.runWatch = new RunWatch(board.root, CHANGES_FILE, (e) => {
       if (e.kind === 'run') {
         this.touched.add(e.runId);
+        this.settle.heard(e.runId);
         service.runChanged(e.runId);
       }
       this.settleThenPlan();
@@ -246,6 +252,7 @@ export class Daemon {
     this.syncTimer?.();
     this.adopting?.();
     this.debounce?.();
+    this.editTimer?.();
     this.courierTimer?.();
     this.service.trustWatched(null);
     this.runWatch.close();
@@ -316,17 +323,24 @@ export class Daemon {
     const timers = this.appliesTimers;
     const elapsed = timers ? null : await this.service.deadlines();
     const leftToClock = (id: string) => elapsed !== null && (elapsed.get(id) ?? Infinity) <= this.clock.now().getTime();
-    // Runs whose files changed: a tick reads every file, adopting valid edits and refusing invalid ones.
-    const touched = [...this.touched];
-    this.touched.clear();
-    for (const id of touched) if (!leftToClock(id)) await this.tick(id);
     // Hand edits can land in any open run: follow exactly those folders, and look once
     // at each newly followed run (it may have been edited before its watch began).
-    const followed = this.runWatch.follow(await this.service.openRunIds());
-    for (const id of followed) if (!leftToClock(id)) await this.tick(id);
+    for (const id of this.runWatch.follow(await this.service.openRunIds())) this.touched.add(id);
+    // Runs whose files changed, once no file of theirs is still being written: a tick reads
+    // every file afresh, adopting valid edits and refusing invalid ones. The others wait (wall time).
+    const { quiet, waitMs } = this.settle.split(this.touched);
+    for (const id of quiet) this.touched.delete(id);
+    if (waitMs !== null) {
+      this.editTimer?.();
+      this.editTimer = systemClock.after(waitMs, () => this.plan());
+    }
+    for (const id of quiet) {
+      this.service.runChanged(id);
+      if (!leftToClock(id)) await this.tick(id);
+    }
     let deadlines = await this.service.deadlines();
     const now = this.clock.now().getTime();
-    const due = timers ? [...deadlines].filter(([, at]) => at <= now).map(([id]) => id) : [];
+    const due = timers ? [...deadlines].filter(([id, at]) => at <= now && !this.touched.has(id)).map(([id]) => id) : [];
     for (const id of due) await this.tick(id);
     // Ticks move deadlines on; read them again only when something was applied.
     if (due.length > 0) deadlines = await this.service.deadlines();
@@ -418,6 +432,7 @@ export class Daemon {
 
   /** Is a sync (its lock is there) or git at work on this board now? Then what changed is not yet a hand edit. */
   private gitAtWork(): boolean {
-    return this.board.state.stamp(SYNC_LOCK) !== '' || gitAtWork(this.board.root, this.clock.now().getTime());
+    // Wall time, whatever clock the deadlines follow: git's files carry the wall's times.
+    return this.board.state.stamp(SYNC_LOCK) !== '' || gitAtWork(this.board.root, Date.now());
   }
 }

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { Daemon } from '../../src/daemon/daemon.js';
+import { EDIT_SETTLE_MS } from '../../src/daemon/edit-settle.js';
 import { addAgent, addOperator, editManifest } from '../../src/board/people.js';
 import { publish } from '../../src/board/processes.js';
 import { verifyChain } from '../../src/board/audit.js';
@@ -167,10 +168,12 @@ describe('workboard serve', () => {
 
   it('adopts a valid hand edit and refuses an invalid one, listing it for doctor until it is fixed', async () => {
     const { board: b, service, bot } = await board();
-    await serve(b.root);
     const at = new Date(Date.now() + 3600_000).toISOString();
     const r = (await service.call('start_run', { process: 'timer', inputs: { at }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as { ok: true; data: { run: { id: string } } };
     const runId = r.data.run.id;
+    // Started before serve, which watches every open run's folder by the time it says it is coordinating:
+    // a RUN.md being written when serve first reads a new run would leave the run unwatched.
+    await serve(b.root);
     const file = path.join(b.root, `runs/${runId}/RUN.md`);
     const good = await fs.readFile(file, 'utf8');
     await fs.writeFile(file, good.replace(/^# .*$/m, '# A note from a person'));
@@ -199,6 +202,42 @@ describe('workboard serve', () => {
       const raw = await fs.readFile(path.join(b.root, '.work/refused.json'), 'utf8').catch(() => '{}');
       return (JSON.parse(raw) as Record<string, unknown>)[runId] === undefined ? true : undefined;
     });
+  }, 60_000);
+
+  it('waits for a hand edit written in place in slow chunks to finish: adopts it whole, once, and never refuses it half-written', async () => {
+    const { board: b, service, bot } = await board();
+    const at = new Date(Date.now() + 3600_000).toISOString();
+    const r = (await service.call('start_run', { process: 'timer', inputs: { at }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as { ok: true; data: { run: { id: string } } };
+    const runId = r.data.run.id;
+    const child = await serve(b.root);
+    let log = '';
+    child.stdout!.on('data', (d) => (log += String(d)));
+    const file = path.join(b.root, `runs/${runId}/RUN.md`);
+    const edited = (await fs.readFile(file, 'utf8')).replace(/^# .*$/m, '# A note a person wrote slowly');
+    // An editor that writes the file in place: truncated, then five writes a tenth of a second apart.
+    const writer = await fs.open(file, 'w');
+    const gaps: number[] = [];
+    try {
+      const chunk = Math.ceil(edited.length / 5);
+      let last = Date.now();
+      for (let i = 0; i < edited.length; i += chunk) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        gaps.push(Date.now() - last);
+        await writer.write(edited.slice(i, i + chunk));
+        last = Date.now();
+      }
+    } finally {
+      await writer.close();
+    }
+    console.log(`hand edit written in ${gaps.length} writes, gaps ${gaps.join(', ')} ms (the daemon waits ${EDIT_SETTLE_MS} ms of quiet)`);
+    // Adopted as written (only its rev moved on): a half-written copy adopted would have replaced the file before the rest landed.
+    const withoutRev = (text: string) => text.replace(/^rev: \d+$/m, 'rev: _');
+    // The audit file may be read while the daemon appends to it: a read that does not verify is tried again.
+    const adopted = async () => (await events(b, runId).catch(() => [])).some((e) => e.action === 'run.external-edit');
+    await until(async () => ((await adopted()) && withoutRev(await fs.readFile(file, 'utf8')) === withoutRev(edited) ? true : undefined), 30_000);
+    expect((await events(b, runId)).filter((e) => e.action === 'run.external-edit')).toHaveLength(1);
+    expect(log).not.toMatch(/refused/);
+    expect(await fs.readFile(path.join(b.root, '.work/refused.json'), 'utf8').catch(() => '{}')).not.toContain(runId);
   }, 60_000);
 
   it('a `due: 1m` step goes overdue on time under a moved clock, and the notification reaches the notify command (never for test runs)', async () => {

@@ -1,7 +1,8 @@
 /**
  * Issue 41, item 2: a person's act is never undone by another clone's timer.
  * Clone A cancels six runs whose approvals fall due in a minute; clone B,
- * which has not seen the cancels, runs a real `serve` that marks each approval
+ * which has not seen the cancels, runs a real `serve` (its clock set a minute
+ * ahead, so the approvals are due to it at once) that marks each approval
  * overdue. Each side then holds one transition and one rev per run, so the old
  * rule left the choice to the hash of the last line (4 of 6 runs waiting again
  * in the issue's report). After the syncs every run is cancelled on both
@@ -14,6 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt } from '../support/cli-run.js';
 import { boardFiles, twoClones, wb } from '../support/git-clones.js';
 import { until } from '../support/until.js';
+import { TEST_CLOCK_AHEAD_VAR } from '../../src/daemon/clock.js';
 
 const RUNS = 6;
 
@@ -42,7 +44,8 @@ describe("a person's act outranks another clone's timer in the merge", () => {
     for (const dir of [a, b]) expect((await wb(dir, 'sync')).code).toBe(0);
 
     // B's coordinator keeps the clock of what it knows; A's operator cancels every run before the approvals fall due.
-    const serve = spawn(process.execPath, [BIN, 'serve'], { cwd: b, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its clock a minute ahead (the test-only seam, docs/architecture.md "Test-only seams"): the approvals are already due to it.
+    const serve = spawn(process.execPath, [BIN, 'serve'], { cwd: b, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [TEST_CLOCK_AHEAD_VAR]: '60000' } });
     let out = '';
     serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
     try {

@@ -16,6 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt } from '../support/cli-run.js';
 import { boardFiles, git, twoClones, wb } from '../support/git-clones.js';
 import { until } from '../support/until.js';
+import { TEST_CLOCK_AHEAD_VAR } from '../../src/daemon/clock.js';
 
 const RUNS = 3;
 
@@ -41,7 +42,8 @@ describe('the board clock: timers once per board', () => {
 
     const serves = new Map<string, { child: ChildProcess; out: string }>();
     const startServe = (dir: string) => {
-      const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', '1', '--git-clock', '20'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Every serve's clock a minute ahead (the test-only seam, docs/architecture.md "Test-only seams"): approvals fall due as soon as a clone holding the clock sees them.
+      const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', '1', '--git-clock', '20'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [TEST_CLOCK_AHEAD_VAR]: '60000' } });
       const s = { child, out: '' };
       child.stdout.on('data', (d: Buffer) => (s.out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (s.out += d.toString()));
@@ -79,7 +81,7 @@ describe('the board clock: timers once per board', () => {
         for (const dir of rest) for (const run of runs) if (!((await readOr(path.join(dir, 'runs', run, 'audit.jsonl'))) ?? '').includes('"step.overdue"')) return undefined;
         return true;
       }, 240_000, 500);
-      console.log(`clock: first held by ${path.basename(first)}, then by ${path.basename(second)}; overdue marks on every living clone ${Math.round((Date.now() - opened) / 1000)} s after the approvals opened (due after 60 s)`);
+      console.log(`clock: first held by ${path.basename(first)}, then by ${path.basename(second)}; overdue marks on every living clone ${Math.round((Date.now() - opened) / 1000)} s after the approvals opened (due after 60 s, with serve's clock 60 s ahead)`);
       // A few more syncs, so anything written twice would have met.
       await new Promise((r) => setTimeout(r, 8000));
     } finally {

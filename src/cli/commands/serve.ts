@@ -83,9 +83,11 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
     metrics?.call(c);
     logCall(log, c);
   };
-  const service = await Service.open(board, { evaluate, observe });
+  const { serveClock } = await import('../../daemon/clock.js');
+  const clock = serveClock();
+  const service = await Service.open(board, { evaluate, observe, now: () => clock.now() });
   const { Daemon } = await import('../../daemon/daemon.js');
-  const daemon = new Daemon(board, service, { log: line, ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}), ...(o.timeoutSeconds ? { gitTimeoutMs: o.timeoutSeconds * 1000 } : {}), ...(o.clockSeconds ? { gitClockMs: o.clockSeconds * 1000 } : {}) });
+  const daemon = new Daemon(board, service, { log: line, clock, ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}), ...(o.timeoutSeconds ? { gitTimeoutMs: o.timeoutSeconds * 1000 } : {}), ...(o.clockSeconds ? { gitClockMs: o.clockSeconds * 1000 } : {}) });
   await daemon.start();
   let server: import('node:http').Server | null = null;
   let closer: Closer | null = null;
