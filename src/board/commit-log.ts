@@ -134,8 +134,8 @@ export class CommitLog {
    * (and nothing of it stays in the log) when it could not be. Once resolved, the
    * commit counts as being applied until `applied` is called: a checkpoint waits for it.
    */
-  append(record: unknown): Promise<void> {
-    const bytes = frame(record);
+  append(record: unknown, json?: string): Promise<void> {
+    const bytes = frame(record, json);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ bytes, resolve, reject });
       if (!this.flushing && !this.checkpointing) this.flushing = this.flushAll();

@@ -33,8 +33,9 @@ function digest8(payload: Buffer): Buffer {
   return createHash('sha256').update(payload).digest().subarray(0, 8);
 }
 
-export function frame(value: unknown): Buffer {
-  const payload = Buffer.from(JSON.stringify(value), 'utf8');
+/** A frame of `value`; `json` when the caller has it already (the journal's own bytes), so it is not serialized twice. */
+export function frame(value: unknown, json: string = JSON.stringify(value)): Buffer {
+  const payload = Buffer.from(json, 'utf8');
   const head = Buffer.alloc(FRAME_HEAD);
   head.writeUInt32BE(payload.length, 0);
   digest8(payload).copy(head, 4);
