@@ -133,10 +133,10 @@ export class Journals {
       const bytes = typeof w.bytes === 'string' ? Buffer.from(w.bytes, 'utf8') : w.bytes;
       const text = bytes.toString('utf8');
       const content = Buffer.byteLength(text) === bytes.length && Buffer.from(text, 'utf8').equals(bytes) ? { text } : { base64: bytes.toString('base64') };
-      const prev = before.has(w.rel) ? before.get(w.rel)! : shaOf(await readIfExists(this.files.abs(w.rel)));
+      const prev = before.has(w.rel) ? (before.get(w.rel) ?? null) : shaOf(await readIfExists(this.files.abs(w.rel)));
       files.push({ rel: w.rel, prev, sha256: sha256Hex(bytes), tmp: path.relative(this.files.root, tempPathFor(this.files.abs(w.rel))), ...content });
     }
-    for (const rel of removes) files.push({ rel, prev: before.has(rel) ? before.get(rel)! : shaOf(await readIfExists(this.files.abs(rel))), sha256: null });
+    for (const rel of removes) files.push({ rel, prev: before.has(rel) ? (before.get(rel) ?? null) : shaOf(await readIfExists(this.files.abs(rel))), sha256: null });
     const record: CommitRecord = { v: 2, id: randomHex(8), scope: sf.name, chain: sf.chain, files, lines: sealed.map(eventLine), firstSeq: sealed[0]?.seq ?? 0, pos, at: Date.now() };
     // 1. temps and the journal, without fsync: they serve this boot (readers, a writer killed mid-way).
     try {
