@@ -4,7 +4,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync, truncateSync } from 'node:fs';
 import { BoundedMap } from '../core/bounded-map.js';
-import { recordedFiles, verifyChain, type ChainBreak, type ChainHead } from './audit.js';
+import { GENESIS, recordedFiles, verifyChain, type AuditEvent, type ChainBreak, type ChainHead } from './audit.js';
 import { BoardError } from './errors.js';
 import { appendNow, isCode, readIfExists } from './fsutil.js';
 import type { SafeFiles } from './safe-files.js';
@@ -163,7 +163,31 @@ export class ChainFiles {
     // A torn last line can only be an interrupted append of this very journal (appends happen under the lock).
     if (end.torn !== '') truncateSync(file, end.size - Buffer.byteLength(end.torn));
     // No fsync: the commit log holds these lines until a checkpoint makes the chain durable.
-    if (missing.length > 0) appendNow(file, missing.join(''));
+    if (missing.length === 0) return;
+    const text = missing.join('');
+    appendNow(file, text);
+    if (end.torn === '') this.extended(chainRel, end, text);
+  }
+
+  /**
+   * The chain as this process verified it, extended by lines it has just appended itself
+   * under the scope's lock (sealed here, so not hashed again): the next transaction then
+   * reads nothing of the chain but its size. Only when the verified state ends exactly where
+   * the append began, with the same last line (a chain replaced meanwhile is read afresh), and
+   * the lines continue its head; else the next read verifies them.
+   */
+  private extended(rel: string, end: { size: number; last: string | null }, text: string): void {
+    const at = end.size;
+    const base = this.chains.get(rel) ?? (at === 0 ? emptyChain() : undefined);
+    if (!base || base.size !== at || base.tail.toString('utf8') !== (end.last === null ? '' : `${end.last}\n`)) return;
+    const events = text.slice(0, -1).split('\n').map((l) => JSON.parse(l) as AuditEvent);
+    let head = base.head;
+    for (const ev of events) {
+      if (ev.seq !== (head ? head.seq + 1 : 0) || ev.prevHash !== (head ? head.hash : GENESIS)) return void this.chains.delete(rel);
+      head = { seq: ev.seq, hash: ev.hash, ts: ev.ts };
+    }
+    const written = Buffer.from(text, 'utf8');
+    this.chains.set(rel, { size: at + written.length, lines: base.lines + events.length, head, recorded: recordedFiles(events, base.recorded), tail: lastLine(written) });
   }
 }
 

@@ -1,45 +1,33 @@
 /**
  * The commit log: what makes a commit durable with one flush
  * (docs/architecture.md "The commit log"). One log per board and process,
- * `.work/log/<host>-<pid>-<random>.log`, append-only: a header frame (host,
- * pid, boot), then one frame per commit holding the same record as the
+ * `.work/log/<host>-<pid>-<random>.log`, written only forward: a header frame
+ * (host, pid, boot), then one frame per commit holding the same record as the
  * commit's journal (journal.ts), content and all. A commit's point of no
- * return is the flush of the frame that holds it.
+ * return is the flush of the frame that holds it. Frames, and reading the logs
+ * in the folder, are in log-files.ts.
  *
  * Group commit: `append` resolves once a flush covering its record is done.
  * With no flush running the flush starts at once (a lone commit waits for no
  * one); records that arrive while one runs are written and flushed together
- * by the next. Each process has its own log: sharing one across processes
- * would need a lock around every append, held across the flush, which is the
- * wait group commit exists to avoid; and a log with one writer never has two
- * appends interleave.
+ * by the next. Each process has its own log, so two appends never interleave.
  *
- * Room made ahead: the log's file is grown with zeros ahead of its records
+ * Room made ahead: the file is grown with zeros ahead of its records
  * (ROOM_MIN doubling to ROOM_MAX at a time), and a record is written over
- * those zeros in place. A flush of bytes written in place needs no change of
- * the file's size or blocks, so the file system flushes the data alone: on
- * this machine's ext4 half the time of a flush that grows the file, and on a
- * journaled ext4 no journal commit, which concurrent processes' flushes would
- * otherwise queue behind (docs/performance.md). Zeros never read as a frame
- * (their digest does not match), so the log still ends at its last whole
- * record, and a record torn in its flush ends it the same way.
+ * those zeros in place, so its flush changes neither the file's size nor its
+ * blocks (docs/performance.md). Zeros never read as a frame.
  *
- * Checkpoint: the data files written since the last one are not durable by
- * themselves. Once the log passes CHECKPOINT_BYTES and shortly after the
- * process goes idle, a checkpoint waits until no commit is between its
- * flush and the end of its renames and audit append, flushes the file system
- * (syncfs; else every file touched since), then cuts the log to its header.
- * The logs of processes of this boot that are dead are removed by the same
- * checkpoint: their page cache survived them, so the flush covers them too.
+ * Checkpoint (docs/architecture.md "Checkpoints"): once the log passes
+ * CHECKPOINT_BYTES, and shortly after the process goes idle, it waits until no
+ * commit is between its flush and the end of its renames and audit append,
+ * flushes the file system (syncfs; else every file touched since), then cuts
+ * the log to its header, and removes the logs of dead processes of this boot.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, ftruncateSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { BOOT_ID, fdatasyncFd, fsyncDir, fsyncPath, HOST, isCode, syncFileSystem, syncFileSystemNow } from './fsutil.js';
-import { STATE_DIR } from './layout.js';
-import { pidAlive } from './lock.js';
-
-export const LOG_DIR = `${STATE_DIR}/log`;
+import { findLogs, frame, LOG_DIR, probeLogFolder, type LogHeader } from './log-files.js';
 
 /** The log's size past which a checkpoint cuts it. */
 const CHECKPOINT_BYTES = 4 * 1024 * 1024;
@@ -50,125 +38,6 @@ const IDLE_MS = 1000;
 /** Zeros written ahead of the records when they reach the end of the room made: the first time, and at most, each time. */
 const ROOM_MIN = 64 * 1024;
 const ROOM_MAX = 1024 * 1024;
-
-export interface LogHeader {
-  log: 1;
-  host: string;
-  pid: number;
-  boot: string;
-}
-
-// ---- frames: length, then the first 8 bytes of the payload's sha256, then the payload (JSON) ----
-
-const FRAME_HEAD = 12;
-
-function digest8(payload: Buffer): Buffer {
-  return createHash('sha256').update(payload).digest().subarray(0, 8);
-}
-
-export function frame(value: unknown): Buffer {
-  const payload = Buffer.from(JSON.stringify(value), 'utf8');
-  const head = Buffer.alloc(FRAME_HEAD);
-  head.writeUInt32BE(payload.length, 0);
-  digest8(payload).copy(head, 4);
-  return Buffer.concat([head, payload]);
-}
-
-/**
- * The whole frames at the start of `bytes`, in order, and where they end. The
- * first frame that is cut short or whose digest does not match ends the log:
- * it and anything after it were never flushed whole (a torn tail).
- */
-export function readFrames(bytes: Buffer): { values: unknown[]; end: number } {
-  const values: unknown[] = [];
-  let at = 0;
-  while (at + FRAME_HEAD <= bytes.length) {
-    const len = bytes.readUInt32BE(at);
-    const payload = bytes.subarray(at + FRAME_HEAD, at + FRAME_HEAD + len);
-    if (payload.length < len || !digest8(payload).equals(bytes.subarray(at + 4, at + FRAME_HEAD))) break;
-    try {
-      values.push(JSON.parse(payload.toString('utf8')));
-    } catch {
-      break;
-    }
-    at += FRAME_HEAD + len;
-  }
-  return { values, end: at };
-}
-
-/** A log file as found in the folder: who wrote it, and whether that writer is this process, alive, dead in this boot, or of an earlier boot. */
-export interface FoundLog {
-  rel: string;
-  header: LogHeader | null;
-  kind: 'own' | 'foreign' | 'live' | 'dead' | 'earlier-boot';
-}
-
-function isHeader(v: unknown): v is LogHeader {
-  const h = v as LogHeader;
-  return typeof h === 'object' && h !== null && h.log === 1 && typeof h.host === 'string' && Number.isInteger(h.pid) && typeof h.boot === 'string';
-}
-
-/** Read a log: its header and its whole records (a torn tail dropped). */
-export function readLog(file: string): { header: LogHeader | null; records: unknown[] } {
-  const { values } = readFrames(readFileSync(file));
-  const [first, ...records] = values;
-  return isHeader(first) ? { header: first, records } : { header: null, records: [] };
-}
-
-/** A log's header alone: its first frame, read without reading the records after it. */
-function readHeader(file: string): LogHeader | null {
-  const fd = openSync(file, 'r');
-  try {
-    const buf = Buffer.alloc(HEADER_READ);
-    const n = readSync(fd, buf, 0, HEADER_READ, 0);
-    const [first] = readFrames(buf.subarray(0, n)).values;
-    return isHeader(first) ? first : null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** More than a header frame ever takes (a host name is at most 255 bytes). */
-const HEADER_READ = 1024;
-
-/**
- * Every log in the board's folder, judged by the liveness rule of lock.ts: a
- * log of another host is never judged (its pid means nothing here); one whose
- * header never reached the disk holds no record and counts as dead.
- */
-export function findLogs(root: string, own: string | null): FoundLog[] {
-  let names: string[];
-  try {
-    names = readdirSync(path.join(root, LOG_DIR)).sort();
-  } catch (e) {
-    if (isCode(e, 'ENOENT', 'ENOTDIR')) return [];
-    throw e;
-  }
-  const found: FoundLog[] = [];
-  for (const n of names) {
-    const m = /^(.+)-(\d+)-[0-9a-f]{8}\.log$/.exec(n);
-    if (!m) continue;
-    const rel = `${LOG_DIR}/${n}`;
-    if (rel === own) {
-      found.push({ rel, header: null, kind: 'own' });
-      continue;
-    }
-    if (m[1] !== HOST) {
-      found.push({ rel, header: null, kind: 'foreign' });
-      continue;
-    }
-    let header: LogHeader | null;
-    try {
-      header = readHeader(path.join(root, rel));
-    } catch (e) {
-      if (isCode(e, 'ENOENT')) continue;
-      throw e;
-    }
-    const kind = header && header.boot !== BOOT_ID ? 'earlier-boot' : pidAlive(Number(m[2])) ? 'live' : 'dead';
-    found.push({ rel, header, kind });
-  }
-  return found;
-}
 
 /** Write all of `bytes` at `position` (the log is written in place, not appended to). */
 function writeAt(fd: number, bytes: Buffer, position: number): void {
@@ -237,30 +106,9 @@ export class CommitLog {
 
   private constructor(readonly root: string) {}
 
-  /**
-   * Can this process make a file in the log's folder now? null when it can,
-   * else the error's code (EROFS, EACCES…). An empty probe file is made and
-   * removed, unflushed (a full disk shows as the last flush's failure,
-   * `failure`): /readyz asks this, and must stay cheap.
-   * Synchronous: tens of microseconds, where the thread pool would queue it
-   * behind the commits' flushes (hundreds of milliseconds under load).
-   */
+  /** Can this process make a file in the log's folder now? null when it can, else the error's code (see `probeLogFolder`). */
   probe(): string | null {
-    const dir = path.join(this.root, LOG_DIR);
-    const file = path.join(dir, `.probe-${process.pid}-${randomBytes(4).toString('hex')}`);
-    try {
-      mkdirSync(dir, { recursive: true });
-      closeSync(openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600));
-      unlinkSync(file);
-      return null;
-    } catch (e) {
-      try {
-        unlinkSync(file);
-      } catch {
-        // it was never made
-      }
-      return (e as NodeJS.ErrnoException).code ?? 'error';
-    }
+    return probeLogFolder(this.root);
   }
 
   /** This process's log file (relative to the root), or null before its first commit. */
@@ -286,8 +134,8 @@ export class CommitLog {
    * (and nothing of it stays in the log) when it could not be. Once resolved, the
    * commit counts as being applied until `applied` is called: a checkpoint waits for it.
    */
-  append(record: unknown): Promise<void> {
-    const bytes = frame(record);
+  append(record: unknown, json?: string): Promise<void> {
+    const bytes = frame(record, json);
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ bytes, resolve, reject });
       if (!this.flushing && !this.checkpointing) this.flushing = this.flushAll();

@@ -112,6 +112,19 @@ export async function readIfExists(file: string): Promise<Buffer | null> {
   }
 }
 
+/**
+ * Read a whole small file that is almost always there (a lock being let go), or
+ * null when it is not: no stat first, which only pays when the file is often missing.
+ */
+export function readPresent(file: string): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch (e) {
+    if (isCode(e, 'ENOENT')) return null;
+    throw e;
+  }
+}
+
 /** A file's bytes, or null when it does not exist; a symbolic link is not followed (ELOOP). */
 export function readNoFollow(file: string): Buffer | null {
   if (lstatIfExists(file) === null) return null;

@@ -22,7 +22,7 @@ import { eventLine, type AuditEvent } from './audit.js';
 import type { ChainFiles } from './chain-file.js';
 import type { CommitLog } from './commit-log.js';
 import { BoardError, faultOf } from './errors.js';
-import { createExclusive, isCode, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, TEMP_MARK, tempPathFor } from './fsutil.js';
+import { createExclusive, isCode, lstatIfExists, readIfExists, removeIfEmpty, removeIfExists, renameNow, statIfExists, TEMP_MARK, tempPathFor } from './fsutil.js';
 import { CHANGES_FILE, isStatePath, scopeFiles, type Scope } from './layout.js';
 import type { SafeFiles } from './safe-files.js';
 import { commitOrder, isTornCopyOf, lastWrites, linesFrom, wholeLinesEnd } from './power-loss.js';
@@ -121,8 +121,10 @@ export class Journals {
    * scope's lock, with each file still as the transaction read it. `pos` is the
    * chain's length once committed. `pending` when the commit point was passed but
    * finishing it failed for want of a resource: the journal completes it at the next write or recovery.
+   * `before` holds the sha256 (null: absent) of files the caller has just read under the same lock
+   * (the store's compare-and-swap): each is what that file has now, so it is not read again.
    */
-  async commit(scope: Scope, writes: readonly { rel: string; bytes: string | Buffer }[], removes: readonly string[], sealed: readonly AuditEvent[], pos: number): Promise<{ pending: boolean }> {
+  async commit(scope: Scope, writes: readonly { rel: string; bytes: string | Buffer }[], removes: readonly string[], sealed: readonly AuditEvent[], pos: number, before: ReadonlyMap<string, string | null> = new Map()): Promise<{ pending: boolean }> {
     const sf = scopeFiles(scope);
     // Each file is put in place by rename, which replaces a link rather than following it: folders are what matter.
     for (const w of writes) await this.files.assertNoLinks(w.rel, false, false);
@@ -131,19 +133,20 @@ export class Journals {
       const bytes = typeof w.bytes === 'string' ? Buffer.from(w.bytes, 'utf8') : w.bytes;
       const text = bytes.toString('utf8');
       const content = Buffer.byteLength(text) === bytes.length && Buffer.from(text, 'utf8').equals(bytes) ? { text } : { base64: bytes.toString('base64') };
-      const prev = shaOf(await readIfExists(this.files.abs(w.rel)));
+      const prev = before.has(w.rel) ? (before.get(w.rel) ?? null) : shaOf(await readIfExists(this.files.abs(w.rel)));
       files.push({ rel: w.rel, prev, sha256: sha256Hex(bytes), tmp: path.relative(this.files.root, tempPathFor(this.files.abs(w.rel))), ...content });
     }
-    for (const rel of removes) files.push({ rel, prev: shaOf(await readIfExists(this.files.abs(rel))), sha256: null });
+    for (const rel of removes) files.push({ rel, prev: before.has(rel) ? (before.get(rel) ?? null) : shaOf(await readIfExists(this.files.abs(rel))), sha256: null });
     const record: CommitRecord = { v: 2, id: randomHex(8), scope: sf.name, chain: sf.chain, files, lines: sealed.map(eventLine), firstSeq: sealed[0]?.seq ?? 0, pos, at: Date.now() };
     // 1. temps and the journal, without fsync: they serve this boot (readers, a writer killed mid-way).
     try {
       for (const f of files) {
         if (f.tmp !== undefined && !(await createExclusive(this.files.abs(f.tmp), recordBytes(f)!))) throw new Error(`temp file ${f.tmp} already exists`);
       }
-      await this.write(sf.journal, record);
+      const json = JSON.stringify(record);
+      await this.write(sf.journal, json);
       // 2. the commit point: the log's flush (shared with the commits ready at the same moment).
-      await this.log.append(record);
+      await this.log.append(record, json);
     } catch (e) {
       await this.abandon(scope, record);
       throw e;
@@ -342,10 +345,11 @@ export class Journals {
   }
 
   /** The journal is created whole in place, without fsync (see the top of this file). */
-  private async write(rel: string, record: CommitRecord): Promise<void> {
+  private async write(rel: string, json: string): Promise<void> {
     const file = this.files.abs(rel);
-    await removeIfExists(file);
-    if (!(await this.spares.create(file, `${JSON.stringify(record)}\n`))) throw new Error(`journal ${rel} appeared while we held the lock`);
+    // Under the lock a journal is gone once rolled forward; looked for first, as a failed unlink costs an exception.
+    if (lstatIfExists(file) !== null) await removeIfExists(file);
+    if (!(await this.spares.create(file, `${json}\n`))) throw new Error(`journal ${rel} appeared while we held the lock`);
   }
 
   /** Apply a flushed commit whose files are as it found them: rename each temp into place, remove, append, finish. */

@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { randomHex } from '../core/ids.js';
-import { createExclusive, HOST, isCode, readIfExists, removeIfExists, sleep, statIfExists } from './fsutil.js';
+import { createExclusive, HOST, isCode, readIfExists, readPresent, removeIfExists, sleep, statIfExists } from './fsutil.js';
 import type { Spares } from './spares.js';
 
 export interface LockInfo {
@@ -148,7 +148,7 @@ async function breakLock(file: string, judged: string, staleMs: number, now: () 
 }
 
 async function releaseLock(file: string, info: LockInfo, spares?: Spares): Promise<void> {
-  const buf = await readIfExists(file);
+  const buf = readPresent(file);
   // Only remove our own lock: if it was broken and retaken meanwhile, it is not ours to delete.
   if (buf !== null && buf.toString('utf8') === JSON.stringify(info)) await (spares ? spares.remove(file) : removeIfExists(file));
 }

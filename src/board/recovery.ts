@@ -6,7 +6,7 @@
  */
 import { existsSync, promises as fs } from 'node:fs';
 import { verifyChain } from './audit.js';
-import { findLogs, readLog } from './commit-log.js';
+import { findLogs, readLog } from './log-files.js';
 import { isCode, isDeadTemp, removeIfEmpty, removeIfExists, TEMP_MARK } from './fsutil.js';
 import { isWhole, type CommitRecord, type Settled } from './journal.js';
 import { isRunId, paths, scopeFiles, STATE_DIR, type Scope } from './layout.js';

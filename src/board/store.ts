@@ -288,15 +288,21 @@ export class BoardStore {
     // Compare-and-swap: every committed file is still what this transaction read (or still
     // absent), checked under the lock just before anything is written. An edit that landed
     // meanwhile is never overwritten: nothing is written, and the call again adopts it.
+    const before = new Map<string, string | null>();
+    for (const rel of [...plan.writes.map((w) => w.rel), ...plan.removes]) {
+      const bytes = stateNow.get(rel);
+      if (bytes !== undefined) before.set(rel, bytes === null ? null : sha256Hex(bytes));
+    }
     for (const { rel, sha256 } of plan.expected) {
       const bytes = await this.readBytes(rel);
+      before.set(rel, sha256);
       if ((bytes === null ? null : sha256Hex(bytes)) !== sha256) {
         throw new BoardError('busy', `${rel} changed on disk while this write was being made; nothing was written: call again`, [{ path: rel, message: 'changed since it was read' }]);
       }
     }
     const events = sealEvents(plan.events, chainHead, tx.now.toISOString(), await this.key.signer());
     const pos = events.length > 0 ? events[events.length - 1]!.seq + 1 : chainHead ? chainHead.seq + 1 : 0;
-    const { pending } = await this.journals.commit(scope, plan.writes, plan.removes, events, pos);
+    const { pending } = await this.journals.commit(scope, plan.writes, plan.removes, events, pos, before);
     for (const d of plan.docs) rememberDecoded(d);
     return { written: plan.written, events, ...(pending ? { pending: true } : {}) };
   }

@@ -15,7 +15,7 @@ import { decodeDoc } from './document.js';
 import { parseSuperseded, supersededBreaks, supersededPathFor } from './superseded.js';
 import type { Board } from './board.js';
 import { chainWithPending } from './chain-file.js';
-import { findLogs, readLog } from './commit-log.js';
+import { findLogs, readLog } from './log-files.js';
 import { BoardError } from './errors.js';
 import { KEY_DIR, keyRing, signatureBreaks, trustedKeys, type KeyRing } from './signing.js';
 import { isCode, TEMP_MARK } from './fsutil.js';

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CommitLog, readFrames, readLog } from '../../src/board/commit-log.js';
+import { CommitLog } from '../../src/board/commit-log.js';
+import { readFrames, readLog } from '../../src/board/log-files.js';
 import { fsyncCount } from '../../src/board/fsutil.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'wb-log-room-'));

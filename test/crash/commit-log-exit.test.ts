@@ -7,7 +7,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFrames } from '../../src/board/commit-log.js';
+import { readFrames } from '../../src/board/log-files.js';
 import { ensureBuilt, workboard } from '../support/cli-run.js';
 import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
 

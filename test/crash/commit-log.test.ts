@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { frame, readFrames } from '../../src/board/commit-log.js';
+import { frame, readFrames } from '../../src/board/log-files.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { until } from '../support/until.js';
 import { AGENT, allPaths, built, cleanup, cli, freshBoard, healthProblems, leftovers, Mcp, recoverAndCheck, runFolders, runsByTag, said, spawnNode, startArgs, tmp, WORKER } from './crash-support.js';

@@ -18,7 +18,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { frame, readFrames } from '../../src/board/commit-log.js';
+import { frame, readFrames } from '../../src/board/log-files.js';
 import { AGENT, allPaths, built, cleanup, cli, DRAFT_OUTPUT, freshBoard, healthProblems, PROCESS, recoverAndCheck, RELEASE_DATE, said, tmp } from './crash-support.js';
 
 beforeAll(built, 300_000);
