@@ -142,11 +142,13 @@ export async function stepOfWorkItem(r: Request, runId: string, workItemId: stri
 }
 
 /** The run's audit lines in the words `workboard log` says them, with the run's pinned process for titles. */
-async function timeline(r: Request, view: RunView, process: Process | null) {
+async function timeline(r: Request, view: RunView, process: Process | null, linked: readonly { id: string; title: string }[]) {
   const t = await r.app.service.runTimeline(view.run.id);
   if (t === null) return null;
   const facts = { process: view.run.process, version: view.run.version, inputs: view.data.inputs, ...(process ? processWords(process) : { kinds: new Map() }) };
-  const words: Words = { names: peopleNames(r.app.service.board.manifest.people), runs: new Map([[view.run.id, facts]]) };
+  // flow-1: the blockers, parent and children a line names, by the titles the Lineage and blocked sections show.
+  const titles = new Map(linked.map((l) => [l.id, l.title]));
+  const words: Words = { names: peopleNames(r.app.service.board.manifest.people), runs: new Map([[view.run.id, facts]]), titles };
   const brief = (e: AuditEvent): TimelineEvent => ({ ts: e.ts, ...say(e, words) });
   return {
     events: t.events.map(brief),
@@ -181,14 +183,17 @@ export async function runPage(r: Request, runId: string, opts: { actions?: (view
   const done = doneNotice(r.url.searchParams);
   const process = (await pinnedOf(r, view))?.process ?? null;
   const name = process ? runTitle(process, view.data.inputs, r.app.service.board.manifest.people) : humanize(view.run.process);
+  const flow = await r.app.service.runFlow(runId);
+  const lineage = await r.app.service.runLineage(runId);
+  const linked = [...(flow?.blockedBy ?? []), ...(lineage?.parent ? [lineage.parent] : []), ...(lineage?.children ?? [])];
   sendPage(r.res, opts.status ?? 200, h(RunPage, {
     frame: frame(r, name, { current: 'runs', live: `run:${runId}` }),
     view,
     process,
     name,
-    timeline: await timeline(r, view, process),
-    flow: await r.app.service.runFlow(runId),
-    lineage: await r.app.service.runLineage(runId),
+    timeline: await timeline(r, view, process, linked),
+    flow,
+    lineage,
     map: `/runs/${runId}/map.svg`,
     ...(done ? { done } : {}),
     ...(opts.actions ? { actions: await opts.actions(view) } : {}),
