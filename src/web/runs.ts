@@ -97,7 +97,7 @@ const pinnedOf = (r: Request, view: RunView) => pinnedVersion(r, view.run.proces
 
 export async function runMap(r: Request, view: RunView): Promise<string | null> {
   const v = await pinnedOf(r, view);
-  return v ? runMapSvg(v, view, { lanes: { groups: r.app.service.board.manifest.groups } }).catch(() => null) : null;
+  return v ? runMapSvg(v, view, { lanes: { groups: r.app.service.board.manifest.groups }, linkTo: processHref }).catch(() => null) : null;
 }
 
 /** The step a run is at now (the first open one), as the map places it. */
@@ -140,6 +140,9 @@ export async function stepOfWorkItem(r: Request, runId: string, workItemId: stri
   const e = (await r.app.service.runTimeline(runId))?.events.find((x) => (x.input.changes)?.workItem === workItemId);
   return e?.entity.split('/').pop();
 }
+
+/** flow-1: where a map's link to another process goes: that process's page, whose map shows its latest version. */
+export const processHref = (name: string): string => `/processes/${encodeURIComponent(name)}`;
 
 /** The run's audit lines in the words `workboard log` says them, with the run's pinned process for titles. */
 async function timeline(r: Request, view: RunView, process: Process | null, linked: readonly { id: string; title: string }[]) {
