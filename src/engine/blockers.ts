@@ -7,8 +7,11 @@
  */
 import type { RunRecord } from './types.js';
 
-/** What a blocked run is told of one blocker: enough to decide and to name it. Null: no such run on this board. */
-export type BlockerEnd = Pick<RunRecord, 'id' | 'process' | 'state' | 'outcome'>;
+/** What a blocked run is told of one blocker: enough to decide and to name it (`title`: the run's title in words). Null: no such run on this board. */
+export type BlockerEnd = Pick<RunRecord, 'id' | 'process' | 'state' | 'outcome'> & { title?: string };
+
+/** Another run as a note names it for people: by its title in words, else (no title read) by id and process. */
+export const runNamed = (r: { id: string; process: string; title?: string | undefined }): string => (r.title !== undefined ? `“${r.title}”` : `run ${r.id} (${r.process})`);
 
 /** Outcomes that end a run without its work done (docs/processes.md "How a run moves"): its dependants cannot go ahead. */
 const FAILED_OUTCOMES: ReadonlySet<string | null> = new Set(['failed', 'rejected']);
@@ -36,8 +39,8 @@ export function blockersVerdict(ids: readonly string[], found: BlockerReads): Bl
       waitingFor.push(id);
       continue;
     }
-    if (b.state === 'cancelled') return { kind: 'end', state: 'cancelled', outcome: null, note: `blocked by run ${b.id} (${b.process}), which was cancelled` };
-    if (b.state === 'ended' && FAILED_OUTCOMES.has(b.outcome)) return { kind: 'end', state: 'ended', outcome: 'failed', note: `blocked by run ${b.id} (${b.process}), which ended ${b.outcome}` };
+    if (b.state === 'cancelled') return { kind: 'end', state: 'cancelled', outcome: null, note: `blocked by ${runNamed(b)}, which was cancelled` };
+    if (b.state === 'ended' && FAILED_OUTCOMES.has(b.outcome)) return { kind: 'end', state: 'ended', outcome: 'failed', note: `blocked by ${runNamed(b)}, which ended ${b.outcome}` };
   }
   return waitingFor.length > 0 ? { kind: 'wait', waitingFor } : { kind: 'wake' };
 }

@@ -17,6 +17,8 @@ export interface ChildEnd {
   state: 'active' | 'waiting' | 'ended' | 'cancelled';
   outcome: string | null;
   data: Record<string, unknown>;
+  /** The child's title in words, for the notes that name it. */
+  title?: string;
 }
 
 export type ChildReads = ReadonlyMap<string, ChildEnd | null>;

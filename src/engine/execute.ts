@@ -9,6 +9,7 @@
 import type { Submission, FileCheck } from './acceptance.js';
 import type { CheckOutcome, CheckRequest } from './check.js';
 import * as cmd from './commands.js';
+import { decide, type DecideRules, type Decision } from './decide.js';
 import type { BlockerReads } from './blockers.js';
 import { childRefused, childrenMoved, parentEnded, setPriority, unblock } from './flow-commands.js';
 import type { ChildReads } from './children.js';
@@ -22,7 +23,7 @@ export type Command =
   | ({ tool: 'renew'; progress?: string } & ClaimRef)
   | ({ tool: 'submit'; submission: Submission; checkFile: FileCheck; check?: CheckOutcome } & ClaimRef)
   | ({ tool: 'escalate'; note: string } & ClaimRef)
-  | { tool: 'decide'; decision: cmd.Decision; rules: cmd.DecideRules; checkFile: FileCheck; check?: CheckOutcome }
+  | { tool: 'decide'; decision: Decision; rules: DecideRules; checkFile: FileCheck; check?: CheckOutcome }
   | { tool: 'cancel'; reason: string }
   | { tool: 'send_event'; name: string; data?: Record<string, unknown> }
   /** Nothing but the deadlines that fell due (the daemon's tick). */
@@ -102,7 +103,7 @@ function apply(m: Machine, actor: Actor, c: Command): CommandResult | cmd.Stop |
     case 'escalate':
       return cmd.escalate(m, c.stepId, c.claimId, c.note, actor);
     case 'decide':
-      return cmd.decide(m, c.decision, actor, c.rules, c.checkFile, c.check);
+      return decide(m, c.decision, actor, c.rules, c.checkFile, c.check);
     case 'cancel':
       return cmd.cancel(m, c.reason, actor);
     case 'send_event':

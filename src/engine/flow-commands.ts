@@ -4,7 +4,7 @@
  * person; a subprocess step moved on by its children's ends; a child ended
  * with its parent. Same shape as commands.ts: apply, or return a Stop.
  */
-import { blockersVerdict, type BlockerReads } from './blockers.js';
+import { blockersVerdict, runNamed, type BlockerReads } from './blockers.js';
 import type { Machine } from './machine.js';
 import { levelName } from './priority.js';
 import { actorName, SERVER, type Actor } from './types.js';
@@ -59,7 +59,7 @@ export function childrenMoved(m: Machine, reads: ChildReads): void {
       const word = endWord(c);
       if (!c || word === null) continue;
       const to = routeFor(def, word, endedBadly(c));
-      if (to === null) m.failByServer(st.id, `run ${c.id} (${c.process}) ended ${word}`);
+      if (to === null) m.failByServer(st.id, `${runNamed(c)} ended ${word}`);
       else {
         m.emit('subprocess.ended', SERVER, st.id, { runs: ids, outcome: word });
         m.complete(st.id, { output: { run: c.id, outcome: word, ...c.data }, by: SERVER, at: m.at }, to);
@@ -69,7 +69,7 @@ export function childrenMoved(m: Machine, reads: ChildReads): void {
     const bad = ends.findIndex((c) => endedBadly(c));
     const c = ends[bad];
     if (c && def.subprocess.onFailure === 'fail') {
-      m.failByServer(st.id, `run ${c.id} (${c.process}) ended ${endWord(c)}, one of the ${ids.length} runs this step started`);
+      m.failByServer(st.id, `${runNamed(c)} ended ${endWord(c)}, one of the ${ids.length} runs this step started`);
       continue;
     }
     if (ends.some((c) => endWord(c) === null)) continue;

@@ -9,7 +9,7 @@
  */
 import type { AuditEvent } from '../board/audit.js';
 import type { Process, StepKind } from '../process/model.js';
-import { humanize, processTitle, stepTitle } from '../words/index.js';
+import { humanize, inList, processTitle, stepTitle } from '../words/index.js';
 
 /** What a run is, as far as words need it. */
 export interface RunFacts {
@@ -27,6 +27,8 @@ export interface Words {
   /** WORK.md's names of people, by lowercased email. */
   names: ReadonlyMap<string, string>;
   runs: ReadonlyMap<string, RunFacts>;
+  /** flow-1: other runs a line names (blockers, children, follow-on runs) by their titles in words; a run not here is said by id. */
+  titles?: ReadonlyMap<string, string>;
 }
 
 /** What a readable process version tells the words: its steps' kinds and everybody's titles. */
@@ -98,12 +100,14 @@ interface Line {
   /** The process's title, when the run's pinned version can be read. */
   process: string | undefined;
   name: (identity: unknown) => string;
+  /** Runs a line names (flow-1), by title where the words know it: "“Contract approval · Acme”", else by id. */
+  runs: (ids: unknown) => string;
 }
 
 /** " for Mira Okafor" when a delegate decided for someone out of office (docs/people.md "Out of office"), else "". */
 const forWhom = (l: Line): string => (typeof l.c.for === 'string' ? ` for ${l.name(l.c.for)}` : '');
-/** flow-1: runs another run started, counted: "1 run", "50 runs". */
-const runsOf = (runs: unknown): string => (Array.isArray(runs) ? (runs.length === 1 ? '1 run' : `${runs.length} runs`) : 'runs');
+/** flow-1: runs another run started: the one by its title, more counted ("50 runs of Equipment order"), their titles being on the run page. */
+const runsOf = (l: Line, runs: unknown, process: string): string => (Array.isArray(runs) && runs.length === 1 ? l.runs(runs) : `${Array.isArray(runs) ? runs.length : 'its'} runs of ${process}`);
 
 function completed(l: Line): Said {
   const verb = l.passive ? null : !l.person ? 'submitted' : l.kind === 'approve' ? 'approved' : 'completed';
@@ -127,12 +131,12 @@ const toldWords = (l: Line): string | undefined => (Array.isArray(l.c.to) && l.c
 const SAY: Record<string, (l: Line) => Said> = {
   'run.started': (l) => ({ what: `${l.by} started ${l.process ?? text(l.c.process)} v${text(l.c.version)}${l.c.mode === 'test' ? ' as a test run' : ''}` }),
   'run.ended': (l) => ({ what: `${l.passive ? 'the run ended' : `${l.by} ended the run`}: ${text(l.c.outcome)}`, detail: quoted(l.c.note) }),
-  'run.cancelled': (l) => ({ what: `${l.by} cancelled the run`, detail: quoted(l.c.note) }),
-  'run.blocked': (l) => ({ what: `the run waits for ${Array.isArray(l.c.waitingFor) ? l.c.waitingFor.map(text).join(', ') : 'other runs'} to end` }),
+  'run.cancelled': (l) => ({ what: l.passive ? 'the run was cancelled' : `${l.by} cancelled the run`, detail: quoted(l.c.note) }),
+  'run.blocked': (l) => ({ what: `the run waits for ${Array.isArray(l.c.waitingFor) ? l.runs(l.c.waitingFor) : 'other runs'} to end` }),
   'run.unblocked': () => ({ what: 'every run it waited for ended well: its work starts' }),
   'run.priority-changed': (l) => ({ what: `${l.by} set the priority to ${text(l.c.to)}`, detail: `was ${text(l.c.from)}` }),
-  'run.followed-on': (l) => ({ what: `its end started ${runsOf(l.c.runs)} of ${Array.isArray(l.c.processes) ? l.c.processes.map((p) => humanize(text(p))).join(', ') : 'another process'}` }),
-  'subprocess.started': (l) => ({ what: `${l.step} started ${runsOf(l.c.runs)} of ${humanize(text(l.c.process))} and waits for ${Array.isArray(l.c.runs) && l.c.runs.length === 1 ? 'it' : 'them'}` }),
+  'run.followed-on': (l) => ({ what: `its end started ${runsOf(l, l.c.runs, Array.isArray(l.c.processes) ? l.c.processes.map((p) => humanize(text(p))).join(', ') : 'another process')}` }),
+  'subprocess.started': (l) => ({ what: `${l.step} started ${runsOf(l, l.c.runs, humanize(text(l.c.process)))} and waits for ${Array.isArray(l.c.runs) && l.c.runs.length === 1 ? 'it' : 'them'}` }),
   'subprocess.ended': (l) => ({ what: `the runs ${l.step} started ended: ${text(l.c.outcome)}` }),
   'step.ready': (l) => ({ what: `${l.step} is ready` }),
   'step.claimed': (l) => ({ what: `${l.by} claimed ${l.step}`, detail: `until ${when(l.c.expiresAt)}` }),
@@ -204,6 +208,7 @@ export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'
     kind: facts?.kinds.get(step),
     process: facts?.titles?.process,
     name: (identity) => nameOf(text(identity), words),
+    runs: (ids) => inList((Array.isArray(ids) ? ids : [ids]).map((id) => runNamedIn(text(id), words))),
   };
   if (Object.hasOwn(SAY, ev.action)) return through(SAY[ev.action]!(line), c.via);
   if (ev.action.endsWith('.external-edit')) return { what: `${ev.entity} was edited outside workboard and adopted`, detail: `rev ${text(ev.input.toRev)}` };
@@ -211,6 +216,12 @@ export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'
     return { what: ev.action.endsWith('.added') ? `${line.by} added ${clip(c.change)}` : `${line.by} edited WORK.md: ${clip(c.change)}` };
   }
   return { what: `${line.by} ${ev.action} ${line.step}`, detail: glance(c) };
+}
+
+/** A run in words: its title quoted when the words know it, else its id. */
+export function runNamedIn(id: string, words: Words): string {
+  const title = words.titles?.get(id);
+  return title !== undefined ? `“${title}”` : id;
 }
 
 export const saidText = (s: Said): string => (s.detail ? `${s.what} (${s.detail})` : s.what);

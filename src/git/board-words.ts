@@ -9,25 +9,36 @@ import { Board } from '../board/board.js';
 import { isRunId, paths } from '../board/layout.js';
 import { loadProcess } from '../process/load.js';
 import { offerFor } from '../service/context.js';
+import type { Process } from '../process/model.js';
+import { runTitle } from '../words/index.js';
 import { NO_WORDS, peopleNames, processWords, runOf, type RunFacts, type Words } from './audit-words.js';
 
 const orNull = <T>(p: Promise<T>): Promise<T | null> => p.catch(() => null);
 
-/** A published version's step kinds and titles; none when it cannot be read or no longer validates. */
-async function versionWords(board: Board, name: string, version: number): Promise<Pick<RunFacts, 'kinds' | 'titles'>> {
+type VersionWords = Pick<RunFacts, 'kinds' | 'titles'> & { process?: Process };
+
+/** A published version's step kinds and titles (and the process, for run titles); none when it cannot be read or no longer validates. */
+async function versionWords(board: Board, name: string, version: number): Promise<VersionWords> {
   const bytes = await orNull(board.store.readBytes(`${paths.versionDir(name, version)}/PROCESS.md`));
   const loaded = bytes ? loadProcess(bytes.toString('utf8'), offerFor(board.manifest)) : null;
-  return loaded?.ok ? processWords(loaded.process) : { kinds: new Map() };
+  return loaded?.ok ? { ...processWords(loaded.process), process: loaded.process } : { kinds: new Map() };
 }
 
-/** A run's facts from its RUN.md, else from the run.started line (a run folder gone from the board). */
-async function runFacts(board: Board, runId: string, started: AuditEvent | undefined, words: (name: string, version: number) => Promise<Pick<RunFacts, 'kinds' | 'titles'>>): Promise<RunFacts | null> {
+/** A run's facts from its RUN.md, else from the run.started line (a run folder gone from the board), with its title when its version can be read. */
+async function runFacts(board: Board, runId: string, started: AuditEvent | undefined, words: (name: string, version: number) => Promise<VersionWords>): Promise<(RunFacts & { title?: string }) | null> {
   const doc = await orNull(board.store.read(paths.runFile(runId)));
   const d = (doc?.data ?? started?.input.changes ?? null) as { process?: unknown; version?: unknown; inputs?: unknown } | null;
   if (!d || typeof d.process !== 'string' || typeof d.version !== 'number') return null;
   const inputs = typeof d.inputs === 'object' && d.inputs !== null ? (d.inputs as Record<string, unknown>) : {};
-  return { process: d.process, version: d.version, inputs, ...((await orNull(words(d.process, d.version))) ?? { kinds: new Map() }) };
+  const { process, ...known } = (await orNull(words(d.process, d.version))) ?? { kinds: new Map() };
+  return { process: d.process, version: d.version, inputs, ...known, ...(process ? { title: runTitle(process, inputs, board.manifest.people) } : {}) };
 }
+
+/** flow-1: the runs a line names in its changes (blockers waited for, children and follow-on runs started). */
+const namedRuns = (l: AuditEvent): string[] => {
+  const c = l.input.changes ?? {};
+  return [c.waitingFor, c.runs, c.blockedBy].flatMap((v) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []));
+};
 
 /** Words for the people and runs these audit lines name, from the board at `root`. */
 export async function boardWords(root: string, lines: readonly AuditEvent[]): Promise<Words> {
@@ -36,7 +47,8 @@ export async function boardWords(root: string, lines: readonly AuditEvent[]): Pr
   const names = peopleNames(board.manifest.people);
   const started = new Map(lines.filter((l) => l.action === 'run.started').map((l) => [runOf(l.entity), l]));
   const ids = [...new Set(lines.map((l) => runOf(l.entity)))].filter((id): id is string => id !== null && isRunId(id));
-  const versions = new Map<string, Promise<Pick<RunFacts, 'kinds' | 'titles'>>>();
+  const others = [...new Set(lines.flatMap(namedRuns))].filter((id) => isRunId(id) && !ids.includes(id));
+  const versions = new Map<string, Promise<VersionWords>>();
   const wordsOf = (name: string, version: number) => {
     const key = `${name}@${version}`;
     let known = versions.get(key);
@@ -44,5 +56,10 @@ export async function boardWords(root: string, lines: readonly AuditEvent[]): Pr
     return known;
   };
   const facts = await Promise.all(ids.map(async (id) => [id, await runFacts(board, id, started.get(id), wordsOf)] as const));
-  return { names, runs: new Map(facts.filter((f): f is readonly [string, RunFacts] => f[1] !== null)) };
+  const named = await Promise.all(others.map(async (id) => [id, await runFacts(board, id, undefined, wordsOf)] as const));
+  const titles = new Map([...facts, ...named].flatMap(([id, f]) => (f?.title !== undefined ? [[id, f.title] as const] : [])));
+  const runs = new Map(facts.flatMap(([id, f]) => (f !== null ? [[id, withoutTitle(f)] as const] : [])));
+  return { names, runs, titles };
 }
+
+const withoutTitle = ({ title: _title, ...f }: RunFacts & { title?: string }): RunFacts => f;

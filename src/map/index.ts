@@ -11,7 +11,7 @@ import { mapGraph } from './model.js';
 import { runMarks, type RunMapView } from './run.js';
 import { drawSvg } from './svg.js';
 
-export { mapGraph, type MapGraph } from './model.js';
+export { linkedProcesses, mapGraph, type MapGraph } from './model.js';
 export { toMermaid } from './mermaid.js';
 export type { RunMapView } from './run.js';
 export type { Direction, MapLayout } from './layout.js';
@@ -33,6 +33,8 @@ export interface MapOptions {
   subtitle?: string;
   /** Which way the steps flow; by default left to right unless that would draw a strip. */
   direction?: Direction;
+  /** flow-1: where a step that starts runs of another process links to; no links without it. */
+  linkTo?: (process: string) => string;
 }
 
 const HEADER = 60;
@@ -57,13 +59,13 @@ const subtitle = (pinned: MapSource, opts: MapOptions) => opts.subtitle ?? (pinn
 
 export async function processMapSvg(pinned: MapSource, opts: MapOptions = {}): Promise<string> {
   const sub = subtitle(pinned, opts);
-  return drawSvg(await processMapLayout(pinned, opts), sub ? { subtitle: sub } : {});
+  return drawSvg(await processMapLayout(pinned, opts), { ...(sub ? { subtitle: sub } : {}), ...(opts.linkTo ? { linkTo: opts.linkTo } : {}) });
 }
 
 export async function runMapSvg(pinned: MapSource, runView: RunMapView, opts: MapOptions = {}): Promise<string> {
   const layout = await layoutOf(pinned, opts, NOW_LINE);
   const sub = subtitle(pinned, opts);
-  return drawSvg(layout, { marks: runMarks(layout.graph, runView), ...(sub ? { subtitle: sub } : {}) });
+  return drawSvg(layout, { marks: runMarks(layout.graph, runView), ...(sub ? { subtitle: sub } : {}), ...(opts.linkTo ? { linkTo: opts.linkTo } : {}) });
 }
 
 /** A run on its map as Mermaid: each step's state as a class, and the lines it has taken drawn bold, as the SVG does. */

@@ -28,6 +28,8 @@ export interface MapNode {
   badges: string[];
   /** Validation problems of this step (drafts). */
   problems: string[];
+  /** flow-1: the other process whose runs this node starts (a subprocess step, an end with follow-on runs), drawn as a link to its map. */
+  link?: string;
 }
 
 export interface MapEdge {
@@ -101,6 +103,21 @@ function badgesOf(s: Step): string[] {
 
 const KIND_TAG: Record<string, string> = { agent: 'Agent step', task: 'Task', approve: 'Approval' };
 
+/** flow-1: what a subprocess step shows: the runs of the other process it starts, and that it waits for them. */
+function subprocessText(s: Step): { title: string; text: string } {
+  const other = humanize(s.value);
+  const each = s.subprocess?.forEach;
+  return { title: `Runs of ${other}`, text: each ? `One run of ${other} per item of ${each}; goes on when they have ended.` : `Starts a run of ${other} and goes on when it ends.` };
+}
+
+/** flow-1: the follow-on rules an end with this outcome starts, in words, and the first rule's process to link to. */
+function followOnOf(p: Process, outcome: string): { text: string; link: string } | null {
+  const rules = (p.flow?.followOn ?? []).filter((r) => r.when.includes(outcome));
+  const [first] = rules;
+  if (first === undefined) return null;
+  return { text: `Then starts a run of ${inList(rules.map((r) => humanize(r.start)))}.`, link: first.start };
+}
+
 /** What a wait shows: what it waits for, and for how long at most. */
 function waitText(s: Step): { title: string; text: string } {
   if (s.kind === 'wait') return { title: `Wait ${s.value}`, text: `The run pauses ${s.value}, then goes on.` };
@@ -119,6 +136,11 @@ function problemsByStep(problems: readonly Issue[]): { byIndex: Map<number, stri
     else byIndex.set(Number(m[1]), [...(byIndex.get(Number(m[1])) ?? []), text]);
   }
   return { byIndex, rest };
+}
+
+/** flow-1: the other processes a map links to, each with the step that starts its runs, in the order drawn. */
+export function linkedProcesses(g: MapGraph): { process: string; node: MapNode }[] {
+  return g.nodes.flatMap((n) => (n.link !== undefined ? [{ process: n.link, node: n }] : []));
 }
 
 export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly Issue[] = []): MapGraph {
@@ -160,17 +182,21 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
     let l = previousLane;
     if (s.kind === 'agent') l = agentLane;
     else if (s.kind === 'task' || s.kind === 'approve') l = laneFor(s.person, ctx);
-    else if (s.kind === 'wait' || s.kind === 'wait_until' || s.kind === 'wait_for') l = { id: CLOCK_LANE, label: 'Waiting', detail: 'timers and events; no one acts' };
+    else if (s.kind === 'wait' || s.kind === 'wait_until' || s.kind === 'wait_for' || s.kind === 'subprocess') l = { id: CLOCK_LANE, label: 'Waiting', detail: 'timers and events; no one acts' };
     const lane = useLane(l);
     previousLane = lanes.get(lane)!;
 
     if (s.kind === 'agent' || s.kind === 'task' || s.kind === 'approve') {
       node({ id: s.id, kind: s.kind, lane, step: s.id, title: humanize(s.id), text: s.value, tag: KIND_TAG[s.kind] ?? '', badges: badgesOf(s), problems: own });
     } else if (s.kind === 'finish') {
-      node({ id: s.id, kind: 'end', lane, step: s.id, title: s.value || s.id, text: `The run ends ${s.value || s.id}.`, tag: 'End', problems: own });
+      const then = followOnOf(p, s.value || s.id);
+      node({ id: s.id, kind: 'end', lane, step: s.id, title: s.value || s.id, text: `The run ends ${s.value || s.id}.${then ? ` ${then.text}` : ''}`, tag: 'End', problems: own, ...(then ? { link: then.link } : {}) });
     } else if (s.kind === 'parallel') {
       node({ id: s.id, kind: 'fork', lane, step: s.id, title: humanize(s.id), text: 'The branches start together.', tag: 'Parallel', problems: own });
       node({ id: `${s.id}#join`, kind: 'join', lane, step: s.id, title: 'Join', text: 'Goes on when every branch is done.', tag: 'Join' });
+    } else if (s.kind === 'subprocess') {
+      const w = subprocessText(s);
+      node({ id: s.id, kind: 'wait', lane, step: s.id, title: w.title, text: w.text, tag: 'Subprocess', problems: own, link: s.value });
     } else {
       const w = waitText(s);
       node({ id: s.id, kind: 'wait', lane, step: s.id, title: w.title, text: w.text, tag: 'Wait', problems: own });

@@ -157,7 +157,7 @@ function tooltip(p: PlacedNode, extra: string[]): string {
   return esc([n.tag, n.title, n.text, ...n.badges, ...n.problems.map((x) => `Problem: ${x}`), ...extra].filter((x) => x !== '').join('\n'));
 }
 
-function drawNode(p: PlacedNode, marks: RunMarks | undefined): string[] {
+function drawNode(p: PlacedNode, marks: RunMarks | undefined, linkTo: ((process: string) => string) | undefined): string[] {
   const n = p.node;
   const st = marks?.state.get(n.id);
   const now = st !== undefined && OPEN_STATES.has(st);
@@ -167,7 +167,9 @@ function drawNode(p: PlacedNode, marks: RunMarks | undefined): string[] {
   const runNotes = [st ? stateWords(p, st) : '', rework ? `reworked ${rework}×` : '', overdue ? 'overdue' : ''].filter((x) => x !== '');
   const state = now ? ['now'] : done ? ['done'] : [];
   const cls = `node node-${n.kind}${done ? ' state-done' : ''}${now ? ' state-now' : ''}`;
-  const out = [`<g class="${cls}" data-id="${esc(n.id)}"${n.step ? ` data-step="${esc(n.step)}"` : ''}><title>${tooltip(p, runNotes)}</title>`];
+  // flow-1: a node that starts runs of another process links to that process (docs/profile-flow-1.md "7. Lineage and rollup").
+  const href = n.link !== undefined && linkTo ? linkTo(n.link) : undefined;
+  const out = [`${href !== undefined ? `<a href="${esc(href)}">` : ''}<g class="${cls}" data-id="${esc(n.id)}"${n.step ? ` data-step="${esc(n.step)}"` : ''}${n.link !== undefined ? ` data-link="${esc(n.link)}"` : ''}><title>${tooltip(p, runNotes)}</title>`];
   const { x, y, width: w, height: h } = p;
   const cx = x + w / 2;
   const cy = y + h / 2;
@@ -210,7 +212,7 @@ function drawNode(p: PlacedNode, marks: RunMarks | undefined): string[] {
       lines(out, p.lines.problems, x + PAD, ty, FONT.badge, LINE.badge, 'bad-text');
     }
   }
-  out.push('</g>');
+  out.push(href !== undefined ? '</g></a>' : '</g>');
   return out;
 }
 
@@ -240,6 +242,8 @@ export interface DrawOptions {
   marks?: RunMarks;
   /** A line under the title, e.g. "version 3" or "draft". */
   subtitle?: string;
+  /** flow-1: where a node that starts runs of another process links to (the web app's page of that process); no links without it. */
+  linkTo?: (process: string) => string;
 }
 
 export function drawSvg(m: MapLayout, opts: DrawOptions = {}): string {
@@ -270,7 +274,7 @@ export function drawSvg(m: MapLayout, opts: DrawOptions = {}): string {
   });
   const ordered = [...m.edges].sort((a, b) => Number(marks?.taken.has(a.edge.id) ?? false) - Number(marks?.taken.has(b.edge.id) ?? false));
   for (const part of ['line', 'label'] as const) for (const e of ordered) out.push(...drawEdge(e, id, marks, part));
-  for (const p of m.nodes) out.push(...drawNode(p, marks));
+  for (const p of m.nodes) out.push(...drawNode(p, marks, opts.linkTo));
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

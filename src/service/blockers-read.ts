@@ -2,6 +2,7 @@
 import type { BlockerEnd } from '../engine/blockers.js';
 import { ToolError } from '../protocol/errors.js';
 import type { Loaded, RunReader } from './run-reader.js';
+import { runTitle, type PersonLike } from '../words/index.js';
 
 /** A run as its files say now, or null when the board has no such run. */
 export async function readIfAny(reader: RunReader, runId: string): Promise<Loaded | null> {
@@ -13,13 +14,14 @@ export async function readIfAny(reader: RunReader, runId: string): Promise<Loade
   }
 }
 
-/** Each id with what its RUN.md says, or null when there is no such run. */
-export async function blockerEnds(reader: RunReader, ids: readonly string[]): Promise<Map<string, BlockerEnd | null>> {
+/** Each id with what its RUN.md says and its title in words (for the notes that name it), or null when there is no such run. */
+export async function blockerEnds(reader: RunReader, ids: readonly string[], people: readonly PersonLike[]): Promise<Map<string, BlockerEnd | null>> {
   const out = new Map<string, BlockerEnd | null>();
   for (const id of ids) {
     if (out.has(id)) continue;
-    const run = (await readIfAny(reader, id))?.state.run;
-    out.set(id, run ? { id: run.id, process: run.process, state: run.state, outcome: run.outcome } : null);
+    const b = await readIfAny(reader, id);
+    const run = b?.state.run;
+    out.set(id, b && run ? { id: run.id, process: run.process, state: run.state, outcome: run.outcome, title: runTitle(b.pinned.process, run.inputs, people) } : null);
   }
   return out;
 }

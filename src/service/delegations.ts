@@ -8,7 +8,7 @@ import type { Board } from '../board/board.js';
 import { endDelegation, setDelegation } from '../board/delegations.js';
 import type { Author } from '../board/author.js';
 import { issueText } from '../core/issues.js';
-import { mayDecide } from '../engine/commands.js';
+import { mayDecide } from '../engine/decide.js';
 import { delegationProblems, delegationsInForce, delegatorActor, delegatorsOf, mayManage, type Delegation, type DelegationAsk } from '../engine/delegation.js';
 import { emailsOf } from '../engine/rights.js';
 import type { Actor } from '../engine/types.js';

@@ -86,7 +86,7 @@ export class Lineage {
     for (const id of ids) {
       const c = await readIfAny(this.reader, id);
       const run = c?.state.run;
-      out.set(id, c && run ? { id, process: run.process, state: run.state, outcome: run.outcome, data: finalData(c.state, c.pinned.process.steps.map((s) => s.id)) } : null);
+      out.set(id, c && run ? { id, process: run.process, state: run.state, outcome: run.outcome, data: finalData(c.state, c.pinned.process.steps.map((s) => s.id)), title: runTitle(c.pinned.process, run.inputs, this.board.manifest.people) } : null);
     }
     return out;
   }
@@ -102,12 +102,14 @@ export class Lineage {
     return (await this.writes.flowWrite(parentId, { tool: 'children', children: reads })).events.length > 0;
   }
 
-  /** A child still open when its parent has ended is cancelled, naming the parent. */
+  /** A child still open when its parent has ended is cancelled, naming the parent by its title. */
   async endChild(childId: string, parent: RunRecord): Promise<boolean> {
     const c = await readIfAny(this.reader, childId);
     if (!c || isEnded(c.state.run)) return false;
     const how = parent.state === 'cancelled' ? 'was cancelled' : `ended ${parent.outcome ?? ''}`.trim();
-    const note = `its parent run ${parent.id} (${parent.process}) ${how}`;
+    const pinned = await this.reader.pinned(parent.process, parent.version).catch(() => null);
+    const named = pinned ? `“${runTitle(pinned.process, parent.inputs, this.board.manifest.people)}”` : `run ${parent.id} (${parent.process})`;
+    const note = `its parent ${named} ${how}`;
     return (await this.writes.flowWrite(childId, { tool: 'parent_ended', note })).events.length > 0;
   }
 

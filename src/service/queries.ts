@@ -6,7 +6,7 @@
  */
 import type { Board } from '../board/board.js';
 import { listProcessNames, listVersions } from '../board/processes.js';
-import { mayDecide } from '../engine/commands.js';
+import { mayDecide } from '../engine/decide.js';
 import { decidesFor } from '../engine/delegation.js';
 import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';

@@ -258,7 +258,7 @@ export class Service {
     for await (const m of this.reader.openRuns()) {
       const run = m.state.run;
       if (!run.blocked) continue;
-      if (blockersVerdict(run.blockedBy ?? [], await blockerEnds(this.reader, run.blockedBy ?? [])).kind === 'wait') continue;
+      if (blockersVerdict(run.blockedBy ?? [], await blockerEnds(this.reader, run.blockedBy ?? [], this.board.manifest.people)).kind === 'wait') continue;
       try {
         if ((await this.writes.unblock(run.id)).length > 0) moved.push(run.id);
       } catch {

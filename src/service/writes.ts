@@ -81,7 +81,7 @@ export class RunWrites {
       if (!versions.includes(version)) throw new ToolError('not_found', `${a.process} has no version ${version} (published: ${versions.join(', ')})`);
       const pinned = await this.reader.pinned(a.process, version);
       // flow-1: the runs its blocked_by input names, read before the lock (an ended run never changes).
-      const blockers = await blockerEnds(this.reader, namedBlockers(pinned.process, a.inputs));
+      const blockers = await blockerEnds(this.reader, namedBlockers(pinned.process, a.inputs), this.board.manifest.people);
       const started = this.reader.starting(runId);
       const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
         // The transaction rolled forward whatever a dead predecessor committed: its record may be here now.
@@ -277,7 +277,7 @@ export class RunWrites {
   async unblock(runId: string): Promise<EngineEvent[]> {
     const { events, ended } = await this.serverWrite(runId, { kind: 'agent', id: 'server' }, async (loaded) => ({
       tool: 'unblock',
-      blockers: await blockerEnds(this.reader, loaded.state.run.blocked ? (loaded.state.run.blockedBy ?? []) : []),
+      blockers: await blockerEnds(this.reader, loaded.state.run.blocked ? (loaded.state.run.blockedBy ?? []) : [], this.board.manifest.people),
     }));
     if (ended) await this.blockersMoved();
     return events;

@@ -9,14 +9,14 @@ import { randomUUID } from 'node:crypto';
 import { h } from 'preact';
 import type { PublishedVersion } from '../service/published.js';
 import { inScope } from '../engine/rights.js';
-import { processMapLayout, processMapSvg } from '../map/index.js';
+import { linkedProcesses, processMapLayout, processMapSvg } from '../map/index.js';
 import { MapPage } from './pages/map.js';
 import { first, issuesByField, valuesFrom, webFields, type Posted } from './form-values.js';
 import { MessagePage } from './pages/message.js';
 import { ProcessesPage, ProcessPage } from './pages/processes.js';
 import type { PostedForm } from './request.js';
 import { call, frame, redirect, sendPage, sendSvg, statusFor, type Request } from './respond.js';
-import { pinnedVersion, processList } from './runs.js';
+import { pinnedVersion, processHref, processList } from './runs.js';
 import { humanize, processTitle } from '../words/index.js';
 
 export async function processesPage(r: Request): Promise<void> {
@@ -82,7 +82,7 @@ export async function processPage(r: Request, name: string): Promise<void> {
 export async function processMap(r: Request, name: string, n: string): Promise<void> {
   const got = await version(r, name, versionParam(n));
   if (!got) return;
-  sendSvg(r.res, await processMapSvg(got.v, { lanes: { groups: r.app.service.board.manifest.groups } }));
+  sendSvg(r.res, await processMapSvg(got.v, { lanes: { groups: r.app.service.board.manifest.groups }, linkTo: processHref }));
 }
 
 /** A version's map at full size, in a box that scrolls and zooms. */
@@ -98,6 +98,7 @@ export async function processMapPage(r: Request, name: string, n: string): Promi
     width: layout.width,
     height: layout.height,
     alt: `Map of ${name} version ${got.v.version}: its steps and who does each`,
+    links: linkedProcesses(layout.graph).map((l) => ({ href: processHref(l.process), text: humanize(l.process), from: l.node.kind === 'end' ? `when it ends ${l.node.title}` : `from “${l.node.title}”` })),
   }));
 }
 

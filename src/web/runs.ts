@@ -97,7 +97,7 @@ const pinnedOf = (r: Request, view: RunView) => pinnedVersion(r, view.run.proces
 
 export async function runMap(r: Request, view: RunView): Promise<string | null> {
   const v = await pinnedOf(r, view);
-  return v ? runMapSvg(v, view, { lanes: { groups: r.app.service.board.manifest.groups } }).catch(() => null) : null;
+  return v ? runMapSvg(v, view, { lanes: { groups: r.app.service.board.manifest.groups }, linkTo: processHref }).catch(() => null) : null;
 }
 
 /** The step a run is at now (the first open one), as the map places it. */
@@ -141,12 +141,17 @@ export async function stepOfWorkItem(r: Request, runId: string, workItemId: stri
   return e?.entity.split('/').pop();
 }
 
+/** flow-1: where a map's link to another process goes: that process's page, whose map shows its latest version. */
+export const processHref = (name: string): string => `/processes/${encodeURIComponent(name)}`;
+
 /** The run's audit lines in the words `workboard log` says them, with the run's pinned process for titles. */
-async function timeline(r: Request, view: RunView, process: Process | null) {
+async function timeline(r: Request, view: RunView, process: Process | null, linked: readonly { id: string; title: string }[]) {
   const t = await r.app.service.runTimeline(view.run.id);
   if (t === null) return null;
   const facts = { process: view.run.process, version: view.run.version, inputs: view.data.inputs, ...(process ? processWords(process) : { kinds: new Map() }) };
-  const words: Words = { names: peopleNames(r.app.service.board.manifest.people), runs: new Map([[view.run.id, facts]]) };
+  // flow-1: the blockers, parent and children a line names, by the titles the Lineage and blocked sections show.
+  const titles = new Map(linked.map((l) => [l.id, l.title]));
+  const words: Words = { names: peopleNames(r.app.service.board.manifest.people), runs: new Map([[view.run.id, facts]]), titles };
   const brief = (e: AuditEvent): TimelineEvent => ({ ts: e.ts, ...say(e, words) });
   return {
     events: t.events.map(brief),
@@ -181,14 +186,17 @@ export async function runPage(r: Request, runId: string, opts: { actions?: (view
   const done = doneNotice(r.url.searchParams);
   const process = (await pinnedOf(r, view))?.process ?? null;
   const name = process ? runTitle(process, view.data.inputs, r.app.service.board.manifest.people) : humanize(view.run.process);
+  const flow = await r.app.service.runFlow(runId);
+  const lineage = await r.app.service.runLineage(runId);
+  const linked = [...(flow?.blockedBy ?? []), ...(lineage?.parent ? [lineage.parent] : []), ...(lineage?.children ?? [])];
   sendPage(r.res, opts.status ?? 200, h(RunPage, {
     frame: frame(r, name, { current: 'runs', live: `run:${runId}` }),
     view,
     process,
     name,
-    timeline: await timeline(r, view, process),
-    flow: await r.app.service.runFlow(runId),
-    lineage: await r.app.service.runLineage(runId),
+    timeline: await timeline(r, view, process, linked),
+    flow,
+    lineage,
     map: `/runs/${runId}/map.svg`,
     ...(done ? { done } : {}),
     ...(opts.actions ? { actions: await opts.actions(view) } : {}),

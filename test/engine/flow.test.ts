@@ -22,6 +22,13 @@ describe('blockersVerdict', () => {
     expect(blockersVerdict(['a'], reads(run('a', 'ended', 'failed')))).toMatchObject({ kind: 'end', outcome: 'failed', note: 'blocked by run a (contract-approval), which ended failed' });
     expect(blockersVerdict(['a', 'b'], reads(run('a', 'cancelled'), run('b', 'ended', 'failed')))).toEqual({ kind: 'end', state: 'cancelled', outcome: null, note: 'blocked by run a (contract-approval), which was cancelled' });
   });
+
+  it('names the blocker by its title in words when the service read one, never by id', () => {
+    const titled = { ...run('r-1', 'ended', 'rejected'), title: 'Contract approval · Acme' };
+    const v = blockersVerdict(['r-1'], reads(titled));
+    expect(v).toEqual({ kind: 'end', state: 'ended', outcome: 'failed', note: 'blocked by “Contract approval · Acme”, which ended rejected' });
+    expect(JSON.stringify(v)).not.toContain('r-1');
+  });
 });
 
 describe('blockerIssues', () => {

@@ -7,6 +7,7 @@
  */
 import type { CheckRequest } from '../../src/engine/check.js';
 import * as commands from '../../src/engine/commands.js';
+import * as decisions from '../../src/engine/decide.js';
 import { ToolError } from '../../src/protocol/errors.js';
 
 export class NeedsCheck extends Error {
@@ -34,12 +35,12 @@ export const cmd = {
   submit: (...a: Args<typeof commands.submit>) => void unwrap(commands.submit(...a)),
   escalate: (...a: Args<typeof commands.escalate>) => void unwrap(commands.escalate(...a)),
   // The engine tests decide without the board's four-eyes policy: groups only.
-  decide: (m: Args<typeof commands.decide>[0], d: commands.Decision, actor: Args<typeof commands.decide>[2], groups: Record<string, string[]>, ...rest: Args<typeof commands.decide> extends [unknown, unknown, unknown, unknown, ...infer R] ? R : never) =>
-    void unwrap(commands.decide(m, d, actor, { groups, fourEyes: false }, ...rest)),
+  decide: (m: Args<typeof decisions.decide>[0], d: decisions.Decision, actor: Args<typeof decisions.decide>[2], groups: Record<string, string[]>, ...rest: Args<typeof decisions.decide> extends [unknown, unknown, unknown, unknown, ...infer R] ? R : never) =>
+    void unwrap(decisions.decide(m, d, actor, { groups, fourEyes: false }, ...rest)),
   cancel: (...a: Args<typeof commands.cancel>) => void unwrap(commands.cancel(...a)),
   sendEvent: (...a: Args<typeof commands.sendEvent>) => unwrap(commands.sendEvent(...a)).consumedBy,
-  mayDecide: commands.mayDecide,
+  mayDecide: decisions.mayDecide,
   CheckFailed,
 };
 
-export type Decision = commands.Decision;
+export type Decision = decisions.Decision;

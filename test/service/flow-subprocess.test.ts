@@ -156,7 +156,7 @@ describe('flow-1 subprocess steps: one child', () => {
     const [child] = await childrenOf(h, o.run.id, 'equipment');
     await h.ok('cancel', { runId: child, reason: 'Supplier out of stock.' }, CAST.operator);
     const v = await h.view(o.run.id);
-    expect(v.run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { by: 'server', note: `run ${child} (equipment-order) ended cancelled, one of the 1 runs this step started` } });
+    expect(v.run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { by: 'server', note: '“Equipment order · Mira Okafor · laptop” ended cancelled, one of the 1 runs this step started' } });
   });
 });
 
@@ -201,9 +201,9 @@ describe('flow-1 subprocess steps: fan-out', () => {
     await h.ok('cancel', { runId: b, reason: 'Phones are not issued any more.' }, CAST.operator);
     const parent = await h.view(o.run.id);
     expect(parent.run).toMatchObject({ state: 'ended', outcome: 'failed' });
-    expect(parent.run.ended.note).toBe(`run ${b} (equipment-order) ended cancelled, one of the 3 runs this step started`);
+    expect(parent.run.ended.note).toBe('“Equipment order · Mira Okafor · phone” ended cancelled, one of the 3 runs this step started');
     const third = await h.view(c!);
-    expect(third.run).toMatchObject({ state: 'cancelled', ended: { by: 'server', note: `its parent run ${o.run.id} (onboarding) ended failed` } });
+    expect(third.run).toMatchObject({ state: 'cancelled', ended: { by: 'server', note: 'its parent “Onboarding · Mira Okafor” ended failed' } });
     expect((await h.view(a!)).run).toMatchObject({ state: 'ended', outcome: 'ordered' });
   });
 
@@ -228,7 +228,7 @@ describe('flow-1: cancelling a parent', () => {
     const [a, b] = await childrenOf(h, o.run.id, 'equipment');
     await order(h, a!, 'PO-1');
     await h.ok('cancel', { runId: o.run.id, reason: 'The candidate withdrew.' }, CAST.operator);
-    expect((await h.view(b!)).run).toMatchObject({ state: 'cancelled', ended: { by: 'server', note: `its parent run ${o.run.id} (onboarding) was cancelled` } });
+    expect((await h.view(b!)).run).toMatchObject({ state: 'cancelled', ended: { by: 'server', note: 'its parent “Onboarding · Mira Okafor” was cancelled' } });
     expect((await h.view(a!)).run).toMatchObject({ state: 'ended', outcome: 'ordered' });
   });
 });

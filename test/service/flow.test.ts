@@ -180,8 +180,8 @@ describe('flow-1: runs blocked by other runs', () => {
     h.advance('2h');
     await approveContract(h, c.run.id, 'rejected', { note: 'Liability clause unacceptable.' });
     const failed = await h.view(p.run.id);
-    expect(failed.run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { by: 'server', at: h.at(), note: `blocked by run ${c.run.id} (contract-approval), which ended rejected` } });
-    expect((await h.view(later.run.id)).run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { note: `blocked by run ${p.run.id} (supplier-payment), which ended failed` } });
+    expect(failed.run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { by: 'server', at: h.at(), note: 'blocked by “Contract approval · Acme”, which ended rejected' } });
+    expect((await h.view(later.run.id)).run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { note: 'blocked by “Supplier payment · Acme · 100”, which ended failed' } });
   });
 
   it('a blocker cancelled cancels the run it blocks, naming it', async () => {
@@ -189,7 +189,7 @@ describe('flow-1: runs blocked by other runs', () => {
     const c = await contract(h);
     const p = await payment(h, { after: [c.run.id] });
     await h.ok('cancel', { runId: c.run.id, reason: 'Supplier withdrew.' }, CAST.operator);
-    expect((await h.view(p.run.id)).run).toMatchObject({ state: 'cancelled', outcome: null, ended: { by: 'server', note: `blocked by run ${c.run.id} (contract-approval), which was cancelled` } });
+    expect((await h.view(p.run.id)).run).toMatchObject({ state: 'cancelled', outcome: null, ended: { by: 'server', note: 'blocked by “Contract approval · Acme”, which was cancelled' } });
   });
 
   it('a blocker that already ended well does not block: the run enters its first step at start and records it', async () => {

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
-import { inProcessWeb, pageAs, sectionText } from './http-support.js';
+import { inProcessWeb, pageAs, sectionText, shownRunIds } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
@@ -57,8 +57,15 @@ describe('the run page of a parent, a child and a follow-on run', () => {
 
     // The parent cancelled: the open child says why, and the parent's rollup is done.
     await h.ok('cancel', { runId: onboarding, reason: 'The candidate withdrew.' }, CAST.operator);
-    expect(await page(`/runs/${kids[1]}`)).toContain(`its parent run ${onboarding} (onboarding) was cancelled`);
-    expect(lineageText(await page(`/runs/${onboarding}`))).toContain('Its runs, rolled up: Done (2 of 2 ended)');
+    const cancelled = await page(`/runs/${kids[1]}`);
+    expect(cancelled).toContain('its parent “Onboarding · Mira Okafor” was cancelled');
+    const ended = await page(`/runs/${onboarding}`);
+    expect(lineageText(ended)).toContain('Its runs, rolled up: Done (2 of 2 ended)');
+
+    // The timelines name the runs a line started by their titles; no page shows a run's id as its words.
+    expect(sectionText(first, 'audit-h')).toContain('its end started “Onboarding · Mira Okafor”');
+    expect(sectionText(ended, 'audit-h')).toContain('“Equipment” started 2 runs of Equipment order and waits for them');
+    for (const html of [parent, child, first, cancelled, ended]) expect(shownRunIds(html)).toEqual([]);
   });
 
   it('shows no lineage on a run that has none', async () => {

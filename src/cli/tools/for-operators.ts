@@ -75,7 +75,7 @@ export function priority(program: Command, cli: Cli): void {
     .action(async (runId: string, level: string) =>
       callService(cli, (service, actor) => service.setPriority(runId, level, actor), async (_data, read, service) => {
         const v = await read('get_run', { runId });
-        if (v.ok) await printRun(cli, v.data, await service.runFlow(runId));
+        if (v.ok) await printRun(cli, v.data, await service.runFlow(runId), await service.runLineage(runId));
       }),
     );
 }

@@ -57,7 +57,9 @@ function writeRun(v: RunView, w: RunWords, write: Write, flow: RunFlow | null, l
   if (flow) writeFlow(flow, blocked, write);
   if (lineage) writeLineage(lineage, w, write);
   if (run.ended) write(`  ended ${when(w, run.ended.at)} by ${who(w, run.ended.by)}${run.ended.note ? `: ${run.ended.note}` : ''}\n`);
-  if (Object.keys(v.data.inputs).length > 0) write(`  inputs   ${labelled(w, v.data.inputs, w.process.inputs)}\n`);
+  const linked = [...(flow?.blockedBy ?? []), ...(lineage?.parent ? [lineage.parent] : []), ...(lineage?.children ?? [])];
+  const runs = new Map(linked.map((r) => [r.id, r.title]));
+  if (Object.keys(v.data.inputs).length > 0) write(`  inputs   ${labelled(w, v.data.inputs, w.process.inputs, runs)}\n`);
   for (const s of v.steps) {
     const d = v.data.steps[s.id];
     const st = s.state === null ? color.dim('·') : stepStateWord(s.state, d?.decision);

@@ -44,9 +44,12 @@ export const when = (w: RunWords, iso: string): string => `${relativeTime(iso, w
 export const who = (w: RunWords, id: string): string => personName(w.people, id);
 
 /** Values as `Label: value` pairs, labelled and formatted by their declarations; a warning marked ⚠. */
-export function labelled(w: RunWords, values: Record<string, unknown>, declared: Process['inputs'] | undefined): string {
+export function labelled(w: RunWords, values: Record<string, unknown>, declared: Process['inputs'] | undefined, runs?: ReadonlyMap<string, string>): string {
   return Object.entries(values)
     .map(([k, v]) => {
+      const titles = runs && Array.isArray(v) && v.length > 0 ? v.map((id) => (typeof id === 'string' ? runs.get(id) : undefined)) : [];
+      // flow-1: a list of runs this run names (a blocked_by input), by their titles.
+      if (titles.length > 0 && titles.every((t) => t !== undefined)) return `${fieldLabel(k, declared?.[k])}: ${titles.join(', ')}`;
       const t = formatValue(declared?.[k], v, w);
       return `${t.warning ? '⚠ ' : ''}${fieldLabel(k, declared?.[k])}: ${t.text}`;
     })

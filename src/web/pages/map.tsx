@@ -17,6 +17,8 @@ export interface MapPageProps {
   height: number;
   /** What the map shows, for those who cannot see it. */
   alt: string;
+  /** flow-1: the other processes whose runs this one starts, each linked, with the step or end that starts them. */
+  links?: { href: string; text: string; from: string }[];
   /** The box of the step the run is at now, in the map's own units. */
   here?: { x: number; y: number; width: number; height: number; title: string };
 }
@@ -44,7 +46,17 @@ export function MapPage(p: MapPageProps) {
           ) : null}
         </svg>
       </div>
-      <p><a href={p.image}>Open the drawing alone</a> (an SVG image)</p>
+      {p.links && p.links.length > 0 ? (
+        <section aria-labelledby="map-links-h">
+          <h2 id="map-links-h">Runs of other processes it starts</h2>
+          <ul>
+            {p.links.map((l) => (
+              <li key={`${l.href} ${l.from}`}><a href={l.href}>{l.text}</a> <span class="muted">{l.from}</span></li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <p><a href={p.image}>Open the drawing alone</a> (an SVG image{p.links && p.links.length > 0 ? '; the steps that start runs of other processes are links in it' : ''})</p>
     </Layout>
   );
 }

@@ -15,8 +15,26 @@ export { When } from './words.js';
 /** A process's name for people, when its pinned version could be read. */
 export const processName = (process: Process | null | undefined, name: string): string => (process ? processTitle(process) : humanize(name));
 
-/** Values under their fields' labels, each formatted through its declaration. */
-export function Pairs({ values, fields }: { values: Record<string, unknown>; fields?: Fields | undefined }) {
+/** flow-1: other runs a page names (blockers, parent, children) by id, with their titles in words; `onBoard` false for one not on this board. */
+export type RunTitles = ReadonlyMap<string, { title: string; onBoard: boolean }>;
+
+/** A value that is a list of runs the page knows (a blocked_by input), each by its title, linked; null for any other value. */
+function RunsValue({ value, runs }: { value: unknown; runs: RunTitles | undefined }) {
+  if (!runs || !Array.isArray(value) || value.length === 0) return null;
+  const known = value.flatMap((id) => {
+    const r = typeof id === 'string' ? runs.get(id) : undefined;
+    return r ? [{ id: String(id), ...r }] : [];
+  });
+  if (known.length !== value.length) return null;
+  return (
+    <ul class="run-links">
+      {known.map((r) => <li key={r.id}>{r.onBoard ? <a href={`/runs/${r.id}`}>{r.title}</a> : r.title}</li>)}
+    </ul>
+  );
+}
+
+/** Values under their fields' labels, each formatted through its declaration; a list of runs the page knows by their titles. */
+export function Pairs({ values, fields, runs }: { values: Record<string, unknown>; fields?: Fields | undefined; runs?: RunTitles | undefined }) {
   const keys = Object.keys(values);
   if (keys.length === 0) return <p class="muted">none</p>;
   return (
@@ -24,7 +42,7 @@ export function Pairs({ values, fields }: { values: Record<string, unknown>; fie
       {keys.map((k) => (
         <div key={k}>
           <dt>{fieldLabel(k, fields?.[k])}</dt>
-          <dd><FieldValue field={fields?.[k]} value={values[k]} /></dd>
+          <dd>{RunsValue({ value: values[k], runs }) ?? <FieldValue field={fields?.[k]} value={values[k]} />}</dd>
         </div>
       ))}
     </dl>
@@ -108,7 +126,7 @@ export function StepRecord({ runId, id, data, process, earlier = false }: { runI
 }
 
 /** The run's inputs and every step's recorded work, in the process's step order; the step `except` (decided now) as its earlier rounds. */
-export function RunDataView({ view, except, process, heading = 'Earlier steps' }: { view: RunView; except?: string; process?: Process | null | undefined; heading?: string }) {
+export function RunDataView({ view, except, process, heading = 'Earlier steps', runs }: { view: RunView; except?: string; process?: Process | null | undefined; heading?: string; runs?: RunTitles | undefined }) {
   const order = view.steps.map((s) => s.id).filter((id) => view.data.steps[id]);
   return (
     <>
@@ -118,7 +136,7 @@ export function RunDataView({ view, except, process, heading = 'Earlier steps' }
       </section>
       <section aria-labelledby="inputs-h">
         <h2 id="inputs-h">What the run started with</h2>
-        <Pairs values={view.data.inputs} fields={process?.inputs} />
+        <Pairs values={view.data.inputs} fields={process?.inputs} runs={runs} />
       </section>
     </>
   );

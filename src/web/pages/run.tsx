@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 import type { Process } from '../../process/model.js';
 import { humanize, stepStateWord, stepTitleOf } from '../../words/index.js';
 import { Layout, type Frame } from './layout.js';
-import { Notice, RunDataView, TestBanner, processName } from './parts.js';
+import { Notice, RunDataView, TestBanner, processName, type RunTitles } from './parts.js';
 import { ForWhom, kindWord } from './inbox.js';
 import { stateWords } from './runs.js';
 import { Person, When } from './words.js';
@@ -117,6 +117,12 @@ function FlowFacts({ flow, blocked }: { flow: RunFlow; blocked: boolean }) {
   );
 }
 
+/** flow-1: the runs this page names, by id, with their titles: the inputs list names a blocked_by input's runs by these. */
+function linkedTitles(p: RunPageProps): RunTitles {
+  const all = [...(p.flow?.blockedBy ?? []), ...(p.lineage?.parent ? [p.lineage.parent] : []), ...(p.lineage?.children ?? [])];
+  return new Map(all.map((r) => [r.id, { title: r.title, onBoard: r.state !== null }]));
+}
+
 export function RunPage(p: RunPageProps) {
   const { view, process } = p;
   const r = view.run;
@@ -170,7 +176,7 @@ export function RunPage(p: RunPageProps) {
       </section>
       {p.actions}
       <div class="columns">
-        <div class="col-main"><RunDataView view={view} process={process} heading="What each step recorded" /></div>
+        <div class="col-main"><RunDataView view={view} process={process} heading="What each step recorded" runs={linkedTitles(p)} /></div>
         <div class="col-side">
           {p.map ? (
             <section aria-labelledby="map-h">
