@@ -610,7 +610,7 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
     } finally {
       if (passed) await fs.rm(root, { recursive: true, force: true });
     }
-  }, 900_000);
+  }, Math.max(900_000, ROUNDS * 15_000));
 });
 
 describe('workboard sync: the same merge either way round', () => {
