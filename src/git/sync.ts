@@ -13,28 +13,21 @@
  * which commit to which) is written under .work/journal/ first, which also
  * keeps `serve --git-commit` from committing a half-applied merge.
  */
-import { sha256Hex } from '../core/hash.js';
 import { adoptBoardFiles } from '../board/adopt.js';
 import type { Board } from '../board/board.js';
-import { BoardError } from '../board/errors.js';
-import { BOARD_CHAIN, paths, STATE_DIR, WORK_FILE, type Scope } from '../board/layout.js';
-import type { ScopeReplacement } from '../board/store.js';
+import { BOARD_CHAIN, paths, STATE_DIR } from '../board/layout.js';
 import { verifyBoard } from '../board/verify.js';
-import { newId } from '../core/ids.js';
-import { parseMarkdown } from '../core/markdown.js';
-import { entryFile } from '../notify/outbox.js';
-import { supersededNotification } from '../notify/superseded.js';
-import { mergeCommits, MergeRefused, ownerOf, type BoardMergeResult } from './board-merge.js';
+import { mergeCommits, MergeRefused, ownerOf } from './board-merge.js';
 import { commitBoard } from './commit.js';
-import { CHAIN_FILE, type RunMerge } from './merge-run.js';
-import { verifyChain } from '../board/audit.js';
-import { parseSuperseded } from '../board/superseded.js';
 import { refusalText, refusedChanges } from './incoming.js';
 import { GitError, GitTimeout, Repo, type GitRun } from './repo.js';
 import { declinedText, pushOutcome } from './push-outcome.js';
+import { finishIntent, moveTo } from './sync-move.js';
+import { summarise, SyncError, type SyncReport } from './sync-report.js';
 
-const INTENT = `${STATE_DIR}/journal/sync.json`;
 const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
+
+export { SyncError, type SyncReport } from './sync-report.js';
 
 export interface SyncOptions {
   remote?: string;
@@ -50,36 +43,6 @@ export interface SyncOptions {
 
 /** A remote that accepts and never answers would hold the sync lock for good (and every `serve --git-sync` tick after it). */
 export const DEFAULT_NETWORK_TIMEOUT_MS = 60_000;
-
-export interface SyncReport {
-  remote: string;
-  branch: string;
-  /** The commit made of what was uncommitted, if one was made. */
-  committed: string | null;
-  /** What arrived: nothing, a fast-forward, or a merge commit. */
-  pulled: 'nothing' | 'fast-forward' | 'merge';
-  /** Runs changed on both sides, and what the merge set aside. */
-  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number } | null }[];
-  pushed: boolean;
-  head: string | null;
-}
-
-/** Why a sync stopped; `code` picks the exit code. */
-export class SyncError extends Error {
-  constructor(
-    readonly code: 'unreachable' | 'not-git' | 'refused' | 'declined' | 'busy' | 'broken',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SyncError';
-  }
-}
-
-interface Intent {
-  from: string;
-  to: string;
-  ref: string;
-}
 
 export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<SyncReport> {
   const repo = await Repo.at(board.root);
@@ -171,13 +134,6 @@ export async function reconcileAfterGit(board: Board, how: 'merge' | 'rebase'): 
   });
 }
 
-function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] {
-  return runs.map(({ id, merge }) => ({
-    run: id,
-    taken: merge.taken,
-    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length } : null,
-  }));
-}
 
 /** The remote and branch to sync with: the branch's upstream, else `origin` and the branch's own name. */
 async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{ remote: string; branch: string; ref: string; tracked: boolean }> {
@@ -253,212 +209,6 @@ async function pull(board: Board, repo: Repo, ref: string, ours: string | null, 
   return { kind: 'merge', merged };
 }
 
-/**
- * Move the branch from one commit to another, the board's files through the
- * board (under every scope's lock, checked and journaled), the rest with git.
- */
-async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<void> {
-  const from = intent.from === '' ? null : intent.from;
-  const changed = await repo.changed(from, intent.to);
-  const others = changed.filter((p) => ownerOf(p) === null);
-  if (others.length > 0) {
-    const dirty = (await repo.text(['status', '--porcelain', '-z', '--', ...others.map((p) => literal(repo, p))])).split('\0').filter(Boolean);
-    if (dirty.length > 0) throw new SyncError('refused', `uncommitted changes to files the merge brings (${dirty.map((d) => d.slice(3)).join(', ')}): commit or stash them, then sync again`);
-  }
-  await writeIntent(board, intent);
-  try {
-    await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), null);
-  } catch (e) {
-    // Refused before anything was written (the compare-and-swap runs under every lock first): nothing to finish.
-    if (e instanceof SyncError && e.code === 'busy') await board.state.remove(INTENT);
-    throw e;
-  }
-  await finishMove(board, repo, intent, others);
-}
-
-/** A path of the board's as a git pathspec that names that file alone (`[`, `*` and `?` are letters in a file name). */
-const literal = (repo: Repo, rel: string): string => `:(literal)${repo.prefix}${rel}`;
-
-async function finishMove(board: Board, repo: Repo, intent: Intent, others: string[]): Promise<void> {
-  if (intent.from === '') await repo.run(['update-ref', intent.ref, intent.to]);
-  else await repo.run(['update-ref', '-m', 'workboard sync', intent.ref, intent.to, intent.from]);
-  await repo.run(['reset', '-q', '--mixed', intent.to]);
-  if (others.length > 0) {
-    const present = await repo.blobs(intent.to, others);
-    const keep = others.filter((p) => present.has(p));
-    if (keep.length > 0) await repo.run(['checkout', intent.to, '--', ...keep.map((p) => literal(repo, p))]);
-    // Not the board's files (ownerOf: none), so git removes them, as it checks out the rest; untracked since the reset, ignored or not.
-    const gone = others.filter((p) => !present.has(p));
-    if (gone.length > 0) await repo.run(['clean', '-f', '-q', '-x', '--', ...gone.map((p) => literal(repo, p))]);
-  }
-  await board.state.remove(INTENT);
-}
-
-/** Board files that moved on this clone after a sync wrote its intent (transitions made meanwhile), by scope: a resume must not write over them. */
-class MovedSince extends Error {
-  constructor(readonly scopes: Map<string, Scope>) {
-    super(`moved since the sync began: ${[...scopes.keys()].join(', ')}`);
-    this.name = 'MovedSince';
-  }
-}
-
-/**
- * Put the board files that differ between two commits into the second one's
- * state, each scope whole. `resuming`: a sync that died may have brought some
- * scopes already, and this clone may have moved others since; so a file
- * already as wanted is left alone, and one in any other state than one of
- * the `known` commits has it is a MovedSince, before anything is written.
- */
-async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: { known: string[] } | null): Promise<void> {
-  if (rels.length === 0) return;
-  const [before, after, ...known] = await Promise.all([from === null ? new Map<string, string>() : repo.blobs(from, rels), repo.blobs(to, rels), ...(resuming?.known ?? []).map((c) => repo.blobs(c, rels))]);
-  const contents = await repo.contents([...before.values(), ...after.values(), ...known.flatMap((k) => [...k.values()])]);
-  const byScope = new Map<string, ScopeReplacement>();
-  const moved = new Map<string, Scope>();
-  for (const rel of rels) {
-    const owner = ownerOf(rel)!;
-    const scope: Scope = owner.kind === 'run' ? { kind: 'run', id: owner.id } : { kind: 'board' };
-    const key = owner.kind === 'run' ? owner.id : 'board';
-    const old = before.has(rel) ? contents.get(before.get(rel)!)! : null;
-    const next = after.has(rel) ? contents.get(after.get(rel)!)! : null;
-    let fromSha = old === null ? null : sha256Hex(old);
-    if (resuming) {
-      const now = await board.store.readBytes(rel, { fresh: true });
-      const nowSha = now === null ? null : sha256Hex(now);
-      if (nowSha === (next === null ? null : sha256Hex(next))) continue;
-      const shaIn = (m: Map<string, string>) => (m.has(rel) ? sha256Hex(contents.get(m.get(rel)!)!) : null);
-      if (nowSha !== fromSha && !known.some((k) => shaIn(k) === nowSha)) moved.set(key, scope);
-      fromSha = nowSha;
-    }
-    const entry = byScope.get(key) ?? { scope, files: [] };
-    entry.files.push({ rel, from: fromSha, to: next });
-    byScope.set(key, entry);
-  }
-  if (moved.size > 0) throw new MovedSince(moved);
-  const text = (m: Map<string, string>, rel: string) => (m.has(rel) ? contents.get(m.get(rel)!)!.toString('utf8') : '');
-  for (const rel of rels) {
-    const m = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(rel);
-    if (!m) continue;
-    const run = m[1]!;
-    const state = await endSuperseded(board, run, text(before, rel), text(after, rel), text(after, `runs/${run}/RUN.md`) || ((await board.store.readBytes(`runs/${run}/RUN.md`))?.toString('utf8') ?? ''), text(after, `runs/${run}/${CHAIN_FILE}`));
-    if (state) Object.assign(byScope.get(run)!, state);
-  }
-  try {
-    await board.store.replace([...byScope.values()]);
-  } catch (e) {
-    if (e instanceof BoardError && e.code === 'busy') throw new SyncError('busy', e.message);
-    throw e;
-  }
-}
-
-async function writeIntent(board: Board, intent: Intent): Promise<void> {
-  await board.state.replace(INTENT, `${JSON.stringify(intent)}\n`);
-}
-
-/**
- * Finish a move a killed sync began, when the branch is still where it began
- * or where it was going. Transitions made on this clone since the intent was
- * written (an agent kept working) are never written over: they are committed
- * on top of where the branch was, that commit is merged with where it was
- * going by the board's rules (a run moved on both sides is kept whole from
- * one side, the other side's transitions set aside in superseded.jsonl), and
- * the move goes there instead.
- */
-async function finishIntent(board: Board, repo: Repo): Promise<void> {
-  const text = await board.state.readText(INTENT);
-  if (text === null) return;
-  let intent: Intent;
-  try {
-    intent = JSON.parse(text) as Intent;
-  } catch {
-    await board.state.remove(INTENT);
-    return;
-  }
-  const at = await repo.resolve(intent.ref);
-  if ((at ?? '') !== intent.from && at !== intent.to) {
-    await board.state.remove(INTENT);
-    return;
-  }
-  const from = intent.from === '' ? null : intent.from;
-  const known = [intent.to, ...(from === null ? [] : [from])];
-  try {
-    await resume(board, repo, { ...intent, from: at ?? '' }, known);
-  } catch (e) {
-    if (!(e instanceof MovedSince)) throw e;
-    if (from === null) throw new SyncError('busy', 'this clone moved while its first sync was brought in, which was interrupted: commit its board (git add, git commit), then sync again');
-    const local = await commitMoved(board, repo, from, e.scopes);
-    const result = await mergeCommits(repo, local, intent.to);
-    const message = `workboard sync: merged the transitions made here while a sync was interrupted\n\n${summarise(result.runs).filter((m) => m.superseded).map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone\'s transitions' : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`).join('\n')}\n`;
-    const merge = await repo.text(['commit-tree', result.tree, '-p', local, '-p', intent.to], { input: message });
-    const next = { from: at ?? '', to: merge, ref: intent.ref };
-    await writeIntent(board, next);
-    await resume(board, repo, next, [...known, local]);
-  }
-}
-
-/** Bring the board's files to `intent.to` from whatever state among `known` commits each is in, then move the branch (finishMove). */
-async function resume(board: Board, repo: Repo, intent: Intent, known: string[]): Promise<void> {
-  const from = intent.from === '' ? null : intent.from;
-  const changed = await repo.changed(from, intent.to);
-  await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), { known });
-  await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
-}
-
-/**
- * The scopes that moved here since a sync's intent, as a commit on top of
- * `from` holding each of them whole as it is now (its folder's files; the
- * board's own files for the board scope), so none of their transitions is lost.
- */
-async function commitMoved(board: Board, repo: Repo, from: string, scopes: Map<string, Scope>): Promise<string> {
-  const rels = new Set<string>();
-  for (const scope of scopes.values()) {
-    const dirs = scope.kind === 'run' ? [paths.runDir(scope.id)] : [WORK_FILE, 'audit', 'processes', 'files'];
-    for (const rel of (await repo.blobs(from, dirs.map((d) => (d === WORK_FILE ? d : `${d}/`)))).keys()) rels.add(rel);
-    const now = (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...dirs])).stdout.toString('utf8').split('\0');
-    // A temp file is a transaction's own, never a board file.
-    for (const rel of now) if (rel !== '' && !rel.includes('.tmp-') && ownerOf(rel) !== null) rels.add(rel);
-  }
-  const list = [...rels].sort();
-  const bytes = await Promise.all(list.map((rel) => board.store.readBytes(rel, { fresh: true })));
-  const ids = await repo.writeBlobs(bytes.filter((b): b is Buffer => b !== null));
-  let i = 0;
-  const entries = new Map(list.map((rel, k) => [rel, bytes[k] === null ? null : ids[i++]!] as const));
-  const tree = await repo.treeWith(from, entries);
-  return repo.text(['commit-tree', tree, '-p', from], { input: 'workboard sync: transitions made on this clone while a sync was interrupted\n' });
-}
-
-type StateChanges = Pick<ScopeReplacement, 'removeState' | 'writeState'>;
-
-/**
- * When a move brings branches set aside on a run that hold transitions this
- * clone made (whoever made the merge, here or on another clone): end the
- * leases of the claims among them (their tokens then answer that the claim
- * ended), and tell the people and operators through the outbox. Only lines
- * this clone signed: each clone tells of its own, so no one is told twice.
- */
-async function endSuperseded(board: Board, run: string, before: string, after: string, runText: string, chain: string): Promise<StateChanges | null> {
-  const mine = await board.store.signingFingerprint();
-  const known = new Set(parseSuperseded(before).branches.flatMap((b) => b.lines.map((l) => l.hash)));
-  const fresh = parseSuperseded(after).branches.filter((b) => b.lines.some((l) => !known.has(l.hash) && l.signer === mine));
-  if (fresh.length === 0) return null;
-  const lines = fresh.flatMap((b) => b.lines.filter((l) => !known.has(l.hash) && l.signer === mine));
-  const claimed = new Set(lines.filter((l) => l.action === 'step.claimed').map((l) => l.entity.split('/')[1]!));
-  const head = parseRunHead(runText);
-  const now = new Date();
-  const forkSeq = Math.min(...fresh.map((b) => b.fork.seq));
-  const note = supersededNotification({ id: newId('n', now.getTime()), at: now.toISOString(), board: board.manifest.name, runId: run, process: head.process, mode: head.mode, lines, kept: verifyChain(chain).events.filter((e) => e.seq > forkSeq), manifest: board.manifest });
-  return {
-    removeState: [...claimed].map((step) => `${paths.leaseDir(run)}/${step}.json`),
-    writeState: note ? [{ rel: entryFile(note), bytes: `${JSON.stringify({ ...note, deliveries: null }, null, 2)}\n` }] : [],
-  };
-}
-
-/** The process and mode a RUN.md names, for a notification's words. */
-function parseRunHead(text: string): { process: string; mode: 'live' | 'test' } {
-  const p = parseMarkdown(text);
-  const d = (p.ok ? p.value.data : {}) as { process?: unknown; mode?: unknown };
-  return { process: typeof d.process === 'string' ? d.process : 'a process', mode: d.mode === 'test' ? 'test' : 'live' };
-}
 
 /** The audit chains whose scope differs between two commits: each run's, and the board's when its files changed. */
 async function chainsChanged(repo: Repo, from: string, to: string): Promise<string[]> {

@@ -15,6 +15,7 @@ import { canonicalJson } from '../core/hash.js';
 import { listPrefix, urgencyPrefix } from '../engine/priority.js';
 import { page, pageUnsorted } from './paging.js';
 import type { Loaded, RunReader } from './run-reader.js';
+import { cloneOffer, type CloneOffer } from './offered-here.js';
 import type { GetWorkArgs, ListRunsArgs } from '../protocol/tool-args.js';
 import type { Page, ProcessSummary, RunRow, WorkEntry, WorkItemView } from '../protocol/views.js';
 
@@ -46,7 +47,8 @@ interface Found {
   workItem?: WorkItemView;
 }
 
-export async function getWork(reader: RunReader, rules: { groups: Record<string, string[]>; fourEyes: boolean | readonly string[] }, actor: Actor, a: GetWorkArgs, now: Date): Promise<Page<WorkEntry>> {
+/** `across`: on a board several clones share, the work held back on this one (docs/git.md "Offered first where it became ready"); null lists all. */
+export async function getWork(reader: RunReader, rules: { groups: Record<string, string[]>; fourEyes: boolean | readonly string[] }, actor: Actor, a: GetWorkArgs, now: Date, across: CloneOffer | null = null): Promise<Page<WorkEntry>> {
   const groups = rules.groups;
   const fourEyes = (process: string) => fourEyesApplies(rules.fourEyes, process);
   const found: Found[] = [];
@@ -57,6 +59,7 @@ export async function getWork(reader: RunReader, rules: { groups: Record<string,
       for (const def of m.pinned.process.steps) {
         const st = m.state.steps[def.id];
         if (def.kind !== 'agent' || st?.state !== 'ready' || leaseLive(m.state, def.id, now)) continue;
+        if (across && (await across.held(r.id, def.id))) continue;
         found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${def.id}`, m, stepId: def.id });
       }
     } else {
@@ -67,6 +70,7 @@ export async function getWork(reader: RunReader, rules: { groups: Record<string,
         // A delegator's work is the delegate's too, under the same rule for both (docs/people.md "Out of office").
         const blocked = (a: Actor) => fourEyes(r.process) && fourEyesProblem(m.state, def, a) !== null;
         if (decidesFor(actor, (a) => mayDecide(a, wi.assignedTo, groups), blocked) === undefined) continue;
+        if (across && (await across.held(r.id, wi.stepId))) continue;
         const st = m.state.steps[wi.stepId]!;
         found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${wi.id}`, m, stepId: wi.stepId, workItem: wi });
       }
@@ -75,6 +79,11 @@ export async function getWork(reader: RunReader, rules: { groups: Record<string,
   // Only the page's entries are built: on a board of thousands of open runs, most are never shown.
   const p = pageUnsorted(found, a.limit ?? 20, a.cursor);
   return { items: p.items.map(entryOf), nextCursor: p.nextCursor };
+}
+
+/** get_work on this board: on a board several clones share, without the work held back on this one. */
+export async function getWorkHere(board: Board, reader: RunReader, actor: Actor, a: GetWorkArgs, now: Date): Promise<Page<WorkEntry>> {
+  return getWork(reader, board.manifest, actor, a, now, await cloneOffer(board, now));
 }
 
 function entryOf({ m, stepId, workItem }: Found): WorkEntry {

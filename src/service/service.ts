@@ -19,7 +19,7 @@ import type { Description, Result, ToolData } from '../protocol/tool-data.js';
 import { offerFor } from './context.js';
 import { StoredFiles } from './files.js';
 import { processVersion, processVersions, runTimeline, storedFile, type PublishedVersion, type RunTimeline, type StoredFile } from './published.js';
-import { getWork, listProcesses, listRuns } from './queries.js';
+import { getWorkHere, listProcesses, listRuns } from './queries.js';
 import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
@@ -176,7 +176,7 @@ export class Service {
       case 'get_run':
         return (await this.reader.view(call.args.runId)) satisfies ToolData['get_run'];
       case 'get_work':
-        return (await getWork(this.reader, this.board.manifest, actor, call.args, this.now())) satisfies ToolData['get_work'];
+        return (await getWorkHere(this.board, this.reader, actor, call.args, this.now())) satisfies ToolData['get_work'];
       case 'list_runs':
         return (await this.listRuns(call.args)) satisfies ToolData['list_runs'];
       case 'start_run':

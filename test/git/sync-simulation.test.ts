@@ -16,11 +16,19 @@
  *   set-aside branch is server lines alone (a timer), and no step is
  *   completed twice in one attempt (issue 41); the share of acknowledged
  *   lines superseded is printed.
+ * Agents find their work as an agent does, through get_work (`workboard work`) on
+ * their own clone, so a step that became ready on another clone is offered
+ * to them only after the grace or never, once that clone's claim arrives
+ * (docs/git.md "Offered first where it became ready"); the contested rounds
+ * still claim by id, which always works. Some claims and submissions are
+ * SIGKILLed at a random moment (never acknowledged; the next call recovers),
+ * and some rounds edit WORK.md (a person added), whose board-chain lines must
+ * all be kept or set aside too.
  * A second, smaller test makes two clones diverge and merges them both ways
  * round (A←B in one copy of the pair, B←A in another): the same bytes.
  *
  * The rounds are seeded (mulberry32): WB_SIM_SEED and WB_SIM_ROUNDS replay or
- * widen them; 40 in `npm test`, 200 in `npm run test:soak`. The choice of each round is reproducible; what git and the
+ * widen them; 30 in `npm test`, 300 in `npm run test:soak`. The choice of each round is reproducible; what git and the
  * board write (ids, times, signatures) is not, and needs not be.
  */
 import { execFile } from 'node:child_process';
@@ -28,11 +36,11 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, workboard, type CliResult } from '../support/cli-run.js';
+import { BIN, ensureBuilt, workboard, type CliResult } from '../support/cli-run.js';
 import { rounds } from '../support/soak.js';
 
 const SEED = Number(process.env.WB_SIM_SEED ?? 20261201) >>> 0;
-const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? rounds(40, 200));
+const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? rounds(30, 300));
 
 /** No system or user git config: only what each clone sets for itself. */
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
@@ -78,13 +86,25 @@ interface Call {
   stderr: string;
 }
 
+/** `workboard <args>` SIGKILLed after `ms` unless it ended first: a crash at a random moment (code -1 when killed). */
+function killed(args: string[], cwd: string, ms: number): Promise<CliResult> {
+  const env: Record<string, string> = { NO_COLOR: '1', ...GIT_ENV };
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKBOARD_')) env[k] = v;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd, env, timeout: ms, killSignal: 'SIGKILL' }, (err, stdout, stderr) => {
+      const c = (err as { code?: unknown } | null)?.code;
+      resolve({ code: err ? (typeof c === 'number' ? c : -1) : 0, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
 /** Every CLI call of a test, for the failure message: which round, which clone, what it said. */
 class Trace {
   calls: Call[] = [];
   round = 0;
   constructor(readonly seed: number) {}
-  async cli(c: Clone, args: string[]): Promise<CliResult> {
-    const r = await workboard(args, { cwd: c.dir, env: GIT_ENV });
+  async cli(c: Clone, args: string[], killAfterMs?: number): Promise<CliResult> {
+    const r = killAfterMs === undefined ? await workboard(args, { cwd: c.dir, env: GIT_ENV }) : await killed(args, c.dir, killAfterMs);
     this.calls.push({ round: this.round, clone: c.name, args, code: r.code, stderr: r.stderr.trim().split('\n').slice(-2).join(' | ') });
     return r;
   }
@@ -280,9 +300,11 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
       const refusals = new Map<string, number>();
 
       /** One call that acts on the board (never a sync), with its effect on the clone's chains recorded. */
-      const act = async (c: Clone, op: string, args: string[], as: string): Promise<CliResult> => {
+      let kills = 0;
+      const act = async (c: Clone, op: string, args: string[], as: string, killAfterMs?: number): Promise<CliResult> => {
         const before = await chainsOf(c);
-        const r = await trace.cli(c, [...args, '--as', as]);
+        const r = await trace.cli(c, [...args, '--as', as], killAfterMs);
+        if (r.code === -1) kills++;
         const after = await chainsOf(c);
         for (const [run, hashes] of after) {
           const old = before.get(run) ?? [];
@@ -323,8 +345,10 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
         return run;
       };
 
+      /** One call in ten of an agent's is SIGKILLed somewhere in its first 1.5 s. */
+      const maybeKill = () => (rand() < 0.1 ? 150 + Math.floor(rand() * 1350) : undefined);
       const claim = async (c: Clone, run: string, agent = pick(c.agents)): Promise<boolean> => {
-        const r = await act(c, 'claim', ['claim', run, 'draft'], agent);
+        const r = await act(c, 'claim', ['claim', run, 'draft'], agent, maybeKill());
         if (r.code !== 0) return false;
         const token = r.stdout.trim();
         expect(token.length, `claim printed a token (${trace.where()})`).toBeGreaterThan(0);
@@ -340,8 +364,26 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
           'submit',
           ['submit', t.token, '--output', `text=Written by ${t.agent} on clone ${c.name} in round ${trace.round}.`, '--output', 'sources=1', '--evidence', `link:https://example.com/${c.name}/${trace.round}`, '--next', next, '--reason', 'Ready.', '--summary', `Round ${trace.round}.`],
           t.agent,
+          maybeKill(),
         );
         return r.code === 0;
+      };
+
+      /** What get_work offers an agent on its clone: the runs whose draft it may claim there. */
+      const offered = async (c: Clone, agent: string): Promise<string[]> => {
+        const r = await trace.cli(c, ['work', '--json', '--limit', '100', '--as', agent]);
+        expect(r.code, `work on ${c.name} (${trace.where()}): ${r.stderr}`).toBe(0);
+        return (JSON.parse(r.stdout) as { data: { items: { runId: string; stepId: string }[] } }).data.items.filter((i) => i.stepId === 'draft').map((i) => i.runId);
+      };
+
+      /** Board-chain lines a WORK.md edit that exited 0 added (audit/board.jsonl), as its clone had them right after. */
+      const boardAcked: { round: number; clone: string; hash: string; action: string }[] = [];
+      const editWork = async (c: Clone): Promise<void> => {
+        const before = chainLines(await readOr(path.join(c.dir, 'audit', 'board.jsonl'))).length;
+        const r = await trace.cli(c, ['person', 'add', `p${trace.round}-${c.name.toLowerCase()}@example.com`, '--as', OPERATOR]);
+        count('edit WORK.md', r.code === 0);
+        if (r.code !== 0) return;
+        for (const l of chainLines(await readOr(path.join(c.dir, 'audit', 'board.jsonl'))).slice(before)) boardAcked.push({ round: trace.round, clone: c.name, hash: l.hash, action: l.action });
       };
 
       const decide = async (c: Clone, run: string | null, person = pick(PEOPLE)): Promise<boolean> => {
@@ -383,6 +425,8 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
         }
       };
 
+      /** Runs a contested round moved on two clones on purpose (claims by id, decisions, cancels). */
+      const contestedRuns = new Set<string>();
       /** Two clones move the same run before either syncs. */
       const contest = async (): Promise<boolean> => {
         const [c1, c2] = [...clones].sort(() => rand() - 0.5) as [Clone, Clone];
@@ -397,6 +441,7 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
           const run = await start(c1);
           await sync(c1);
           await sync(c2);
+          contestedRuns.add(run!);
           await claim(c1, run!);
           await claim(c2, run!);
           count('contest', true);
@@ -405,11 +450,13 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
         const kind = pick(kinds);
         if (kind.startsWith('claim')) {
           const [a] = pick(drafting);
+          contestedRuns.add(a.id);
           await claim(c1, a.id);
           if (kind === 'claim-claim') await claim(c2, a.id);
           else await cancel(c2, a.id);
         } else {
           const [a] = pick(deciding);
+          contestedRuns.add(a.id);
           await decide(c1, a.id);
           if (kind === 'decide-decide') await decide(c2, a.id);
           else await cancel(c2, a.id);
@@ -434,13 +481,21 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
           await unreachable(dirty.length > 0 ? pick(dirty) : c, how);
           continue;
         }
+        if (round % 10 === 5) {
+          // A WORK.md edit on some clone every ten rounds: its board-chain line must survive every merge.
+          await editWork(c);
+          continue;
+        }
         const roll = rand();
         const views = await runsOf(c);
         const mine = tokens.filter((t) => t.clone === c);
-        // A claim leaves the step file as it was (the lease is the clone's own state), so skip drafts this clone holds.
-        const ready = views.filter((v) => v.state === 'active' && v.draft === 'ready' && !mine.some((t) => t.run === v.id));
         const open = views.filter((v) => v.state === 'active' || v.state === 'waiting');
-        const claimOrStart = async () => (ready.length > 0 ? claim(c, pick(ready).id) : start(c));
+        // An agent asks its clone for work (get_work), and starts a run when none is offered.
+        const claimOrStart = async () => {
+          const agent = pick(c.agents);
+          const work = await offered(c, agent);
+          return work.length > 0 ? claim(c, pick(work), agent) : start(c);
+        };
         if (roll < 0.11) await contest();
         else if (roll < 0.31) await sync(c);
         else if (roll < 0.49) await (mine.length > 0 ? submit(c, pick(mine)) : claimOrStart());
@@ -494,6 +549,14 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
       });
       expect(vanished.map((a) => `round ${a.round} ${a.clone} ${a.run} #${a.action} by ${a.actor} ${a.hash.slice(0, 12)}`), `acknowledged lines found neither in the chain nor superseded (seed ${SEED})`).toEqual([]);
 
+      // No board-chain line lost: every acknowledged WORK.md edit's line is in audit/board.jsonl or set aside beside it.
+      const boardChain = new Set(chainLines(await readOr(path.join(clones[0]!.dir, 'audit', 'board.jsonl'))).map((l) => l.hash));
+      const boardSetAside = new Set<string>();
+      for (const line of ((await readOr(path.join(clones[0]!.dir, 'audit', 'superseded.jsonl'))) ?? '').split('\n').filter((l) => l !== '')) for (const l of (JSON.parse(line) as { lines: { hash: string }[] }).lines) boardSetAside.add(l.hash);
+      const boardLost = boardAcked.filter((a) => !boardChain.has(a.hash) && !boardSetAside.has(a.hash));
+      expect(boardLost.map((a) => `round ${a.round} ${a.clone} ${a.action} ${a.hash.slice(0, 12)}`), `acknowledged board-chain lines found neither in audit/board.jsonl nor set aside (seed ${SEED})`).toEqual([]);
+      expect(boardAcked.length, 'the rounds edited WORK.md').toBeGreaterThan(0);
+
       // A run only one clone moved is never superseded; the contested ones were exercised.
       const supersededRuns = finalRuns.filter((r) => kept.get(r)!.hasSuperseded);
       const soloSuperseded = supersededRuns.filter((r) => (touchedBy.get(r)?.size ?? 0) <= 1);
@@ -530,9 +593,12 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
 
       const contested = [...touchedBy.values()].filter((s) => s.size > 1).length;
       const ackedSuperseded = acked.filter((a) => !kept.get(a.run)!.chain.has(a.hash)).length;
+      // Apart from the contested rounds' deliberate double moves: what get_work's offer (and the syncs) left to chance.
+      const ordinary = acked.filter((a) => !contestedRuns.has(a.run));
+      const ordinarySuperseded = ordinary.filter((a) => !kept.get(a.run)!.chain.has(a.hash)).length;
       console.log(
         `sync simulation, seed ${SEED}: ${ROUNDS} rounds, ${trace.calls.length} CLI calls, ${finalRuns.length} runs, ${contested} moved by several clones, ${supersededRuns.length} with superseded branches; ` +
-          `${acked.length} acknowledged lines (${ackedSuperseded} of them superseded: ${acked.length === 0 ? 0 : ((100 * ackedSuperseded) / acked.length).toFixed(1)}%), ${refusedWrites} chains a refused call wrote to; final syncs: ${passes} passes; ` +
+          `${acked.length} acknowledged lines (${ackedSuperseded} of them superseded: ${acked.length === 0 ? 0 : ((100 * ackedSuperseded) / acked.length).toFixed(1)}%; outside the ${contestedRuns.size} contested runs ${ordinarySuperseded} of ${ordinary.length}: ${ordinary.length === 0 ? 0 : ((100 * ordinarySuperseded) / ordinary.length).toFixed(1)}%), ${boardAcked.length} board-chain lines, ${kills} calls SIGKILLed, ${refusedWrites} chains a refused or killed call wrote to; final syncs: ${passes} passes; ` +
           `calls ${Object.entries(counts)
             .map(([k, v]) => `${k} ${v.ok}/${v.tried}`)
             .join(', ')}; refused: ${[...refusals].map(([k, v]) => `${v}× ${k}`).join('; ') || 'none'}`,
@@ -544,7 +610,7 @@ describe(`workboard sync: four clones, ${ROUNDS} seeded rounds (seed ${SEED})`, 
     } finally {
       if (passed) await fs.rm(root, { recursive: true, force: true });
     }
-  }, 900_000);
+  }, Math.max(900_000, ROUNDS * 15_000));
 });
 
 describe('workboard sync: the same merge either way round', () => {

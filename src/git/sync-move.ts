@@ -1,0 +1,200 @@
+/**
+ * How a sync moves this clone from one commit to another: the board's files
+ * through the board (every scope's lock, checked and journaled, so running
+ * coordinators see commits land), the rest with git. The intent (from which
+ * commit to which) is written under .work/journal/ first, so a sync killed
+ * between scopes is finished by the next one, and `serve --git-commit` never
+ * commits a half-applied merge (docs/git.md "A killed sync").
+ */
+import { sha256Hex } from '../core/hash.js';
+import type { Board } from '../board/board.js';
+import { BoardError } from '../board/errors.js';
+import { paths, STATE_DIR, WORK_FILE, type Scope } from '../board/layout.js';
+import type { ScopeReplacement } from '../board/store.js';
+import { mergeCommits, ownerOf } from './board-merge.js';
+import { CHAIN_FILE } from './merge-run.js';
+import type { Repo } from './repo.js';
+import { summarise, SyncError } from './sync-report.js';
+import { endSuperseded } from './sync-superseded.js';
+
+const INTENT = `${STATE_DIR}/journal/sync.json`;
+
+export interface Intent {
+  from: string;
+  to: string;
+  ref: string;
+}
+
+/**
+ * Move the branch from one commit to another, the board's files through the
+ * board (under every scope's lock, checked and journaled), the rest with git.
+ */
+export async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<void> {
+  const from = intent.from === '' ? null : intent.from;
+  const changed = await repo.changed(from, intent.to);
+  const others = changed.filter((p) => ownerOf(p) === null);
+  if (others.length > 0) {
+    const dirty = (await repo.text(['status', '--porcelain', '-z', '--', ...others.map((p) => literal(repo, p))])).split('\0').filter(Boolean);
+    if (dirty.length > 0) throw new SyncError('refused', `uncommitted changes to files the merge brings (${dirty.map((d) => d.slice(3)).join(', ')}): commit or stash them, then sync again`);
+  }
+  await writeIntent(board, intent);
+  try {
+    await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), null);
+  } catch (e) {
+    // Refused before anything was written (the compare-and-swap runs under every lock first): nothing to finish.
+    if (e instanceof SyncError && e.code === 'busy') await board.state.remove(INTENT);
+    throw e;
+  }
+  await finishMove(board, repo, intent, others);
+}
+
+/** A path of the board's as a git pathspec that names that file alone (`[`, `*` and `?` are letters in a file name). */
+const literal = (repo: Repo, rel: string): string => `:(literal)${repo.prefix}${rel}`;
+
+async function finishMove(board: Board, repo: Repo, intent: Intent, others: string[]): Promise<void> {
+  if (intent.from === '') await repo.run(['update-ref', intent.ref, intent.to]);
+  else await repo.run(['update-ref', '-m', 'workboard sync', intent.ref, intent.to, intent.from]);
+  await repo.run(['reset', '-q', '--mixed', intent.to]);
+  if (others.length > 0) {
+    const present = await repo.blobs(intent.to, others);
+    const keep = others.filter((p) => present.has(p));
+    if (keep.length > 0) await repo.run(['checkout', intent.to, '--', ...keep.map((p) => literal(repo, p))]);
+    // Not the board's files (ownerOf: none), so git removes them, as it checks out the rest; untracked since the reset, ignored or not.
+    const gone = others.filter((p) => !present.has(p));
+    if (gone.length > 0) await repo.run(['clean', '-f', '-q', '-x', '--', ...gone.map((p) => literal(repo, p))]);
+  }
+  await board.state.remove(INTENT);
+}
+
+/** Board files that moved on this clone after a sync wrote its intent (transitions made meanwhile), by scope: a resume must not write over them. */
+class MovedSince extends Error {
+  constructor(readonly scopes: Map<string, Scope>) {
+    super(`moved since the sync began: ${[...scopes.keys()].join(', ')}`);
+    this.name = 'MovedSince';
+  }
+}
+
+/**
+ * Put the board files that differ between two commits into the second one's
+ * state, each scope whole. `resuming`: a sync that died may have brought some
+ * scopes already, and this clone may have moved others since; so a file
+ * already as wanted is left alone, and one in any other state than one of
+ * the `known` commits has it is a MovedSince, before anything is written.
+ */
+async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: { known: string[] } | null): Promise<void> {
+  if (rels.length === 0) return;
+  const [before, after, ...known] = await Promise.all([from === null ? new Map<string, string>() : repo.blobs(from, rels), repo.blobs(to, rels), ...(resuming?.known ?? []).map((c) => repo.blobs(c, rels))]);
+  const contents = await repo.contents([...before.values(), ...after.values(), ...known.flatMap((k) => [...k.values()])]);
+  const byScope = new Map<string, ScopeReplacement>();
+  const moved = new Map<string, Scope>();
+  for (const rel of rels) {
+    const owner = ownerOf(rel)!;
+    const scope: Scope = owner.kind === 'run' ? { kind: 'run', id: owner.id } : { kind: 'board' };
+    const key = owner.kind === 'run' ? owner.id : 'board';
+    const old = before.has(rel) ? contents.get(before.get(rel)!)! : null;
+    const next = after.has(rel) ? contents.get(after.get(rel)!)! : null;
+    let fromSha = old === null ? null : sha256Hex(old);
+    if (resuming) {
+      const now = await board.store.readBytes(rel, { fresh: true });
+      const nowSha = now === null ? null : sha256Hex(now);
+      if (nowSha === (next === null ? null : sha256Hex(next))) continue;
+      const shaIn = (m: Map<string, string>) => (m.has(rel) ? sha256Hex(contents.get(m.get(rel)!)!) : null);
+      if (nowSha !== fromSha && !known.some((k) => shaIn(k) === nowSha)) moved.set(key, scope);
+      fromSha = nowSha;
+    }
+    const entry = byScope.get(key) ?? { scope, files: [] };
+    entry.files.push({ rel, from: fromSha, to: next });
+    byScope.set(key, entry);
+  }
+  if (moved.size > 0) throw new MovedSince(moved);
+  const text = (m: Map<string, string>, rel: string) => (m.has(rel) ? contents.get(m.get(rel)!)!.toString('utf8') : '');
+  for (const rel of rels) {
+    const m = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(rel);
+    if (!m) continue;
+    const run = m[1]!;
+    const state = await endSuperseded(board, run, text(before, rel), text(after, rel), text(after, `runs/${run}/RUN.md`) || ((await board.store.readBytes(`runs/${run}/RUN.md`))?.toString('utf8') ?? ''), text(after, `runs/${run}/${CHAIN_FILE}`));
+    if (state) Object.assign(byScope.get(run)!, state);
+  }
+  try {
+    await board.store.replace([...byScope.values()]);
+  } catch (e) {
+    if (e instanceof BoardError && e.code === 'busy') throw new SyncError('busy', e.message);
+    throw e;
+  }
+}
+
+async function writeIntent(board: Board, intent: Intent): Promise<void> {
+  await board.state.replace(INTENT, `${JSON.stringify(intent)}\n`);
+}
+
+/**
+ * Finish a move a killed sync began, when the branch is still where it began
+ * or where it was going. Transitions made on this clone since the intent was
+ * written (an agent kept working) are never written over: they are committed
+ * on top of where the branch was, that commit is merged with where it was
+ * going by the board's rules (a run moved on both sides is kept whole from
+ * one side, the other side's transitions set aside in superseded.jsonl), and
+ * the move goes there instead.
+ */
+export async function finishIntent(board: Board, repo: Repo): Promise<void> {
+  const text = await board.state.readText(INTENT);
+  if (text === null) return;
+  let intent: Intent;
+  try {
+    intent = JSON.parse(text) as Intent;
+  } catch {
+    await board.state.remove(INTENT);
+    return;
+  }
+  const at = await repo.resolve(intent.ref);
+  if ((at ?? '') !== intent.from && at !== intent.to) {
+    await board.state.remove(INTENT);
+    return;
+  }
+  const from = intent.from === '' ? null : intent.from;
+  const known = [intent.to, ...(from === null ? [] : [from])];
+  try {
+    await resume(board, repo, { ...intent, from: at ?? '' }, known);
+  } catch (e) {
+    if (!(e instanceof MovedSince)) throw e;
+    if (from === null) throw new SyncError('busy', 'this clone moved while its first sync was brought in, which was interrupted: commit its board (git add, git commit), then sync again');
+    const local = await commitMoved(board, repo, from, e.scopes);
+    const result = await mergeCommits(repo, local, intent.to);
+    const message = `workboard sync: merged the transitions made here while a sync was interrupted\n\n${summarise(result.runs).filter((m) => m.superseded).map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone\'s transitions' : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`).join('\n')}\n`;
+    const merge = await repo.text(['commit-tree', result.tree, '-p', local, '-p', intent.to], { input: message });
+    const next = { from: at ?? '', to: merge, ref: intent.ref };
+    await writeIntent(board, next);
+    await resume(board, repo, next, [...known, local]);
+  }
+}
+
+/** Bring the board's files to `intent.to` from whatever state among `known` commits each is in, then move the branch (finishMove). */
+async function resume(board: Board, repo: Repo, intent: Intent, known: string[]): Promise<void> {
+  const from = intent.from === '' ? null : intent.from;
+  const changed = await repo.changed(from, intent.to);
+  await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), { known });
+  await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+}
+
+/**
+ * The scopes that moved here since a sync's intent, as a commit on top of
+ * `from` holding each of them whole as it is now (its folder's files; the
+ * board's own files for the board scope), so none of their transitions is lost.
+ */
+async function commitMoved(board: Board, repo: Repo, from: string, scopes: Map<string, Scope>): Promise<string> {
+  const rels = new Set<string>();
+  for (const scope of scopes.values()) {
+    const dirs = scope.kind === 'run' ? [paths.runDir(scope.id)] : [WORK_FILE, 'audit', 'processes', 'files'];
+    for (const rel of (await repo.blobs(from, dirs.map((d) => (d === WORK_FILE ? d : `${d}/`)))).keys()) rels.add(rel);
+    const now = (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...dirs])).stdout.toString('utf8').split('\0');
+    // A temp file is a transaction's own, never a board file.
+    for (const rel of now) if (rel !== '' && !rel.includes('.tmp-') && ownerOf(rel) !== null) rels.add(rel);
+  }
+  const list = [...rels].sort();
+  const bytes = await Promise.all(list.map((rel) => board.store.readBytes(rel, { fresh: true })));
+  const ids = await repo.writeBlobs(bytes.filter((b): b is Buffer => b !== null));
+  let i = 0;
+  const entries = new Map(list.map((rel, k) => [rel, bytes[k] === null ? null : ids[i++]!] as const));
+  const tree = await repo.treeWith(from, entries);
+  return repo.text(['commit-tree', tree, '-p', from], { input: 'workboard sync: transitions made on this clone while a sync was interrupted\n' });
+}

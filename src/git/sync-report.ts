@@ -1,0 +1,40 @@
+/**
+ * What a sync says: its report (what arrived, what was merged, whether it
+ * pushed) and, when it stops, why, as a code that picks the exit code
+ * (docs/git.md "When a sync fails").
+ */
+import type { BoardMergeResult } from './board-merge.js';
+import type { RunMerge } from './merge-run.js';
+
+export interface SyncReport {
+  remote: string;
+  branch: string;
+  /** The commit made of what was uncommitted, if one was made. */
+  committed: string | null;
+  /** What arrived: nothing, a fast-forward, or a merge commit. */
+  pulled: 'nothing' | 'fast-forward' | 'merge';
+  /** Runs changed on both sides, and what the merge set aside. */
+  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number } | null }[];
+  pushed: boolean;
+  head: string | null;
+}
+
+/** Why a sync stopped; `code` picks the exit code. */
+export class SyncError extends Error {
+  constructor(
+    readonly code: 'unreachable' | 'not-git' | 'refused' | 'declined' | 'busy' | 'broken',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SyncError';
+  }
+}
+
+/** What a merge did to each run that moved on both sides, as a report lists it. */
+export function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] {
+  return runs.map(({ id, merge }) => ({
+    run: id,
+    taken: merge.taken,
+    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length } : null,
+  }));
+}

@@ -1,0 +1,98 @@
+/**
+ * Which ready work a clone offers when several clones share a board through
+ * git (docs/git.md "Offered first where it became ready"). A claim lives in
+ * its clone's `.work/`, so without this every clone offered every ready step
+ * to its own agents, and all their work but one was set aside at the next
+ * sync. The rule, read off the run's audit chain, which travels with the run:
+ * - work that became ready here (the line that made it ready is signed by
+ *   this clone's key) is offered here at once, as on a board of one clone;
+ * - work that became ready on another clone is offered here only once a grace
+ *   period has passed since that line, time for the clone where it became
+ *   ready to claim it and for its sync to carry the claim here;
+ * - work whose chain shows another clone's claim still running (a claim or
+ *   renewal line signed by another key, its lease not run out, no line since
+ *   that ended it) is not offered here.
+ * Only what get_work lists changes: a claim or a decision asked for by id is
+ * taken as always. Pure.
+ */
+
+/** Of an audit line, what the rule reads. */
+export interface OfferLine {
+  ts: string;
+  action: string;
+  entity: string;
+  signer?: string;
+  /** A claim's or renewal's lease end. */
+  expiresAt?: string;
+}
+
+/** Lines after which a step is ready (or its work item open) again: its readiness begins at the line's clone. */
+const READY_ACTIONS: ReadonlySet<string> = new Set(['step.ready', 'work-item.opened', 'lease.expired', 'claim.ended']);
+const CLAIM_ACTIONS: ReadonlySet<string> = new Set(['step.claimed', 'step.renewed']);
+
+/** Why a clone does not offer a step now, and until when (ISO time), or null: it is offered. */
+export type Held = { why: 'claimed-elsewhere' | 'ready-elsewhere'; until: string } | null;
+
+/**
+ * Is the step `entity` (`<run>/<step>`) held back here? `mine`: this clone's
+ * keys (its key and the ones it was rotated from); a line without a signer
+ * (a board older than signing) counts as this clone's.
+ */
+export function heldElsewhere(lines: readonly OfferLine[], entity: string, mine: ReadonlySet<string>, now: Date, graceMs: number): Held {
+  let ready: OfferLine | null = null;
+  let claim: OfferLine | null = null;
+  for (const l of lines) {
+    if (l.entity !== entity) continue;
+    if (READY_ACTIONS.has(l.action)) {
+      ready = l;
+      claim = null;
+    } else if (CLAIM_ACTIONS.has(l.action)) claim = l;
+    else claim = null;
+  }
+  const t = now.getTime();
+  const foreign = (l: OfferLine) => l.signer !== undefined && !mine.has(l.signer);
+  if (claim && foreign(claim) && claim.expiresAt !== undefined && Date.parse(claim.expiresAt) > t) return { why: 'claimed-elsewhere', until: claim.expiresAt };
+  if (ready && foreign(ready)) {
+    const until = Date.parse(ready.ts) + graceMs;
+    if (Number.isFinite(until) && until > t) return { why: 'ready-elsewhere', until: new Date(until).toISOString() };
+  }
+  return null;
+}
+
+/** A chain file's lines as the rule reads them; a line it cannot read is left out (verify reports it, not get_work). */
+export function offerLines(text: string): OfferLine[] {
+  const out: OfferLine[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw === '') continue;
+    let v: unknown;
+    try {
+      v = JSON.parse(raw);
+    } catch {
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    const o = v as Record<string, unknown>;
+    if (typeof o.ts !== 'string' || typeof o.action !== 'string' || typeof o.entity !== 'string') continue;
+    const changes = typeof o.input === 'object' && o.input !== null ? (o.input as { changes?: unknown }).changes : undefined;
+    const expiresAt = typeof changes === 'object' && changes !== null ? (changes as { expiresAt?: unknown }).expiresAt : undefined;
+    out.push({ ts: o.ts, action: o.action, entity: o.entity, ...(typeof o.signer === 'string' ? { signer: o.signer } : {}), ...(typeof expiresAt === 'string' ? { expiresAt } : {}) });
+  }
+  return out;
+}
+
+/** The grace before work that became ready on another clone is offered here: three syncs, when this clone's serve syncs on a timer; else three minutes. */
+export function offerGraceMs(syncEveryMs: number | null): number {
+  return 3 * (syncEveryMs ?? 60_000);
+}
+
+/**
+ * This clone's keys: its own, and every key it was rotated from (each
+ * record's `rotates`), so its lines from before a rotation are still its own.
+ */
+export function ownKeys(mine: string, records: readonly { fingerprint: string; rotates?: string }[]): Set<string> {
+  const out = new Set([mine]);
+  const from = new Map<string, string>();
+  for (const r of records) if (r.rotates !== undefined) from.set(r.fingerprint, r.rotates);
+  for (let k: string | undefined = from.get(mine); k !== undefined && !out.has(k); k = from.get(k)) out.add(k);
+  return out;
+}

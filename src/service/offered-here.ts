@@ -1,0 +1,48 @@
+/**
+ * The reads behind clone-offer.ts's rule for one get_work call: whether the
+ * board has more than one clone's key on record, this clone's own keys, the
+ * grace (from `serve --git-sync`'s interval), and each candidate run's chain
+ * (docs/git.md "Offered first where it became ready"). A board whose keys on
+ * record are all this clone's (one clone, or none in git) gets null, and
+ * get_work lists what it always did.
+ */
+import type { Board } from '../board/board.js';
+import { paths, SIGNING_KEY_FILE } from '../board/layout.js';
+import { KEY_DIR } from '../board/signing.js';
+import { heldElsewhere, offerGraceMs, offerLines, ownKeys, type OfferLine } from './clone-offer.js';
+import { readSyncState } from './sync-state.js';
+
+export interface CloneOffer {
+  /** Is this step held back on this clone now (ready on another clone within the grace, or claimed there)? */
+  held(runId: string, stepId: string): Promise<boolean>;
+}
+
+export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | null> {
+  const names = (board.listing.names(KEY_DIR) ?? []).filter((n) => n.endsWith('.json'));
+  if (names.length === 0) return null;
+  const records: { fingerprint: string; rotates?: string }[] = [];
+  for (const n of names) {
+    try {
+      const v = JSON.parse((await board.store.readBytes(`${KEY_DIR}/${n}`))?.toString('utf8') ?? 'null') as { fingerprint?: unknown; rotates?: unknown } | null;
+      if (typeof v?.fingerprint === 'string') records.push({ fingerprint: v.fingerprint, ...(typeof v.rotates === 'string' ? { rotates: v.rotates } : {}) });
+    } catch {
+      // a damaged key record is verify's to report; here it is one more clone's key
+      records.push({ fingerprint: n.replace(/\.json$/, '') });
+    }
+  }
+  // A read never makes this clone's key: a clone that has none yet (a fresh clone) owns no line.
+  const mine = board.state.stamp(SIGNING_KEY_FILE) === '' ? new Set<string>() : ownKeys(await board.store.signingFingerprint(), records);
+  if (records.every((r) => mine.has(r.fingerprint))) return null;
+  const graceMs = offerGraceMs((await readSyncState(board.state))?.everyMs ?? null);
+  const chains = new Map<string, OfferLine[]>();
+  return {
+    async held(runId, stepId) {
+      let lines = chains.get(runId);
+      if (!lines) {
+        lines = offerLines((await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '');
+        chains.set(runId, lines);
+      }
+      return heldElsewhere(lines, `${runId}/${stepId}`, mine, now, graceMs) !== null;
+    },
+  };
+}

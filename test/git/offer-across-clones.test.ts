@@ -1,0 +1,65 @@
+/**
+ * Issue 41, item 6: two clones rarely offer the same step. A step is offered
+ * at once on the clone where it became ready; another clone's get_work lists
+ * it only after the grace (three syncs of its serve --git-sync), and not at
+ * all while a claim made on another clone is running there. A claim asked
+ * for by id is taken as always (docs/git.md "Offered first where it became ready").
+ * Real git: a bare remote and two clones, the CLI's `work` (get_work).
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../support/cli-run.js';
+import { twoClones, wb } from '../support/git-clones.js';
+
+/** What `work` (get_work) offers an agent on a clone: the run ids. */
+async function offered(dir: string, agent: string): Promise<string[]> {
+  const r = await wb(dir, '--as', agent, '--json', 'work');
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { data: { items: { runId: string }[] } }).data.items.map((i) => i.runId);
+}
+
+/** serve --git-sync's record of its interval, as a serve syncing every `everyMs` leaves it in .work/. */
+async function syncsEvery(dir: string, everyMs: number | null): Promise<void> {
+  const file = path.join(dir, '.work', 'git-sync.json');
+  if (everyMs === null) return fs.rm(file, { force: true });
+  const now = new Date().toISOString();
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(file, `${JSON.stringify({ pid: process.pid, host: 'test', everyMs, runs: 1, failures: 0, failingInARow: 0, lastGoodAt: now, lastFailureAt: null, lastFailure: null, declined: false, nextTryAt: now })}\n`);
+}
+
+describe('offered first where it became ready', () => {
+  beforeAll(async () => {
+    await ensureBuilt();
+  }, 600_000);
+
+  it('B holds back a step that became ready on A until the grace passes, never while A\'s claim runs, and still takes a claim by id', async () => {
+    const { a, b, run } = await twoClones();
+    // The run was started on A: its draft is offered there at once, and not on B (three minutes of grace by default).
+    expect(await offered(a, 'writer-a')).toEqual([run]);
+    expect(await offered(b, 'writer-b')).toEqual([]);
+    // B's serve syncs every millisecond: three syncs have long passed since the step became ready, so B offers it.
+    await syncsEvery(b, 1);
+    expect(await offered(b, 'writer-b')).toEqual([run]);
+
+    // A's agent claims it and A syncs; once B has synced, B's get_work leaves it out whatever the grace, while the claim runs.
+    const claimed = await wb(a, '--as', 'writer-a', 'claim', run, 'draft');
+    expect(claimed.code, claimed.stderr).toBe(0);
+    expect((await wb(a, 'sync')).code).toBe(0);
+    expect((await wb(b, 'sync')).code).toBe(0);
+    expect(await offered(b, 'writer-b')).toEqual([]);
+
+    // A second run started on B: offered on B at once, held back on A (no serve sync record there: three minutes).
+    const started = await wb(b, '--as', 'writer-b', 'start', 'hello', '--input', 'topic=Ferries', '--input', 'words=40');
+    expect(started.code, started.stderr).toBe(0);
+    const second = started.stdout.trim();
+    expect(await offered(b, 'writer-b')).toEqual([second]);
+    expect((await wb(b, 'sync')).code).toBe(0);
+    expect((await wb(a, 'sync')).code).toBe(0);
+    expect(await offered(a, 'writer-a')).toEqual([]);
+    // Not offered is not refused: a claim by id on A works, as it always did.
+    const byId = await wb(a, '--as', 'writer-a', 'claim', second, 'draft');
+    expect(byId.code, byId.stderr).toBe(0);
+    await syncsEvery(b, null);
+  }, 600_000);
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { heldElsewhere, offerGraceMs, offerLines, ownKeys, type OfferLine } from '../../src/service/clone-offer.js';
+
+const STEP = 'r-1/draft';
+const at = (s: number) => new Date(Date.UTC(2026, 11, 5, 12, 0, s)).toISOString();
+const line = (action: string, signer: string | undefined, s: number, expiresAt?: string, entity = STEP): OfferLine => ({ ts: at(s), action, entity, ...(signer ? { signer } : {}), ...(expiresAt ? { expiresAt } : {}) });
+const now = (s: number) => new Date(at(s));
+const MINE = new Set(['key-a']);
+const GRACE = 60_000;
+
+describe('offered first where it became ready (docs/git.md "Offered first where it became ready")', () => {
+  it('work made ready on this clone is offered at once', () => {
+    expect(heldElsewhere([line('run.started', 'key-a', 0, undefined, 'run:r-1'), line('step.ready', 'key-a', 0)], STEP, MINE, now(1), GRACE)).toBeNull();
+  });
+
+  it('work made ready on another clone waits out the grace, then is offered', () => {
+    const lines = [line('step.ready', 'key-b', 0)];
+    expect(heldElsewhere(lines, STEP, MINE, now(1), GRACE)).toEqual({ why: 'ready-elsewhere', until: at(60) });
+    expect(heldElsewhere(lines, STEP, MINE, now(59), GRACE)?.why).toBe('ready-elsewhere');
+    expect(heldElsewhere(lines, STEP, MINE, now(60), GRACE)).toBeNull();
+  });
+
+  it('a claim made on another clone holds the work until its lease ends, grace or not', () => {
+    const lines = [line('step.ready', 'key-a', 0), line('step.claimed', 'key-b', 5, at(600))];
+    expect(heldElsewhere(lines, STEP, MINE, now(10), GRACE)).toEqual({ why: 'claimed-elsewhere', until: at(600) });
+    expect(heldElsewhere(lines, STEP, MINE, now(599), GRACE)?.why).toBe('claimed-elsewhere');
+    expect(heldElsewhere(lines, STEP, MINE, now(600), GRACE)).toBeNull();
+    // A renewal there moves the end.
+    expect(heldElsewhere([...lines, line('step.renewed', 'key-b', 500, at(1200))], STEP, MINE, now(900), GRACE)?.until).toBe(at(1200));
+  });
+
+  it('a claim that ended (its lease ran out, its agent was removed) frees the work, from the clone that wrote the end', () => {
+    const claimed = [line('step.ready', 'key-a', 0), line('step.claimed', 'key-b', 5, at(600))];
+    expect(heldElsewhere([...claimed, line('lease.expired', 'key-a', 600)], STEP, MINE, now(601), GRACE)).toBeNull();
+    // Ended on another clone: ready there again, so offered here after the grace.
+    expect(heldElsewhere([...claimed, line('lease.expired', 'key-b', 600)], STEP, MINE, now(601), GRACE)?.why).toBe('ready-elsewhere');
+    expect(heldElsewhere([...claimed, line('claim.ended', 'key-b', 100)], STEP, MINE, now(161), GRACE)).toBeNull();
+  });
+
+  it('this clone\'s own claim is not a claim elsewhere (its lease is read from .work/)', () => {
+    expect(heldElsewhere([line('step.ready', 'key-b', 0), line('step.claimed', 'key-a', 5, at(600))], STEP, MINE, now(100), GRACE)).toBeNull();
+  });
+
+  it('an approval opened on another clone waits as a step does; other steps\' lines do not count', () => {
+    expect(heldElsewhere([line('work-item.opened', 'key-b', 0, undefined, 'r-1/approve')], 'r-1/approve', MINE, now(1), GRACE)?.why).toBe('ready-elsewhere');
+    expect(heldElsewhere([line('step.ready', 'key-b', 0, undefined, 'r-1/other')], STEP, MINE, now(1), GRACE)).toBeNull();
+    expect(heldElsewhere([line('step.ready', 'key-b', 0), line('step.claimed', 'key-b', 1, at(600), 'r-1/other')], STEP, MINE, now(61), GRACE)).toBeNull();
+  });
+
+  it('a line without a signer (a board older than signing) is this clone\'s', () => {
+    expect(heldElsewhere([line('step.ready', undefined, 0)], STEP, MINE, now(1), GRACE)).toBeNull();
+  });
+
+  it('the grace is three syncs of serve --git-sync, else three minutes', () => {
+    expect(offerGraceMs(20_000)).toBe(60_000);
+    expect(offerGraceMs(null)).toBe(180_000);
+  });
+
+  it('a clone\'s keys are its own and those it was rotated from', () => {
+    const recs = [{ fingerprint: 'k1' }, { fingerprint: 'k2', rotates: 'k1' }, { fingerprint: 'k3', rotates: 'k2' }, { fingerprint: 'other' }];
+    expect([...ownKeys('k3', recs)].sort()).toEqual(['k1', 'k2', 'k3']);
+    expect([...ownKeys('other', recs)]).toEqual(['other']);
+  });
+
+  it('reads a chain file\'s lines, skipping what is not a line', () => {
+    const text = [
+      JSON.stringify({ seq: 0, ts: at(0), actor: 'server', action: 'step.ready', entity: STEP, input: { fromRev: 1, toRev: 2 }, signer: 'key-b' }),
+      '{"torn',
+      JSON.stringify({ seq: 1, ts: at(1), actor: 'bot', action: 'step.claimed', entity: STEP, input: { fromRev: 2, toRev: 2, changes: { expiresAt: at(601) } }, signer: 'key-b' }),
+      '',
+    ].join('\n');
+    expect(offerLines(text)).toEqual([line('step.ready', 'key-b', 0), line('step.claimed', 'key-b', 1, at(601))]);
+  });
+});
