@@ -144,7 +144,8 @@ export class ReminderLadders {
     if (ids.length === 0) return;
     const isOpen = new Set(open);
     const left = ids.filter((id) => isRunId(id) && !isOpen.has(id));
-    if (left.length === 0) return;
+    // A board that never sent a rung has no records: nothing to look up.
+    if (left.length === 0 || !this.board.listing.stat(REMINDERS_DIR)) return;
     const states = new Map((await this.reader.summaries()).map((r) => [r.id, r.state]));
     for (const id of left) {
       const st = states.get(id);
