@@ -1,8 +1,8 @@
-// npm run bench [-- --quick] [--only=transitions,concurrency,scale,backlog,load,metrics,soak,sync,maps,insights,flow,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>] [--flow-runs=<n>]:
+// npm run bench [-- --quick] [--only=transitions,concurrency,scale,backlog,reminders,load,metrics,soak,sync,maps,insights,flow,peers] [--peers] [--scale-dir=<dir>] [--soak-seconds=<s>] [--flow-runs=<n>]:
 // transition latency through the service on a real board, against the floor of the bare file
 // operations each transition cannot avoid on this disk, measured in the same run;
 // then concurrency (bench/concurrency.mjs: several agent processes on one board),
-// scale (bench/scale.mjs: boards of 1k–50k runs), backlog (bench/backlog.mjs: get_work on 2k and 10k open runs) and load (bench/load.mjs: 8 HTTP
+// scale (bench/scale.mjs: boards of 1k–50k runs), backlog (bench/backlog.mjs: get_work on 2k and 10k open runs), reminders (bench/reminders.mjs: serve's daemon pass with a reminder ladder on 2k and 10k waiting runs) and load (bench/load.mjs: 8 HTTP
 // clients against a real `workboard serve --http` for 60 s), metrics (the same load with serve's metrics on and off,
 // 3 alternated runs of 30 s each, 1 of 10 s with --quick: serve's CPU per transition), soak (the same load for
 // --soak-seconds, 300 by default and 45 with --quick, with serve's RSS at start, 1 min, 5 min
@@ -26,6 +26,7 @@ import { resolveActor } from '../dist/service/identity.js';
 import { concurrencySection } from './concurrency.mjs';
 import { scaleSection } from './scale.mjs';
 import { backlogSection } from './backlog.mjs';
+import { remindersSection } from './reminders.mjs';
 import { loadSection, metricsSection, soakSection } from './load.mjs';
 import { syncSection } from './sync.mjs';
 import { mapsSection } from './maps.mjs';
@@ -36,7 +37,7 @@ import { goalsTable } from './goals.mjs';
 import { median, pct } from './stats.mjs';
 
 const quick = process.argv.includes('--quick');
-const SECTIONS = ['transitions', 'concurrency', 'scale', 'backlog', 'load', 'metrics', 'soak', 'sync', 'maps', 'insights', 'flow', 'peers'];
+const SECTIONS = ['transitions', 'concurrency', 'scale', 'backlog', 'reminders', 'load', 'metrics', 'soak', 'sync', 'maps', 'insights', 'flow', 'peers'];
 const onlyArg = process.argv.find((a) => a.startsWith('--only='));
 // peers installs a package from npm, so it runs only when asked for.
 const only = new Set(onlyArg ? onlyArg.slice('--only='.length).split(',') : SECTIONS.filter((s) => s !== 'peers'));
@@ -275,6 +276,7 @@ async function main() {
   await section('concurrency', () => concurrencySection({ quick }));
   await section('scale', () => scaleSection({ quick, base: scaleDir }));
   await section('backlog', () => backlogSection({ quick }));
+  await section('reminders', () => remindersSection({ quick }));
   await section('load', () => loadSection({ seconds: quick ? 10 : 60, soak: false }));
   await section('metrics', () => metricsSection({ seconds: quick ? 10 : 30, rounds: quick ? 1 : 3 }));
   await section('soak', () => soakSection({ seconds: soakSeconds }));

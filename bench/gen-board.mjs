@@ -139,9 +139,10 @@ function runFiles(t, stage, runId, startMs, signer) {
 /**
  * Which stage run k of n is at: 1% agent-ready (k % 100 == 37), 0.25% awaiting finance (k % 400 == 87), the rest ended.
  * `readyEvery` (default 100) makes one run in that many agent-ready instead (k % readyEvery == 37 % readyEvery), awaiting finance still first.
+ * `awaitingEvery` (default 400) makes one run in that many await finance (k % awaitingEvery == 87 % awaitingEvery): 1, every run.
  */
-export function stageOf(k, readyEvery = 100) {
-  if (k % 400 === 87) return 'awaiting';
+export function stageOf(k, readyEvery = 100, awaitingEvery = 400) {
+  if (k % awaitingEvery === 87 % awaitingEvery) return 'awaiting';
   if (k % readyEvery === 37 % readyEvery) return 'ready';
   return 'ended';
 }
@@ -158,14 +159,14 @@ function runIdAt(ms, rand) {
 }
 
 /** Write runs k ∈ [from, to) of a board of `total` runs, run k started (total − k) minutes before `end`. */
-function writeRuns(t, dir, total, from, to, end, readyEvery = 100) {
+function writeRuns(t, dir, total, from, to, end, readyEvery = 100, awaitingEvery = 400) {
   const counts = { ended: 0, ready: 0, awaiting: 0 };
   const signer = signerFrom(t.keyPem);
   const rand = randomBytes(16 * (to - from));
   for (let k = from; k < to; k++) {
     const startMs = end - (total - k) * 60_000;
     const runId = runIdAt(startMs, rand.subarray(16 * (k - from), 16 * (k - from + 1)));
-    const stage = stageOf(k, readyEvery);
+    const stage = stageOf(k, readyEvery, awaitingEvery);
     counts[stage]++;
     const runDir = path.join(dir, 'runs', runId);
     mkdirSync(runDir);
@@ -185,22 +186,22 @@ export function createBoard(dir) {
  * Add runs k ∈ [from, to) of a board of `total` runs to the board at `dir`:
  * run k started (total − k) minutes before `end`, so a board can be grown
  * from its newest runs back to its oldest. Large batches are written by one
- * worker thread per CPU. `readyEvery`: see stageOf.
+ * worker thread per CPU. `readyEvery`, `awaitingEvery`: see stageOf.
  */
-export async function addRuns(dir, { total, from = 0, to = total, end = Date.now(), template, readyEvery = 100, threads = to - from >= 2000 ? cpus().length : 1 }) {
+export async function addRuns(dir, { total, from = 0, to = total, end = Date.now(), template, readyEvery = 100, awaitingEvery = 400, threads = to - from >= 2000 ? cpus().length : 1 }) {
   const t = template ?? (await captureTemplate());
   mkdirSync(path.join(dir, '.work'), { recursive: true });
   writeFileSync(path.join(dir, '.work/audit-key.pem'), t.keyPem, { mode: 0o600 });
   mkdirSync(path.join(dir, 'audit/keys'), { recursive: true });
   for (const [n, text] of Object.entries(t.keyRecords)) writeFileSync(path.join(dir, 'audit/keys', n), text);
-  if (threads <= 1) return writeRuns(t, dir, total, from, to, end, readyEvery);
+  if (threads <= 1) return writeRuns(t, dir, total, from, to, end, readyEvery, awaitingEvery);
   const plain = { ...t, versions: [...t.versions] };
   const parts = await Promise.all(
     Array.from({ length: threads }, (_, i) => {
       const a = from + Math.floor(((to - from) * i) / threads);
       const b = from + Math.floor(((to - from) * (i + 1)) / threads);
       return new Promise((resolve, reject) => {
-        const w = new Worker(new URL(import.meta.url), { workerData: { genBoard: { t: plain, dir, total, from: a, to: b, end, readyEvery } } });
+        const w = new Worker(new URL(import.meta.url), { workerData: { genBoard: { t: plain, dir, total, from: a, to: b, end, readyEvery, awaitingEvery } } });
         w.once('message', resolve);
         w.once('error', reject);
       });
@@ -223,8 +224,8 @@ export function runIdTime(ms) {
 }
 
 if (!isMainThread && workerData?.genBoard) {
-  const { t, dir, total, from, to, end, readyEvery } = workerData.genBoard;
-  parentPort.postMessage(writeRuns({ ...t, versions: new Map(t.versions) }, dir, total, from, to, end, readyEvery));
+  const { t, dir, total, from, to, end, readyEvery, awaitingEvery } = workerData.genBoard;
+  parentPort.postMessage(writeRuns({ ...t, versions: new Map(t.versions) }, dir, total, from, to, end, readyEvery, awaitingEvery));
 }
 
 if (isMainThread && process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

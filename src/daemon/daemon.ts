@@ -6,7 +6,8 @@
  * changes. The watcher adopts or refuses hand edits as soon as they land, and
  * re-validates draft processes, and the courier delivers the notifications
  * the outbox holds. Time comes from an injected clock (the system's by
- * default), so tests move it instead of waiting for it.
+ * default), so tests move it instead of waiting for it. Git's commits,
+ * syncs and the board's clock run beside it (git-timers.ts).
  */
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -17,11 +18,6 @@ import { issueText } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
 import { gitAtWork } from '../git/at-work.js';
-import { commitBoard } from '../git/commit.js';
-import { BoardClock, clockLeaseMs } from '../git/clock.js';
-import { syncBoard, SyncError } from '../git/sync.js';
-import { afterTry, freshSyncState, nextSyncDelay, writeSyncState, type SyncState } from '../service/sync-state.js';
-import { hostname } from 'node:os';
 import { adoptBoardFiles } from '../board/adopt.js';
 import { systemClock, type Cancel, type Clock } from './clock.js';
 import { Courier } from '../notify/courier.js';
@@ -29,6 +25,9 @@ import { tellOperators } from '../notify/tell.js';
 import { recoveryLines } from '../board/recovery.js';
 import { RunWatch } from '../board/run-watch.js';
 import { EditSettle } from './edit-settle.js';
+import { GitTimers, type GitTimerOptions, type LineLog, type SyncRecord } from './git-timers.js';
+
+export type { LineLog, SyncRecord } from './git-timers.js';
 
 /** Longest single sleep: a timer beyond this is re-planned (setTimeout's limit is ~24.8 days). */
 const MAX_SLEEP_MS = 6 * 3600_000;
@@ -41,30 +40,10 @@ const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
 /** How long stop() waits for work in flight. */
 const STOP_WAIT_MS = 1500;
 
-/** Where the daemon's lines go: serve's log, at info unless told `warn` (something failed). */
-export type LineLog = (line: string, level?: 'warn') => void;
-
-export interface DaemonOptions {
+export interface DaemonOptions extends GitTimerOptions {
   log?: LineLog;
-  /** Commit board changes to git at most once per this many milliseconds. */
-  gitCommitMs?: number;
-  /** Sync with the git remote (commit, pull, merge, push) once per this many milliseconds. */
-  gitSyncMs?: number;
-  /** How long one fetch or push of a sync may take (git/sync.ts's default when absent). */
-  gitTimeoutMs?: number;
-  /** How long the board's clock lease lasts (default: 5 minutes, or 3 syncs when longer; docs/git.md "Timers once per board"). */
-  gitClockMs?: number;
   /** What time it is and how to wait; the system's unless a test moves its own (then give the service the same one). */
   clock?: Clock;
-}
-
-export interface SyncRecord {
-  runs: number;
-  failures: number;
-  /** Failed syncs since the last good one. */
-  failingInARow: number;
-  /** When the last sync that succeeded ended (ms since the epoch), or null. */
-  lastGoodAt: number | null;
 }
 
 export class Daemon {
@@ -84,8 +63,8 @@ export class Daemon {
   readonly refused = new Map<string, string[]>();
   private stopped = false;
   private readonly log: LineLog;
-  private gitTimer: Cancel | null = null;
-  private syncTimer: Cancel | null = null;
+  /** `serve --git-commit` and `--git-sync`, and the board's clock. */
+  private readonly git: GitTimers;
   private readonly clock: Clock;
   private readonly courier: Courier;
   private delivering: Promise<number | null> | null = null;
@@ -94,19 +73,14 @@ export class Daemon {
   private wakeAt = Infinity;
   /** Recovery done and watches set: what /readyz calls `recovery`. */
   private running = false;
-  /** `serve --git-sync`'s record so far, for /readyz and /metrics. */
-  readonly syncs: SyncRecord = { runs: 0, failures: 0, failingInARow: 0, lastGoodAt: null };
-  /** With --git-sync: this clone's part in the board's clock (docs/git.md "Timers once per board"). */
-  private readonly boardClock: BoardClock | null;
 
   constructor(
     private readonly board: Board,
     private readonly service: Service,
-    private readonly opts: DaemonOptions = {},
+    opts: DaemonOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
     this.settle = new EditSettle(board.listing);
-    this.boardClock = opts.gitSyncMs ? new BoardClock(board, opts.gitClockMs ?? clockLeaseMs(opts.gitSyncMs)) : null;
     this.runWatch = new RunWatch(board.root, CHANGES_FILE, (e) => {
       if (e.kind === 'run') {
         this.touched.add(e.runId);
@@ -117,6 +91,7 @@ export class Daemon {
     });
     this.log = opts.log ?? ((line) => process.stdout.write(`${this.clock.now().toISOString()} ${line}\n`));
     this.courier = new Courier(board, () => this.clock.now(), this.log);
+    this.git = new GitTimers(board, opts, this.clock, this.log, () => void this.plan());
   }
 
   async start(): Promise<void> {
@@ -137,8 +112,7 @@ export class Daemon {
     this.watcher.on('all', (_event, file) => this.changed(file));
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
     await this.plan();
-    if (this.opts.gitCommitMs) this.gitTimer = this.clock.every(this.opts.gitCommitMs, () => this.commitToGit());
-    if (this.opts.gitSyncMs) await this.scheduleSync(freshSyncState(process.pid, hostname(), this.opts.gitSyncMs, this.clock.now()));
+    await this.git.start();
     this.running = !this.stopped;
   }
 
@@ -149,7 +123,12 @@ export class Daemon {
 
   /** Does this daemon sync with a git remote (`serve --git-sync`)? */
   get syncing(): boolean {
-    return this.opts.gitSyncMs !== undefined;
+    return this.git.syncing;
+  }
+
+  /** `serve --git-sync`'s record so far, for /readyz and /metrics. */
+  get syncs(): SyncRecord {
+    return this.git.syncs;
   }
 
   /** The courier's outbox backlog and its attempts so far (Courier.backlog, .attempts, .failures). */
@@ -190,66 +169,13 @@ export class Daemon {
 
   /** Does this coordinator write timers down? Always, unless it syncs: then while it holds the board's clock (docs/git.md "Timers once per board"). */
   get appliesTimers(): boolean {
-    return this.boardClock?.heldAt(this.clock.now()) ?? true;
-  }
-
-  /** After a sync: say when the clock came here or went elsewhere, and plan again. */
-  private async checkClock(): Promise<void> {
-    if (!this.boardClock) return;
-    const { lease, changed } = await this.boardClock.afterSync(this.clock.now());
-    if (!changed) return;
-    this.log(this.appliesTimers ? `holds the board's clock: timers are applied here (until ${lease?.until ?? '?'}, renewed at syncs)` : `the board's clock is held by ${lease?.holder ?? 'no clone'}: timers are applied there`);
-    void this.plan();
-  }
-  /** `serve --git-sync`'s next try, when its record says (backing off after failures: service/sync-state.ts), the record saved for doctor. */
-  private async scheduleSync(state: SyncState): Promise<void> {
-    this.syncState = state;
-    await writeSyncState(this.board.state, state).catch((e: unknown) => this.log(`could not save the git sync state: ${e instanceof Error ? e.message : String(e)}`, 'warn'));
-    if (this.stopped) return;
-    const due = Date.parse(state.nextTryAt ?? '');
-    this.syncTimer = this.clock.after(Number.isNaN(due) ? state.everyMs : Math.max(0, due - this.clock.now().getTime()), () => this.syncToGit());
-  }
-
-  private syncState: SyncState | null = null;
-
-  /** `serve --git-sync`: commit, pull, merge, push; the next is planned only once this one ends (scheduleSync), so two never overlap. */
-  private async syncToGit(): Promise<void> {
-    this.syncs.runs++;
-    await this.boardClock?.beforeSync(this.clock.now()).catch((e: unknown) => this.log(`the board's clock: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn'));
-    let outcome: Parameters<typeof afterTry>[2];
-    try {
-      const r = await syncBoard(this.board, { actor: 'serve', ...(this.opts.gitTimeoutMs ? { timeoutMs: this.opts.gitTimeoutMs } : {}) });
-      this.syncs.failingInARow = 0;
-      this.syncs.lastGoodAt = this.clock.now().getTime();
-      outcome = { ok: true };
-      if (r.pulled !== 'nothing' || r.pushed) this.log(`synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`);
-      if (r.pulled !== 'nothing') await this.board.refresh();
-      await this.checkClock();
-    } catch (e) {
-      this.syncs.failures++;
-      this.syncs.failingInARow++;
-      const message = (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? '';
-      outcome = { ok: false, message, declined: e instanceof SyncError && e.code === 'declined' };
-      const next = Math.round(nextSyncDelay(this.opts.gitSyncMs ?? 0, this.syncs.failingInARow) / 1000);
-      this.log(`git sync failed: ${message}; next try in ${next} s`, 'warn');
-    }
-    if (this.syncState && !this.stopped) await this.scheduleSync(afterTry(this.syncState, this.clock.now(), outcome));
-  }
-
-  private async commitToGit(): Promise<void> {
-    try {
-      const msg = await commitBoard(this.board);
-      if (msg) this.log(`committed to git: ${msg.split('\n')[0]}`);
-    } catch (e) {
-      this.log(`git commit failed: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn');
-    }
+    return this.git.appliesTimers;
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.timer?.();
-    this.gitTimer?.();
-    this.syncTimer?.();
+    this.git.stop();
     this.adopting?.();
     this.debounce?.();
     this.editTimer?.();

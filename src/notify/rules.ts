@@ -26,7 +26,9 @@ export type NotificationKind =
   | 'superseded'
   | 'reminder'
   | 'ladder_escalation'
-  | 'ladder_owner';
+  | 'ladder_owner'
+  | 'delegation_set'
+  | 'delegation_ended';
 
 export interface Notification {
   id: string;

@@ -3,9 +3,17 @@
  * the caller decides for right now, the delegations a page or the CLI lists,
  * and setting or ending one as the caller, refused with every problem at
  * once. The rules are engine/delegation.ts; the edit is board/delegations.ts.
+ * The delegate is emailed, in the same commit, when it is set and when it
+ * ends early (notify/delegation-notes.ts).
  */
 import type { Board } from '../board/board.js';
-import { endDelegation, setDelegation } from '../board/delegations.js';
+import { endDelegation, setDelegation, type Tell } from '../board/delegations.js';
+import { listProcessNames, listVersions } from '../board/processes.js';
+import { newId } from '../core/ids.js';
+import { delegationNotification } from '../notify/delegation-notes.js';
+import { outboxRecords } from '../notify/outbox.js';
+import { processTitle } from '../words/index.js';
+import type { Pinned } from '../engine/types.js';
 import type { Author } from '../board/author.js';
 import { issueText } from '../core/issues.js';
 import { mayDecide } from '../engine/decide.js';
@@ -41,13 +49,46 @@ function mustManage(board: Board, actor: Actor, from: string): void {
   }
 }
 
+/** A published version as runs pin it (RunReader.pinned). */
+export type PinnedOf = (name: string, version: number) => Promise<Pinned>;
+
+/** The titles of the published processes (latest versions) whose roles reach `email` through a group of theirs. */
+async function processesReaching(board: Board, pinnedOf: PinnedOf, email: string): Promise<string[]> {
+  const person = board.manifest.people.find((p) => emailsOf(p).has(email.toLowerCase()));
+  const mine = person ? emailsOf(person) : new Set([email.toLowerCase()]);
+  const groups = Object.entries(board.manifest.groups).flatMap(([g, members]) => (members.some((m) => mine.has(m.toLowerCase())) ? [g] : []));
+  const out: string[] = [];
+  for (const name of await listProcessNames(board)) {
+    const versions = await listVersions(board, name);
+    const latest = versions[versions.length - 1];
+    if (latest === undefined) continue;
+    try {
+      const p = await pinnedOf(name, latest);
+      if (Object.values(p.roles).some((g) => groups.includes(g))) out.push(processTitle(p.process));
+    } catch {
+      // a version that no longer verifies reaches nobody
+    }
+  }
+  return out;
+}
+
+/** The delegate's email (and, when a delegation to someone else is replaced, theirs) as outbox records of the commit. */
+async function tellDelegates(board: Board, pinnedOf: PinnedOf, by: string, from: string, now: Date, kind: 'delegation_set' | 'delegation_ended'): Promise<Tell> {
+  const processes = await processesReaching(board, pinnedOf, from);
+  const at = now.toISOString();
+  const note = (k: typeof kind, delegation: Delegation, replacedBy?: string) =>
+    delegationNotification({ kind: k, delegation, processes, by, at, id: newId('n', now.getTime()), ...(replacedBy ? { replacedBy } : {}) }, board.manifest);
+  return (d, replaced) => outboxRecords([note(kind, d), ...(replaced && replaced.to.toLowerCase() !== d.to.toLowerCase() ? [note('delegation_ended', replaced, d.to)] : [])]);
+}
+
 /** Hand `ask.from`'s work to `ask.to` as `actor` (the person themselves, or an operator). */
-export async function delegateAs(board: Board, actor: Actor, ask: DelegationAsk, now: Date, osUser: string | null = null): Promise<Delegation> {
+export async function delegateAs(board: Board, actor: Actor, ask: DelegationAsk, now: Date, osUser: string | null, pinnedOf: PinnedOf): Promise<Delegation> {
   await board.refresh();
   mustManage(board, actor, ask.from);
   const issues = delegationProblems(ask, board.manifest.delegations ?? [], board.manifest.people, now);
   if (issues.length > 0) throw new ToolError('invalid', `cannot hand ${ask.from}'s work to ${ask.to}`, issues.map(issueText));
-  await setDelegation(board, authorOf(actor, osUser), ask, now);
+  const author = authorOf(actor, osUser);
+  await setDelegation(board, author, ask, now, await tellDelegates(board, pinnedOf, author.actor, ask.from, now, 'delegation_set'));
   const from = board.manifest.people.find((p) => emailsOf(p).has(ask.from.toLowerCase()));
   const made = delegationsNow(board, now).find((d) => from !== undefined && emailsOf(from).has(d.from.toLowerCase()));
   if (!made) throw new ToolError('conflict', 'the delegation was not recorded (it changed meanwhile); look again');
@@ -55,10 +96,11 @@ export async function delegateAs(board: Board, actor: Actor, ask: DelegationAsk,
 }
 
 /** End `from`'s delegation now as `actor` (the person themselves, or an operator); false when there was none in force. */
-export async function endDelegationAs(board: Board, actor: Actor, from: string, now: Date, osUser: string | null = null): Promise<boolean> {
+export async function endDelegationAs(board: Board, actor: Actor, from: string, now: Date, osUser: string | null, pinnedOf: PinnedOf): Promise<boolean> {
   await board.refresh();
   mustManage(board, actor, from);
-  return (await endDelegation(board, authorOf(actor, osUser), from, now)) !== null;
+  const author = authorOf(actor, osUser);
+  return (await endDelegation(board, author, from, now, await tellDelegates(board, pinnedOf, author.actor, from, now, 'delegation_ended'))) !== null;
 }
 
 /**

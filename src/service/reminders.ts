@@ -6,11 +6,21 @@
  * (`.work/reminders/<run>.json`) together, so after a crash a rung is either
  * wholly sent or not at all, and never twice. Nothing here changes a run's
  * files: a ladder only tells people. Test runs and decided items have none.
+ *
+ * Serve's daemon asks when the next rungs fall on every pass. Each open run's
+ * answer is kept, with the state it was planned from, and planned again only
+ * when the reader serves another state of the run, WORK.md changed, or the
+ * change log names the run (every commit, a rung's too, appends its line), so
+ * a pass on a board where nothing changed reads no run's files and no record.
+ * A run that ended, or whose files are gone, has its record removed then
+ * (docs/operators.md "Reminders and escalation ladders").
  */
 import type { Board } from '../board/board.js';
 import { revRecording, type CommitEvent } from '../board/commit.js';
-import { REMINDERS_DIR } from '../board/layout.js';
+import type { ChangeCursor } from '../board/changes.js';
+import { isRunId, paths, REMINDERS_DIR } from '../board/layout.js';
 import { ladderOf, NO_REMINDERS, type Ladder, type Reminders } from '../board/ladders.js';
+import type { Manifest } from '../board/manifest.js';
 import { newId } from '../core/ids.js';
 import type { Pinned, RunState, StepState } from '../engine/types.js';
 import type { Step } from '../process/model.js';
@@ -56,12 +66,26 @@ function laddered(board: Board, state: RunState, pinned: Pinned): { def: Step; s
 
 const itemOf = (st: StepState) => ({ openedAt: st.readySince, due: st.due });
 
+/** An open run's next rung as last planned, and what it was planned from. */
+interface Planned {
+  state: RunState;
+  manifest: Manifest;
+  at: number | null;
+}
+
 export class ReminderLadders {
   constructor(
     private readonly board: Board,
     private readonly reader: RunReader,
     private readonly now: () => Date,
   ) {}
+
+  /** Each open run's next rung, kept while the reader serves the same state (see the head of this file). */
+  private readonly planned = new Map<string, Planned>();
+  /** Each run's record of rungs as last read: read again once the change log names the run. */
+  private readonly kept = new Map<string, RunRecords>();
+  /** How far the change log was read; null: not yet (or it started over), so nothing kept is trusted. */
+  private cursor: ChangeCursor | null = null;
 
   private get calendar(): Calendar {
     return calendarOf(remindersOf(this.board), this.board.manifest.notifications.timeZone);
@@ -72,26 +96,103 @@ export class ReminderLadders {
   }
 
   private async records(runId: string): Promise<RunRecords> {
-    return parseRecords(await this.board.state.read(remindersFile(runId)));
+    let r = this.kept.get(runId);
+    if (r === undefined) {
+      r = parseRecords(await this.board.state.read(remindersFile(runId)));
+      this.kept.set(runId, r);
+    }
+    return r;
+  }
+
+  /** Forget what is kept of a run: its record changed, or may have. */
+  private forget(runId: string): void {
+    this.kept.delete(runId);
+    this.planned.delete(runId);
+  }
+
+  /** Runs the change log named whose record may be left over; null: look at every record (the first pass, a log started over). */
+  private toSweep: Set<string> | null = null;
+
+  /** Read the change log on from the cursor: forget what is kept of each run it names. */
+  private follow(): void {
+    const read = this.cursor === null ? null : this.board.changes.read(this.cursor);
+    if (read === null || read.restarted) {
+      this.cursor = read?.cursor ?? this.board.changes.end();
+      this.kept.clear();
+      this.planned.clear();
+      this.toSweep = null;
+      return;
+    }
+    this.cursor = read.cursor;
+    for (const line of read.lines) {
+      if (!line.startsWith('run ')) continue;
+      const id = line.slice(4);
+      this.forget(id);
+      this.toSweep?.add(id);
+    }
+  }
+
+  /**
+   * Remove the records of runs that are over: ended or cancelled, or whose
+   * folder is gone. Looked at are the runs the change log named (a run that
+   * just ended) or, on the first pass, every record (leftovers of runs that
+   * ended while no serve ran, or were deleted).
+   */
+  private async sweep(open: readonly string[]): Promise<void> {
+    const ids = this.toSweep ? [...this.toSweep] : this.board.state.list(REMINDERS_DIR).flatMap((n) => (n.endsWith('.json') ? [n.slice(0, -5)] : []));
+    this.toSweep = new Set();
+    if (ids.length === 0) return;
+    const isOpen = new Set(open);
+    const left = ids.filter((id) => isRunId(id) && !isOpen.has(id));
+    // A board that never sent a rung has no records: nothing to look up.
+    if (left.length === 0 || !this.board.listing.stat(REMINDERS_DIR)) return;
+    const states = new Map((await this.reader.summaries()).map((r) => [r.id, r.state]));
+    for (const id of left) {
+      const st = states.get(id);
+      // A run with no RUN.md but its folder may be mid-way through a git pull: its record waits.
+      const over = st === 'ended' || st === 'cancelled' || (st === undefined && !this.board.listing.stat(paths.runDir(id)));
+      if (over) await this.board.state.remove(remindersFile(id)).catch(() => false);
+    }
+  }
+
+  /** When a run's next rung goes out (ms since the epoch), or null. Its record is read only when it has an item on a ladder. */
+  private async plan(runId: string, state: RunState, pinned: Pinned): Promise<number | null> {
+    const items = laddered(this.board, state, pinned);
+    if (items.length === 0) return null;
+    const records = await this.records(runId);
+    let at: number | null = null;
+    for (const { st, ladder } of items) {
+      const next = nextRung(itemOf(st), ladder, this.calendar, records[st.workItem] ?? {});
+      if (next && next.fireAt < (at ?? Infinity)) at = next.fireAt;
+    }
+    return at;
   }
 
   /** When each open run's next rung goes out (ms since the epoch); none when WORK.md declares no ladder. */
   async times(): Promise<Map<string, number>> {
     const out = new Map<string, number>();
+    this.follow();
+    const open = await this.reader.openRunIds();
+    await this.sweep(open);
     if (!this.any) return out;
-    for (const id of await this.reader.openRunIds()) {
+    const manifest = this.board.manifest;
+    for (const id of open) {
       try {
         const { state, pinned } = await this.reader.read(id, true);
-        const items = laddered(this.board, state, pinned);
-        if (items.length === 0) continue;
-        const records = await this.records(id);
-        for (const { st, ladder } of items) {
-          const next = nextRung(itemOf(st), ladder, this.calendar, records[st.workItem] ?? {});
-          if (next && next.fireAt < (out.get(id) ?? Infinity)) out.set(id, next.fireAt);
+        let p = this.planned.get(id);
+        if (p?.state !== state || p.manifest !== manifest) {
+          p = { state, manifest, at: await this.plan(id, state, pinned) };
+          this.planned.set(id, p);
         }
+        if (p.at !== null) out.set(id, p.at);
       } catch {
         // a run that cannot be read now is looked at again on its next change
       }
+    }
+    // Runs no longer open are planned no more.
+    if (this.planned.size > open.length) {
+      const isOpen = new Set(open);
+      for (const id of [...this.planned.keys()]) if (!isOpen.has(id)) this.forget(id);
     }
     return out;
   }
@@ -132,12 +233,14 @@ export class ReminderLadders {
       const state2 = [{ rel: remindersFile(runId), bytes: `${JSON.stringify(records, null, 2)}\n` }, ...outboxRecords(notes)];
       return { value: events, commit: { files: [], state: state2, events } };
     });
+    this.forget(runId);
     return value;
   }
 
   /** Where a waiting item stands on its ladder, as a sentence; null without a ladder, for a test run or a decided item. */
   async sentence(runId: string, workItemId: string): Promise<string | null> {
     if (!this.any) return null;
+    this.follow();
     const { state, pinned } = await this.reader.read(runId);
     const found = laddered(this.board, state, pinned).find((x) => x.st.workItem === workItemId);
     if (!found) return null;

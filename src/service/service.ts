@@ -315,7 +315,7 @@ export class Service {
   /** Hand a person's work to another until a time, as the person or an operator; refused as a tool call would be. */
   async delegate(ask: DelegationAsk, actor: Actor, osUser: string | null = null): Promise<Result<Delegation>> {
     try {
-      return { ok: true, data: await delegateAs(this.board, actor, ask, this.now(), osUser) };
+      return { ok: true, data: await delegateAs(this.board, actor, ask, this.now(), osUser, (name, version) => this.reader.pinned(name, version)) };
     } catch (e) {
       return this.failures.answer(e, 'delegate', ask) as Promise<Result<Delegation>>;
     }
@@ -324,7 +324,7 @@ export class Service {
   /** End a person's delegation now, as the person or an operator; `ended` false when none was in force. */
   async endDelegation(from: string, actor: Actor, osUser: string | null = null): Promise<Result<{ ended: boolean }>> {
     try {
-      return { ok: true, data: { ended: await endDelegationAs(this.board, actor, from, this.now(), osUser) } };
+      return { ok: true, data: { ended: await endDelegationAs(this.board, actor, from, this.now(), osUser, (name, version) => this.reader.pinned(name, version)) } };
     } catch (e) {
       return this.failures.answer(e, 'end_delegation', { from }) as Promise<Result<{ ended: boolean }>>;
     }
