@@ -5,9 +5,12 @@
  * really had.
  *
  * - changed on one side only: that side, whole;
- * - changed on both: the side the rule below ranks higher, whole; the other
- *   side's transitions after the fork are kept in `superseded.jsonl`
- *   (board/superseded.ts), signed and verifiable, with its files.
+ * - changed on both: the side the rule below ranks higher, whole; then the
+ *   other side's acts after the fork are replayed on top of it through the
+ *   engine (git/replay.ts) when the board's version of the process is at hand;
+ *   the other side's lines are kept verbatim in `superseded.jsonl`
+ *   (board/superseded.ts), signed and verifiable, with its files and what the
+ *   replay made of each line (applied again, or refused and why).
  *
  * The rule, which every clone computes alike whichever way round it merges
  * ("the higher rev wins", made total; docs/git.md "The merge rule"):
@@ -16,6 +19,9 @@
  *      decision, a cancel, an event, a submission) beats one that holds only
  *      server lines there (timers, overdue marks): the machine never undoes
  *      a person's act (docs/git.md "Timers once per board");
+ *   2b. when the merge replays and both sides hold acts: the side that did not
+ *      end the run (cancelled or ended), so the end is replayed on top of the
+ *      other side's acts rather than refusing them all;
  *   3. the higher RUN.md `rev` (every transition of a run bumps it);
  *   4. the longer audit chain (lease renewals add lines, not revs);
  *   5. the greater hash of the chain's last line (an arbitrary but shared coin);
@@ -91,12 +97,12 @@ function endedAfter(events: readonly AuditEvent[], from: number): boolean {
 }
 
 /** Negative when `a` ranks below `b`; never zero for two different folders. */
-function rank(a: Side, b: Side): number {
+function rank(a: Side, b: Side, replaying: boolean): number {
   const last = (s: Side) => s.events[s.events.length - 1]?.hash ?? '';
   const fork = sharedPrefix(a.events, b.events);
   const acts = [actsAfter(a.events, fork), actsAfter(b.events, fork)] as const;
   // Both sides hold acts: the side that did not end the run is kept, so the end is replayed on top of it (docs/git.md "The merge rule").
-  const open = (s: Side, act: boolean) => Number(act && !endedAfter(s.events, fork));
+  const open = (s: Side, act: boolean) => Number(replaying && act && !endedAfter(s.events, fork));
   const steps: [number, number][] = [
     [Number(a.valid), Number(b.valid)],
     [Number(acts[0]), Number(acts[1])],
@@ -129,7 +135,7 @@ export function mergeRun(base: RunFiles | null, ours: RunFiles | null, theirs: R
   if (sameFiles(base, theirs) || theirs === null) return { files: ours, taken: 'ours', superseded: null };
   const a = side(ours);
   const b = side(theirs);
-  const oursWins = rank(a, b) > 0;
+  const oursWins = rank(a, b, worldFor !== undefined && a.run !== null && worldFor(a.run) !== null) > 0;
   const [winner, loser] = oursWins ? [a, b] : [b, a];
   const found = branchOf(winner, loser);
   const replayed = found && worldFor ? replayOnto(winner, found, worldFor) : null;

@@ -106,7 +106,7 @@ function actOf(line: AuditEvent, before: readonly AuditEvent[], loser: Folder, s
     case 'step.rejected':
     case 'step.returned':
     case 'step.failed':
-      if (!isPerson(a)) return { reason: 'a line the engine derives' };
+      if (!isPerson(a)) return { reason: 'a server line: the engine derives it again where it still applies' };
       return decision({ decision: line.action === 'step.rejected' ? 'rejected' : line.action === 'step.returned' ? 'returned' : 'failed', note });
     case 'event.held':
     case 'event.received': {
@@ -131,7 +131,7 @@ function actOf(line: AuditEvent, before: readonly AuditEvent[], loser: Folder, s
     case 'step.renewed':
       return { reason: 'a claim holds only in the clone that made it' };
     default:
-      return { reason: a === SERVER ? 'a line the engine derives' : `the merge does not replay ${line.action}` };
+      return { reason: a === SERVER ? 'a server line: the engine derives it again where it still applies' : `the merge does not replay ${line.action}` };
   }
 }
 

@@ -182,7 +182,7 @@ describe('the replay of a merge', () => {
     expect(lost.actor).not.toBe(kept);
     expect(branch!.outcomes!.find((o) => o.line === lost.hash)).toEqual({ line: lost.hash, reason: 'this work item was already decided (already_decided)' });
     // The server lines of the side set aside are derived again where they still apply, never copied.
-    for (const l of branch!.lines.filter((x) => x.actor === 'server')) expect(branch!.outcomes!.find((o) => o.line === l.hash)).toEqual({ line: l.hash, reason: 'a line the engine derives' });
+    for (const l of branch!.lines.filter((x) => x.actor === 'server')) expect(branch!.outcomes!.find((o) => o.line === l.hash)).toEqual({ line: l.hash, reason: 'a server line: the engine derives it again where it still applies' });
   });
 
   it('an event held on one clone and a task done on the other both apply, whichever way round', () => {
@@ -192,11 +192,19 @@ describe('the replay of a merge', () => {
     a.decide('ann@example.com', 'pay', { decision: 'completed', output: { paid: true } }, '2026-12-01T09:03:00.000Z');
     const b = base.clone(keys[1]);
     b.run(person('cat@example.com', true), { tool: 'send_event', name: 'nudge', data: { by: 'phone' } }, '2026-12-01T09:04:00.000Z');
-    const st = stateOf(merged(base, a, b));
+    const files = merged(base, a, b);
+    const st = stateOf(files);
     expect(st.steps.pay!.current?.output).toEqual({ paid: true });
     expect(st.run.state).toBe('ended');
-    // The side that ended the run is the one replayed, so the event, held on the side kept, stays.
-    expect(st.run.events.map((e) => [e.name, e.data, e.by])).toEqual([['nudge', { by: 'phone' }, 'cat@example.com']]);
+    // The side that ended the run is the one replayed: the event, held on the side kept, came first (an end drops held events).
+    const lines = verifyChain(files['audit.jsonl']!).events.slice(base.events().length).map((e) => [e.action, e.actor, e.sig === undefined ? 'replayed' : 'signed']);
+    expect(lines).toEqual([
+      ['event.held', 'cat@example.com', 'signed'],
+      ['step.completed', 'ann@example.com', 'replayed'],
+      ['run.ended', 'server', 'replayed'],
+    ]);
+    const [branch] = parseSuperseded(files['superseded.jsonl']!).branches;
+    expect(branch!.outcomes!.map((o) => ('replayed' in o ? 'replayed' : o.reason))).toEqual(['replayed', 'a server line: the engine derives it again where it still applies']);
   });
 
   it('an act already applied by an earlier merge is not applied twice (a criss-cross)', () => {
