@@ -1,6 +1,6 @@
 /**
- * The replay of a merge (docs/git.md "The merge rule", docs/architecture.md
- * "The merge"): once the run-level merge has chosen the side it keeps, the
+ * The replay of a merge (docs/git.md "The replay", docs/architecture.md
+ * "The replay"): once the run-level merge has chosen the side it keeps, the
  * other side's acts since the fork (a cancel, a person's decision, an event,
  * an agent's submission) are applied again through the engine, in order, on
  * top of the kept side. Each act the engine accepts is written to the kept
