@@ -78,8 +78,8 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
 
   const folders = await readFolders(repo, [base, ours, theirs], runIds);
   // WORK.md for the replay's limits and people: the same text whichever way round the merge runs.
-  const works = (await readFiles(repo, [ours, theirs], [WORK_FILE])).map((m) => m.get(WORK_FILE) ?? null);
-  const work = preferByContent(works[0]!, works[1]!) === 'ours' ? works[0]! : works[1]!;
+  const [workOurs = null, workTheirs = null] = (await readFiles(repo, [ours, theirs], [WORK_FILE])).map((m) => m.get(WORK_FILE) ?? null);
+  const work = preferByContent(workOurs, workTheirs) === 'ours' ? workOurs : workTheirs;
   const worldFor = await replayWorlds(repo, [ours, theirs], folders.slice(1).flatMap((f) => runIds.map((id) => f.get(id) ?? null)), work);
   const runs = runIds.map((id) => {
     const [b, o, t] = folders.map((f) => f.get(id) ?? null) as [RunFiles | null, RunFiles | null, RunFiles | null];

@@ -139,7 +139,7 @@ export function mergeRun(base: RunFiles | null, ours: RunFiles | null, theirs: R
   const [winner, loser] = oursWins ? [a, b] : [b, a];
   const found = branchOf(winner, loser);
   const replayed = found && worldFor ? replayOnto(winner, found, worldFor) : null;
-  const branch = replayed ? { ...found!, outcomes: replayed.outcomes } : found;
+  const branch = found && replayed ? { ...found, outcomes: replayed.outcomes } : found;
   const keptFiles = replayed ? replayed.files : winner.files;
   const keptEvents = replayed ? side(replayed.files).events : winner.events;
   const branches = canonicalBranches(

@@ -73,8 +73,7 @@ function completionOf(files: Folder, step: string, by: string, at: string): Comp
 
 /** The work item a decision on `step` decided: the last one opened for that step before the decision's line. */
 function workItemBefore(lines: readonly AuditEvent[], entity: string): string | null {
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const l = lines[i]!;
+  for (const l of [...lines].reverse()) {
     const w = l.input.changes?.workItem;
     if (l.entity === entity && typeof w === 'string') return w;
   }
@@ -99,7 +98,8 @@ function actOf(line: AuditEvent, before: readonly AuditEvent[], loser: Folder, s
     if (workItemId === null) return { reason: 'the work item it decided is not on the record' };
     return { actor: person(a), command: { tool: 'decide', decision: { workItemId, snapshot: snapshotOf(state, pinned), ...d }, rules, checkFile: anyFile } };
   };
-  const note = String(line.input.changes?.note ?? '');
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const note = text(line.input.changes?.note);
   switch (line.action) {
     case 'run.cancelled':
       return isPerson(a) ? { actor: person(a), command: { tool: 'cancel', reason: note } } : { reason: 'not an act of a person' };
@@ -110,7 +110,7 @@ function actOf(line: AuditEvent, before: readonly AuditEvent[], loser: Folder, s
       return decision({ decision: line.action === 'step.rejected' ? 'rejected' : line.action === 'step.returned' ? 'returned' : 'failed', note });
     case 'event.held':
     case 'event.received': {
-      const name = String(line.input.changes?.name ?? '');
+      const name = text(line.input.changes?.name);
       const data = line.action === 'event.received' ? completionOf(loser, step, a, line.ts)?.output : heldData(loser, name, a, line.ts);
       const actor: Actor = isPerson(a) ? person(a) : { kind: 'agent', id: a };
       return { actor, command: { tool: 'send_event', name, ...(data && Object.keys(data).length > 0 ? { data } : {}) } };
@@ -123,7 +123,10 @@ function actOf(line: AuditEvent, before: readonly AuditEvent[], loser: Folder, s
         return decision({ decision: 'completed', ...submissionOf(c) });
       }
       const evidence = new Map((c.evidence ?? []).map((e) => [e.ref, e.sha256 ?? '']));
-      const checkFile = (ref: string) => (evidence.has(ref) ? { ok: true as const, sha256: evidence.get(ref)! } : { ok: false as const, problem: 'not among the evidence the submission recorded' });
+      const checkFile = (ref: string) => {
+        const sha256 = evidence.get(ref);
+        return sha256 !== undefined ? { ok: true as const, sha256 } : { ok: false as const, problem: 'not among the evidence the submission recorded' };
+      };
       const submission: Submission = { ...submissionOf(c), ...(c.evidence ? { evidence: c.evidence.map((e) => ({ kind: e.kind, ref: e.ref })) } : {}) };
       return { actor: { kind: 'agent', id: a }, command: { tool: 'submit', stepId: step, claimId: `replay-${line.hash}`, claimant: a, submission, checkFile }, grant: { lease: `replay-${line.hash}` } };
     }
@@ -150,8 +153,8 @@ function heldData(loser: Folder, name: string, by: string, at: string): Record<s
 }
 
 /** Lines that follow an act in its own commit and that the act's replay stands for (the event's completion). */
-const carried = (act: AuditEvent, next: AuditEvent | undefined): boolean =>
-  act.action === 'event.received' && next?.action === 'step.completed' && next.actor === act.actor && next.entity === act.entity;
+const carried = (act: AuditEvent, next: AuditEvent): boolean =>
+  act.action === 'event.received' && next.action === 'step.completed' && next.actor === act.actor && next.entity === act.entity;
 
 /** The run's state as the kept files say, with each file as read (for the commit's revs). */
 function stateOf(runId: string, files: Folder): { state: RunState; docs: Map<string, BoardDoc> } | null {
@@ -190,8 +193,13 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
   // Acts the kept side already holds (itself, or applied again by an earlier merge) are not applied twice.
   const held = new Set(events.flatMap((e) => [e.hash, replayOf(e) ?? '']));
   const shared = keptEvents.slice(0, forkSeq + 1);
-  for (let i = 0; i < branch.length; i++) {
-    const line = branch[i]!;
+  // An event delivered to a wait completes it in the same commit: that completion goes with the event's replay.
+  const skip = new Set<number>();
+  for (const [i, line] of branch.entries()) {
+    if (skip.has(i)) continue;
+    const next = branch[i + 1];
+    const withNext = next !== undefined && carried(line, next) ? next : null;
+    if (withNext) skip.add(i + 1);
     const original = replayOf(line) ?? line.hash;
     if (held.has(original)) {
       outcomes.push({ line: line.hash, reason: 'the kept side already holds it' });
@@ -221,7 +229,7 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
     if (plan.kind !== 'commit') {
       const why = plan.kind === 'refuse' ? plan.error.message + (plan.error.issues?.length ? ` (${plan.error.issues.join('; ')})` : '') : 'its check would have to be asked again, which a merge cannot do';
       outcomes.push({ line: line.hash, reason: why });
-      if (carried(line, branch[i + 1])) outcomes.push({ line: branch[++i]!.hash, reason: why });
+      if (withNext) outcomes.push({ line: withNext.hash, reason: why });
       continue;
     }
     const sealed = commitLines(runId, plan.state, read.docs, plan.events, events[events.length - 1] ?? null, line.ts, original, files);
@@ -232,9 +240,9 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
     events.push(...sealed.lines);
     files[CHAIN] = (files[CHAIN] ?? '') + sealed.lines.map((l) => `${JSON.stringify(l)}\n`).join('');
     held.add(original);
-    const by = sealed.lines.find((l) => l.actor === line.actor) ?? sealed.lines[0]!;
-    outcomes.push({ line: line.hash, replayed: by.hash });
-    if (carried(line, branch[i + 1])) outcomes.push({ line: branch[++i]!.hash, replayed: by.hash });
+    const by = (sealed.lines.find((l) => l.actor === line.actor) ?? sealed.lines[0])?.hash ?? '';
+    outcomes.push({ line: line.hash, replayed: by });
+    if (withNext) outcomes.push({ line: withNext.hash, replayed: by });
   }
   return { files, outcomes };
 }

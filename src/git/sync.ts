@@ -59,7 +59,7 @@ export interface SyncReport {
   /** What arrived: nothing, a fast-forward, or a merge commit. */
   pulled: 'nothing' | 'fast-forward' | 'merge';
   /** Runs changed on both sides, and what the merge set aside. */
-  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number } | null }[];
+  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number; replayed: number } | null }[];
   pushed: boolean;
   head: string | null;
 }
@@ -171,11 +171,14 @@ export async function reconcileAfterGit(board: Board, how: 'merge' | 'rebase'): 
   });
 }
 
+const replayedCount = (b: SupersededBranch): number => (b.outcomes ?? []).filter((o) => 'replayed' in o).length;
+
 function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] {
   return runs.map(({ id, merge }) => ({
     run: id,
     taken: merge.taken,
-    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length } : null,
+    // Lines the replay applied again on the kept side are not counted as superseded (docs/git.md "The replay").
+    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length - replayedCount(merge.superseded.branch), replayed: replayedCount(merge.superseded.branch) } : null,
   }));
 }
 
@@ -246,7 +249,7 @@ async function pull(board: Board, repo: Repo, ref: string, ours: string | null, 
   const merged = summarise(result.runs);
   const setAside = merged.filter((m) => m.superseded !== null);
   const subject = `workboard sync: merged ${remote}/${branch}${setAside.length > 0 ? `; ${setAside.length} run${setAside.length === 1 ? '' : 's'} moved on both sides, one side kept whole` : ''}`;
-  const body = setAside.map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone' : `${remote}`}; ${m.superseded!.transitions} transition${m.superseded!.transitions === 1 ? '' : 's'} of ${m.superseded!.side === 'ours' ? 'this clone' : remote} superseded (runs/${m.run}/superseded.jsonl)`);
+  const body = setAside.map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone' : `${remote}`}; ${m.superseded!.transitions} transition${m.superseded!.transitions === 1 ? '' : 's'} of ${m.superseded!.side === 'ours' ? 'this clone' : remote} superseded${m.superseded!.replayed > 0 ? `, ${m.superseded!.replayed} replayed on top` : ''} (runs/${m.run}/superseded.jsonl)`);
   const message = `${subject}\n${body.length > 0 ? `\n${body.join('\n')}\n` : ''}`;
   const commit = await repo.text(['commit-tree', result.tree, '-p', ours, '-p', theirs], { input: message });
   await moveTo(board, repo, { from: ours, to: commit, ref });
