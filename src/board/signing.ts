@@ -148,6 +148,11 @@ export interface SignedLine {
   ts: string;
   signer?: unknown;
   sig?: unknown;
+  /**
+   * An unsigned line a merge wrote when it applied another clone's act again: its
+   * `replayOf` names that act's signed line, kept beside the chain (docs/git.md "The merge rule").
+   */
+  vouched?: boolean;
 }
 
 /**
@@ -161,6 +166,7 @@ export function signatureBreaks(lines: readonly SignedLine[], ring: KeyRing, tru
   lines.forEach((l, i) => {
     const line = i + 1;
     if (l.sig === undefined && l.signer === undefined) {
+      if (l.vouched) return;
       if (strict) breaks.push({ line, reason: 'unsigned line, and keys are pinned' });
       else if (signedSeen) breaks.push({ line, reason: 'unsigned line after signed ones (signatures removed?)' });
       return;

@@ -23,6 +23,11 @@ export interface SupersededBranch {
   lines: AuditEvent[];
   /** The losing side's run files (RUN.md and step files), by name, as they were. */
   files: Record<string, string>;
+  /**
+   * What the merge's replay made of each line (git/replay.ts): applied again as the
+   * kept chain's line `replayed`, or not, for `reason`. Absent on branches set aside whole.
+   */
+  outcomes?: ({ line: string; replayed: string } | { line: string; reason: string })[];
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -103,7 +108,7 @@ export function supersededText(branches: readonly SupersededBranch[]): string {
   return branches
     .map((b) => {
       const files = Object.fromEntries(Object.keys(b.files).sort().map((k) => [k, b.files[k]!]));
-      return `${JSON.stringify({ fork: { seq: b.fork.seq, hash: b.fork.hash }, kept: b.kept, lines: b.lines, files })}\n`;
+      return `${JSON.stringify({ fork: { seq: b.fork.seq, hash: b.fork.hash }, kept: b.kept, lines: b.lines, files, ...(b.outcomes ? { outcomes: b.outcomes } : {}) })}\n`;
     })
     .join('');
 }
@@ -124,6 +129,23 @@ export function supersededBreaks(branches: readonly SupersededBranch[], main: re
     }
     const report = verifyChain(b.lines.map((l) => `${JSON.stringify(l)}\n`).join(''), at && !fromGenesis ? { seq: at.seq, hash: at.hash, ts: at.ts } : null);
     for (const br of report.breaks) out.push({ branch: i + 1, line: br.line, reason: br.reason });
+  });
+  return out;
+}
+
+/**
+ * The unsigned lines of `lines` that a merge's replay wrote (docs/git.md "The merge rule"): each
+ * names in `input.replayOf` a signed line kept in one of `branches` (or in `lines` itself), and is
+ * that line's actor's or the server's. Their signature is the original's; returned as indexes.
+ */
+export function vouchedLines(lines: readonly AuditEvent[], branches: readonly SupersededBranch[]): Set<number> {
+  const signed = new Map<string, string>();
+  for (const l of [...lines, ...branches.flatMap((b) => b.lines)]) if (typeof l.sig === 'string' && typeof l.hash === 'string') signed.set(l.hash, l.actor);
+  const out = new Set<number>();
+  lines.forEach((l, i) => {
+    const of = isObj(l.input) ? l.input.replayOf : undefined;
+    const actor = typeof of === 'string' ? signed.get(of) : undefined;
+    if (l.sig === undefined && l.signer === undefined && actor !== undefined && (l.actor === actor || l.actor === 'server')) out.add(i);
   });
   return out;
 }

@@ -12,7 +12,7 @@ import { sha256Hex } from '../core/hash.js';
 import { contentHash, recordedFiles, verifyChain, type AuditEvent } from './audit.js';
 import { wholeVersion } from './adopt.js';
 import { decodeDoc } from './document.js';
-import { parseSuperseded, supersededBreaks, supersededPathFor } from './superseded.js';
+import { parseSuperseded, supersededBreaks, supersededPathFor, vouchedLines } from './superseded.js';
 import type { Board } from './board.js';
 import { chainWithPending } from './chain-file.js';
 import { findLogs, readLog } from './log-files.js';
@@ -183,7 +183,9 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
     const report = verifyChain(text);
     const breaks: ChainResult['breaks'] = report.breaks.map((b) => ({ file, line: b.line, reason: b.reason }));
     if (report.breaks.length === 0) {
-      const lines = report.events.map((e) => ({ content: contentHash(e), ts: e.ts, signer: e.signer, sig: e.sig }));
+      const aside = await board.store.readBytes(supersededPathFor(file), { fresh: true }).catch(() => null);
+      const vouched = vouchedLines(report.events, aside === null ? [] : parseSuperseded(aside.toString('utf8')).branches);
+      const lines = report.events.map((e, i) => ({ content: contentHash(e), ts: e.ts, signer: e.signer, sig: e.sig, vouched: vouched.has(i) }));
       for (const b of signatureBreaks(lines, ring, trusted, pins.length > 0)) breaks.push({ file, line: b.line, reason: b.reason });
       const firstSigned = report.events.findIndex((e) => e.sig !== undefined);
       unsigned += firstSigned < 0 ? report.events.length : firstSigned;
@@ -263,7 +265,8 @@ async function verifySetAside(board: Board, chain: string, main: AuditEvent[], r
   const breaks: ChainResult['breaks'] = problems.map((p) => ({ file: rel, line: p.line, reason: p.reason }));
   for (const b of supersededBreaks(branches, main)) breaks.push({ file: rel, line: b.branch, reason: b.line === null ? b.reason : `line ${b.line} of the branch: ${b.reason}` });
   branches.forEach((br, i) => {
-    const lines = br.lines.map((e) => ({ content: contentHash(e), ts: e.ts, signer: e.signer, sig: e.sig }));
+    const vouched = vouchedLines([...main, ...br.lines], branches);
+    const lines = br.lines.map((e, j) => ({ content: contentHash(e), ts: e.ts, signer: e.signer, sig: e.sig, vouched: vouched.has(main.length + j) }));
     for (const b of signatureBreaks(lines, ring, trusted, strict)) breaks.push({ file: rel, line: i + 1, reason: `line ${b.line} of the branch: ${b.reason}` });
   });
   return { branches: branches.length, breaks };

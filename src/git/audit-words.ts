@@ -228,7 +228,9 @@ export const saidText = (s: Said): string => (s.detail ? `${s.what} (${s.detail}
 
 /** One line as `#3 2026-12-01 21:34:45Z helper submitted draft → approve ("Ready for review.")`. */
 export function lineText(ev: Pick<AuditEvent, 'seq' | 'ts' | 'actor' | 'action' | 'entity' | 'input'>, words: Words): string {
-  return oneLine(`#${ev.seq} ${when(ev.ts)} ${saidText(say(ev, words))}`);
+  // A line a merge wrote when it applied another clone's act again (docs/git.md "The merge rule").
+  const replayed = typeof ev.input.replayOf === 'string' ? ' (replayed on merge)' : '';
+  return oneLine(`#${ev.seq} ${when(ev.ts)} ${saidText(say(ev, words))}${replayed}`);
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -263,14 +265,27 @@ export function fileText(content: string, words: Words): string {
   for (const { raw, value } of jsonLines(content)) {
     if (isLine(value)) out.push(lineText(value, words));
     else if (isObj(value) && isObj(value.fork) && typeof value.fork.seq === 'number' && Array.isArray(value.lines) && value.lines.every(isLine)) {
-      out.push(...branchText({ fork: { seq: value.fork.seq }, lines: value.lines }, words));
+      out.push(...branchText({ fork: { seq: value.fork.seq }, lines: value.lines, ...(Array.isArray(value.outcomes) ? { outcomes: value.outcomes as Outcome[] } : {}) }, words));
     } else out.push(`!! ${value === null ? 'not valid JSON' : 'not an audit line'}: ${oneLine(raw)}`);
   }
   return out.length > 0 ? `${out.join('\n')}\n` : '';
 }
 
-/** A branch a merge set aside, in words: a heading, then each of its lines. */
-export function branchText(b: { fork: { seq: number }; lines: readonly AuditEvent[] }, words: Words, n?: number): string[] {
+type Outcome = { line: string; replayed: string } | { line: string; reason: string };
+
+/**
+ * A branch a merge set aside, in words: a heading, then each of its lines; when the
+ * merge replayed it (docs/git.md "The merge rule"), each line says whether it was
+ * applied again on the kept side or why not.
+ */
+export function branchText(b: { fork: { seq: number }; lines: readonly AuditEvent[]; outcomes?: readonly Outcome[] }, words: Words, n?: number): string[] {
   const after = b.fork.seq < 0 ? 'from the start' : `after #${b.fork.seq}`;
-  return [`superseded on merge${n !== undefined ? `, branch ${n}` : ''} (${b.lines.length} transition${b.lines.length === 1 ? '' : 's'} ${after}, made on another clone's side of the merge):`, ...b.lines.map((l) => `  ${lineText(l, words)}`)];
+  const count = `${b.lines.length} transition${b.lines.length === 1 ? '' : 's'} ${after}, made on another clone's side of the merge`;
+  if (!b.outcomes) return [`superseded on merge${n !== undefined ? `, branch ${n}` : ''} (${count}):`, ...b.lines.map((l) => `  ${lineText(l, words)}`)];
+  const of = new Map(b.outcomes.map((o) => [o.line, o]));
+  const said = (l: AuditEvent): string => {
+    const o = of.get(l.hash);
+    return o === undefined ? '' : 'replayed' in o ? ' (applied again on merge)' : ` (superseded: ${o.reason})`;
+  };
+  return [`replayed on merge${n !== undefined ? `, branch ${n}` : ''} (${count}):`, ...b.lines.map((l) => `  ${lineText(l, words)}${said(l)}`)];
 }

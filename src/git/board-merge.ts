@@ -17,6 +17,7 @@ import { CLOCK_FILE, mergeClock } from './clock.js';
 import { mergeValue } from './merge-data.js';
 import { CHAIN_FILE, mergeRun, type RunFiles, type RunMerge } from './merge-run.js';
 import type { Repo } from './repo.js';
+import { replayWorlds } from './replay-world.js';
 
 export const BOARD_SUPERSEDED = `audit/${SUPERSEDED_FILE}`;
 
@@ -76,9 +77,13 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
   const overrides = new Map<string, Buffer | null>();
 
   const folders = await readFolders(repo, [base, ours, theirs], runIds);
+  // WORK.md for the replay's limits and people: the same text whichever way round the merge runs.
+  const [workOurs = null, workTheirs = null] = (await readFiles(repo, [ours, theirs], [WORK_FILE])).map((m) => m.get(WORK_FILE) ?? null);
+  const work = preferByContent(workOurs, workTheirs) === 'ours' ? workOurs : workTheirs;
+  const worldFor = await replayWorlds(repo, [ours, theirs], folders.slice(1).flatMap((f) => runIds.map((id) => f.get(id) ?? null)), work);
   const runs = runIds.map((id) => {
     const [b, o, t] = folders.map((f) => f.get(id) ?? null) as [RunFiles | null, RunFiles | null, RunFiles | null];
-    const merge = mergeRun(b, o, t);
+    const merge = mergeRun(b, o, t, worldFor);
     const names = new Set([...Object.keys(o ?? {}), ...Object.keys(t ?? {}), ...Object.keys(merge.files ?? {})]);
     for (const n of names) overrides.set(`runs/${id}/${n}`, merge.files?.[n] !== undefined ? Buffer.from(merge.files[n]) : null);
     return { id, merge };

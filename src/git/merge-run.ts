@@ -5,9 +5,12 @@
  * really had.
  *
  * - changed on one side only: that side, whole;
- * - changed on both: the side the rule below ranks higher, whole; the other
- *   side's transitions after the fork are kept in `superseded.jsonl`
- *   (board/superseded.ts), signed and verifiable, with its files.
+ * - changed on both: the side the rule below ranks higher, whole; then the
+ *   other side's acts after the fork are replayed on top of it through the
+ *   engine (git/replay.ts) when the board's version of the process is at hand;
+ *   the other side's lines are kept verbatim in `superseded.jsonl`
+ *   (board/superseded.ts), signed and verifiable, with its files and what the
+ *   replay made of each line (applied again, or refused and why).
  *
  * The rule, which every clone computes alike whichever way round it merges
  * ("the higher rev wins", made total; docs/git.md "The merge rule"):
@@ -16,6 +19,9 @@
  *      decision, a cancel, an event, a submission) beats one that holds only
  *      server lines there (timers, overdue marks): the machine never undoes
  *      a person's act (docs/git.md "Timers once per board");
+ *   2b. when the merge replays and both sides hold acts: the side that did not
+ *      end the run (cancelled or ended), so the end is replayed on top of the
+ *      other side's acts rather than refusing them all;
  *   3. the higher RUN.md `rev` (every transition of a run bumps it);
  *   4. the longer audit chain (lease renewals add lines, not revs);
  *   5. the greater hash of the chain's last line (an arbitrary but shared coin);
@@ -28,6 +34,10 @@ import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { verifyChain, type AuditEvent } from '../board/audit.js';
 import { SERVER } from '../engine/types.js';
 import { canonicalBranches, parseSuperseded, SUPERSEDED_FILE, supersededText, type SupersededBranch } from '../board/superseded.js';
+import { replay, type ReplayWorld } from './replay.js';
+
+/** What the replay needs of the board for a run (its pinned version, limits, people), or null when the run cannot be replayed. */
+export type WorldFor = (run: { id: string; process: string; version: number }) => ReplayWorld | null;
 
 /** A run folder's files by name (`RUN.md`, `<step>.md`, `audit.jsonl`, `superseded.jsonl`). */
 export type RunFiles = Readonly<Record<string, string>>;
@@ -54,14 +64,17 @@ interface Side {
   events: AuditEvent[];
   valid: boolean;
   rev: number;
+  run: { id: string; process: string; version: number } | null;
 }
 
 function side(files: RunFiles): Side {
   const report = verifyChain(files[CHAIN_FILE] ?? '');
-  const run = files['RUN.md'];
-  const parsed = run === undefined ? null : parseMarkdown(run);
-  const rev = parsed?.ok ? (parsed.value.data as { rev?: unknown } | null)?.rev : undefined;
-  return { files, events: report.events, valid: report.breaks.length === 0 && report.events.length > 0, rev: typeof rev === 'number' ? rev : -1 };
+  const text = files['RUN.md'];
+  const parsed = text === undefined ? null : parseMarkdown(text);
+  const data = (parsed?.ok ? parsed.value.data : null) as { rev?: unknown; id?: unknown; process?: unknown; version?: unknown } | null;
+  const rev = data?.rev;
+  const run = typeof data?.id === 'string' && typeof data.process === 'string' && typeof data.version === 'number' ? { id: data.id, process: data.process, version: data.version } : null;
+  return { files, events: report.events, valid: report.breaks.length === 0 && report.events.length > 0, rev: typeof rev === 'number' ? rev : -1, run };
 }
 
 const digest = (files: RunFiles): string => sha256Hex(canonicalJson(files));
@@ -78,13 +91,22 @@ export function actsAfter(events: readonly AuditEvent[], from: number): boolean 
   return events.slice(from).some((e) => e.actor !== SERVER);
 }
 
+/** Did a chain's run end (cancelled, or ended by a decision) after its first `from` lines? */
+function endedAfter(events: readonly AuditEvent[], from: number): boolean {
+  return events.slice(from).some((e) => e.action === 'run.cancelled' || e.action === 'run.ended');
+}
+
 /** Negative when `a` ranks below `b`; never zero for two different folders. */
-function rank(a: Side, b: Side): number {
+function rank(a: Side, b: Side, replaying: boolean): number {
   const last = (s: Side) => s.events[s.events.length - 1]?.hash ?? '';
   const fork = sharedPrefix(a.events, b.events);
+  const acts = [actsAfter(a.events, fork), actsAfter(b.events, fork)] as const;
+  // Both sides hold acts: the side that did not end the run is kept, so the end is replayed on top of it (docs/git.md "The merge rule").
+  const open = (s: Side, act: boolean) => Number(replaying && act && !endedAfter(s.events, fork));
   const steps: [number, number][] = [
     [Number(a.valid), Number(b.valid)],
-    [Number(actsAfter(a.events, fork)), Number(actsAfter(b.events, fork))],
+    [Number(acts[0]), Number(acts[1])],
+    [open(a, acts[0]), open(b, acts[1])],
     [a.rev, b.rev],
     [a.events.length, b.events.length],
   ];
@@ -103,24 +125,41 @@ function branchOf(winner: Side, loser: Side): SupersededBranch | null {
   return { fork, kept: winner.events[winner.events.length - 1]?.hash ?? 'GENESIS', lines, files };
 }
 
-export function mergeRun(base: RunFiles | null, ours: RunFiles | null, theirs: RunFiles | null): RunMerge {
+/**
+ * `worldFor`: when given, the side set aside is replayed through the engine on top
+ * of the kept side (git/replay.ts); without it, it is set aside whole.
+ */
+export function mergeRun(base: RunFiles | null, ours: RunFiles | null, theirs: RunFiles | null, worldFor?: WorldFor): RunMerge {
   if (sameFiles(ours, theirs)) return { files: ours, taken: 'same', superseded: null };
   if (sameFiles(base, ours) || ours === null) return { files: theirs, taken: 'theirs', superseded: null };
   if (sameFiles(base, theirs) || theirs === null) return { files: ours, taken: 'ours', superseded: null };
   const a = side(ours);
   const b = side(theirs);
-  const oursWins = rank(a, b) > 0;
+  const oursWins = rank(a, b, worldFor !== undefined && a.run !== null && worldFor(a.run) !== null) > 0;
   const [winner, loser] = oursWins ? [a, b] : [b, a];
-  const branch = branchOf(winner, loser);
+  const found = branchOf(winner, loser);
+  const replayed = found && worldFor ? replayOnto(winner, found, worldFor) : null;
+  const branch = found && replayed ? { ...found, outcomes: replayed.outcomes } : found;
+  const keptFiles = replayed ? replayed.files : winner.files;
+  const keptEvents = replayed ? side(replayed.files).events : winner.events;
   const branches = canonicalBranches(
-    winner.events,
+    keptEvents,
     parseSuperseded(winner.files[SUPERSEDED_FILE] ?? '').branches,
     parseSuperseded(loser.files[SUPERSEDED_FILE] ?? '').branches,
     branch ? [branch] : [],
   );
-  const files: Record<string, string> = Object.fromEntries(Object.entries(winner.files).filter(([n]) => n !== SUPERSEDED_FILE));
+  const files: Record<string, string> = Object.fromEntries(Object.entries(keptFiles).filter(([n]) => n !== SUPERSEDED_FILE));
   if (branches.length > 0) files[SUPERSEDED_FILE] = supersededText(branches);
   return { files, taken: oursWins ? 'ours' : 'theirs', superseded: branch ? { side: oursWins ? 'theirs' : 'ours', branch } : null };
+}
+
+/** The side set aside applied again on top of the kept one, when the board can say what the run is pinned to. */
+function replayOnto(winner: Side, branch: SupersededBranch, worldFor: WorldFor): { files: RunFiles; outcomes: NonNullable<SupersededBranch['outcomes']> } | null {
+  const world = winner.run ? worldFor(winner.run) : null;
+  if (!world || !winner.valid || !winner.run) return null;
+  const kept = Object.fromEntries(Object.entries(winner.files).filter(([n]) => n !== SUPERSEDED_FILE));
+  const r = replay(winner.run.id, kept, winner.events, branch.fork.seq, branch.lines, branch.files, world);
+  return { files: r.files, outcomes: r.outcomes };
 }
 
 /**

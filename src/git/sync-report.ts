@@ -5,6 +5,7 @@
  */
 import type { BoardMergeResult } from './board-merge.js';
 import type { RunMerge } from './merge-run.js';
+import type { SupersededBranch } from '../board/superseded.js';
 
 export interface SyncReport {
   remote: string;
@@ -14,7 +15,7 @@ export interface SyncReport {
   /** What arrived: nothing, a fast-forward, or a merge commit. */
   pulled: 'nothing' | 'fast-forward' | 'merge';
   /** Runs changed on both sides, and what the merge set aside. */
-  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number } | null }[];
+  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number; replayed: number } | null }[];
   pushed: boolean;
   head: string | null;
 }
@@ -31,10 +32,13 @@ export class SyncError extends Error {
 }
 
 /** What a merge did to each run that moved on both sides, as a report lists it. */
+const replayedCount = (b: SupersededBranch): number => (b.outcomes ?? []).filter((o) => 'replayed' in o).length;
+
 export function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] {
   return runs.map(({ id, merge }) => ({
     run: id,
     taken: merge.taken,
-    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length } : null,
+    // Lines the replay applied again on the kept side are not counted as superseded (docs/git.md "The replay").
+    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length - replayedCount(merge.superseded.branch), replayed: replayedCount(merge.superseded.branch) } : null,
   }));
 }

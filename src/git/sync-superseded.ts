@@ -7,7 +7,7 @@ import type { Board } from '../board/board.js';
 import { verifyChain } from '../board/audit.js';
 import { paths } from '../board/layout.js';
 import type { ScopeReplacement } from '../board/store.js';
-import { parseSuperseded } from '../board/superseded.js';
+import { parseSuperseded, type SupersededBranch } from '../board/superseded.js';
 import { newId } from '../core/ids.js';
 import { parseMarkdown } from '../core/markdown.js';
 import { entryFile } from '../notify/outbox.js';
@@ -25,9 +25,14 @@ export type StateChanges = Pick<ScopeReplacement, 'removeState' | 'writeState'>;
 export async function endSuperseded(board: Board, run: string, before: string, after: string, runText: string, chain: string): Promise<StateChanges | null> {
   const mine = await board.store.signingFingerprint();
   const known = new Set(parseSuperseded(before).branches.flatMap((b) => b.lines.map((l) => l.hash)));
-  const fresh = parseSuperseded(after).branches.filter((b) => b.lines.some((l) => !known.has(l.hash) && l.signer === mine));
+  // A line the merge applied again on the kept side was not superseded: nobody is told of it (docs/git.md "The merge rule").
+  const told = (b: SupersededBranch) => {
+    const replayed = new Set((b.outcomes ?? []).flatMap((o) => ('replayed' in o ? [o.line] : [])));
+    return b.lines.filter((l) => !known.has(l.hash) && l.signer === mine && !replayed.has(l.hash));
+  };
+  const fresh = parseSuperseded(after).branches.filter((b) => told(b).length > 0);
   if (fresh.length === 0) return null;
-  const lines = fresh.flatMap((b) => b.lines.filter((l) => !known.has(l.hash) && l.signer === mine));
+  const lines = fresh.flatMap(told);
   const claimed = new Set(lines.filter((l) => l.action === 'step.claimed').map((l) => l.entity.split('/')[1]!));
   const head = parseRunHead(runText);
   const now = new Date();

@@ -202,7 +202,7 @@ async function pull(board: Board, repo: Repo, ref: string, ours: string | null, 
   const merged = summarise(result.runs);
   const setAside = merged.filter((m) => m.superseded !== null);
   const subject = `workboard sync: merged ${remote}/${branch}${setAside.length > 0 ? `; ${setAside.length} run${setAside.length === 1 ? '' : 's'} moved on both sides, one side kept whole` : ''}`;
-  const body = setAside.map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone' : `${remote}`}; ${m.superseded!.transitions} transition${m.superseded!.transitions === 1 ? '' : 's'} of ${m.superseded!.side === 'ours' ? 'this clone' : remote} superseded (runs/${m.run}/superseded.jsonl)`);
+  const body = setAside.flatMap(({ run, taken, superseded: s }) => (s ? [`- ${run}: kept ${taken === 'ours' ? 'this clone' : `${remote}`}; ${s.transitions} transition${s.transitions === 1 ? '' : 's'} of ${s.side === 'ours' ? 'this clone' : remote} superseded${s.replayed > 0 ? `, ${s.replayed} replayed on top` : ''} (runs/${run}/superseded.jsonl)`] : []));
   const message = `${subject}\n${body.length > 0 ? `\n${body.join('\n')}\n` : ''}`;
   const commit = await repo.text(['commit-tree', result.tree, '-p', ours, '-p', theirs], { input: message });
   await moveTo(board, repo, { from: ours, to: commit, ref });

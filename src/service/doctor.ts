@@ -181,10 +181,14 @@ async function setAsideFindings(board: Board, runId: string): Promise<Finding[]>
   if (branches.length === 0) return [];
   const chain = (await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '';
   const head = verifyChain(chain).head?.hash;
-  return branches.map((b, i) => {
-    const acts = b.lines.filter((l) => !['server', 'coordinator', 'external'].includes(l.actor)).map((l) => `${l.actor} ${l.action.replace(/^[a-z-]+\./, '')} ${l.entity.split('/')[1] ?? ''}`.trim());
+  return branches.flatMap((b, i) => {
+    // Acts a merge applied again on the kept side were not set aside (docs/git.md "The merge rule").
+    const replayed = new Set((b.outcomes ?? []).flatMap((o) => ('replayed' in o ? [o.line] : [])));
+    const open = b.lines.filter((l) => !replayed.has(l.hash) && !['server', 'coordinator', 'external'].includes(l.actor));
+    if (b.outcomes && open.length === 0) return [];
+    const acts = open.map((l) => `${l.actor} ${l.action.replace(/^[a-z-]+\./, '')} ${l.entity.split('/')[1] ?? ''}`.trim());
     const at = b.lines[b.lines.length - 1]!.ts;
     const how = b.kept === head ? `; workboard resolve ${runId} --take ${i + 1} takes that side` : '; the run has moved since, so it stays superseded';
-    return { kind: 'superseded' as const, where: runId, detail: `superseded on merge: ${acts.join(', ') || `${b.lines.length} transition(s)`} (up to ${at})${how}` };
+    return [{ kind: 'superseded' as const, where: runId, detail: `superseded on merge: ${acts.join(', ') || `${b.lines.length} transition(s)`} (up to ${at})${how}` }];
   });
 }

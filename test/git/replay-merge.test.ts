@@ -1,0 +1,160 @@
+/**
+ * Issue 41: a merge applies every operation that still applies. Two clones
+ * behind a bare remote move one run between syncs, with the real CLI and real
+ * git merges. The side the merge does not keep is replayed through the engine
+ * on top of the side it keeps (docs/git.md "The merge rule"): an act that
+ * still applies is applied, one the engine refuses stays set aside with the
+ * engine's reason; both clones end byte-identical and `audit verify --git`
+ * is clean on each.
+ */
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mergeCommits } from '../../src/git/board-merge.js';
+import { Repo } from '../../src/git/repo.js';
+import { ensureBuilt } from '../support/cli-run.js';
+import { boardFiles, git, wb } from '../support/git-clones.js';
+
+const REVIEW = `---
+name: review
+description: Two looks at a text before it goes out.
+steps:
+  - id: check
+    person: approver
+    approve: Check the facts.
+    next: sign-off
+  - id: sign-off
+    person: approver
+    approve: Sign the text off.
+    next: done
+  - id: done
+    finish: published
+---
+Two approvals in a row.
+`;
+
+/** A board with the review process and one run waiting for its first approval, pushed, and a second clone of it. */
+async function twoClones(): Promise<{ a: string; b: string; run: string }> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'wb-replay-'));
+  const remote = path.join(root, 'remote.git');
+  git(root, 'init', '-q', '--bare', '-b', 'main', remote);
+  const a = path.join(root, 'a');
+  expect((await wb(root, 'init', 'a', '--name', 'team', '--git')).code).toBe(0);
+  git(a, 'checkout', '-q', '-B', 'main');
+  for (const [k, v] of [['user.email', 'ana@example.com'], ['user.name', 'Ana']]) git(a, 'config', k!, v!);
+  for (const args of [['person', 'add', 'ana@example.com', '--name', 'Ana Lind'], ['person', 'add', 'bo@example.com', '--name', 'Bo Berg'], ['group', 'add', 'approvers', 'ana@example.com'], ['group', 'add', 'approvers', 'bo@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'writer']]) {
+    const r = await wb(a, ...args);
+    expect(r.code, r.stderr).toBe(0);
+  }
+  await fs.mkdir(path.join(a, 'processes/review'), { recursive: true });
+  await fs.writeFile(path.join(a, 'processes/review/PROCESS.md'), REVIEW);
+  const published = await wb(a, 'publish', 'processes/review', '--role', 'approver=approvers');
+  expect(published.code, published.stderr).toBe(0);
+  const started = await wb(a, '--as', 'writer', 'start', 'review');
+  expect(started.code, started.stderr).toBe(0);
+  const run = started.stdout.trim();
+  git(a, 'remote', 'add', 'origin', remote);
+  expect((await wb(a, 'sync')).code).toBe(0);
+  const b = path.join(root, 'b');
+  git(root, 'clone', '-q', remote, 'b');
+  for (const [k, v] of [['user.email', 'bo@example.com'], ['user.name', 'Bo']]) git(b, 'config', k!, v!);
+  expect((await wb(b, 'git-setup')).code).toBe(0);
+  return { a, b, run };
+}
+
+async function approve(dir: string, who: string, note?: string) {
+  const item = (await wb(dir, 'inbox', '--limit', '1', '--decide-args', '--as', who)).stdout.trim().split(/\s+/);
+  const r = await wb(dir, 'decide', ...item, 'approved', ...(note ? ['--note', note] : []), '--as', who);
+  expect(r.code, r.stderr).toBe(0);
+}
+
+interface Line {
+  actor: string;
+  action: string;
+  entity: string;
+  hash: string;
+  sig?: string;
+  input: { replayOf?: string };
+}
+const chainOf = (files: Record<string, string>, run: string): Line[] => files[`runs/${run}/audit.jsonl`]!.trim().split('\n').map((l) => JSON.parse(l) as Line);
+const asideOf = (files: Record<string, string>, run: string) =>
+  (files[`runs/${run}/superseded.jsonl`] ?? '').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { lines: Line[]; outcomes?: ({ line: string; replayed: string } | { line: string; reason: string })[] });
+
+/** Both clones synced until they agree; then the same bytes, and a clean `audit verify --git` on each. */
+async function settle(a: string, b: string): Promise<Record<string, string>> {
+  for (const dir of [a, b, a]) {
+    const r = await wb(dir, 'sync');
+    expect(r.code, r.stderr).toBe(0);
+  }
+  const files = await boardFiles(a);
+  expect(await boardFiles(b)).toEqual(files);
+  for (const dir of [a, b]) {
+    const v = await wb(dir, 'audit', 'verify', '--git');
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+  }
+  return files;
+}
+
+describe('a merge replays the side it does not keep through the engine', () => {
+  beforeAll(async () => {
+    await ensureBuilt();
+  }, 600_000);
+
+  it('a cancel on one clone and an approval on the other both apply, the same merged bytes whichever way round', async () => {
+    const { a, b, run } = await twoClones();
+    const cancel = await wb(a, '--as', 'ana@example.com', 'cancel', run, '--reason', 'Not this week.');
+    expect(cancel.code, cancel.stderr).toBe(0);
+    await approve(b, 'bo@example.com');
+    expect((await wb(a, 'sync')).code).toBe(0);
+
+    // Direction: the merge of a into b and of b into a, made from the real commits, give one tree.
+    git(b, 'add', '-A');
+    git(b, 'commit', '-qm', 'Bo approved the check');
+    git(b, 'fetch', '-q', 'origin');
+    const repo = (await Repo.at(b))!;
+    const [ours, theirs] = [git(b, 'rev-parse', 'HEAD'), git(b, 'rev-parse', 'origin/main')];
+    const ab = await mergeCommits(repo, ours, theirs);
+    const ba = await mergeCommits(repo, theirs, ours);
+    expect(ab.tree).toBe(ba.tree);
+
+    const files = await settle(a, b);
+    expect(git(b, 'rev-parse', 'HEAD^{tree}')).toBe(ab.tree);
+    expect(files[`runs/${run}/RUN.md`]).toMatch(/^state: cancelled$/m);
+    expect(files[`runs/${run}/check.md`]).toMatch(/^decision: approved$/m);
+    expect(files[`runs/${run}/check.md`]).toMatch(/^by: bo@example\.com$/m);
+    const chain = chainOf(files, run);
+    const cancelled = chain.filter((l) => l.action === 'run.cancelled');
+    expect(cancelled.map((l) => l.actor)).toEqual(['ana@example.com']);
+    // Applied again on top of Bo's approval, unsigned, naming Ana's signed line, which is kept beside the chain.
+    expect(cancelled[0]!.sig).toBeUndefined();
+    const [branch] = asideOf(files, run);
+    const original = branch!.lines.find((l) => l.action === 'run.cancelled')!;
+    expect(original.sig).toBeDefined();
+    expect(cancelled[0]!.input.replayOf).toBe(original.hash);
+    expect(branch!.outcomes!.find((o) => o.line === original.hash)).toEqual({ line: original.hash, replayed: cancelled[0]!.hash });
+    // In words: the cancel on the chain, replayed; Ana's own line beside it, applied again.
+    const log = await wb(a, 'log', run);
+    expect(log.stdout).toMatch(/^#4 .* Ana Lind cancelled the run \("Not this week\."\) \(replayed on merge\)$/m);
+    expect(log.stdout).toMatch(/^replayed on merge, branch 1 \(1 transition after #1, made on another clone's side of the merge\):\n {2}#2 .* Ana Lind cancelled the run \("Not this week\."\) \(applied again on merge\)$/m);
+    const doctor = await wb(a, 'doctor');
+    expect(doctor.stdout + doctor.stderr).not.toContain('superseded on merge');
+  }, 600_000);
+
+  it('a decision on an item the other clone already decided stays set aside, with the reason', async () => {
+    const { a, b, run } = await twoClones();
+    await approve(a, 'ana@example.com');
+    await approve(b, 'bo@example.com', 'Facts hold.');
+    const files = await settle(a, b);
+    const chain = chainOf(files, run);
+    const approvals = chain.filter((l) => l.action === 'step.completed' && l.entity === `${run}/check`);
+    expect(approvals).toHaveLength(1);
+    const keptBy = approvals[0]!.actor;
+    const [branch] = asideOf(files, run);
+    const lost = branch!.lines.find((l) => l.action === 'step.completed')!;
+    expect(lost.actor).toBe(keptBy === 'ana@example.com' ? 'bo@example.com' : 'ana@example.com');
+    expect(branch!.outcomes!.find((o) => o.line === lost.hash)).toEqual({ line: lost.hash, reason: 'this work item was already decided (already_decided)' });
+    // The run goes on from the kept approval: the sign-off is open once.
+    expect(files[`runs/${run}/sign-off.md`]).toMatch(/^state: waiting$/m);
+  }, 600_000);
+});
