@@ -287,5 +287,7 @@ export function branchText(b: { fork: { seq: number }; lines: readonly AuditEven
     const o = of.get(l.hash);
     return o === undefined ? '' : 'replayed' in o ? ' (applied again on merge)' : ` (superseded: ${o.reason})`;
   };
-  return [`replayed on merge${n !== undefined ? `, branch ${n}` : ''} (${count}):`, ...b.lines.map((l) => `  ${lineText(l, words)}${said(l)}`)];
+  // Named by what happened to it: nothing of it applied again is simply superseded.
+  const heading = b.outcomes.some((o) => 'replayed' in o) ? 'replayed on merge' : 'superseded on merge';
+  return [`${heading}${n !== undefined ? `, branch ${n}` : ''} (${count}):`, ...b.lines.map((l) => `  ${lineText(l, words)}${said(l)}`)];
 }
