@@ -63,9 +63,11 @@ async function twoClones(): Promise<{ a: string; b: string; run: string }> {
   return { a, b, run };
 }
 
-async function approve(dir: string, who: string, note?: string) {
-  const item = (await wb(dir, 'inbox', '--limit', '1', '--decide-args', '--as', who)).stdout.trim().split(/\s+/);
-  const r = await wb(dir, 'decide', ...item, 'approved', ...(note ? ['--note', note] : []), '--as', who);
+/** Approve the run's open item by id: on a clone where it was not made ready, get_work holds it back for a grace period (docs/git.md "Offered first where it became ready"). */
+async function approve(dir: string, who: string, run: string, note?: string) {
+  const shown = await wb(dir, '--json', '--as', who, 'show', run);
+  const item = JSON.parse(shown.stdout).data.workItems[0];
+  const r = await wb(dir, 'decide', run, item.id, '--snapshot', item.snapshot, 'approved', ...(note ? ['--note', note] : []), '--as', who);
   expect(r.code, r.stderr).toBe(0);
 }
 
@@ -105,7 +107,7 @@ describe('a merge replays the side it does not keep through the engine', () => {
     const { a, b, run } = await twoClones();
     const cancel = await wb(a, '--as', 'ana@example.com', 'cancel', run, '--reason', 'Not this week.');
     expect(cancel.code, cancel.stderr).toBe(0);
-    await approve(b, 'bo@example.com');
+    await approve(b, 'bo@example.com', run);
     expect((await wb(a, 'sync')).code).toBe(0);
 
     // Direction: the merge of a into b and of b into a, made from the real commits, give one tree.
@@ -143,8 +145,8 @@ describe('a merge replays the side it does not keep through the engine', () => {
 
   it('a decision on an item the other clone already decided stays set aside, with the reason', async () => {
     const { a, b, run } = await twoClones();
-    await approve(a, 'ana@example.com');
-    await approve(b, 'bo@example.com', 'Facts hold.');
+    await approve(a, 'ana@example.com', run);
+    await approve(b, 'bo@example.com', run, 'Facts hold.');
     const files = await settle(a, b);
     const chain = chainOf(files, run);
     const approvals = chain.filter((l) => l.action === 'step.completed' && l.entity === `${run}/check`);
