@@ -17,6 +17,7 @@ import { TOOLS, type Offer, type Tool } from '../protocol/offer.js';
 import type { ListRunsArgs, ToolArgs } from '../protocol/tool-args.js';
 import type { Description, Result, ToolData } from '../protocol/tool-data.js';
 import { offerFor } from './context.js';
+import { description } from './description.js';
 import { StoredFiles } from './files.js';
 import { processVersion, processVersions, runTimeline, storedFile, type PublishedVersion, type RunTimeline, type StoredFile } from './published.js';
 import { getWorkHere, listProcesses, listRuns } from './queries.js';
@@ -196,17 +197,7 @@ export class Service {
   }
 
   describe(): Description {
-    const s = this.board.manifest.settings;
-    return {
-      protocol: 'agentprocess',
-      version: 'core-2',
-      profiles: [...this.offer.profiles],
-      leaseSeconds: s.leaseSeconds,
-      person: { format: 'email' },
-      tools: [...this.offer.tools],
-      maxUploadBytes: s.maxUploadBytes,
-      limits: { runDataBytes: s.runDataBytes, checkPass: s.checkPass, checkFail: s.checkFail, checkConfidence: s.checkConfidence, checkStateBytes: s.checkStateBytes },
-    };
+    return description(this.offer, this.board.manifest.settings);
   }
 
   // ---- reads for the people's views (the web app, the CLI) ----------------------------
