@@ -251,7 +251,13 @@ export class Daemon {
     const leftToClock = (id: string) => elapsed !== null && (elapsed.get(id) ?? Infinity) <= this.clock.now().getTime();
     // Hand edits can land in any open run: follow exactly those folders, and look once
     // at each newly followed run (it may have been edited before its watch began).
-    for (const id of this.runWatch.follow(await this.service.openRunIds())) this.touched.add(id);
+    // A run only now followed is looked at at once: nothing was heard of it, and waiting for its files
+    // to settle on wall time would hold its deadlines (a just-started run's files are always young).
+    for (const id of this.runWatch.follow(await this.service.openRunIds())) {
+      if (this.touched.has(id)) continue;
+      this.service.runChanged(id);
+      if (!leftToClock(id)) await this.tick(id);
+    }
     // Runs whose files changed, once no file of theirs is still being written: a tick reads
     // every file afresh, adopting valid edits and refusing invalid ones. The others wait (wall time).
     const { quiet, waitMs } = this.settle.split(this.touched);
@@ -282,7 +288,10 @@ export class Daemon {
     for (const id of await this.service.settleLineage()) this.log(`${id}: started for its parent, moved on by its children, or ended with its parent`);
     const retry = await this.deliver();
     // Without the clock, a deadline or a rung already past is the holder's: wake for the next one still ahead (or when files change).
-    const ahead = [...deadlines.values(), ...rungs.values()].filter((at) => timers || at > now);
+    // A run still being written, its deadline already past, is planned again by its edit timer (wall time):
+    // waking for that deadline now would only find it still unsettled, again and again.
+    const waiting = [...deadlines].filter(([id, at]) => at > now || !this.touched.has(id)).map(([, at]) => at);
+    const ahead = [...waiting, ...rungs.values()].filter((at) => timers || at > now);
     const next = Math.min(...ahead, retry ?? Infinity, now + MAX_SLEEP_MS);
     if (this.stopped) return;
     this.wakeAt = next;
