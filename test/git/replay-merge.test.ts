@@ -7,14 +7,11 @@
  * engine's reason; both clones end byte-identical and `audit verify --git`
  * is clean on each.
  */
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mergeCommits } from '../../src/git/board-merge.js';
 import { Repo } from '../../src/git/repo.js';
 import { ensureBuilt } from '../support/cli-run.js';
-import { boardFiles, git, wb } from '../support/git-clones.js';
+import { boardFiles, git, twoClones, wb, type CloneTeam } from '../support/git-clones.js';
 
 const REVIEW = `---
 name: review
@@ -34,34 +31,13 @@ steps:
 Two approvals in a row.
 `;
 
-/** A board with the review process and one run waiting for its first approval, pushed, and a second clone of it. */
-async function twoClones(): Promise<{ a: string; b: string; run: string }> {
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'wb-replay-'));
-  const remote = path.join(root, 'remote.git');
-  git(root, 'init', '-q', '--bare', '-b', 'main', remote);
-  const a = path.join(root, 'a');
-  expect((await wb(root, 'init', 'a', '--name', 'team', '--git')).code).toBe(0);
-  git(a, 'checkout', '-q', '-B', 'main');
-  for (const [k, v] of [['user.email', 'ana@example.com'], ['user.name', 'Ana']]) git(a, 'config', k!, v!);
-  for (const args of [['person', 'add', 'ana@example.com', '--name', 'Ana Lind'], ['person', 'add', 'bo@example.com', '--name', 'Bo Berg'], ['group', 'add', 'approvers', 'ana@example.com'], ['group', 'add', 'approvers', 'bo@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'writer']]) {
-    const r = await wb(a, ...args);
-    expect(r.code, r.stderr).toBe(0);
-  }
-  await fs.mkdir(path.join(a, 'processes/review'), { recursive: true });
-  await fs.writeFile(path.join(a, 'processes/review/PROCESS.md'), REVIEW);
-  const published = await wb(a, 'publish', 'processes/review', '--role', 'approver=approvers');
-  expect(published.code, published.stderr).toBe(0);
-  const started = await wb(a, '--as', 'writer', 'start', 'review');
-  expect(started.code, started.stderr).toBe(0);
-  const run = started.stdout.trim();
-  git(a, 'remote', 'add', 'origin', remote);
-  expect((await wb(a, 'sync')).code).toBe(0);
-  const b = path.join(root, 'b');
-  git(root, 'clone', '-q', remote, 'b');
-  for (const [k, v] of [['user.email', 'bo@example.com'], ['user.name', 'Bo']]) git(b, 'config', k!, v!);
-  expect((await wb(b, 'git-setup')).code).toBe(0);
-  return { a, b, run };
-}
+/** The review process with one run waiting for its first approval; Ana and Bo both approve. */
+const REVIEW_TEAM: CloneTeam = {
+  setup: [['person', 'add', 'ana@example.com', '--name', 'Ana Lind'], ['person', 'add', 'bo@example.com', '--name', 'Bo Berg'], ['group', 'add', 'approvers', 'ana@example.com'], ['group', 'add', 'approvers', 'bo@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'writer']],
+  process: { name: 'review', source: REVIEW, roles: ['approver=approvers'] },
+  start: ['writer', 'review'],
+  gitUsers: [['ana@example.com', 'Ana'], ['bo@example.com', 'Bo']],
+};
 
 /** Approve the run's open item by id: on a clone where it was not made ready, get_work holds it back for a grace period (docs/git.md "Offered first where it became ready"). */
 async function approve(dir: string, who: string, run: string, note?: string) {
@@ -104,7 +80,7 @@ describe('a merge replays the side it does not keep through the engine', () => {
   }, 600_000);
 
   it('a cancel on one clone and an approval on the other both apply, the same merged bytes whichever way round', async () => {
-    const { a, b, run } = await twoClones();
+    const { a, b, run } = await twoClones(REVIEW_TEAM);
     const cancel = await wb(a, '--as', 'ana@example.com', 'cancel', run, '--reason', 'Not this week.');
     expect(cancel.code, cancel.stderr).toBe(0);
     await approve(b, 'bo@example.com', run);
@@ -144,7 +120,7 @@ describe('a merge replays the side it does not keep through the engine', () => {
   }, 600_000);
 
   it('a decision on an item the other clone already decided stays set aside, with the reason', async () => {
-    const { a, b, run } = await twoClones();
+    const { a, b, run } = await twoClones(REVIEW_TEAM);
     await approve(a, 'ana@example.com', run);
     await approve(b, 'bo@example.com', run, 'Facts hold.');
     const files = await settle(a, b);

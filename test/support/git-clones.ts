@@ -15,21 +15,49 @@ export async function wb(cwd: string, ...args: string[]) {
   return workboard(args, { cwd });
 }
 
-/** A board repository with one process (an agent drafts, a group approves), pushed to a bare remote, and two clones of it. */
-export async function twoClones(): Promise<{ root: string; remote: string; a: string; b: string; run: string }> {
+/** Who works on the board and what runs on it: the set-up commands, the process, the first run's start, and the git identities of clones a and b. */
+export interface CloneTeam {
+  setup: string[][];
+  /** A process published from `processes/<name>`: `source` is its PROCESS.md, or none for `workboard new`'s template. */
+  process: { name: string; source?: string; roles: string[] };
+  /** The arguments of the first run's `start`, after `--as <agent>`. */
+  start: string[];
+  gitUsers: [a: [email: string, name: string], b: [email: string, name: string]];
+}
+
+/** An agent drafts the template process (`hello`), a group approves. */
+const HELLO_TEAM: CloneTeam = {
+  setup: [['person', 'add', 'ana@example.com', '--name', 'Ana Lind'], ['group', 'add', 'approvers', 'ana@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'writer-a'], ['agent', 'add', 'writer-b']],
+  process: { name: 'hello', roles: ['approver=approvers'] },
+  start: ['writer-a', 'hello', '--input', 'topic=Night trains', '--input', 'words=60'],
+  gitUsers: [['a@example.com', 'Clone A'], ['b@example.com', 'Clone B']],
+};
+
+/** A board repository with one process and one run, pushed to a bare remote, and two clones of it. */
+export async function twoClones(team: CloneTeam = HELLO_TEAM): Promise<{ root: string; remote: string; a: string; b: string; run: string }> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'wb-sync-'));
   const remote = path.join(root, 'remote.git');
   git(root, 'init', '-q', '--bare', '-b', 'main', remote);
   const a = path.join(root, 'a');
   expect((await wb(root, 'init', 'a', '--name', 'team', '--git')).code).toBe(0);
   git(a, 'checkout', '-q', '-B', 'main');
-  for (const [k, v] of [['user.email', 'a@example.com'], ['user.name', 'Clone A']]) git(a, 'config', k!, v!);
-  for (const args of [['person', 'add', 'ana@example.com', '--name', 'Ana Lind'], ['group', 'add', 'approvers', 'ana@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'writer-a'], ['agent', 'add', 'writer-b'], ['new', 'hello']]) {
-    expect((await wb(a, ...args)).code).toBe(0);
+  const [[emailA, nameA], [emailB, nameB]] = team.gitUsers;
+  git(a, 'config', 'user.email', emailA);
+  git(a, 'config', 'user.name', nameA);
+  const { name, source, roles } = team.process;
+  for (const args of source === undefined ? [...team.setup, ['new', name]] : team.setup) {
+    const r = await wb(a, ...args);
+    expect(r.code, r.stderr).toBe(0);
   }
-  expect((await wb(a, 'publish', 'processes/hello', '--role', 'approver=approvers')).code).toBe(0);
-  const started = await wb(a, '--as', 'writer-a', 'start', 'hello', '--input', 'topic=Night trains', '--input', 'words=60');
-  expect(started.code).toBe(0);
+  if (source !== undefined) {
+    await fs.mkdir(path.join(a, 'processes', name), { recursive: true });
+    await fs.writeFile(path.join(a, 'processes', name, 'PROCESS.md'), source);
+  }
+  const published = await wb(a, 'publish', `processes/${name}`, ...roles.flatMap((r) => ['--role', r]));
+  expect(published.code, published.stderr).toBe(0);
+  const [agent, ...startArgs] = team.start;
+  const started = await wb(a, '--as', agent!, 'start', ...startArgs);
+  expect(started.code, started.stderr).toBe(0);
   const run = started.stdout.trim();
   git(a, 'remote', 'add', 'origin', remote);
   const first = await wb(a, 'sync');
@@ -37,7 +65,8 @@ export async function twoClones(): Promise<{ root: string; remote: string; a: st
   git(a, 'branch', '-q', '--set-upstream-to=origin/main');
   const b = path.join(root, 'b');
   git(root, 'clone', '-q', remote, 'b');
-  for (const [k, v] of [['user.email', 'b@example.com'], ['user.name', 'Clone B']]) git(b, 'config', k!, v!);
+  git(b, 'config', 'user.email', emailB);
+  git(b, 'config', 'user.name', nameB);
   expect((await wb(b, 'git-setup')).code).toBe(0);
   return { root, remote, a, b, run };
 }
