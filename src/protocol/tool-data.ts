@@ -6,7 +6,8 @@
  * The small answers are the types generated from schemas/results
  * (tool-results.ts); the views the engine builds are its own types, and
  * `Fits` below makes each of them fit the generated one, so code cannot
- * build an answer the schema refuses without the compiler saying so.
+ * build an answer the schema refuses without the compiler saying so
+ * (docs/architecture.md "The tools' contract").
  */
 import type { Handoff } from './completions.js';
 import type { Tool } from './offer.js';

@@ -18,6 +18,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  answers,
   argumentIssues,
   CAST,
   cleanupHarnesses,
@@ -25,14 +26,17 @@ import {
   HAS_SCHEMAS,
   Harness,
   instant,
+  keepAnswers,
   recorded,
   rid,
   TOOL_NAMES,
   upstream,
 } from '../support/svc-harness.js';
+import { agreement, DELIBERATELY_STRICTER } from '../support/result-agreement.js';
 import { own, resultIssues } from '../support/result-schemas.js';
 
 afterAll(cleanupHarnesses);
+keepAnswers();
 
 describe.skipIf(!HAS_SCHEMAS)('upstream JSON Schemas', () => {
   it('every schema listed in index.json compiles, with an argument and a result schema for each of the fourteen tools', () => {
@@ -237,6 +241,15 @@ describe('every tool, every error code, validated', () => {
     const up = await ok('upload', { fileName: 's.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('scan').toString('base64'), requestId: rid() }, CAST.agent);
     const done = await ok('submit', { token: rc.token, output: { amount: 3 }, evidence: [{ kind: 'file', ref: up.id }], summary: 'Scanned.', requestId: rid() }, CAST.agent);
     expect(done.data.steps.scan.evidence[0]).toMatchObject({ kind: 'file', sha256: up.sha256, url: expect.any(String) });
+  });
+
+  it.skipIf(!HAS_SCHEMAS)('our result schemas judge every answer above as the upstream ones do, and each broken one too', () => {
+    const a = agreement(answers, (t, r) => conformanceIssues(t, r).length === 0, (t, r) => resultIssues(t, r).length === 0);
+    console.log(`result agreement: ${a.answers} answers, ${a.broken} broken ones judged by both schemas; ours stricter at ${a.stricter.length}`);
+    expect(new Set(answers.filter((x) => x.res.ok).map((x) => x.tool)).size).toBe(14);
+    expect(a.refused).toEqual([]);
+    expect(a.looser).toEqual([]);
+    expect(a.stricter.map((v) => `${v.tool} ${v.at}`).filter((x) => !DELIBERATELY_STRICTER.includes(x))).toEqual([]);
   });
 
   it('every tool answered, every error code but retry seen, and all of it validated', () => {
