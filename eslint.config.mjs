@@ -33,8 +33,8 @@ export default tseslint.config(
     },
   },
   {
-    // Generated from schemas/tools/ by scripts/tool-arg-types.mjs.
-    files: ['src/protocol/tool-args.ts'],
+    // Generated from schemas/tools/ and schemas/results/ by scripts/tool-types.mjs.
+    files: ['src/protocol/tool-args.ts', 'src/protocol/tool-results.ts'],
     rules: { '@typescript-eslint/no-redundant-type-constituents': 'off', '@typescript-eslint/no-empty-object-type': 'off' },
   },
   {

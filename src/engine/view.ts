@@ -9,6 +9,7 @@ import type { Assignment, CompletionView, Decision, EvidenceView, Requirements, 
 import { dataAt } from './machine.js';
 import type { Pinned, RunState, StepState } from './types.js';
 import type { Completion, EvidenceRecord } from '../protocol/completions.js';
+import type { Field, Fields } from '../protocol/tool-results.js';
 
 /** How a file evidence item gets its short-lived `url` (the service decides). */
 export type FileUrl = (ref: string) => string;
@@ -74,8 +75,8 @@ export function requirements(def: Step): Requirements {
 }
 
 /** The output fields exactly as the process file declares them. */
-function rawFields(def: Step): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+function rawFields(def: Step): Fields {
+  const out: Fields = {};
   for (const [name, spec] of Object.entries(def.output ?? {})) {
     const simple = !spec.optional && spec.description === undefined && spec.oneOf === undefined && spec.items === undefined;
     out[name] = simple ? spec.type : fieldObject(spec);
@@ -83,7 +84,7 @@ function rawFields(def: Step): Record<string, unknown> {
   return out;
 }
 
-function fieldObject(spec: NonNullable<Step['output']>[string]): Record<string, unknown> {
+function fieldObject(spec: NonNullable<Step['output']>[string]): Exclude<Field, string> {
   return {
     type: spec.type,
     ...(spec.description !== undefined ? { description: spec.description } : {}),

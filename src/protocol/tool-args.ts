@@ -1,7 +1,7 @@
 /**
  * The tools' arguments as TypeScript types, generated from their JSON Schemas
- * (schemas/tools/) by scripts/tool-arg-types.mjs. Do not edit by hand: change
- * the schema and run `node scripts/tool-arg-types.mjs`.
+ * (schemas/tools/) by scripts/tool-types.mjs. Do not edit by hand: change
+ * the schema and run `node scripts/tool-types.mjs`.
  */
 
 /**

@@ -3,31 +3,26 @@
  * of its result. Keyed by every Tool, so a tool without its answer type is a
  * compile error; with ToolArgs this is the typed boundary every caller in
  * the project goes through (`Service.call`), so no caller reads a result by cast.
+ * The small answers are the types generated from schemas/results
+ * (tool-results.ts); the views the engine builds are its own types, and
+ * `Fits` below makes each of them fit the generated one, so code cannot
+ * build an answer the schema refuses without the compiler saying so
+ * (docs/architecture.md "The tools' contract").
  */
 import type { Handoff } from './completions.js';
 import type { Tool } from './offer.js';
+import type { DescribeResult, RenewResult, SendEventResult, ToolFailure, ToolResults, UploadResult } from './tool-results.js';
 import type { Page, ProcessSummary, Requirements, RunData, RunRow, RunView, WorkEntry } from './views.js';
 
 /** `describe`: the protocol, what this board offers, and its limits. */
-export interface Description {
-  protocol: 'agentprocess';
-  version: string;
-  profiles: string[];
-  leaseSeconds: number;
-  person: { format: 'email' };
-  tools: string[];
-  maxUploadBytes: number;
-  limits: { runDataBytes: number; checkPass: number; checkFail: number | null; checkConfidence: number; checkStateBytes: number };
-}
+export type Description = DescribeResult;
 
 /** `renew`: the claim token again, with its new expiry. */
-export interface Renewal {
-  token: string;
-  expiresAt: string;
-}
+export type Renewal = RenewResult;
 
 /** `claim`: the token and everything the agent needs to do the step. */
 export interface ClaimAnswer extends Renewal {
+  extensions?: ToolResults['claim']['extensions'];
   mode: 'live' | 'test';
   step: { id: string; instructions: string } & Requirements;
   handoff: Handoff | null;
@@ -36,16 +31,10 @@ export interface ClaimAnswer extends Renewal {
 }
 
 /** `upload`: the stored file's ref, hash and size. */
-export interface UploadAnswer {
-  id: string;
-  sha256: string;
-  bytes: number;
-}
+export type UploadAnswer = UploadResult;
 
 /** `send_event`: the waiting step the event completed, or null when the run holds it for later. */
-export interface EventAnswer {
-  consumedBy: string | null;
-}
+export type EventAnswer = SendEventResult;
 
 // Indexing by every Tool keeps the map complete when a tool is added.
 export type ToolData = { [T in Tool]: ToolDataMap[T] };
@@ -68,11 +57,36 @@ interface ToolDataMap {
 }
 
 /** A refusal or fault as every tool answers it. */
-export interface ToolFailure {
-  code: string;
-  message: string;
-  issues?: string[];
-}
+export type { ToolFailure };
 
 /** A tool's result: its data, or why not. */
 export type Result<D = unknown> = { ok: true; data: D } | { ok: false; error: ToolFailure };
+
+/** A compile error unless A fits B. */
+type Fits<A extends B, B> = A;
+
+/**
+ * Where the code's type is still wider than what the schema (and the wire)
+ * says, checked at run time by the tests only: `get_work`'s readySince is
+ * `string | null` in the engine's step state (never null on a listed item),
+ * and `list_processes`'s inputs are read from the process as plain records.
+ */
+type Wider = 'get_work' | 'list_processes';
+
+/** Every other tool's answer type fits its generated result type (named one by one: a mapped type is checked as a whole). */
+export interface AnswersFitSchemas {
+  describe: Fits<ToolData['describe'], ToolResults['describe']>;
+  get_run: Fits<ToolData['get_run'], ToolResults['get_run']>;
+  list_runs: Fits<ToolData['list_runs'], ToolResults['list_runs']>;
+  start_run: Fits<ToolData['start_run'], ToolResults['start_run']>;
+  upload: Fits<ToolData['upload'], ToolResults['upload']>;
+  claim: Fits<ToolData['claim'], ToolResults['claim']>;
+  renew: Fits<ToolData['renew'], ToolResults['renew']>;
+  submit: Fits<ToolData['submit'], ToolResults['submit']>;
+  escalate: Fits<ToolData['escalate'], ToolResults['escalate']>;
+  decide: Fits<ToolData['decide'], ToolResults['decide']>;
+  cancel: Fits<ToolData['cancel'], ToolResults['cancel']>;
+  send_event: Fits<ToolData['send_event'], ToolResults['send_event']>;
+  /** Not yet: the two tools named in Wider. */
+  wider: Wider;
+}

@@ -5,6 +5,7 @@
  * read them through these types rather than by cast.
  */
 import type { Completion, Escalation, EvidenceKind, Handoff } from './completions.js';
+import type { Fields, StepState } from './tool-results.js';
 
 export type RunState = 'active' | 'waiting' | 'ended' | 'cancelled';
 export type StepViewState = 'ready' | 'claimed' | 'waiting' | 'done' | 'failed' | 'cancelled' | null;
@@ -36,15 +37,13 @@ export interface Route {
 
 /** A step's requirements as written in the process: output fields, evidence kinds, routes. */
 export interface Requirements {
-  output: Record<string, unknown> | null;
-  evidence: string[] | null;
+  output: Fields | null;
+  evidence: EvidenceKind[] | null;
   next: Route[] | null;
 }
 
-export interface Assignment {
-  group?: string;
-  person?: string;
-}
+/** A work item's assignment: a role's group, or one person (the other key is absent, so either reads as optional). */
+export type Assignment = { group: string; person?: undefined } | { person: string; group?: undefined };
 
 export interface WorkItemView extends Requirements {
   id: string;
@@ -79,9 +78,10 @@ export interface RunSummaryView {
 
 export interface StepView {
   id: string;
-  kind: string;
+  /** A step's kind as the core names it (a flow-1 subprocess step shows as wait_for). */
+  kind: StepState['kind'];
   state: StepViewState;
-  due?: string | null;
+  due?: string;
   overdue?: boolean;
 }
 

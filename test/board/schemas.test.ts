@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { SCHEMA_DIR, schemaText } from '../../src/board/schemas.js';
 import { AJV_OPTIONS } from '../../src/board/validators.js';
 import { TOOL_SCHEMA_DIR } from '../../src/service/schemas.js';
+import { RESULT_SCHEMA_DIR } from '../support/result-schemas.js';
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void;
 
@@ -27,6 +28,18 @@ describe('the shipped schemas', () => {
       }
     });
   }
+
+  it('the result schemas in schemas/results pass the meta-schema and compile strictly, each with the shapes they share', () => {
+    const names = readdirSync(RESULT_SCHEMA_DIR).filter((n) => n.endsWith('.json'));
+    expect(names.length).toBe(15);
+    const ajv = new Ajv2020({ ...AJV_OPTIONS, validateSchema: true });
+    addFormats(ajv);
+    const schemas = names.map((n) => schemaText(RESULT_SCHEMA_DIR, n.replace(/\.json$/, '')));
+    for (const [i, schema] of schemas.entries()) expect(ajv.validateSchema(schema), `${names[i]}: ${JSON.stringify(ajv.errors)}`).toBe(true);
+    // Added together first: a result refers to shapes.json, which must be known before it compiles.
+    for (const schema of schemas) ajv.addSchema(schema);
+    for (const [i, schema] of schemas.entries()) expect(() => ajv.getSchema(String(schema.$id)), names[i]).not.toThrow();
+  });
 
   it('the meta-schema check is real: a broken schema fails it', () => {
     const ajv = new Ajv2020({ ...AJV_OPTIONS, validateSchema: true });

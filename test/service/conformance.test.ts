@@ -1,20 +1,24 @@
 /**
- * Conformance to the upstream JSON Schemas (../shared/schemas/core-2).
+ * Conformance to our own result schemas (schemas/results) and to the
+ * upstream JSON Schemas (../shared/schemas/core-2).
  *
  * Every service test calls the tools through the harness's `call`
- * (test/support/svc-harness.ts), which validates every result against
- * tools/<tool>.result.json and every error against tool-error.json and fails
- * the calling test when one does not match. This file checks that the
+ * (test/support/svc-harness.ts), which validates every result and error
+ * against ours, and against the upstream tools/<tool>.result.json and
+ * tool-error.json when ../shared is there, and fails the calling test when
+ * one does not match. This file checks that the
  * validation is real (it rejects what it should), walks every tool and every
  * error code once with the arguments checked too, and records where the
  * upstream schemas and the tool contracts disagree: there, the tool
  * contracts win ("Where a schema and this file disagree, this file wins and
  * the schema is a bug").
  *
- * Skipped when ../shared is absent; the harness then does not validate.
+ * The upstream checks are skipped when ../shared is absent; the walk of
+ * every tool and error code runs always, checked against ours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  answers,
   argumentIssues,
   CAST,
   cleanupHarnesses,
@@ -22,13 +26,17 @@ import {
   HAS_SCHEMAS,
   Harness,
   instant,
+  keepAnswers,
   recorded,
   rid,
   TOOL_NAMES,
   upstream,
 } from '../support/svc-harness.js';
+import { agreement, DELIBERATELY_STRICTER } from '../support/result-agreement.js';
+import { own, resultIssues } from '../support/result-schemas.js';
 
 afterAll(cleanupHarnesses);
+keepAnswers();
 
 describe.skipIf(!HAS_SCHEMAS)('upstream JSON Schemas', () => {
   it('every schema listed in index.json compiles, with an argument and a result schema for each of the fourteen tools', () => {
@@ -51,6 +59,34 @@ describe.skipIf(!HAS_SCHEMAS)('upstream JSON Schemas', () => {
     expect(conformanceIssues('renew', { ok: true, data: { token: 't', expiresAt: 'x' } })).toEqual([]);
     expect(conformanceIssues('send_event', { ok: true, data: { consumedBy: 3 } }).length).toBeGreaterThan(0);
     expect(conformanceIssues('get_work', { ok: true, data: { items: [{ runId: 'r', stepId: 's' }], nextCursor: null } }).length).toBeGreaterThan(0);
+  });
+});
+
+describe('our result schemas (schemas/results), which need nothing outside the repository', () => {
+  it('hold a result schema for each of the fourteen tools, and nothing else', () => {
+    expect([...own().tools].sort()).toEqual([...TOOL_NAMES].sort());
+    for (const tool of TOOL_NAMES) expect(own().result(tool), tool).toBeTypeOf('function');
+  });
+
+  it('the validator is live: it refuses results and errors that break them', () => {
+    const bad: [string, unknown][] = [
+      ['get_run', { ok: true, data: {} }],
+      ['describe', { ok: true, data: { protocol: 'agentprocess' } }],
+      ['claim', { ok: false, error: { code: 'nope', message: 'x' } }],
+      ['claim', { ok: false, error: { code: 'stale' } }],
+      ['claim', { ok: false, error: { code: 'stale', message: 'x', extra: 1 } }],
+      ['renew', { ok: true, data: { token: 't', expiresAt: '2026-10-06T09:00:00Z' }, extra: true }],
+      ['renew', { ok: true, data: { token: 't', expiresAt: 'tomorrow' } }],
+      ['upload', { ok: true, data: { id: 'f-1', sha256: 'not a hash', bytes: 3 } }],
+      ['send_event', { ok: true, data: { consumedBy: 3 } }],
+      ['get_work', { ok: true, data: { items: [{ runId: 'r', stepId: 's' }], nextCursor: null } }],
+      ['list_runs', { ok: true, data: { items: [], nextCursor: null, total: 0 } }],
+      ['no_such_tool', { ok: true, data: {} }],
+      ['describe', { ok: 'yes', data: {} }],
+    ];
+    for (const [tool, res] of bad) expect(resultIssues(tool, res).length, `${tool} ${JSON.stringify(res)}`).toBeGreaterThan(0);
+    expect(resultIssues('renew', { ok: true, data: { token: 't', expiresAt: '2026-10-06T09:00:00Z' } })).toEqual([]);
+    expect(resultIssues('claim', { ok: false, error: { code: 'stale', message: 'The lease ended.', issues: ['lease_expired'] } })).toEqual([]);
   });
 });
 
@@ -205,6 +241,15 @@ describe('every tool, every error code, validated', () => {
     const up = await ok('upload', { fileName: 's.pdf', contentType: 'application/pdf', contentBase64: Buffer.from('scan').toString('base64'), requestId: rid() }, CAST.agent);
     const done = await ok('submit', { token: rc.token, output: { amount: 3 }, evidence: [{ kind: 'file', ref: up.id }], summary: 'Scanned.', requestId: rid() }, CAST.agent);
     expect(done.data.steps.scan.evidence[0]).toMatchObject({ kind: 'file', sha256: up.sha256, url: expect.any(String) });
+  });
+
+  it.skipIf(!HAS_SCHEMAS)('our result schemas judge every answer above as the upstream ones do, and each broken one too', () => {
+    const a = agreement(answers, (t, r) => conformanceIssues(t, r).length === 0, (t, r) => resultIssues(t, r).length === 0);
+    console.log(`result agreement: ${a.answers} answers, ${a.broken} broken ones judged by both schemas; ours stricter at ${a.stricter.length}`);
+    expect(new Set(answers.filter((x) => x.res.ok).map((x) => x.tool)).size).toBe(14);
+    expect(a.refused).toEqual([]);
+    expect(a.looser).toEqual([]);
+    expect(a.stricter.map((v) => `${v.tool} ${v.at}`).filter((x) => !DELIBERATELY_STRICTER.includes(x))).toEqual([]);
   });
 
   it('every tool answered, every error code but retry seen, and all of it validated', () => {

@@ -15,9 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { roleNames } from '../../src/board/processes.js';
 import type { Process } from '../../src/process/model.js';
 import { drive, loadFixture, sampleFields, type Plan } from '../support/svc-drive.js';
-import { CAST, cleanupHarnesses, HAS_FIXTURES, Harness, UPSTREAM_FIXTURES, type Data } from '../support/svc-harness.js';
+import { agreement, DELIBERATELY_STRICTER } from '../support/result-agreement.js';
+import { resultIssues } from '../support/result-schemas.js';
+import { answers, CAST, cleanupHarnesses, conformanceIssues, HAS_FIXTURES, HAS_SCHEMAS, Harness, keepAnswers, UPSTREAM_FIXTURES, type Data } from '../support/svc-harness.js';
 
 afterAll(cleanupHarnesses);
+keepAnswers();
 
 const PERSON = 'pat@example.com'; // every `person` input
 const STARTER = 'ivy@example.com'; // starts every run (so `initiator` is a person)
@@ -227,5 +230,16 @@ describe.skipIf(!HAS_FIXTURES)('the upstream fixtures, driven to every outcome',
       }
       for (const [id, n] of Object.entries(c.history ?? {})) expect(view.data.steps[id]?.history, `${why}: ${id}`).toHaveLength(n);
     });
+  });
+});
+
+describe.skipIf(!HAS_FIXTURES || !HAS_SCHEMAS)('our result schemas judge as the upstream ones on every answer above', () => {
+  it('accept every real answer upstream accepts, and refuse every broken one upstream refuses', () => {
+    const a = agreement(answers, (t, r) => conformanceIssues(t, r).length === 0, (t, r) => resultIssues(t, r).length === 0);
+    console.log(`result agreement: ${a.answers} answers of ${new Set(answers.map((x) => x.tool)).size} tools, ${a.broken} broken ones judged by both schemas; ours stricter at ${a.stricter.length}`);
+    expect(a.answers).toBeGreaterThan(500);
+    expect(a.refused).toEqual([]);
+    expect(a.looser).toEqual([]);
+    expect(a.stricter.map((v) => `${v.tool} ${v.at}`).filter((x) => !DELIBERATELY_STRICTER.includes(x))).toEqual([]);
   });
 });

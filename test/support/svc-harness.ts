@@ -4,10 +4,11 @@
  * their role → group maps, a clock the test moves by hand, and `call`, the
  * one way every service test reaches the tools.
  *
- * `call` validates every result and every error against the upstream JSON
- * Schemas (../shared/schemas/core-2) and fails the calling test at once when
- * one does not match. When ../shared is absent nothing is validated, and the
- * calls are simply made.
+ * `call` validates every result and every error against the project's own
+ * result schemas (schemas/results, test/support/result-schemas.ts) and the
+ * upstream JSON Schemas (../shared/schemas/core-2), and fails the calling
+ * test at once when one does not match. When ../shared is absent only our
+ * own schemas are checked.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
@@ -26,6 +27,7 @@ import { resolveActor } from '../../src/service/identity.js';
 import { offerFor } from '../../src/service/context.js';
 import type { ToolResult } from '../../src/service/results.js';
 import { Service } from '../../src/service/service.js';
+import { envelopeIssue, errorsOf, resultIssues } from './result-schemas.js';
 
 // ---- where things are ---------------------------------------------------------
 
@@ -117,11 +119,6 @@ export function upstream(): Validators | null {
   return validators;
 }
 
-function errorsOf(v: ValidateFunction, value: unknown): string[] {
-  if (v(value)) return [];
-  return (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword} ${JSON.stringify(e.params)}`);
-}
-
 /**
  * How a tool result breaks the upstream schemas: the envelope is exactly
  * `{ok, data}` or `{ok, error}`; data matches tools/<tool>.result.json; an
@@ -130,19 +127,13 @@ function errorsOf(v: ValidateFunction, value: unknown): string[] {
 export function conformanceIssues(tool: string, res: unknown): string[] {
   const v = upstream();
   if (!v) return [];
-  const r = res as Record<string, unknown>;
-  const keys = Object.keys(r).sort().join(',');
-  if (r.ok === true) {
-    if (keys !== 'data,ok') return [`envelope: keys ${keys}, expected data,ok`];
-    const rv = v.result(tool);
-    if (!rv) return [`no result schema for tool ${tool}, yet it answered ok`];
-    return errorsOf(rv, r.data).map((e) => `${tool}.result ${e}`);
-  }
-  if (r.ok === false) {
-    if (keys !== 'error,ok') return [`envelope: keys ${keys}, expected error,ok`];
-    return errorsOf(v.error, r.error).map((e) => `tool-error ${e}`);
-  }
-  return [`envelope: ok is ${JSON.stringify(r.ok)}`];
+  const envelope = envelopeIssue(res);
+  if (envelope) return [envelope];
+  const r = res as { ok: boolean; data?: unknown; error?: unknown };
+  if (!r.ok) return errorsOf(v.error, r.error).map((e) => `tool-error ${e}`);
+  const rv = v.result(tool);
+  if (!rv) return [`no result schema for tool ${tool}, yet it answered ok`];
+  return errorsOf(rv, r.data).map((e) => `${tool}.result ${e}`);
 }
 
 /** How arguments break the upstream argument schema of a tool (empty when ../shared is absent). */
@@ -153,8 +144,15 @@ export function argumentIssues(tool: string, args: unknown): string[] {
   return av ? errorsOf(av, args) : [`no argument schema for ${tool}`];
 }
 
-/** Every call made through a harness in this test file: what conformance saw. */
+/** Every call made through a harness in this test file: what conformance saw (`validated`: against the upstream schemas too). */
 export const recorded: { tool: string; ok: boolean; code?: string; validated: boolean }[] = [];
+
+/** Every answer itself, kept only once a test file asks (`keepAnswers()`), for checks over all of them. */
+export const answers: { tool: string; res: ToolResult }[] = [];
+let keeping = false;
+export function keepAnswers(): void {
+  keeping = true;
+}
 
 // ---- the board ------------------------------------------------------------------
 
@@ -296,12 +294,13 @@ export class Harness {
     return r.actor;
   }
 
-  /** Call a tool exactly as given; validate the result against the upstream schemas. */
+  /** Call a tool exactly as given; validate the result against our schemas, and the upstream ones when present. */
   async call(tool: string, args: unknown, who: Who): Promise<ToolResult> {
     const res = await this.service.callWire(tool, args, this.as(who));
-    const issues = conformanceIssues(tool, res);
     recorded.push({ tool, ok: res.ok, ...(res.ok ? {} : { code: res.error.code }), validated: upstream() !== null });
-    expect(issues, `${tool} result does not match the upstream schema: ${JSON.stringify(res).slice(0, 800)}`).toEqual([]);
+    if (keeping) answers.push({ tool, res });
+    expect(resultIssues(tool, res), `${tool} result does not match schemas/results: ${JSON.stringify(res).slice(0, 800)}`).toEqual([]);
+    expect(conformanceIssues(tool, res), `${tool} result does not match the upstream schema: ${JSON.stringify(res).slice(0, 800)}`).toEqual([]);
     return res;
   }
 

@@ -4,7 +4,7 @@
  * type-check (tsc fails on an unused one); each `same` names a result type.
  */
 import type { Actor } from '../../../src/engine/types.js';
-import type { ClaimAnswer, Description, EventAnswer, Renewal, Result, UploadAnswer } from '../../../src/protocol/tool-data.js';
+import type { ClaimAnswer, Description, EventAnswer, Renewal, Result, ToolFailure, UploadAnswer } from '../../../src/protocol/tool-data.js';
 import type { Page, ProcessSummary, RunRow, RunView, WorkEntry } from '../../../src/protocol/views.js';
 import type { Service } from '../../../src/service/service.js';
 
@@ -30,7 +30,8 @@ export async function calls(service: Service, actor: Actor): Promise<void> {
   // A call's data is the tool's answer, read with no cast once `ok` is checked.
   const run = await service.call('get_run', { runId: 'r-1' }, actor);
   if (run.ok) same<typeof run.data, RunView>(true);
-  else same<typeof run.error.code, string>(true);
+  else same<typeof run.error.code, 'invalid' | 'not_accepted' | 'stale' | 'conflict' | 'forbidden' | 'not_found' | 'retry'>(true);
+  if (!run.ok) same<typeof run.error, ToolFailure>(true);
   const lease = await service.call('claim', { runId: 'r-1', stepId: 'draft', requestId: 'q-1' }, actor);
   if (lease.ok) {
     same<typeof lease.data.token, string>(true);
