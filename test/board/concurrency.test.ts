@@ -68,7 +68,7 @@ describe('8 processes racing for the same items', () => {
     for (let i = 0; i < ITEMS; i++) files[`s${i}`] = { state: 'ready' };
     await seed(board, runId, files);
     results = await Promise.all(Array.from({ length: WORKERS }, (_, w) => run(['race', board.root, runId, String(ITEMS), `w${w}`])));
-  }, 180_000);
+  }, 600_000);
 
   it('every worker finished cleanly', () => {
     for (const r of results) expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
@@ -118,7 +118,7 @@ describe('lost updates', () => {
     expect(conflicts.every((c) => Number.isInteger(c))).toBe(true);
     expect(conflicts.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
     expect((await verifyBoard(board)).ok).toBe(true);
-  }, 180_000);
+  }, 600_000);
 });
 
 describe('SIGKILL during multi-file commits', () => {
@@ -177,5 +177,5 @@ describe('SIGKILL during multi-file commits', () => {
     expect(journalsSeen).toBeGreaterThan(0);
     // Each round acknowledged at least one write before its kill, and none was lost.
     expect(lastAcked).toBeGreaterThanOrEqual(KILLS);
-  }, 600_000);
+  }, 60_000 + KILLS * 15_000);
 });
