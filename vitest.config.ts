@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/longest-first.js';
 
 export default defineConfig({
   test: {
@@ -8,6 +9,8 @@ export default defineConfig({
     // Two files at a time: most tests wait on child processes, git and fsync rather than
     // on a core, so two overlap well on CI's 2 cores (vitest's default there is one).
     maxWorkers: 2,
+    // The longest files first, by measured durations, so both workers end together.
+    sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -6,7 +6,8 @@
  * (`workboard mcp --as reviewer`) and three CLI invocations (`workboard
  * start|claim --request-id`), the MCP calls sent when the CLI processes are
  * about to reach the board (their lifetime is measured as the trials go).
- * 20 trials of start_run, then 20 of claim on one step. Each trial: exactly one
+ * 10 trials of start_run, then 10 of claim on one step (40 of each under
+ * `npm run test:soak`). Each trial: exactly one
  * run is created (counted on disk by its inputs), or exactly one claim is
  * recorded (one `step.claimed` line in the run's chain, one lease); all eight
  * get ok with the identical result (same runId, same token). Then `audit
@@ -35,8 +36,10 @@ import {
   type Exit,
   type ToolResult,
 } from './crash-support.js';
+import { rounds } from '../support/soak.js';
 
-const TRIALS = 20;
+/** Trials of each tool: every one is a fresh race of eight processes; the soak runs four times as many. */
+const TRIALS = rounds(10, 40);
 const SERVERS = 5;
 const CLIS = 3;
 
@@ -78,7 +81,7 @@ beforeAll(async () => {
     const clis = Array.from({ length: CLIS }, (_, k) => spawnCli(root, ['start', PROCESS, '--input', `version=calib-${i}-${k}`, '--input', `releaseDate=${RELEASE_DATE}`, '--request-id', `calib-${i}-${k}`], { as: AGENT }));
     for (const c of clis) lifetimes.push((await c.done).ms);
   }
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
@@ -100,7 +103,7 @@ describe('a concurrent requestId storm', () => {
       if (oks.some((r) => JSON.stringify(r.data) !== JSON.stringify(oks[0]!.data))) wrong.push(`trial ${t}: the answers are not identical`);
     }
     expect(wrong).toEqual([]);
-  }, 120_000);
+  }, 60_000 + TRIALS * 20_000);
 
   it(`claim on one step: ${SERVERS} stdio MCP servers and ${CLIS} CLI calls with one requestId, ${TRIALS} trials: exactly one claim recorded, and all eight get the same token`, async () => {
     const wrong: string[] = [];
@@ -120,7 +123,7 @@ describe('a concurrent requestId storm', () => {
       if (leases.length !== 1) wrong.push(`trial ${t}: leases [${leases.join(', ')}]`);
     }
     expect(wrong).toEqual([]);
-  }, 120_000);
+  }, 60_000 + TRIALS * 20_000);
 
   it('afterwards: audit verify exits 0, doctor exits 0, no requestId has two runs, nothing left behind', async () => {
     await Promise.all(servers.map((s) => s.close()));
@@ -129,5 +132,5 @@ describe('a concurrent requestId storm', () => {
     const h = await recoverAndCheck(root);
     expect(h.first.code, said(h.first)).not.toBe(70);
     expect(healthProblems(h)).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });
