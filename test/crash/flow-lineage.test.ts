@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { Service } from '../../src/service/service.js';
 import { ensureBuilt, ROOT, workboard } from '../support/cli-run.js';
-import { CAST, cleanupHarnesses, Harness, states, type Data } from '../support/svc-harness.js';
+import { CAST, cleanupHarnesses, Harness, states, type BoardSpec, type Data } from '../support/svc-harness.js';
 
 const KILLER = path.join(ROOT, 'test', 'crash', 'flow-killer.mjs');
 
@@ -82,7 +82,7 @@ describe('flow-1 starts under SIGKILL', () => {
   }
 });
 
-const SPEC = {
+const SPEC: BoardSpec = {
   groups: { legal: [CAST.lee], it: [CAST.fin] },
   processes: [
     { folder: 'contract-approval', roles: { legal: 'legal' } },

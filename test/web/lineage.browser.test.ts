@@ -45,7 +45,7 @@ describe.skipIf(!HAVE_BROWSER)(`lineage and map links in a real browser${HAVE_BR
   const runs = { hire: '', onboarding: '', laptop: '', phone: '' };
 
   async function ok(tool: string, args: Record<string, unknown>, who: typeof MIRA_ACTOR | typeof REVIEWER = MIRA_ACTOR): Promise<any> {
-    const r = await (await Service.open(board)).call(tool, { ...args, ...(['start_run', 'decide', 'submit', 'claim'].includes(tool) ? { requestId: rid() } : {}) }, who);
+    const r = await (await Service.open(board)).callWire(tool, { ...args, ...(['start_run', 'decide', 'submit', 'claim'].includes(tool) ? { requestId: rid() } : {}) }, who);
     if (!r.ok) throw new Error(`${tool}: ${JSON.stringify(r.error)}`);
     return r.data;
   }
