@@ -1,17 +1,21 @@
 // The flow section of `npm run bench` (--only=flow, --flow-runs=<n>, 10k by default, 1k with --quick):
 // get_work, My work and `runs --view` on a board of <n> open runs of the example board's
-// contract chain where a third of the runs are supplier payments blocked by a contract approval
-// (flow-1), against the same calls on a board of the same runs whose processes have no `flow:`
-// (so nothing is blocked and nothing has a level). Runs are started through the service
-// (start_run, as Jon), a third contract approvals waiting for legal, a third payments waiting for
-// finance (urgency spread over the four levels), a third payments blocked by one of the contracts.
+// contract chain where a third of the runs are blocked by a contract approval and half have a
+// parent (flow-1), against the same calls on a board of the same runs whose processes have no
+// `flow:` (so nothing is blocked, nothing has a level and nothing has a parent). Runs come in
+// groups of 12, started through the service (start_run, as Jon): two contract approvals waiting
+// for legal; two payment batches, a bench-only process whose subprocess step fans out three
+// supplier payments (the children, which name their batch as `parent:`), one batch's payments
+// waiting for finance and the other's blocked by the first contract; one payment blocked by the
+// second contract; one payment waiting for finance. So 4 of 12 are blocked and 6 of 12 have a
+// parent; urgency is spread over the four levels. On the board without the profile a batch is a
+// run waiting for an event and its three payments are started on their own.
 // My work is what the web page asks of the service for Mira: her get_work pages (100 a page, up
 // to 500 items) and the first saved view over those runs. `runs --view` is the service call in
 // this process and, once the index is saved, the CLI as a process of its own (median of 3). p50
-// of the calls, after one that reads every run. Parent links (a child's `parent:`) are not
-// generated: no process of this build starts children. Not a test; figures only.
+// of the calls, after one that reads every run. Not a test; figures only.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,23 +32,57 @@ const BIN = path.join(here, '../bin/workboard.js');
 const CALLS = 20;
 const LEVELS = ['low', 'normal', 'high', 'urgent'];
 
-/** The example board at `dir`; `plain`: its two chain processes republished without `flow:` (v2), so the board does not use the profile. */
-async function exampleBoard(dir, plain) {
+/** The bench's parent process: a batch of payments to one supplier, one child run per invoice. */
+const BATCH = `---
+name: payment-batch
+description: Pay a batch of one supplier's invoices, each as a supplier payment of its own.
+inputs:
+  supplier: string
+  amount: number
+  invoices: { type: list, items: string }
+  urgency: { type: string, optional: true, one_of: [low, normal, high, urgent] }
+  after: { type: list, items: string, optional: true }
+steps:
+  - id: payments
+    subprocess: supplier-payment
+    for_each: inputs.invoices
+    inputs:
+      supplier: inputs.supplier
+      amount: inputs.amount
+      invoiceUrl: item
+      urgency: inputs.urgency
+      after: inputs.after
+    next: paid
+  - id: paid
+    finish: paid
+---
+# Payment batch
+`;
+/** The same batch on the board without the profile: a run that waits, its payments started on their own. */
+const PLAIN_BATCH = BATCH.replace(/ {4}subprocess: supplier-payment\n(?: {4}(?:for_each|inputs|next):.*\n| {6}.*\n)+/, '    wait_for: payments-made\n    next: paid\n');
+
+async function publishText(board, dir, name, text, roles) {
+  const folder = path.join(dir, 'bench-processes', name);
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(path.join(folder, 'PROCESS.md'), text);
+  await publish(board, { folder, roles, actor: 'bench', offer: offerFor(board.manifest) });
+}
+
+/** The example board at `dir` with the batch process; `plain`: its two chain processes republished without `flow:` (v2) and the batch without its subprocess step, so the board does not use the profile. */
+export async function exampleBoard(dir, plain) {
   cpSync(EXAMPLE, dir, { recursive: true, filter: (src) => path.basename(src) !== '.work' });
   const board = await Board.open(dir);
   if (plain) {
     for (const [name, roles] of [['contract-approval', { 'legal-reviewer': 'legal' }], ['supplier-payment', { 'finance-approver': 'finance' }]]) {
-      const folder = path.join(dir, 'plain', name);
-      mkdirSync(folder, { recursive: true });
       const text = readFileSync(path.join(dir, 'processes', name, 'PROCESS.md'), 'utf8').replace(/^flow:\n(?: {2}.*\n)+/m, '');
-      writeFileSync(path.join(folder, 'PROCESS.md'), text);
-      await publish(board, { folder, roles, actor: 'bench', offer: offerFor(board.manifest) });
+      await publishText(board, dir, name, text, roles);
     }
   }
+  await publishText(board, dir, 'payment-batch', plain ? PLAIN_BATCH : BATCH, {});
   return board;
 }
 
-async function fill(board, runs) {
+export async function fill(board, runs, plain) {
   const svc = await Service.open(board);
   const jon = resolveActor(board.manifest, 'jon@example.com').actor;
   let n = 0;
@@ -53,14 +91,30 @@ async function fill(board, runs) {
     if (!r.ok) throw new Error(JSON.stringify(r.error));
     return r.data.run.id;
   };
-  const contracts = [];
-  for (let k = 0; k < runs; k++) {
-    const supplier = `Supplier ${k}`;
-    if (k % 3 === 0) contracts.push(await start('contract-approval', { supplier, contractUrl: `https://example.com/c/${k}`, value: 1000 + k }));
-    else if (k % 3 === 1) await start('supplier-payment', { supplier, amount: 100 + k, invoiceUrl: `https://example.com/i/${k}`, urgency: LEVELS[k % 4] });
-    else await start('supplier-payment', { supplier, amount: 100 + k, invoiceUrl: `https://example.com/i/${k}`, urgency: LEVELS[k % 4], after: [contracts[contracts.length - 1]] });
+  const contract = (g, i) => start('contract-approval', { supplier: `Supplier ${g}-${i}`, contractUrl: `https://example.com/c/${g}/${i}`, value: 1000 + g });
+  const payment = (g, i, after) => start('supplier-payment', { supplier: `Supplier ${g}`, amount: 100 + g, invoiceUrl: `https://example.com/i/${g}/${i}`, urgency: LEVELS[(g + i) % 4], ...(after ? { after } : {}) });
+  const batch = async (g, i, after) => {
+    const invoices = [0, 1, 2].map((k) => `https://example.com/i/${g}/${i}-${k}`);
+    await start('payment-batch', { supplier: `Supplier ${g}`, amount: 100 + g, invoices, urgency: LEVELS[(g + i) % 4], ...(after ? { after } : {}) });
+    // Without the profile the batch starts nothing: its payments are started on their own.
+    if (plain) for (const invoiceUrl of invoices) await start('supplier-payment', { supplier: `Supplier ${g}`, amount: 100 + g, invoiceUrl, urgency: LEVELS[(g + i) % 4], ...(after ? { after } : {}) });
+  };
+  for (let g = 0; g < Math.ceil(runs / 12); g++) {
+    const c1 = await contract(g, 0);
+    const c2 = await contract(g, 1);
+    await batch(g, 2);
+    await batch(g, 3, [c1]);
+    await payment(g, 4, [c2]);
+    await payment(g, 5);
   }
   await svc.saveKept();
+}
+
+/** Runs on the board, and how many name a parent. */
+function census(dir) {
+  const ids = readdirSync(path.join(dir, 'runs')).filter((d) => d.startsWith('r-'));
+  const withParent = ids.filter((id) => /\nparent: r-/.test(readFileSync(path.join(dir, 'runs', id, 'RUN.md'), 'utf8'))).length;
+  return { total: ids.length, withParent };
 }
 
 async function p50(fn) {
@@ -95,6 +149,7 @@ async function measure(dir) {
   };
   const blocked = ok(await svc.savedView('blocked-payments')).runs.length;
   const out = {
+    ...census(dir),
     blocked,
     agent: await p50(async () => ok(await svc.call('get_work', { limit: 20 }, who('reviewer')))),
     person: await p50(async () => ok(await svc.call('get_work', { limit: 20 }, mira))),
@@ -120,7 +175,7 @@ export async function flowSection({ quick, runs = quick ? 1000 : 10_000 }) {
     try {
       const dir = path.join(base, 'board');
       const t0 = performance.now();
-      await fill(await exampleBoard(dir, plain), runs);
+      await fill(await exampleBoard(dir, plain), runs, plain);
       const filled = (performance.now() - t0) / 1000;
       rows.push({ board: plain ? 'without flow-1' : 'flow-1', runs, filledSeconds: filled, ...(await measure(dir)) });
     } finally {
@@ -132,12 +187,12 @@ export async function flowSection({ quick, runs = quick ? 1000 : 10_000 }) {
   const ratio = (k) => `${(flow[k] / plain[k]).toFixed(2)}×`;
   return {
     lines: [
-      `Flow: ${runs} open runs (a third contract approvals, a third payments waiting for finance, a third payments blocked by a contract), p50 of ${CALLS} calls, ms; runs --view as a CLI process: median of 3`,
+      `Flow: about ${runs} open runs (in groups of 12: 2 contract approvals, 2 payment batches of 3 payments each, 2 payments; a third blocked by a contract, half with a parent), p50 of ${CALLS} calls, ms; runs --view as a CLI process: median of 3`,
       '',
-      '| board | blocked runs | get_work, agent (limit 20) | get_work, Mira (limit 20) | My work (get_work pages + first view) | runs --view (service) | runs --view (CLI process) |',
-      '|---|---|---|---|---|---|---|',
-      ...rows.map((r) => `| ${r.board} | ${r.blocked} | ${f(r.agent)} | ${f(r.person)} | ${f(r.myWork)} | ${f(r.view)} | ${f(r.cli)} |`),
-      `| flow-1 / without | | ${ratio('agent')} | ${ratio('person')} | ${ratio('myWork')} | ${ratio('view')} | ${ratio('cli')} |`,
+      '| board | runs | with a parent | blocked | get_work, agent (limit 20) | get_work, Mira (limit 20) | My work (get_work pages + first view) | runs --view (service) | runs --view (CLI process) |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...rows.map((r) => `| ${r.board} | ${r.total} | ${r.withParent} | ${r.blocked} | ${f(r.agent)} | ${f(r.person)} | ${f(r.myWork)} | ${f(r.view)} | ${f(r.cli)} |`),
+      `| flow-1 / without | | | | ${ratio('agent')} | ${ratio('person')} | ${ratio('myWork')} | ${ratio('view')} | ${ratio('cli')} |`,
       '',
       `(boards filled through start_run in ${rows.map((r) => `${r.filledSeconds.toFixed(0)} s`).join(' and ')})`,
     ],

@@ -54,6 +54,8 @@ export interface RunFacts {
   leaseExpiries: { step: string; agent: string; at: number }[];
   /** Submissions a check refused (fail) or held for a person (unsure); a pass is a completion of a checked step. */
   checks: { step: string; verdict: 'fail' | 'unsure'; at: number }[];
+  /** flow-1: the runs this run started, each with its process and the subprocess step that started it (null: a follow-on run). */
+  started: { step: string | null; process: string; run: string }[];
 }
 
 const isPerson = (identity: string): boolean => identity.includes('@');
@@ -84,6 +86,7 @@ export function runFacts(id: string, lines: readonly HistoryLine[]): RunFacts | 
     returns: [],
     leaseExpiries: [],
     checks: [],
+    started: [],
   };
   const open = new Map<string, Visit>();
   const escalatedBy = new Map<string, string>();
@@ -110,10 +113,13 @@ export function runFacts(id: string, lines: readonly HistoryLine[]): RunFacts | 
     open.delete(step);
   };
 
+  const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
   for (const l of lines) {
     const step = stepOf(l.entity);
     const at = Date.parse(l.ts);
     const ch = l.changes ?? {};
+    if (l.action === 'subprocess.started' && step !== null) for (const run of strings(ch.runs)) facts.started.push({ step, process: text(ch.process), run });
+    if (l.action === 'run.followed-on') strings(ch.runs).forEach((run, i) => facts.started.push({ step: null, process: strings(ch.processes)[i] ?? '', run }));
     if (step === null) {
       if (l.action === 'run.ended' || l.action === 'run.cancelled') {
         facts.endedAt = at;

@@ -6,6 +6,7 @@
  */
 import { durationMs, type Process, type StepKind } from '../process/model.js';
 import type { RunFacts, Visit, WaitFor } from './facts.js';
+import { childFigures, type ChildFigures } from './children.js';
 import { DAY, periodsBetween, spread, unitFor, type Spread } from './time.js';
 
 export type Mode = 'live' | 'test';
@@ -94,6 +95,8 @@ export interface Insights {
   leaseExpiries: number;
   overdueNow: number;
   checks: CheckFigures[];
+  /** flow-1: the runs the selected runs started, under their parent; only when some did. */
+  children?: ChildFigures[];
 }
 
 /** The test of whether a run is one the filter asks for. */
@@ -275,6 +278,7 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
       .slice(0, 3)
       .map(([note, count]) => ({ note, count })),
   }));
+  const children = childFigures(runs, all);
   return {
     now: nowIso,
     filter: { process: filter.process ?? null, version: filter.version ?? null, since: filter.since ?? null, until: filter.until ?? null, modes: [...filter.modes] },
@@ -288,5 +292,6 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
     leaseExpiries,
     overdueNow: stepRows.reduce((n, s) => n + s.overdueNow, 0),
     checks: sortedBy([...checks.entries()], ([k]) => k).map(([, c]) => c),
+    ...(children.length > 0 ? { children } : {}),
   };
 }

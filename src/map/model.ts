@@ -89,7 +89,8 @@ function laneFor(person: string | undefined, ctx: LaneContext): MapLane {
   return { id: `role:${person}`, label: humanize(group), detail: `${members ? `${plural(members.length, 'member')}, ` : ''}as ${lower(humanize(person))}` };
 }
 
-const lower = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+/** Lower-cases the first letter, unless the first word is written in capitals ("IT", "QA lead"). */
+const lower = (s: string) => (/^[A-Z][A-Z0-9]+\b/.test(s) ? s : s.charAt(0).toLowerCase() + s.slice(1));
 
 /** What a card says under its text, in words: the fields a step records by their labels, the evidence it attaches. */
 function badgesOf(s: Step): string[] {

@@ -44,7 +44,7 @@ function parsedLines(text: string): HistoryLine[] {
 export type PinnedProcess = Process & { roles: Record<string, string> };
 
 const KEPT = `${STATE_DIR}/insights.json`;
-const KEPT_VERSION = 4;
+const KEPT_VERSION = 5;
 
 /** A chain's facts as read (or packed, as a previous process kept them: unpacked when first asked for), under the chain's stamp. */
 interface Entry {

@@ -302,6 +302,7 @@ export class RunWrites {
     const last = versions.at(-1);
     if (last === undefined) return new ToolError('not_found', `no published process ${c.process}`);
     const pinned = await this.reader.pinned(c.process, last);
+    const blockers = await blockerEnds(this.reader, namedBlockers(pinned.process, c.inputs), this.board.manifest.people);
     const actor: Actor = c.initiator ? { kind: 'person', email: c.initiator, operator: false } : { kind: 'agent', id: 'server' };
     const made: { change?: Change } = {};
     const started = this.reader.starting(c.run);
@@ -309,12 +310,13 @@ export class RunWrites {
       const read = revRecording(reads);
       if (await read.read(paths.runFile(c.run))) return { value: null, commit: null };
       const now = this.now();
-      const plan = start(pinned, { inputs: c.inputs, mode: c.mode, parent: c.parent, ...(c.priority !== undefined ? { priority: c.priority } : {}) }, actor, contextFor(this.board.manifest, now), c.run);
+      const plan = start(pinned, { inputs: c.inputs, mode: c.mode, parent: c.parent, blockers, ...(c.priority !== undefined ? { priority: c.priority } : {}) }, actor, contextFor(this.board.manifest, now), c.run);
       if (plan.kind !== 'commit') return { value: refusalOf(plan), commit: null };
       made.change = plan;
       return { value: null, commit: changeCommit(plan, null, read.revOf, this.notes(plan, pinned, now)) };
     }).finally(started);
     if (made.change) await this.links(made.change.state, made.change.starts);
+    if (made.change && blockers.size > 0) await this.unblock(c.run).catch(() => undefined);
     return value;
   }
 

@@ -76,7 +76,8 @@ async function awaitedEvents(r: Request, v: RunView): Promise<string[]> {
   const waiting = new Set(v.steps.filter((s) => s.kind === 'wait_for' && s.state === 'waiting').map((s) => s.id));
   if (waiting.size === 0) return [];
   const pinned = await pinnedVersion(r, v.run.process, v.run.version);
-  return pinned?.process.steps.filter((s) => waiting.has(s.id)).map((s) => s.value) ?? [];
+  // A subprocess step shows as wait_for too (docs/profile-flow-1.md "10. Run view"), but waits for runs, not an event.
+  return pinned?.process.steps.filter((s) => waiting.has(s.id) && s.kind === 'wait_for').map((s) => s.value) ?? [];
 }
 
 /** A refusal's issues under the form they belong to: `reason: …` at `cancel.reason`, the rest at the form. */

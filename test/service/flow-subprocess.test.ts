@@ -23,6 +23,8 @@ const SPEC: BoardSpec = {
     { folder: 'access-request', roles: { it: 'it' } },
     { folder: 'onboarding', roles: { it: 'it' } },
     { folder: 'hiring', roles: { it: 'it' } },
+    { folder: 'supplier-payment', roles: { finance: 'it' } },
+    { folder: 'payment-batch' },
   ],
 };
 
@@ -218,6 +220,32 @@ describe('flow-1 subprocess steps: fan-out', () => {
     const v = await h.view(o.run.id);
     expect(states(v)).toMatchObject({ access: 'done', 'follow-up': 'waiting' });
     expect(v.data.steps.access.output.outcomes).toEqual(['rejected', 'granted']);
+  });
+});
+
+describe('flow-1: children blocked by other runs', () => {
+  it('a fan-out whose children name a blocker starts them blocked; they wake when it ends, and fail, naming it, when it is rejected', async () => {
+    const h = await Harness.open(SPEC);
+    const contract = await h.start('contract-approval', { supplier: 'Acme' });
+    const batch = await h.start('payment-batch', { supplier: 'Acme', amount: 40, invoices: ['i-1', 'i-2'], after: [contract.run.id] });
+    expect(states(batch)).toMatchObject({ payments: 'waiting' });
+    const kids = await childrenOf(h, batch.run.id, 'payments');
+    expect(kids).toHaveLength(2);
+    for (const id of kids) {
+      const text = await runText(h, id);
+      expect(text).toContain(`\nparent: ${batch.run.id}\n`);
+      expect(text).toContain('\nblocked: true\n');
+      expect(states(await h.view(id))).toEqual({ release: null, prepare: null, paid: null });
+    }
+    await h.decide(await h.view(contract.run.id, CAST.lee), 'review', 'approved', CAST.lee);
+    for (const id of kids) expect(states(await h.view(id))).toMatchObject({ release: 'waiting' });
+
+    const other = await h.start('contract-approval', { supplier: 'Shady' });
+    const refused = await h.start('payment-batch', { supplier: 'Shady', amount: 5, invoices: ['i-3'], after: [other.run.id] });
+    const [kid] = await childrenOf(h, refused.run.id, 'payments');
+    await h.decide(await h.view(other.run.id, CAST.lee), 'review', 'rejected', CAST.lee, { note: 'Sanctioned owner.' });
+    expect((await h.view(kid!)).run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { by: 'server', note: 'blocked by “Contract approval · Shady”, which ended rejected' } });
+    expect((await h.view(refused.run.id)).run).toMatchObject({ state: 'ended', outcome: 'failed' });
   });
 });
 

@@ -59,6 +59,14 @@ function printText(s: Insights, l: Labels): void {
     out(color.bold('Checks'));
     for (const c of s.checks) out(`  ${l.process(c.process)} · ${l.step(c.process, c.step)}: ${c.pass} passed, ${c.fail} failed, ${c.unsure} unsure`);
   }
+  if (s.children) {
+    out();
+    out(color.bold('Runs these runs started'));
+    for (const c of s.children) {
+      const by = c.step === null ? `${l.process(c.process)}, at its end` : `${l.process(c.process)} · ${l.step(c.process, c.step)}`;
+      out(`  ${by}: ${plural(c.runs, 'run')} of ${l.process(c.child)}${c.missing ? ` (${c.missing} not on this board)` : ''}, ${c.ended} ended (${outcomes(c.byOutcome)}); start to end: median ${durationText(c.cycle.p50Ms)}`);
+    }
+  }
 }
 
 export function register(program: Command, cli: Cli): void {
@@ -77,7 +85,9 @@ export function register(program: Command, cli: Cli): void {
       const board = await cli.board();
       const history = new RunHistory(board);
       await history.loadKept();
-      const runs = history.runs(selecting(parsed.filter));
+      const selected = history.runs(selecting(parsed.filter));
+      // flow-1: runs that started runs of other processes need those runs' facts too (docs/profile-flow-1.md "7. Lineage and rollup").
+      const runs = selected.some((r) => r.started.length > 0) ? history.runs() : selected;
       // A board this person may only read still gets its figures, read from the chains each time.
       await history.saveKept().catch(() => undefined);
       const versions = await history.versionsOf(runs);
