@@ -186,6 +186,7 @@ export function profilesUsed(process: Process): string[] {
   if (process.steps.some((s) => s.kind === 'parallel')) out.push('parallel-1');
   if (process.steps.some((s) => s.check !== undefined)) out.push('check-1');
   if (process.flow || process.steps.some((s) => s.kind === 'subprocess')) out.push('flow-1');
+  if (Object.values(process.inputs).some((f) => f.minimum !== undefined || f.maximum !== undefined)) out.push('fields-1');
   return out;
 }
 

@@ -103,8 +103,9 @@ export interface DelegationAsk {
 /**
  * Every problem with a new delegation, at once: an unknown person on either
  * side, delegating to oneself, an end that is not a time or already past,
- * and a cycle (`to` has, in force, handed their work back along a chain to
- * `from`). One already in force for `from` is replaced, not a problem.
+ * a cycle (`to` has, in force, handed their work back along a chain to
+ * `from`), and a `to` who is away themselves: delegations do not chain. One
+ * already in force for `from` is replaced, not a problem.
  */
 export function delegationProblems(ask: DelegationAsk, all: readonly Delegation[], people: readonly PersonLike[], now: Date): Issue[] {
   const issues: Issue[] = [];
@@ -118,7 +119,10 @@ export function delegationProblems(ask: DelegationAsk, all: readonly Delegation[
   else if (end <= now.getTime()) issues.push({ path: 'until', message: `${ask.until} is already past` });
   if (from && to && lower(from.email) !== lower(to.email)) {
     const cycle = chainBack(from, to, all, people, now);
+    const away = delegationsInForce(all, now).find((d) => emailsOf(to).has(lower(d.from)));
     if (cycle) issues.push({ path: 'to', message: `that would be a cycle: ${cycle.join(' → ')}` });
+    // Work handed on is never handed on again (docs/people.md "Out of office"), so it would wait with someone away.
+    else if (away) issues.push({ path: 'to', message: `${to.email} is out of office themselves (their work goes to ${personOf(people, away.to)?.email ?? away.to}), and handed work is not handed on again: choose someone who is in` });
   }
   return issues;
 }

@@ -16,6 +16,9 @@ export interface FieldSpec {
   optional: boolean;
   oneOf?: Scalar[];
   items?: FieldSpec;
+  /** fields-1 (docs/profile-fields-1.md "The keys"): the least and the most a number input may be, inclusive. */
+  minimum?: number;
+  maximum?: number;
 }
 
 export type Fields = Record<string, FieldSpec>;

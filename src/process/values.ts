@@ -1,6 +1,6 @@
 /**
  * Checking values against declared fields (docs/processes.md "Fields and values"): run inputs, step
- * outputs, `one_of` lists. Pure. Messages follow the tool contracts:
+ * outputs, `one_of` lists, fields-1's bounds (docs/profile-fields-1.md "The keys"). Pure. Messages follow the tool contracts:
  * `output.cleared: expected boolean`, `output.extra: not declared`.
  */
 import type { PathSegment } from '../core/issues.js';
@@ -90,6 +90,8 @@ export function checkValue(spec: FieldSpec, value: unknown, path: PathSegment[],
   if (spec.type === 'person' && people && !people.has((value as string).toLowerCase())) {
     sink(path, `${String(value)} is not a person on this board (workboard person add)`);
   }
+  if (typeof value === 'number' && spec.minimum !== undefined && value < spec.minimum) sink(path, `must be at least ${spec.minimum}`);
+  if (typeof value === 'number' && spec.maximum !== undefined && value > spec.maximum) sink(path, `must be at most ${spec.maximum}`);
   if (spec.oneOf && !spec.oneOf.some((o) => o === value)) {
     sink(path, `not one of ${spec.oneOf.map((o) => JSON.stringify(o)).join(', ')}`);
   }

@@ -4,7 +4,7 @@
  * what a process may use at publication.
  */
 
-export const PROFILES = ['parallel-1', 'check-1', 'flow-1'] as const;
+export const PROFILES = ['parallel-1', 'check-1', 'flow-1', 'fields-1'] as const;
 export type Profile = (typeof PROFILES)[number];
 
 export const TOOLS = [

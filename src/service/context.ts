@@ -4,9 +4,9 @@ import type { Manifest } from '../board/manifest.js';
 import type { Context } from '../engine/types.js';
 import { TOOLS, type Offer } from '../protocol/offer.js';
 
-/** Every tool, parallel-1, check-1 only while WORK.md configures an evaluator, and flow-1 (docs/processes.md "Profiles", docs/profile-flow-1.md). */
+/** Every tool, parallel-1, check-1 only while WORK.md configures an evaluator, flow-1 and fields-1 (docs/processes.md "Profiles", docs/profile-flow-1.md, docs/profile-fields-1.md). */
 export function offerFor(manifest: Manifest): Offer {
-  return { profiles: new Set(manifest.evaluator ? ['parallel-1', 'check-1', 'flow-1'] : ['parallel-1', 'flow-1']), tools: new Set(TOOLS) };
+  return { profiles: new Set(manifest.evaluator ? ['parallel-1', 'check-1', 'flow-1', 'fields-1'] : ['parallel-1', 'flow-1', 'fields-1']), tools: new Set(TOOLS) };
 }
 
 /** The engine's context: the moment, fresh ids for it, the board's limits and its people. */

@@ -18,6 +18,8 @@ import { verifyChain } from '../board/audit.js';
 import { supersededOf } from './superseded.js';
 import { allEntries, statusOf } from '../notify/outbox.js';
 import { emailsOf, fourEyesApplies } from '../engine/rights.js';
+import { delegationsInForce } from '../engine/delegation.js';
+import { exactTime, personName } from '../words/index.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from './incidents.js';
 import type { Service } from './service.js';
@@ -100,7 +102,7 @@ async function noEvaluator(board: Board, findings: Finding[]): Promise<void> {
 }
 
 /** Overdue steps and work items nobody on the board can take, across the open runs. */
-async function openWork(board: Board, service: Service, findings: Finding[]): Promise<void> {
+async function openWork(board: Board, service: Service, findings: Finding[], now: Date): Promise<void> {
   const open: string[] = [];
   for (let cursor: string | undefined; ; ) {
     const pageOf = await service.listRuns({ limit: 100, ...(cursor ? { cursor } : {}) });
@@ -109,6 +111,8 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
     cursor = pageOf.nextCursor;
   }
   const people = new Set([...board.manifest.people.map((p) => p.email.toLowerCase()), ...board.manifest.operators.map((o) => o.toLowerCase())]);
+  const personAt = (m: string) => board.manifest.people.find((p) => emailsOf(p).has(m.toLowerCase())) ?? { email: m };
+  const inForce = delegationsInForce(board.manifest.delegations ?? [], now);
   for (const id of open) {
     const result = await service.call('get_run', { runId: id }, { kind: 'agent', id: 'doctor' });
     if (!result.ok) {
@@ -128,9 +132,18 @@ async function openWork(board: Board, service: Service, findings: Finding[]): Pr
       } else if (fourEyes && w.kind === 'approve') {
         // Four eyes bars whoever started the run or completed another of its steps: is anyone left?
         const barred = new Set([view.run.startedBy, ...Object.entries(view.data.steps).filter(([step]) => step !== w.stepId).flatMap(([, d]) => [d.by, ...d.history.map((h) => h.by)])].filter((x): x is string => !!x).map((x) => x.toLowerCase()));
-        const barredAs = (m: string) => [...emailsOf(board.manifest.people.find((p) => p.email.toLowerCase() === m.toLowerCase()) ?? { email: m })].some((e) => barred.has(e));
+        const barredAs = (m: string) => [...emailsOf(personAt(m))].some((e) => barred.has(e));
         const left = members.filter((m) => people.has(m.toLowerCase()) && !barredAs(m));
         if (left.length === 0) findings.push({ kind: 'four-eyes', where: `${id}/${w.stepId}`, detail: `work item ${w.id}: four eyes bars everyone who could approve it (${members.join(', ')} started the run or did an earlier step); add someone to ${to.group ?? 'the group'}` });
+        else {
+          // Those left may all be away, each standing in a delegate four eyes bars: then nobody who is in can decide it.
+          const away = left.map((m) => ({ m, d: inForce.find((d) => emailsOf(personAt(m)).has(d.from.toLowerCase())) }));
+          if (away.every((a) => a.d && barredAs(a.d.to))) {
+            const name = (e: string) => personName(board.manifest.people, e);
+            const told = away.map((a) => `${name(a.m)} is out of office until ${exactTime(a.d?.until ?? '', board.manifest.notifications.timeZone)} and hands their work to ${name(a.d?.to ?? '')}`).join('; ');
+            findings.push({ kind: 'four-eyes', where: `${id}/${w.stepId}`, detail: `work item ${w.id}: nobody who is in can approve it: ${told}, whom four eyes bars (started the run or did an earlier step); the person away can still decide it, or add someone to ${to.group ?? 'the group'}` });
+          }
+        }
       }
     }
   }
@@ -145,7 +158,7 @@ export async function syncStatus(board: Board, now = new Date()): Promise<{ stat
 }
 
 /** Everything doctor reports, in the order it reports it. */
-export async function doctorFindings(board: Board, service: Service): Promise<Finding[]> {
+export async function doctorFindings(board: Board, service: Service, now = new Date()): Promise<Finding[]> {
   const findings: Finding[] = [];
   const sync = await syncStatus(board);
   if (sync && sync.state.failingInARow > 0) findings.push({ kind: 'git-sync', where: 'serve --git-sync', detail: [sync.words.failure, sync.words.good, sync.words.next].filter((x) => x !== null).join('; ') });
@@ -165,7 +178,7 @@ export async function doctorFindings(board: Board, service: Service): Promise<Fi
   for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
   await signingKey(board, findings);
   await noEvaluator(board, findings);
-  await openWork(board, service, findings);
+  await openWork(board, service, findings, now);
   for (const i of await incidentsSince(board.state, new Date(Date.now() - INCIDENT_SHOWN_MS))) {
     findings.push({ kind: 'incident', where: i.id, detail: `${i.ts} ${i.tool}: ${i.message} (full record in ${INCIDENTS_FILE}; shown for 24 h)` });
   }

@@ -12,6 +12,7 @@ import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';
 import { leaseLive, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
+import { coreInputs } from '../process/validate/fields.js';
 import { listPrefix, urgencyPrefix } from '../engine/priority.js';
 import { page, pageUnsorted } from './paging.js';
 import type { Loaded, RunReader } from './run-reader.js';
@@ -29,7 +30,7 @@ export async function listProcesses(board: Board, reader: RunReader, cursor?: st
         name,
         description: p.process.description,
         version: p.version,
-        inputs: (p.process.frontmatter.inputs ?? {}) as Record<string, unknown>,
+        inputs: coreInputs(p.process.frontmatter.inputs),
         ...(p.process.requires ? { requires: p.process.requires } : {}),
       });
     } catch {

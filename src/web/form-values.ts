@@ -17,9 +17,12 @@ export interface WebField {
   optional: boolean;
   oneOf?: (string | number | boolean)[];
   items?: WebField;
+  /** fields-1's bounds on a number input, said beside its label (docs/profile-fields-1.md "What a person sees"). */
+  minimum?: number;
+  maximum?: number;
 }
 
-type RawField = string | { type?: string; description?: string; optional?: boolean; one_of?: unknown[]; items?: RawField };
+type RawField = string | { type?: string; description?: string; optional?: boolean; one_of?: unknown[]; items?: RawField; minimum?: unknown; maximum?: unknown };
 
 function one(name: string, raw: RawField): WebField {
   if (typeof raw === 'string') return { name, type: raw as FieldType, optional: false };
@@ -30,6 +33,8 @@ function one(name: string, raw: RawField): WebField {
     ...(raw.description !== undefined ? { description: raw.description } : {}),
     ...(Array.isArray(raw.one_of) ? { oneOf: raw.one_of as (string | number | boolean)[] } : {}),
     ...(raw.items !== undefined ? { items: one('item', raw.items) } : {}),
+    ...(typeof raw.minimum === 'number' ? { minimum: raw.minimum } : {}),
+    ...(typeof raw.maximum === 'number' ? { maximum: raw.maximum } : {}),
   };
 }
 

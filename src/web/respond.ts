@@ -32,7 +32,7 @@ export interface AppParts {
 }
 
 export function frame(r: Pick<Request, 'me' | 'app'>, title: string, extra: Partial<Frame> = {}): Frame {
-  const words = { people: r.app.service.board.manifest.people, now: new Date().toISOString() };
+  const words = { people: r.app.service.board.manifest.people, now: new Date().toISOString(), timeZone: r.app.service.board.manifest.notifications.timeZone };
   return { title, me: r.me, assetVersion: r.app.assets.version, words, ...(extra.live ? { liveFrom: Live.offset(r.app.service.board) } : {}), ...extra };
 }
 

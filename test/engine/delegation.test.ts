@@ -74,6 +74,14 @@ describe('setting one: every problem at once', () => {
     // Replacing one's own: Mira's to Jon does not count against Mira's new one to Lee.
     expect(delegationProblems({ from: 'mira@example.com', to: 'lee@example.com', until }, chain, people, NOW)).toEqual([]);
   });
+  it('to someone away themselves: work handed on is not handed on again, so it is refused, naming their stand-in', () => {
+    const until = '2026-12-12T00:00:00Z';
+    expect(delegationProblems({ from: 'lee@example.com', to: 'jon@example.com', until }, [d('jon@example.com', 'mira@example.com')], people, NOW)).toEqual([
+      { path: 'to', message: 'jon@example.com is out of office themselves (their work goes to mira@example.com), and handed work is not handed on again: choose someone who is in' },
+    ]);
+    // Once Jon's own has ended, he is in again.
+    expect(delegationProblems({ from: 'lee@example.com', to: 'jon@example.com', until }, [d('jon@example.com', 'mira@example.com', '2026-12-04T00:00:00Z')], people, NOW)).toEqual([]);
+  });
   it('a new one replaces the person’s own and drops those already over', () => {
     const old = d('mira@example.com', 'jon@example.com');
     const over = d('lee@example.com', 'jon@example.com', '2026-12-02T00:00:00.000Z');

@@ -176,4 +176,31 @@ describe('doctor and four eyes', () => {
       expect.objectContaining({ where: `${view.run.id}/approve` }),
     ]);
   });
+
+  it('counts a member who is away as left only while their stand-in may decide it', async () => {
+    const { doctorFindings } = await import('../../src/service/doctor.js');
+    // Ann started the run and Fin prepared it: Ed alone may approve it.
+    const h = await Harness.open({ groups: { finance: [CAST.ann, CAST.fin, CAST.ed] }, processes: [{ folder: SPEND, roles: { preparer: 'finance', approver: 'finance' } }] });
+    await setManifest(h, (d) => {
+      d.fourEyes = true;
+      d.people = d.people.map((p: { email: string }) => (p.email === CAST.ed ? { ...p, name: 'Ed Stone' } : p.email === CAST.fin ? { ...p, name: 'Fin Okafor' } : p));
+    });
+    const started = await h.start('spend', { amount: 5 }, CAST.ann);
+    const view = await h.decide(started, 'prepare', 'completed', CAST.fin, { output: { purpose: 'Paper' } });
+    const fourEyes = async () => (await doctorFindings(h.board, h.service, new Date(h.clock))).filter((f: { kind: string }) => f.kind === 'four-eyes');
+    expect(await fourEyes()).toEqual([]);
+    const until = new Date(h.clock + 7 * 86_400_000).toISOString();
+    // Ed is away and hands his work to Fin, who prepared it: nobody who is in can approve it.
+    expect((await h.service.delegate({ from: CAST.ed, to: CAST.fin, until }, h.as(CAST.ed))).ok).toBe(true);
+    const found = await fourEyes();
+    expect(found).toEqual([expect.objectContaining({ where: `${view.run.id}/approve` })]);
+    expect(found[0]!.detail).toContain('nobody who is in can approve it: Ed Stone is out of office until');
+    expect(found[0]!.detail).toContain('and hands their work to Fin Okafor, whom four eyes bars');
+    // The delegate really cannot decide it: the item is not offered to Fin.
+    expect((await h.ok('get_work', {}, CAST.fin)).items.filter((i: Data) => i.runId === view.run.id)).toEqual([]);
+    // Handed to Bob instead, someone four eyes allows: the finding goes.
+    expect((await h.service.delegate({ from: CAST.ed, to: CAST.bob, until }, h.as(CAST.ed))).ok).toBe(true);
+    expect(await fourEyes()).toEqual([]);
+    expect((await h.ok('get_work', {}, CAST.bob)).items.filter((i: Data) => i.runId === view.run.id).length).toBe(1);
+  });
 });

@@ -64,7 +64,7 @@ describe('offering check-1', () => {
   it('is not offered without an evaluator, and a process using check is refused at publication naming the profile', async () => {
     const h = await Harness.open({});
     const d = await h.ok('describe', {}, CAST.ann);
-    expect(d.profiles).toEqual(['parallel-1', 'flow-1']);
+    expect(d.profiles).toEqual(['parallel-1', 'flow-1', 'fields-1']);
     expect(d.limits).toEqual({ runDataBytes: 256 * 1024, checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 65536 });
     const refused = await h.publish('sanctions-screen', { finance: 'finance' }).then(
       () => null,
@@ -77,7 +77,7 @@ describe('offering check-1', () => {
   it('is offered while WORK.md configures an evaluator, with the limits WORK.md sets', async () => {
     const h = await chatBoard({ checkLimits: { checkFail: 0.4, checkStateBytes: 32768 } });
     const d = await h.ok('describe', {}, CAST.ann);
-    expect(d.profiles).toEqual(['parallel-1', 'check-1', 'flow-1']);
+    expect(d.profiles).toEqual(['parallel-1', 'check-1', 'flow-1', 'fields-1']);
     expect(d.limits).toEqual({ runDataBytes: 256 * 1024, checkPass: 0.9, checkFail: 0.4, checkConfidence: 0.8, checkStateBytes: 32768 });
   });
 });

@@ -1,12 +1,18 @@
-/** Field declarations (docs/processes.md "Fields and values"): the `inputs` of a process and the `output` of a step. */
+/**
+ * Field declarations (docs/processes.md "Fields and values"): the `inputs` of a process and the `output` of a
+ * step, with the fields-1 bounds on number inputs (docs/profile-fields-1.md "Publication rules").
+ */
 import type { IssueList, PathSegment } from '../../core/issues.js';
+import type { Offer } from '../../protocol/offer.js';
 import { FIELD_NAME_PATTERN, FIELD_TYPES, type FieldSpec, type FieldType, type Fields, type Scalar } from '../model.js';
 import { expectedText, hasType } from '../values.js';
-import { isObj, list, own, unknownKeys } from './raw.js';
+import { isNum, isObj, list, own, unknownKeys, type Obj } from './raw.js';
 
 const FIELD_KEYS = ['type', 'description', 'optional', 'one_of', 'items'];
+const BOUND_KEYS = ['minimum', 'maximum'] as const;
 
-export function checkFields(issues: IssueList, value: unknown, path: PathSegment[]): Fields {
+/** `offer` is given for a process's `inputs`, where fields-1's bounds may stand; a step's output takes none. */
+export function checkFields(issues: IssueList, value: unknown, path: PathSegment[], offer?: Offer): Fields {
   const out: Fields = {};
   if (value === null) return out;
   if (!isObj(value)) {
@@ -18,6 +24,7 @@ export function checkFields(issues: IssueList, value: unknown, path: PathSegment
       issues.add([...path, name], 'field name must start with a letter and use only letters, digits, _ or - (at most 64)');
     }
     const spec = checkField(issues, def, [...path, name], false);
+    if (spec && isObj(def)) checkBounds(issues, def, spec, [...path, name], offer);
     if (spec) Object.defineProperty(out, name, { value: spec, enumerable: true, writable: true, configurable: true });
   }
   return out;
@@ -32,7 +39,7 @@ function checkField(issues: IssueList, def: unknown, path: PathSegment[], inItem
     issues.add(path, `expected a type name (${list(FIELD_TYPES)}) or a field object with type`);
     return undefined;
   }
-  unknownKeys(issues, def, FIELD_KEYS, path);
+  unknownKeys(issues, def, inItems ? FIELD_KEYS : [...FIELD_KEYS, ...BOUND_KEYS], path);
   let type: FieldType | undefined;
   if (!own(def, 'type')) issues.add([...path, 'type'], 'required');
   else if (typeof def.type !== 'string') issues.add([...path, 'type'], 'expected string');
@@ -74,4 +81,42 @@ function checkType(issues: IssueList, name: string, path: PathSegment[]): FieldT
   if ((FIELD_TYPES as readonly string[]).includes(name)) return name as FieldType;
   issues.add(path, `unknown type "${name}"; expected one of ${list(FIELD_TYPES)}`);
   return undefined;
+}
+
+/** fields-1's `minimum` and `maximum`: only on a number input, on a board that offers the profile, the least not above the most. */
+function checkBounds(issues: IssueList, def: Obj, spec: FieldSpec, path: PathSegment[], offer: Offer | undefined): void {
+  const given = BOUND_KEYS.filter((k) => own(def, k));
+  for (const k of given) {
+    const at = [...path, k];
+    const v = def[k];
+    if (!offer) issues.add(at, 'only a process input may have a bound (fields-1), not a step\'s output');
+    else if (!offer.profiles.has('fields-1')) issues.add(at, 'needs profile fields-1, not enabled');
+    else if (spec.type !== 'number') issues.add(at, `only allowed on a number field, not ${spec.type}`);
+    else if (!isNum(v)) issues.add(at, 'expected a number');
+    else spec[k] = v;
+  }
+  if (spec.minimum !== undefined && spec.maximum !== undefined && spec.minimum > spec.maximum) {
+    issues.add([...path, 'minimum'], `${spec.minimum} is above the maximum, ${spec.maximum}`);
+  }
+  spec.oneOf?.forEach((o, i) => {
+    if (typeof o === 'number' && !withinBounds(spec, o)) issues.add([...path, 'one_of', i], `${o} is outside the field's bounds`);
+  });
+}
+
+function withinBounds(spec: FieldSpec, n: number): boolean {
+  return (spec.minimum === undefined || n >= spec.minimum) && (spec.maximum === undefined || n <= spec.maximum);
+}
+
+/**
+ * Inputs as the process file writes them, less fields-1's bounds: what `list_processes` shows, whose
+ * field objects are closed to keys of the core (docs/profile-fields-1.md "What a client sees").
+ */
+export function coreInputs(raw: unknown): Record<string, unknown> {
+  if (!isObj(raw)) return {};
+  const out: Record<string, unknown> = {};
+  for (const [name, def] of Object.entries(raw)) {
+    const core = isObj(def) && BOUND_KEYS.some((k) => own(def, k)) ? Object.fromEntries(Object.entries(def).filter(([k]) => !(BOUND_KEYS as readonly string[]).includes(k))) : def;
+    Object.defineProperty(out, name, { value: core, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }

@@ -43,7 +43,7 @@ export function validateProcess(data: unknown, body: string, offer: Offer): Vali
   else if (typeof data.description !== 'string') issues.add(['description'], 'expected string');
   else if (data.description.trim() === '') issues.add(['description'], 'must not be empty');
 
-  const inputs = own(data, 'inputs') ? checkFields(issues, data.inputs, ['inputs']) : {};
+  const inputs = own(data, 'inputs') ? checkFields(issues, data.inputs, ['inputs'], offer) : {};
   const requires = own(data, 'requires') ? checkRequires(issues, data.requires) : undefined;
   const flow = own(data, 'flow') ? checkFlowKeys(issues, data.flow, inputs, offer) : undefined;
 

@@ -25,11 +25,13 @@
     if (first) first.focus();
   });
 
-  // Times: the page says them in UTC; the exact time on hover is rewritten into the viewer's own zone.
+  // Times: the page says them in the board's zone, as its emails and the CLI do; a viewer in another zone
+  // is also told their own time on hover.
   var exact = new Intl.DateTimeFormat(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+  var mine = exact.resolvedOptions().timeZone;
   document.querySelectorAll('time[data-exact]').forEach(function (t) {
     var d = new Date(t.getAttribute('datetime'));
-    if (!isNaN(d.getTime())) t.title = exact.format(d);
+    if (!isNaN(d.getTime()) && t.getAttribute('data-zone') !== mine) t.title = t.title + ' (' + exact.format(d) + ' where you are)';
   });
 
   // A full-size map: zoom buttons resize the drawing; the current step stays in view.

@@ -79,7 +79,7 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
   const type = f.type === 'number' ? 'number' : f.type === 'date' ? 'date' : f.type === 'datetime' ? 'datetime-local' : 'text';
   return (
     <>
-      <label for={id}>{label}{f.type === 'datetime' ? ` (${zoneWords(ctx.timeZone)})` : ''}</label>
+      <label for={id}>{label}{f.type === 'datetime' ? ` (${zoneWords(ctx.timeZone)})` : ''}{boundWords(f)}</label>
       {f.type === 'string' && isLinkField(f.name, f.description) ? (
         <input {...common} type="text" inputmode="url" autocomplete="url" spellcheck={false} value={value} />
       ) : f.type === 'string' ? (
@@ -89,6 +89,14 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
       )}
     </>
   );
+}
+
+/** A number input's bounds in words, after its label: " (at least 0.01)", " (at most 100)", " (from 1 to 5)". */
+function boundWords(f: WebField): string {
+  const { minimum: lo, maximum: hi } = f;
+  if (lo !== undefined && hi !== undefined) return ` (from ${lo} to ${hi})`;
+  if (lo !== undefined) return ` (at least ${lo})`;
+  return hi !== undefined ? ` (at most ${hi})` : '';
 }
 
 function rowsFor(ctx: FieldContext, name: string, posted: number): number {

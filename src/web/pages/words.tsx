@@ -14,14 +14,16 @@ export interface PageWords {
   people: readonly PersonLike[];
   /** When the page is rendered (ISO), so "in 2 days" is said from then. */
   now: string;
+  /** The board's zone (WORK.md `notifications.timeZone`): exact times read as its emails and the CLI say them. */
+  timeZone?: string;
 }
 
 export const WordsContext = createContext<PageWords>({ people: [], now: new Date(0).toISOString() });
 
 export const usePageWords = (): PageWords => useContext(WordsContext);
 
-/** Exact times are rendered in UTC; the script rewrites them into the viewer's own zone. */
-const SERVER_ZONE = 'UTC';
+/** Without a board zone (a page outside the frame), exact times are said in UTC. */
+const NO_ZONE = 'UTC';
 
 export function WordsProvider({ words, children }: { words: PageWords | undefined; children: ComponentChildren }) {
   return words ? <WordsContext.Provider value={words}>{children}</WordsContext.Provider> : <>{children}</>;
@@ -35,11 +37,15 @@ export function Person({ email }: { email: string | null | undefined }) {
   return name === email ? <span>{email}</span> : <span title={email}>{name}</span>;
 }
 
-/** A moment in words ("in 2 days"), the exact time as its title; `data-exact` asks the script for the viewer's zone. */
+/**
+ * A moment in words ("in 2 days"), the exact time in the board's zone as its title, as the email and the CLI
+ * say it; `data-zone` lets the script add the viewer's own time when their zone is another.
+ */
 export function When({ at }: { at: string | null | undefined }) {
-  const { now } = usePageWords();
+  const { now, timeZone } = usePageWords();
   if (!at) return <span>–</span>;
-  return <time datetime={at} title={exactTime(at, SERVER_ZONE)} data-exact="">{relativeTime(at, new Date(now))}</time>;
+  const zone = timeZone ?? NO_ZONE;
+  return <time datetime={at} title={exactTime(at, zone)} data-exact="" data-zone={zone}>{relativeTime(at, new Date(now))}</time>;
 }
 
 /** A link that opens in a new tab and tells the page's reader it does. */
@@ -60,10 +66,10 @@ export function WarnMark() {
 
 /** A value through its field's declaration: units, Yes/No, names, links; a warning marked. */
 export function FieldValue({ field, value }: { field?: FieldSpec | undefined; value: unknown }) {
-  const { people } = usePageWords();
+  const { people, timeZone } = usePageWords();
   // A declared person reads by name, the email kept on hover.
   if (typeof value === 'string' && personName(people, value) !== value) return <Person email={value} />;
-  const v = formatValue(field, value, { people, timeZone: SERVER_ZONE });
+  const v = formatValue(field, value, { people, timeZone: timeZone ?? NO_ZONE });
   const text = v.href ? <OutLink href={v.href}>{v.text}</OutLink> : <>{v.text}</>;
   return v.warning ? <span class="warning"><WarnMark />{text}</span> : <span>{text}</span>;
 }
