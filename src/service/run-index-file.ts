@@ -186,8 +186,10 @@ export class IndexEntries {
         whole = end;
         lines++;
         if (Array.isArray(value) && typeof value[0] === 'string') {
+          const [, stamp, summary] = value as unknown[];
+          const entry = { stamp, summary };
           if (value.length === 1) ended.delete(value[0]);
-          else if (isEntry({ stamp: value[1], summary: value[2] })) ended.set(value[0], { stamp: value[1] as string, summary: value[2] as RunSummary });
+          else if (isEntry(entry)) ended.set(value[0], entry);
         }
       }
     }
