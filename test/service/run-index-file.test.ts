@@ -9,6 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Board } from '../../src/board/board.js';
+import type { Actor } from '../../src/engine/types.js';
 import { resolveActor } from '../../src/service/identity.js';
 import { RESCAN_MS, RunIndex } from '../../src/service/run-index.js';
 import { Service } from '../../src/service/service.js';
@@ -143,7 +144,7 @@ describe('the run index on disk after a git pull', () => {
     // What list_runs answers is the files' (an open run is read afresh); the runs git added are in the index at once.
     const board = await Board.open(a);
     const svc = await Service.open(board);
-    const rows = await svc.call('list_runs', { limit: 100 }, resolveActor(board.manifest, 'ana@example.com').actor);
+    const rows = await svc.call('list_runs', { limit: 100 }, (resolveActor(board.manifest, 'ana@example.com') as { actor: Actor }).actor);
     if (!rows.ok) throw new Error(JSON.stringify(rows.error));
     expect(rows.data.items.map((r) => `${r.id} ${r.state}`).sort()).toEqual(truth);
     expect((await listedOpen(new RunIndex(await Board.open(a)))).map((l) => l.split(' ')[0])).toEqual(expect.arrayContaining(added.slice(1)));
