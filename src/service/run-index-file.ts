@@ -265,6 +265,12 @@ export class IndexEntries {
     this.endedMap();
   }
 
+  /** Every run was looked at again (a full scan): what was broken is whole in memory, and written whole at the next save. */
+  rebuilt(): void {
+    if (this.broken) this.rewrite = true;
+    this.broken = false;
+  }
+
   /** Every id; reads the ended entries. */
   keys(): string[] {
     return [...this.open.keys(), ...this.endedMap().keys()];

@@ -167,6 +167,7 @@ export class RunIndex {
     }
     for (const id of this.entries.keys()) if (!seen.has(id)) this.forget(id);
     this.bare = new Set(ids.filter((id) => !this.entries.has(id)));
+    this.entries.rebuilt();
     this.cursor = cursor;
     this.dirty = true;
   }

@@ -154,5 +154,5 @@ describe('the run index on disk after a git pull', () => {
     await index.summaries();
     now += RESCAN_MS;
     expect(await listed(index)).toEqual(truth);
-  }, 120_000);
+  }, 600_000);
 });
