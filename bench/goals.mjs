@@ -81,6 +81,15 @@ function scale(out) {
   rows.push(row('cold index build at 10k runs (open + first get_work)', '≤ 1.5 s', `${f(top.cold.ms / 1000)} s`, top.cold.ms <= 1500, at));
   const rss = Math.max(top.cold.rssMB, top.warm.rssAfterCallsMB);
   rows.push(row('RSS at 10k runs (cold start, or warm after its calls)', '≤ 120 MB', `${f(rss, 0)} MB`, rss <= 120, at));
+  // A year of a team's board: 100k runs, most of them ended (issue 45).
+  const big = sizes.find((s) => s.runs === 100_000);
+  if (big) {
+    rows.push(row('cold start at 100k runs (open + first get_work)', '≤ 2 s', `${f(big.cold.ms / 1000)} s (CPU ${f(big.cold.cpuMs / 1000)} s)`, big.cold.ms <= 2000));
+    rows.push(row('get_work p50 at 100k runs, after a write', '≤ 2 ms', `${f(big.getWork.afterWrite.p50)} ms`, big.getWork.afterWrite.p50 <= 2));
+    rows.push(row('CLI inbox at 100k runs', '≤ 0.3 s', `${f(big.cli.inbox / 1000)} s`, big.cli.inbox <= 300));
+    const bigRss = Math.max(big.cold.rssMB, big.warm.rssAfterCallsMB);
+    rows.push(row('RSS at 100k runs (cold start, or warm after its calls)', '≤ 150 MB', `${f(bigRss, 0)} MB`, bigRss <= 150));
+  } else rows.push(missing('cold start / get_work after a write / CLI inbox / RSS at 100k runs', '≤ 2 s / 2 ms / 0.3 s / 150 MB', 'no 100k board (--quick)'));
   return rows;
 }
 

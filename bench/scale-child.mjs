@@ -13,6 +13,7 @@ const { Board } = await import('../dist/board/board.js');
 const { Service } = await import('../dist/service/service.js');
 const { resolveActor } = await import('../dist/service/identity.js');
 const tImported = performance.now();
+const cpu0 = process.cpuUsage();
 
 const ok = (r) => {
   if (!r.ok) throw new Error(JSON.stringify(r.error));
@@ -25,10 +26,12 @@ const agent = A('reviewer');
 const mira = A('mira@example.com');
 const first = ok(await svc.call('get_work', {}, agent));
 const tReady = performance.now();
+const cpuStart = process.cpuUsage(cpu0);
 const mb = (b) => b / 2 ** 20;
 const out = {
   importMs: tImported - t0,
   startMs: tReady - tImported, // Board.open + Service.open + the first get_work (reviewer)
+  cpuMs: (cpuStart.user + cpuStart.system) / 1000, // the same start's CPU (user + system), steadier than wall time on a busy machine
   rssMB: mb(process.memoryUsage().rss),
   heapMB: mb(process.memoryUsage().heapUsed),
   firstItems: first.items.length,

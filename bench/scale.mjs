@@ -1,14 +1,14 @@
-// Scale section of `npm run bench`: one board grown to 1k, 10k and 50k runs by
+// Scale section of `npm run bench`: one board grown to 1k, 10k, 50k and 100k runs by
 // bench/gen-board.mjs (written as files: mostly ended, 1% with a ready agent step,
 // 0.25% awaiting a finance approval; the newest runs first, older ones added for
 // each larger size), measured at each size in fresh processes (bench/scale-child.mjs)
 // so their memory is their own:
 //   cold start   Board.open + Service.open + the first get_work, no .work/ at all (as after
-//                git clone: it builds .work/index.json)
-//   warm start   the same in a second process, index.json present but no change log yet
+//                git clone: it builds .work/index/)
+//   warm start   the same in a second process, .work/index/ present but no change log yet
 //                (.work/changes, appended by every commit); then get_work latencies as agent
 //                `reviewer` and as `mira@example.com`, then as reviewer after a start_run each
-//   warm start   a third process, index.json and the change log present; get_work latencies
+//   warm start   a third process, .work/index/ and the change log present; get_work latencies
 //   CLI          wall time of `node bin/workboard.js --board <dir> inbox|runs --as mira@example.com`
 // Between sizes .work/ and the runs the measurements started are removed again.
 // The board's files are synced to disk before each size is measured (so no write-back
@@ -16,6 +16,7 @@
 // fresh process, not a cold disk.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,8 +70,11 @@ async function measure(dir, runs, quick) {
   };
   const cold = await child([dir, 'none', '0', '0', '0']);
   phase('cold');
-  const indexFile = path.join(dir, '.work/index.json');
-  const indexMB = existsSync(indexFile) ? statSync(indexFile).size / 2 ** 20 : 0;
+  // The run index on disk: .work/index/open (the open runs, read by every process) and ended (the rest).
+  const indexDir = path.join(dir, '.work/index');
+  const indexMB = existsSync(indexDir) ? readdirSync(indexDir).reduce((n, f) => n + statSync(path.join(indexDir, f)).size, 0) / 2 ** 20 : 0;
+  const openIndexMB = existsSync(path.join(indexDir, 'open')) ? statSync(path.join(indexDir, 'open')).size / 2 ** 20 : 0;
+  const load = os.loadavg()[0];
   // get_work calls per series: up to n, for at most s seconds, and at least min.
   const [n, min, s] = quick ? [10, 3, 0.5] : runs >= 50_000 ? [50, 3, 2] : [50, 5, 2];
   const noLog = await child([dir, 'reviewer,mira,afterWrite', String(n), String(min), String(s)]);
@@ -96,8 +100,10 @@ async function measure(dir, runs, quick) {
   return {
     runs,
     indexMB,
+    openIndexMB,
+    load,
     phases,
-    cold: { ms: cold.startMs, rssMB: cold.rssMB, peakRssMB: cold.peakRssMB, importMs: cold.importMs },
+    cold: { ms: cold.startMs, cpuMs: cold.cpuMs, rssMB: cold.rssMB, peakRssMB: cold.peakRssMB, importMs: cold.importMs },
     warmNoLog: { ms: noLog.startMs, rssMB: noLog.rssMB, rssAfterCallsMB: noLog.rssAfterMB, peakRssMB: noLog.peakRssMB },
     warm: { ms: withLog.startMs, rssMB: withLog.rssMB, rssAfterCallsMB: withLog.rssAfterMB, peakRssMB: withLog.peakRssMB },
     getWork: {
@@ -112,7 +118,7 @@ async function measure(dir, runs, quick) {
 }
 
 export async function scaleSection({ quick, base = tmpdir() }) {
-  const sizes = quick ? [1000, 4000] : [0, 1000, 10_000, 50_000];
+  const sizes = quick ? [1000, 4000] : [0, 1000, 10_000, 50_000, 100_000];
   const total = sizes[sizes.length - 1];
   const template = await captureTemplate();
   const end = Date.now();
@@ -148,18 +154,18 @@ export async function scaleSection({ quick, base = tmpdir() }) {
   const lines = [
     'Scale: one board grown to each size by bench/gen-board.mjs (1% of runs with a ready agent step, 0.25% awaiting finance, the rest ended); each start in a fresh process. "No change log": .work/ as after git clone, before any write on this machine.',
     '',
-    '| runs | open runs | add runs + sync s | index.json MB | cold start ms (builds the index) | cold RSS MB (peak) | warm start ms, no change log | warm start ms, change log present | warm RSS MB (peak) |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| runs | open runs | add runs + sync s | index MB (open) | cold start ms (builds the index) | its CPU ms | cold RSS MB (peak) | warm start ms, no change log | warm start ms, change log present | warm RSS MB (peak) | load average |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${k(r.runs)} | ${r.counts.ready + r.counts.awaiting} | ${f(r.addMs / 1000, 1)} | ${f(r.indexMB, 1)} | ${f(r.cold.ms)} | ${f(r.cold.rssMB)} (${f(r.cold.peakRssMB)}) | ${f(r.warmNoLog.ms)} | ${f(r.warm.ms)} | ${f(r.warm.rssMB)} (${f(r.warm.peakRssMB)}) |`,
+        `| ${k(r.runs)} | ${r.counts.ready + r.counts.awaiting} | ${f(r.addMs / 1000, 1)} | ${f(r.indexMB, 1)} (${f(r.openIndexMB, 2)}) | ${f(r.cold.ms)} | ${f(r.cold.cpuMs)} | ${f(r.cold.rssMB)} (${f(r.cold.peakRssMB)}) | ${f(r.warmNoLog.ms)} | ${f(r.warm.ms)} | ${f(r.warm.rssMB)} (${f(r.warm.peakRssMB)}) | ${f(r.load, 1)} |`,
     ),
     '',
     '| runs | get_work p50 / p99 ms (calls): reviewer, no change log | mira, no change log | reviewer, each after a start_run | reviewer, change log present | mira, change log present |',
     '|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${k(r.runs)} | ${g(r.getWork.reviewerNoLog)} | ${g(r.getWork.miraNoLog)} | ${g(r.getWork.afterWrite)} | ${g(r.getWork.reviewer)} | ${g(r.getWork.mira)} |`),
     '',
-    `CLI, whole process (\`node bin/workboard.js --board <dir> …\`), median of ${rows[0]?.cli.reps ?? '?'} (1 at 50k):`,
+    `CLI, whole process (\`node bin/workboard.js --board <dir> …\`), median of ${rows[0]?.cli.reps ?? '?'} (1 at 50k and more):`,
     '',
     '| runs | show <run> ms | start ms | inbox --as mira ms | runs ms |',
     '|---|---|---|---|---|',
@@ -170,6 +176,7 @@ export async function scaleSection({ quick, base = tmpdir() }) {
   const hi = rows[rows.length - 1];
   const metrics = [
     ['cold start ms', (r) => r.cold.ms],
+    ['cold start CPU ms', (r) => r.cold.cpuMs],
     ['cold RSS MB', (r) => r.cold.rssMB],
     ['warm start ms, change log present', (r) => r.warm.ms],
     ['get_work reviewer p50 ms, change log present', (r) => r.getWork.reviewer.p50],
@@ -178,7 +185,8 @@ export async function scaleSection({ quick, base = tmpdir() }) {
     ['get_work reviewer p50 ms, no change log', (r) => r.getWork.reviewerNoLog.p50],
     ['CLI inbox ms', (r) => r.cli.inbox],
     ['CLI runs ms', (r) => r.cli.runs],
-    ['index.json MB', (r) => r.indexMB],
+    ['index MB, all', (r) => r.indexMB],
+    ['index MB, open runs (read by every process)', (r) => r.openIndexMB],
   ];
   const growth = metrics.map(([name, get]) => ({ metric: name, from: get(lo), to: get(hi), factor: get(hi) / get(lo) }));
   lines.push(

@@ -8,7 +8,7 @@
  *
  * Paths are relative to the board root and must lie under `.work/`.
  */
-import { appendFileSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from './errors.js';
 import { createExclusive, isCode, readIfExists, removeIfExists, tempPathFor, writeFileAtomic } from './fsutil.js';
@@ -155,6 +155,20 @@ export class WorkState {
       if (!isCode(e, 'ENOENT')) throw e;
       this.ensureDir(path.posix.dirname(rel));
       appendFileSync(this.abs(rel), text);
+    }
+  }
+
+  /**
+   * Cut an append-only record back to its first `length` bytes (a cache's tail
+   * that a crash tore or that no later line vouches for); false when it is absent.
+   */
+  truncateNow(rel: string, length: number): boolean {
+    try {
+      truncateSync(this.abs(rel), length);
+      return true;
+    } catch (e) {
+      if (isCode(e, 'ENOENT')) return false;
+      throw e;
     }
   }
 

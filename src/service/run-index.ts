@@ -3,18 +3,16 @@
  * never a source of truth (docs/architecture.md "The change log"). A run's summary (RUN.md) is reused
  * while RUN.md's inode, size and mtime are unchanged: every commit renames a
  * new RUN.md into place, so any write to a run invalidates it. The summaries
- * are also cached in `.work/index.json`, with how far the change log
- * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
- * again only at runs that changed since.
+ * are also kept under `.work/index/` (run-index-file.ts), with how far the
+ * change log (`.work/changes`) was read, so a fresh CLI process starts warm and
+ * looks again only at runs that changed since.
  */
 import type { Board } from '../board/board.js';
 import type { ChangeCursor } from '../board/changes.js';
-import { isRunId, paths, STATE_DIR } from '../board/layout.js';
+import { isRunId, paths } from '../board/layout.js';
+import { IndexEntries, isOpenSummary as isOpen, type IndexCursor as Cursor } from './run-index-file.js';
 import { runFromDoc } from './runfiles.js';
 import { scanRunSummary, type RunSummary } from './run-summary-scan.js';
-
-const CACHE = `${STATE_DIR}/index.json`;
-const CACHE_VERSION = 3;
 
 // Synchronous stats and reads throughout: microseconds each on files in the page cache,
 // where an asynchronous call costs a thread-pool round trip.
@@ -56,23 +54,13 @@ export const RESCAN_MS = 10 * 60_000;
 /** How many RUN.md files a full scan reads at once. */
 const SCAN_BATCH = 32;
 
-/** How often a long-lived coordinator writes its index back to `.work/index.json` (after a full scan: at once). */
+/** How often a long-lived coordinator writes its index back to `.work/index/` (after a full scan: at once). */
 const SAVE_EVERY_MS = 5_000;
-
-interface Cursor {
-  /** Where the change log was read up to, and which file it was (a rotated log starts over). */
-  log: ChangeCursor;
-  /** The runs/ folder as last listed: a run added or removed by hand or by git changes it. */
-  runsDir: string;
-  /** When every RUN.md was last checked (ms since the epoch). */
-  fullAt: number;
-}
-
-const isOpen = (r: RunSummary) => r.state !== 'ended' && r.state !== 'cancelled';
 const byId = (rs: RunSummary[]) => rs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 
 export class RunIndex {
-  private entries = new Map<string, { stamp: string; summary: RunSummary }>();
+  /** Every run's entry, the ended ones read from disk only when needed (run-index-file.ts). */
+  private readonly entries = new IndexEntries();
   private cursor: Cursor | null = null;
   private loaded = false;
   private dirty = false;
@@ -105,21 +93,16 @@ export class RunIndex {
     private readonly onChanged?: (runId: string | null) => void,
   ) {}
 
-  private async loadCache(): Promise<void> {
-    if (this.loaded) return;
+  /** The copy on disk, read once, and again when another process saved over this one's (`stale`). */
+  private loadCache(): Promise<void> {
+    if (this.loaded && !this.entries.stale) return Promise.resolve();
+    // Read again: runs another process caught up on are not named to this one by the log, so nothing read is trusted.
+    if (this.loaded) this.onChanged?.(null);
     this.loaded = true;
-    const raw = await this.board.state.readText(CACHE);
-    if (raw === null) return;
-    try {
-      const v = JSON.parse(raw) as { version: number; cursor?: Cursor; entries: [string, { stamp: string; summary: RunSummary }][] };
-      if (v.version !== CACHE_VERSION) return;
-      this.entries = new Map(v.entries);
-      this.sorted = null;
-      this.sortedOpen = null;
-      this.cursor = v.cursor ?? null;
-    } catch {
-      // a damaged cache is simply rebuilt
-    }
+    this.cursor = this.entries.load(this.board.state);
+    this.sorted = null;
+    this.sortedOpen = null;
+    return Promise.resolve();
   }
 
   /**
@@ -128,31 +111,40 @@ export class RunIndex {
    * time, and runs added to or removed from runs/, are looked at again.
    */
   async summaries(): Promise<readonly RunSummary[]> {
-    await this.sync();
-    this.sorted ??= byId([...this.entries.values()].map((e) => e.summary));
+    await this.sync(true);
+    this.sorted ??= byId(this.entries.values().map((e) => e.summary));
     return this.sorted;
   }
 
   /** The summaries of the runs still open (neither ended nor cancelled), oldest id first: the cost of what is open, not of the board. */
   async openSummaries(): Promise<readonly RunSummary[]> {
     await this.sync();
-    this.sortedOpen ??= byId([...this.entries.values()].map((e) => e.summary).filter(isOpen));
+    this.sortedOpen ??= byId([...this.entries.openValues()].map((e) => e.summary));
     return this.sortedOpen;
   }
 
-  private async sync(): Promise<void> {
+  /**
+   * Catch up with the change log and runs/. `all`: every run is wanted (the
+   * ended ones are read from disk first, and checked again every RESCAN_MS);
+   * for the open runs alone, an ended run's entry is never looked at.
+   */
+  private async sync(all = false): Promise<void> {
     await this.loadCache();
+    if (all) this.entries.loadEnded();
     const runs = this.board.listing.stat('runs');
     const runsDir = runs ? `${runs.ino}:${runs.mtimeNs}` : '';
     const c = this.cursor;
-    if (c !== null && this.clock() - c.fullAt < RESCAN_MS) {
+    if (c !== null && !this.entries.broken && (!all || this.clock() - c.fullAt < RESCAN_MS)) {
       const read = this.board.changes.read(c.log);
       // A log started afresh may have lost commits made since the cursor: only a full scan sees them.
       if (!read.restarted) {
         await this.catchUp(c, read.lines, read.cursor, runsDir, runs?.links ?? 0);
-        // Written in the background and at most every few seconds: a 10k-run index is megabytes.
-        if (this.dirty && this.clock() - this.savedAt >= SAVE_EVERY_MS) void this.saveCache();
-        return;
+        // What catching up read of the ended entries did not match what was vouched for: look at every run.
+        if (!this.entries.broken) {
+          // Appended in the background and at most every few seconds.
+          if (this.dirty && this.clock() - this.savedAt >= SAVE_EVERY_MS) void this.saveCache();
+          return;
+        }
       }
     }
     // The log's end is taken before the scan: whatever is appended meanwhile is read next time.
@@ -173,8 +165,9 @@ export class RunIndex {
       if (i % 256 === 0) this.onProgress?.(i, ids.length);
       await Promise.all(ids.slice(i, i + SCAN_BATCH).map((id) => this.refresh(id)));
     }
-    for (const id of [...this.entries.keys()]) if (!seen.has(id)) this.forget(id);
+    for (const id of this.entries.keys()) if (!seen.has(id)) this.forget(id);
     this.bare = new Set(ids.filter((id) => !this.entries.has(id)));
+    this.entries.rebuilt();
     this.cursor = cursor;
     this.dirty = true;
   }
@@ -196,7 +189,7 @@ export class RunIndex {
       if (runsLinks - 2 !== this.entries.size + this.bare.size + this.ownStartsUnseen()) {
         const ids = new Set(this.listRunIds());
         for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
-        for (const id of [...this.entries.keys()]) if (!ids.has(id)) this.forget(id);
+        for (const id of this.entries.keys()) if (!ids.has(id)) this.forget(id);
         this.bare = new Set([...ids].filter((id) => !this.entries.has(id)));
       }
     }
@@ -263,18 +256,11 @@ export class RunIndex {
     }
   }
 
-  /** One save at a time, each of the index as it is when its turn comes. */
+  /** One save at a time, each of what changed when its turn comes: appended, never flushed (run-index-file.ts). */
   private saveCache(): Promise<void> {
     this.dirty = false;
     this.savedAt = this.clock();
-    this.saving = this.saving.then(async () => {
-      try {
-        // Never flushed: a cache a power loss tore or took back is read as absent or as older, and caught up (loadCache).
-        await this.board.state.replace(CACHE, JSON.stringify({ version: CACHE_VERSION, cursor: this.cursor, entries: [...this.entries] }), { durable: false });
-      } catch {
-        // the cache is an optimisation; failing to write it changes nothing
-      }
-    });
+    this.saving = this.saving.then(() => this.entries.save(this.cursor));
     return this.saving;
   }
 }

@@ -170,7 +170,7 @@ describe('a token names one claim: the step, the run and the board it was issued
     const copy = path.join(copyBase, 'board');
     cpSync(h.root, copy, { recursive: true });
     // Same runs, same leases; only the token secret is new (and no stale lock or cache comes along).
-    for (const f of ['.work/secret', '.work/locks', '.work/index.json']) rmSync(path.join(copy, f), { recursive: true, force: true });
+    for (const f of ['.work/secret', '.work/locks', '.work/index']) rmSync(path.join(copy, f), { recursive: true, force: true });
     const other = await Service.open(await Board.open(copy), { now: () => h.now });
     const before = await tree(copy);
     const agent = h.as(CAST.agent);

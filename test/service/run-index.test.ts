@@ -2,7 +2,7 @@
  * The run index under several coordinators: what one commits, another sees
  * through the change log; runs added or removed by hand or by git are seen
  * through the runs/ listing; a rotated log and an old full scan mean a full
- * check of every RUN.md; a fresh process starts from `.work/index.json` and
+ * check of every RUN.md; a fresh process starts from `.work/index/` and
  * catches up. Real files, real services on one board.
  */
 import { promises as fs } from 'node:fs';
@@ -65,10 +65,10 @@ describe('the run index across coordinators', () => {
     expect(await listedByOther()).toEqual(expect.arrayContaining([d.id, e.run.id]));
   });
 
-  it('a fresh coordinator starts from .work/index.json and reads only what changed since', async () => {
+  it('a fresh coordinator starts from .work/index/ and reads only what changed since', async () => {
     const x = await h.start('claim-review', { claimant: CAST.cat, amount: 3 });
-    // A full scan writes index.json with the log's end as its cursor.
-    await fs.rm(path.join(h.root, '.work/index.json'), { force: true });
+    // A full scan writes .work/index/ with the log's end as its cursor.
+    await fs.rm(path.join(h.root, '.work/index'), { recursive: true, force: true });
     expect((await new RunIndex(await Board.open(h.root)).summaries()).map((r) => r.id)).toContain(x.run.id);
     // x's RUN.md edited in place (no log line), then a new run c (a log line).
     const file = path.join(h.root, 'runs', x.run.id, 'RUN.md');

@@ -1,0 +1,356 @@
+/**
+ * The run index's entries, and their copy under `.work/index/` that lets a
+ * fresh process start warm (docs/architecture.md "The run index on disk").
+ * A cache, never a source of truth: whatever is missing, torn or does not
+ * match is rebuilt from the board's files.
+ *
+ * Two append-only files, each line `<crc32> <json>`:
+ * - `open`: the open runs' entries, set (`s`) or dropped (`d`), each save's
+ *   lines closed by a cursor line (`c`) that vouches for them, says how far
+ *   the change log was read and how much of `ended` is whole. Read by every
+ *   process; small, as it follows what is open, not the board's size.
+ * - `ended`: the ended and cancelled runs' entries (or `[id]`: no longer
+ *   there), read only when something needs them (every run listed, a full
+ *   scan, a run the change log names that may be among them).
+ * A save appends what changed; a file is rewritten whole only when most of
+ * its lines are out of date. Saves are serialised by a lock and skipped when
+ * it is busy or another process wrote since this one read: that one's copy
+ * is then read again before the next use.
+ */
+import { crc32 } from 'node:zlib';
+import type { ChangeCursor } from '../board/changes.js';
+import { STATE_DIR } from '../board/layout.js';
+import type { WorkState } from '../board/state.js';
+import type { RunSummary } from './run-summary-scan.js';
+
+/** How far the index has looked: the change log, the runs/ folder, the last check of every RUN.md. */
+export interface IndexCursor {
+  /** Where the change log was read up to, and which file it was (a rotated log starts over). */
+  log: ChangeCursor;
+  /** The runs/ folder as last listed: a run added or removed by hand or by git changes it. */
+  runsDir: string;
+  /** When every RUN.md was last checked (ms since the epoch). */
+  fullAt: number;
+}
+
+/** A run's summary and the stamp of the RUN.md it was read from. */
+export interface IndexEntry {
+  stamp: string;
+  summary: RunSummary;
+}
+
+const DIR = `${STATE_DIR}/index`;
+const OPEN_FILE = `${DIR}/open`;
+const ENDED_FILE = `${DIR}/ended`;
+/** The single-file form before this one, rewritten whole on every save: removed once the new one is written. */
+const LEGACY_FILE = `${STATE_DIR}/index.json`;
+const VERSION = 4;
+const LOCK = 'run-index';
+
+/** What the last cursor line says of `ended`: its inode, how many bytes of it are whole, its lines, its entries, its greatest id. */
+interface EndedMark {
+  ino: string;
+  len: number;
+  lines: number;
+  n: number;
+  max: string;
+}
+
+const NO_ENDED: EndedMark = { ino: '', len: 0, lines: 0, n: 0, max: '' };
+
+export const isOpenSummary = (r: RunSummary): boolean => r.state !== 'ended' && r.state !== 'cancelled';
+
+function line(v: unknown): string {
+  const json = JSON.stringify(v);
+  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
+}
+
+/** The records of whole, intact lines from the start, each with the bytes up to its end; stops at the first that is not. */
+function records(text: string): { value: unknown; end: number }[] {
+  const out: { value: unknown; end: number }[] = [];
+  let at = 0;
+  let bytes = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', at);
+    if (nl < 0) return out;
+    const raw = text.slice(at, nl);
+    const json = raw.slice(9);
+    if (raw[8] !== ' ' || raw.slice(0, 8) !== crc32(json).toString(16).padStart(8, '0')) return out;
+    try {
+      bytes += Buffer.byteLength(raw) + 1;
+      out.push({ value: JSON.parse(json) as unknown, end: bytes });
+    } catch {
+      return out;
+    }
+    at = nl + 1;
+  }
+}
+
+const isEntry = (v: unknown): v is IndexEntry => typeof v === 'object' && v !== null && typeof (v as IndexEntry).stamp === 'string' && typeof (v as IndexEntry).summary === 'object';
+
+function isMark(v: unknown): v is EndedMark {
+  const m = v as EndedMark;
+  return typeof v === 'object' && v !== null && typeof m.ino === 'string' && typeof m.max === 'string' && [m.len, m.lines, m.n].every((x) => Number.isSafeInteger(x) && x >= 0);
+}
+
+/** The inode part of a file's stamp ('' when absent). */
+const inodeOf = (stamp: string): string => stamp.split(':')[0] ?? '';
+
+export class IndexEntries {
+  private state: WorkState | null = null;
+  private open = new Map<string, IndexEntry>();
+  /** Ended runs' entries once read (null: not read yet; `tail` holds those added meanwhile). */
+  private ended: Map<string, IndexEntry> | null = new Map();
+  /** Ended entries added while `ended` was not read, every id greater than the file's. */
+  private tail = new Map<string, IndexEntry>();
+  /** Ended entries in all, and the greatest id among them. */
+  private endedCount = 0;
+  private endedMax = '';
+  /** What the file's last cursor line says of `ended`. */
+  private disk: EndedMark = NO_ENDED;
+  /** Open runs set or dropped, and ended entries to append (null: the id left), since the last save. */
+  private openChanged = new Set<string>();
+  private endedChanged = new Map<string, IndexEntry | null>();
+  /** `open` as last read or written here: its stamp, its whole bytes, its lines. */
+  private headStamp = '';
+  private headLen = 0;
+  private headLines = 0;
+  /** Write both files whole at the next save (none yet, or what they hold cannot be trusted). */
+  private rewrite = true;
+  /** `ended` did not hold what `open` vouched for: every run is to be looked at again (a full scan). */
+  broken = false;
+  /** Another process saved since this one read: read its copy again before the next use. */
+  stale = false;
+
+  /** Read the copy on disk; the cursor it was saved with, or null when there is none to trust (then all is empty). */
+  load(state: WorkState): IndexCursor | null {
+    this.state = state;
+    this.open = new Map();
+    this.ended = new Map();
+    this.tail = new Map();
+    this.endedCount = 0;
+    this.endedMax = '';
+    this.disk = NO_ENDED;
+    this.openChanged.clear();
+    this.endedChanged.clear();
+    this.broken = false;
+    this.stale = false;
+    this.rewrite = true;
+    this.headStamp = state.stamp(OPEN_FILE);
+    this.headLen = 0;
+    this.headLines = 0;
+    const text = state.readTextNow(OPEN_FILE);
+    if (text === null) return null;
+    const open = new Map<string, IndexEntry>();
+    let batch: unknown[] = [];
+    let cursor: IndexCursor | null = null;
+    for (const { value, end } of records(text)) {
+      if (!Array.isArray(value)) break;
+      if (value[0] === 'c') {
+        if (value[1] !== VERSION || !isMark(value[3]) || typeof value[2] !== 'object' || value[2] === null) break;
+        for (const r of batch as unknown[][]) {
+          if (r[0] === 's' && typeof r[1] === 'string' && isEntry(r[2])) open.set(r[1], r[2]);
+          else if (r[0] === 'd' && typeof r[1] === 'string') open.delete(r[1]);
+        }
+        batch = [];
+        cursor = value[2] as IndexCursor;
+        this.disk = value[3];
+        this.headLen = end;
+        this.headLines++;
+      } else {
+        batch.push(value);
+        this.headLines++;
+      }
+    }
+    if (cursor === null) return null;
+    this.headLines -= batch.length;
+    this.open = open;
+    this.ended = this.disk.n === 0 && this.disk.lines === 0 ? new Map() : null;
+    this.endedCount = this.disk.n;
+    this.endedMax = this.disk.max;
+    this.rewrite = false;
+    return cursor;
+  }
+
+  /** The ended entries, read from disk the first time they are needed. */
+  private endedMap(): Map<string, IndexEntry> {
+    if (this.ended) return this.ended;
+    const ended = new Map<string, IndexEntry>();
+    const text = this.state?.readTextNow(ENDED_FILE) ?? null;
+    const ino = this.state ? inodeOf(this.state.stamp(ENDED_FILE)) : '';
+    let whole = 0;
+    let lines = 0;
+    if (text !== null && ino === this.disk.ino) {
+      for (const { value, end } of records(text)) {
+        if (end > this.disk.len) break;
+        whole = end;
+        lines++;
+        if (Array.isArray(value) && typeof value[0] === 'string') {
+          const [, stamp, summary] = value as unknown[];
+          const entry = { stamp, summary };
+          if (value.length === 1) ended.delete(value[0]);
+          else if (isEntry(entry)) ended.set(value[0], entry);
+        }
+      }
+    }
+    for (const id of this.open.keys()) ended.delete(id);
+    if (whole !== this.disk.len || lines !== this.disk.lines || ended.size !== this.disk.n) {
+      // Not what `open` vouched for: nothing of it is trusted, and a full scan looks at every run.
+      this.broken = true;
+      this.rewrite = true;
+      ended.clear();
+    }
+    for (const [id, e] of this.tail) ended.set(id, e);
+    this.tail.clear();
+    this.ended = ended;
+    this.endedCount = ended.size;
+    return ended;
+  }
+
+  /** Is `id` among the ended entries? Reads them only when the id could be there. */
+  private endedGet(id: string): IndexEntry | undefined {
+    if (this.ended) return this.ended.get(id);
+    const t = this.tail.get(id);
+    if (t || id > this.disk.max) return t;
+    return this.endedMap().get(id);
+  }
+
+  get(id: string): IndexEntry | undefined {
+    return this.open.get(id) ?? this.endedGet(id);
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  get size(): number {
+    return this.open.size + this.endedCount;
+  }
+
+  set(id: string, e: IndexEntry): void {
+    if (isOpenSummary(e.summary)) {
+      this.dropEnded(id);
+      this.open.set(id, e);
+      this.openChanged.add(id);
+      return;
+    }
+    if (this.open.delete(id)) this.openChanged.add(id);
+    const had = this.endedGet(id) !== undefined;
+    if (this.ended) this.ended.set(id, e);
+    else this.tail.set(id, e);
+    if (!had) this.endedCount++;
+    if (id > this.endedMax) this.endedMax = id;
+    this.endedChanged.set(id, e);
+  }
+
+  delete(id: string): boolean {
+    if (this.open.delete(id)) {
+      this.openChanged.add(id);
+      return true;
+    }
+    return this.dropEnded(id);
+  }
+
+  private dropEnded(id: string): boolean {
+    if (this.endedGet(id) === undefined) return false;
+    if (this.ended) this.ended.delete(id);
+    else this.tail.delete(id);
+    this.endedCount--;
+    this.endedChanged.set(id, null);
+    return true;
+  }
+
+  /** Read the ended entries now, so that `broken` says whether they can be trusted before any answer is built from them. */
+  loadEnded(): void {
+    this.endedMap();
+  }
+
+  /** Every run was looked at again (a full scan): what was broken is whole in memory, and written whole at the next save. */
+  rebuilt(): void {
+    if (this.broken) this.rewrite = true;
+    this.broken = false;
+  }
+
+  /** Every id; reads the ended entries. */
+  keys(): string[] {
+    return [...this.open.keys(), ...this.endedMap().keys()];
+  }
+
+  /** Every entry; reads the ended entries. */
+  values(): IndexEntry[] {
+    return [...this.open.values(), ...this.endedMap().values()];
+  }
+
+  /** The open runs' entries alone: what get_work walks, without reading the ended ones. */
+  openValues(): IterableIterator<IndexEntry> {
+    return this.open.values();
+  }
+
+  /**
+   * Write what changed since the last save, with the cursor. Never flushed: a
+   * power loss leaves the copy older or torn, which is caught up or rebuilt.
+   * Skipped (the index stays as it is in memory) when another process holds
+   * the lock or wrote since this one read.
+   */
+  async save(cursor: IndexCursor | null): Promise<void> {
+    const state = this.state;
+    if (!state || cursor === null) return;
+    try {
+      await state.locked(LOCK, () => this.saveLocked(state, cursor), { waitMs: 0 });
+    } catch {
+      // busy, or the disk refused: a cache, written again by the next save
+    }
+  }
+
+  private async saveLocked(state: WorkState, cursor: IndexCursor): Promise<void> {
+    if (state.stamp(OPEN_FILE) !== this.headStamp) {
+      this.stale = true;
+      return;
+    }
+    // Out-of-date lines: more than twice the live entries (and a floor, so small boards never compact).
+    const endedDead = this.disk.lines + this.endedChanged.size - this.endedCount;
+    if (this.rewrite || this.broken || (this.ended !== null && endedDead > this.endedCount + 4096)) await this.writeEnded(state);
+    else if (this.endedChanged.size > 0) {
+      const text = [...this.endedChanged].map(([id, e]) => line(e ? [id, e.stamp, e.summary] : [id])).join('');
+      if (this.disk.len > 0 || this.disk.ino !== '') state.truncateNow(ENDED_FILE, this.disk.len);
+      state.append(ENDED_FILE, text);
+      this.disk = { ino: inodeOf(state.stamp(ENDED_FILE)), len: this.disk.len + Buffer.byteLength(text), lines: this.disk.lines + this.endedChanged.size, n: this.endedCount, max: this.endedMax };
+    }
+    this.endedChanged.clear();
+    const mark = line(['c', VERSION, cursor, this.disk]);
+    if (this.rewrite || this.headLines + this.openChanged.size + 1 > 2 * this.open.size + 256) {
+      const text = [...this.open].map(([id, e]) => line(['s', id, e])).join('') + mark;
+      await state.replace(OPEN_FILE, text, { durable: false });
+      this.headLen = Buffer.byteLength(text);
+      this.headLines = this.open.size + 1;
+    } else {
+      const text = [...this.openChanged].map((id) => line(this.open.has(id) ? ['s', id, this.open.get(id)] : ['d', id])).join('') + mark;
+      state.truncateNow(OPEN_FILE, this.headLen);
+      state.append(OPEN_FILE, text);
+      this.headLen += Buffer.byteLength(text);
+      this.headLines += this.openChanged.size + 1;
+    }
+    this.openChanged.clear();
+    this.headStamp = state.stamp(OPEN_FILE);
+    if (this.rewrite && state.stamp(LEGACY_FILE) !== '') await state.remove(LEGACY_FILE);
+    this.rewrite = false;
+    this.broken = false;
+  }
+
+  /** `ended` written whole, by rename: a new inode, which the next cursor line names. */
+  private async writeEnded(state: WorkState): Promise<void> {
+    const ended = this.endedMap();
+    const text = [...ended].map(([id, e]) => line([id, e.stamp, e.summary])).join('');
+    if (ended.size === 0) await state.remove(ENDED_FILE);
+    else await state.replace(ENDED_FILE, text, { durable: false });
+    let max = '';
+    for (const id of ended.keys()) if (id > max) max = id;
+    this.disk = { ino: ended.size === 0 ? '' : inodeOf(state.stamp(ENDED_FILE)), len: Buffer.byteLength(text), lines: ended.size, n: ended.size, max };
+    this.endedMax = max;
+  }
+
+  /** Anything to write: entries changed since the last save, or nothing written yet. */
+  get changed(): boolean {
+    return this.rewrite || this.openChanged.size > 0 || this.endedChanged.size > 0;
+  }
+}
