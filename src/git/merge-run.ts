@@ -33,6 +33,7 @@ import { parseMarkdown } from '../core/markdown.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { verifyChain, type AuditEvent } from '../board/audit.js';
 import { SERVER } from '../engine/types.js';
+import { RUN_CHAIN_FILE } from '../board/layout.js';
 import { canonicalBranches, parseSuperseded, SUPERSEDED_FILE, supersededText, type SupersededBranch } from '../board/superseded.js';
 import { replay, type ReplayWorld } from './replay.js';
 
@@ -42,7 +43,7 @@ export type WorldFor = (run: { id: string; process: string; version: number }) =
 /** A run folder's files by name (`RUN.md`, `<step>.md`, `audit.jsonl`, `superseded.jsonl`). */
 export type RunFiles = Readonly<Record<string, string>>;
 
-export const CHAIN_FILE = 'audit.jsonl';
+export const CHAIN_FILE = RUN_CHAIN_FILE;
 
 export interface RunMerge {
   /** The merged folder; null only when the run is on neither side. */

@@ -9,11 +9,11 @@
  */
 import type { Board } from '../board/board.js';
 import type { ChangeCursor } from '../board/changes.js';
-import { isRunId, paths, STATE_DIR } from '../board/layout.js';
+import { INDEX_FILE, isRunId, paths } from '../board/layout.js';
 import { runFromDoc } from './runfiles.js';
 import { scanRunSummary, type RunSummary } from './run-summary-scan.js';
 
-const CACHE = `${STATE_DIR}/index.json`;
+const CACHE = INDEX_FILE;
 const CACHE_VERSION = 3;
 
 // Synchronous stats and reads throughout: microseconds each on files in the page cache,
