@@ -172,8 +172,24 @@ export async function finishIntent(board: Board, repo: Repo): Promise<void> {
 async function resume(board: Board, repo: Repo, intent: Intent, known: string[]): Promise<void> {
   const from = intent.from === '' ? null : intent.from;
   const changed = await repo.changed(from, intent.to);
+  await settleScopes(board, changed);
   await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), { known });
   await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+}
+
+/**
+ * Roll forward the journal a killed sync left in a scope it was committing
+ * when it died (taking the scope's lock, as any writer does), so the files
+ * read next are those the lock will find; else the resumed apply's
+ * compare-and-swap sees them change under it and asks to sync again.
+ */
+async function settleScopes(board: Board, rels: string[]): Promise<void> {
+  const scopes = new Map<string, Scope>();
+  for (const rel of rels) {
+    const owner = ownerOf(rel);
+    if (owner) scopes.set(owner.kind === 'run' ? owner.id : 'board', owner.kind === 'run' ? { kind: 'run', id: owner.id } : { kind: 'board' });
+  }
+  for (const scope of scopes.values()) if (await board.store.pendingCommit(scope)) await board.store.transact(scope, () => undefined);
 }
 
 /**
