@@ -34,7 +34,7 @@ function full(rel: string, text: string) {
   const d = decodeDoc(rel, Buffer.from(text));
   if (!d.ok) return null;
   const r = runFromDoc(d.doc);
-  return { summary: { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs }, head: { id: r.id, process: r.process, version: r.version, mode: r.mode, rev: r.rev } };
+  return { summary: { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs }, head: { id: r.id, process: r.process, version: r.version, mode: r.mode, rev: d.doc.rev } };
 }
 
 /** A board with runs in every state and both modes, written by the service. */
