@@ -13,10 +13,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, constants, mkdirSync, openSync, readdirSync, readFileSync, readSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { BOOT_ID, HOST, isCode } from './fsutil.js';
-import { STATE_DIR } from './layout.js';
+import { LOG_DIR } from './layout.js';
 import { pidAlive } from './lock.js';
 
-export const LOG_DIR = `${STATE_DIR}/log`;
+export { LOG_DIR };
 
 export interface LogHeader {
   log: 1;

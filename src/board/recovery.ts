@@ -9,7 +9,7 @@ import { verifyChain } from './audit.js';
 import { findLogs, readLog } from './log-files.js';
 import { isCode, isDeadTemp, removeIfEmpty, removeIfExists, TEMP_MARK } from './fsutil.js';
 import { isWhole, type CommitRecord, type Settled } from './journal.js';
-import { isRunId, paths, scopeFiles, STATE_DIR, type Scope } from './layout.js';
+import { isRunId, JOURNAL_DIR, LOCKS_DIR, paths, REPLAY_LOCK, REQUESTS_DIR, RUNS_DIR, scopeFiles, scopeOfStateName, STATE_DIR, type Scope } from './layout.js';
 import { lockIsStale, pidAlive } from './lock.js';
 import type { SafeFiles } from './safe-files.js';
 import { isDeadSpare, SPARE_DIR } from './spares.js';
@@ -59,8 +59,6 @@ export interface ReplayHost {
   checkpoint(): Promise<void>;
 }
 
-const REPLAY_LOCK = `${STATE_DIR}/locks/replay.lock`;
-
 function scopeOfRecord(name: string): Scope | null {
   if (name === 'board') return { kind: 'board' };
   const id = name.startsWith('run ') ? name.slice(4) : '';
@@ -99,8 +97,8 @@ export async function replayEarlierBoots(host: ReplayHost): Promise<ReplayReport
         byScope.set(r.scope, entry);
       }
     }
-    for (const n of await listDir(host.files.abs(`${STATE_DIR}/journal`))) {
-      const scope = scopeOfName(n, '.json');
+    for (const n of await listDir(host.files.abs(JOURNAL_DIR))) {
+      const scope = scopeOfStateName(n, '.json');
       if (scope && !byScope.has(scopeFiles(scope).name)) byScope.set(scopeFiles(scope).name, { scope, records: [] });
     }
     for (const { scope, records } of byScope.values()) {
@@ -131,13 +129,6 @@ export interface RecoveryHost {
   settleLock(rel: string): Promise<void>;
 }
 
-/** The scope a journal or lock file's name stands for (`board.json`, `run-r-….lock`), or null. */
-function scopeOfName(name: string, ext: string): Scope | null {
-  if (name === `board${ext}`) return { kind: 'board' };
-  const m = new RegExp(`^run-(r-[0-9a-z]{26})\\${ext}$`).exec(name);
-  return m ? { kind: 'run', id: m[1]! } : null;
-}
-
 async function listDir(dir: string): Promise<string[]> {
   try {
     return (await fs.readdir(dir)).sort();
@@ -160,17 +151,17 @@ export async function recover(host: RecoveryHost): Promise<RecoveryReport> {
   const { files } = host;
   const replayed = await host.replayLogs();
   const report: RecoveryReport = { rolledForward: [], brokenLocks: [], removed: [], replayed };
-  for (const n of await listDir(files.abs(`${STATE_DIR}/journal`))) {
-    const scope = scopeOfName(n, '.json');
+  for (const n of await listDir(files.abs(JOURNAL_DIR))) {
+    const scope = scopeOfStateName(n, '.json');
     if (!scope) continue;
     await host.settleScope(scope);
     report.rolledForward.push(scopeFiles(scope).name);
   }
-  const lockDir = `${STATE_DIR}/locks`;
+  const lockDir = LOCKS_DIR;
   for (const n of await listDir(files.abs(lockDir))) {
     const rel = `${lockDir}/${n}`;
     if (!(await lockIsStale(files.abs(rel), host.lockStaleMs, host.now().getTime()))) continue;
-    const scope = scopeOfName(n, '.lock');
+    const scope = scopeOfStateName(n, '.lock');
     if (scope) await host.settleScope(scope);
     // Taking a stale guard or request lock breaks it; letting go of it removes it.
     else if (n.endsWith('.break') || n.startsWith('request-')) await host.settleLock(rel);
@@ -182,12 +173,12 @@ export async function recover(host: RecoveryHost): Promise<RecoveryReport> {
   if (dead.length > 0) await host.checkpoint();
   // Not reported either: a process killed before its exit hook leaves its spares (see spares.ts).
   for (const n of await listDir(files.abs(SPARE_DIR))) if (isDeadSpare(n, pidAlive)) await removeIfExists(files.abs(`${SPARE_DIR}/${n}`));
-  for (const dir of [STATE_DIR, `${STATE_DIR}/requests`]) {
+  for (const dir of [STATE_DIR, REQUESTS_DIR]) {
     for (const n of await listDir(files.abs(dir))) {
       if (isDeadTemp(n, pidAlive) && (await removeIfExists(files.abs(`${dir}/${n}`)))) report.removed.push(`${dir}/${n}`);
     }
   }
-  for (const id of await listDir(files.abs('runs'))) {
+  for (const id of await listDir(files.abs(RUNS_DIR))) {
     if (isRunId(id) && (await removeUnstartedRun(files, id))) report.removed.push(paths.runDir(id));
   }
   return report;

@@ -40,6 +40,28 @@ export function keyOrder(kind: FileKind): string[] {
   return load(kind).order;
 }
 
+/** What a field's schema may say of it, for readers that check a few fields without the whole validator (service/run-summary-scan.ts). */
+export interface FieldRule {
+  enum?: readonly unknown[];
+  pattern?: string;
+  type?: string | readonly string[];
+  minimum?: number;
+}
+
+const fieldRules = new Map<FileKind, Record<string, FieldRule>>();
+
+/** One top-level field's rule in a file kind's schema, as the codec checks it; the schema's text alone, no validator compiled. */
+export function fieldRule(kind: FileKind, key: string): FieldRule {
+  let rules = fieldRules.get(kind);
+  if (!rules) {
+    rules = (schemaText(SCHEMA_DIR, `${kind}.schema`) as { properties: Record<string, FieldRule> }).properties;
+    fieldRules.set(kind, rules);
+  }
+  const rule = rules[key];
+  if (!rule) throw new Error(`the ${kind} schema has no field ${key}`);
+  return rule;
+}
+
 /** Validate a file's frontmatter; each problem becomes an issue with a readable path. */
 export function schemaIssues(kind: FileKind, data: unknown): Issue[] {
   const c = load(kind);

@@ -27,9 +27,9 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, constants, linkSync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createExclusive, HOST, isCode, lstatIfExists, removeIfExists } from './fsutil.js';
-import { STATE_DIR } from './layout.js';
+import { SPARE_DIR } from './layout.js';
 
-export const SPARE_DIR = `${STATE_DIR}/spare`;
+export { SPARE_DIR };
 
 /** Spares kept per process: more than the locks it holds at once, so a release always has room. */
 const KEEP = 32;

@@ -12,7 +12,7 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, truncateSync, unli
 import path from 'node:path';
 import { BoardError } from './errors.js';
 import { createExclusive, isCode, readIfExists, removeIfExists, tempPathFor, writeFileAtomic } from './fsutil.js';
-import { isStatePath, normalizeRel, STATE_DIR } from './layout.js';
+import { isStatePath, lockFile, LOCKS_DIR, normalizeRel, STATE_DIR } from './layout.js';
 import { Listing } from './listing.js';
 import { acquireLock, LockTimeout } from './lock.js';
 import { Spares } from './spares.js';
@@ -121,8 +121,7 @@ export class WorkState {
    * `waitMs` bounds the wait (0: try once, for work whoever holds the lock is already doing).
    */
   async locked<T>(lock: string, fn: () => Promise<T>, opts: { waitMs?: number } = {}): Promise<T> {
-    if (!/^[a-z0-9][a-z0-9.-]*$/.test(lock)) throw new Error(`not a lock name: ${lock}`);
-    const file = this.abs(`${STATE_DIR}/locks/${lock}.lock`);
+    const file = this.abs(lockFile(lock));
     const now = this.options.now ?? (() => new Date());
     let held;
     try {
@@ -130,7 +129,7 @@ export class WorkState {
     } catch (e) {
       if (e instanceof LockTimeout) throw new BoardError('busy', `${lock} is busy: ${e.message}; retry`, []);
       if (!isCode(e, 'ENOENT')) throw e;
-      this.ensureDir(`${STATE_DIR}/locks`);
+      this.ensureDir(LOCKS_DIR);
       return this.locked(lock, fn, opts);
     }
     try {

@@ -13,7 +13,9 @@
  */
 import { GENESIS, verifyChain, type AuditEvent } from './audit.js';
 
-export const SUPERSEDED_FILE = 'superseded.jsonl';
+import { SUPERSEDED_FILE } from './layout.js';
+
+export { SUPERSEDED_FILE };
 
 export interface SupersededBranch {
   /** The last line both sides share: the branch's first line continues it. */

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { CHANGES_FILE, OUTBOX_DIR, STATE_DIR, WORK_FILE } from '../board/layout.js';
+import { CHANGES_FILE, OUTBOX_DIR, REFUSED_FILE, SYNC_LOCK, WORK_FILE } from '../board/layout.js';
 import { issueText } from '../core/issues.js';
 import { loadProcess } from '../process/load.js';
 import type { Service } from '../service/service.js';
@@ -34,8 +34,6 @@ const MAX_SLEEP_MS = 6 * 3600_000;
 const SETTLE_MS = 50;
 /** How long after git last moved HEAD (or while a sync or git holds its lock) changed files wait before they are read as hand edits. */
 const GIT_SETTLE_MS = 1000;
-/** The lock `workboard sync` holds while it merges (git/sync.ts). */
-const SYNC_LOCK = `${STATE_DIR}/locks/sync.lock`;
 
 /** How long stop() waits for work in flight. */
 const STOP_WAIT_MS = 1500;
@@ -362,7 +360,7 @@ export class Daemon {
   }
 
   private async saveRefused(): Promise<void> {
-    await this.board.state.replace(`${STATE_DIR}/refused.json`, `${JSON.stringify(Object.fromEntries(this.refused), null, 2)}\n`);
+    await this.board.state.replace(REFUSED_FILE, `${JSON.stringify(Object.fromEntries(this.refused), null, 2)}\n`);
   }
 
   /** Is a sync (its lock is there) or git at work on this board now? Then what changed is not yet a hand edit. */

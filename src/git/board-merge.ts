@@ -11,7 +11,7 @@
 import { sha256Hex } from '../core/hash.js';
 import { parseMarkdown } from '../core/markdown.js';
 import { encodeDoc } from '../board/document.js';
-import { BOARD_CHAIN, isRunId, WORK_FILE } from '../board/layout.js';
+import { BOARD_CHAIN, BOARD_SUPERSEDED, isRunId, paths, runPathOf, WORK_FILE } from '../board/layout.js';
 import { SUPERSEDED_FILE } from '../board/superseded.js';
 import { CLOCK_FILE, mergeClock } from './clock.js';
 import { mergeValue } from './merge-data.js';
@@ -19,12 +19,12 @@ import { CHAIN_FILE, mergeRun, type RunFiles, type RunMerge } from './merge-run.
 import type { Repo } from './repo.js';
 import { replayWorlds } from './replay-world.js';
 
-export const BOARD_SUPERSEDED = `audit/${SUPERSEDED_FILE}`;
+export { BOARD_SUPERSEDED };
 
 /** Where a path (relative to the board root) belongs: one run, the board's own files, or neither (code beside the board). */
 export function ownerOf(rel: string): { kind: 'run'; id: string } | { kind: 'board' } | null {
-  const m = /^runs\/([^/]+)\/[^/]+$/.exec(rel);
-  if (m) return isRunId(m[1]!) ? { kind: 'run', id: m[1]! } : null;
+  const run = runPathOf(rel);
+  if (run) return isRunId(run.runId) ? { kind: 'run', id: run.runId } : null;
   if (rel === WORK_FILE || rel === '.gitignore' || rel === '.gitattributes') return { kind: 'board' };
   if (/^(processes|audit|files)\//.test(rel)) return { kind: 'board' };
   return null;
@@ -85,7 +85,7 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
     const [b, o, t] = folders.map((f) => f.get(id) ?? null) as [RunFiles | null, RunFiles | null, RunFiles | null];
     const merge = mergeRun(b, o, t, worldFor);
     const names = new Set([...Object.keys(o ?? {}), ...Object.keys(t ?? {}), ...Object.keys(merge.files ?? {})]);
-    for (const n of names) overrides.set(`runs/${id}/${n}`, merge.files?.[n] !== undefined ? Buffer.from(merge.files[n]) : null);
+    for (const n of names) overrides.set(paths.runFileNamed(id, n), merge.files?.[n] !== undefined ? Buffer.from(merge.files[n]) : null);
     return { id, merge };
   });
 
@@ -155,7 +155,7 @@ export function mergeManifest(base: string | null, ours: string, theirs: string,
 /** Each commit's run folders (null commit: none), by run id. */
 async function readFolders(repo: Repo, commits: (string | null)[], runIds: string[]): Promise<Map<string, RunFiles>[]> {
   if (runIds.length === 0) return commits.map(() => new Map());
-  const dirs = runIds.map((id) => `runs/${id}/`);
+  const dirs = runIds.map((id) => `${paths.runDir(id)}/`);
   return Promise.all(
     commits.map(async (c) => {
       const out = new Map<string, Record<string, string>>();

@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { AuditEvent } from '../board/audit.js';
 import type { Board } from '../board/board.js';
-import { scopeFiles, STATE_DIR, type Scope } from '../board/layout.js';
+import { BOARD_SUPERSEDED, isChainPath, JOURNAL_DIR, type Scope, scopeFiles, STATE_DIR } from '../board/layout.js';
 import { auditLinesIn } from './audit-words.js';
 import { ownerOf } from './board-merge.js';
 import { boardWords } from './board-words.js';
@@ -31,7 +31,7 @@ async function stagedAuditLines(root: string): Promise<AuditEvent[]> {
   const added: string[] = [];
   let chain = false;
   for (const line of diff.split('\n')) {
-    if (line.startsWith('+++ ')) chain = /^(runs\/[^/]+\/audit|audit\/[^/]+)\.jsonl$/.test(line.slice(6));
+    if (line.startsWith('+++ ')) chain = isChainPath(line.slice(6)) || line.slice(6) === BOARD_SUPERSEDED;
     else if (chain && line.startsWith('+')) added.push(line.slice(1));
   }
   return auditLinesIn(`${added.join('\n')}\n`);
@@ -66,7 +66,7 @@ export async function commitBoard(board: Board): Promise<string | null> {
   const locked = new Set(scopes.map((s) => scopeFiles(s).lock));
   return underLocks(board, scopes, async () => {
     // A journal of a held scope was left by a writer that died (the next writer rolls it forward); a sync's intent is a merge half brought in.
-    if (board.state.list(`${STATE_DIR}/journal`).length > 0) return null;
+    if (board.state.list(JOURNAL_DIR).length > 0) return null;
     // Only the scopes held: one that changed since it was looked at waits for the next commit.
     const paths = (await changedPaths(root)).filter((p) => {
       const scope = scopeOf(p);

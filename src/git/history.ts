@@ -9,8 +9,8 @@
 import { execFile, spawn } from 'node:child_process';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { BOARD_CHAIN, isRunId } from '../board/layout.js';
-import { droppedLines, SUPERSEDED_FILE, supersededPathFor } from '../board/superseded.js';
+import { chainOfPath, isChainPath, RUN_CHAIN_FILE, RUNS_DIR, SUPERSEDED_FILE } from '../board/layout.js';
+import { droppedLines, supersededPathFor } from '../board/superseded.js';
 import type { AuditEvent } from '../board/audit.js';
 
 export interface HistoryBreak {
@@ -81,15 +81,13 @@ function lossReason(loss: ChainLoss | 'deleted' | 'set-aside', against: { parent
 }
 
 /** The chains git is asked about, relative to the board root (git prefixes the current folder; `*` stays within one folder). */
-const CHAIN_PATHSPECS = [':(glob)audit/*.jsonl', ':(glob)runs/*/audit.jsonl', ':(glob)runs/*/superseded.jsonl'];
-const RUN_CHAIN = /^runs\/([^/]+)\/audit\.jsonl$/;
+const CHAIN_PATHSPECS = [':(glob)audit/*.jsonl', `:(glob)${RUNS_DIR}/*/${RUN_CHAIN_FILE}`, `:(glob)${RUNS_DIR}/*/${SUPERSEDED_FILE}`];
 
 /** A pair's changes to chains and to the branches set aside beside them, by chain. */
 function byChain(changes: readonly Change[]): Map<string, { chain?: Change; aside?: Change }> {
   const out = new Map<string, { chain?: Change; aside?: Change }>();
   for (const c of changes) {
-    const runId = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(c.path)?.[1];
-    const chain = isChainPath(c.path) ? c.path : c.path === `audit/${SUPERSEDED_FILE}` ? BOARD_CHAIN : runId !== undefined && isRunId(runId) ? `runs/${runId}/audit.jsonl` : null;
+    const chain = chainOfPath(c.path);
     if (chain === null) continue;
     const entry = out.get(chain) ?? {};
     if (chain === c.path) entry.chain = c;
@@ -97,13 +95,6 @@ function byChain(changes: readonly Change[]): Map<string, { chain?: Change; asid
     out.set(chain, entry);
   }
   return out;
-}
-
-/** The same files `audit verify` calls chains: the board's under audit/, and one per run folder. */
-function isChainPath(rel: string): boolean {
-  if (/^audit\/[^/]+\.jsonl$/.test(rel)) return rel !== `audit/${SUPERSEDED_FILE}`;
-  const run = RUN_CHAIN.exec(rel);
-  return run !== null && isRunId(run[1]!);
 }
 
 class GitFailed extends Error {

@@ -29,10 +29,11 @@
  *
  * Pure: file texts in, file texts out.
  */
-import { parseMarkdown } from '../core/markdown.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { verifyChain, type AuditEvent } from '../board/audit.js';
 import { SERVER } from '../engine/types.js';
+import { RUN_CHAIN_FILE, RUN_FILE_NAME } from '../board/layout.js';
+import { pinnedBy, readRunHead } from '../board/run-head.js';
 import { canonicalBranches, parseSuperseded, SUPERSEDED_FILE, supersededText, type SupersededBranch } from '../board/superseded.js';
 import { replay, type ReplayWorld } from './replay.js';
 
@@ -42,7 +43,7 @@ export type WorldFor = (run: { id: string; process: string; version: number }) =
 /** A run folder's files by name (`RUN.md`, `<step>.md`, `audit.jsonl`, `superseded.jsonl`). */
 export type RunFiles = Readonly<Record<string, string>>;
 
-export const CHAIN_FILE = 'audit.jsonl';
+export const CHAIN_FILE = RUN_CHAIN_FILE;
 
 export interface RunMerge {
   /** The merged folder; null only when the run is on neither side. */
@@ -69,12 +70,11 @@ interface Side {
 
 function side(files: RunFiles): Side {
   const report = verifyChain(files[CHAIN_FILE] ?? '');
-  const text = files['RUN.md'];
-  const parsed = text === undefined ? null : parseMarkdown(text);
-  const data = (parsed?.ok ? parsed.value.data : null) as { rev?: unknown; id?: unknown; process?: unknown; version?: unknown } | null;
-  const rev = data?.rev;
-  const run = typeof data?.id === 'string' && typeof data.process === 'string' && typeof data.version === 'number' ? { id: data.id, process: data.process, version: data.version } : null;
-  return { files, events: report.events, valid: report.breaks.length === 0 && report.events.length > 0, rev: typeof rev === 'number' ? rev : -1, run };
+  const text = files[RUN_FILE_NAME];
+  const head = text === undefined ? null : readRunHead(text);
+  const pin = pinnedBy(head);
+  const run = head !== null && head.id !== null && pin !== null ? { id: head.id, ...pin } : null;
+  return { files, events: report.events, valid: report.breaks.length === 0 && report.events.length > 0, rev: head?.rev ?? -1, run };
 }
 
 const digest = (files: RunFiles): string => sha256Hex(canonicalJson(files));

@@ -6,7 +6,8 @@
  */
 import { decodeDoc } from '../board/document.js';
 import { manifestFrom } from '../board/manifest.js';
-import { paths, WORK_FILE } from '../board/layout.js';
+import { paths, RUN_FILE_NAME, WORK_FILE } from '../board/layout.js';
+import { pinnedBy, readRunHead } from '../board/run-head.js';
 import { loadProcess } from '../process/load.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { contextFor } from '../service/context.js';
@@ -16,16 +17,13 @@ import type { Repo } from './repo.js';
 
 /** The run's process and version as a RUN.md text names them. */
 function pinOf(text: string | undefined): { process: string; version: number } | null {
-  const d = text === undefined ? null : decodeDoc('runs/x/RUN.md', Buffer.from(text));
-  if (!d?.ok) return null;
-  const { process, version } = d.doc.data;
-  return typeof process === 'string' && typeof version === 'number' ? { process, version } : null;
+  return text === undefined ? null : pinnedBy(readRunHead(text));
 }
 
 export async function replayWorlds(repo: Repo, commits: string[], runs: Iterable<Readonly<Record<string, string>> | null>, work: string | null): Promise<WorldFor> {
   const wanted = new Map<string, { process: string; version: number }>();
   for (const f of runs) {
-    const pin = pinOf(f?.['RUN.md']);
+    const pin = pinOf(f?.[RUN_FILE_NAME]);
     if (pin) wanted.set(`${pin.process}@${pin.version}`, pin);
   }
   const pinned = new Map<string, Pinned>();

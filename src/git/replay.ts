@@ -161,7 +161,7 @@ function stateOf(runId: string, files: Folder): { state: RunState; docs: Map<str
   const docs = new Map<string, BoardDoc>();
   for (const [name, text] of Object.entries(files)) {
     if (!name.endsWith('.md')) continue;
-    const rel = `runs/${runId}/${name}`;
+    const rel = paths.runFileNamed(runId, name);
     const d = decodeDoc(rel, Buffer.from(text));
     if (!d.ok) return null;
     docs.set(rel, d.doc);

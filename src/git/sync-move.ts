@@ -9,15 +9,14 @@
 import { sha256Hex } from '../core/hash.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { paths, STATE_DIR, WORK_FILE, type Scope } from '../board/layout.js';
+import { isRunId, paths, runPathOf, type Scope, SUPERSEDED_FILE, SYNC_INTENT, WORK_FILE } from '../board/layout.js';
 import type { ScopeReplacement } from '../board/store.js';
 import { mergeCommits, ownerOf } from './board-merge.js';
-import { CHAIN_FILE } from './merge-run.js';
 import type { Repo } from './repo.js';
 import { summarise, SyncError } from './sync-report.js';
 import { endSuperseded } from './sync-superseded.js';
 
-const INTENT = `${STATE_DIR}/journal/sync.json`;
+const INTENT = SYNC_INTENT;
 
 export interface Intent {
   from: string;
@@ -109,10 +108,11 @@ async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to
   if (moved.size > 0) throw new MovedSince(moved);
   const text = (m: Map<string, string>, rel: string) => (m.has(rel) ? contents.get(m.get(rel)!)!.toString('utf8') : '');
   for (const rel of rels) {
-    const m = /^runs\/([^/]+)\/superseded\.jsonl$/.exec(rel);
-    if (!m) continue;
-    const run = m[1]!;
-    const state = await endSuperseded(board, run, text(before, rel), text(after, rel), text(after, `runs/${run}/RUN.md`) || ((await board.store.readBytes(`runs/${run}/RUN.md`))?.toString('utf8') ?? ''), text(after, `runs/${run}/${CHAIN_FILE}`));
+    const at = runPathOf(rel);
+    if (at?.name !== SUPERSEDED_FILE || !isRunId(at.runId)) continue;
+    const run = at.runId;
+    const head = paths.runFile(run);
+    const state = await endSuperseded(board, run, text(before, rel), text(after, rel), text(after, head) || ((await board.store.readBytes(head))?.toString('utf8') ?? ''), text(after, paths.runChain(run)));
     if (state) Object.assign(byScope.get(run)!, state);
   }
   try {
@@ -172,8 +172,24 @@ export async function finishIntent(board: Board, repo: Repo): Promise<void> {
 async function resume(board: Board, repo: Repo, intent: Intent, known: string[]): Promise<void> {
   const from = intent.from === '' ? null : intent.from;
   const changed = await repo.changed(from, intent.to);
+  await settleScopes(board, changed);
   await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), { known });
   await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+}
+
+/**
+ * Roll forward the journal a killed sync left in a scope it was committing
+ * when it died (taking the scope's lock, as any writer does), so the files
+ * read next are those the lock will find; else the resumed apply's
+ * compare-and-swap sees them change under it and asks to sync again.
+ */
+async function settleScopes(board: Board, rels: string[]): Promise<void> {
+  const scopes = new Map<string, Scope>();
+  for (const rel of rels) {
+    const owner = ownerOf(rel);
+    if (owner) scopes.set(owner.kind === 'run' ? owner.id : 'board', owner.kind === 'run' ? { kind: 'run', id: owner.id } : { kind: 'board' });
+  }
+  for (const scope of scopes.values()) if (await board.store.pendingCommit(scope)) await board.store.transact(scope, () => undefined);
 }
 
 /**

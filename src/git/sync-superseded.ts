@@ -6,10 +6,10 @@
 import type { Board } from '../board/board.js';
 import { verifyChain } from '../board/audit.js';
 import { paths } from '../board/layout.js';
+import { readRunHead } from '../board/run-head.js';
 import type { ScopeReplacement } from '../board/store.js';
 import { parseSuperseded, type SupersededBranch } from '../board/superseded.js';
 import { newId } from '../core/ids.js';
-import { parseMarkdown } from '../core/markdown.js';
 import { entryFile } from '../notify/outbox.js';
 import { supersededNotification } from '../notify/superseded.js';
 
@@ -46,7 +46,6 @@ export async function endSuperseded(board: Board, run: string, before: string, a
 
 /** The process and mode a RUN.md names, for a notification's words. */
 function parseRunHead(text: string): { process: string; mode: 'live' | 'test' } {
-  const p = parseMarkdown(text);
-  const d = (p.ok ? p.value.data : {}) as { process?: unknown; mode?: unknown };
-  return { process: typeof d.process === 'string' ? d.process : 'a process', mode: d.mode === 'test' ? 'test' : 'live' };
+  const head = readRunHead(text);
+  return { process: head?.process ?? 'a process', mode: head?.mode ?? 'live' };
 }

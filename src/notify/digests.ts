@@ -10,14 +10,13 @@
  */
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { STATE_DIR } from '../board/layout.js';
+import { DIGESTS_FILE } from '../board/layout.js';
 import { ATTEMPT_MS, within } from './attempts.js';
 import { sendEmail } from './channels/email.js';
 import { digestOf } from './message.js';
 import { entryName, readEntry, updateDelivery, type OutboxEntry } from './outbox.js';
 import { delivered, personSkip, skipped } from './schedule.js';
 
-const DIGESTS_FILE = `${STATE_DIR}/notifications-digests.json`;
 const DIGEST_LOCK = 'notify-digests';
 
 export interface DigestPlan {

@@ -14,7 +14,7 @@ import { eventBy, type Author } from '../board/author.js';
 import type { Board } from '../board/board.js';
 import type { CommitEvent, CommitReads, StateRecord } from '../board/commit.js';
 import { BoardError } from '../board/errors.js';
-import { STATE_DIR, WORK_FILE } from '../board/layout.js';
+import { TOKENS_FILE, WORK_FILE } from '../board/layout.js';
 import { manifestFrom } from '../board/manifest.js';
 import type { WorkState } from '../board/state.js';
 import type { BoardStore } from '../board/store.js';
@@ -37,7 +37,7 @@ import {
   type TokenInfo,
 } from './token-rules.js';
 
-export const TOKENS_FILE = `${STATE_DIR}/tokens.json`;
+export { TOKENS_FILE };
 
 
 const newSecret = () => `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;

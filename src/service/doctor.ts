@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import type { Board } from '../board/board.js';
 import { hostname } from 'node:os';
-import { paths, SIGNING_KEY_FILE, STATE_DIR } from '../board/layout.js';
+import { JOURNAL_DIR, LOCKS_DIR, paths, REFUSED_FILE, RUNS_DIR, SIGNING_KEY_FILE, SYNC_INTENT } from '../board/layout.js';
 import { KEY_DIR } from '../board/signing.js';
 import { isBreakable, pidAlive } from '../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
@@ -42,7 +42,7 @@ function unmerged(root: string): string[] {
 }
 
 async function locks(board: Board, findings: Finding[]): Promise<void> {
-  const lockDir = `${STATE_DIR}/locks`;
+  const lockDir = LOCKS_DIR;
   for (const n of board.state.list(lockDir)) {
     const raw = await board.state.read(`${lockDir}/${n}`);
     const st = board.listing.stat(`${lockDir}/${n}`);
@@ -117,7 +117,7 @@ async function openWork(board: Board, service: Service, findings: Finding[], now
     const result = await service.call('get_run', { runId: id }, { kind: 'agent', id: 'doctor' });
     if (!result.ok) {
       // A run whose files are refused is already listed (refused-file, audit); it must not stop the report.
-      if (!findings.some((f) => f.where === id || f.where.includes(`runs/${id}/`))) findings.push({ kind: 'refused-file', where: id, detail: `${result.error.message} ${(result.error.issues ?? []).join('; ')}`.trim() });
+      if (!findings.some((f) => f.where === id || f.where.includes(`${RUNS_DIR}/${id}/`))) findings.push({ kind: 'refused-file', where: id, detail: `${result.error.message} ${(result.error.issues ?? []).join('; ')}`.trim() });
       continue;
     }
     const view = result.data;
@@ -163,10 +163,10 @@ export async function doctorFindings(board: Board, service: Service, now = new D
   const sync = await syncStatus(board);
   if (sync && sync.state.failingInARow > 0) findings.push({ kind: 'git-sync', where: 'serve --git-sync', detail: [sync.words.failure, sync.words.good, sync.words.next].filter((x) => x !== null).join('; ') });
   await locks(board, findings);
-  for (const n of board.state.list(`${STATE_DIR}/journal`)) {
-    findings.push({ kind: 'pending-journal', where: n, detail: n === 'sync.json' ? 'an interrupted workboard sync; the next sync finishes it' : 'an interrupted commit; the next write or workboard serve rolls it forward' });
+  for (const n of board.state.list(JOURNAL_DIR)) {
+    findings.push({ kind: 'pending-journal', where: n, detail: `${JOURNAL_DIR}/${n}` === SYNC_INTENT ? 'an interrupted workboard sync; the next sync finishes it' : 'an interrupted commit; the next write or workboard serve rolls it forward' });
   }
-  const refused = await board.state.readText(`${STATE_DIR}/refused.json`);
+  const refused = await board.state.readText(REFUSED_FILE);
   if (refused !== null) for (const [run, why] of Object.entries(JSON.parse(refused) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
   for (const e of await allEntries(board.state)) {
     if (statusOf(e) !== 'parked') continue;

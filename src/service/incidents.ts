@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { WorkState } from '../board/state.js';
-import { STATE_DIR } from '../board/layout.js';
+import { INCIDENTS_FILE } from '../board/layout.js';
 
-export const INCIDENTS_FILE = `${STATE_DIR}/incidents.jsonl`;
+export { INCIDENTS_FILE };
 
 /** How long `doctor` reports an incident: long enough to be seen, never for ever. */
 export const INCIDENT_SHOWN_MS = 24 * 3600_000;

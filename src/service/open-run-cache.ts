@@ -12,10 +12,10 @@
  * damaged or missing, it is simply rebuilt.
  */
 import type { Board } from '../board/board.js';
-import { paths, scopeFiles, STATE_DIR } from '../board/layout.js';
+import { OPEN_RUNS_FILE, paths, scopeFiles } from '../board/layout.js';
 import type { RunState } from '../engine/types.js';
 
-const FILE = `${STATE_DIR}/open-runs.json`;
+const FILE = OPEN_RUNS_FILE;
 const VERSION = 1;
 /** A file younger than this is not trusted to show a later edit through its mtime; the second where mtimes are whole seconds. */
 const RACY_MS = 100;

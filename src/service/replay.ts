@@ -4,7 +4,7 @@
  * gets the original result, another call with the same requestId `conflict`.
  */
 import type { CommitReads, StateRecord } from '../board/commit.js';
-import { STATE_DIR } from '../board/layout.js';
+import { requestLockFile, requestRecordFile } from '../board/layout.js';
 import type { WorkState } from '../board/state.js';
 import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
@@ -37,11 +37,11 @@ export class Replay {
 
 /** The lock a start_run holds while it creates its run (see writes.ts), beside the record it will write. */
 export function requestLock(requestId: string): string {
-  return `${STATE_DIR}/locks/request-${sha256Hex(requestId)}.lock`;
+  return requestLockFile(sha256Hex(requestId));
 }
 
 function requestPath(requestId: string): string {
-  return `${STATE_DIR}/requests/${sha256Hex(requestId)}.json`;
+  return requestRecordFile(sha256Hex(requestId));
 }
 
 function fingerprint(tool: Tool, a: WriteArgs, actor: Actor): string {

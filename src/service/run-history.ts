@@ -15,7 +15,7 @@
  * from the chains when absent or unreadable.
  */
 import type { Board } from '../board/board.js';
-import { isRunId, STATE_DIR } from '../board/layout.js';
+import { INSIGHTS_FILE, isRunId, RUN_CHAIN_FILE, RUNS_DIR } from '../board/layout.js';
 import { stampOf } from '../board/listing.js';
 import { runFacts, type HistoryLine, type RunFacts } from '../insights/facts.js';
 import { versionKey } from '../insights/figures.js';
@@ -43,7 +43,7 @@ function parsedLines(text: string): HistoryLine[] {
 /** A published version's process, with the groups its roles were given when published. */
 export type PinnedProcess = Process & { roles: Record<string, string> };
 
-const KEPT = `${STATE_DIR}/insights.json`;
+const KEPT = INSIGHTS_FILE;
 const KEPT_VERSION = 5;
 
 /** A chain's facts as read (or packed, as a previous process kept them: unpacked when first asked for), under the chain's stamp. */
@@ -114,8 +114,8 @@ export class RunHistory {
       this.noteChange();
     }
     for (const id of ids) {
-      // paths.runChain's file, joined by hand: a path.join for each of 10k runs took some 10 ms of a warm `stats`.
-      const file = `runs/${id}/audit.jsonl`;
+      // paths.runChain's file, joined without its id check: a path.join for each of 10k runs took some 10 ms of a warm `stats`.
+      const file = `${RUNS_DIR}/${id}/${RUN_CHAIN_FILE}`;
       const s = this.board.listing.stat(file);
       if (!s) continue;
       let e = this.entries.get(id);

@@ -19,7 +19,7 @@
  */
 import { crc32 } from 'node:zlib';
 import type { ChangeCursor } from '../board/changes.js';
-import { STATE_DIR } from '../board/layout.js';
+import { INDEX_DIR, LEGACY_INDEX_FILE } from '../board/layout.js';
 import type { WorkState } from '../board/state.js';
 import type { RunSummary } from './run-summary-scan.js';
 
@@ -39,11 +39,8 @@ export interface IndexEntry {
   summary: RunSummary;
 }
 
-const DIR = `${STATE_DIR}/index`;
-const OPEN_FILE = `${DIR}/open`;
-const ENDED_FILE = `${DIR}/ended`;
-/** The single-file form before this one, rewritten whole on every save: removed once the new one is written. */
-const LEGACY_FILE = `${STATE_DIR}/index.json`;
+const OPEN_FILE = `${INDEX_DIR}/open`;
+const ENDED_FILE = `${INDEX_DIR}/ended`;
 const VERSION = 4;
 const LOCK = 'run-index';
 
@@ -332,7 +329,7 @@ export class IndexEntries {
     }
     this.openChanged.clear();
     this.headStamp = state.stamp(OPEN_FILE);
-    if (this.rewrite && state.stamp(LEGACY_FILE) !== '') await state.remove(LEGACY_FILE);
+    if (this.rewrite && state.stamp(LEGACY_INDEX_FILE) !== '') await state.remove(LEGACY_INDEX_FILE);
     this.rewrite = false;
     this.broken = false;
   }

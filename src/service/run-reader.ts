@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Board } from '../board/board.js';
 import type { BoardDoc } from '../board/document.js';
 import { BoardError } from '../board/errors.js';
-import { isRunId, paths, STATE_DIR } from '../board/layout.js';
+import { isRunId, paths } from '../board/layout.js';
 import { loadVersion } from '../board/processes.js';
 import { BoundedMap } from '../core/bounded-map.js';
 import { leaseStranded } from '../engine/commands.js';
@@ -357,5 +357,5 @@ export class RunReader {
 }
 
 function lastValidPath(runId: string): string {
-  return `${STATE_DIR}/last-valid/${runId}.json`;
+  return paths.lastValid(runId);
 }

@@ -8,8 +8,15 @@
  * full. `inputs`, whose values can be anything, are read here when each is a
  * simple scalar on its own line, else through the strict YAML parser. The index is never a source of truth: every read of the run
  * itself parses and checks its files in full.
+ *
+ * The summary's fields are held to the rules the codec checks them by, taken
+ * from the run schema itself (schemas/board/run.schema.json: the state and
+ * mode names, the id and process patterns, the least version), so the two
+ * cannot drift apart; test/service/run-readers.test.ts holds the two reads
+ * to the same answer on every RUN.md of the test boards.
  */
 import { parseYaml } from '../core/markdown.js';
+import { fieldRule } from '../board/schemas.js';
 import type { RunRecord } from '../engine/types.js';
 
 /** What the run index keeps of a run: enough to list, filter and sort runs without reading them. */
@@ -30,8 +37,33 @@ const INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
 const DECIMAL = /^-?(0|[1-9][0-9]{0,14})\.[0-9]{1,17}$/;
 /** What the YAML 1.2 core schema reads as a number, a boolean or null rather than a string. */
 const NOT_A_STRING = /^([-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN)|true|True|TRUE|false|False|FALSE|null|Null|NULL)$/;
-const STATES: ReadonlySet<string> = new Set(['active', 'waiting', 'ended', 'cancelled']);
-const MODES: ReadonlySet<string> = new Set(['live', 'test']);
+
+/** The run schema's rules for the summary's fields, read from it once, when first needed. */
+interface SummaryRules {
+  states: ReadonlySet<unknown>;
+  modes: ReadonlySet<unknown>;
+  id: RegExp;
+  process: RegExp;
+  minVersion: number;
+}
+let rules: SummaryRules | null = null;
+
+function summaryRules(): SummaryRules {
+  if (rules === null) {
+    const pattern = (key: string) => new RegExp(fieldRule('run', key).pattern ?? '', 'u');
+    rules = {
+      states: new Set(fieldRule('run', 'state').enum),
+      modes: new Set(fieldRule('run', 'mode').enum),
+      id: pattern('id'),
+      process: pattern('process'),
+      minVersion: fieldRule('run', 'version').minimum ?? 1,
+    };
+  }
+  return rules;
+}
+
+const isState = (s: string): s is RunSummary['state'] => summaryRules().states.has(s);
+const isMode = (s: string): s is RunSummary['mode'] => summaryRules().modes.has(s);
 /** A map key the board writes plain. */
 const KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 
@@ -103,9 +135,10 @@ export function scanRunSummary(text: string): RunSummary | null {
   const [id, process, state, mode, startedAt, updatedAt] = ['id', 'process', 'state', 'mode', 'startedAt', 'updatedAt'].map(str);
   const version = found.get('version');
   const outcome = found.get('outcome') ?? null;
-  if (!id || !process || !state || !STATES.has(state) || !mode || !MODES.has(mode) || !startedAt || !updatedAt) return null;
-  if (typeof version !== 'number' || (outcome !== null && typeof outcome !== 'string')) return null;
+  const r = summaryRules();
+  if (!id || !r.id.test(id) || !process || !r.process.test(process) || !state || !isState(state) || !mode || !isMode(mode) || !startedAt || !updatedAt) return null;
+  if (typeof version !== 'number' || !Number.isInteger(version) || version < r.minVersion || (outcome !== null && typeof outcome !== 'string')) return null;
   const value = inputs === null ? null : inputsOf(inputs);
   if (value === null) return null;
-  return { id, process, version, state: state as RunSummary['state'], outcome, mode: mode as RunSummary['mode'], startedAt, updatedAt, inputs: value };
+  return { id, process, version, state, outcome, mode, startedAt, updatedAt, inputs: value };
 }

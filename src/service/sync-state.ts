@@ -7,10 +7,10 @@
  * board's `.work/` records.
  */
 import type { WorkState } from '../board/state.js';
-import { STATE_DIR } from '../board/layout.js';
+import { SYNC_STATE_FILE } from '../board/layout.js';
 import { relativeTime } from '../words/index.js';
 
-export const SYNC_STATE_FILE = `${STATE_DIR}/git-sync.json`;
+export { SYNC_STATE_FILE };
 
 export interface SyncState {
   /** The serve that syncs: its process id and host, so a reader can tell a record left by one that stopped. */

@@ -6,7 +6,7 @@
  * lease is `stale`; one that does not verify at all is `invalid`.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { STATE_DIR } from '../board/layout.js';
+import { SECRET_FILE } from '../board/layout.js';
 import type { WorkState } from '../board/state.js';
 
 export interface TokenClaims {
@@ -18,7 +18,6 @@ export interface TokenClaims {
   agent?: string;
 }
 
-const SECRET_FILE = `${STATE_DIR}/secret`;
 
 const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 

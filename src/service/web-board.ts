@@ -6,7 +6,7 @@
  */
 import { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
-import { CHANGES_FILE, STATE_DIR } from '../board/layout.js';
+import { CHANGES_FILE, SESSIONS_FILE } from '../board/layout.js';
 import { RunWatch } from '../board/run-watch.js';
 import { resolveActor } from './identity.js';
 
@@ -21,7 +21,7 @@ export function openServedBoard(root: string): Promise<Board> {
 }
 
 /** The web's sign-in links and sessions, hashed (never committed). */
-export const SESSIONS_FILE = `${STATE_DIR}/web/sessions.json`;
+export { SESSIONS_FILE };
 
 /** The person a web session may be opened for: declared in WORK.md as it is now, and a person, never an agent. */
 export async function sessionPerson(board: Board, email: string): Promise<string> {

@@ -11,6 +11,7 @@ import { reconcileAfterGit } from '../../git/sync.js';
 import { mergedLines } from './sync.js';
 import { color, EXIT } from '../output.js';
 import type { Cli } from '../cli.js';
+import { STATE_DIR } from '../../board/layout.js';
 
 /** Which board files go through our merge driver. */
 export const MERGE_ATTRIBUTES = ['runs/**/*.md merge=workboard', 'runs/**/*.jsonl merge=workboard', 'audit/*.jsonl merge=workboard', 'WORK.md merge=workboard'];
@@ -70,16 +71,16 @@ function keepStateOutOfCheckouts(root: string): void {
     }
   };
   const prefix = execFileSync('git', ['-C', root, 'rev-parse', '--show-prefix'], { encoding: 'utf8' }).trim();
-  const rule = `!/${prefix}.work/`;
+  const rule = `!/${prefix}${STATE_DIR}/`;
   if (config('core.sparseCheckoutCone') === 'true') {
-    process.stderr.write(`note: this clone uses a cone-mode sparse checkout, which cannot leave ${prefix}.work/ out; a pull could then write there (workboard never reads what git tracks there)\n`);
+    process.stderr.write(`note: this clone uses a cone-mode sparse checkout, which cannot leave ${prefix}${STATE_DIR}/ out; a pull could then write there (workboard never reads what git tracks there)\n`);
     return;
   }
   const file = path.resolve(root, execFileSync('git', ['-C', root, 'rev-parse', '--git-path', 'info/sparse-checkout'], { encoding: 'utf8' }).trim());
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const on = config('core.sparseCheckout') === 'true';
   if (!on && current.trim() !== '') {
-    process.stderr.write(`note: ${file} holds rules while sparse checkout is off, so it was left as it is; to keep git from writing into ${prefix}.work/, add ${rule} to it and run git config core.sparseCheckout true\n`);
+    process.stderr.write(`note: ${file} holds rules while sparse checkout is off, so it was left as it is; to keep git from writing into ${prefix}${STATE_DIR}/, add ${rule} to it and run git config core.sparseCheckout true\n`);
     return;
   }
   if (!current.split('\n').includes(rule)) {

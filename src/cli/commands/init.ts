@@ -7,11 +7,12 @@ import { BoardError } from '../../board/errors.js';
 import { gitAvailable, insideGitWorkTree, setUpGit } from './git.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
+import { STATE_DIR } from '../../board/layout.js';
 
 export function register(program: Command, cli: Cli): void {
   program
     .command('init')
-    .description('create a board: WORK.md, .gitignore (with .work/) and the folders')
+    .description(`create a board: WORK.md, .gitignore (with ${STATE_DIR}/) and the folders`)
     .argument('[dir]', 'where to create it (default: --board, else the current folder)')
     .option('--name <name>', 'board name (lowercase words joined by hyphens); default: the folder name')
     .option('--title <title>', 'a human title')

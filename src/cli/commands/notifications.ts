@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { allEntries, readEntry, statusOf, writeEntry, type OutboxEntry } from '../../notify/outbox.js';
 import { retried } from '../../notify/schedule.js';
-import { STATE_DIR } from '../../board/layout.js';
+import { lockFile } from '../../board/layout.js';
 import { BoardError } from '../../board/errors.js';
 import { color, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -42,7 +42,7 @@ export function register(program: Command, cli: Cli): void {
       const entry = (await allEntries(board.state)).find((e) => e.id === id);
       if (!entry) return cli.fail(new BoardError('invalid', `no notification ${id} in the outbox`));
       const name = `${entry.runId ?? 'board'}-${entry.id}`;
-      const after = await board.store.exclusive(`${STATE_DIR}/locks/notify-${name}.lock`, '', async () => {
+      const after = await board.store.exclusive(lockFile(`notify-${name}`), '', async () => {
         const now = await readEntry(board.state, `${name}.json`);
         if (!now || statusOf(now) !== 'parked') return null;
         const next = retried(now, new Date().toISOString());

@@ -12,6 +12,7 @@ import { actorName } from '../../engine/types.js';
 import { color, EXIT } from '../output.js';
 import type { Cli } from '../cli.js';
 import { VERSION } from '../version.js';
+import { STATE_DIR } from '../../board/layout.js';
 
 /** Why the address could not be had, in words a person can act on. */
 function cannotListen(e: NodeJS.ErrnoException, where: string): string {
@@ -28,7 +29,7 @@ export function register(program: Command, cli: Cli): void {
   program
     .command('serve')
     .description('the long-running coordinator: timers on time, hand edits adopted or refused as they land, and MCP over HTTP with --http')
-    .option('--git-commit <seconds>', 'commit board changes to git at most once per this many seconds (never .work/)')
+    .option('--git-commit <seconds>', `commit board changes to git at most once per this many seconds (never ${STATE_DIR}/)`)
     .option('--git-sync <seconds>', 'every this many seconds, workboard sync: commit, pull and merge run by run, push')
     .option('--git-timeout <seconds>', 'how long one fetch or push of --git-sync may take before the remote counts as unreachable (default 60)')
     .option('--git-clock <seconds>', "with --git-sync: how long the board's clock stays with this clone after a sync carried its lease (default 300, at least 3 syncs); another clone takes it once it runs out (docs/git.md)")

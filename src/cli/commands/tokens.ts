@@ -4,6 +4,7 @@ import { createToken, listTokens, revokeToken, rotateToken, type MadeToken } fro
 import { DEFAULT_EXPIRY, type TokenInfo } from '../../service/token-rules.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
+import { STATE_DIR, TOKENS_FILE } from '../../board/layout.js';
 
 function shown(cli: Cli, t: MadeToken, what: string): never {
   if (cli.json()) printJson({ ok: true, data: t });
@@ -22,14 +23,14 @@ function row(t: TokenInfo, now: Date): string {
 }
 
 export function register(program: Command, cli: Cli): void {
-  const token = program.command('token').description('bearer tokens for MCP over HTTP (shown once; only a hash is kept, in .work/)')
+  const token = program.command('token').description(`bearer tokens for MCP over HTTP (shown once; only a hash is kept, in ${STATE_DIR}/)`)
     .addHelpText('after', '\nExample:\n  workboard token create reviewer --name ci --expires 30d\n  workboard token list\n  workboard token revoke ci');
   token
     .command('create')
     .argument('<identity>', 'an agent id or a person email declared in WORK.md')
     .option('--expires <when>', `how long it works: 12h, 30d, 2w, or a date (at most 366 days; default ${DEFAULT_EXPIRY})`)
     .option('--name <label>', 'a label to list and revoke it by (unique on the board)')
-    .description('make a token for an identity; it is shown once and only its hash is kept (in .work/tokens.json)')
+    .description(`make a token for an identity; it is shown once and only its hash is kept (in ${TOKENS_FILE})`)
     .addHelpText('after', '\nExample:\n  workboard token create reviewer --name ci --expires 30d')
     .action(async (identity: string, o: { expires?: string; name?: string }) => {
       const board = await cli.board();

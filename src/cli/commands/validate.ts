@@ -2,7 +2,7 @@ import { existsSync, promises as fs, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { Board } from '../../board/board.js';
-import { paths } from '../../board/layout.js';
+import { paths, STATE_DIR } from '../../board/layout.js';
 import { listVersions } from '../../board/processes.js';
 import { NAME_PATTERN } from '../../process/model.js';
 import { offerFor } from '../../service/context.js';
@@ -54,7 +54,7 @@ async function collect(targets: string[], cli: Cli): Promise<{ files: Source[]; 
   const walk = async (dir: string) => {
     const entries = await fs.readdir(dir, { withFileTypes: true });
     for (const e of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-      if (e.isDirectory() && !['node_modules', '.work', '.git'].includes(e.name)) await walk(path.join(dir, e.name));
+      if (e.isDirectory() && !['node_modules', STATE_DIR, '.git'].includes(e.name)) await walk(path.join(dir, e.name));
       else if (e.isFile() && e.name === 'PROCESS.md') files.push(userFile(path.join(dir, e.name)));
     }
   };

@@ -6,6 +6,7 @@ import { servedAt } from '../../board/served-at.js';
 import { createLoginLink, listSessions, revokeSession, revokeSessionsOf } from '../../web/sessions.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
+import { SESSIONS_FILE } from '../../board/layout.js';
 
 export function register(program: Command, cli: Cli): void {
   program
@@ -26,7 +27,7 @@ export function register(program: Command, cli: Cli): void {
       cli.exit(EXIT.ok);
     });
 
-  const session = program.command('session').description('web sessions (stored hashed in .work/web/sessions.json)')
+  const session = program.command('session').description(`web sessions (stored hashed in ${SESSIONS_FILE})`)
     .addHelpText('after', '\nExamples:\n  workboard session list\n  workboard session revoke s-1a2b3c4d5e6f');
   session
     .command('list')

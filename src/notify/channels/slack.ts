@@ -11,7 +11,7 @@
 import { LogLevel, WebClient, type Logger } from '@slack/web-api';
 import type { PersonLike } from '../../words/index.js';
 import type { SlackConfig } from '../../board/manifest.js';
-import { STATE_DIR } from '../../board/layout.js';
+import { SLACK_DIR } from '../../board/layout.js';
 import type { WorkState } from '../../board/state.js';
 import { linkOf } from '../message.js';
 import type { Notification } from '../rules.js';
@@ -21,7 +21,7 @@ import type { View } from '@slack/web-api';
 
 export const SLACK_API_URL = 'https://slack.com/api/';
 /** Where each posted message of a work item is: `<run>-<work item>.json`. */
-export const SLACK_DIR = `${STATE_DIR}/slack`;
+export { SLACK_DIR };
 
 /** A message of a work item in Slack, and the snapshot its buttons carry (null once it shows how the item ended). */
 export interface MessageRecord extends MessageAt {
