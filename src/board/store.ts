@@ -20,10 +20,13 @@
  *
  * Readers never lock: `read` sees whole files (rename is atomic), and
  * `snapshot` sees one consistent state of a scope across several files.
+ * Every commit, whichever way it is made or finished, is published to the
+ * caches that subscribe (`onCommit`, commit-feed.ts).
  */
 import { sha256Hex } from '../core/hash.js';
 import type { AuditEvent, ChainHead } from './audit.js';
 import { ChainFiles } from './chain-file.js';
+import { CommitFeed, type CommitListener } from './commit-feed.js';
 import type { Commit, CommitReads } from './commit.js';
 import { planCommit, sealEvents } from './commit-plan.js';
 import { decodeDoc, rememberDecoded, type BoardDoc } from './document.js';
@@ -75,6 +78,7 @@ export class BoardStore {
   private readonly log: CommitLog;
   private readonly spares: Spares;
   private readonly key: SigningKey;
+  private readonly feed = new CommitFeed();
 
   private distrusted: Distrusted = () => false;
 
@@ -87,6 +91,19 @@ export class BoardStore {
     this.spares = Spares.of(this.root);
     this.journals = new Journals(this.files, this.chains, this.log, this.spares);
     this.key = new SigningKey(this.files, this.now);
+  }
+
+  /**
+   * Be told of every commit this store makes or finishes, once it is made
+   * (docs/architecture.md "How caches follow commits"); call what it returns to stop.
+   */
+  onCommit(listener: CommitListener): () => void {
+    return this.feed.subscribe(listener);
+  }
+
+  /** Roll forward a scope's journal a dead writer left, and tell the subscribers what it finished. */
+  private async rollForward(scope: Scope): Promise<void> {
+    this.feed.publish({ scope, source: 'roll-forward', files: await this.journals.rollForward(scope), events: [] });
   }
 
   // Private: outside the store a board path is never a file-system path (board.state, board.listing and the store's reads are the ways in).
@@ -129,7 +146,7 @@ export class BoardStore {
     const held = await this.lock(sf.lock, sf.name);
     try {
       this.files.forgetDirs(scope);
-      await this.journals.rollForward(scope);
+      await this.rollForward(scope);
       // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
       if (held.broken.length > 0) await cleanTemps(this.files, scope);
       const chain = await this.chains.state(sf.chain);
@@ -192,7 +209,7 @@ export class BoardStore {
         const sf = scopeFiles(c.scope);
         held.push(await this.lock(sf.lock, sf.name));
         this.files.forgetDirs(c.scope);
-        await this.journals.rollForward(c.scope);
+        await this.rollForward(c.scope);
       }
       for (const c of ordered) {
         for (const f of c.files) {
@@ -210,6 +227,7 @@ export class BoardStore {
         const pos = await this.chains.state(scopeFiles(c.scope).chain).then((st) => st.lines, () => 0);
         await this.journals.commit(c.scope, writes, removes, [], pos);
         this.chains.forget(scopeFiles(c.scope).chain);
+        this.feed.publish({ scope: c.scope, source: 'merge', files: [...writes.map((w) => w.rel), ...removes], events: [] });
       }
     } finally {
       for (const h of held.reverse()) await h.release();
@@ -304,6 +322,7 @@ export class BoardStore {
     const pos = events.length > 0 ? events[events.length - 1]!.seq + 1 : chainHead ? chainHead.seq + 1 : 0;
     const { pending } = await this.journals.commit(scope, plan.writes, plan.removes, events, pos, before);
     for (const d of plan.docs) rememberDecoded(d);
+    this.feed.publish({ scope, source: 'transaction', files: [...plan.writes.map((w) => w.rel), ...plan.removes], events });
     return { written: plan.written, events, ...(pending ? { pending: true } : {}) };
   }
 
@@ -326,7 +345,11 @@ export class BoardStore {
             this.chains.forget(sf.chain);
           }
         },
-        replay: (scope, records) => this.journals.replayScope(scope, records),
+        replay: async (scope, records) => {
+          const done = await this.journals.replayScope(scope, records);
+          this.feed.publish({ scope, source: 'replay', files: done.written, events: [] });
+          return done;
+        },
         checkpoint: () => this.log.checkpoint(),
       });
     });

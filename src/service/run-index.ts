@@ -5,7 +5,9 @@
  * new RUN.md into place, so any write to a run invalidates it. The summaries
  * are also cached in `.work/index.json`, with how far the change log
  * (`.work/changes`) was read, so a fresh CLI process starts warm and looks
- * again only at runs that changed since.
+ * again only at runs that changed since. Runs this process commits are
+ * looked at again on the next use whatever the log says, as the store tells
+ * the index of each commit (docs/architecture.md "How caches follow commits").
  */
 import type { Board } from '../board/board.js';
 import type { ChangeCursor } from '../board/changes.js';
@@ -96,6 +98,8 @@ export class RunIndex {
    * (once their folder is there), so a server's own starts cost no listing.
    */
   private readonly ownStarts = new Set<string>();
+  /** Runs the store committed in this process since the index last looked: looked at again first. */
+  private readonly committed = new Set<string>();
 
   constructor(
     private readonly board: Board,
@@ -103,7 +107,11 @@ export class RunIndex {
     private readonly clock: () => number = Date.now,
     /** Told of each run the change log names as it is read, and (null) when any run may have changed unseen: a full scan. */
     private readonly onChanged?: (runId: string | null) => void,
-  ) {}
+  ) {
+    board.store.onCommit((c) => {
+      if (c.scope.kind === 'run') this.committed.add(c.scope.id);
+    });
+  }
 
   private async loadCache(): Promise<void> {
     if (this.loaded) return;
@@ -142,6 +150,10 @@ export class RunIndex {
 
   private async sync(): Promise<void> {
     await this.loadCache();
+    for (const id of [...this.committed]) {
+      this.committed.delete(id);
+      await this.refresh(id);
+    }
     const runs = this.board.listing.stat('runs');
     const runsDir = runs ? `${runs.ino}:${runs.mtimeNs}` : '';
     const c = this.cursor;

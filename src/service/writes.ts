@@ -157,11 +157,7 @@ export class RunWrites {
         }
       }
     });
-    // A run this write ended leaves the open runs' last valid states (kept for when a file is refused):
-    // under a steady load they were filling with ended runs nobody reads again. A write is not a read:
-    // what this process last read stays what it serves if a file is refused later.
-    if (committed && isEnded(committed)) this.reader.forgetLastGood(runId);
-    this.reader.forget(runId);
+    // The reader's caches follow the commit on their own (RunReader.committed).
     if (value instanceof ToolError) throw value;
     if (committed && isEnded(committed)) await this.blockersMoved();
     if (committed) await this.links(committed.state, starts);
@@ -259,9 +255,6 @@ export class RunWrites {
         commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
       };
     });
-    // Every file of the run was just read and found valid (or adopted): the state to fall back on if one is refused later.
-    this.reader.seenValid(runId, { state: value.state, pinned: value.pinned });
-    if (value.events.length > 0) this.reader.forget(runId);
     if (value.events.some((e) => e.action === 'run.ended')) await this.blockersMoved();
     if (value.events.length > 0) await this.links(value.state, value.starts);
     return value;
@@ -342,7 +335,6 @@ export class RunWrites {
         commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
       };
     });
-    if (value.events.length > 0) this.reader.forget(runId);
     if (value.events.length > 0) await this.links(value.state, value.starts);
     return value;
   }
