@@ -51,7 +51,7 @@ const MUTANTS = [
   ['feed-one-listener-stops-the-rest', 'src/board/commit-feed.ts', 'try {\n        l(event);\n      } catch (e) {\n        errors.push(e);\n      }', 'l(event);', ['test/board/commit-feed.test.ts']],
   ['reader-keeps-a-committed-run', 'src/service/run-reader.ts', '    this.runCache.delete(runId);\n    if (c.events', '    if (c.events', ['test/service/commit-feed.test.ts']],
   ['reader-unsubscribed', 'src/service/run-reader.ts', 'board.store.onCommit((c) => this.committed(c));', 'void this.committed;', ['test/service/commit-feed.test.ts', 'test/architecture/cache-coherence.test.ts']],
-  ['reader-keeps-ended-runs-open-state', 'src/service/run-reader.ts', "if (c.events.some((e) => e.action === 'run.ended' || e.action === 'run.cancelled')) this.lastGood.delete(runId);", '', ['test/service/memory-bounds.test.ts']],
+  ['reader-keeps-ended-runs-open-state', 'src/service/run-reader.ts', "if (c.events.some((e) => e.action === 'run.ended' || e.action === 'run.cancelled')) this.lastGood.delete(runId);", '', ['test/service/commit-feed.test.ts', 'test/service/memory-bounds.test.ts']],
   ['index-ignores-commits', 'src/service/run-index.ts', "if (c.scope.kind === 'run') this.committed.add(c.scope.id);", 'void c;', ['test/service/commit-feed.test.ts']],
   ['replay-other-arguments', 'src/service/replay.ts', 'if (rec.fingerprint !== fingerprint(tool, a, actor)) {', 'if (false) {', ['test/service/idempotency.test.ts']],
 ];

@@ -59,6 +59,16 @@ describe('caches follow the store\'s commits, told by no writer', () => {
     expect(await listed(h)).not.toContain(`${b.run.id}/check`);
   });
 
+  it('a run ended by another write path leaves the open runs\' last valid states', async () => {
+    const h = await open();
+    const d = await h.start('claim-review', { claimant: CAST.ed, amount: 40 });
+    expect(await listed(h)).toContain(`${d.run.id}/check`);
+    const lastGood = (h.service as unknown as { reader: { lastGood: Map<string, unknown> } }).reader.lastGood;
+    expect(lastGood.has(d.run.id)).toBe(true);
+    await unannounced(h, 'cancel', { runId: d.run.id, reason: 'Not needed.' }, CAST.operator);
+    expect(lastGood.has(d.run.id)).toBe(false);
+  });
+
   it('the run index takes a run\'s new summary from a commit the change log did not name', async () => {
     const h = await open();
     const index = new RunIndex(h.board);
