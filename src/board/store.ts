@@ -220,7 +220,7 @@ export class BoardStore {
         }
       }
       for (const c of ordered) {
-        const writes = [...c.files.filter((f) => f.to !== null).map((f) => ({ rel: f.rel, bytes: f.to! })), ...(c.writeState ?? [])];
+        const writes = [...c.files.flatMap((f) => (f.to === null ? [] : [{ rel: f.rel, bytes: f.to }])), ...(c.writeState ?? [])];
         const removes = [...c.files.filter((f) => f.to === null).map((f) => f.rel), ...(c.removeState ?? [])];
         if (writes.length === 0 && removes.length === 0) continue;
         // Unaudited: it stands at the chain's length before it (only an order for replay).
@@ -319,7 +319,8 @@ export class BoardStore {
       }
     }
     const events = sealEvents(plan.events, chainHead, tx.now.toISOString(), await this.key.signer());
-    const pos = events.length > 0 ? events[events.length - 1]!.seq + 1 : chainHead ? chainHead.seq + 1 : 0;
+    const last = events.at(-1);
+    const pos = last ? last.seq + 1 : chainHead ? chainHead.seq + 1 : 0;
     const { pending } = await this.journals.commit(scope, plan.writes, plan.removes, events, pos, before);
     for (const d of plan.docs) rememberDecoded(d);
     this.feed.publish({ scope, source: 'transaction', files: [...plan.writes.map((w) => w.rel), ...plan.removes], events });

@@ -33,6 +33,8 @@ export interface ClaimAnswer extends Renewal {
   handoff: Handoff | null;
   body: string;
   data: RunData;
+  /** What a profile adds to a claim (flow-1's priority and blockers: docs/profile-flow-1.md "4. What a claim carries"). */
+  extensions?: Record<string, unknown>;
 }
 
 /** `upload`: the stored file's ref, hash and size. */

@@ -13,7 +13,7 @@ import type { Board } from '../board/board.js';
 import { type Actor, type EngineEvent, type Pinned, type RunRecord, type RunState } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
 import type { ToolCall } from '../protocol/calls.js';
-import { TOOLS, type Offer, type Tool } from '../protocol/offer.js';
+import { isTool, TOOLS, type Offer, type Tool } from '../protocol/offer.js';
 import type { ListRunsArgs, ToolArgs } from '../protocol/tool-args.js';
 import type { Description, Result, ToolData } from '../protocol/tool-data.js';
 import { offerFor } from './context.js';
@@ -140,9 +140,9 @@ export class Service {
     if (!this.observe) return this.answer(tool, args, actor, opts.held === true, opts.transport);
     const began = performance.now();
     const result = await this.answer(tool, args, actor, opts.held === true, opts.transport);
-    const requestId = (args as { requestId?: unknown } | null)?.requestId;
+    const requestId = typeof args === 'object' && args !== null && 'requestId' in args ? args.requestId : undefined;
     this.observe({
-      tool: (TOOLS as readonly string[]).includes(tool) ? (tool as Tool) : null,
+      tool: isTool(tool) ? tool : null,
       transport: opts.transport ?? 'internal',
       code: result.ok ? 'ok' : result.error.code,
       seconds: (performance.now() - began) / 1000,
@@ -154,14 +154,14 @@ export class Service {
 
   private async answer(tool: string, args: unknown, actor: Actor, held: boolean, transport?: Transport): Promise<ToolResult> {
     try {
-      if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
+      if (!isTool(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
       await this.board.refresh();
       // Rights as WORK.md says now (an agent's scope, a person's operator role). Who the caller is
       // was settled by the transport; the server's own internal identities are not in WORK.md.
       const now = currentActor(this.board.manifest, actor);
       if (!now.ok && held) throw new ToolError('forbidden', now.message, ['identity: removed']);
       // Out of office: the work of whoever has handed theirs to this person is theirs to decide too.
-      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? withDelegators(this.board, now.actor, this.now()) : actor, transport);
+      const data = await this.dispatch(checkedCall(tool, args === undefined ? {} : args), now.ok ? withDelegators(this.board, now.actor, this.now()) : actor, transport);
       return { ok: true, data };
     } catch (e) {
       return this.failures.answer(e, tool, args);
@@ -181,13 +181,13 @@ export class Service {
       case 'list_runs':
         return (await this.listRuns(call.args)) satisfies ToolData['list_runs'];
       case 'start_run':
-        return (await this.writes.startRun(call.args, actor)) as ToolData['start_run'];
+        return (await this.writes.startRun(call.args, actor)) satisfies ToolData['start_run'];
       case 'upload':
-        return (await this.files.upload(call.args, actor)) as ToolData['upload'];
+        return (await this.files.upload(call.args, actor)) satisfies ToolData['upload'];
       default:
         // The writes answer from writes.ts's `answer` (and a replayed record of it).
         // A person's act through Slack says so in its audit lines (docs/operators.md "Slack").
-        return (await this.writes.runWrite(call, actor, transport === 'slack' ? 'slack' : undefined)) as ToolData[typeof call.tool];
+        return (await this.writes.runWrite(call, actor, transport === 'slack' ? 'slack' : undefined)) satisfies ToolData[typeof call.tool];
     }
   }
 

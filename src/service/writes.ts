@@ -18,9 +18,10 @@ import { execute, start, type Change, type Command, type Plan } from '../engine/
 import { fourEyesApplies } from '../engine/rights.js';
 import type { Actor, ChildStart, EngineEvent, Pinned, RunRecord, RunState } from '../engine/types.js';
 import { requirements, runData, runView } from '../engine/view.js';
-import type { RunWriteCall } from '../protocol/calls.js';
+import type { RunWriteCall, RunWriteData } from '../protocol/calls.js';
 import { ToolError } from '../protocol/errors.js';
 import type { StartRunArgs } from '../protocol/tool-args.js';
+import type { ToolData } from '../protocol/tool-data.js';
 import { contextFor } from './context.js';
 import type { StoredFiles } from './files.js';
 import { requestLock, type Replay } from './replay.js';
@@ -69,15 +70,16 @@ export class RunWrites {
    * process) wait, then find the replay record. A start whose caller died half
    * way left its run id in the lock, and the next repeat finishes that same run.
    */
-  async startRun(a: StartRunArgs, actor: Actor) {
+  async startRun(a: StartRunArgs, actor: Actor): Promise<ToolData['start_run']> {
     const candidate = contextFor(this.board.manifest, this.now()).newId('r');
     const made: { change?: Change } = {};
     return this.board.store.exclusive(requestLock(a.requestId), candidate, async (runId) => {
       const prior = await this.replay.lookup(null, 'start_run', a, actor);
       if (prior !== undefined) return prior;
       const versions = await listVersions(this.board, a.process).catch((): number[] => []);
-      if (versions.length === 0) throw new ToolError('not_found', `no published process ${a.process}`);
-      const version = a.version ?? versions[versions.length - 1]!;
+      const latest = versions.at(-1);
+      if (latest === undefined) throw new ToolError('not_found', `no published process ${a.process}`);
+      const version = a.version ?? latest;
       if (!versions.includes(version)) throw new ToolError('not_found', `${a.process} has no version ${version} (published: ${versions.join(', ')})`);
       const pinned = await this.reader.pinned(a.process, version);
       // flow-1: the runs its blocked_by input names, read before the lock (an ended run never changes).
@@ -104,7 +106,7 @@ export class RunWrites {
   }
 
   /** Writes on an existing run: claim, renew, submit, escalate, decide, cancel, send_event. */
-  async runWrite(call: RunWriteCall, actor: Actor, via?: 'slack'): Promise<unknown> {
+  async runWrite(call: RunWriteCall, actor: Actor, via?: 'slack'): Promise<RunWriteData> {
     let runId: string;
     let claims: TokenClaims | null = null;
     if (call.tool === 'renew' || call.tool === 'submit' || call.tool === 'escalate') {
@@ -130,10 +132,10 @@ export class RunWrites {
     }
   }
 
-  private async writeOnce(call: RunWriteCall, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined, via?: 'slack'): Promise<unknown> {
+  private async writeOnce(call: RunWriteCall, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined, via?: 'slack'): Promise<RunWriteData | NeedsVerdict> {
     let committed = null as Loaded | null;
     let starts: ChildStart[] | undefined;
-    const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads): Promise<{ value: unknown; commit: Commit | null }> => {
+    const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads): Promise<{ value: RunWriteData | NeedsVerdict | ToolError; commit: Commit | null }> => {
       committed = null;
       // Read the clock once the lock is held: a lease starts when its claim commits, not before a lock wait.
       const now = this.now();
@@ -193,20 +195,22 @@ export class RunWrites {
   }
 
   /** What a committed write answers; the view a write returns shows every transition it triggered, run state included (docs/agents.md "The tools"). */
-  private answer(call: RunWriteCall, plan: Extract<Plan, { kind: 'commit' }>, pinned: Pinned, now: Date): unknown {
+  private answer(call: RunWriteCall, plan: Extract<Plan, { kind: 'commit' }>, pinned: Pinned, now: Date): RunWriteData {
     const result = plan.result;
     if (result && 'lease' in result) {
       const lease = result.lease;
       const token = this.tokens.sign({ runId: plan.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt, agent: lease.agent });
       if (call.tool === 'renew') return { token, expiresAt: lease.expiresAt };
-      const def = pinned.process.steps.find((s) => s.id === lease.stepId)!;
+      const def = pinned.process.steps.find((s) => s.id === lease.stepId);
+      const claimed = plan.state.steps[lease.stepId];
+      if (!def || !claimed) throw new Error(`the claimed step ${lease.stepId} is not a step of ${pinned.process.name} v${pinned.version}`);
       const req = requirements(def);
       return {
         token,
         expiresAt: lease.expiresAt,
         mode: plan.state.run.mode,
         step: { id: def.id, instructions: def.value, output: req.output, evidence: req.evidence, next: req.next },
-        handoff: plan.state.steps[lease.stepId]!.handoff,
+        handoff: claimed.handoff,
         body: pinned.process.body,
         data: runData(plan.state, pinned, this.reader.fileUrl),
         ...claimExtensions(plan.state.run),
