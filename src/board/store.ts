@@ -35,7 +35,7 @@ import { readIfExists } from './fsutil.js';
 import { CommitLog } from './commit-log.js';
 import { cleanTemps, Journals, type PendingCommit } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
-import { acquireLock, LockTimeout } from './lock.js';
+import { acquireLock, LockTimeout, type HeldLock } from './lock.js';
 import { Spares } from './spares.js';
 import { recover, replayEarlierBoots, type RecoveryReport, type ReplayReport } from './recovery.js';
 import { SafeFiles } from './safe-files.js';
@@ -101,9 +101,24 @@ export class BoardStore {
     return this.feed.subscribe(listener);
   }
 
-  /** Roll forward a scope's journal a dead writer left, and tell the subscribers what it finished. */
-  private async rollForward(scope: Scope): Promise<void> {
-    this.feed.publish({ scope, source: 'roll-forward', files: await this.journals.rollForward(scope), events: [] });
+  /**
+   * How every writer enters a scope: take its lock, drop what is cached of its
+   * folders (another process may have written them), and roll forward a
+   * journal a dead writer left, telling the subscribers what that finished. A
+   * replay of an earlier boot's logs (`journal: 'replay'`) takes the journal
+   * up with the logged records instead. On failure the lock is let go.
+   */
+  private async enter(scope: Scope, journal: 'roll-forward' | 'replay' = 'roll-forward'): Promise<HeldLock> {
+    const sf = scopeFiles(scope);
+    const held = await this.lock(sf.lock, sf.name);
+    try {
+      this.files.forgetDirs(scope);
+      if (journal === 'roll-forward') this.feed.publish({ scope, source: 'roll-forward', files: await this.journals.rollForward(scope), events: [] });
+      return held;
+    } catch (e) {
+      await held.release();
+      throw e;
+    }
   }
 
   // Private: outside the store a board path is never a file-system path (board.state, board.listing and the store's reads are the ways in).
@@ -143,10 +158,8 @@ export class BoardStore {
   async transact<T>(scope: Scope, fn: (tx: Tx) => Promise<T> | T): Promise<{ value: T; commit: CommitReport }> {
     await this.replayLogs();
     const sf = scopeFiles(scope);
-    const held = await this.lock(sf.lock, sf.name);
+    const held = await this.enter(scope);
     try {
-      this.files.forgetDirs(scope);
-      await this.rollForward(scope);
       // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
       if (held.broken.length > 0) await cleanTemps(this.files, scope);
       const chain = await this.chains.state(sf.chain);
@@ -203,14 +216,9 @@ export class BoardStore {
   async replace(changes: readonly ScopeReplacement[]): Promise<void> {
     await this.replayLogs();
     const ordered = [...changes].sort((a, b) => (scopeFiles(a.scope).lock < scopeFiles(b.scope).lock ? -1 : 1));
-    const held: Awaited<ReturnType<BoardStore['lock']>>[] = [];
+    const held: HeldLock[] = [];
     try {
-      for (const c of ordered) {
-        const sf = scopeFiles(c.scope);
-        held.push(await this.lock(sf.lock, sf.name));
-        this.files.forgetDirs(c.scope);
-        await this.rollForward(c.scope);
-      }
+      for (const c of ordered) held.push(await this.enter(c.scope));
       for (const c of ordered) {
         for (const f of c.files) {
           const bytes = await this.readBytes(f.rel, { fresh: true });
@@ -336,14 +344,12 @@ export class BoardStore {
         ownLog: this.log.file,
         exclusive: (rel, fn) => this.exclusive(rel, '', fn),
         underLock: async (scope, fn) => {
-          const sf = scopeFiles(scope);
-          const held = await this.lock(sf.lock, sf.name);
+          const held = await this.enter(scope, 'replay');
           try {
-            this.files.forgetDirs(scope);
             return await fn();
           } finally {
             await held.release();
-            this.chains.forget(sf.chain);
+            this.chains.forget(scopeFiles(scope).chain);
           }
         },
         replay: async (scope, records) => {

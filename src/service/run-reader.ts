@@ -80,8 +80,9 @@ export class RunReader {
   /** Counts the changes reported: a read that waited while one came in trusts nothing it read. */
   private changes = 0;
   /**
-   * The last state each run was seen valid in, by a read or by a transaction of
-   * this process: what is served (and kept for others) once a file is refused.
+   * The last state each run was seen valid in, by a lock-free read or the
+   * daemon's tick in this process (never by a write: see `assemble`): what is
+   * served (and kept for others) once a file is refused.
    */
   private readonly lastGood = new BoundedMap<string, Loaded>(LAST_GOOD_RUNS);
   private readonly lastGoodEnded = new BoundedMap<string, Loaded>(LAST_GOOD_ENDED_RUNS);
@@ -268,13 +269,16 @@ export class RunReader {
   }
 
   /**
-   * A run's state read through a transaction, under the run's lock (a write,
-   * the daemon's tick): every file was read whole and valid (or adopted), so
-   * it is the state to fall back on if one is refused later.
+   * A run's state read through a transaction, under the run's lock. `as`
+   * says whose read it is: the daemon's `tick` reads every run whose files
+   * changed, as a lock-free read does, so a state it finds whole and valid (or
+   * adopted) is the one to fall back on if a file is refused later. A `write`
+   * keeps nothing: a run only ever written has no read state to serve, and
+   * one of its files turned invalid is refused, naming the file.
    */
-  async assemble(runId: string, read: (rel: string) => Promise<BoardDoc | null>, readState: (rel: string) => Promise<Buffer | string | null>): Promise<Loaded> {
+  async assemble(runId: string, read: (rel: string) => Promise<BoardDoc | null>, readState: (rel: string) => Promise<Buffer | string | null>, as: 'write' | 'tick' = 'write'): Promise<Loaded> {
     const loaded = await this.assembleFrom(runId, read, readState);
-    this.seenValid(runId, loaded);
+    if (as === 'tick') this.seenValid(runId, loaded);
     return loaded;
   }
 

@@ -249,7 +249,7 @@ export class RunWrites {
   async tick(runId: string): Promise<{ events: EngineEvent[]; run: RunRecord; pinned: Pinned; state: RunState }> {
     const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
       const read = revRecording(reads);
-      const loaded = await this.reader.assemble(runId, read.read, read.readState);
+      const loaded = await this.reader.assemble(runId, read.read, read.readState, 'tick');
       const now = this.now();
       const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), { kind: 'agent', id: 'server' }, { tool: 'tick' });
       if (plan.kind !== 'commit') throw refusalOf(plan);

@@ -1,18 +1,26 @@
 /**
  * The store tells its subscribers of every commit, whichever way it is made
  * or finished: a transaction, a merge's replacement, a dead writer's journal
- * rolled forward. A transaction that writes nothing, or is refused, tells
- * nothing. Real files.
+ * rolled forward, an earlier boot's commit log replayed. A transaction that
+ * writes nothing, or is refused, tells nothing. Real files; the earlier boot
+ * is a real process that committed and exited leaving its log.
  */
+import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { ulid } from 'ulid';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import type { CommitEvent } from '../../src/board/commit-feed.js';
 import { encodeDoc } from '../../src/board/document.js';
+import { frame, readFrames } from '../../src/board/log-files.js';
 import { sha256Hex } from '../../src/core/hash.js';
+import { ensureBuilt, ROOT } from '../support/cli-run.js';
+
+beforeAll(ensureBuilt, 300_000);
 
 async function setup() {
   const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-feed-'));
@@ -92,4 +100,40 @@ describe('the store publishes what each commit changed', () => {
     await seed(board, runId, rel, 2);
     expect(told).toHaveLength(2);
   });
+
+  it("an earlier boot's commit log, replayed before this process's first commit: the files it restored", async () => {
+    const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-feed-boot-'));
+    const runId = `r-${ulid().toLowerCase()}`;
+    const rel = `runs/${runId}/work.md`;
+    // Another process makes the board and commits once, then exits leaving its commit log (no checkpoint).
+    const child = `
+      const { Board } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'dist/board/board.js')).href)});
+      const board = await Board.init(process.argv[1], { name: 'feed', actor: 'test' });
+      await board.store.transact({ kind: 'run', id: process.argv[2] }, (tx) => {
+        tx.write(process.argv[3], { id: 'work', kind: 'agent', state: 'ready', output: { k: 1 } });
+        tx.audit({ actor: 'test', action: 'seeded', entity: process.argv[3] });
+      });`;
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', child, dir, runId, rel]);
+    const logDir = path.join(dir, '.work/log');
+    const logs = (await fs.readdir(logDir)).filter((n) => n.endsWith('.log'));
+    expect(logs, 'the other process left its commit log').toHaveLength(1);
+    // A reboot: the log's header names another boot; the power loss left the file it wrote empty.
+    const file = path.join(logDir, logs[0]!);
+    const bytes = await fs.readFile(file);
+    const header = readFrames(bytes).values[0] as Record<string, unknown>;
+    await fs.writeFile(file, Buffer.concat([frame({ ...header, boot: 'an-earlier-boot' }), bytes.subarray(frame(header).length)]));
+    const written = await fs.readFile(path.join(dir, rel));
+    await fs.writeFile(path.join(dir, rel), '');
+
+    const board = await Board.open(dir);
+    const told: CommitEvent[] = [];
+    board.store.onCommit((c) => told.push(c));
+    const other = `r-${ulid().toLowerCase()}`;
+    await seed(board, other, `runs/${other}/work.md`, 1);
+    expect(told.map((c) => [c.source, c.scope, c.files])).toEqual([
+      ['replay', { kind: 'run', id: runId }, [rel]],
+      ['transaction', { kind: 'run', id: other }, [`runs/${other}/work.md`]],
+    ]);
+    expect(await fs.readFile(path.join(dir, rel))).toEqual(written);
+  }, 120_000);
 });
