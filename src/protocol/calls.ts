@@ -5,7 +5,6 @@
  */
 import type { Tool } from './offer.js';
 import type { ToolArgs } from './tool-args.js';
-import type { ToolData } from './tool-data.js';
 
 // Indexing ToolArgs by every Tool makes a tool without a generated argument type a compile error.
 export type ToolCall = { [T in Tool]: { tool: T; args: ToolArgs[T] } }[Tool];
@@ -13,6 +12,4 @@ export type ToolCall = { [T in Tool]: { tool: T; args: ToolArgs[T] } }[Tool];
 /** The writes on an existing run, named by its runId or by a claim token. */
 export type RunWriteTool = 'claim' | 'renew' | 'submit' | 'escalate' | 'decide' | 'cancel' | 'send_event';
 export type RunWriteCall = Extract<ToolCall, { tool: RunWriteTool }>;
-/** What a write on an existing run answers: the declared result of one of those tools. */
-export type RunWriteData = ToolData[RunWriteTool];
 
