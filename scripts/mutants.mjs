@@ -2,7 +2,8 @@
 /**
  * Hand mutations, re-run with one command: each one breaks a rule the tests
  * must hold (four eyes, the audit chain, lock files, the journal, CSRF and
- * Origin, who is told, claim tokens, leases, replay), the test files that
+ * Origin, who is told, claim tokens, leases, replay, caches following
+ * commits), the test files that
  * guard the rule run, and the mutant is killed when they fail. Nothing here
  * touches this checkout: the work happens in a clone of its HEAD (commit
  * first), whose node_modules come from `npm ci` and whose dist/ is built
@@ -44,6 +45,16 @@ const MUTANTS = [
   ['lease-renew-keeps-expiry', 'src/engine/commands.ts', "claimId: m.ctx.newId('c'),\n    expiresAt: new Date(now + m.ctx.limits.leaseSeconds * 1000).toISOString(),", "claimId: m.ctx.newId('c'),\n    expiresAt: old.expiresAt,", ['test/engine/execute.test.ts', 'test/engine/engine.test.ts']],
   ['lease-of-another-agent', 'src/engine/commands.ts', "if (actor.kind !== 'agent' || lease.agent !== actor.id) return", "if (actor.kind !== 'agent') return", ['test/engine/execute.test.ts']],
   ['token-of-another-agent', 'src/engine/commands.ts', "if (claimant !== undefined && (actor.kind !== 'agent' || actor.id !== claimant))", "if (claimant !== undefined && actor.kind !== 'agent')", ['test/engine/execute.test.ts', 'test/abuse/tokens.test.ts']],
+  ['feed-transaction-untold', 'src/board/store.ts', "    this.feed.publish({ scope, source: 'transaction', files: [...plan.writes.map((w) => w.rel), ...plan.removes], events });\n", '', ['test/board/commit-feed.test.ts', 'test/service/commit-feed.test.ts']],
+  ['feed-roll-forward-untold', 'src/board/store.ts', "if (journal === 'roll-forward') this.feed.publish({ scope, source: 'roll-forward', files: await this.journals.rollForward(scope), events: [] });", "if (journal === 'roll-forward') await this.journals.rollForward(scope);", ['test/board/commit-feed.test.ts']],
+  ['feed-replay-untold', 'src/board/store.ts', "          this.feed.publish({ scope, source: 'replay', files: done.written, events: [] });\n", '', ['test/board/commit-feed.test.ts']],
+  ['reader-write-keeps-last-valid', 'src/service/run-reader.ts', "if (as === 'tick') this.seenValid(runId, loaded);", 'this.seenValid(runId, loaded);', ['test/abuse/files.test.ts']],
+  ['feed-merge-untold', 'src/board/store.ts', "        this.feed.publish({ scope: c.scope, source: 'merge', files: [...writes.map((w) => w.rel), ...removes], events: [] });\n", '', ['test/board/commit-feed.test.ts']],
+  ['feed-one-listener-stops-the-rest', 'src/board/commit-feed.ts', 'try {\n        l(event);\n      } catch (e) {\n        errors.push(e);\n      }', 'l(event);', ['test/board/commit-feed.test.ts']],
+  ['reader-keeps-a-committed-run', 'src/service/run-reader.ts', '    this.runCache.delete(runId);\n    if (c.events', '    if (c.events', ['test/service/commit-feed.test.ts']],
+  ['reader-unsubscribed', 'src/service/run-reader.ts', 'board.store.onCommit((c) => this.committed(c));', 'void this.committed;', ['test/service/commit-feed.test.ts', 'test/architecture/cache-coherence.test.ts']],
+  ['reader-keeps-ended-runs-open-state', 'src/service/run-reader.ts', "if (c.events.some((e) => e.action === 'run.ended' || e.action === 'run.cancelled')) this.lastGood.delete(runId);", '', ['test/service/commit-feed.test.ts', 'test/service/memory-bounds.test.ts']],
+  ['index-ignores-commits', 'src/service/run-index.ts', "if (c.scope.kind === 'run') this.committed.add(c.scope.id);", 'void c;', ['test/service/commit-feed.test.ts']],
   ['replay-other-arguments', 'src/service/replay.ts', 'if (rec.fingerprint !== fingerprint(tool, a, actor)) {', 'if (false) {', ['test/service/idempotency.test.ts']],
 ];
 

@@ -193,12 +193,13 @@ export class Journals {
    * Roll forward a journal left by a writer that died mid-commit. Call only
    * under the scope's lock. The commit goes into this process's log first: the
    * dead writer's flush may not have happened, and what this process commits
-   * next on the scope stands on it.
+   * next on the scope stands on it. Returns the paths of the commit it
+   * finished (none when there was no whole journal).
    */
-  async rollForward(scope: Scope): Promise<void> {
+  async rollForward(scope: Scope): Promise<string[]> {
     const sf = scopeFiles(scope);
     const raw = await readIfExists(this.files.abs(sf.journal));
-    if (raw === null) return;
+    if (raw === null) return [];
     const { state, record } = this.state(raw);
     if (state === 'broken') {
       throw new BoardError('corrupt', `${sf.journal}: ${BROKEN_JOURNAL}`, [{ path: sf.journal, message: 'content does not match its hashes' }]);
@@ -216,6 +217,7 @@ export class Journals {
       await removeIfExists(this.files.abs(sf.journal));
     }
     await cleanTemps(this.files, scope);
+    return record === null ? [] : record.files.map((f) => f.rel);
   }
 
   /**

@@ -20,10 +20,13 @@
  *
  * Readers never lock: `read` sees whole files (rename is atomic), and
  * `snapshot` sees one consistent state of a scope across several files.
+ * Every commit, whichever way it is made or finished, is published to the
+ * caches that subscribe (`onCommit`, commit-feed.ts).
  */
 import { sha256Hex } from '../core/hash.js';
 import type { AuditEvent, ChainHead } from './audit.js';
 import { ChainFiles } from './chain-file.js';
+import { CommitFeed, type CommitListener } from './commit-feed.js';
 import type { Commit, CommitReads } from './commit.js';
 import { planCommit, sealEvents } from './commit-plan.js';
 import { decodeDoc, rememberDecoded, type BoardDoc } from './document.js';
@@ -32,7 +35,7 @@ import { readIfExists } from './fsutil.js';
 import { CommitLog } from './commit-log.js';
 import { cleanTemps, Journals, type PendingCommit } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
-import { acquireLock, LockTimeout } from './lock.js';
+import { acquireLock, LockTimeout, type HeldLock } from './lock.js';
 import { Spares } from './spares.js';
 import { recover, replayEarlierBoots, type RecoveryReport, type ReplayReport } from './recovery.js';
 import { SafeFiles } from './safe-files.js';
@@ -75,6 +78,7 @@ export class BoardStore {
   private readonly log: CommitLog;
   private readonly spares: Spares;
   private readonly key: SigningKey;
+  private readonly feed = new CommitFeed();
 
   private distrusted: Distrusted = () => false;
 
@@ -87,6 +91,34 @@ export class BoardStore {
     this.spares = Spares.of(this.root);
     this.journals = new Journals(this.files, this.chains, this.log, this.spares);
     this.key = new SigningKey(this.files, this.now);
+  }
+
+  /**
+   * Be told of every commit this store makes or finishes, once it is made
+   * (docs/architecture.md "How caches follow commits"); call what it returns to stop.
+   */
+  onCommit(listener: CommitListener): () => void {
+    return this.feed.subscribe(listener);
+  }
+
+  /**
+   * How every writer enters a scope: take its lock, drop what is cached of its
+   * folders (another process may have written them), and roll forward a
+   * journal a dead writer left, telling the subscribers what that finished. A
+   * replay of an earlier boot's logs (`journal: 'replay'`) takes the journal
+   * up with the logged records instead. On failure the lock is let go.
+   */
+  private async enter(scope: Scope, journal: 'roll-forward' | 'replay' = 'roll-forward'): Promise<HeldLock> {
+    const sf = scopeFiles(scope);
+    const held = await this.lock(sf.lock, sf.name);
+    try {
+      this.files.forgetDirs(scope);
+      if (journal === 'roll-forward') this.feed.publish({ scope, source: 'roll-forward', files: await this.journals.rollForward(scope), events: [] });
+      return held;
+    } catch (e) {
+      await held.release();
+      throw e;
+    }
   }
 
   // Private: outside the store a board path is never a file-system path (board.state, board.listing and the store's reads are the ways in).
@@ -126,10 +158,8 @@ export class BoardStore {
   async transact<T>(scope: Scope, fn: (tx: Tx) => Promise<T> | T): Promise<{ value: T; commit: CommitReport }> {
     await this.replayLogs();
     const sf = scopeFiles(scope);
-    const held = await this.lock(sf.lock, sf.name);
+    const held = await this.enter(scope);
     try {
-      this.files.forgetDirs(scope);
-      await this.journals.rollForward(scope);
       // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
       if (held.broken.length > 0) await cleanTemps(this.files, scope);
       const chain = await this.chains.state(sf.chain);
@@ -186,14 +216,9 @@ export class BoardStore {
   async replace(changes: readonly ScopeReplacement[]): Promise<void> {
     await this.replayLogs();
     const ordered = [...changes].sort((a, b) => (scopeFiles(a.scope).lock < scopeFiles(b.scope).lock ? -1 : 1));
-    const held: Awaited<ReturnType<BoardStore['lock']>>[] = [];
+    const held: HeldLock[] = [];
     try {
-      for (const c of ordered) {
-        const sf = scopeFiles(c.scope);
-        held.push(await this.lock(sf.lock, sf.name));
-        this.files.forgetDirs(c.scope);
-        await this.journals.rollForward(c.scope);
-      }
+      for (const c of ordered) held.push(await this.enter(c.scope));
       for (const c of ordered) {
         for (const f of c.files) {
           const bytes = await this.readBytes(f.rel, { fresh: true });
@@ -203,13 +228,14 @@ export class BoardStore {
         }
       }
       for (const c of ordered) {
-        const writes = [...c.files.filter((f) => f.to !== null).map((f) => ({ rel: f.rel, bytes: f.to! })), ...(c.writeState ?? [])];
+        const writes = [...c.files.flatMap((f) => (f.to === null ? [] : [{ rel: f.rel, bytes: f.to }])), ...(c.writeState ?? [])];
         const removes = [...c.files.filter((f) => f.to === null).map((f) => f.rel), ...(c.removeState ?? [])];
         if (writes.length === 0 && removes.length === 0) continue;
         // Unaudited: it stands at the chain's length before it (only an order for replay).
         const pos = await this.chains.state(scopeFiles(c.scope).chain).then((st) => st.lines, () => 0);
         await this.journals.commit(c.scope, writes, removes, [], pos);
         this.chains.forget(scopeFiles(c.scope).chain);
+        this.feed.publish({ scope: c.scope, source: 'merge', files: [...writes.map((w) => w.rel), ...removes], events: [] });
       }
     } finally {
       for (const h of held.reverse()) await h.release();
@@ -301,9 +327,11 @@ export class BoardStore {
       }
     }
     const events = sealEvents(plan.events, chainHead, tx.now.toISOString(), await this.key.signer());
-    const pos = events.length > 0 ? events[events.length - 1]!.seq + 1 : chainHead ? chainHead.seq + 1 : 0;
+    const last = events.at(-1);
+    const pos = last ? last.seq + 1 : chainHead ? chainHead.seq + 1 : 0;
     const { pending } = await this.journals.commit(scope, plan.writes, plan.removes, events, pos, before);
     for (const d of plan.docs) rememberDecoded(d);
+    this.feed.publish({ scope, source: 'transaction', files: [...plan.writes.map((w) => w.rel), ...plan.removes], events });
     return { written: plan.written, events, ...(pending ? { pending: true } : {}) };
   }
 
@@ -316,17 +344,19 @@ export class BoardStore {
         ownLog: this.log.file,
         exclusive: (rel, fn) => this.exclusive(rel, '', fn),
         underLock: async (scope, fn) => {
-          const sf = scopeFiles(scope);
-          const held = await this.lock(sf.lock, sf.name);
+          const held = await this.enter(scope, 'replay');
           try {
-            this.files.forgetDirs(scope);
             return await fn();
           } finally {
             await held.release();
-            this.chains.forget(sf.chain);
+            this.chains.forget(scopeFiles(scope).chain);
           }
         },
-        replay: (scope, records) => this.journals.replayScope(scope, records),
+        replay: async (scope, records) => {
+          const done = await this.journals.replayScope(scope, records);
+          this.feed.publish({ scope, source: 'replay', files: done.written, events: [] });
+          return done;
+        },
         checkpoint: () => this.log.checkpoint(),
       });
     });

@@ -25,6 +25,11 @@ export const TOOLS = [
 ] as const;
 export type Tool = (typeof TOOLS)[number];
 
+/** Whether a name off the wire is one of the fourteen tools. */
+export function isTool(name: string): name is Tool {
+  return (TOOLS as readonly string[]).includes(name);
+}
+
 export interface Offer {
   profiles: ReadonlySet<string>;
   tools: ReadonlySet<string>;

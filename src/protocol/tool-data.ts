@@ -22,12 +22,13 @@ export type Renewal = RenewResult;
 
 /** `claim`: the token and everything the agent needs to do the step. */
 export interface ClaimAnswer extends Renewal {
-  extensions?: ToolResults['claim']['extensions'];
   mode: 'live' | 'test';
   step: { id: string; instructions: string } & Requirements;
   handoff: Handoff | null;
   body: string;
   data: RunData;
+  /** What a profile adds to a claim (flow-1's priority and blockers: docs/profile-flow-1.md "4. What a claim carries"). */
+  extensions?: ToolResults['claim']['extensions'];
 }
 
 /** `upload`: the stored file's ref, hash and size. */

@@ -10,6 +10,7 @@ import { actorName, type Actor } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
 import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { Tool } from '../protocol/offer.js';
+import type { ToolData } from '../protocol/tool-data.js';
 
 /** Every write's arguments carry the requestId that names it. */
 export type WriteArgs = { requestId: string };
@@ -18,11 +19,12 @@ export class Replay {
   constructor(private readonly state: WorkState) {}
 
   /** The original result of this call, or undefined when the requestId is new. Read through the commit's reads when there are some. */
-  async lookup(reads: Pick<CommitReads, 'readState'> | null, tool: Tool, a: WriteArgs, actor: Actor): Promise<unknown> {
+  async lookup<T extends Tool>(reads: Pick<CommitReads, 'readState'> | null, tool: T, a: WriteArgs, actor: Actor): Promise<ToolData[T] | undefined> {
     const rel = requestPath(a.requestId);
     const text = reads ? await reads.readState(rel) : await this.state.readText(rel);
     if (text === null) return undefined;
-    const rec = JSON.parse(text) as { fingerprint: string; data: unknown };
+    // Written by recordOf for this same tool: the fingerprint below holds the tool's name.
+    const rec = JSON.parse(text) as { fingerprint: string; data: ToolData[T] };
     if (rec.fingerprint !== fingerprint(tool, a, actor)) {
       throw new ToolError('conflict', 'this requestId was already used for a different call; use a new requestId', ['request_id_reused']);
     }
@@ -30,7 +32,7 @@ export class Replay {
   }
 
   /** The replay record of a call and its result, for the commit of the write it answers. */
-  recordOf(tool: Tool, a: WriteArgs, actor: Actor, data: unknown): StateRecord & { bytes: string } {
+  recordOf<T extends Tool>(tool: T, a: WriteArgs, actor: Actor, data: ToolData[T]): StateRecord & { bytes: string } {
     return { rel: requestPath(a.requestId), bytes: JSON.stringify({ requestId: a.requestId, tool, fingerprint: fingerprint(tool, a, actor), data }) };
   }
 }

@@ -17,13 +17,15 @@ import { recordIncident } from './incidents.js';
 
 /** A result as the wire carries it, its data not yet typed by tool. */
 export type ToolResult = Result;
+/** A call that did not succeed: what every tool, typed or not, answers then. */
+export type Refusal = Extract<Result, { ok: false }>;
 
 /** How many times one call's internal fault is answered `retry` before `conflict` says to stop. */
 const FAULT_RETRIES = 3;
 /** Operators hear of internal faults at most once per this long from one process. */
 const TELL_QUIET_MS = 10 * 60_000;
 
-export function toError(e: ToolError | BoardError): ToolResult {
+export function toError(e: ToolError | BoardError): Refusal {
   if (e instanceof ToolError) return { ok: false, error: { code: e.code, message: e.message, ...(e.issues.length > 0 ? { issues: e.issues } : {}) } };
   if (e.code === 'busy') return { ok: false, error: { code: 'retry', message: e.message } };
   if (e.code === 'conflict') return { ok: false, error: { code: 'conflict', message: e.message, issues: e.issues.map(issueText) } };
@@ -42,7 +44,7 @@ export class Failures {
     private readonly now: () => Date,
   ) {}
 
-  async answer(e: unknown, tool: string, args: unknown): Promise<ToolResult> {
+  async answer(e: unknown, tool: string, args: unknown): Promise<Refusal> {
     if (e instanceof ToolError || e instanceof BoardError) return toError(e);
     const fault = faultOf(e);
     const retry = retryError(fault);

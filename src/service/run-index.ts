@@ -5,7 +5,9 @@
  * new RUN.md into place, so any write to a run invalidates it. The summaries
  * are also kept under `.work/index/` (run-index-file.ts), with how far the
  * change log (`.work/changes`) was read, so a fresh CLI process starts warm and
- * looks again only at runs that changed since.
+ * looks again only at runs that changed since. Runs this process commits are
+ * looked at again on the next use whatever the log says, as the store tells
+ * the index of each commit (docs/architecture.md "How caches follow commits").
  */
 import type { Board } from '../board/board.js';
 import type { ChangeCursor } from '../board/changes.js';
@@ -84,6 +86,8 @@ export class RunIndex {
    * (once their folder is there), so a server's own starts cost no listing.
    */
   private readonly ownStarts = new Set<string>();
+  /** Runs the store committed in this process since the index last looked: looked at again first. */
+  private readonly committed = new Set<string>();
 
   constructor(
     private readonly board: Board,
@@ -91,7 +95,11 @@ export class RunIndex {
     private readonly clock: () => number = Date.now,
     /** Told of each run the change log names as it is read, and (null) when any run may have changed unseen: a full scan. */
     private readonly onChanged?: (runId: string | null) => void,
-  ) {}
+  ) {
+    board.store.onCommit((c) => {
+      if (c.scope.kind === 'run') this.committed.add(c.scope.id);
+    });
+  }
 
   /** The copy on disk, read once, and again when another process saved over this one's (`stale`). */
   private loadCache(): Promise<void> {
@@ -131,6 +139,10 @@ export class RunIndex {
   private async sync(all = false): Promise<void> {
     await this.loadCache();
     if (all) this.entries.loadEnded();
+    for (const id of [...this.committed]) {
+      this.committed.delete(id);
+      await this.refresh(id);
+    }
     const runs = this.board.listing.stat('runs');
     const runsDir = runs ? `${runs.ino}:${runs.mtimeNs}` : '';
     const c = this.cursor;

@@ -4,10 +4,13 @@
  * the caches that make reads cheap: open runs as last read (while their
  * folders are unchanged) and each read state as of a moment (until its next
  * deadline). A run whose file was refused keeps being served from its last
- * valid state.
+ * valid state. The caches follow the store's commits (`committed`, told by
+ * the store itself): no writer tells them anything by hand
+ * (docs/architecture.md "How caches follow commits").
  */
 import path from 'node:path';
 import type { Board } from '../board/board.js';
+import type { CommitEvent } from '../board/commit-feed.js';
 import type { BoardDoc } from '../board/document.js';
 import { BoardError } from '../board/errors.js';
 import { isRunId, paths } from '../board/layout.js';
@@ -77,8 +80,9 @@ export class RunReader {
   /** Counts the changes reported: a read that waited while one came in trusts nothing it read. */
   private changes = 0;
   /**
-   * The last state each run was seen valid in, by a read or by a transaction of
-   * this process: what is served (and kept for others) once a file is refused.
+   * The last state each run was seen valid in, by a lock-free read or the
+   * daemon's tick in this process (never by a write: see `assemble`): what is
+   * served (and kept for others) once a file is refused.
    */
   private readonly lastGood = new BoundedMap<string, Loaded>(LAST_GOOD_RUNS);
   private readonly lastGoodEnded = new BoundedMap<string, Loaded>(LAST_GOOD_ENDED_RUNS);
@@ -98,6 +102,22 @@ export class RunReader {
   ) {
     this.index = new RunIndex(board, onIndexProgress, Date.now, (runId) => (runId === null ? this.distrustAll() : this.changed(runId)));
     this.kept = keepOpenRuns ? new OpenRunCache(board) : null;
+    board.store.onCommit((c) => this.committed(c));
+  }
+
+  /**
+   * The store committed (or finished) a change to a run: what this process
+   * read of it is out of date, and a run it ended leaves the open runs' last
+   * valid states (kept for when a file is refused; under a steady load they
+   * were filling with ended runs nobody reads again). The last valid state is
+   * otherwise kept: it is what was last read whole, not what was written.
+   */
+  private committed(c: CommitEvent): void {
+    if (c.scope.kind !== 'run') return;
+    const runId = c.scope.id;
+    this.changes++;
+    this.runCache.delete(runId);
+    if (c.events.some((e) => e.action === 'run.ended' || e.action === 'run.cancelled')) this.lastGood.delete(runId);
   }
 
   /** Write back the open runs' states kept for the next process (when this reader keeps them). */
@@ -198,7 +218,7 @@ export class RunReader {
     }
     let loaded: Loaded;
     try {
-      loaded = await this.board.store.snapshot({ kind: 'run', id: runId }, (read) => this.assemble(runId, read, (rel) => this.board.state.read(rel)));
+      loaded = await this.board.store.snapshot({ kind: 'run', id: runId }, (read) => this.assembleFrom(runId, read, (rel) => this.board.state.read(rel)));
     } catch (e) {
       // A hand edit made a file invalid: keep serving the last valid state, read-only
       // (every write still goes through the store, which refuses the run until it is fixed).
@@ -215,21 +235,11 @@ export class RunReader {
     return loaded;
   }
 
-  /** What this process read of a run is out of date (it just wrote it); the next read takes the new files. */
-  forget(runId: string): void {
-    this.runCache.delete(runId);
-  }
-
-  /** A state of the run that this process read or committed whole and valid. */
-  seenValid(runId: string, loaded: Loaded): void {
+  /** A state of the run that this process read whole and valid. */
+  private seenValid(runId: string, loaded: Loaded): void {
     const [keep, drop] = isEnded(loaded) ? [this.lastGoodEnded, this.lastGood] : [this.lastGood, this.lastGoodEnded];
     drop.delete(runId);
     keep.set(runId, loaded);
-  }
-
-  /** A write ended the run: its last open state is kept no more. */
-  forgetLastGood(runId: string): void {
-    this.lastGood.delete(runId);
   }
 
   private lastGoodOf(runId: string): Loaded | undefined {
@@ -258,8 +268,22 @@ export class RunReader {
     }
   }
 
-  /** A run's state from reads of its files: lock-free here, through the transaction for a write. */
-  async assemble(runId: string, read: (rel: string) => Promise<BoardDoc | null>, readState: (rel: string) => Promise<Buffer | string | null>): Promise<Loaded> {
+  /**
+   * A run's state read through a transaction, under the run's lock. `as`
+   * says whose read it is: the daemon's `tick` reads every run whose files
+   * changed, as a lock-free read does, so a state it finds whole and valid (or
+   * adopted) is the one to fall back on if a file is refused later. A `write`
+   * keeps nothing: a run only ever written has no read state to serve, and
+   * one of its files turned invalid is refused, naming the file.
+   */
+  async assemble(runId: string, read: (rel: string) => Promise<BoardDoc | null>, readState: (rel: string) => Promise<Buffer | string | null>, as: 'write' | 'tick' = 'write'): Promise<Loaded> {
+    const loaded = await this.assembleFrom(runId, read, readState);
+    if (as === 'tick') this.seenValid(runId, loaded);
+    return loaded;
+  }
+
+  /** A run's state from reads of its files: lock-free through a snapshot, or through a transaction. */
+  private async assembleFrom(runId: string, read: (rel: string) => Promise<BoardDoc | null>, readState: (rel: string) => Promise<Buffer | string | null>): Promise<Loaded> {
     const runDocument = await read(paths.runFile(runId));
     if (!runDocument) throw new ToolError('not_found', `no run ${runId}`);
     const run = runFromDoc(runDocument);

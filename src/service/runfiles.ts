@@ -5,7 +5,8 @@
  */
 import { paths } from '../board/layout.js';
 import type { BoardDoc } from '../board/document.js';
-import type { Lease, RunRecord, StepState } from '../engine/types.js';
+import type { Lease, RunRecord, StepState, StoredStepState } from '../engine/types.js';
+import { STEP_KINDS, type StepKind } from '../process/model.js';
 import type { Completion } from '../protocol/completions.js';
 
 const COMPLETION_KEYS = ['output', 'evidence', 'next', 'reason', 'decision', 'note', 'check', 'by', 'at'] as const;
@@ -38,6 +39,19 @@ export function stepDoc(st: StepState): { data: Record<string, unknown>; body: s
   return { data, body: st.current?.summary ? `${st.current.summary}\n` : '' };
 }
 
+// A step file's fields, read with guards: the file was checked against its schema when it was
+// read (schemas/board/step.schema.json), so a guard that fails means a schema and this reader disagree.
+const STORED_STATES: readonly StoredStepState[] = ['ready', 'waiting', 'done', 'failed', 'cancelled'];
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const strs = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const isStepKind = (v: unknown): v is StepKind => STEP_KINDS.some((k) => k === v);
+const isStoredState = (v: unknown): v is StoredStepState => STORED_STATES.some((k) => k === v);
+
+function stepKind(v: unknown): StepKind {
+  if (!isStepKind(v)) throw new Error(`a step file's kind is ${String(v)}, not a step kind`);
+  return v;
+}
+
 export function stepFromDoc(doc: BoardDoc): StepState {
   const d = doc.data;
   const hasCurrent = typeof d.by === 'string';
@@ -48,17 +62,17 @@ export function stepFromDoc(doc: BoardDoc): StepState {
       }) as unknown as Completion)
     : null;
   return {
-    id: d.id as string,
-    kind: d.kind as StepState['kind'],
-    state: (d.state ?? null) as StepState['state'],
-    readySince: (d.readySince as string | undefined) ?? null,
-    due: (d.due as string | undefined) ?? null,
+    id: str(d.id) ?? '',
+    kind: stepKind(d.kind),
+    state: isStoredState(d.state) ? d.state : null,
+    readySince: str(d.readySince),
+    due: str(d.due),
     overdue: d.overdue === true,
-    workItem: (d.workItem as string | undefined) ?? null,
-    decided: (d.decided as string[] | undefined) ?? [],
-    wakeAt: (d.wakeAt as string | undefined) ?? null,
-    joined: (d.joined as string[] | undefined) ?? [],
-    ...(Array.isArray(d.children) ? { children: d.children as string[] } : {}),
+    workItem: str(d.workItem),
+    decided: strs(d.decided),
+    wakeAt: str(d.wakeAt),
+    joined: strs(d.joined),
+    ...(Array.isArray(d.children) ? { children: strs(d.children) } : {}),
     handoff: (d.handoff as StepState['handoff'] | undefined) ?? null,
     escalation: (d.escalation as StepState['escalation'] | undefined) ?? null,
     current,
@@ -70,10 +84,14 @@ export function leasePath(runId: string, stepId: string): string {
   return `${paths.leaseDir(runId)}/${stepId}.json`;
 }
 
+function isLease(v: unknown): v is Lease {
+  return typeof v === 'object' && v !== null && 'stepId' in v && typeof v.stepId === 'string' && 'claimId' in v && typeof v.claimId === 'string' && 'expiresAt' in v && typeof v.expiresAt === 'string';
+}
+
 export function parseLease(text: string): Lease | null {
   try {
-    const v = JSON.parse(text) as Lease;
-    return typeof v.stepId === 'string' && typeof v.claimId === 'string' && typeof v.expiresAt === 'string' ? v : null;
+    const v: unknown = JSON.parse(text);
+    return isLease(v) ? v : null;
   } catch {
     return null;
   }

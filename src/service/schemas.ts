@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { schemaText } from '../board/schemas.js';
 import { validatorFor } from '../board/validators.js';
-import type { ToolCall } from '../protocol/calls.js';
 import { ToolError } from '../protocol/errors.js';
 import type { Tool } from '../protocol/offer.js';
+import type { ToolArgs } from '../protocol/tool-args.js';
 
 export const TOOL_SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas/tools');
 const raw = new Map<Tool, Record<string, unknown>>();
@@ -97,12 +97,12 @@ export function argumentIssues(tool: Tool, args: unknown): string[] {
 }
 
 /**
- * The call as a typed value once its arguments fit the tool's schema, else
+ * The arguments, typed by their tool, once they fit the tool's schema, else
  * `invalid` naming every problem. The types are generated from the same
  * schemas the validator compiles, so passing it is what makes the type true.
  */
-export function checkedCall(tool: Tool, args: unknown): ToolCall {
+export function checkedArgs<T extends Tool>(tool: T, args: unknown): ToolArgs[T] {
   const issues = argumentIssues(tool, args);
   if (issues.length > 0) throw new ToolError('invalid', `the arguments of ${tool} do not match its schema`, issues);
-  return { tool, args } as ToolCall;
+  return args as ToolArgs[T];
 }

@@ -12,8 +12,7 @@
 import type { Board } from '../board/board.js';
 import { type Actor, type EngineEvent, type Pinned, type RunRecord, type RunState } from '../engine/types.js';
 import { ToolError } from '../protocol/errors.js';
-import type { ToolCall } from '../protocol/calls.js';
-import { TOOLS, type Offer, type Tool } from '../protocol/offer.js';
+import { isTool, TOOLS, type Offer, type Tool } from '../protocol/offer.js';
 import type { ListRunsArgs, ToolArgs } from '../protocol/tool-args.js';
 import type { Description, Result, ToolData } from '../protocol/tool-data.js';
 import { offerFor } from './context.js';
@@ -28,7 +27,7 @@ import { ReminderLadders } from './reminders.js';
 import { currentActor } from './identity.js';
 import { decidedFor, delegateAs, delegationsNow, endDelegationAs, untilFrom, withDelegators } from './delegations.js';
 import type { Delegation, DelegationAsk } from '../engine/delegation.js';
-import { checkedCall } from './schemas.js';
+import { checkedArgs } from './schemas.js';
 import { TokenKey } from './tokens.js';
 import { RunWrites, type Evaluate } from './writes.js';
 import { Lineage } from './lineage.js';
@@ -70,6 +69,11 @@ export interface CallRecord {
   /** The call's own requestId, when it gave one. */
   requestId?: string;
 }
+
+/** What answers each tool once its arguments are checked, typed by the tool: `call` returns its own tool's result, never a cast. */
+type Handlers = { [T in Tool]: (args: ToolArgs[T], actor: Actor, transport?: Transport) => Promise<ToolData[T]> };
+/** A person's act through Slack says so in its audit lines (docs/operators.md "Slack"). */
+const viaOf = (transport?: Transport) => (transport === 'slack' ? 'slack' : undefined);
 
 const NO_EVALUATOR: Evaluate = async (_config, request) => ({ material: request.hash, model: 'none', error: 'this process runs no check evaluator' });
 
@@ -113,8 +117,7 @@ export class Service {
    * checked against the schema, as values built from a form may not fit it.
    */
   call<T extends Tool>(tool: T, args: ToolArgs[T], actor: Actor, transport: Transport = 'internal'): Promise<Result<ToolData[T]>> {
-    // dispatch answers each tool with its ToolData (checked there case by case).
-    return this.callWire(tool, args, actor, { transport }) as Promise<Result<ToolData[T]>>;
+    return this.counted(tool, args, actor, transport, () => this.answer(tool, args, actor, false, transport));
   }
 
   /**
@@ -122,13 +125,9 @@ export class Service {
    * `held`: the identity was resolved when a connection opened (MCP over stdio
    * or HTTP), so one removed from WORK.md since is refused now.
    */
-  async callWire(tool: string, args: unknown, actor: Actor, opts: { held?: boolean; transport?: Transport } = {}): Promise<ToolResult> {
-    this.inFlight++;
-    try {
-      return await this.observed(tool, args, actor, opts);
-    } finally {
-      if (--this.inFlight === 0) for (const settled of this.waiting.splice(0)) settled();
-    }
+  callWire(tool: string, args: unknown, actor: Actor, opts: { held?: boolean; transport?: Transport } = {}): Promise<ToolResult> {
+    const unknown = () => this.failures.answer(new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]), tool, args);
+    return this.counted(tool, args, actor, opts.transport, () => (isTool(tool) ? this.answer(tool, args, actor, opts.held === true, opts.transport) : unknown()));
   }
 
   /** Resolves once no call is in flight: a stopping serve lets each finish its commit (docs/operations.md, Shutdown). */
@@ -136,60 +135,61 @@ export class Service {
     return this.inFlight === 0 ? Promise.resolve() : new Promise((r) => this.waiting.push(r));
   }
 
-  private async observed(tool: string, args: unknown, actor: Actor, opts: { held?: boolean; transport?: Transport }): Promise<ToolResult> {
-    if (!this.observe) return this.answer(tool, args, actor, opts.held === true, opts.transport);
-    const began = performance.now();
-    const result = await this.answer(tool, args, actor, opts.held === true, opts.transport);
-    const requestId = (args as { requestId?: unknown } | null)?.requestId;
-    this.observe({
-      tool: (TOOLS as readonly string[]).includes(tool) ? (tool as Tool) : null,
-      transport: opts.transport ?? 'internal',
-      code: result.ok ? 'ok' : result.error.code,
-      seconds: (performance.now() - began) / 1000,
-      actor,
-      ...(typeof requestId === 'string' ? { requestId } : {}),
-    });
-    return result;
+  /** A call counted while in flight (see `settled`), and told to `observe` as it ends. */
+  private async counted<R extends ToolResult>(tool: string, args: unknown, actor: Actor, transport: Transport | undefined, answer: () => Promise<R>): Promise<R> {
+    this.inFlight++;
+    try {
+      const began = performance.now();
+      const result = await answer();
+      if (this.observe) {
+        const requestId = typeof args === 'object' && args !== null && 'requestId' in args ? args.requestId : undefined;
+        this.observe({
+          tool: isTool(tool) ? tool : null,
+          transport: transport ?? 'internal',
+          code: result.ok ? 'ok' : result.error.code,
+          seconds: (performance.now() - began) / 1000,
+          actor,
+          ...(typeof requestId === 'string' ? { requestId } : {}),
+        });
+      }
+      return result;
+    } finally {
+      if (--this.inFlight === 0) for (const settled of this.waiting.splice(0)) settled();
+    }
   }
 
-  private async answer(tool: string, args: unknown, actor: Actor, held: boolean, transport?: Transport): Promise<ToolResult> {
+  private async answer<T extends Tool>(tool: T, args: unknown, actor: Actor, held: boolean, transport?: Transport): Promise<Result<ToolData[T]>> {
     try {
-      if (!(TOOLS as readonly string[]).includes(tool)) throw new ToolError('invalid', `no tool named ${tool}`, [`tool: one of ${TOOLS.join(', ')}`]);
       await this.board.refresh();
       // Rights as WORK.md says now (an agent's scope, a person's operator role). Who the caller is
       // was settled by the transport; the server's own internal identities are not in WORK.md.
       const now = currentActor(this.board.manifest, actor);
       if (!now.ok && held) throw new ToolError('forbidden', now.message, ['identity: removed']);
       // Out of office: the work of whoever has handed theirs to this person is theirs to decide too.
-      const data = await this.dispatch(checkedCall(tool as Tool, args === undefined ? {} : args), now.ok ? withDelegators(this.board, now.actor, this.now()) : actor, transport);
+      const data = await this.tools[tool](checkedArgs(tool, args === undefined ? {} : args), now.ok ? withDelegators(this.board, now.actor, this.now()) : actor, transport);
       return { ok: true, data };
     } catch (e) {
       return this.failures.answer(e, tool, args);
     }
   }
 
-  private async dispatch(call: ToolCall, actor: Actor, transport?: Transport): Promise<ToolData[Tool]> {
-    switch (call.tool) {
-      case 'describe':
-        return this.describe() satisfies ToolData['describe'];
-      case 'list_processes':
-        return (await listProcesses(this.board, this.reader, call.args.cursor)) satisfies ToolData['list_processes'];
-      case 'get_run':
-        return (await this.reader.view(call.args.runId)) satisfies ToolData['get_run'];
-      case 'get_work':
-        return (await getWorkHere(this.board, this.reader, actor, call.args, this.now())) satisfies ToolData['get_work'];
-      case 'list_runs':
-        return (await this.listRuns(call.args)) satisfies ToolData['list_runs'];
-      case 'start_run':
-        return (await this.writes.startRun(call.args, actor)) as ToolData['start_run'];
-      case 'upload':
-        return (await this.files.upload(call.args, actor)) as ToolData['upload'];
-      default:
-        // The writes answer from writes.ts's `answer` (and a replayed record of it).
-        // A person's act through Slack says so in its audit lines (docs/operators.md "Slack").
-        return (await this.writes.runWrite(call, actor, transport === 'slack' ? 'slack' : undefined)) as ToolData[typeof call.tool];
-    }
-  }
+  private readonly tools: Handlers = {
+    describe: async () => this.describe(),
+    list_processes: (a) => listProcesses(this.board, this.reader, a.cursor),
+    get_run: (a) => this.reader.view(a.runId),
+    get_work: (a, actor) => getWorkHere(this.board, this.reader, actor, a, this.now()),
+    list_runs: (a) => this.listRuns(a),
+    start_run: (a, actor) => this.writes.startRun(a, actor),
+    upload: (a, actor) => this.files.upload(a, actor),
+    // The writes answer from write-answers.ts (or a replayed record of that answer).
+    claim: (args, actor, t) => this.writes.runWrite({ tool: 'claim', args }, actor, viaOf(t)),
+    renew: (args, actor, t) => this.writes.runWrite({ tool: 'renew', args }, actor, viaOf(t)),
+    submit: (args, actor, t) => this.writes.runWrite({ tool: 'submit', args }, actor, viaOf(t)),
+    escalate: (args, actor, t) => this.writes.runWrite({ tool: 'escalate', args }, actor, viaOf(t)),
+    decide: (args, actor, t) => this.writes.runWrite({ tool: 'decide', args }, actor, viaOf(t)),
+    cancel: (args, actor, t) => this.writes.runWrite({ tool: 'cancel', args }, actor, viaOf(t)),
+    send_event: (args, actor, t) => this.writes.runWrite({ tool: 'send_event', args }, actor, viaOf(t)),
+  };
 
   /** What this server offers now: WORK.md is re-read on every call, so configuring an evaluator takes effect at once. */
   get offer(): Offer {
@@ -308,7 +308,7 @@ export class Service {
     try {
       return { ok: true, data: await delegateAs(this.board, actor, ask, this.now(), osUser, (name, version) => this.reader.pinned(name, version)) };
     } catch (e) {
-      return this.failures.answer(e, 'delegate', ask) as Promise<Result<Delegation>>;
+      return this.failures.answer(e, 'delegate', ask);
     }
   }
 
@@ -317,7 +317,7 @@ export class Service {
     try {
       return { ok: true, data: { ended: await endDelegationAs(this.board, actor, from, this.now(), osUser, (name, version) => this.reader.pinned(name, version)) } };
     } catch (e) {
-      return this.failures.answer(e, 'end_delegation', { from }) as Promise<Result<{ ended: boolean }>>;
+      return this.failures.answer(e, 'end_delegation', { from });
     }
   }
 
@@ -342,8 +342,7 @@ export class Service {
       const m = this.board.manifest;
       return { ok: true, data: await runsInView(this.reader, pickView(m.views, id), m.groups, this.now(), only) };
     } catch (e) {
-      const answer = await this.failures.answer(e, 'saved_view', { id });
-      return answer.ok ? { ok: false, error: { code: 'conflict', message: 'unexpected answer' } } : answer;
+      return this.failures.answer(e, 'saved_view', { id });
     }
   }
 

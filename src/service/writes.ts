@@ -17,10 +17,11 @@ import type { CheckOutcome, CheckRequest } from '../engine/check.js';
 import { execute, start, type Change, type Command, type Plan } from '../engine/execute.js';
 import { fourEyesApplies } from '../engine/rights.js';
 import type { Actor, ChildStart, EngineEvent, Pinned, RunRecord, RunState } from '../engine/types.js';
-import { requirements, runData, runView } from '../engine/view.js';
-import type { RunWriteCall } from '../protocol/calls.js';
+import { runView } from '../engine/view.js';
+import type { RunWriteCall, RunWriteTool } from '../protocol/calls.js';
 import { ToolError } from '../protocol/errors.js';
 import type { StartRunArgs } from '../protocol/tool-args.js';
+import type { ToolData } from '../protocol/tool-data.js';
 import { contextFor } from './context.js';
 import type { StoredFiles } from './files.js';
 import { requestLock, type Replay } from './replay.js';
@@ -32,8 +33,8 @@ import { runNotifications } from '../notify/rules.js';
 import { tellOperators } from '../notify/tell.js';
 import { newId } from '../core/ids.js';
 import { namedBlockers } from '../engine/commands.js';
-import { levelName } from '../engine/priority.js';
 import { blockerEnds } from './blockers-read.js';
+import { writeAnswers, type WriteAnswers } from './write-answers.js';
 
 /** How often a write asks the evaluator again when run data moved while it was answering. */
 const CHECK_ROUNDS = 3;
@@ -55,7 +56,12 @@ export class RunWrites {
     private readonly blockersMoved: () => Promise<void> = async () => {},
     /** flow-1: told of each committed change that starts runs, or ends a run with a parent or children (docs/profile-flow-1.md "7. Lineage and rollup"). */
     private readonly linked: (state: RunState, starts: readonly ChildStart[]) => Promise<void> = async () => {},
-  ) {}
+  ) {
+    this.answers = writeAnswers(tokens, reader.fileUrl);
+  }
+
+  /** What each committed write answers, typed by its tool (write-answers.ts). */
+  private readonly answers: WriteAnswers;
 
   /** flow-1: hand a committed change to `linked` when it starts runs or ends one that has a parent or children. */
   private async links(state: RunState, starts: readonly ChildStart[] | undefined): Promise<void> {
@@ -69,15 +75,16 @@ export class RunWrites {
    * process) wait, then find the replay record. A start whose caller died half
    * way left its run id in the lock, and the next repeat finishes that same run.
    */
-  async startRun(a: StartRunArgs, actor: Actor) {
+  async startRun(a: StartRunArgs, actor: Actor): Promise<ToolData['start_run']> {
     const candidate = contextFor(this.board.manifest, this.now()).newId('r');
     const made: { change?: Change } = {};
     return this.board.store.exclusive(requestLock(a.requestId), candidate, async (runId) => {
       const prior = await this.replay.lookup(null, 'start_run', a, actor);
       if (prior !== undefined) return prior;
       const versions = await listVersions(this.board, a.process).catch((): number[] => []);
-      if (versions.length === 0) throw new ToolError('not_found', `no published process ${a.process}`);
-      const version = a.version ?? versions[versions.length - 1]!;
+      const latest = versions.at(-1);
+      if (latest === undefined) throw new ToolError('not_found', `no published process ${a.process}`);
+      const version = a.version ?? latest;
       if (!versions.includes(version)) throw new ToolError('not_found', `${a.process} has no version ${version} (published: ${versions.join(', ')})`);
       const pinned = await this.reader.pinned(a.process, version);
       // flow-1: the runs its blocked_by input names, read before the lock (an ended run never changes).
@@ -103,19 +110,21 @@ export class RunWrites {
     });
   }
 
-  /** Writes on an existing run: claim, renew, submit, escalate, decide, cancel, send_event. */
-  async runWrite(call: RunWriteCall, actor: Actor, via?: 'slack'): Promise<unknown> {
+  /** Writes on an existing run: claim, renew, submit, escalate, decide, cancel, send_event; each answers its tool's declared result. */
+  async runWrite<T extends RunWriteTool>(call: Extract<RunWriteCall, { tool: T }>, actor: Actor, via?: 'slack'): Promise<ToolData[T]> {
+    // Narrowed by its tool below (a type parameter does not narrow).
+    const c: RunWriteCall = call;
     let runId: string;
     let claims: TokenClaims | null = null;
-    if (call.tool === 'renew' || call.tool === 'submit' || call.tool === 'escalate') {
-      claims = this.tokens.verify(call.args.token);
+    if (c.tool === 'renew' || c.tool === 'submit' || c.tool === 'escalate') {
+      claims = this.tokens.verify(c.args.token);
       if (!claims) {
         const prior = await this.replay.lookup(null, call.tool, call.args, actor);
         if (prior !== undefined) return prior;
         throw new ToolError('invalid', 'the token does not verify: it was not issued by this board, or it was altered', ['token: does not verify']);
       }
       runId = claims.runId;
-    } else runId = call.args.runId;
+    } else runId = c.args.runId;
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
     // A step with a check: the engine asks for a verdict on exactly the material it would
     // complete; the evaluator is asked outside the lock, and the write is tried again with
@@ -130,11 +139,10 @@ export class RunWrites {
     }
   }
 
-  private async writeOnce(call: RunWriteCall, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined, via?: 'slack'): Promise<unknown> {
-    let committed = null as Loaded | null;
-    let starts: ChildStart[] | undefined;
-    const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads): Promise<{ value: unknown; commit: Commit | null }> => {
-      committed = null;
+  private async writeOnce<T extends RunWriteTool>(call: Extract<RunWriteCall, { tool: T }>, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined, via?: 'slack'): Promise<ToolData[T] | NeedsVerdict> {
+    const done: { committed?: Loaded; starts?: ChildStart[] } = {};
+    const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads): Promise<{ value: ToolData[T] | NeedsVerdict | ToolError; commit: Commit | null }> => {
+      delete done.committed;
       // Read the clock once the lock is held: a lease starts when its claim commits, not before a lock wait.
       const now = this.now();
       const prior = await this.replay.lookup(reads, call.tool, call.args, actor);
@@ -150,21 +158,17 @@ export class RunWrites {
         case 'refuse':
           return { value: refusalOf(plan), commit: plan.keep ? changeCommit(plan.keep, loaded.state, read.revOf) : null };
         case 'commit': {
-          const data = this.answer(call, plan, loaded.pinned, now);
-          committed = { state: plan.state, pinned: loaded.pinned };
-          starts = plan.starts;
+          const data = this.answers[call.tool](plan, loaded.pinned, now);
+          done.committed = { state: plan.state, pinned: loaded.pinned };
+          done.starts = plan.starts;
           return { value: data, commit: changeCommit(plan, loaded.state, read.revOf, [...this.notes(plan, loaded.pinned, now), this.replay.recordOf(call.tool, call.args, actor, data)]) };
         }
       }
     });
-    // A run this write ended leaves the open runs' last valid states (kept for when a file is refused):
-    // under a steady load they were filling with ended runs nobody reads again. A write is not a read:
-    // what this process last read stays what it serves if a file is refused later.
-    if (committed && isEnded(committed)) this.reader.forgetLastGood(runId);
-    this.reader.forget(runId);
+    // The reader's caches follow the commit on their own (RunReader.committed).
     if (value instanceof ToolError) throw value;
-    if (committed && isEnded(committed)) await this.blockersMoved();
-    if (committed) await this.links(committed.state, starts);
+    if (done.committed && isEnded(done.committed)) await this.blockersMoved();
+    if (done.committed) await this.links(done.committed.state, done.starts);
     return value;
   }
 
@@ -196,30 +200,6 @@ export class RunWrites {
     }
   }
 
-  /** What a committed write answers; the view a write returns shows every transition it triggered, run state included (docs/agents.md "The tools"). */
-  private answer(call: RunWriteCall, plan: Extract<Plan, { kind: 'commit' }>, pinned: Pinned, now: Date): unknown {
-    const result = plan.result;
-    if (result && 'lease' in result) {
-      const lease = result.lease;
-      const token = this.tokens.sign({ runId: plan.state.run.id, stepId: lease.stepId, claimId: lease.claimId, expiresAt: lease.expiresAt, agent: lease.agent });
-      if (call.tool === 'renew') return { token, expiresAt: lease.expiresAt };
-      const def = pinned.process.steps.find((s) => s.id === lease.stepId)!;
-      const req = requirements(def);
-      return {
-        token,
-        expiresAt: lease.expiresAt,
-        mode: plan.state.run.mode,
-        step: { id: def.id, instructions: def.value, output: req.output, evidence: req.evidence, next: req.next },
-        handoff: plan.state.steps[lease.stepId]!.handoff,
-        body: pinned.process.body,
-        data: runData(plan.state, pinned, this.reader.fileUrl),
-        ...claimExtensions(plan.state.run),
-      };
-    }
-    if (result && 'consumedBy' in result) return result;
-    return runView(plan.state, pinned, now, this.reader.fileUrl);
-  }
-
   /** Operators are told when the evaluator has failed this many times in a row (then again only after it answered). */
   private evaluatorFailures = 0;
 
@@ -249,7 +229,7 @@ export class RunWrites {
   async tick(runId: string): Promise<{ events: EngineEvent[]; run: RunRecord; pinned: Pinned; state: RunState }> {
     const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
       const read = revRecording(reads);
-      const loaded = await this.reader.assemble(runId, read.read, read.readState);
+      const loaded = await this.reader.assemble(runId, read.read, read.readState, 'tick');
       const now = this.now();
       const plan = execute(loaded.state, loaded.pinned, contextFor(this.board.manifest, now), { kind: 'agent', id: 'server' }, { tool: 'tick' });
       if (plan.kind !== 'commit') throw refusalOf(plan);
@@ -259,9 +239,6 @@ export class RunWrites {
         commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
       };
     });
-    // Every file of the run was just read and found valid (or adopted): the state to fall back on if one is refused later.
-    this.reader.seenValid(runId, { state: value.state, pinned: value.pinned });
-    if (value.events.length > 0) this.reader.forget(runId);
     if (value.events.some((e) => e.action === 'run.ended')) await this.blockersMoved();
     if (value.events.length > 0) await this.links(value.state, value.starts);
     return value;
@@ -344,16 +321,9 @@ export class RunWrites {
         commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
       };
     });
-    if (value.events.length > 0) this.reader.forget(runId);
     if (value.events.length > 0) await this.links(value.state, value.starts);
     return value;
   }
-}
-
-/** flow-1: what a claim on a run of a process with `flow:` carries in `extensions` (docs/profile-flow-1.md "4. What a claim carries"). */
-function claimExtensions(run: RunRecord): { extensions?: Record<string, unknown> } {
-  if (run.priority === undefined) return {};
-  return { extensions: { 'flow-1': { priority: run.priority, priorityName: levelName(run.priority), blockedBy: run.blockedBy ?? [] } } };
 }
 
 /** The caller's own audit lines of a committed plan say which way the act came (`via: slack`); the board's lines are left as they are. */
