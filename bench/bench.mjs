@@ -55,7 +55,6 @@ const N = quick ? 40 : 200;
 const ROUNDS = quick ? 3 : 5;
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-
 /** The floor: write `files` files with temp + fsync + rename, fsync their directory, append one fsync'd line. */
 async function floorOnce(dir, files) {
   const t = performance.now();
@@ -198,13 +197,27 @@ async function transitionsSection() {
   for (const op of ['describe', 'get_work', 'claim', 'submit']) {
     const m = median(mcp[`mcp ${op}`]);
     const d = median(mcp[`direct ${op}`]);
-    rows.push({ op: `${op} over MCP stdio (direct ${d.toFixed(2)}; MCP adds ${(m - d).toFixed(2)})`, tool: op, mcpAdds: m - d, p50: m, p50min: m, p50max: m, p99: pct(mcp[`mcp ${op}`], 99), floor: null, ratio: null, fsyncs: null });
+    rows.push({
+      op: `${op} over MCP stdio (direct ${d.toFixed(2)}; MCP adds ${(m - d).toFixed(2)})`,
+      tool: op,
+      mcpAdds: m - d,
+      p50: m,
+      p50min: m,
+      p50max: m,
+      p99: pct(mcp[`mcp ${op}`], 99),
+      floor: null,
+      ratio: null,
+      fsyncs: null,
+    });
   }
   const f = (x) => (x === null ? '–' : x.toFixed(2));
   const lines = [
     `| operation | p50 ms (min–max of ${ROUNDS} rounds) | p99 ms | floor p50 ms | ours / floor | fsyncs |`,
     '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.op} | ${f(r.p50)} (${f(r.p50min)}–${f(r.p50max)}) | ${f(r.p99)} | ${f(r.floor)} | ${r.ratio === null ? '–' : r.ratio.toFixed(2)} | ${r.fsyncs === null ? '–' : r.fsyncs.toFixed(1)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.op} | ${f(r.p50)} (${f(r.p50min)}–${f(r.p50max)}) | ${f(r.p99)} | ${f(r.floor)} | ${r.ratio === null ? '–' : r.ratio.toFixed(2)} | ${r.fsyncs === null ? '–' : r.fsyncs.toFixed(1)} |`,
+    ),
     '',
     `${eight.clients} clients in one process on runs of their own (start_run, claim, submit): ${f(eight.fsyncsPerTransition)} fsyncs per transition, ${eight.perSec.toFixed(0)} transitions/s, ${f(eight.cpuMsPerTransition)} ms CPU per transition (${eight.transitions} transitions).`,
   ];
@@ -247,7 +260,13 @@ async function main() {
   const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}`;
   // The code measured: dist/ is built from src/ at this commit, plus any uncommitted change to src/.
   const git = (args) => spawnSync('git', args, { cwd: path.join(here, '..'), encoding: 'utf8' }).stdout?.trimEnd() ?? '';
-  const code = { commit: git(['rev-parse', '--short', 'HEAD']), srcChanged: git(['status', '--porcelain', '--', 'src']).split('\n').filter(Boolean).map((l) => l.slice(3)) };
+  const code = {
+    commit: git(['rev-parse', '--short', 'HEAD']),
+    srcChanged: git(['status', '--porcelain', '--', 'src'])
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.slice(3)),
+  };
   const fileSystem = boardsFileSystem();
   const out = { quick, N, ROUNDS, machine, code, fileSystem };
   console.log(`code: ${code.commit}${code.srcChanged.length > 0 ? ` + uncommitted changes to ${code.srcChanged.join(', ')}` : ''}`);
@@ -292,7 +311,11 @@ async function main() {
   out.sectionSeconds = took;
   out.loadavg = { before: loadBefore, after: loadavg() };
   const la = (l) => l.map((x) => x.toFixed(2)).join(' ');
-  console.log(`\n(bench took ${out.seconds.toFixed(0)} s: ${Object.entries(took).map(([k, v]) => `${k} ${v} s`).join(', ')}; load average before ${la(loadBefore)}, after ${la(out.loadavg.after)})`);
+  console.log(
+    `\n(bench took ${out.seconds.toFixed(0)} s: ${Object.entries(took)
+      .map(([k, v]) => `${k} ${v} s`)
+      .join(', ')}; load average before ${la(loadBefore)}, after ${la(out.loadavg.after)})`,
+  );
   await fs.mkdir(path.join(here, 'results'), { recursive: true });
   await fs.writeFile(path.join(here, 'results', `${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(out, null, 2));
 }

@@ -23,7 +23,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const WORKER = path.join(here, 'concurrency-worker.mjs');
 const MAX_AGENTS = 8;
 
-
 /** A board copy with agents bench-1 … bench-8 declared (through the board's own manifest edit). */
 async function setupBoard() {
   const dir = copyExample('wb-bench-conc-');
@@ -143,8 +142,14 @@ async function contend(workers, procs, runs) {
       wallMs,
       claimsPerSec: claims / (wallMs / 1000),
       attemptsPerSec: attempts / (wallMs / 1000),
-      claimP50: pct(results.flatMap((r) => r.lat.claim), 50),
-      getWorkP50: pct(results.flatMap((r) => r.lat.get_work), 50),
+      claimP50: pct(
+        results.flatMap((r) => r.lat.claim),
+        50,
+      ),
+      getWorkP50: pct(
+        results.flatMap((r) => r.lat.get_work),
+        50,
+      ),
       audit: await audited(dir),
     };
   } finally {
@@ -165,7 +170,12 @@ export async function concurrencySection({ quick }) {
     workers.close();
   }
   const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
-  const refusals = (o) => (Object.keys(o).length === 0 ? '0' : Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', '));
+  const refusals = (o) =>
+    Object.keys(o).length === 0
+      ? '0'
+      : Object.entries(o)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ');
   const base = a[0].perSec;
   const lines = [
     `Concurrency (a): N processes, each an agent on its own runs (start_run → claim → submit) for ${seconds} s, same board`,

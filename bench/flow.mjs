@@ -73,7 +73,10 @@ export async function exampleBoard(dir, plain) {
   cpSync(EXAMPLE, dir, { recursive: true, filter: (src) => path.basename(src) !== '.work' });
   const board = await Board.open(dir);
   if (plain) {
-    for (const [name, roles] of [['contract-approval', { 'legal-reviewer': 'legal' }], ['supplier-payment', { 'finance-approver': 'finance' }]]) {
+    for (const [name, roles] of [
+      ['contract-approval', { 'legal-reviewer': 'legal' }],
+      ['supplier-payment', { 'finance-approver': 'finance' }],
+    ]) {
       const text = readFileSync(path.join(dir, 'processes', name, 'PROCESS.md'), 'utf8').replace(/^flow:\n(?: {2}.*\n)+/m, '');
       await publishText(board, dir, name, text, roles);
     }
@@ -92,12 +95,14 @@ export async function fill(board, runs, plain) {
     return r.data.run.id;
   };
   const contract = (g, i) => start('contract-approval', { supplier: `Supplier ${g}-${i}`, contractUrl: `https://example.com/c/${g}/${i}`, value: 1000 + g });
-  const payment = (g, i, after) => start('supplier-payment', { supplier: `Supplier ${g}`, amount: 100 + g, invoiceUrl: `https://example.com/i/${g}/${i}`, urgency: LEVELS[(g + i) % 4], ...(after ? { after } : {}) });
+  const payment = (g, i, after) =>
+    start('supplier-payment', { supplier: `Supplier ${g}`, amount: 100 + g, invoiceUrl: `https://example.com/i/${g}/${i}`, urgency: LEVELS[(g + i) % 4], ...(after ? { after } : {}) });
   const batch = async (g, i, after) => {
     const invoices = [0, 1, 2].map((k) => `https://example.com/i/${g}/${i}-${k}`);
     await start('payment-batch', { supplier: `Supplier ${g}`, amount: 100 + g, invoices, urgency: LEVELS[(g + i) % 4], ...(after ? { after } : {}) });
     // Without the profile the batch starts nothing: its payments are started on their own.
-    if (plain) for (const invoiceUrl of invoices) await start('supplier-payment', { supplier: `Supplier ${g}`, amount: 100 + g, invoiceUrl, urgency: LEVELS[(g + i) % 4], ...(after ? { after } : {}) });
+    if (plain)
+      for (const invoiceUrl of invoices) await start('supplier-payment', { supplier: `Supplier ${g}`, amount: 100 + g, invoiceUrl, urgency: LEVELS[(g + i) % 4], ...(after ? { after } : {}) });
   };
   for (let g = 0; g < Math.ceil(runs / 12); g++) {
     const c1 = await contract(g, 0);

@@ -42,7 +42,10 @@ export function copyExample(prefix = 'wb-bench-') {
 }
 
 const ISO = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g;
-const mdFiles = (d) => readdirSync(d).filter((n) => n.endsWith('.md')).sort();
+const mdFiles = (d) =>
+  readdirSync(d)
+    .filter((n) => n.endsWith('.md'))
+    .sort();
 
 /** Drive one real run through the service and capture its files and chain after every call. */
 export async function captureTemplate() {
@@ -78,7 +81,21 @@ export async function captureTemplate() {
     const started = snap();
     const c = ok(await svc.call('claim', { runId, stepId: 'review_claim', requestId: req() }, agent));
     snap();
-    ok(await svc.call('submit', { token: c.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy', requestId: req() }, agent));
+    ok(
+      await svc.call(
+        'submit',
+        {
+          token: c.token,
+          output: { withinPolicy: true, notes: 'ok' },
+          evidence: [{ kind: 'link', ref: 'https://example.com/r' }],
+          summary: 'Checked.',
+          next: 'approve',
+          reason: 'in policy',
+          requestId: req(),
+        },
+        agent,
+      ),
+    );
     const submitted = snap();
     const wi = ok(await svc.call('get_run', { runId }, mira)).workItems[0];
     ok(await svc.call('decide', { runId, workItemId: wi.id, snapshot: wi.snapshot, decision: 'approved', requestId: req() }, mira));

@@ -85,11 +85,32 @@ export async function generateInsightsBoard(dir, { runs }) {
     const agent = A(p.agent);
     const acct = { ...p, id: null, startedAt: clock, endedAt: null, outcome: null, visits: [], leaseExpiries: [], escalations: [], returns: [], rejections: [] };
     accounts.push(acct);
-    const s = ok(await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 100 + k, receiptUrl: `https://example.com/r/${k}` }, ...(p.test ? { mode: 'test' } : {}), requestId: req() }, mira));
+    const s = ok(
+      await svc.call(
+        'start_run',
+        { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 100 + k, receiptUrl: `https://example.com/r/${k}` }, ...(p.test ? { mode: 'test' } : {}), requestId: req() },
+        mira,
+      ),
+    );
     const runId = (acct.id = s.run.id);
     const workItem = async () => ok(await svc.call('get_run', { runId }, mira)).workItems[0];
     const claim = async () => ok(await svc.call('claim', { runId, stepId: 'review_claim', requestId: req() }, agent)).token;
-    const submit = (token) => svc.call('submit', { token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy', requestId: req() }, agent).then(ok);
+    const submit = (token) =>
+      svc
+        .call(
+          'submit',
+          {
+            token,
+            output: { withinPolicy: true, notes: 'ok' },
+            evidence: [{ kind: 'link', ref: 'https://example.com/r' }],
+            summary: 'Checked.',
+            next: 'approve',
+            reason: 'in policy',
+            requestId: req(),
+          },
+          agent,
+        )
+        .then(ok);
     const decide = async (decision, note) => {
       const wi = await workItem();
       ok(await svc.call('decide', { runId, workItemId: wi.id, snapshot: wi.snapshot, decision, ...(note ? { note } : {}), requestId: req() }, mira));
@@ -228,7 +249,19 @@ export function expected(accounts, now, { tests }) {
   return {
     runs: { started: runs.length, ended: ended.length, open: runs.length - ended.length, byOutcome, p50Ms: pct(cycles, 50), p90Ms: pct(cycles, 90) },
     steps: Object.fromEntries(
-      Object.entries(steps).map(([id, s]) => [id, { visits: s.visits, wallP50Ms: pct(s.walls, 50), wallP90Ms: pct(s.walls, 90), waitingP50Ms: pct(s.waits, 50), waitingP90Ms: pct(s.waits, 90), waitingForAgentsMs: s.agentMs, waitingForPeopleMs: s.personMs, waitingNow: s.waitingNow }]),
+      Object.entries(steps).map(([id, s]) => [
+        id,
+        {
+          visits: s.visits,
+          wallP50Ms: pct(s.walls, 50),
+          wallP90Ms: pct(s.walls, 90),
+          waitingP50Ms: pct(s.waits, 50),
+          waitingP90Ms: pct(s.waits, 90),
+          waitingForAgentsMs: s.agentMs,
+          waitingForPeopleMs: s.personMs,
+          waitingNow: s.waitingNow,
+        },
+      ]),
     ),
     waiting: { agentsMs, peopleMs },
     rework: { approve: { rejections: runs.reduce((n, a) => n + a.rejections.length, 0), runs: runs.filter((a) => a.rejections.length > 0).length, notes } },

@@ -40,7 +40,7 @@ function concurrency(out) {
   const two = d.find((x) => x.procs === 2);
   const speedup = two.perSec / one.perSec;
   return [
-    row('CPU per transition (1 process, user + system, the worker\'s own count)', '≤ 2 ms', `${f(one.cpuMsPerTransition)} ms`, one.cpuMsPerTransition <= 2),
+    row("CPU per transition (1 process, user + system, the worker's own count)", '≤ 2 ms', `${f(one.cpuMsPerTransition)} ms`, one.cpuMsPerTransition <= 2),
     row('2 processes on distinct runs / 1 process', '≥ 1.8×', `${f(speedup, 3)}× (${f(two.perSec, 1)} vs ${f(one.perSec, 1)} transitions/s)`, speedup >= 1.8),
   ];
 }

@@ -142,7 +142,15 @@ export async function insightsSection({ quick, base }) {
         await new Promise((resolve) => server.once('exit', resolve));
       }
     }
-    const json = { runs, started: cold.data.runs.started, stats: { coldMs: cold.ms, warmMs: median(warm), coldCpuMs: cold.cpuMs, warmCpuMs: warmCpu.includes(null) ? null : median(warmCpu) }, page, figuresCpuMs: median(cpu), warmParts, goals: INSIGHTS_GOALS };
+    const json = {
+      runs,
+      started: cold.data.runs.started,
+      stats: { coldMs: cold.ms, warmMs: median(warm), coldCpuMs: cold.cpuMs, warmCpuMs: warmCpu.includes(null) ? null : median(warmCpu) },
+      page,
+      figuresCpuMs: median(cpu),
+      warmParts,
+      goals: INSIGHTS_GOALS,
+    };
     const f = (ms) => `${Math.round(ms)} ms`;
     const ok = (ms, goal) => (ms <= goal ? 'met' : 'NOT met');
     return {
@@ -157,7 +165,9 @@ export async function insightsSection({ quick, base }) {
         '',
         `CPU of the \`stats\` processes: cold ${json.stats.coldCpuMs === null ? 'not measured' : f(json.stats.coldCpuMs)}, warm ${json.stats.warmCpuMs === null ? 'not measured' : f(json.stats.warmCpuMs)} (median; from /proc, to 10 ms).`,
         `A warm \`stats\`'s parts, CPU in one process (median of ${reps}): reading the kept facts ${f(warmParts.keptMs)}; the first list of runs (a stat of every chain, unpacking those selected) ${f(warmParts.firstMs)}, of which the stats ${f(warmParts.statMs)} (a second list); the figures ${f(warmParts.figuresMs)}.`,
-        `Figures in one process, facts in memory (a stat of every chain, then the figures): ${f(json.figuresCpuMs)} of CPU (median of ${reps}); load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}.`,
+        `Figures in one process, facts in memory (a stat of every chain, then the figures): ${f(json.figuresCpuMs)} of CPU (median of ${reps}); load average ${loadavg()
+          .map((x) => x.toFixed(1))
+          .join(' ')}.`,
       ],
     };
   } finally {

@@ -33,7 +33,6 @@ const CALL_TIMEOUT_MS = 30_000; // a call that hangs fails the bench instead of 
 const PROBE_MS = 1000; // how often the load asks /healthz and /readyz, as a supervisor would
 const TOOLS = ['start_run', 'get_work', 'claim', 'submit', 'decide'];
 
-
 /** serve's resident set in MB, or null where there is no /proc. */
 function rssMb(pid) {
   try {
@@ -138,7 +137,15 @@ function client(url, agent, mira, tag, stats) {
     const c = await call(agent, 'claim', { runId: s.run.id, stepId: 'review_claim', requestId: req() });
     if (!c) return;
     stats.transition();
-    const sub = await call(agent, 'submit', { token: c.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy', requestId: req() });
+    const sub = await call(agent, 'submit', {
+      token: c.token,
+      output: { withinPolicy: true, notes: 'ok' },
+      evidence: [{ kind: 'link', ref: 'https://example.com/r' }],
+      summary: 'Checked.',
+      next: 'approve',
+      reason: 'in policy',
+      requestId: req(),
+    });
     if (!sub) return;
     stats.transition();
     const wi = sub.workItems[0];
@@ -217,7 +224,16 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
     const sampler = setInterval(sample, SAMPLE_MS);
     // As Prometheus would: /metrics read every scrapeMs during the load (its gauges are computed then).
     let scrapes = 0;
-    const scraper = scrapeMs > 0 ? setInterval(() => void fetch(new URL('/metrics', serve.url)).then((r) => r.text()).then(() => scrapes++), scrapeMs) : null;
+    const scraper =
+      scrapeMs > 0
+        ? setInterval(
+            () =>
+              void fetch(new URL('/metrics', serve.url))
+                .then((r) => r.text())
+                .then(() => scrapes++),
+            scrapeMs,
+          )
+        : null;
     // As a supervisor would: /healthz and /readyz every PROBE_MS, on serve's own address and on the
     // ops listener (`--ops`, its own thread), each answer's time and status kept.
     const probes = { healthz: [], readyz: [], opsHealthz: [], opsReadyz: [], failed: 0 };
@@ -274,7 +290,10 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
       samples,
       audit: { ok: report.ok, chains: report.chains.length },
       scrapes,
-      probes: { ...Object.fromEntries(['healthz', 'readyz', 'opsHealthz', 'opsReadyz'].map((k) => [k, { n: probes[k].length, p50: pct(probes[k], 50), p99: pct(probes[k], 99), max: Math.max(...probes[k]) }])), failed: probes.failed },
+      probes: {
+        ...Object.fromEntries(['healthz', 'readyz', 'opsHealthz', 'opsReadyz'].map((k) => [k, { n: probes[k].length, p50: pct(probes[k], 50), p99: pct(probes[k], 99), max: Math.max(...probes[k]) }])),
+        failed: probes.failed,
+      },
     };
     if (soak) result.soak = { ...soakOf(result), points: pointsOf(result), cold };
     return { lines: lines(result), json: result };
@@ -300,7 +319,7 @@ export async function metricsSection({ seconds, rounds }) {
   for (let r = 0; r < rounds; r++) {
     for (const mode of r % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
       const { json } = await loadSection({ seconds, soak: false, serveArgs: mode === 'off' ? ['--no-metrics'] : [], scrapeMs: mode === 'on' ? SCRAPE_MS : 0 });
-      if (json.cpuMsPerTransition.serve === null) return { lines: ['Metrics: no /proc here to read serve\'s CPU; skipped'], json: null };
+      if (json.cpuMsPerTransition.serve === null) return { lines: ["Metrics: no /proc here to read serve's CPU; skipped"], json: null };
       cpu[mode].push(json.cpuMsPerTransition.serve);
       if (mode === 'on') scrapes += json.scrapes;
       probeMax = Math.max(probeMax, json.probes.healthz.max, json.probes.readyz.max);
@@ -335,12 +354,7 @@ function pointsOf(r) {
   const near = (t) => xs.reduce((best, x) => (Math.abs(x.t - t) < Math.abs(best.t - t) ? x : best));
   const peak = xs.reduce((best, x) => (x.rss > best.rss ? x : best));
   const at = (point, s) => ({ point, t: s.t, rss: s.rss, transitions: s.transitions });
-  return [
-    at('start', xs[0]),
-    ...[60, 300].filter((t) => t <= r.seconds).map((t) => at(`${t / 60} min`, near(t))),
-    at('peak', peak),
-    at('end', xs.at(-1)),
-  ];
+  return [at('start', xs[0]), ...[60, 300].filter((t) => t <= r.seconds).map((t) => at(`${t / 60} min`, near(t))), at('peak', peak), at('end', xs.at(-1))];
 }
 
 /** Per minute: RSS min, max and at the minute's end, transitions in it; and the slope after warm-up. */
@@ -365,7 +379,12 @@ function soakOf(r) {
 function lines(r) {
   const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '–');
   const mb = (x) => (x === null ? '–' : f(x, 0));
-  const refusals = Object.keys(r.refused).length === 0 ? '0' : Object.entries(r.refused).map(([k, v]) => `${k}: ${v}`).join(', ');
+  const refusals =
+    Object.keys(r.refused).length === 0
+      ? '0'
+      : Object.entries(r.refused)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ');
   const out = [
     `Load: workboard serve --http on a board of ${r.generatedRuns} generated runs, ${r.clients} HTTP clients (fetch of JSON-RPC tools/call), each cycle start_run (person) → get_work → claim → submit (agent) → decide (person), for ${r.seconds} s`,
     '',
@@ -378,8 +397,12 @@ function lines(r) {
     `| ${r.clients} | ${r.transitions} | ${f(r.wallMs / 1000)} | ${f(r.perSec, 1)} | ${r.cpuMsPerTransition.serve === null ? '–' : f(r.cpuMsPerTransition.serve)} / ${f(r.cpuMsPerTransition.clients)} | ${mb(r.rssMb.idle)} / ${mb(r.rssMb.warmed)} / ${mb(r.rssMb.min)} / ${mb(r.rssMb.max)} / ${mb(r.rssMb.end)} | ${refusals} | ${r.audit.ok ? 'ok' : 'FAILED'} (${r.audit.chains} chains) |`,
     '',
     `/healthz and /readyz under the load, every ${PROBE_MS} ms (goal: within 50 ms), p50 / p99 / max ms (answers):`,
-    ...[['the ops listener (serve --ops, a thread of its own)', 'opsHealthz', 'opsReadyz'], ["serve's own address (behind the calls)", 'healthz', 'readyz']].map(
-      ([where, h, rd]) => `- ${where}: healthz ${f(r.probes[h].p50)} / ${f(r.probes[h].p99)} / ${f(r.probes[h].max)} (${r.probes[h].n}), readyz ${f(r.probes[rd].p50)} / ${f(r.probes[rd].p99)} / ${f(r.probes[rd].max)} (${r.probes[rd].n})`,
+    ...[
+      ['the ops listener (serve --ops, a thread of its own)', 'opsHealthz', 'opsReadyz'],
+      ["serve's own address (behind the calls)", 'healthz', 'readyz'],
+    ].map(
+      ([where, h, rd]) =>
+        `- ${where}: healthz ${f(r.probes[h].p50)} / ${f(r.probes[h].p99)} / ${f(r.probes[h].max)} (${r.probes[h].n}), readyz ${f(r.probes[rd].p50)} / ${f(r.probes[rd].p99)} / ${f(r.probes[rd].max)} (${r.probes[rd].n})`,
     ),
     `not 200: ${r.probes.failed}`,
   ];
@@ -407,7 +430,10 @@ function lines(r) {
   );
   // The slope needs a minute of samples after warm-up.
   if (r.seconds >= WARM_UP_S + 60) {
-    out.push('', `RSS slope from the end of minute ${WARM_UP_S / 60} to the end (least squares over the 2 s samples): ${f(s.slopeMbPerMin)} MB/min, a drift of ${f(s.driftMb, 1)} MB: ${s.flat ? 'flat' : '**NOT flat**'} (flat = drift within ${FLAT_DRIFT * 100}% of the mean RSS)`);
+    out.push(
+      '',
+      `RSS slope from the end of minute ${WARM_UP_S / 60} to the end (least squares over the 2 s samples): ${f(s.slopeMbPerMin)} MB/min, a drift of ${f(s.driftMb, 1)} MB: ${s.flat ? 'flat' : '**NOT flat**'} (flat = drift within ${FLAT_DRIFT * 100}% of the mean RSS)`,
+    );
   }
   return out;
 }

@@ -16,7 +16,13 @@ const GOAL_MS = 300;
 
 /** Every process of our own, as in test/map/sources.ts. */
 function ours() {
-  const under = (dir) => (existsSync(dir) ? readdirSync(dir).sort().map((d) => path.join(dir, d, 'PROCESS.md')).filter(existsSync) : []);
+  const under = (dir) =>
+    existsSync(dir)
+      ? readdirSync(dir)
+          .sort()
+          .map((d) => path.join(dir, d, 'PROCESS.md'))
+          .filter(existsSync)
+      : [];
   return ['examples/board/processes', 'fixtures/valid', 'fixtures/service'].flatMap((d) => under(path.join(root, d)));
 }
 
@@ -70,7 +76,10 @@ export async function mapsSection({ quick }) {
     '',
     '| process | steps | drawn | size, px | first draw, ms | p50, ms | p95, ms | CPU p50, ms | goal |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r, i) => `| ${r.process} | ${r.steps} | ${r.direction === 'down' ? 'top to bottom' : 'left to right'} | ${r.width} × ${r.height} | ${f(r.cold)} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.cpuP50)} | ${i === 0 ? (r.p50 <= GOAL_MS ? `met (≤ ${GOAL_MS})` : `NOT met (≤ ${GOAL_MS})`) : '–'} |`),
+    ...rows.map(
+      (r, i) =>
+        `| ${r.process} | ${r.steps} | ${r.direction === 'down' ? 'top to bottom' : 'left to right'} | ${r.width} × ${r.height} | ${f(r.cold)} | ${f(r.p50)} | ${f(r.p95)} | ${f(r.cpuP50)} | ${i === 0 ? (r.p50 <= GOAL_MS ? `met (≤ ${GOAL_MS})` : `NOT met (≤ ${GOAL_MS})`) : '–'} |`,
+    ),
   ];
   return { lines, json: { goalMs: GOAL_MS, rows: rows.map(({ warm, cpu, ...r }) => r) } };
 }

@@ -73,7 +73,10 @@ await sides.mcp('get_work', { limit: 5 });
 await sides.direct('get_work', { limit: 5 });
 const SUBMIT = { output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' };
 for (let i = 0; i < N; i++) {
-  for (const [side, runId] of [['mcp', via.runs[i]], ['direct', direct.runs[i]]]) {
+  for (const [side, runId] of [
+    ['mcp', via.runs[i]],
+    ['direct', direct.runs[i]],
+  ]) {
     await timed(side, 'describe', {});
     await timed(side, 'get_work', { limit: 5 });
     const c = await timed(side, 'claim', { runId, stepId: 'review_claim', requestId: req() });

@@ -67,7 +67,13 @@ function installPeer(dir) {
   const r = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', `${PEER}@${PEER_VERSION}`], { encoding: 'utf8', timeout: 180_000 });
   const tail = (s) => (s ?? '').trim().split('\n').slice(-3).join(' / ');
   // npm's error: its first lines (code, errno, the message), without the stack and the log file's name.
-  const npmError = (s) => s.split('\n').map((l) => l.replace(/^npm error /, '')).filter((l) => /^\S/.test(l) && !/^(npm error|A complete log)/.test(l)).slice(0, 4).join(' / ');
+  const npmError = (s) =>
+    s
+      .split('\n')
+      .map((l) => l.replace(/^npm error /, ''))
+      .filter((l) => /^\S/.test(l) && !/^(npm error|A complete log)/.test(l))
+      .slice(0, 4)
+      .join(' / ');
   if (r.error) return { error: `npm install ${PEER}@${PEER_VERSION} failed: ${r.error.message}` };
   if (r.status !== 0) return { error: `npm install ${PEER}@${PEER_VERSION} exited with ${r.status}: ${npmError(r.stderr)}` };
   const cli = path.join(dir, 'node_modules', PEER, 'cli.js');
@@ -87,7 +93,8 @@ function initPeerProject(cli, dir) {
   ];
   for (const [cmd, args] of steps) {
     const r = spawnSync(cmd, args, { cwd: dir, encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
-    if (r.error || r.status !== 0) return `${path.basename(cmd)} ${args.slice(cmd === 'git' ? 0 : 1).join(' ')} failed: ${r.error?.message ?? (r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ')}`;
+    if (r.error || r.status !== 0)
+      return `${path.basename(cmd)} ${args.slice(cmd === 'git' ? 0 : 1).join(' ')} failed: ${r.error?.message ?? (r.stderr || r.stdout).trim().split('\n').slice(-2).join(' / ')}`;
   }
   return null;
 }
@@ -328,14 +335,22 @@ export async function peersSection({ quick, base = tmpdir() }) {
     const lines = [head, '', '| size | operation | ours s | theirs s | ours/theirs | met (≤ 0.2) |', '|---|---|---|---|---|---|'];
     for (const r of results) {
       if (r.error) lines.push(`| ${k(r.n)} | – | – | – | – | not measured: ${esc(r.error)} |`);
-      else for (const x of r.rows) lines.push(`| ${k(r.n)} | ${x.op} | ${cell(x.ours)} | ${cell(x.theirs)} | ${x.ratio === null ? '–' : `${x.ratio.toFixed(2)}×`} | ${x.met === null ? '–' : x.met ? 'yes' : 'no'} |`);
+      else
+        for (const x of r.rows)
+          lines.push(`| ${k(r.n)} | ${x.op} | ${cell(x.ours)} | ${cell(x.theirs)} | ${x.ratio === null ? '–' : `${x.ratio.toFixed(2)}×`} | ${x.met === null ? '–' : x.met ? 'yes' : 'no'} |`);
     }
     const first = results.find((r) => !r.error);
     if (first) {
       lines.push('', 'Commands, in the order of the rows (ours with `node bin/workboard.js --board <dir>`, theirs with `node node_modules/backlog.md/cli.js` in the project):', '');
       const say = (side) => `\`${side.cmd}\` (${side.note})`;
       for (const x of first.rows) lines.push(`- ${x.op}: ours ${say(x.ours)}; theirs ${say(x.theirs)}`);
-      lines.push('', `Open items: ${results.filter((r) => !r.error).map((r) => `${k(r.n)}: ours ${r.open.ours}, theirs ${r.open.theirs}`).join('; ')}. ${PEER}'s project is a git repository (\`backlog init --defaults\`, remote operations off), its tasks committed.`);
+      lines.push(
+        '',
+        `Open items: ${results
+          .filter((r) => !r.error)
+          .map((r) => `${k(r.n)}: ours ${r.open.ours}, theirs ${r.open.theirs}`)
+          .join('; ')}. ${PEER}'s project is a git repository (\`backlog init --defaults\`, remote operations off), its tasks committed.`,
+      );
     }
     return { lines, json: { peer: PEER, version: PEER_VERSION, goal: GOAL, reps: REPS, sizes: results } };
   } finally {

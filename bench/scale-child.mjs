@@ -49,7 +49,13 @@ for (const who of seriesArg === 'none' ? [] : seriesArg.split(',')) {
   const began = performance.now();
   while (xs.length < n && (xs.length < min || performance.now() - began < budget)) {
     if (who === 'afterWrite') {
-      ok(await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1, receiptUrl: 'https://example.com/r' }, requestId: `scale-${process.pid}-${++k}` }, mira));
+      ok(
+        await svc.call(
+          'start_run',
+          { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1, receiptUrl: 'https://example.com/r' }, requestId: `scale-${process.pid}-${++k}` },
+          mira,
+        ),
+      );
     }
     const t = performance.now();
     out.items[who] = ok(await svc.call('get_work', {}, actor)).items.length;

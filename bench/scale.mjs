@@ -27,7 +27,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const CHILD = path.join(here, 'scale-child.mjs');
 const BIN = path.join(here, '../bin/workboard.js');
 
-
 function child(args) {
   return new Promise((resolve, reject) => {
     const c = fork(CHILD, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -87,7 +86,10 @@ async function measure(dir, runs, quick) {
   const show = [];
   const start = [];
   // The newest generated run (any run will do for show: it reads one run whatever its state).
-  const oneRun = readdirSync(path.join(dir, 'runs')).filter((n) => n.startsWith('r-')).sort().at(-1);
+  const oneRun = readdirSync(path.join(dir, 'runs'))
+    .filter((n) => n.startsWith('r-'))
+    .sort()
+    .at(-1);
   const startArgs = ['start', 'expense-approval', '--input', 'claimant=mira@example.com', '--input', 'amount=12', '--input', 'receiptUrl=https://example.com/r'];
   for (let i = 0; i < reps; i++) {
     inbox.push(await cli(['--board', dir, 'inbox', '--as', 'mira@example.com']));
@@ -113,7 +115,15 @@ async function measure(dir, runs, quick) {
       reviewer: lat(withLog.lat.reviewer, withLog.items.reviewer),
       mira: lat(withLog.lat.mira, withLog.items.mira),
     },
-    cli: { inbox: median(inbox.map((x) => x.ms)), runs: median(list.map((x) => x.ms)), show: median(show.map((x) => x.ms)), start: median(start.map((x) => x.ms)), reps, inboxLines: inbox[0].lines, runsLines: list[0].lines },
+    cli: {
+      inbox: median(inbox.map((x) => x.ms)),
+      runs: median(list.map((x) => x.ms)),
+      show: median(show.map((x) => x.ms)),
+      start: median(start.map((x) => x.ms)),
+      reps,
+      inboxLines: inbox[0].lines,
+      runsLines: list[0].lines,
+    },
   };
 }
 

@@ -184,7 +184,11 @@ export async function syncSection({ quick, base = tmpdir() }) {
         `| syncBoard in all | ${s(phased.syncMs)} |`,
         `| (after it) the board merge alone, mergeCommits on the merge's parents, ${phased.mergedRuns} runs merged | ${s(phased.mergeAloneMs)} |`,
         `| (after it) verifyBoard alone | ${s(phased.verifyAloneMs)} |`,
-        ...(phased.changedVerify ? [`| (after it) verifyBoard of only the ${phased.changedVerify.chains} chains whose scope the push changed on the remote (${phased.changedVerify.ok ? 'ok' : 'FAILED'}) | ${s(phased.changedVerify.ms)} |`] : []),
+        ...(phased.changedVerify
+          ? [
+              `| (after it) verifyBoard of only the ${phased.changedVerify.chains} chains whose scope the push changed on the remote (${phased.changedVerify.ok ? 'ok' : 'FAILED'}) | ${s(phased.changedVerify.ms)} |`,
+            ]
+          : []),
         '',
         `git commands the sync ran, ${s(phased.gitMs)} s in all (wall time of each git process, GIT_TRACE2_EVENT):`,
         '',
@@ -193,7 +197,14 @@ export async function syncSection({ quick, base = tmpdir() }) {
         ...phased.git.map((g) => `| ${g.cmd} | ${g.n} | ${s(g.ms)} |`),
       );
     }
-    lines.push('', `(setup: ${Object.entries(setup).map(([k, v]) => `${k} ${f(v / 1000, 1)} s`).join(', ')}; claims per round, through the service: A ${s(median(rows.map((r) => r.claimMs.A)))} s, B ${s(median(rows.map((r) => r.claimMs.B)))} s; A and B ${same ? 'end at the same commit' : 'DO NOT end at the same commit'})`);
+    lines.push(
+      '',
+      `(setup: ${Object.entries(setup)
+        .map(([k, v]) => `${k} ${f(v / 1000, 1)} s`)
+        .join(
+          ', ',
+        )}; claims per round, through the service: A ${s(median(rows.map((r) => r.claimMs.A)))} s, B ${s(median(rows.map((r) => r.claimMs.B)))} s; A and B ${same ? 'end at the same commit' : 'DO NOT end at the same commit'})`,
+    );
     return { lines, json: { runs, counts, readyEvery, rounds: rows, phased, setup, syncA: { median: median(cliA), min: Math.min(...cliA), max: Math.max(...cliA) }, sameHead: same } };
   } finally {
     rmSync(root, { recursive: true, force: true });

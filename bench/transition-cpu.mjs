@@ -144,7 +144,9 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 const load1 = loadavg();
 const med = median(rounds.map((x) => x.cpuMs));
-console.log(`median of ${ROUNDS} rounds of ${CYCLES * 3} transitions: ${med.toFixed(3)} ms CPU per transition (user ${median(rounds.map((x) => x.userMs)).toFixed(3)}, system ${median(rounds.map((x) => x.sysMs)).toFixed(3)}); boards in ${tmpdir()}; load average ${load0[0].toFixed(1)} → ${load1[0].toFixed(1)}`);
+console.log(
+  `median of ${ROUNDS} rounds of ${CYCLES * 3} transitions: ${med.toFixed(3)} ms CPU per transition (user ${median(rounds.map((x) => x.userMs)).toFixed(3)}, system ${median(rounds.map((x) => x.sysMs)).toFixed(3)}); boards in ${tmpdir()}; load average ${load0[0].toFixed(1)} → ${load1[0].toFixed(1)}`,
+);
 const last = rounds[rounds.length - 1];
 if (last.profile) {
   writeFileSync(PROFILE, JSON.stringify(last.profile));

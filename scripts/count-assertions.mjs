@@ -39,7 +39,10 @@ if (process.argv.includes('--json')) {
 } else {
   process.stdout.write(`src/: ${total.as} \`as\` casts, ${total.nonNull} non-null \`!\` in ${rows.length} files\n`);
   const list = (key, label) => {
-    const most = rows.filter((r) => r[key] > 0).sort((a, b) => b[key] - a[key] || a.file.localeCompare(b.file)).slice(0, top);
+    const most = rows
+      .filter((r) => r[key] > 0)
+      .sort((a, b) => b[key] - a[key] || a.file.localeCompare(b.file))
+      .slice(0, top);
     process.stdout.write(`\nmost ${label}:\n${most.map((r) => `  ${String(r[key]).padStart(4)}  ${r.file}`).join('\n')}\n`);
   };
   list('as', '`as`');

@@ -15,7 +15,11 @@ const resultDir = path.join(root, 'schemas/results');
 const OUT = { args: path.join(root, 'src/protocol/tool-args.ts'), results: path.join(root, 'src/protocol/tool-results.ts') };
 const OPTIONS = { bannerComment: '', format: true, unknownAny: true, strictIndexSignatures: true, style: { singleQuote: true, printWidth: 120 } };
 
-const pascal = (name) => name.split('_').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+const pascal = (name) =>
+  name
+    .split('_')
+    .map((w) => w[0].toUpperCase() + w.slice(1))
+    .join('');
 const banner = (what, from) =>
   `/**\n * The tools' ${what} as TypeScript types, generated from their JSON Schemas\n * (${from}) by scripts/tool-types.mjs. Do not edit by hand: change\n * the schema and run \`node scripts/tool-types.mjs\`.\n */`;
 

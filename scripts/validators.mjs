@@ -17,7 +17,9 @@ const out = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(root
 for (const group of ['board', 'tools']) {
   const dir = path.join(root, 'schemas', group);
   mkdirSync(path.join(out, group), { recursive: true });
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     // One ajv per schema: the standalone code of each then holds only its own schema.
     const ajv = new Ajv2020({ ...AJV_OPTIONS, code: { source: true } });
     (addFormats.default ?? addFormats)(ajv);

@@ -40,7 +40,12 @@ export async function adoptBoardFiles(board: Board, actor: string): Promise<Adop
         const dir = paths.versionDir(name, v);
         const whole = await wholeVersion(board, dir);
         if (whole === 'absent') continue;
-        if (whole !== 'damaged' && reads.recordedAs(`${dir}/VERSION.md`)?.sha256 === whole.files[`${dir}/VERSION.md`]!.sha256 && reads.recordedAs(`${dir}/PROCESS.md`)?.sha256 === whole.files[`${dir}/PROCESS.md`]!.sha256) continue;
+        if (
+          whole !== 'damaged' &&
+          reads.recordedAs(`${dir}/VERSION.md`)?.sha256 === whole.files[`${dir}/VERSION.md`]!.sha256 &&
+          reads.recordedAs(`${dir}/PROCESS.md`)?.sha256 === whole.files[`${dir}/PROCESS.md`]!.sha256
+        )
+          continue;
         if (whole === 'damaged') {
           // Recorded and damaged since is verify's to report; unrecorded and damaged cannot be adopted.
           if (!reads.recordedAs(`${dir}/VERSION.md`)) refused.push({ path: dir, message: 'a published version whose PROCESS.md does not hash to its VERSION.md, or is not readable' });

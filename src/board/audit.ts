@@ -115,8 +115,17 @@ export function verifyChain(text: string, from: ChainHead | null = null, firstLi
       prev = null;
       return;
     }
-    if (!isObj(v) || typeof v.seq !== 'number' || typeof v.ts !== 'string' || typeof v.hash !== 'string' || typeof v.prevHash !== 'string' ||
-      typeof v.actor !== 'string' || typeof v.action !== 'string' || typeof v.entity !== 'string' || !isObj(v.input)) {
+    if (
+      !isObj(v) ||
+      typeof v.seq !== 'number' ||
+      typeof v.ts !== 'string' ||
+      typeof v.hash !== 'string' ||
+      typeof v.prevHash !== 'string' ||
+      typeof v.actor !== 'string' ||
+      typeof v.action !== 'string' ||
+      typeof v.entity !== 'string' ||
+      !isObj(v.input)
+    ) {
       breaks.push({ line: lineNo, reason: 'not an audit event (seq, ts, actor, action, entity, input, prevHash, hash)' });
       prev = null;
       return;
@@ -138,10 +147,7 @@ export function verifyChain(text: string, from: ChainHead | null = null, firstLi
 }
 
 /** The latest recorded state of each file along a chain: what the board's own writers last wrote. */
-export function recordedFiles(
-  events: readonly AuditEvent[],
-  into: Map<string, { rev: number; sha256: string }> = new Map(),
-): Map<string, { rev: number; sha256: string }> {
+export function recordedFiles(events: readonly AuditEvent[], into: Map<string, { rev: number; sha256: string }> = new Map()): Map<string, { rev: number; sha256: string }> {
   const out = into;
   for (const ev of events) {
     const files = ev.input.files;

@@ -37,7 +37,11 @@ function lastLine(bytes: Buffer): Buffer {
 }
 
 function brokenChain(rel: string, breaks: readonly ChainBreak[]): BoardError {
-  return new BoardError('corrupt', `the audit chain ${rel} is broken; run workboard audit verify`, breaks.map((b) => ({ path: `${rel}:${b.line}`, message: b.reason })));
+  return new BoardError(
+    'corrupt',
+    `the audit chain ${rel} is broken; run workboard audit verify`,
+    breaks.map((b) => ({ path: `${rel}:${b.line}`, message: b.reason })),
+  );
 }
 
 /** A file the chain records is gone. */
@@ -142,7 +146,13 @@ export class ChainFiles {
     if (whole <= base.size) return base.recorded;
     const report = verifyChain(bytes.subarray(base.size, whole).toString('utf8'), base.head, base.lines + 1);
     if (report.breaks.length > 0) throw brokenChain(rel, report.breaks);
-    const next: ChainState = { size: whole, lines: base.lines + report.events.length, head: report.head, recorded: recordedFiles(report.events, new Map(base.recorded)), tail: lastLine(bytes.subarray(0, whole)) };
+    const next: ChainState = {
+      size: whole,
+      lines: base.lines + report.events.length,
+      head: report.head,
+      recorded: recordedFiles(report.events, new Map(base.recorded)),
+      tail: lastLine(bytes.subarray(0, whole)),
+    };
     this.chains.set(rel, next);
     return next.recorded;
   }
@@ -180,7 +190,10 @@ export class ChainFiles {
     const at = end.size;
     const base = this.chains.get(rel) ?? (at === 0 ? emptyChain() : undefined);
     if (!base || base.size !== at || base.tail.toString('utf8') !== (end.last === null ? '' : `${end.last}\n`)) return;
-    const events = text.slice(0, -1).split('\n').map((l) => JSON.parse(l) as AuditEvent);
+    const events = text
+      .slice(0, -1)
+      .split('\n')
+      .map((l) => JSON.parse(l) as AuditEvent);
     let head = base.head;
     for (const ev of events) {
       if (ev.seq !== (head ? head.seq + 1 : 0) || ev.prevHash !== (head ? head.hash : GENESIS)) return void this.chains.delete(rel);
@@ -208,7 +221,8 @@ function missingLines(chainRel: string, end: { torn: string; last: string | null
         return undefined;
       }
     })();
-    if (typeof seq !== 'number') throw new BoardError('corrupt', `${chainRel} ends with a line that is not an audit event; run workboard audit verify`, [{ path: chainRel, message: 'last line unreadable' }]);
+    if (typeof seq !== 'number')
+      throw new BoardError('corrupt', `${chainRel} ends with a line that is not an audit event; run workboard audit verify`, [{ path: chainRel, message: 'last line unreadable' }]);
     have = seq + 1;
   }
   if (have < firstSeq) {

@@ -36,7 +36,10 @@ export class ChangeLog {
 
   /** The log as it is now, taken as read to its end: a reader starting here sees only what is appended after. */
   end(): ChangeCursor {
-    return this.withLog((_fd, log, size) => ({ log, offset: size }), () => ({ log: '', offset: 0 }));
+    return this.withLog(
+      (_fd, log, size) => ({ log, offset: size }),
+      () => ({ log: '', offset: 0 }),
+    );
   }
 
   /**

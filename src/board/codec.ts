@@ -44,4 +44,3 @@ export function renderMarkdown(data: Record<string, unknown>, body: string, orde
   const text = body.replace(/\r\n/g, '\n').replace(/\n*$/, '');
   return `---\n${yaml}---\n${text === '' ? '' : `${text}\n`}`;
 }
-

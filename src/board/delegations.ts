@@ -33,30 +33,42 @@ const alsoTell = (tell: Tell | undefined, told: () => [Delegation, Delegation | 
 /** Hand `ask.from`'s work to `ask.to` until `ask.until`, replacing one they had; every problem refused at once. */
 export const setDelegation = (board: Board, by: Author | string, ask: DelegationAsk, now: Date, tell?: Tell) => {
   let told: [Delegation, Delegation | null] | null = null;
-  return editManifest(board, by, 'delegation.set', (data) => {
-    const m = manifestFrom({ data });
-    const all = m.delegations ?? [];
-    const issues = delegationProblems(ask, all, m.people, now);
-    if (issues.length > 0) throw new BoardError('invalid', `cannot hand ${ask.from}'s work to ${ask.to}: ${issues.map((i) => i.message).join('; ')}`, issues);
-    const next = withDelegation(all, ask, typeof by === 'string' ? by : by.actor, m.people, now);
-    put(data, next);
-    const made = next[next.length - 1];
-    if (made) told = [made, delegationsInForce(all, now).find((d) => d.from.toLowerCase() === made.from.toLowerCase()) ?? null];
-    return `delegation ${made?.from ?? ask.from} to ${made?.to ?? ask.to} until ${made?.until ?? ask.until}`;
-  }, alsoTell(tell, () => told));
+  return editManifest(
+    board,
+    by,
+    'delegation.set',
+    (data) => {
+      const m = manifestFrom({ data });
+      const all = m.delegations ?? [];
+      const issues = delegationProblems(ask, all, m.people, now);
+      if (issues.length > 0) throw new BoardError('invalid', `cannot hand ${ask.from}'s work to ${ask.to}: ${issues.map((i) => i.message).join('; ')}`, issues);
+      const next = withDelegation(all, ask, typeof by === 'string' ? by : by.actor, m.people, now);
+      put(data, next);
+      const made = next[next.length - 1];
+      if (made) told = [made, delegationsInForce(all, now).find((d) => d.from.toLowerCase() === made.from.toLowerCase()) ?? null];
+      return `delegation ${made?.from ?? ask.from} to ${made?.to ?? ask.to} until ${made?.until ?? ask.until}`;
+    },
+    alsoTell(tell, () => told),
+  );
 };
 
 /** End `from`'s delegation now; null when they had none in force. */
 export const endDelegation = (board: Board, by: Author | string, from: string, now: Date, tell?: Tell) => {
   let told: [Delegation, Delegation | null] | null = null;
-  return editManifest(board, by, 'delegation.ended', (data) => {
-    const m = manifestFrom({ data });
-    const all = m.delegations ?? [];
-    const next = withoutDelegation(all, from, m.people, now);
-    if (next === null) return null;
-    const ended = all.find((d) => !next.includes(d) && Date.parse(d.until) > now.getTime());
-    put(data, next);
-    if (ended) told = [ended, null];
-    return `delegation ${ended?.from ?? from} to ${ended?.to ?? '?'} ended`;
-  }, alsoTell(tell, () => told));
+  return editManifest(
+    board,
+    by,
+    'delegation.ended',
+    (data) => {
+      const m = manifestFrom({ data });
+      const all = m.delegations ?? [];
+      const next = withoutDelegation(all, from, m.people, now);
+      if (next === null) return null;
+      const ended = all.find((d) => !next.includes(d) && Date.parse(d.until) > now.getTime());
+      put(data, next);
+      if (ended) told = [ended, null];
+      return `delegation ${ended?.from ?? from} to ${ended?.to ?? '?'} ended`;
+    },
+    alsoTell(tell, () => told),
+  );
 };

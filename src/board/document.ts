@@ -55,7 +55,10 @@ function decodeFresh(rel: string, bytes: Buffer, sha256: string): { ok: true; do
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, issues: [{ path: '', message: 'frontmatter must be a map' }] };
   const kind = fileKind(rel);
   if (kind) {
-    const issues = [...schemaIssues(kind, data), ...(kind === 'work' ? manifestIssues(data as Record<string, unknown>) : [])].map((i) => ({ ...i, ...(parsed.value.locate(i.path.split(/\.|\[|\]/).filter(Boolean)) ?? {}) }));
+    const issues = [...schemaIssues(kind, data), ...(kind === 'work' ? manifestIssues(data as Record<string, unknown>) : [])].map((i) => ({
+      ...i,
+      ...(parsed.value.locate(i.path.split(/\.|\[|\]/).filter(Boolean)) ?? {}),
+    }));
     if (issues.length > 0) return { ok: false, issues };
   }
   const rev = (data as Record<string, unknown>).rev;
@@ -73,7 +76,10 @@ export function withRev(text: string, rev: number): string | undefined {
   const lines = text.split('\n');
   const close = lines.findIndex((l, i) => i > 0 && l.replace(/\r$/, '') === '---');
   if (close < 0) return undefined;
-  const hits = lines.slice(1, close).map((l, i) => (/^rev:\s*\d+\s*(#.*)?\r?$/.test(l) ? i + 1 : -1)).filter((i) => i > 0);
+  const hits = lines
+    .slice(1, close)
+    .map((l, i) => (/^rev:\s*\d+\s*(#.*)?\r?$/.test(l) ? i + 1 : -1))
+    .filter((i) => i > 0);
   if (hits.length !== 1) return undefined;
   const at = hits[0]!;
   lines[at] = lines[at]!.replace(/^rev:\s*\d+/, `rev: ${rev}`);

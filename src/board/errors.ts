@@ -37,6 +37,7 @@ export function faultOf(e: unknown): Fault {
   const code = typeof e === 'object' && e !== null ? (e as NodeJS.ErrnoException).code : undefined;
   const message = e instanceof Error ? e.message : String(e);
   if (code === 'ENOSPC' || code === 'EDQUOT') return { kind: 'no_space', message: `the board's disk is full (${code}); nothing was changed: free some space, then call again` };
-  if (code === 'EMFILE' || code === 'ENFILE' || code === 'ENOMEM' || code === 'EAGAIN' || code === 'EBUSY') return { kind: 'resource', message: `the server is out of a resource for now (${code}); call again shortly` };
+  if (code === 'EMFILE' || code === 'ENFILE' || code === 'ENOMEM' || code === 'EAGAIN' || code === 'EBUSY')
+    return { kind: 'resource', message: `the server is out of a resource for now (${code}); call again shortly` };
   return { kind: 'internal', message };
 }

@@ -10,7 +10,24 @@
  * go on meanwhile.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { appendFileSync, closeSync, constants, fdatasync, fsync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, type BigIntStats, type Stats } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  fdatasync,
+  fsync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  type BigIntStats,
+  type Stats,
+} from 'node:fs';
 import { promisify } from 'node:util';
 import { hostname, uptime } from 'node:os';
 import path from 'node:path';
@@ -145,8 +162,6 @@ export function readNoFollow(file: string): Buffer | null {
 export function isCode(e: unknown, ...codes: string[]): boolean {
   return typeof e === 'object' && e !== null && codes.includes((e as NodeJS.ErrnoException).code ?? '');
 }
-
-
 
 /** A temp file name in the same directory, so rename never crosses a filesystem. */
 export function tempPathFor(file: string): string {

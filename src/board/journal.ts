@@ -124,7 +124,14 @@ export class Journals {
    * `before` holds the sha256 (null: absent) of files the caller has just read under the same lock
    * (the store's compare-and-swap): each is what that file has now, so it is not read again.
    */
-  async commit(scope: Scope, writes: readonly { rel: string; bytes: string | Buffer }[], removes: readonly string[], sealed: readonly AuditEvent[], pos: number, before: ReadonlyMap<string, string | null> = new Map()): Promise<{ pending: boolean }> {
+  async commit(
+    scope: Scope,
+    writes: readonly { rel: string; bytes: string | Buffer }[],
+    removes: readonly string[],
+    sealed: readonly AuditEvent[],
+    pos: number,
+    before: ReadonlyMap<string, string | null> = new Map(),
+  ): Promise<{ pending: boolean }> {
     const sf = scopeFiles(scope);
     // Each file is put in place by rename, which replaces a link rather than following it: folders are what matter.
     for (const w of writes) await this.files.assertNoLinks(w.rel, false, false);

@@ -34,7 +34,10 @@ export interface LockOptions {
 }
 
 export class LockTimeout extends Error {
-  constructor(readonly file: string, readonly holder: LockInfo | null) {
+  constructor(
+    readonly file: string,
+    readonly holder: LockInfo | null,
+  ) {
     super(`lock ${path.basename(file)} is held${holder ? ` by pid ${holder.pid} on ${holder.host} since ${holder.acquiredAt}` : ''}`);
   }
 }

@@ -197,7 +197,9 @@ export function manifestFrom(doc: { data: Record<string, unknown> }): Manifest {
   };
 }
 
-function evaluatorFrom(e: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number } | undefined): EvaluatorConfig | null {
+function evaluatorFrom(
+  e: { chat?: { url: string; model: string; apiKeyEnv?: string; jsonMode?: boolean }; command?: string; args?: string[]; model?: string; timeoutSeconds?: number } | undefined,
+): EvaluatorConfig | null {
   if (!e) return null;
   const timeoutSeconds = e.timeoutSeconds ?? DEFAULT_EVALUATOR_TIMEOUT_SECONDS;
   if (e.chat) return { kind: 'chat', url: e.chat.url, model: e.chat.model, ...(e.chat.apiKeyEnv ? { apiKeyEnv: e.chat.apiKeyEnv } : {}), jsonMode: e.chat.jsonMode ?? true, timeoutSeconds };

@@ -84,7 +84,11 @@ export const addToGroup = (board: Board, actor: Author | string, group: string, 
     const people = list<{ email: string }>(d, 'people').map((p) => p.email.toLowerCase());
     const unknown = members.map(email).filter((m) => !people.includes(m));
     if (unknown.length > 0) {
-      throw new BoardError('invalid', `not people on this board: ${unknown.join(', ')}`, unknown.map((m) => ({ path: 'members', message: `${m}: add with workboard person add ${m}` })));
+      throw new BoardError(
+        'invalid',
+        `not people on this board: ${unknown.join(', ')}`,
+        unknown.map((m) => ({ path: 'members', message: `${m}: add with workboard person add ${m}` })),
+      );
     }
     const groups = groupsOf(d);
     const current = groups[group] ?? [];
@@ -139,38 +143,64 @@ function mustBePerson(d: Record<string, unknown>, e: string): void {
 
 /** Remove a person from the board: from people, every group and the operators. */
 export const removePerson = (board: Board, by: Author | string, who: string, also?: Also) =>
-  editManifest(board, by, 'person.removed', (d) => {
-    const e = email(who);
-    mustBePerson(d, e);
-    const where = swapPerson(d, e, null);
-    return `person ${e} removed${where.length ? ` (from ${where.join(', ')})` : ''}`;
-  }, also);
+  editManifest(
+    board,
+    by,
+    'person.removed',
+    (d) => {
+      const e = email(who);
+      mustBePerson(d, e);
+      const where = swapPerson(d, e, null);
+      return `person ${e} removed${where.length ? ` (from ${where.join(', ')})` : ''}`;
+    },
+    also,
+  );
 
 /** Change a person's email everywhere WORK.md names them; their name stays, and the old email joins their `formerEmails`. */
 export const renamePerson = (board: Board, by: Author | string, from: string, to: string, also?: Also) =>
-  editManifest(board, by, 'person.renamed', (d) => {
-    const problems: { path: string; message: string }[] = [];
-    const f = isPerson(from) ? from.toLowerCase() : null;
-    const t = isPerson(to) ? to.toLowerCase() : null;
-    const people = list<{ email: string }>(d, 'people').map((p) => p.email.toLowerCase());
-    if (f === null) problems.push({ path: 'email', message: `"${from}" is not an email address` });
-    else if (!people.includes(f)) problems.push({ path: 'email', message: `no person ${f} on this board${known('people', people)}` });
-    if (t === null) problems.push({ path: 'newEmail', message: `"${to}" is not an email address` });
-    else if (people.includes(t) && t !== f) problems.push({ path: 'newEmail', message: `${t} is already a person on this board` });
-    if (problems.length > 0 || f === null || t === null) throw new BoardError('invalid', `cannot rename ${from}: ${problems.map((p) => p.message).join('; ')}`, problems);
-    if (f === t) return null;
-    swapPerson(d, f, { email: t });
-    return `person ${f} is now ${t}`;
-  }, also);
+  editManifest(
+    board,
+    by,
+    'person.renamed',
+    (d) => {
+      const problems: { path: string; message: string }[] = [];
+      const f = isPerson(from) ? from.toLowerCase() : null;
+      const t = isPerson(to) ? to.toLowerCase() : null;
+      const people = list<{ email: string }>(d, 'people').map((p) => p.email.toLowerCase());
+      if (f === null) problems.push({ path: 'email', message: `"${from}" is not an email address` });
+      else if (!people.includes(f)) problems.push({ path: 'email', message: `no person ${f} on this board${known('people', people)}` });
+      if (t === null) problems.push({ path: 'newEmail', message: `"${to}" is not an email address` });
+      else if (people.includes(t) && t !== f) problems.push({ path: 'newEmail', message: `${t} is already a person on this board` });
+      if (problems.length > 0 || f === null || t === null) throw new BoardError('invalid', `cannot rename ${from}: ${problems.map((p) => p.message).join('; ')}`, problems);
+      if (f === t) return null;
+      swapPerson(d, f, { email: t });
+      return `person ${f} is now ${t}`;
+    },
+    also,
+  );
 
 /** Remove an agent from the board. */
 export const removeAgent = (board: Board, by: Author | string, id: string, also?: Also) =>
-  editManifest(board, by, 'agent.removed', (d) => {
-    const agents = list<{ id: string }>(d, 'agents');
-    if (!agents.some((a) => a.id === id)) throw new BoardError('invalid', `no agent ${id} on this board${known('agents', agents.map((a) => a.id))}`, [{ path: 'id', message: `${id} is not in WORK.md's agents` }]);
-    d.agents = agents.filter((a) => a.id !== id);
-    return `agent ${id} removed`;
-  }, also);
+  editManifest(
+    board,
+    by,
+    'agent.removed',
+    (d) => {
+      const agents = list<{ id: string }>(d, 'agents');
+      if (!agents.some((a) => a.id === id))
+        throw new BoardError(
+          'invalid',
+          `no agent ${id} on this board${known(
+            'agents',
+            agents.map((a) => a.id),
+          )}`,
+          [{ path: 'id', message: `${id} is not in WORK.md's agents` }],
+        );
+      d.agents = agents.filter((a) => a.id !== id);
+      return `agent ${id} removed`;
+    },
+    also,
+  );
 
 function mustBeGroup(groups: Record<string, string[]>, group: string): string[] {
   const members = Object.hasOwn(groups, group) ? groups[group] : undefined;
@@ -193,7 +223,12 @@ export const removeFromGroup = (board: Board, by: Author | string, group: string
     const groups = groupsOf(d);
     const current = mustBeGroup(groups, group);
     const bad = members.filter((m) => !isPerson(m) || !current.includes(m.toLowerCase()));
-    if (bad.length > 0) throw new BoardError('invalid', `not members of group ${group}: ${bad.join(', ')}${known('members', current)}`, bad.map((m) => ({ path: 'members', message: `${m} is not in group ${group}` })));
+    if (bad.length > 0)
+      throw new BoardError(
+        'invalid',
+        `not members of group ${group}: ${bad.join(', ')}${known('members', current)}`,
+        bad.map((m) => ({ path: 'members', message: `${m} is not in group ${group}` })),
+      );
     const out = new Set(members.map((m) => m.toLowerCase()));
     groups[group] = current.filter((m) => !out.has(m));
     return `group ${group} - ${[...out].join(', ')}`;

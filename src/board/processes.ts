@@ -198,7 +198,13 @@ async function latestLinked(board: Board, process: Process, offer: Offer): Promi
     if (found.has(name) || name === process.name) continue;
     const versions = await listVersions(board, name).catch((): number[] => []);
     const last = versions[versions.length - 1];
-    const p = last === undefined ? null : await loadVersion(board, name, last, offer).then((v) => v.process, () => null);
+    const p =
+      last === undefined
+        ? null
+        : await loadVersion(board, name, last, offer).then(
+            (v) => v.process,
+            () => null,
+          );
     found.set(name, p);
     if (p) queue.push(...linkedNames(p));
   }

@@ -36,8 +36,11 @@ export function recoveryLines(r: RecoveryReport): string[] {
   const lines = [...r.rolledForward.map((s) => `rolled forward ${s}`), ...r.brokenLocks.map((l) => `broke the stale lock ${l}`), ...r.removed.map((f) => `removed ${f}`)];
   const { replayed } = r;
   if (replayed.logs.length > 0) {
-    const restored = replayed.written.length === 0 ? 'every file already had its bytes' : `${replayed.written.length} file${replayed.written.length === 1 ? '' : 's'} restored: ${replayed.written.join(', ')}`;
-    lines.push(`replayed ${replayed.commits} commit${replayed.commits === 1 ? '' : 's'} from ${replayed.logs.length} commit log${replayed.logs.length === 1 ? '' : 's'} of an earlier boot (a power loss or crash of the machine); ${restored}`);
+    const restored =
+      replayed.written.length === 0 ? 'every file already had its bytes' : `${replayed.written.length} file${replayed.written.length === 1 ? '' : 's'} restored: ${replayed.written.join(', ')}`;
+    lines.push(
+      `replayed ${replayed.commits} commit${replayed.commits === 1 ? '' : 's'} from ${replayed.logs.length} commit log${replayed.logs.length === 1 ? '' : 's'} of an earlier boot (a power loss or crash of the machine); ${restored}`,
+    );
   }
   // Neither the bytes a commit found nor the ones it wrote: a later commit or a hand edit. Left alone, and worth a look.
   for (const f of replayed.left) lines.push(`left ${f} as it was: it had changed since the replayed commit (a later commit or a hand edit); check it`);

@@ -42,7 +42,8 @@ export class SafeFiles {
     } catch (e) {
       if (isCode(e, 'ELOOP')) throw linkError(norm, norm);
       // Something other than a file where a board file belongs is a bad edit, never a transient fault.
-      if (isCode(e, 'EISDIR')) throw new BoardError('invalid', `${norm} is a folder where a file belongs; remove it or restore the file from git`, [{ path: norm, message: 'is a folder, not a file' }]);
+      if (isCode(e, 'EISDIR'))
+        throw new BoardError('invalid', `${norm} is a folder where a file belongs; remove it or restore the file from git`, [{ path: norm, message: 'is a folder, not a file' }]);
       if (isCode(e, 'ENOTDIR')) return null;
       throw e;
     }

@@ -70,7 +70,10 @@ export function schemaIssues(kind: FileKind, data: unknown): Issue[] {
 }
 
 function toIssue(e: ErrorObject): Issue {
-  const segs = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const segs = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   let path = segs.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
   let message = e.message ?? 'invalid';
   if (e.keyword === 'additionalProperties') {
@@ -82,7 +85,7 @@ function toIssue(e: ErrorObject): Issue {
     path = path === '' ? key : `${path}.${key}`;
     message = 'required';
   } else if (e.keyword === 'enum') {
-    message = `must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues).map((v) => JSON.stringify(v)).join(', ')}`;
+    message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   return { path, message };
 }

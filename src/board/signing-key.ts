@@ -43,7 +43,9 @@ export class SigningKey {
           await sleep(5);
           continue;
         }
-        throw new BoardError('corrupt', `${SIGNING_KEY_FILE} is not an Ed25519 private key; restore it or remove it to start a new key (workboard audit key)`, [{ path: SIGNING_KEY_FILE, message: e instanceof Error ? e.message : String(e) }]);
+        throw new BoardError('corrupt', `${SIGNING_KEY_FILE} is not an Ed25519 private key; restore it or remove it to start a new key (workboard audit key)`, [
+          { path: SIGNING_KEY_FILE, message: e instanceof Error ? e.message : String(e) },
+        ]);
       }
       await this.publish(loaded.record(HOST, this.now().toISOString()));
       this.loaded = { stamp, signer: loaded };

@@ -130,7 +130,7 @@ export function keyRing(records: { file: string; value: unknown }[]): KeyRing {
 export function trustedKeys(ring: KeyRing, pins: readonly string[]): Set<string> {
   if (pins.length === 0) return new Set(ring.keys.keys());
   const trusted = new Set(pins.filter((p) => ring.keys.has(p)));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const rec of ring.keys.values()) {
       if (rec.rotates !== undefined && trusted.has(rec.rotates) && !trusted.has(rec.fingerprint)) {

@@ -82,7 +82,10 @@ export class BoardStore {
 
   private distrusted: Distrusted = () => false;
 
-  constructor(root: string, readonly options: StoreOptions) {
+  constructor(
+    root: string,
+    readonly options: StoreOptions,
+  ) {
     this.files = new SafeFiles(root);
     this.root = this.files.root;
     this.now = options.now ?? (() => new Date());
@@ -139,7 +142,12 @@ export class BoardStore {
     const bytes = await this.readBytes(rel);
     if (bytes === null) return null;
     const d = decodeDoc(rel, bytes);
-    if (!d.ok) throw new BoardError('invalid', `${rel} is not a valid board file`, d.issues.map((i) => ({ ...i, path: i.path ? `${rel}: ${i.path}` : rel })));
+    if (!d.ok)
+      throw new BoardError(
+        'invalid',
+        `${rel} is not a valid board file`,
+        d.issues.map((i) => ({ ...i, path: i.path ? `${rel}: ${i.path}` : rel })),
+      );
     return d.doc;
   }
 
@@ -232,7 +240,10 @@ export class BoardStore {
         const removes = [...c.files.filter((f) => f.to === null).map((f) => f.rel), ...(c.removeState ?? [])];
         if (writes.length === 0 && removes.length === 0) continue;
         // Unaudited: it stands at the chain's length before it (only an order for replay).
-        const pos = await this.chains.state(scopeFiles(c.scope).chain).then((st) => st.lines, () => 0);
+        const pos = await this.chains.state(scopeFiles(c.scope).chain).then(
+          (st) => st.lines,
+          () => 0,
+        );
         await this.journals.commit(c.scope, writes, removes, [], pos);
         this.chains.forget(scopeFiles(c.scope).chain);
         this.feed.publish({ scope: c.scope, source: 'merge', files: [...writes.map((w) => w.rel), ...removes], events: [] });

@@ -51,8 +51,16 @@ export function parseSuperseded(text: string): { branches: SupersededBranch[]; p
       return;
     }
     const ok =
-      isObj(v) && isObj(v.fork) && typeof v.fork.seq === 'number' && typeof v.fork.hash === 'string' && typeof v.kept === 'string' &&
-      Array.isArray(v.lines) && v.lines.length > 0 && v.lines.every(isObj) && isObj(v.files) && Object.values(v.files).every((f) => typeof f === 'string');
+      isObj(v) &&
+      isObj(v.fork) &&
+      typeof v.fork.seq === 'number' &&
+      typeof v.fork.hash === 'string' &&
+      typeof v.kept === 'string' &&
+      Array.isArray(v.lines) &&
+      v.lines.length > 0 &&
+      v.lines.every(isObj) &&
+      isObj(v.files) &&
+      Object.values(v.files).every((f) => typeof f === 'string');
     if (!ok) {
       problems.push({ line: i + 1, reason: 'not a superseded branch (fork, kept, lines, files)' });
       return;
@@ -100,16 +108,18 @@ export function canonicalBranches(main: readonly AuditEvent[], ...sets: readonly
   for (const b of rooted) if (!byKey.has(branchKey(b))) byKey.set(branchKey(b), b);
   const unique = [...byKey.values()].filter((b) => !inMain.has(b.lines[b.lines.length - 1]!.hash));
   const maximal = unique.filter((a) => !unique.some((b) => b !== a && isPrefixOf(a, b)));
-  return maximal
-    .map((b) => ({ ...b, kept: head }))
-    .sort((a, b) => a.fork.seq - b.fork.seq || cmp(a.lines[0]!.hash, b.lines[0]!.hash) || cmp(branchKey(a), branchKey(b)));
+  return maximal.map((b) => ({ ...b, kept: head })).sort((a, b) => a.fork.seq - b.fork.seq || cmp(a.lines[0]!.hash, b.lines[0]!.hash) || cmp(branchKey(a), branchKey(b)));
 }
 
 /** The file's text for these branches (empty when there are none), keys in a fixed order. */
 export function supersededText(branches: readonly SupersededBranch[]): string {
   return branches
     .map((b) => {
-      const files = Object.fromEntries(Object.keys(b.files).sort().map((k) => [k, b.files[k]!]));
+      const files = Object.fromEntries(
+        Object.keys(b.files)
+          .sort()
+          .map((k) => [k, b.files[k]!]),
+      );
       return `${JSON.stringify({ fork: { seq: b.fork.seq, hash: b.fork.hash }, kept: b.kept, lines: b.lines, files, ...(b.outcomes ? { outcomes: b.outcomes } : {}) })}\n`;
     })
     .join('');

@@ -48,7 +48,11 @@ export class Tx {
     }
     const decoded = decodeDoc(rel, bytes);
     if (!decoded.ok) {
-      throw new BoardError('invalid', `${rel} is not a valid board file; fix it or restore it from git`, decoded.issues.map((i) => ({ ...i, path: i.path ? `${rel}: ${i.path}` : rel })));
+      throw new BoardError(
+        'invalid',
+        `${rel} is not a valid board file; fix it or restore it from git`,
+        decoded.issues.map((i) => ({ ...i, path: i.path ? `${rel}: ${i.path}` : rel })),
+      );
     }
     const doc = decoded.doc;
     if (!known || known.sha256 !== doc.sha256) {

@@ -214,7 +214,13 @@ export async function verifyBoard(board: Board, opts: VerifyOptions = {}): Promi
     breaks.push(...setAside.breaks);
     chains.push({ file, events: report.events.length, breaks, ...note, ...(arrived.length > 0 ? { arrived } : {}), ...(setAside.branches > 0 ? { superseded: setAside.branches } : {}) });
   }
-  const keys = [...ring.keys.values()].map((k) => ({ fingerprint: k.fingerprint, host: k.host, createdAt: k.createdAt, ...(k.rotates ? { rotates: k.rotates } : {}), trusted: trusted.has(k.fingerprint) }));
+  const keys = [...ring.keys.values()].map((k) => ({
+    fingerprint: k.fingerprint,
+    host: k.host,
+    createdAt: k.createdAt,
+    ...(k.rotates ? { rotates: k.rotates } : {}),
+    trusted: trusted.has(k.fingerprint),
+  }));
   const unreplayed = findLogs(board.root, null)
     .filter((l) => l.kind === 'earlier-boot' && holdsCommits(path.join(board.root, l.rel)))
     .map((l) => l.rel);
@@ -257,7 +263,14 @@ async function arrivedValid(board: Board, rel: string, recorded: ReadonlyMap<str
 }
 
 /** The branches a merge set aside beside a chain: whole, forking from it, linked, hashed and signed. */
-async function verifySetAside(board: Board, chain: string, main: AuditEvent[], ring: KeyRing, trusted: ReadonlySet<string>, strict: boolean): Promise<{ branches: number; breaks: ChainResult['breaks'] }> {
+async function verifySetAside(
+  board: Board,
+  chain: string,
+  main: AuditEvent[],
+  ring: KeyRing,
+  trusted: ReadonlySet<string>,
+  strict: boolean,
+): Promise<{ branches: number; breaks: ChainResult['breaks'] }> {
   const rel = supersededPathFor(chain);
   const bytes = await board.store.readBytes(rel, { fresh: true }).catch(() => null);
   if (bytes === null) return { branches: 0, breaks: [] };

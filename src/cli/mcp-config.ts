@@ -7,9 +7,7 @@
 export const CLIENTS = ['json', 'claude', 'cursor', 'vscode', 'codex'] as const;
 export type Client = (typeof CLIENTS)[number];
 
-export type Target =
-  | { kind: 'stdio'; node: string; bin: string; agent: string; board: string }
-  | { kind: 'http'; url: string; token: string };
+export type Target = { kind: 'stdio'; node: string; bin: string; agent: string; board: string } | { kind: 'http'; url: string; token: string };
 
 /** The server's entry name in every client's configuration. */
 const NAME = 'workboard';

@@ -15,12 +15,23 @@ const LOOPBACK = ['127.0.0.1', '::1', '::ffff:127.0.0.1'];
 export function trustedProxies(env: NodeJS.ProcessEnv = process.env): TrustedProxies {
   const raw = env.WORKBOARD_TRUST_PROXY?.trim();
   if (!raw) return null;
-  return new Set(raw.split(',').map((a) => a.trim()).filter(Boolean).flatMap((a) => (a === 'loopback' ? LOOPBACK : [a])));
+  return new Set(
+    raw
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean)
+      .flatMap((a) => (a === 'loopback' ? LOOPBACK : [a])),
+  );
 }
 
 export function clientAddress(peer: string, forwardedFor: string | string[] | undefined, trusted: TrustedProxies): string {
   if (trusted === null || !trusted.has(peer)) return peer;
-  const hops = [forwardedFor ?? []].flat().join(',').split(',').map((a) => a.trim()).filter(Boolean);
+  const hops = [forwardedFor ?? []]
+    .flat()
+    .join(',')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   for (let i = hops.length - 1; i >= 0; i--) if (!trusted.has(hops[i]!)) return hops[i]!;
   return peer;
 }

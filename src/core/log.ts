@@ -52,7 +52,10 @@ export function logSettings(flags: { format?: string; level?: string }, env: Nod
 export function inWords(line: string): string {
   const { time, level, msg, ...fields } = JSON.parse(line) as { time: string; level: string; msg: string } & Record<string, unknown>;
   const rest = Object.entries(fields).map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  return `${time} ${level.padEnd(5)} ${msg.split('\n').map((l) => l.trim()).join(' | ')}${rest.length > 0 ? ` [${rest.join(', ')}]` : ''}\n`;
+  return `${time} ${level.padEnd(5)} ${msg
+    .split('\n')
+    .map((l) => l.trim())
+    .join(' | ')}${rest.length > 0 ? ` [${rest.join(', ')}]` : ''}\n`;
 }
 
 export function createLogger(o: { format: LogFormat; level: LogLevel; write?: (text: string) => void }): Logger {

@@ -10,9 +10,7 @@ import { isAlias, isMap, isNode, isPair, isScalar, isSeq, LineCounter, parseDocu
 import { formatPath, type Issue, type PathSegment } from './issues.js';
 
 /** The tags of the YAML 1.2 core schema; any other explicit tag is refused. */
-const CORE_TAGS = new Set(
-  ['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`),
-);
+const CORE_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
 
 export const MAX_FILE_BYTES = 1024 * 1024;
 const MAX_DEPTH = 64;
@@ -220,10 +218,7 @@ function nodeAt(doc: Document.Parsed, path: readonly PathSegment[]): Node | unde
 }
 
 /** Attach line and column to issues collected with path segments. */
-export function locateIssues(
-  items: readonly { path: readonly PathSegment[]; message: string }[],
-  locate?: ParsedMarkdown['locate'],
-): Issue[] {
+export function locateIssues(items: readonly { path: readonly PathSegment[]; message: string }[], locate?: ParsedMarkdown['locate']): Issue[] {
   return items.map(({ path, message }) => {
     const issue: Issue = { path: formatPath(path), message };
     const pos = locate?.(path);

@@ -29,7 +29,10 @@ export function addressKey(address: string): string {
   const left = head === '' ? [] : head.split(':');
   const right = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
   const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 export class Throttle {

@@ -185,10 +185,7 @@ export class Daemon {
     // Let a tick or a delivery in flight finish, but not for long: a commit cut short is rolled
     // forward at the next start (the journal), and a delivery cut short is sent again with its id.
     let waited: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.all([this.planning, this.delivering?.catch(() => undefined)]),
-      new Promise((resolve) => (waited = setTimeout(resolve, STOP_WAIT_MS))),
-    ]);
+    await Promise.race([Promise.all([this.planning, this.delivering?.catch(() => undefined)]), new Promise((resolve) => (waited = setTimeout(resolve, STOP_WAIT_MS)))]);
     clearTimeout(waited);
   }
 

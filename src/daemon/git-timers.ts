@@ -82,7 +82,11 @@ export class GitTimers {
     if (!this.boardClock) return;
     const { lease, changed } = await this.boardClock.afterSync(this.clock.now());
     if (!changed) return;
-    this.log(this.appliesTimers ? `holds the board's clock: timers are applied here (until ${lease?.until ?? '?'}, renewed at syncs)` : `the board's clock is held by ${lease?.holder ?? 'no clone'}: timers are applied there`);
+    this.log(
+      this.appliesTimers
+        ? `holds the board's clock: timers are applied here (until ${lease?.until ?? '?'}, renewed at syncs)`
+        : `the board's clock is held by ${lease?.holder ?? 'no clone'}: timers are applied there`,
+    );
     this.replan();
   }
 
@@ -105,7 +109,10 @@ export class GitTimers {
       this.syncs.failingInARow = 0;
       this.syncs.lastGoodAt = this.clock.now().getTime();
       outcome = { ok: true };
-      if (r.pulled !== 'nothing' || r.pushed) this.log(`synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`);
+      if (r.pulled !== 'nothing' || r.pushed)
+        this.log(
+          `synced with ${r.remote}/${r.branch}: ${r.pulled === 'nothing' ? 'nothing new' : r.pulled}${r.pushed ? ', pushed' : ''}${r.merged.some((m) => m.superseded) ? `; ${r.merged.filter((m) => m.superseded).length} run(s) merged whole from one side` : ''}`,
+        );
       if (r.pulled !== 'nothing') await this.board.refresh();
       await this.checkClock();
     } catch (e) {

@@ -20,11 +20,7 @@ export type FileCheck = (ref: string) => { ok: true; sha256: string } | { ok: fa
 
 export const SUMMARY_MAX = 2000;
 
-export function accept(
-  def: Step,
-  sub: Submission,
-  opts: { summaryRequired: boolean; checkFile: FileCheck; people?: KnownPeople },
-): { issues: string[]; evidence: EvidenceRecord[] } {
+export function accept(def: Step, sub: Submission, opts: { summaryRequired: boolean; checkFile: FileCheck; people?: KnownPeople }): { issues: string[]; evidence: EvidenceRecord[] } {
   const issues: string[] = [];
   if (sub.summary === undefined || sub.summary.trim() === '') {
     if (opts.summaryRequired) issues.push('summary: missing');

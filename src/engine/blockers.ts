@@ -18,10 +18,7 @@ const FAILED_OUTCOMES: ReadonlySet<string | null> = new Set(['failed', 'rejected
 
 const isOpen = (b: BlockerEnd) => b.state === 'active' || b.state === 'waiting';
 
-export type BlockersVerdict =
-  | { kind: 'wait'; waitingFor: string[] }
-  | { kind: 'wake' }
-  | { kind: 'end'; state: 'ended' | 'cancelled'; outcome: string | null; note: string };
+export type BlockersVerdict = { kind: 'wait'; waitingFor: string[] } | { kind: 'wake' } | { kind: 'end'; state: 'ended' | 'cancelled'; outcome: string | null; note: string };
 
 /** What the service read of each blocker named: null when the board has no such run (yet: git may bring it). */
 export type BlockerReads = ReadonlyMap<string, BlockerEnd | null>;

@@ -17,10 +17,7 @@ export type CheckAnswer = { yes: number } | { choice: string; confidence: number
 export type CheckOutcome = { material: string; model: string } & ({ answers: CheckAnswer[] } | { error: string });
 
 /** The questions as an evaluator is asked them: no thresholds, so nothing hints at the wanted answer. */
-export type AskedQuestion =
-  | { kind: 'yes_no'; ask: string }
-  | { kind: 'choice'; ask: string; one_of: Record<string, string> }
-  | { kind: 'rubric'; ask: string; levels: string[] };
+export type AskedQuestion = { kind: 'yes_no'; ask: string } | { kind: 'choice'; ask: string; one_of: Record<string, string> } | { kind: 'rubric'; ask: string; levels: string[] };
 
 /** Everything the evaluator sees, and the hash that ties its answers to exactly this material. */
 export interface CheckRequest {

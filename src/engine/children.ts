@@ -61,7 +61,15 @@ export function followOnStarts(state: RunState, rules: readonly FollowOn[], outc
   if (outcome === null) return [];
   return rules
     .filter((r) => r.when.includes(outcome))
-    .map((r) => ({ run: newId('r'), process: r.start, inputs: mapInputs(state, r.inputs), parent: state.run.id, initiator: state.run.initiator, mode: state.run.mode, ...(r.priority !== undefined ? { priority: r.priority } : {}) }));
+    .map((r) => ({
+      run: newId('r'),
+      process: r.start,
+      inputs: mapInputs(state, r.inputs),
+      parent: state.run.id,
+      initiator: state.run.initiator,
+      mode: state.run.mode,
+      ...(r.priority !== undefined ? { priority: r.priority } : {}),
+    }));
 }
 
 /** A run's final data, as its parent's later steps read it: every completed step's output, in step order, later fields over earlier. */

@@ -151,4 +151,3 @@ function close(st: StepState, completion: Completion, state: 'done' | 'failed'):
   st.workItem = null;
   st.state = state;
 }
-

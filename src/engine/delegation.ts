@@ -122,7 +122,11 @@ export function delegationProblems(ask: DelegationAsk, all: readonly Delegation[
     const away = delegationsInForce(all, now).find((d) => emailsOf(to).has(lower(d.from)));
     if (cycle) issues.push({ path: 'to', message: `that would be a cycle: ${cycle.join(' → ')}` });
     // Work handed on is never handed on again (docs/people.md "Out of office"), so it would wait with someone away.
-    else if (away) issues.push({ path: 'to', message: `${to.email} is out of office themselves (their work goes to ${personOf(people, away.to)?.email ?? away.to}), and handed work is not handed on again: choose someone who is in` });
+    else if (away)
+      issues.push({
+        path: 'to',
+        message: `${to.email} is out of office themselves (their work goes to ${personOf(people, away.to)?.email ?? away.to}), and handed work is not handed on again: choose someone who is in`,
+      });
   }
   return issues;
 }
@@ -156,7 +160,10 @@ export function withDelegation(all: readonly Delegation[], ask: DelegationAsk, b
   const to = personOf(people, ask.to);
   const kept = all.filter((d) => !mine.has(lower(d.from)) && Date.parse(d.until) > now.getTime());
   const note = ask.note?.trim();
-  return [...kept, { from: from?.email ?? ask.from, to: to?.email ?? ask.to, since: now.toISOString(), until: new Date(Date.parse(ask.until)).toISOString(), by: lower(by), ...(note ? { note } : {}) }];
+  return [
+    ...kept,
+    { from: from?.email ?? ask.from, to: to?.email ?? ask.to, since: now.toISOString(), until: new Date(Date.parse(ask.until)).toISOString(), by: lower(by), ...(note ? { note } : {}) },
+  ];
 }
 
 /** WORK.md's delegations once `from`'s is ended (and those already over left out); null when `from` had none in force. */

@@ -58,10 +58,7 @@ export interface Change {
   starts?: ChildStart[];
 }
 
-export type Plan =
-  | ({ kind: 'commit'; result: CommandResult } & Change)
-  | { kind: 'refuse'; error: ToolError; keep?: Change }
-  | { kind: 'check'; request: CheckRequest };
+export type Plan = ({ kind: 'commit'; result: CommandResult } & Change) | { kind: 'refuse'; error: ToolError; keep?: Change } | { kind: 'check'; request: CheckRequest };
 
 /** docs/processes.md "How a run moves": a new run from its validated inputs, entered at its first step and settled. */
 export function start(pinned: Pinned, args: Parameters<typeof cmd.startRun>[1], actor: Actor, ctx: Context, runId: string): Plan {

@@ -90,7 +90,8 @@ export function viewIssues(data: Record<string, unknown>): Issue[] {
       else seen.set(v.id, i);
     }
     const a = isRecord(v.filter) ? v.filter.assignee : undefined;
-    if (typeof a === 'string' && !people.has(a) && !groups.has(a)) issues.push({ path: `views[${i}].filter.assignee`, message: `"${a}" is neither a person (people:) nor a group (groups:) of this board` });
+    if (typeof a === 'string' && !people.has(a) && !groups.has(a))
+      issues.push({ path: `views[${i}].filter.assignee`, message: `"${a}" is neither a person (people:) nor a group (groups:) of this board` });
   });
   return issues;
 }

@@ -12,8 +12,7 @@ import type { Completion, Escalation, Handoff } from '../protocol/completions.js
  * processes WORK.md limits them to (absent: every process).
  */
 export type Actor =
-  | { kind: 'agent'; id: string; processes?: readonly string[] }
-  | { kind: 'person'; email: string; operator: boolean; formerEmails?: readonly string[]; delegators?: readonly Delegator[] };
+  { kind: 'agent'; id: string; processes?: readonly string[] } | { kind: 'person'; email: string; operator: boolean; formerEmails?: readonly string[]; delegators?: readonly Delegator[] };
 
 /** A person who has handed their work to the caller for now (docs/people.md "Out of office"), with the emails they had before a rename. */
 export interface Delegator {

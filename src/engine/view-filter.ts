@@ -121,5 +121,8 @@ export function columns(v: SavedView, runs: readonly ViewRow[]): Column[] {
     out.set(id, col);
   }
   const cols = [...out.values()];
-  return cols.map((c, i) => ({ c, i })).sort((a, b) => rank(a.c.key) - rank(b.c.key) || a.i - b.i).map(({ c }) => c);
+  return cols
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => rank(a.c.key) - rank(b.c.key) || a.i - b.i)
+    .map(({ c }) => c);
 }

@@ -90,7 +90,9 @@ function fieldObject(spec: NonNullable<Step['output']>[string]): Exclude<Field, 
     ...(spec.description !== undefined ? { description: spec.description } : {}),
     ...(spec.optional ? { optional: true } : {}),
     ...(spec.oneOf !== undefined ? { one_of: spec.oneOf } : {}),
-    ...(spec.items !== undefined ? { items: spec.items.description === undefined && spec.items.oneOf === undefined && spec.items.items === undefined ? spec.items.type : fieldObject(spec.items) } : {}),
+    ...(spec.items !== undefined
+      ? { items: spec.items.description === undefined && spec.items.oneOf === undefined && spec.items.items === undefined ? spec.items.type : fieldObject(spec.items) }
+      : {}),
   };
 }
 

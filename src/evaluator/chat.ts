@@ -45,7 +45,7 @@ export async function askChat(cfg: ChatConfig, request: CheckRequest, signal: Ab
         throw new Error(`the evaluator's reply is not JSON: ${body.slice(0, 120)}`);
       }
       const content = json.choices?.[0]?.message?.content;
-      if (typeof content !== 'string') throw new Error('the evaluator\'s reply has no choices[0].message.content');
+      if (typeof content !== 'string') throw new Error("the evaluator's reply has no choices[0].message.content");
       const parsed = parseReply(q, content);
       if (!parsed.ok) throw new Error(`question ${i + 1}: ${parsed.problem}`);
       return { model: typeof json.model === 'string' && json.model !== '' ? json.model : cfg.model, answer: parsed.answer };

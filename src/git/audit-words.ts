@@ -84,7 +84,7 @@ export function runOf(entity: string): string | null {
   return m ? m[1]! : null;
 }
 
-const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
 /** A person's free text (a note, a reason), whole: an auditor reads every word of it, on one line. */
 const quoted = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? `"${oneLine(v).trim()}"` : undefined);
 
@@ -153,7 +153,10 @@ const SAY: Record<string, (l: Line) => Said> = {
   'work-item.opened': (l) => ({ what: `${l.step} waits for ${l.kind === 'approve' ? 'an approval' : 'a person'}` }),
   // Reminder ladders (docs/operators.md "Reminders and escalation ladders"): who was told; nothing was decided.
   'work-item.reminded': (l) => ({ what: `${l.step} still waits: its people were reminded`, detail: toldWords(l) }),
-  'work-item.escalated': (l) => ({ what: `${l.step} still waits: ${typeof l.c.audience === 'string' && !l.c.audience.includes('@') ? `the ${l.c.audience === 'operators' ? 'operators' : humanize(l.c.audience).toLowerCase()} were told` : l.c.audience ? `${l.name(l.c.audience)} was told` : 'told further'}`, detail: toldWords(l) }),
+  'work-item.escalated': (l) => ({
+    what: `${l.step} still waits: ${typeof l.c.audience === 'string' && !l.c.audience.includes('@') ? `the ${l.c.audience === 'operators' ? 'operators' : humanize(l.c.audience).toLowerCase()} were told` : l.c.audience ? `${l.name(l.c.audience)} was told` : 'told further'}`,
+    detail: toldWords(l),
+  }),
   'wait.timed-out': (l) => ({ what: `${l.step} timed out` }),
   'event.received': (l) => ({ what: `${l.by} sent the event ${text(l.c.name)} to ${l.step}` }),
   'event.held': (l) => ({ what: `${l.by} sent the event ${text(l.c.name)}, held until a step waits for it` }),
@@ -192,7 +195,7 @@ const through = (s: Said, via: unknown): Said => (via === 'slack' ? { ...s, what
 export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'>, words: Words): Said {
   const run = runOf(ev.entity);
   const step = run ? ev.entity.slice(ev.entity.indexOf('/') + 1) : ev.entity;
-  const c = (ev.input?.changes ?? {});
+  const c = ev.input?.changes ?? {};
   const facts = run ? words.runs.get(run) : undefined;
   const stepNamed = (id: unknown): string => {
     const title = facts?.titles?.steps.get(text(id));
@@ -234,8 +237,7 @@ export function lineText(ev: Pick<AuditEvent, 'seq' | 'ts' | 'actor' | 'action' 
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isLine = (v: unknown): v is AuditEvent =>
-  isObj(v) && typeof v.seq === 'number' && typeof v.actor === 'string' && typeof v.action === 'string' && typeof v.entity === 'string' && isObj(v.input);
+const isLine = (v: unknown): v is AuditEvent => isObj(v) && typeof v.seq === 'number' && typeof v.actor === 'string' && typeof v.action === 'string' && typeof v.entity === 'string' && isObj(v.input);
 
 /** Each line of a JSON-lines text parsed, or null where it is not JSON. */
 export function jsonLines(content: string): { raw: string; value: unknown }[] {

@@ -59,7 +59,10 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
     // git merges everything but the board's files; board files it would merge (or mark) are overridden below.
     // `merge.workboard.driver=true` keeps our side for files our merge driver owns: faster, and replaced anyway.
     const mt = await repo.run(['-c', 'merge.workboard.driver=true', 'merge-tree', '--write-tree', '-z', '--name-only', '--no-messages', ours, theirs], { allow: [1] });
-    const [merged, ...conflicted] = mt.stdout.toString('utf8').split('\0').filter((p) => p !== '');
+    const [merged, ...conflicted] = mt.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((p) => p !== '');
     const outside = conflicted.filter((p) => !p.startsWith(repo.prefix) || ownerOf(p.slice(repo.prefix.length)) === null);
     if (outside.length > 0) throw new MergeRefused(`the merge conflicts outside the board (${outside.join(', ')}): merge those files with git, then sync again`, outside);
     tree = merged!;
@@ -80,7 +83,12 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
   // WORK.md for the replay's limits and people: the same text whichever way round the merge runs.
   const [workOurs = null, workTheirs = null] = (await readFiles(repo, [ours, theirs], [WORK_FILE])).map((m) => m.get(WORK_FILE) ?? null);
   const work = preferByContent(workOurs, workTheirs) === 'ours' ? workOurs : workTheirs;
-  const worldFor = await replayWorlds(repo, [ours, theirs], folders.slice(1).flatMap((f) => runIds.map((id) => f.get(id) ?? null)), work);
+  const worldFor = await replayWorlds(
+    repo,
+    [ours, theirs],
+    folders.slice(1).flatMap((f) => runIds.map((id) => f.get(id) ?? null)),
+    work,
+  );
   const runs = runIds.map((id) => {
     const [b, o, t] = folders.map((f) => f.get(id) ?? null) as [RunFiles | null, RunFiles | null, RunFiles | null];
     const merge = mergeRun(b, o, t, worldFor);

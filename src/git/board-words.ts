@@ -25,7 +25,12 @@ async function versionWords(board: Board, name: string, version: number): Promis
 }
 
 /** A run's facts from its RUN.md, else from the run.started line (a run folder gone from the board), with its title when its version can be read. */
-async function runFacts(board: Board, runId: string, started: AuditEvent | undefined, words: (name: string, version: number) => Promise<VersionWords>): Promise<(RunFacts & { title?: string }) | null> {
+async function runFacts(
+  board: Board,
+  runId: string,
+  started: AuditEvent | undefined,
+  words: (name: string, version: number) => Promise<VersionWords>,
+): Promise<(RunFacts & { title?: string }) | null> {
   const doc = await orNull(board.store.read(paths.runFile(runId)));
   const d = (doc?.data ?? started?.input.changes ?? null) as { process?: unknown; version?: unknown; inputs?: unknown } | null;
   if (!d || typeof d.process !== 'string' || typeof d.version !== 'number') return null;

@@ -30,8 +30,7 @@ export interface ClockLease {
   until: string;
 }
 
-const isLease = (v: unknown): v is ClockLease =>
-  typeof v === 'object' && v !== null && ['holder', 'key', 'since', 'until'].every((k) => typeof (v as Record<string, unknown>)[k] === 'string');
+const isLease = (v: unknown): v is ClockLease => typeof v === 'object' && v !== null && ['holder', 'key', 'since', 'until'].every((k) => typeof (v as Record<string, unknown>)[k] === 'string');
 
 /** The lease a file's text holds, or null (absent, or not a lease: then the next sync takes it anew). */
 export function parseClock(text: string | null): ClockLease | null {

@@ -79,9 +79,7 @@ function body(events: readonly AuditEvent[], words: Words): string {
     const run = runOf(e.entity);
     groups.set(run, [...(groups.get(run) ?? []), e]);
   }
-  return [...groups]
-    .map(([run, evs]) => [`${run ? runLabel(run, words) : 'the board'}:`, ...evs.map((e) => `- ${lineText(e, words)}`)].join('\n'))
-    .join('\n\n');
+  return [...groups].map(([run, evs]) => [`${run ? runLabel(run, words) : 'the board'}:`, ...evs.map((e) => `- ${lineText(e, words)}`)].join('\n')).join('\n\n');
 }
 
 /** The message for a commit carrying these new audit lines (and these changed board files). */

@@ -24,7 +24,6 @@ async function git(root: string, ...args: string[]): Promise<string> {
   return (await run('git', ['-C', root, ...args], { maxBuffer: 64 * 1024 * 1024 })).stdout;
 }
 
-
 /** The audit lines staged for commit: what `git diff --cached` adds to the chains (raw, never through the textconv). */
 async function stagedAuditLines(root: string): Promise<AuditEvent[]> {
   const diff = await git(root, 'diff', '--cached', '--no-textconv', '--no-ext-diff', '--relative', '-U0', '--no-color', '--', '.');
@@ -39,7 +38,10 @@ async function stagedAuditLines(root: string): Promise<AuditEvent[]> {
 
 /** What git sees changed under the board now (paths relative to it), never `.work/`. */
 async function changedPaths(root: string): Promise<string[]> {
-  const listed = await Promise.all([git(root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard', '--', '.'), git(root, 'diff', '--cached', '--name-only', '-z', '--relative', '--', '.')]);
+  const listed = await Promise.all([
+    git(root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard', '--', '.'),
+    git(root, 'diff', '--cached', '--name-only', '-z', '--relative', '--', '.'),
+  ]);
   const all = new Set(listed.flatMap((l) => l.split('\0')).filter((p) => p !== ''));
   return [...all].filter((p) => p !== STATE_DIR && !p.startsWith(`${STATE_DIR}/`)).sort();
 }

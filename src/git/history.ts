@@ -63,7 +63,11 @@ export function chainLoss(before: Buffer, after: Buffer): ChainLoss | null {
 function lossReason(loss: ChainLoss | 'deleted' | 'set-aside', against: { parent: string; index: number; of: number } | { head: string }, dropped: number): string {
   if (loss === 'set-aside') {
     const what = `${dropped} line${dropped === 1 ? '' : 's'} set aside on merge`;
-    return 'head' in against ? `uncommitted: ${what} in HEAD (${against.head}) are gone` : against.of > 1 ? `merge dropped ${what} by parent ${against.index} (${against.parent})` : `dropped ${what} in ${against.parent}`;
+    return 'head' in against
+      ? `uncommitted: ${what} in HEAD (${against.head}) are gone`
+      : against.of > 1
+        ? `merge dropped ${what} by parent ${against.index} (${against.parent})`
+        : `dropped ${what} in ${against.parent}`;
   }
   if ('head' in against) {
     return loss !== 'deleted' && loss.cutShort
@@ -123,8 +127,7 @@ function git(cwd: string, args: string[], input?: string): Promise<Buffer> {
   });
 }
 
-const notARepository = (boardRoot: string) =>
-  new BoardError('invalid', `not a git repository: ${boardRoot} is not inside a git work tree, so audit verify --git has no history to check`);
+const notARepository = (boardRoot: string) => new BoardError('invalid', `not a git repository: ${boardRoot} is not inside a git work tree, so audit verify --git has no history to check`);
 
 /** Is the board in a git work tree, and is that a shallow clone? */
 async function openRepository(boardRoot: string): Promise<{ shallow: boolean }> {
@@ -308,7 +311,10 @@ export async function verifyHistory(board: Board, onProgress?: (done: number, to
         // A merge that kept one side of a run whole, or an operator's resolve, sets the other side's lines aside beside the chain: kept, not lost.
         const at = (rev: string, rel: string) => text(`${rev}:${prefix}${rel}`);
         const before = { chain: c ? await text(c.oldBlob) : await at(pair.parent, file), superseded: aside ? await text(aside.oldBlob) : await at(pair.parent, supersededPathFor(file)) };
-        const after = { chain: c ? (c.status === 'D' ? '' : await text(c.newBlob)) : await at(pair.commit, file), superseded: aside ? (aside.status === 'D' ? '' : await text(aside.newBlob)) : await at(pair.commit, supersededPathFor(file)) };
+        const after = {
+          chain: c ? (c.status === 'D' ? '' : await text(c.newBlob)) : await at(pair.commit, file),
+          superseded: aside ? (aside.status === 'D' ? '' : await text(aside.newBlob)) : await at(pair.commit, supersededPathFor(file)),
+        };
         const dropped = droppedLines(before, after);
         // Bytes rewritten with every line still there (nothing set aside to explain it) are a rewrite all the same.
         if (dropped.lines.length === 0 && !(loss !== null && (dropped.unreadable || after.superseded === ''))) continue;
@@ -322,7 +328,16 @@ export async function verifyHistory(board: Board, onProgress?: (done: number, to
       if (current === null) continue;
       const old = await read(c.oldBlob);
       const loss = chainLoss(old, current);
-      if (loss) out.push({ commit: null, parent: head, index: 1, of: 1, file: c.path, loss, dropped: droppedLines({ chain: old.toString('utf8'), superseded: '' }, { chain: current.toString('utf8'), superseded: '' }).lines });
+      if (loss)
+        out.push({
+          commit: null,
+          parent: head,
+          index: 1,
+          of: 1,
+          file: c.path,
+          loss,
+          dropped: droppedLines({ chain: old.toString('utf8'), superseded: '' }, { chain: current.toString('utf8'), superseded: '' }).lines,
+        });
     }
     return out;
   });

@@ -33,7 +33,8 @@ export function refusedChanges(changes: readonly TreeChange[], prefix: string): 
     if (!path.startsWith(prefix)) continue;
     const top = path.slice(prefix.length).split('/')[0]!;
     if (top === STATE_DIR) out.push({ path, why: `under ${STATE_DIR}/, which never comes from git` });
-    else if ((mode === '120000' || mode === '160000') && BOARD_NAMES.has(top)) out.push({ path, why: mode === '120000' ? 'a symbolic link among the board files' : 'a submodule among the board files' });
+    else if ((mode === '120000' || mode === '160000') && BOARD_NAMES.has(top))
+      out.push({ path, why: mode === '120000' ? 'a symbolic link among the board files' : 'a submodule among the board files' });
   }
   return out;
 }

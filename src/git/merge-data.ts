@@ -43,7 +43,14 @@ function mergeList(base: unknown[], ours: unknown[], theirs: unknown[], prefer: 
       const kept = f.get(k) ?? s.get(k);
       if (same(kept, b.get(k))) continue;
     }
-    const merged = key ? mergeValue(b.get(k), ours.find((v) => id(v) === k), theirs.find((v) => id(v) === k), prefer) : (f.get(k) ?? s.get(k));
+    const merged = key
+      ? mergeValue(
+          b.get(k),
+          ours.find((v) => id(v) === k),
+          theirs.find((v) => id(v) === k),
+          prefer,
+        )
+      : (f.get(k) ?? s.get(k));
     if (merged !== undefined) out.push(merged);
   }
   return out;

@@ -111,7 +111,11 @@ function rank(a: Side, b: Side, replaying: boolean): number {
     [a.events.length, b.events.length],
   ];
   for (const [x, y] of steps) if (x !== y) return x - y;
-  for (const [x, y] of [[last(a), last(b)], [digest(a.files), digest(b.files)]] as const) if (x !== y) return x < y ? -1 : 1;
+  for (const [x, y] of [
+    [last(a), last(b)],
+    [digest(a.files), digest(b.files)],
+  ] as const)
+    if (x !== y) return x < y ? -1 : 1;
   return 0;
 }
 
@@ -142,12 +146,7 @@ export function mergeRun(base: RunFiles | null, ours: RunFiles | null, theirs: R
   const branch = found && replayed ? { ...found, outcomes: replayed.outcomes } : found;
   const keptFiles = replayed ? replayed.files : winner.files;
   const keptEvents = replayed ? side(replayed.files).events : winner.events;
-  const branches = canonicalBranches(
-    keptEvents,
-    parseSuperseded(winner.files[SUPERSEDED_FILE] ?? '').branches,
-    parseSuperseded(loser.files[SUPERSEDED_FILE] ?? '').branches,
-    branch ? [branch] : [],
-  );
+  const branches = canonicalBranches(keptEvents, parseSuperseded(winner.files[SUPERSEDED_FILE] ?? '').branches, parseSuperseded(loser.files[SUPERSEDED_FILE] ?? '').branches, branch ? [branch] : []);
   const files: Record<string, string> = Object.fromEntries(Object.entries(keptFiles).filter(([n]) => n !== SUPERSEDED_FILE));
   if (branches.length > 0) files[SUPERSEDED_FILE] = supersededText(branches);
   return { files, taken: oursWins ? 'ours' : 'theirs', superseded: branch ? { side: oursWins ? 'theirs' : 'ours', branch } : null };

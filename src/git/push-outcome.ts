@@ -9,11 +9,7 @@
  * Pure.
  */
 
-export type PushOutcome =
-  | { kind: 'pushed' }
-  | { kind: 'behind' }
-  | { kind: 'declined'; reason: string; said: string[] }
-  | { kind: 'failed' };
+export type PushOutcome = { kind: 'pushed' } | { kind: 'behind' } | { kind: 'declined'; reason: string; said: string[] } | { kind: 'failed' };
 
 /** The status line of a ref in porcelain output: flag, `from:to`, summary (with the reason in parentheses). */
 const REF_LINE = /^(?<flag>[ +\-*=!])\t[^\t]+\t(?<summary>.*)$/;

@@ -128,7 +128,11 @@ function actOf(line: AuditEvent, before: readonly AuditEvent[], loser: Folder, s
         return sha256 !== undefined ? { ok: true as const, sha256 } : { ok: false as const, problem: 'not among the evidence the submission recorded' };
       };
       const submission: Submission = { ...submissionOf(c), ...(c.evidence ? { evidence: c.evidence.map((e) => ({ kind: e.kind, ref: e.ref })) } : {}) };
-      return { actor: { kind: 'agent', id: a }, command: { tool: 'submit', stepId: step, claimId: `replay-${line.hash}`, claimant: a, submission, checkFile }, grant: { lease: `replay-${line.hash}` } };
+      return {
+        actor: { kind: 'agent', id: a },
+        command: { tool: 'submit', stepId: step, claimId: `replay-${line.hash}`, claimant: a, submission, checkFile },
+        grant: { lease: `replay-${line.hash}` },
+      };
     }
     case 'step.claimed':
     case 'step.renewed':
@@ -153,8 +157,7 @@ function heldData(loser: Folder, name: string, by: string, at: string): Record<s
 }
 
 /** Lines that follow an act in its own commit and that the act's replay stands for (the event's completion). */
-const carried = (act: AuditEvent, next: AuditEvent): boolean =>
-  act.action === 'event.received' && next.action === 'step.completed' && next.actor === act.actor && next.entity === act.entity;
+const carried = (act: AuditEvent, next: AuditEvent): boolean => act.action === 'event.received' && next.action === 'step.completed' && next.actor === act.actor && next.entity === act.entity;
 
 /** The run's state as the kept files say, with each file as read (for the commit's revs). */
 function stateOf(runId: string, files: Folder): { state: RunState; docs: Map<string, BoardDoc> } | null {
@@ -207,7 +210,7 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
     }
     const read = stateOf(runId, files);
     if (!read) {
-      outcomes.push({ line: line.hash, reason: 'the kept side\'s files do not read as a run' });
+      outcomes.push({ line: line.hash, reason: "the kept side's files do not read as a run" });
       continue;
     }
     const act = actOf(line, [...shared, ...branch.slice(0, i)], loser, read.state, world.pinned);
@@ -227,7 +230,8 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
       continue;
     }
     if (plan.kind !== 'commit') {
-      const why = plan.kind === 'refuse' ? plan.error.message + (plan.error.issues?.length ? ` (${plan.error.issues.join('; ')})` : '') : 'its check would have to be asked again, which a merge cannot do';
+      const why =
+        plan.kind === 'refuse' ? plan.error.message + (plan.error.issues?.length ? ` (${plan.error.issues.join('; ')})` : '') : 'its check would have to be asked again, which a merge cannot do';
       outcomes.push({ line: line.hash, reason: why });
       if (withNext) outcomes.push({ line: withNext.hash, reason: why });
       continue;

@@ -92,9 +92,13 @@ export class Repo {
 
   /** Paths (relative to the board root) that differ between two commits, under the board. */
   async changed(from: string | null, to: string): Promise<string[]> {
-    const args = from === null ? ['ls-tree', '-r', '-z', '--name-only', '--full-tree', to, '--', this.prefix || '.'] : ['diff', '--name-only', '-z', '--no-renames', from, to, '--', this.prefix || '.'];
+    const args =
+      from === null ? ['ls-tree', '-r', '-z', '--name-only', '--full-tree', to, '--', this.prefix || '.'] : ['diff', '--name-only', '-z', '--no-renames', from, to, '--', this.prefix || '.'];
     const out = (await this.run(from === null ? args : ['-c', 'core.quotePath=false', ...args])).stdout.toString('utf8');
-    return out.split('\0').filter((p) => p !== '' && p.startsWith(this.prefix)).map((p) => p.slice(this.prefix.length));
+    return out
+      .split('\0')
+      .filter((p) => p !== '' && p.startsWith(this.prefix))
+      .map((p) => p.slice(this.prefix.length));
   }
 
   /** Every path of the repository (not only the board's) that differs between two commits (null: from nothing), with its new mode. */

@@ -38,7 +38,14 @@ export async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<
   }
   await writeIntent(board, intent);
   try {
-    await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), null);
+    await applyBoardFiles(
+      board,
+      repo,
+      from,
+      intent.to,
+      changed.filter((p) => ownerOf(p) !== null),
+      null,
+    );
   } catch (e) {
     // Refused before anything was written (the compare-and-swap runs under every lock first): nothing to finish.
     if (e instanceof SyncError && e.code === 'busy') await board.state.remove(INTENT);
@@ -82,7 +89,11 @@ class MovedSince extends Error {
  */
 async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: { known: string[] } | null): Promise<void> {
   if (rels.length === 0) return;
-  const [before, after, ...known] = await Promise.all([from === null ? new Map<string, string>() : repo.blobs(from, rels), repo.blobs(to, rels), ...(resuming?.known ?? []).map((c) => repo.blobs(c, rels))]);
+  const [before, after, ...known] = await Promise.all([
+    from === null ? new Map<string, string>() : repo.blobs(from, rels),
+    repo.blobs(to, rels),
+    ...(resuming?.known ?? []).map((c) => repo.blobs(c, rels)),
+  ]);
   const contents = await repo.contents([...before.values(), ...after.values(), ...known.flatMap((k) => [...k.values()])]);
   const byScope = new Map<string, ScopeReplacement>();
   const moved = new Map<string, Scope>();
@@ -112,7 +123,14 @@ async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to
     if (at?.name !== SUPERSEDED_FILE || !isRunId(at.runId)) continue;
     const run = at.runId;
     const head = paths.runFile(run);
-    const state = await endSuperseded(board, run, text(before, rel), text(after, rel), text(after, head) || ((await board.store.readBytes(head))?.toString('utf8') ?? ''), text(after, paths.runChain(run)));
+    const state = await endSuperseded(
+      board,
+      run,
+      text(before, rel),
+      text(after, rel),
+      text(after, head) || ((await board.store.readBytes(head))?.toString('utf8') ?? ''),
+      text(after, paths.runChain(run)),
+    );
     if (state) Object.assign(byScope.get(run)!, state);
   }
   try {
@@ -160,7 +178,10 @@ export async function finishIntent(board: Board, repo: Repo): Promise<void> {
     if (from === null) throw new SyncError('busy', 'this clone moved while its first sync was brought in, which was interrupted: commit its board (git add, git commit), then sync again');
     const local = await commitMoved(board, repo, from, e.scopes);
     const result = await mergeCommits(repo, local, intent.to);
-    const message = `workboard sync: merged the transitions made here while a sync was interrupted\n\n${summarise(result.runs).filter((m) => m.superseded).map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? 'this clone\'s transitions' : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`).join('\n')}\n`;
+    const message = `workboard sync: merged the transitions made here while a sync was interrupted\n\n${summarise(result.runs)
+      .filter((m) => m.superseded)
+      .map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? "this clone's transitions" : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`)
+      .join('\n')}\n`;
     const merge = await repo.text(['commit-tree', result.tree, '-p', local, '-p', intent.to], { input: message });
     const next = { from: at ?? '', to: merge, ref: intent.ref };
     await writeIntent(board, next);
@@ -173,8 +194,20 @@ async function resume(board: Board, repo: Repo, intent: Intent, known: string[])
   const from = intent.from === '' ? null : intent.from;
   const changed = await repo.changed(from, intent.to);
   await settleScopes(board, changed);
-  await applyBoardFiles(board, repo, from, intent.to, changed.filter((p) => ownerOf(p) !== null), { known });
-  await finishMove(board, repo, intent, changed.filter((p) => ownerOf(p) === null));
+  await applyBoardFiles(
+    board,
+    repo,
+    from,
+    intent.to,
+    changed.filter((p) => ownerOf(p) !== null),
+    { known },
+  );
+  await finishMove(
+    board,
+    repo,
+    intent,
+    changed.filter((p) => ownerOf(p) === null),
+  );
 }
 
 /**
@@ -201,7 +234,13 @@ async function commitMoved(board: Board, repo: Repo, from: string, scopes: Map<s
   const rels = new Set<string>();
   for (const scope of scopes.values()) {
     const dirs = scope.kind === 'run' ? [paths.runDir(scope.id)] : [WORK_FILE, 'audit', 'processes', 'files'];
-    for (const rel of (await repo.blobs(from, dirs.map((d) => (d === WORK_FILE ? d : `${d}/`)))).keys()) rels.add(rel);
+    for (const rel of (
+      await repo.blobs(
+        from,
+        dirs.map((d) => (d === WORK_FILE ? d : `${d}/`)),
+      )
+    ).keys())
+      rels.add(rel);
     const now = (await repo.run(['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', ...dirs])).stdout.toString('utf8').split('\0');
     // A temp file is a transaction's own, never a board file.
     for (const rel of now) if (rel !== '' && !rel.includes('.tmp-') && ownerOf(rel) !== null) rels.add(rel);

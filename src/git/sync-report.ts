@@ -39,6 +39,8 @@ export function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] 
     run: id,
     taken: merge.taken,
     // Lines the replay applied again on the kept side are not counted as superseded (docs/git.md "The replay").
-    superseded: merge.superseded ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length - replayedCount(merge.superseded.branch), replayed: replayedCount(merge.superseded.branch) } : null,
+    superseded: merge.superseded
+      ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length - replayedCount(merge.superseded.branch), replayed: replayedCount(merge.superseded.branch) }
+      : null,
   }));
 }

@@ -37,7 +37,17 @@ export async function endSuperseded(board: Board, run: string, before: string, a
   const head = parseRunHead(runText);
   const now = new Date();
   const forkSeq = Math.min(...fresh.map((b) => b.fork.seq));
-  const note = supersededNotification({ id: newId('n', now.getTime()), at: now.toISOString(), board: board.manifest.name, runId: run, process: head.process, mode: head.mode, lines, kept: verifyChain(chain).events.filter((e) => e.seq > forkSeq), manifest: board.manifest });
+  const note = supersededNotification({
+    id: newId('n', now.getTime()),
+    at: now.toISOString(),
+    board: board.manifest.name,
+    runId: run,
+    process: head.process,
+    mode: head.mode,
+    lines,
+    kept: verifyChain(chain).events.filter((e) => e.seq > forkSeq),
+    manifest: board.manifest,
+  });
   return {
     removeState: [...claimed].map((step) => `${paths.leaseDir(run)}/${step}.json`),
     writeState: note ? [{ rel: entryFile(note), bytes: `${JSON.stringify({ ...note, deliveries: null }, null, 2)}\n` }] : [],

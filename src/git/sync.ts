@@ -25,7 +25,6 @@ import { declinedText, pushOutcome } from './push-outcome.js';
 import { finishIntent, moveTo } from './sync-move.js';
 import { summarise, SyncError, type SyncReport } from './sync-report.js';
 
-
 export { SyncError, type SyncReport } from './sync-report.js';
 
 export interface SyncOptions {
@@ -85,7 +84,12 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       if (outcome.kind === 'pushed') {
         report.pushed = true;
         // The first sync of a branch makes the remote's branch its upstream, as `git push -u` would: plain git pull and push work after it.
-        if (!tracked) for (const [k, v] of [['remote', remote], ['merge', `refs/heads/${branch}`]] as const) await repo.run(['config', `branch.${ref.replace(/^refs\/heads\//, '')}.${k}`, v]);
+        if (!tracked)
+          for (const [k, v] of [
+            ['remote', remote],
+            ['merge', `refs/heads/${branch}`],
+          ] as const)
+            await repo.run(['config', `branch.${ref.replace(/^refs\/heads\//, '')}.${k}`, v]);
         return report;
       }
       if (outcome.kind === 'declined') throw new SyncError('declined', declinedText(remote, branch, outcome));
@@ -123,7 +127,10 @@ export async function reconcileAfterGit(board: Board, how: 'merge' | 'rebase'): 
     const merged = summarise(result.runs);
     // A merge git just made here is remade with the runs whole, so no commit in history ever held a run half from each side.
     // A rebase's replayed commits cannot be remade so simply: the runs are made whole in a commit on top.
-    const message = how === 'merge' ? `${await repo.text(['log', '-1', '--format=%B', head])}\n\nRuns that moved on both sides were kept whole from one side (workboard).\n` : 'workboard: runs that moved on both sides kept whole from one side (after git rebase)\n';
+    const message =
+      how === 'merge'
+        ? `${await repo.text(['log', '-1', '--format=%B', head])}\n\nRuns that moved on both sides were kept whole from one side (workboard).\n`
+        : 'workboard: runs that moved on both sides kept whole from one side (after git rebase)\n';
     const parents = how === 'merge' ? sides : [head];
     const commit = await repo.text(['commit-tree', result.tree, ...parents.flatMap((p) => ['-p', p])], { input: message });
     await moveTo(board, repo, { from: head, to: commit, ref });
@@ -132,7 +139,6 @@ export async function reconcileAfterGit(board: Board, how: 'merge' | 'rebase'): 
     return { commit, merged };
   });
 }
-
 
 /** The remote and branch to sync with: the branch's upstream, else `origin` and the branch's own name. */
 async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{ remote: string; branch: string; ref: string; tracked: boolean }> {
@@ -186,7 +192,15 @@ async function commitWhenQuiet(board: Board): Promise<string | null> {
 }
 
 /** Bring `theirs` in: a fast-forward when we have nothing they lack, else a merge commit by the board's rules. */
-async function pull(board: Board, repo: Repo, ref: string, ours: string | null, theirs: string, remote: string, branch: string): Promise<{ kind: 'fast-forward' | 'merge'; merged: SyncReport['merged'] }> {
+async function pull(
+  board: Board,
+  repo: Repo,
+  ref: string,
+  ours: string | null,
+  theirs: string,
+  remote: string,
+  branch: string,
+): Promise<{ kind: 'fast-forward' | 'merge'; merged: SyncReport['merged'] }> {
   if (ours === null || (await repo.isAncestor(ours, theirs))) {
     await moveTo(board, repo, { from: ours ?? '', to: theirs, ref });
     return { kind: 'fast-forward', merged: [] };
@@ -201,13 +215,18 @@ async function pull(board: Board, repo: Repo, ref: string, ours: string | null, 
   const merged = summarise(result.runs);
   const setAside = merged.filter((m) => m.superseded !== null);
   const subject = `workboard sync: merged ${remote}/${branch}${setAside.length > 0 ? `; ${setAside.length} run${setAside.length === 1 ? '' : 's'} moved on both sides, one side kept whole` : ''}`;
-  const body = setAside.flatMap(({ run, taken, superseded: s }) => (s ? [`- ${run}: kept ${taken === 'ours' ? 'this clone' : `${remote}`}; ${s.transitions} transition${s.transitions === 1 ? '' : 's'} of ${s.side === 'ours' ? 'this clone' : remote} superseded${s.replayed > 0 ? `, ${s.replayed} replayed on top` : ''} (runs/${run}/superseded.jsonl)`] : []));
+  const body = setAside.flatMap(({ run, taken, superseded: s }) =>
+    s
+      ? [
+          `- ${run}: kept ${taken === 'ours' ? 'this clone' : `${remote}`}; ${s.transitions} transition${s.transitions === 1 ? '' : 's'} of ${s.side === 'ours' ? 'this clone' : remote} superseded${s.replayed > 0 ? `, ${s.replayed} replayed on top` : ''} (runs/${run}/superseded.jsonl)`,
+        ]
+      : [],
+  );
   const message = `${subject}\n${body.length > 0 ? `\n${body.join('\n')}\n` : ''}`;
   const commit = await repo.text(['commit-tree', result.tree, '-p', ours, '-p', theirs], { input: message });
   await moveTo(board, repo, { from: ours, to: commit, ref });
   return { kind: 'merge', merged };
 }
-
 
 /** The audit chains whose scope differs between two commits: each run's, and the board's when its files changed. */
 async function chainsChanged(repo: Repo, from: string, to: string): Promise<string[]> {

@@ -21,10 +21,12 @@ export function trackedState(root: string): Map<string, string> {
     return new Map(); // not in a git work tree
   }
   // "<mode> <blob> <stage>\t<path>", each ended by a NUL.
-  return new Map(out.split('\0').flatMap((e) => {
-    const m = /^\d+ ([0-9a-f]+) \d\t(.*)$/s.exec(e);
-    return m ? [[m[2]!, m[1]!] as [string, string]] : [];
-  }));
+  return new Map(
+    out.split('\0').flatMap((e) => {
+      const m = /^\d+ ([0-9a-f]+) \d\t(.*)$/s.exec(e);
+      return m ? [[m[2]!, m[1]!] as [string, string]] : [];
+    }),
+  );
 }
 
 /** The id git gives these bytes as a blob (SHA-1 repositories). */

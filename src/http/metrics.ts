@@ -27,13 +27,29 @@ export class Metrics {
   constructor(service: Service, daemon: Daemon) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.calls = new Counter({ name: 'workboard_tool_calls_total', help: 'Tool calls answered, by tool, transport and result code (ok or the error code).', labelNames: ['tool', 'transport', 'code'], registers });
-    this.callSeconds = new Histogram({ name: 'workboard_tool_call_duration_seconds', help: 'How long tool calls took, by tool and transport.', labelNames: ['tool', 'transport'], buckets: CALL_BUCKETS, registers });
+    this.calls = new Counter({
+      name: 'workboard_tool_calls_total',
+      help: 'Tool calls answered, by tool, transport and result code (ok or the error code).',
+      labelNames: ['tool', 'transport', 'code'],
+      registers,
+    });
+    this.callSeconds = new Histogram({
+      name: 'workboard_tool_call_duration_seconds',
+      help: 'How long tool calls took, by tool and transport.',
+      labelNames: ['tool', 'transport'],
+      buckets: CALL_BUCKETS,
+      registers,
+    });
 
     const transitions = new Counter({ name: 'workboard_transitions_total', help: 'Commits that moved a run (tool calls and deadlines the daemon applied).', registers });
     const actions = new Counter({ name: 'workboard_audit_events_total', help: 'Audit events committed to runs, by action.', labelNames: ['action'], registers });
     const expiries = new Counter({ name: 'workboard_lease_expiries_total', help: 'Claims whose lease expired before their agent submitted or renewed.', registers });
-    const flushes = new Histogram({ name: 'workboard_commit_log_flush_duration_seconds', help: 'Commit-log flushes (each the commit point of a group) and how long each took.', buckets: FLUSH_BUCKETS, registers });
+    const flushes = new Histogram({
+      name: 'workboard_commit_log_flush_duration_seconds',
+      help: 'Commit-log flushes (each the commit point of a group) and how long each took.',
+      buckets: FLUSH_BUCKETS,
+      registers,
+    });
     const groups = new Histogram({ name: 'workboard_commit_log_group_size', help: 'Commits made durable by one commit-log flush.', buckets: GROUP_BUCKETS, registers });
     CommitLog.of(service.board.root).observer = {
       flushed(group, seconds) {
@@ -55,7 +71,12 @@ export class Metrics {
     const claimed = step('workboard_claimed_steps', 'Agent steps claimed (a live lease), by process and step.');
     const waiting = step('workboard_waiting_work_items', 'Work items open for people, by process and step.');
     const overdue = step('workboard_overdue_steps', 'Steps past their due time, by process and step.');
-    const oldest = new Gauge({ name: 'workboard_oldest_waiting_seconds', help: 'How long the longest-waiting ready agent step (for="agent") or work item (for="person") has waited; 0 when none waits.', labelNames: ['for'], registers });
+    const oldest = new Gauge({
+      name: 'workboard_oldest_waiting_seconds',
+      help: 'How long the longest-waiting ready agent step (for="agent") or work item (for="person") has waited; 0 when none waits.',
+      labelNames: ['for'],
+      registers,
+    });
     const outWaiting = new Gauge({ name: 'workboard_outbox_waiting', help: 'Notification deliveries not yet sent, by channel.', labelNames: ['channel'], registers });
     const outParked = new Gauge({ name: 'workboard_outbox_parked', help: 'Notification deliveries parked for an operator after their last attempt, by channel.', labelNames: ['channel'], registers });
     const outOldest = new Gauge({ name: 'workboard_outbox_oldest_due_seconds', help: 'How long the oldest due delivery has waited past its time; 0 when none is due.', registers });

@@ -65,7 +65,12 @@ export async function answerOps(req: IncomingMessage, res: ServerResponse, pathn
   }
   if (!src.metrics) return json(res, 404, { error: 'metrics are off (serve --no-metrics)' });
   if (!metricsAllowed(req, src.metricsToken)) {
-    return json(res, 403, { error: src.metricsToken === null ? 'metrics answer loopback callers only; set WORKBOARD_METRICS_TOKEN to allow others with a bearer token' : 'metrics need the bearer token set in WORKBOARD_METRICS_TOKEN' });
+    return json(res, 403, {
+      error:
+        src.metricsToken === null
+          ? 'metrics answer loopback callers only; set WORKBOARD_METRICS_TOKEN to allow others with a bearer token'
+          : 'metrics need the bearer token set in WORKBOARD_METRICS_TOKEN',
+    });
   }
   const m = await src.metrics();
   return answer(res, 200, m.contentType, m.text);

@@ -2,12 +2,6 @@
 import type { MetricsText } from './ops-answer.js';
 import type { ReadinessFacts } from './readiness.js';
 
-export type ToOpsThread =
-  | { kind: 'facts'; facts: ReadinessFacts }
-  | { kind: 'metrics'; id: number; metrics: MetricsText }
-  | { kind: 'close' };
+export type ToOpsThread = { kind: 'facts'; facts: ReadinessFacts } | { kind: 'metrics'; id: number; metrics: MetricsText } | { kind: 'close' };
 
-export type FromOpsThread =
-  | { kind: 'listening'; address: string }
-  | { kind: 'failed'; code: string; message: string }
-  | { kind: 'metrics'; id: number };
+export type FromOpsThread = { kind: 'listening'; address: string } | { kind: 'failed'; code: string; message: string } | { kind: 'metrics'; id: number };

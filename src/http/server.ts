@@ -92,11 +92,11 @@ export function createHttpServer(service: Service, version: string, options: Par
   server.on('checkContinue', (req, res) => void scoped(req, res, true));
   // Live pages hold their streams open: end them as the server begins to close, or it would wait for them forever.
   const closeServer = server.close.bind(server);
-  server.close = ((cb?: (err?: Error) => void) => {
+  server.close = (cb?: (err?: Error) => void) => {
     web.close();
     slack.close();
     return closeServer(cb);
-  });
+  };
   // A socket that timed out (idle between kept-alive requests, or silent mid-request) is closed one turn of
   // the event loop later, not at once, unless a request came in on it in that turn. After the loop stalls
   // (a busy machine), timers run before sockets are read, so node's own close would reset a request the

@@ -89,7 +89,8 @@ export function createSlackEndpoint(service: Service, log: (line: string) => voi
     return who?.ok && who.actor.kind === 'person' ? who.actor : null;
   };
 
-  const unmapped = (user: string) => `Your Slack account (${user}) is not declared on this board, so workboard cannot tell who you are. Nothing was decided. An operator adds \`slack: ${user}\` to your entry under people: in WORK.md.`;
+  const unmapped = (user: string) =>
+    `Your Slack account (${user}) is not declared on this board, so workboard cannot tell who you are. Nothing was decided. An operator adds \`slack: ${user}\` to your entry under people: in WORK.md.`;
 
   /** Remember where the message is and bring it (and every other) up to date; never fails the click. */
   const refreshed = async (ref: ItemRef, at: MessageAt | null) => {

@@ -47,7 +47,5 @@ export function childFigures(selected: readonly RunFacts[], all: readonly RunFac
       row.cycles.push(child.endedAt - child.startedAt);
     }
   }
-  return [...rows.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, r]) => ({ ...r.f, cycle: spread(r.cycles) }));
+  return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => ({ ...r.f, cycle: spread(r.cycles) }));
 }

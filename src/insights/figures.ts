@@ -103,7 +103,8 @@ export interface Insights {
 export function selecting(f: InsightsFilter): (run: Pick<RunFacts, 'process' | 'version' | 'mode' | 'startedAt'>) => boolean {
   const since = f.since === undefined ? -Infinity : Date.parse(f.since);
   const until = f.until === undefined ? Infinity : Date.parse(f.until);
-  return (run) => f.modes.includes(run.mode) && (f.process === undefined || run.process === f.process) && (f.version === undefined || run.version === f.version) && run.startedAt >= since && run.startedAt < until;
+  return (run) =>
+    f.modes.includes(run.mode) && (f.process === undefined || run.process === f.process) && (f.version === undefined || run.version === f.version) && run.startedAt >= since && run.startedAt < until;
 }
 
 export interface StepDef {
@@ -208,7 +209,19 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
       let s = steps.get(k);
       const def = runDefs?.get(v.step);
       if (!s) {
-        const f: StepFigures = { process: run.process, step: v.step, kind: def?.kind ?? null, visits: 0, wall: spread([]), waiting: spread([]), waitingForAgentsMs: 0, waitingForPeopleMs: 0, waitingForTimersMs: 0, waitingNow: 0, overdueNow: 0 };
+        const f: StepFigures = {
+          process: run.process,
+          step: v.step,
+          kind: def?.kind ?? null,
+          visits: 0,
+          wall: spread([]),
+          waiting: spread([]),
+          waitingForAgentsMs: 0,
+          waitingForPeopleMs: 0,
+          waitingForTimersMs: 0,
+          waitingNow: 0,
+          overdueNow: 0,
+        };
         steps.set(k, (s = { f, wall: [], waiting: [] }));
       }
       s.f.visits++;
@@ -263,12 +276,13 @@ export function insights(all: readonly RunFacts[], versions: Versions, filter: I
     p.overdue += e.overdue;
     for (const [o, n] of Object.entries(e.ended)) bump(p.ended, o, n);
   }
-  const periods: PeriodFigures[] = span.from <= span.to
-    ? periodsBetween(unit, span.from, span.to).map(({ index, period, from }) => {
-        const e = byPeriod.get(index);
-        return { period, from, started: e?.started ?? 0, ended: e?.ended ?? {}, overdue: e?.overdue ?? 0 };
-      })
-    : [];
+  const periods: PeriodFigures[] =
+    span.from <= span.to
+      ? periodsBetween(unit, span.from, span.to).map(({ index, period, from }) => {
+          const e = byPeriod.get(index);
+          return { period, from, started: e?.started ?? 0, ended: e?.ended ?? {}, overdue: e?.overdue ?? 0 };
+        })
+      : [];
   const stepRows = sortedBy([...steps.entries()], ([k]) => k).map(([, s]) => ({ ...s.f, wall: spread(s.wall), waiting: spread(s.waiting) }));
   const reworkRows = sortedBy([...rework.entries()], ([k]) => k).map(([, e]) => ({
     ...e.f,

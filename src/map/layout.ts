@@ -134,7 +134,7 @@ function settle(items: Item[]): void {
   const wantedCenter = (i: Item) => i.want + i.size / 2;
   for (const it of items.filter((i) => !i.fixed).sort((a, b) => wantedCenter(a) - wantedCenter(b) || (a.order ?? 0) - (b.order ?? 0))) {
     let at = Math.max(LANE_PAD, it.want);
-    for (let moved = true; moved; ) {
+    for (let moved = true; moved;) {
       moved = false;
       for (const p of placed) {
         if (at < p.pos! + p.size + GAP && p.pos! < at + it.size + GAP) {

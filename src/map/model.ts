@@ -191,7 +191,17 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
       node({ id: s.id, kind: s.kind, lane, step: s.id, title: humanize(s.id), text: s.value, tag: KIND_TAG[s.kind] ?? '', badges: badgesOf(s), problems: own });
     } else if (s.kind === 'finish') {
       const then = followOnOf(p, s.value || s.id);
-      node({ id: s.id, kind: 'end', lane, step: s.id, title: s.value || s.id, text: `The run ends ${s.value || s.id}.${then ? ` ${then.text}` : ''}`, tag: 'End', problems: own, ...(then ? { link: then.link } : {}) });
+      node({
+        id: s.id,
+        kind: 'end',
+        lane,
+        step: s.id,
+        title: s.value || s.id,
+        text: `The run ends ${s.value || s.id}.${then ? ` ${then.text}` : ''}`,
+        tag: 'End',
+        problems: own,
+        ...(then ? { link: then.link } : {}),
+      });
     } else if (s.kind === 'parallel') {
       node({ id: s.id, kind: 'fork', lane, step: s.id, title: humanize(s.id), text: 'The branches start together.', tag: 'Parallel', problems: own });
       node({ id: `${s.id}#join`, kind: 'join', lane, step: s.id, title: 'Join', text: 'Goes on when every branch is done.', tag: 'Join' });
@@ -234,7 +244,15 @@ export function mapGraph(p: Process, ctx: LaneContext = {}, problems: readonly I
   }
   for (const m of missing) {
     const from = edges.find((e) => e.to === `#missing:${m}`)!;
-    node({ id: `#missing:${m}`, kind: 'missing', lane: nodes.find((n) => n.id === from.from)!.lane, title: m, text: `No step "${m}" in this file.`, tag: 'Missing step', problems: [`no step "${m}"`] });
+    node({
+      id: `#missing:${m}`,
+      kind: 'missing',
+      lane: nodes.find((n) => n.id === from.from)!.lane,
+      title: m,
+      text: `No step "${m}" in this file.`,
+      tag: 'Missing step',
+      problems: [`no step "${m}"`],
+    });
   }
   // A finish sits beside the last step that leads to it, not wherever the file lists it.
   for (const n of nodes) {

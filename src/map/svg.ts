@@ -136,7 +136,9 @@ function drawLabel(e: PlacedEdge): string[] {
   const l = e.label!;
   const bad = e.edge.kind === 'rejected' || e.edge.kind === 'failed';
   const out = [`<g class="label" data-edge="${esc(e.edge.id)}"><rect${paint(bad ? 'pill-bad' : 'pill')} x="${n1(l.x)}" y="${n1(l.y)}" width="${n1(l.width)}" height="${n1(l.height)}" rx="4"/>`];
-  l.lines.forEach((t, i) => out.push(`<text${paint(bad ? 'bad-text' : 'ink')} x="${n1(l.x + l.width / 2)}" y="${n1(l.y + 3 + (i + 1) * LINE.label - 3.5)}" font-size="${FONT.label}" text-anchor="middle">${esc(t)}</text>`));
+  l.lines.forEach((t, i) =>
+    out.push(`<text${paint(bad ? 'bad-text' : 'ink')} x="${n1(l.x + l.width / 2)}" y="${n1(l.y + 3 + (i + 1) * LINE.label - 3.5)}" font-size="${FONT.label}" text-anchor="middle">${esc(t)}</text>`),
+  );
   out.push('</g>');
   return out;
 }
@@ -169,17 +171,23 @@ function drawNode(p: PlacedNode, marks: RunMarks | undefined, linkTo: ((process:
   const cls = `node node-${n.kind}${done ? ' state-done' : ''}${now ? ' state-now' : ''}`;
   // flow-1: a node that starts runs of another process links to that process (docs/profile-flow-1.md "7. Lineage and rollup").
   const href = n.link !== undefined && linkTo ? linkTo(n.link) : undefined;
-  const out = [`${href !== undefined ? `<a href="${esc(href)}">` : ''}<g class="${cls}" data-id="${esc(n.id)}"${n.step ? ` data-step="${esc(n.step)}"` : ''}${n.link !== undefined ? ` data-link="${esc(n.link)}"` : ''}><title>${tooltip(p, runNotes)}</title>`];
+  const out = [
+    `${href !== undefined ? `<a href="${esc(href)}">` : ''}<g class="${cls}" data-id="${esc(n.id)}"${n.step ? ` data-step="${esc(n.step)}"` : ''}${n.link !== undefined ? ` data-link="${esc(n.link)}"` : ''}><title>${tooltip(p, runNotes)}</title>`,
+  ];
   const { x, y, width: w, height: h } = p;
   const cx = x + w / 2;
   const cy = y + h / 2;
   const edgeWidth = now ? ' stroke-width="3"' : '';
   switch (n.kind) {
     case 'start':
-      out.push(`<circle${paint('start')} cx="${n1(cx)}" cy="${n1(cy)}" r="${w / 2}"/><text${paint('start-text')} x="${n1(cx)}" y="${n1(cy + 4)}" font-size="11"${BOLD} text-anchor="middle">Start</text>`);
+      out.push(
+        `<circle${paint('start')} cx="${n1(cx)}" cy="${n1(cy)}" r="${w / 2}"/><text${paint('start-text')} x="${n1(cx)}" y="${n1(cy + 4)}" font-size="11"${BOLD} text-anchor="middle">Start</text>`,
+      );
       break;
     case 'decision':
-      out.push(`<polygon${paint('diamond', ...(n.problems.length ? ['problem'] : []))} stroke-width="1.5" points="${n1(cx)},${n1(y)} ${n1(x + w)},${n1(cy)} ${n1(cx)},${n1(y + h)} ${n1(x)},${n1(cy)}"/>`);
+      out.push(
+        `<polygon${paint('diamond', ...(n.problems.length ? ['problem'] : []))} stroke-width="1.5" points="${n1(cx)},${n1(y)} ${n1(x + w)},${n1(cy)} ${n1(cx)},${n1(y + h)} ${n1(x)},${n1(cy)}"/>`,
+      );
       break;
     case 'fork':
     case 'join':
@@ -187,7 +195,9 @@ function drawNode(p: PlacedNode, marks: RunMarks | undefined, linkTo: ((process:
       break;
     case 'end': {
       const bad = n.id.includes('#');
-      out.push(`<rect${paint(n.problems.length ? 'problem' : bad ? 'end-bad' : 'end', ...(done ? ['done'] : []))} stroke-width="2" x="${n1(x)}" y="${n1(y)}" width="${n1(w)}" height="${n1(h)}" rx="${Math.min(18, h / 2)}"/>`);
+      out.push(
+        `<rect${paint(n.problems.length ? 'problem' : bad ? 'end-bad' : 'end', ...(done ? ['done'] : []))} stroke-width="2" x="${n1(x)}" y="${n1(y)}" width="${n1(w)}" height="${n1(h)}" rx="${Math.min(18, h / 2)}"/>`,
+      );
       const ty = lines(out, p.lines.title, cx, y + 8, FONT.title, LINE.title, bad ? 'bad-text' : 'ink', `${BOLD} text-anchor="middle"`);
       lines(out, p.lines.problems, x + PAD, ty, FONT.badge, LINE.badge, 'bad-text');
       break;
@@ -198,7 +208,10 @@ function drawNode(p: PlacedNode, marks: RunMarks | undefined, linkTo: ((process:
       out.push(`<rect${paint(shape, ...(n.problems.length && shape === 'card' ? ['problem'] : []), ...state)}${look} x="${n1(x)}" y="${n1(y)}" width="${n1(w)}" height="${n1(h)}" rx="8"/>`);
       if (shape === 'card') out.push(`<rect${paint(`stripe-${n.kind}`)} x="${n1(x)}" y="${n1(y + 6)}" width="4" height="${n1(h - 12)}" rx="2"/>`);
       const indent = n.kind === 'wait' ? CLOCK_INDENT : 0;
-      if (n.kind === 'wait') out.push(`<circle${paint('clock')} fill="none" stroke-width="1.4" cx="${n1(x + PAD + 7)}" cy="${n1(y + 26)}" r="7"/><path${paint('clock')} fill="none" stroke-width="1.4" d="M${n1(x + PAD + 7)},${n1(y + 21)} V${n1(y + 26)} H${n1(x + PAD + 11)}"/>`);
+      if (n.kind === 'wait')
+        out.push(
+          `<circle${paint('clock')} fill="none" stroke-width="1.4" cx="${n1(x + PAD + 7)}" cy="${n1(y + 26)}" r="7"/><path${paint('clock')} fill="none" stroke-width="1.4" d="M${n1(x + PAD + 7)},${n1(y + 21)} V${n1(y + 26)} H${n1(x + PAD + 11)}"/>`,
+        );
       // On a run map the line above the title says where the run is; the kind and id stay in the tooltip.
       const tag = runNotes.length ? runNotes.join(' · ') : p.lines.tag;
       let ty = lines(out, wrap(tag, w - 2 * PAD, FONT.tag, 1).lines, x + PAD, y + 8, FONT.tag, LINE.tag, now ? 'now-text' : 'muted');
@@ -263,13 +276,22 @@ export function drawSvg(m: MapLayout, opts: DrawOptions = {}): string {
   const now = marks ? nowLine(m, marks) : undefined;
   if (now) y = lines(out, wrap(now, m.width - 32, 13, 1, TITLE_WEIGHT).lines, 16, y, 13, 17, 'now-text', BOLD);
   y = lines(out, wrap(g.description, m.width - 32, 12, 2).lines, 16, y, 12, 16, 'muted');
-  lines(out, g.problems.map((p) => `⚠ ${p}`), 16, y, 12, 16, 'bad-text');
+  lines(
+    out,
+    g.problems.map((p) => `⚠ ${p}`),
+    16,
+    y,
+    12,
+    16,
+    'bad-text',
+  );
   m.lanes.forEach((l, i) => {
     const head = laneHeadShape(l, l.head.width);
     out.push(`<g class="lane-band"><rect${paint(i % 2 ? 'lane-alt' : 'lane')} x="${n1(l.x)}" y="${n1(l.y)}" width="${n1(l.width)}" height="${n1(l.height)}"/>`);
     const ty = lines(out, head.name, l.head.x + PAD, l.head.y + 10, 13, LANE_LINE.name, 'ink', BOLD);
     lines(out, head.detail, l.head.x + PAD, ty, 11, LANE_LINE.detail, 'muted');
-    const [x1, y1, x2, y2] = m.direction === 'right' ? [l.head.x + l.head.width, l.y, l.head.x + l.head.width, l.y + l.height] : [l.x, l.head.y + l.head.height, l.x + l.width, l.head.y + l.head.height];
+    const [x1, y1, x2, y2] =
+      m.direction === 'right' ? [l.head.x + l.head.width, l.y, l.head.x + l.head.width, l.y + l.height] : [l.x, l.head.y + l.head.height, l.x + l.width, l.head.y + l.head.height];
     out.push(`<line${paint('rule')} x1="${n1(x1)}" y1="${n1(y1)}" x2="${n1(x2)}" y2="${n1(y2)}"/></g>`);
   });
   const ordered = [...m.edges].sort((a, b) => Number(marks?.taken.has(a.edge.id) ?? false) - Number(marks?.taken.has(b.edge.id) ?? false));

@@ -70,7 +70,13 @@ export function requestTimeoutFor(limits: Pick<McpLimits, 'requestTimeoutMs'>, m
 /** An error answer. It ends the connection: otherwise node would read and discard whatever body the client still sends. */
 function deny(res: ServerResponse, status: number, body: Record<string, unknown>, headers: OutgoingHttpHeaders = {}) {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    connection: 'close',
+    ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+    ...headers,
+  });
   res.end(text);
 }
 

@@ -194,7 +194,9 @@ export class Courier {
           this.failures[channel]++;
         }
         const at = this.now();
-        const next = await updateDelivery(this.board.state, name, key, (now) => (error === null ? delivered(now, at.toISOString()) : failed(now, error, at, this.board.manifest.notifications.maxAttempts)));
+        const next = await updateDelivery(this.board.state, name, key, (now) =>
+          error === null ? delivered(now, at.toISOString()) : failed(now, error, at, this.board.manifest.notifications.maxAttempts),
+        );
         if (error !== null) this.log(`notification ${e.id} via ${key}: ${error}${next?.parkedAt ? ` — parked after ${next.attempts} attempts` : ''}`, 'warn');
       });
     } catch (err) {

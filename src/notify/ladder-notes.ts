@@ -64,7 +64,17 @@ export function ladderSentence(done: RungRecords, next: PlannedRung | null, now:
 }
 
 /** The notification a rung sends about a waiting work item. */
-export function rungNotification(rung: PlannedRung, state: RunState, pinned: Pinned, def: Step, st: StepState, manifest: Manifest, at: string, id: string, after: PlannedRung | null): Notification | null {
+export function rungNotification(
+  rung: PlannedRung,
+  state: RunState,
+  pinned: Pinned,
+  def: Step,
+  st: StepState,
+  manifest: Manifest,
+  at: string,
+  id: string,
+  after: PlannedRung | null,
+): Notification | null {
   const r = state.run;
   const people = manifest.people;
   const assigned = assignment(state, pinned, def, st);
@@ -77,7 +87,21 @@ export function rungNotification(rung: PlannedRung, state: RunState, pinned: Pin
   const due = dueSentence(st.due, tz, overdue);
   const who = assigneeWords(assigned, people);
   const then = after ? `If it is still open, it ${nextWords(after, new Date(at), people)}.` : undefined;
-  const common = { id, at, mode: r.mode, board: manifest.name, runId: r.id, runTitle: runName, process: r.process, stepId: def.id, stepTitle: stepTitle(def), workItemId: st.workItem, due: st.due, recipients, path: `/work/${r.id}/${st.workItem}` };
+  const common = {
+    id,
+    at,
+    mode: r.mode,
+    board: manifest.name,
+    runId: r.id,
+    runTitle: runName,
+    process: r.process,
+    stepId: def.id,
+    stepTitle: stepTitle(def),
+    workItemId: st.workItem,
+    due: st.due,
+    recipients,
+    path: `/work/${r.id}/${st.workItem}`,
+  };
   const lines = (...xs: (string | undefined)[]) => xs.filter((x): x is string => typeof x === 'string' && x !== '').join('\n');
   if (rung.kind === 'remind') {
     return { ...common, kind: 'reminder', subject: `Reminder: ${runName}: ${step}${overdue ? ' (overdue)' : ''}`, text: lines(`This still waits for you${a(assigned)}.`, def.value, due, then) };

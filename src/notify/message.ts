@@ -30,7 +30,10 @@ function linked(line: string): string {
 }
 
 function paragraphs(text: string): string {
-  return text.split('\n').map((l) => `<p>${linked(l)}</p>`).join('\n');
+  return text
+    .split('\n')
+    .map((l) => `<p>${linked(l)}</p>`)
+    .join('\n');
 }
 
 /** An email is signed with the board's title as WORK.md gives it ("Finance board"), never its id. */

@@ -15,7 +15,17 @@ function deed(e: AuditEvent): string {
   return `${e.actor} ${verb}${step ? ` ${step}` : ''} (${e.ts.replace('T', ' ').replace(/\.\d+Z$/, 'Z')})`;
 }
 
-export function supersededNotification(input: { id: string; at: string; board: string; runId: string; process: string; mode: 'live' | 'test'; lines: readonly AuditEvent[]; kept: readonly AuditEvent[]; manifest: Manifest }): Notification | null {
+export function supersededNotification(input: {
+  id: string;
+  at: string;
+  board: string;
+  runId: string;
+  process: string;
+  mode: 'live' | 'test';
+  lines: readonly AuditEvent[];
+  kept: readonly AuditEvent[];
+  manifest: Manifest;
+}): Notification | null {
   const byActor = (l: readonly AuditEvent[]) => l.filter((e) => e.actor !== 'server' && e.actor !== 'coordinator' && e.actor !== 'external');
   const acts = byActor(input.lines);
   const kept = byActor(input.kept);
@@ -33,10 +43,10 @@ export function supersededNotification(input: { id: string; at: string; board: s
     recipients,
     subject: `Work on ${input.process} ${input.runId} was superseded when two clones of the board merged`,
     text: [
-      'This run moved on two clones of the board before they synced. The merge kept the other clone\'s history whole, so this work no longer counts:',
+      "This run moved on two clones of the board before they synced. The merge kept the other clone's history whole, so this work no longer counts:",
       ...acts.map((e) => `- ${deed(e)}`),
       ...(kept.length > 0 ? ['Kept instead:', ...kept.map((e) => `- ${deed(e)}`)] : []),
-      'It is kept, signed, in the run\'s record (superseded on merge). Look at the run as it stands now before doing the work again; an operator can take this side instead with workboard resolve.',
+      "It is kept, signed, in the run's record (superseded on merge). Look at the run as it stands now before doing the work again; an operator can take this side instead with workboard resolve.",
     ].join('\n'),
     path: `/runs/${input.runId}`,
   };

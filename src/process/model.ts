@@ -7,7 +7,6 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export const STEP_KINDS = ['agent', 'task', 'approve', 'wait', 'wait_until', 'wait_for', 'finish', 'parallel', 'subprocess'] as const;
 export type StepKind = (typeof STEP_KINDS)[number];
 
-
 export type Scalar = string | number | boolean;
 
 export interface FieldSpec {

@@ -12,4 +12,3 @@ export type ToolCall = { [T in Tool]: { tool: T; args: ToolArgs[T] } }[Tool];
 /** The writes on an existing run, named by its runId or by a claim token. */
 export type RunWriteTool = 'claim' | 'renew' | 'submit' | 'escalate' | 'decide' | 'cancel' | 'send_event';
 export type RunWriteCall = Extract<ToolCall, { tool: RunWriteTool }>;
-

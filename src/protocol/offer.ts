@@ -7,22 +7,7 @@
 export const PROFILES = ['parallel-1', 'check-1', 'flow-1', 'fields-1'] as const;
 export type Profile = (typeof PROFILES)[number];
 
-export const TOOLS = [
-  'describe',
-  'list_processes',
-  'start_run',
-  'get_run',
-  'get_work',
-  'claim',
-  'renew',
-  'upload',
-  'submit',
-  'escalate',
-  'decide',
-  'cancel',
-  'send_event',
-  'list_runs',
-] as const;
+export const TOOLS = ['describe', 'list_processes', 'start_run', 'get_run', 'get_work', 'claim', 'renew', 'upload', 'submit', 'escalate', 'decide', 'cancel', 'send_event', 'list_runs'] as const;
 export type Tool = (typeof TOOLS)[number];
 
 /** Whether a name off the wire is one of the fourteen tools. */

@@ -39,7 +39,6 @@ import {
 
 export { TOKENS_FILE };
 
-
 const newSecret = () => `${TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
 const newId = () => `t-${randomBytes(6).toString('hex')}`;
 

@@ -26,7 +26,22 @@ import type { Service } from './service.js';
 import { readSyncState, syncStateWords, type SyncState } from './sync-state.js';
 
 export interface Finding {
-  kind: 'git-sync' | 'stale-lock' | 'held-lock' | 'pending-journal' | 'refused-file' | 'audit' | 'signing-key' | 'overdue' | 'nobody' | 'merge-conflict' | 'no-evaluator' | 'incident' | 'notification' | 'four-eyes' | 'superseded';
+  kind:
+    | 'git-sync'
+    | 'stale-lock'
+    | 'held-lock'
+    | 'pending-journal'
+    | 'refused-file'
+    | 'audit'
+    | 'signing-key'
+    | 'overdue'
+    | 'nobody'
+    | 'merge-conflict'
+    | 'no-evaluator'
+    | 'incident'
+    | 'notification'
+    | 'four-eyes'
+    | 'superseded';
   where: string;
   detail: string;
 }
@@ -35,7 +50,14 @@ export interface Finding {
 function unmerged(root: string): string[] {
   try {
     const out = execFileSync('git', ['-C', root, 'ls-files', '-u', '--full-name', '--', '.'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-    return [...new Set(out.split('\n').filter(Boolean).map((l) => l.split('\t')[1]!))];
+    return [
+      ...new Set(
+        out
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split('\t')[1]!),
+      ),
+    ];
   } catch {
     return [];
   }
@@ -96,7 +118,8 @@ async function noEvaluator(board: Board, findings: Finding[]): Promise<void> {
     for (const v of await listVersions(board, name)) {
       const p = await loadVersion(board, name, v, FULL_OFFER).catch(() => null);
       const checked = p?.process.steps.filter((s) => s.check).map((s) => s.id) ?? [];
-      if (checked.length > 0) findings.push({ kind: 'no-evaluator', where: `${name} v${v}`, detail: `steps ${checked.join(', ')} have a check but WORK.md configures no evaluator; their submissions answer retry` });
+      if (checked.length > 0)
+        findings.push({ kind: 'no-evaluator', where: `${name} v${v}`, detail: `steps ${checked.join(', ')} have a check but WORK.md configures no evaluator; their submissions answer retry` });
     }
   }
 }
@@ -104,7 +127,7 @@ async function noEvaluator(board: Board, findings: Finding[]): Promise<void> {
 /** Overdue steps and work items nobody on the board can take, across the open runs. */
 async function openWork(board: Board, service: Service, findings: Finding[], now: Date): Promise<void> {
   const open: string[] = [];
-  for (let cursor: string | undefined; ; ) {
+  for (let cursor: string | undefined; ;) {
     const pageOf = await service.listRuns({ limit: 100, ...(cursor ? { cursor } : {}) });
     open.push(...pageOf.items.filter((x) => x.state === 'active' || x.state === 'waiting').map((x) => x.id));
     if (!pageOf.nextCursor) break;
@@ -117,7 +140,8 @@ async function openWork(board: Board, service: Service, findings: Finding[], now
     const result = await service.call('get_run', { runId: id }, { kind: 'agent', id: 'doctor' });
     if (!result.ok) {
       // A run whose files are refused is already listed (refused-file, audit); it must not stop the report.
-      if (!findings.some((f) => f.where === id || f.where.includes(`${RUNS_DIR}/${id}/`))) findings.push({ kind: 'refused-file', where: id, detail: `${result.error.message} ${(result.error.issues ?? []).join('; ')}`.trim() });
+      if (!findings.some((f) => f.where === id || f.where.includes(`${RUNS_DIR}/${id}/`)))
+        findings.push({ kind: 'refused-file', where: id, detail: `${result.error.message} ${(result.error.issues ?? []).join('; ')}`.trim() });
       continue;
     }
     const view = result.data;
@@ -128,20 +152,46 @@ async function openWork(board: Board, service: Service, findings: Finding[], now
       const to = w.assignedTo;
       const members = to.group === 'operators' ? board.manifest.operators : to.group ? (board.manifest.groups[to.group] ?? []) : [to.person ?? ''];
       if (!members.some((m) => people.has(m.toLowerCase()))) {
-        findings.push({ kind: 'nobody', where: `${id}/${w.stepId}`, detail: to.group ? `work item ${w.id} is assigned to group ${to.group}, which has no one on this board` : `work item ${w.id} is assigned personally to ${to.person}, who is not a person on this board (removed?); an operator can cancel the run or re-add them` });
+        findings.push({
+          kind: 'nobody',
+          where: `${id}/${w.stepId}`,
+          detail: to.group
+            ? `work item ${w.id} is assigned to group ${to.group}, which has no one on this board`
+            : `work item ${w.id} is assigned personally to ${to.person}, who is not a person on this board (removed?); an operator can cancel the run or re-add them`,
+        });
       } else if (fourEyes && w.kind === 'approve') {
         // Four eyes bars whoever started the run or completed another of its steps: is anyone left?
-        const barred = new Set([view.run.startedBy, ...Object.entries(view.data.steps).filter(([step]) => step !== w.stepId).flatMap(([, d]) => [d.by, ...d.history.map((h) => h.by)])].filter((x): x is string => !!x).map((x) => x.toLowerCase()));
+        const barred = new Set(
+          [
+            view.run.startedBy,
+            ...Object.entries(view.data.steps)
+              .filter(([step]) => step !== w.stepId)
+              .flatMap(([, d]) => [d.by, ...d.history.map((h) => h.by)]),
+          ]
+            .filter((x): x is string => !!x)
+            .map((x) => x.toLowerCase()),
+        );
         const barredAs = (m: string) => [...emailsOf(personAt(m))].some((e) => barred.has(e));
         const left = members.filter((m) => people.has(m.toLowerCase()) && !barredAs(m));
-        if (left.length === 0) findings.push({ kind: 'four-eyes', where: `${id}/${w.stepId}`, detail: `work item ${w.id}: four eyes bars everyone who could approve it (${members.join(', ')} started the run or did an earlier step); add someone to ${to.group ?? 'the group'}` });
+        if (left.length === 0)
+          findings.push({
+            kind: 'four-eyes',
+            where: `${id}/${w.stepId}`,
+            detail: `work item ${w.id}: four eyes bars everyone who could approve it (${members.join(', ')} started the run or did an earlier step); add someone to ${to.group ?? 'the group'}`,
+          });
         else {
           // Those left may all be away, each standing in a delegate four eyes bars: then nobody who is in can decide it.
           const away = left.map((m) => ({ m, d: inForce.find((d) => emailsOf(personAt(m)).has(d.from.toLowerCase())) }));
           if (away.every((a) => a.d && barredAs(a.d.to))) {
             const name = (e: string) => personName(board.manifest.people, e);
-            const told = away.map((a) => `${name(a.m)} is out of office until ${exactTime(a.d?.until ?? '', board.manifest.notifications.timeZone)} and hands their work to ${name(a.d?.to ?? '')}`).join('; ');
-            findings.push({ kind: 'four-eyes', where: `${id}/${w.stepId}`, detail: `work item ${w.id}: nobody who is in can approve it: ${told}, whom four eyes bars (started the run or did an earlier step); the person away can still decide it, or add someone to ${to.group ?? 'the group'}` });
+            const told = away
+              .map((a) => `${name(a.m)} is out of office until ${exactTime(a.d?.until ?? '', board.manifest.notifications.timeZone)} and hands their work to ${name(a.d?.to ?? '')}`)
+              .join('; ');
+            findings.push({
+              kind: 'four-eyes',
+              where: `${id}/${w.stepId}`,
+              detail: `work item ${w.id}: nobody who is in can approve it: ${told}, whom four eyes bars (started the run or did an earlier step); the person away can still decide it, or add someone to ${to.group ?? 'the group'}`,
+            });
           }
         }
       }
@@ -161,19 +211,27 @@ export async function syncStatus(board: Board, now = new Date()): Promise<{ stat
 export async function doctorFindings(board: Board, service: Service, now = new Date()): Promise<Finding[]> {
   const findings: Finding[] = [];
   const sync = await syncStatus(board);
-  if (sync && sync.state.failingInARow > 0) findings.push({ kind: 'git-sync', where: 'serve --git-sync', detail: [sync.words.failure, sync.words.good, sync.words.next].filter((x) => x !== null).join('; ') });
+  if (sync && sync.state.failingInARow > 0)
+    findings.push({ kind: 'git-sync', where: 'serve --git-sync', detail: [sync.words.failure, sync.words.good, sync.words.next].filter((x) => x !== null).join('; ') });
   await locks(board, findings);
   for (const n of board.state.list(JOURNAL_DIR)) {
-    findings.push({ kind: 'pending-journal', where: n, detail: `${JOURNAL_DIR}/${n}` === SYNC_INTENT ? 'an interrupted workboard sync; the next sync finishes it' : 'an interrupted commit; the next write or workboard serve rolls it forward' });
+    findings.push({
+      kind: 'pending-journal',
+      where: n,
+      detail: `${JOURNAL_DIR}/${n}` === SYNC_INTENT ? 'an interrupted workboard sync; the next sync finishes it' : 'an interrupted commit; the next write or workboard serve rolls it forward',
+    });
   }
   const refused = await board.state.readText(REFUSED_FILE);
   if (refused !== null) for (const [run, why] of Object.entries(JSON.parse(refused) as Record<string, string[]>)) findings.push({ kind: 'refused-file', where: run, detail: why.join('; ') });
   for (const e of await allEntries(board.state)) {
     if (statusOf(e) !== 'parked') continue;
-    const why = Object.entries(e.deliveries ?? {}).filter(([, d]) => d.parkedAt).map(([k, d]) => `${k}: ${d.lastError ?? 'failed'}`);
+    const why = Object.entries(e.deliveries ?? {})
+      .filter(([, d]) => d.parkedAt)
+      .map(([k, d]) => `${k}: ${d.lastError ?? 'failed'}`);
     findings.push({ kind: 'notification', where: e.id, detail: `${e.subject} — parked (${why.join('; ')}); workboard notifications retry ${e.id}` });
   }
-  for (const file of unmerged(board.root)) findings.push({ kind: 'merge-conflict', where: file, detail: 'a git merge left this board file unresolved (equal revs with different content, or diverging audit chains)' });
+  for (const file of unmerged(board.root))
+    findings.push({ kind: 'merge-conflict', where: file, detail: 'a git merge left this board file unresolved (equal revs with different content, or diverging audit chains)' });
   const audit = await verifyBoard(board);
   for (const c of audit.chains) for (const b of c.breaks) findings.push({ kind: 'audit', where: `${b.file}${b.line !== null ? `:${b.line}` : ''}`, detail: b.reason });
   await signingKey(board, findings);

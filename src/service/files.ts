@@ -93,7 +93,12 @@ export class StoredFiles {
       const meta = { id, sha256, bytes: bytes.length, fileName: a.fileName, contentType: a.contentType, uploadedBy: actorName(actor), uploadedAt: this.now().toISOString() };
       const commit: Commit = {
         files: [],
-        creates: fresh ? [{ rel: `files/${id}/content`, bytes }, { rel: `files/${id}/meta.json`, bytes: `${JSON.stringify(meta, null, 2)}\n` }] : [],
+        creates: fresh
+          ? [
+              { rel: `files/${id}/content`, bytes },
+              { rel: `files/${id}/meta.json`, bytes: `${JSON.stringify(meta, null, 2)}\n` },
+            ]
+          : [],
         state: [this.replay.recordOf('upload', a, actor, data)],
         events: fresh ? [{ actor: actorName(actor), action: 'file.uploaded', entity: id, changes: { fileName: a.fileName, bytes: bytes.length, sha256 } }] : [],
       };

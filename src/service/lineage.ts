@@ -48,7 +48,12 @@ export class Lineage {
     if (refused) {
       const note = `${refused.message}${refused.issues?.length ? ` (${refused.issues.join('; ')})` : ''}`;
       if (c.step !== undefined) await this.writes.flowWrite(c.parent, { tool: 'child_refused', child: c.run, note });
-      else await tellOperators(this.board, 'internal_fault', this.now(), { subject: `A follow-on run of ${c.process} could not start`, text: `Run ${c.parent} ended and its follow-on rule could not start ${c.process}: ${note}`, runId: c.parent });
+      else
+        await tellOperators(this.board, 'internal_fault', this.now(), {
+          subject: `A follow-on run of ${c.process} could not start`,
+          text: `Run ${c.parent} ended and its follow-on rule could not start ${c.process}: ${note}`,
+          runId: c.parent,
+        });
     }
     await this.board.state.remove(startPath(c));
   }
@@ -76,7 +81,18 @@ export class Lineage {
     for (const k of kids) children.push(await linked(k.id, k.via));
     const parentLink = run.parent !== undefined ? await readIfAny(this.reader, run.parent) : null;
     const parent: LinkedRun | null =
-      run.parent === undefined ? null : parentLink ? { id: run.parent, title: runTitle(parentLink.pinned.process, parentLink.state.run.inputs, this.board.manifest.people), process: parentLink.state.run.process, state: parentLink.state.run.state, outcome: parentLink.state.run.outcome, via: null } : { id: run.parent, title: `run ${run.parent}, not on this board`, process: null, state: null, outcome: null, via: null };
+      run.parent === undefined
+        ? null
+        : parentLink
+          ? {
+              id: run.parent,
+              title: runTitle(parentLink.pinned.process, parentLink.state.run.inputs, this.board.manifest.people),
+              process: parentLink.state.run.process,
+              state: parentLink.state.run.state,
+              outcome: parentLink.state.run.outcome,
+              via: null,
+            }
+          : { id: run.parent, title: `run ${run.parent}, not on this board`, process: null, state: null, outcome: null, via: null };
     return { parent, children, rollup: rollup(standings) };
   }
 
@@ -86,7 +102,22 @@ export class Lineage {
     for (const id of ids) {
       const c = await readIfAny(this.reader, id);
       const run = c?.state.run;
-      out.set(id, c && run ? { id, process: run.process, state: run.state, outcome: run.outcome, data: finalData(c.state, c.pinned.process.steps.map((s) => s.id)), title: runTitle(c.pinned.process, run.inputs, this.board.manifest.people) } : null);
+      out.set(
+        id,
+        c && run
+          ? {
+              id,
+              process: run.process,
+              state: run.state,
+              outcome: run.outcome,
+              data: finalData(
+                c.state,
+                c.pinned.process.steps.map((s) => s.id),
+              ),
+              title: runTitle(c.pinned.process, run.inputs, this.board.manifest.people),
+            }
+          : null,
+      );
     }
     return out;
   }

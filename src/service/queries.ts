@@ -49,7 +49,14 @@ interface Found {
 }
 
 /** `across`: on a board several clones share, the work held back on this one (docs/git.md "Offered first where it became ready"); null lists all. */
-export async function getWork(reader: RunReader, rules: { groups: Record<string, string[]>; fourEyes: boolean | readonly string[] }, actor: Actor, a: GetWorkArgs, now: Date, across: CloneOffer | null = null): Promise<Page<WorkEntry>> {
+export async function getWork(
+  reader: RunReader,
+  rules: { groups: Record<string, string[]>; fourEyes: boolean | readonly string[] },
+  actor: Actor,
+  a: GetWorkArgs,
+  now: Date,
+  across: CloneOffer | null = null,
+): Promise<Page<WorkEntry>> {
   const groups = rules.groups;
   const fourEyes = (process: string) => fourEyesApplies(rules.fourEyes, process);
   const found: Found[] = [];

@@ -52,7 +52,10 @@ export class Failures {
     const incident = recordIncident(this.board.state, tool, e, this.now());
     if (this.now().getTime() - this.toldAt > TELL_QUIET_MS) {
       this.toldAt = this.now().getTime();
-      await tellOperators(this.board, 'internal_fault', this.now(), { subject: `Internal fault in ${tool} (incident ${incident})`, text: `${fault.message}\nworkboard doctor shows the incident; the caller was answered retry.` });
+      await tellOperators(this.board, 'internal_fault', this.now(), {
+        subject: `Internal fault in ${tool} (incident ${incident})`,
+        text: `${fault.message}\nworkboard doctor shows the incident; the caller was answered retry.`,
+      });
     }
     // One call is the same tool with the same arguments (a write's requestId among them): another call's fault never counts against it.
     const key = `${tool}|${callKey(args)}`;
@@ -62,7 +65,10 @@ export class Failures {
     if (answered >= FAULT_RETRIES) {
       return { ok: false, error: { code: 'conflict', message: `internal fault (incident ${incident}), again: retrying will not help; an operator must look (workboard doctor)`, issues } };
     }
-    return { ok: false, error: { code: 'retry', message: `internal fault (incident ${incident}): ${fault.message}; retry at most ${FAULT_RETRIES - answered} more time(s), then stop and tell an operator`, issues } };
+    return {
+      ok: false,
+      error: { code: 'retry', message: `internal fault (incident ${incident}): ${fault.message}; retry at most ${FAULT_RETRIES - answered} more time(s), then stop and tell an operator`, issues },
+    };
   }
 }
 

@@ -76,7 +76,8 @@ export class RunHistory {
     if (raw === null) return;
     try {
       const kept = JSON.parse(raw) as { version?: unknown; runs?: unknown };
-      if (kept.version === KEPT_VERSION && Array.isArray(kept.runs)) this.entries = new Map((kept.runs as [string, string, PackedFacts | null][]).map(([id, stamp, packed]) => [id, { stamp, packed }]));
+      if (kept.version === KEPT_VERSION && Array.isArray(kept.runs))
+        this.entries = new Map((kept.runs as [string, string, PackedFacts | null][]).map(([id, stamp, packed]) => [id, { stamp, packed }]));
     } catch {
       // unreadable: the chains are read again
     }

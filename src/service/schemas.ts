@@ -87,13 +87,16 @@ export function argumentIssues(tool: Tool, args: unknown): string[] {
   if (shape.some((i) => i.endsWith(`nested deeper than ${MAX_DEPTH} levels`))) return shape;
   const v = validator(tool);
   if (v(args)) return shape;
-  return [...shape, ...(v.errors ?? []).map((e) => {
-    const at = e.instancePath.split('/').slice(1).join('.');
-    if (e.keyword === 'additionalProperties') return `${at ? `${at}.` : ''}${(e.params as { additionalProperty: string }).additionalProperty}: not an argument of ${tool}`;
-    if (e.keyword === 'required') return `${at ? `${at}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: required`;
-    if (e.keyword === 'enum') return `${at || 'arguments'}: must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
-    return `${at || 'arguments'}: ${e.message ?? 'invalid'}`;
-  })];
+  return [
+    ...shape,
+    ...(v.errors ?? []).map((e) => {
+      const at = e.instancePath.split('/').slice(1).join('.');
+      if (e.keyword === 'additionalProperties') return `${at ? `${at}.` : ''}${(e.params as { additionalProperty: string }).additionalProperty}: not an argument of ${tool}`;
+      if (e.keyword === 'required') return `${at ? `${at}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: required`;
+      if (e.keyword === 'enum') return `${at || 'arguments'}: must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+      return `${at || 'arguments'}: ${e.message ?? 'invalid'}`;
+    }),
+  ];
 }
 
 /**

@@ -100,7 +100,17 @@ export class Service {
     const replay = new Replay(board.state);
     this.reader = new RunReader(board, this.now, opts.onIndexProgress, opts.keepOpenRuns);
     this.files = new StoredFiles(board, replay, this.now);
-    this.writes = new RunWrites(board, this.reader, replay, this.files, tokens, this.now, opts.evaluate ?? NO_EVALUATOR, async () => void (await this.wakeBlocked()), (state, starts) => this.lineage.after(state, starts));
+    this.writes = new RunWrites(
+      board,
+      this.reader,
+      replay,
+      this.files,
+      tokens,
+      this.now,
+      opts.evaluate ?? NO_EVALUATOR,
+      async () => void (await this.wakeBlocked()),
+      (state, starts) => this.lineage.after(state, starts),
+    );
     this.lineage = new Lineage(board, this.reader, this.writes, this.now);
     this.failures = new Failures(board, this.now);
     this.ladders = new ReminderLadders(board, this.reader, this.now);
@@ -330,7 +340,11 @@ export class Service {
     for (const id of run.blockedBy ?? []) {
       const b = await readIfAny(this.reader, id);
       const r = b?.state.run;
-      blockedBy.push(b && r ? { id, title: runTitle(b.pinned.process, r.inputs, people), process: r.process, state: r.state, outcome: r.outcome } : { id, title: `run ${id}, not on this board`, process: null, state: null, outcome: null });
+      blockedBy.push(
+        b && r
+          ? { id, title: runTitle(b.pinned.process, r.inputs, people), process: r.process, state: r.state, outcome: r.outcome }
+          : { id, title: `run ${id}, not on this board`, process: null, state: null, outcome: null },
+      );
     }
     return { priority: run.priority, blocked: run.blocked === true, blockedBy };
   }

@@ -56,7 +56,19 @@ export function afterTry(prev: SyncState, now: Date, outcome: { ok: true } | { o
 }
 
 export function freshSyncState(pid: number, host: string, everyMs: number, now: Date): SyncState {
-  return { pid, host, everyMs, runs: 0, failures: 0, failingInARow: 0, lastGoodAt: null, lastFailureAt: null, lastFailure: null, declined: false, nextTryAt: new Date(now.getTime() + everyMs).toISOString() };
+  return {
+    pid,
+    host,
+    everyMs,
+    runs: 0,
+    failures: 0,
+    failingInARow: 0,
+    lastGoodAt: null,
+    lastFailureAt: null,
+    lastFailure: null,
+    declined: false,
+    nextTryAt: new Date(now.getTime() + everyMs).toISOString(),
+  };
 }
 
 const isState = (v: unknown): v is SyncState =>
@@ -86,8 +98,15 @@ export function syncStateWords(s: SyncState, now: Date, running: boolean): { goo
   const at = (iso: string) => `${relativeTime(iso, now)} (${iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z')})`;
   const good = s.lastGoodAt ? `last good sync ${at(s.lastGoodAt)}` : 'no sync has succeeded yet';
   const failing = s.failingInARow > 0;
-  const failure = s.lastFailureAt && s.lastFailure ? `${failing ? `failing: ${s.failingInARow} tr${s.failingInARow === 1 ? 'y' : 'ies'} in a row; ` : ''}last failure ${at(s.lastFailureAt)}: ${s.lastFailure}` : null;
+  const failure =
+    s.lastFailureAt && s.lastFailure
+      ? `${failing ? `failing: ${s.failingInARow} tr${s.failingInARow === 1 ? 'y' : 'ies'} in a row; ` : ''}last failure ${at(s.lastFailureAt)}: ${s.lastFailure}`
+      : null;
   const wait = Math.round(nextSyncDelay(s.everyMs, s.failingInARow) / 1000);
-  const next = !running ? 'serve --git-sync is not running here, so nothing will try again until it starts' : s.nextTryAt ? `next try ${at(s.nextTryAt)}${failing ? `, backing off to ${wait} s after ${s.failingInARow} failure${s.failingInARow === 1 ? '' : 's'} (every ${Math.round(s.everyMs / 1000)} s while syncs succeed)` : ''}` : 'next try soon';
+  const next = !running
+    ? 'serve --git-sync is not running here, so nothing will try again until it starts'
+    : s.nextTryAt
+      ? `next try ${at(s.nextTryAt)}${failing ? `, backing off to ${wait} s after ${s.failingInARow} failure${s.failingInARow === 1 ? '' : 's'} (every ${Math.round(s.everyMs / 1000)} s while syncs succeed)` : ''}`
+      : 'next try soon';
   return { good, failure, next };
 }

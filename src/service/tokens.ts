@@ -18,7 +18,6 @@ export interface TokenClaims {
   agent?: string;
 }
 
-
 const b64 = (b: Buffer | string) => Buffer.from(b).toString('base64url');
 
 export class TokenKey {

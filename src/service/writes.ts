@@ -90,19 +90,21 @@ export class RunWrites {
       // flow-1: the runs its blocked_by input names, read before the lock (an ended run never changes).
       const blockers = await blockerEnds(this.reader, namedBlockers(pinned.process, a.inputs), this.board.manifest.people);
       const started = this.reader.starting(runId);
-      const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads) => {
-        // The transaction rolled forward whatever a dead predecessor committed: its record may be here now.
-        const finished = await this.replay.lookup(reads, 'start_run', a, actor);
-        if (finished !== undefined) return { value: finished, commit: null };
-        const read = revRecording(reads);
-        if (await read.read(paths.runFile(runId))) throw new ToolError('conflict', `run ${runId} already exists but this requestId has no record of it; use a new requestId`, ['request_id_reused']);
-        const now = this.now();
-        const plan = start(pinned, { inputs: a.inputs, mode: a.mode ?? 'live', blockers }, actor, contextFor(this.board.manifest, now), runId);
-        if (plan.kind !== 'commit') throw refusalOf(plan);
-        const view = runView(plan.state, pinned, now, this.reader.fileUrl);
-        made.change = plan;
-        return { value: view, commit: changeCommit(plan, null, read.revOf, [...this.notes(plan, pinned, now), this.replay.recordOf('start_run', a, actor, view)]) };
-      }).finally(started);
+      const { value } = await this.board.store
+        .apply({ kind: 'run', id: runId }, async (reads) => {
+          // The transaction rolled forward whatever a dead predecessor committed: its record may be here now.
+          const finished = await this.replay.lookup(reads, 'start_run', a, actor);
+          if (finished !== undefined) return { value: finished, commit: null };
+          const read = revRecording(reads);
+          if (await read.read(paths.runFile(runId))) throw new ToolError('conflict', `run ${runId} already exists but this requestId has no record of it; use a new requestId`, ['request_id_reused']);
+          const now = this.now();
+          const plan = start(pinned, { inputs: a.inputs, mode: a.mode ?? 'live', blockers }, actor, contextFor(this.board.manifest, now), runId);
+          if (plan.kind !== 'commit') throw refusalOf(plan);
+          const view = runView(plan.state, pinned, now, this.reader.fileUrl);
+          made.change = plan;
+          return { value: view, commit: changeCommit(plan, null, read.revOf, [...this.notes(plan, pinned, now), this.replay.recordOf('start_run', a, actor, view)]) };
+        })
+        .finally(started);
       if (made.change) await this.links(made.change.state, made.change.starts);
       // A blocker may have ended between its read and this commit, unseen by the write that ended it: look once more.
       if (blockers.size > 0) await this.unblock(runId).catch(() => undefined);
@@ -139,7 +141,14 @@ export class RunWrites {
     }
   }
 
-  private async writeOnce<T extends RunWriteTool>(call: Extract<RunWriteCall, { tool: T }>, runId: string, actor: Actor, claims: TokenClaims | null, check: CheckOutcome | undefined, via?: 'slack'): Promise<ToolData[T] | NeedsVerdict> {
+  private async writeOnce<T extends RunWriteTool>(
+    call: Extract<RunWriteCall, { tool: T }>,
+    runId: string,
+    actor: Actor,
+    claims: TokenClaims | null,
+    check: CheckOutcome | undefined,
+    via?: 'slack',
+  ): Promise<ToolData[T] | NeedsVerdict> {
     const done: { committed?: Loaded; starts?: ChildStart[] } = {};
     const { value } = await this.board.store.apply({ kind: 'run', id: runId }, async (reads): Promise<{ value: ToolData[T] | NeedsVerdict | ToolError; commit: Commit | null }> => {
       delete done.committed;
@@ -283,15 +292,23 @@ export class RunWrites {
     const actor: Actor = c.initiator ? { kind: 'person', email: c.initiator, operator: false } : { kind: 'agent', id: 'server' };
     const made: { change?: Change } = {};
     const started = this.reader.starting(c.run);
-    const { value } = await this.board.store.apply({ kind: 'run', id: c.run }, async (reads) => {
-      const read = revRecording(reads);
-      if (await read.read(paths.runFile(c.run))) return { value: null, commit: null };
-      const now = this.now();
-      const plan = start(pinned, { inputs: c.inputs, mode: c.mode, parent: c.parent, blockers, ...(c.priority !== undefined ? { priority: c.priority } : {}) }, actor, contextFor(this.board.manifest, now), c.run);
-      if (plan.kind !== 'commit') return { value: refusalOf(plan), commit: null };
-      made.change = plan;
-      return { value: null, commit: changeCommit(plan, null, read.revOf, this.notes(plan, pinned, now)) };
-    }).finally(started);
+    const { value } = await this.board.store
+      .apply({ kind: 'run', id: c.run }, async (reads) => {
+        const read = revRecording(reads);
+        if (await read.read(paths.runFile(c.run))) return { value: null, commit: null };
+        const now = this.now();
+        const plan = start(
+          pinned,
+          { inputs: c.inputs, mode: c.mode, parent: c.parent, blockers, ...(c.priority !== undefined ? { priority: c.priority } : {}) },
+          actor,
+          contextFor(this.board.manifest, now),
+          c.run,
+        );
+        if (plan.kind !== 'commit') return { value: refusalOf(plan), commit: null };
+        made.change = plan;
+        return { value: null, commit: changeCommit(plan, null, read.revOf, this.notes(plan, pinned, now)) };
+      })
+      .finally(started);
     if (made.change) await this.links(made.change.state, made.change.starts);
     if (made.change && blockers.size > 0) await this.unblock(c.run).catch(() => undefined);
     return value;
@@ -317,7 +334,12 @@ export class RunWrites {
       if (plan.kind !== 'commit') throw refusalOf(plan);
       const moved = plan.events.length > 0;
       return {
-        value: { events: plan.events, ended: moved && plan.state.run.state !== loaded.state.run.state && (plan.state.run.state === 'ended' || plan.state.run.state === 'cancelled'), state: plan.state, starts: plan.starts },
+        value: {
+          events: plan.events,
+          ended: moved && plan.state.run.state !== loaded.state.run.state && (plan.state.run.state === 'ended' || plan.state.run.state === 'cancelled'),
+          state: plan.state,
+          starts: plan.starts,
+        },
         commit: moved ? changeCommit(plan, loaded.state, read.revOf, this.notes(plan, loaded.pinned, now)) : null,
       };
     });
@@ -361,7 +383,12 @@ function changeCommit(change: Change, before: RunState | null, revOf: (rel: stri
     else if (JSON.stringify(lease) !== JSON.stringify(old[id])) state.push({ rel: leasePath(r.id, id), bytes: JSON.stringify(lease) });
   }
   for (const c of change.starts ?? []) state.push({ rel: startPath(c), bytes: JSON.stringify(c) });
-  const events = change.events.map((ev) => ({ actor: ev.actor, action: ev.action, entity: ev.entity.startsWith('run:') ? ev.entity : `${r.id}/${ev.entity}`, ...(ev.changes ? { changes: ev.changes } : {}) }));
+  const events = change.events.map((ev) => ({
+    actor: ev.actor,
+    action: ev.action,
+    entity: ev.entity.startsWith('run:') ? ev.entity : `${r.id}/${ev.entity}`,
+    ...(ev.changes ? { changes: ev.changes } : {}),
+  }));
   return { files, state: [...state, ...records], events };
 }
 

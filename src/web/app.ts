@@ -76,7 +76,8 @@ export function createWebApp(service: Service, opts: { config?: WebConfig; log?:
     if (url === null) return sendPage(res, 400, h(MessagePage, { frame: anon('Bad request'), title: 'Bad request' }, h('p', null, 'The address asked for is not one this site has.')));
     const path = url.pathname;
     if (req.method === 'GET' && path.startsWith('/assets/')) {
-      if (!parts.assets.serve(path.slice('/assets/'.length), url.searchParams.get('v'), req.headers['if-none-match'], res)) sendPage(res, 404, h(MessagePage, { frame: anon('Not found'), title: 'Not found' }));
+      if (!parts.assets.serve(path.slice('/assets/'.length), url.searchParams.get('v'), req.headers['if-none-match'], res))
+        sendPage(res, 404, h(MessagePage, { frame: anon('Not found'), title: 'Not found' }));
       return;
     }
     if (path === '/favicon.ico') {
@@ -95,9 +96,15 @@ export function createWebApp(service: Service, opts: { config?: WebConfig; log?:
     const r: Request = { req, res, url, actor: who.actor, me: meOf(who.actor, who.session), app: parts };
     if (req.method === 'POST') {
       // A session cookie rides along on any site's request: such a request must come from our own pages.
-      if (who.session !== null && !originOk(config, req.headers)) return sendPage(res, 403, h(MessagePage, { frame: anon('Refused'), title: 'Refused: not from this site' }, h('p', null, 'The form was not sent from a page of this site, so nothing was done.')));
+      if (who.session !== null && !originOk(config, req.headers))
+        return sendPage(
+          res,
+          403,
+          h(MessagePage, { frame: anon('Refused'), title: 'Refused: not from this site' }, h('p', null, 'The form was not sent from a page of this site, so nothing was done.')),
+        );
       const posted = await form(req);
-      if (who.session !== null && !csrfOk(who.session, first(posted.fields, 'csrf'))) return sendPage(res, 403, h(MessagePage, { frame: anon('Refused'), title: 'Refused: the form is out of date' }, h('p', null, 'Reload the page and try again; nothing was done.')));
+      if (who.session !== null && !csrfOk(who.session, first(posted.fields, 'csrf')))
+        return sendPage(res, 403, h(MessagePage, { frame: anon('Refused'), title: 'Refused: the form is out of date' }, h('p', null, 'Reload the page and try again; nothing was done.')));
       if (path === '/signout') {
         if (who.session) await endSession(board, who.session);
         return redirect(res, '/signin?out=1', { 'set-cookie': clearedCookie(config) });

@@ -19,21 +19,28 @@ function show(r: Request, status: number, posted: { to: string; until: string; n
   const m = svc.board.manifest;
   const me = r.actor.email.toLowerCase();
   const all = svc.delegations().map(row);
-  const people = m.people.filter((p) => p.email.toLowerCase() !== me).map((p) => ({ email: p.email, name: personName(m.people, p.email) })).sort((a, b) => a.name.localeCompare(b.name));
+  const people = m.people
+    .filter((p) => p.email.toLowerCase() !== me)
+    .map((p) => ({ email: p.email, name: personName(m.people, p.email) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
   const done = r.url.searchParams.get('done');
-  sendPage(r.res, status, h(DelegationPage, {
-    frame: frame(r, 'Out of office', { current: 'work' }),
-    csrf: r.me.csrf,
-    me: r.actor.email,
-    mine: all.find((d) => d.from.toLowerCase() === me) ?? null,
-    toMe: all.filter((d) => d.to.toLowerCase() === me),
-    all: r.actor.operator ? all : null,
-    people,
-    posted,
-    issues,
-    zone: zoneWords(m.notifications.timeZone),
-    done: done === 'set' || done === 'ended' ? done : null,
-  }));
+  sendPage(
+    r.res,
+    status,
+    h(DelegationPage, {
+      frame: frame(r, 'Out of office', { current: 'work' }),
+      csrf: r.me.csrf,
+      me: r.actor.email,
+      mine: all.find((d) => d.from.toLowerCase() === me) ?? null,
+      toMe: all.filter((d) => d.to.toLowerCase() === me),
+      all: r.actor.operator ? all : null,
+      people,
+      posted,
+      issues,
+      zone: zoneWords(m.notifications.timeZone),
+      done: done === 'set' || done === 'ended' ? done : null,
+    }),
+  );
 }
 
 export async function delegationPage(r: Request): Promise<void> {
@@ -71,5 +78,9 @@ export async function endDelegationPost(r: Request, form: PostedForm): Promise<v
   const from = (first(form.fields, 'from') ?? r.actor.email).trim();
   const res = await r.app.service.endDelegation(from, r.actor);
   if (res.ok) return redirect(r.res, '/out-of-office?done=ended');
-  sendPage(r.res, statusFor(res.error.code), h(MessagePage, { frame: frame(r, 'Not ended'), title: 'Not ended' }, h('p', null, res.error.message), h('p', null, h('a', { href: '/out-of-office' }, 'Back to out of office'))));
+  sendPage(
+    r.res,
+    statusFor(res.error.code),
+    h(MessagePage, { frame: frame(r, 'Not ended'), title: 'Not ended' }, h('p', null, res.error.message), h('p', null, h('a', { href: '/out-of-office' }, 'Back to out of office'))),
+  );
 }

@@ -143,7 +143,10 @@ export function echo(p: Posted, name: string): string[] {
  * `workboard runs --input` reads it. Every malformed line is named at once.
  */
 export function inputFilter(text: string): { inputs: Record<string, unknown>; issues: string[] } {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   const { values, bad } = parsePairs(lines.map((l) => l.replace(/\s*=\s*/, '=')));
   return { inputs: values, issues: bad.map((l) => `Started with: "${l}" is not a field and its value, such as payee = Sam`) };
 }

@@ -36,7 +36,16 @@ function config(fit: Fit) {
     background: 'white',
     font: FONT_FAMILY,
     axis: { labelFontSize: font, titleFontSize: font, labelColor: '#1f2328', titleColor: '#1f2328', titleFontWeight: 600 },
-    legend: { labelFontSize: font, titleFontSize: font, labelColor: '#1f2328', titleColor: '#1f2328', orient: 'bottom', direction: 'horizontal', labelLimit: fit === 'wide' ? 260 : 150, columns: fit === 'wide' ? 0 : 2 },
+    legend: {
+      labelFontSize: font,
+      titleFontSize: font,
+      labelColor: '#1f2328',
+      titleColor: '#1f2328',
+      orient: 'bottom',
+      direction: 'horizontal',
+      labelLimit: fit === 'wide' ? 260 : 150,
+      columns: fit === 'wide' ? 0 : 2,
+    },
     view: { stroke: null },
   } as const;
 }
@@ -69,29 +78,39 @@ function vegaLite(c: ChartSpec, fit: Fit): TopLevelSpec {
   const size = SIZES[fit];
   const rows = c.orient === 'rows';
   const wrapped = new Map(c.groups.map((g) => [g, rows ? wrap(g, size.label, size.font, 4).lines.join(LINES) : g]));
-  const labelAxis = rows
-    ? { labelLimit: size.label + 20, labelAngle: 0, labelExpr: "split(datum.label, '\\n')" }
-    : { labelLimit: 230, labelAngle: fit === 'wide' ? -40 : -90 };
+  const labelAxis = rows ? { labelLimit: size.label + 20, labelAngle: 0, labelExpr: "split(datum.label, '\\n')" } : { labelLimit: 230, labelAngle: fit === 'wide' ? -40 : -90 };
   const group = { field: 'group', type: 'nominal' as const, sort: c.groups.map((g) => wrapped.get(g) ?? g), title: null, axis: labelAxis };
   const top = Math.max(0, ...c.data.map((d) => d.value));
   // Whole numbers on a count's axis; an axis of nothing but zeros still runs from 0 to 1.
   const valueAxis = c.whole ? { tickMinStep: 1, format: 'd' } : { format: '~r' };
   const value = {
-    field: 'value', type: 'quantitative' as const, title: c.measure, axis: valueAxis,
+    field: 'value',
+    type: 'quantitative' as const,
+    title: c.measure,
+    axis: valueAxis,
     ...(top === 0 ? { scale: { domain: [0, 1] } } : {}),
     ...(c.layout === 'stacked' ? { stack: 'zero' as const } : { stack: null }),
   };
   const offset = c.layout === 'beside' && c.series.length > 1 ? { field: 'series', type: 'nominal' as const, sort: c.series } : undefined;
   const encoding = {
     ...(rows ? { y: group, x: value, ...(offset ? { yOffset: offset } : {}) } : { x: group, y: value, ...(offset ? { xOffset: offset } : {}) }),
-    color: { field: 'series', type: 'nominal' as const, sort: c.series, scale: { domain: c.series, range: PALETTE.slice(0, c.series.length) }, title: null, ...(c.series.length < 2 ? { legend: null } : {}) },
+    color: {
+      field: 'series',
+      type: 'nominal' as const,
+      sort: c.series,
+      scale: { domain: c.series, range: PALETTE.slice(0, c.series.length) },
+      title: null,
+      ...(c.series.length < 2 ? { legend: null } : {}),
+    },
     href: { field: 'href', type: 'nominal' as const },
     description: { field: 'description', type: 'nominal' as const },
   };
   const lines = Math.max(1, ...[...wrapped.values()].map((w) => w.split(LINES).length));
   const rowStep = Math.max(c.layout === 'beside' ? 18 * Math.max(1, c.series.length) + 8 : 28, lines * (size.font + 3) + 6);
   // With series beside each other the step is each series' own band: a row's room shared between them.
-  const band = rows ? { height: { step: offset ? Math.ceil(rowStep / c.series.length) : rowStep }, width: size.plot } : { width: Math.max(fit === 'wide' ? 280 : 200, Math.min(size.columns, 44 * c.groups.length)), height: fit === 'wide' ? 240 : 200 };
+  const band = rows
+    ? { height: { step: offset ? Math.ceil(rowStep / c.series.length) : rowStep }, width: size.plot }
+    : { width: Math.max(fit === 'wide' ? 280 : 200, Math.min(size.columns, 44 * c.groups.length)), height: fit === 'wide' ? 240 : 200 };
   return {
     $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
     description: c.title,

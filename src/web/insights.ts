@@ -150,7 +150,13 @@ async function charts(s: Insights, l: Labels, fq: URLSearchParams): Promise<Char
   const endedName = (o: string) => `ended: ${o}`;
   const throughput: BarDatum[] = s.periods.flatMap((w) => [
     { group: w.period, series: 'started', value: w.started, href: barHref(fq, { bar: 'started', period: w.period }), description: `${w.period}: ${w.started} started` },
-    ...outcomes.map((o) => ({ group: w.period, series: endedName(o), value: w.ended[o] ?? 0, href: barHref(fq, { bar: 'ended', period: w.period, outcome: o }), description: `${w.period}: ${w.ended[o] ?? 0} ended ${o}` })),
+    ...outcomes.map((o) => ({
+      group: w.period,
+      series: endedName(o),
+      value: w.ended[o] ?? 0,
+      href: barHref(fq, { bar: 'ended', period: w.period, outcome: o }),
+      description: `${w.period}: ${w.ended[o] ?? 0} ended ${o}`,
+    })),
   ]);
   const done = s.steps.filter((x) => x.wall.count > 0);
   // Each chart of durations in the unit its longest bar fits: minutes on a minutes axis, days on a days axis.
@@ -172,7 +178,13 @@ async function charts(s: Insights, l: Labels, fq: URLSearchParams): Promise<Char
   const waitUnit = timeUnitFor(Math.max(0, ...s.steps.map((x) => waitSeries.reduce((sum, [, , k]) => sum + x[k], 0))));
   const waiting: BarDatum[] = s.steps.flatMap((x) => {
     const name = stepName(x.process, x.step);
-    return waitSeries.map(([f, series, k]) => ({ group: name, series, value: inUnit(x[k], waitUnit), href: barHref(fq, { bar: 'waiting', process: x.process, step: x.step, for: f }), description: `${name}: waited ${durationText(x[k])} ${series}` }));
+    return waitSeries.map(([f, series, k]) => ({
+      group: name,
+      series,
+      value: inUnit(x[k], waitUnit),
+      href: barHref(fq, { bar: 'waiting', process: x.process, step: x.step, for: f }),
+      description: `${name}: waited ${durationText(x[k])} ${series}`,
+    }));
   });
   const rework: BarDatum[] = s.rework.map((x) => {
     const name = stepName(x.process, x.step);
@@ -216,18 +228,22 @@ export async function insightsPage(r: Request): Promise<void> {
   }
   const { stats } = d;
   const map = mapVersion(s);
-  sendPage(r.res, s.issues.length ? 422 : 200, h(InsightsPage, {
-    frame: frame(r, 'Insights', { current: 'insights' }),
-    stats,
-    labels: s.labels,
-    processes: s.processes,
-    runless: s.filter.process !== undefined && s.runless.has(s.filter.process) ? s.labels.process(s.filter.process) : null,
-    form: Object.fromEntries(FILTER_KEYS.map((k) => [k, r.url.searchParams.get(k) ?? ''])),
-    issues: s.issues,
-    charts: d.charts,
-    map: map ? `/insights/map.svg?${fq.toString()}` : null,
-    runsHref: (b: Bar) => barHref(fq, b),
-  }));
+  sendPage(
+    r.res,
+    s.issues.length ? 422 : 200,
+    h(InsightsPage, {
+      frame: frame(r, 'Insights', { current: 'insights' }),
+      stats,
+      labels: s.labels,
+      processes: s.processes,
+      runless: s.filter.process !== undefined && s.runless.has(s.filter.process) ? s.labels.process(s.filter.process) : null,
+      form: Object.fromEntries(FILTER_KEYS.map((k) => [k, r.url.searchParams.get(k) ?? ''])),
+      issues: s.issues,
+      charts: d.charts,
+      map: map ? `/insights/map.svg?${fq.toString()}` : null,
+      runsHref: (b: Bar) => barHref(fq, b),
+    }),
+  );
 }
 
 /** The runs behind one bar, each linked to its page. */
@@ -242,13 +258,17 @@ export async function insightsRuns(r: Request): Promise<void> {
     const x = facts.get(id);
     if (x) runs.push({ id, title: await runName(r, x, s.labels), startedAt: new Date(x.startedAt).toISOString(), outcome: x.endedAt ? (x.outcome ?? 'ended') : null, mode: x.mode });
   }
-  sendPage(r.res, issues.length ? 422 : 200, h(InsightsRunsPage, {
-    frame: frame(r, 'Runs behind a figure', { current: 'insights' }),
-    what: b.ok ? barWords(b.bar, s.labels) : 'a figure',
-    back: `/insights?${filterQuery(r.url.searchParams).toString()}`,
-    issues,
-    runs,
-  }));
+  sendPage(
+    r.res,
+    issues.length ? 422 : 200,
+    h(InsightsRunsPage, {
+      frame: frame(r, 'Runs behind a figure', { current: 'insights' }),
+      what: b.ok ? barWords(b.bar, s.labels) : 'a figure',
+      back: `/insights?${filterQuery(r.url.searchParams).toString()}`,
+      issues,
+      runs,
+    }),
+  );
 }
 
 /** A run by its title, as the Runs page names it ("Expense approval · Jon Reyes · 120"); by its process when its inputs cannot be read. */
@@ -290,7 +310,8 @@ export async function insightsMap(r: Request): Promise<void> {
   const s = await seen(r);
   const mv = mapVersion(s);
   const v = mv ? s.versions.get(versionKey(mv.process, mv.version)) : undefined;
-  if (!mv || !v || s.issues.length > 0) return void sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Map', { current: 'insights' }), title: 'No map for these figures' }, h('p', null, 'Choose one process you may see.')));
+  if (!mv || !v || s.issues.length > 0)
+    return void sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Map', { current: 'insights' }), title: 'No map for these figures' }, h('p', null, 'Choose one process you may see.')));
   const stats = insights(s.runs, s.versions, s.filter, s.now);
   const rows = stats.steps.filter((x) => x.process === mv.process && x.wall.p50Ms !== null);
   const top = Math.max(1, ...rows.map((x) => x.wall.p50Ms!));
@@ -298,7 +319,10 @@ export async function insightsMap(r: Request): Promise<void> {
     const shade = SHADES[Math.min(SHADES.length - 1, Math.floor((x.wall.p50Ms! / top) * SHADES.length))]!;
     return `g[data-step="${x.step.replace(/["\\]/g, '')}"] rect.card { fill: ${shade}; }`;
   });
-  const svg = await processMapSvg({ process: v, roles: v.roles, version: mv.version }, { lanes: { groups: r.app.service.board.manifest.groups }, subtitle: `version ${mv.version}, coloured by median time per step` });
+  const svg = await processMapSvg(
+    { process: v, roles: v.roles, version: mv.version },
+    { lanes: { groups: r.app.service.board.manifest.groups }, subtitle: `version ${mv.version}, coloured by median time per step` },
+  );
   const style = `<style>${rules.join(' ')}</style>`;
   sendSvg(r.res, svg.includes('</style>') ? svg.replace('</style>', `${rules.join(' ')}</style>`) : svg.replace(/(<svg[^>]*>)/, `$1${style}`));
 }

@@ -27,7 +27,15 @@ function operatorOnly(r: Request): boolean {
   const m = r.app.service.board.manifest;
   const operators = m.operators.map((email) => personName(m.people, email));
   const ask = operators.length > 0 ? ` If you need it, ask one of them: ${inList(operators)}.` : '';
-  sendPage(r.res, 403, h(MessagePage, { frame: frame(r, 'Operators only'), title: 'Operators only' }, h('p', null, `Only the board's operators see this page, and ${personName(m.people, r.actor.email)} is not one of them.${ask}`)));
+  sendPage(
+    r.res,
+    403,
+    h(
+      MessagePage,
+      { frame: frame(r, 'Operators only'), title: 'Operators only' },
+      h('p', null, `Only the board's operators see this page, and ${personName(m.people, r.actor.email)} is not one of them.${ask}`),
+    ),
+  );
   return false;
 }
 
@@ -67,7 +75,9 @@ export async function runPageFor(r: Request, runId: string, shown: { posted?: Po
   const posted = shown.posted ?? new Map([['requestId', [randomUUID()]]]);
   return runPage(r, runId, {
     ...(shown.status ? { status: shown.status } : {}),
-    ...(r.actor.operator ? { actions: async (v: RunView) => (open(v) ? h(RunActions, { runId, csrf: r.me.csrf, posted, issues: shown.issues ?? new Map(), awaited: await awaitedEvents(r, v) }) : null) } : {}),
+    ...(r.actor.operator
+      ? { actions: async (v: RunView) => (open(v) ? h(RunActions, { runId, csrf: r.me.csrf, posted, issues: shown.issues ?? new Map(), awaited: await awaitedEvents(r, v) }) : null) }
+      : {}),
   });
 }
 
@@ -96,7 +106,11 @@ async function refused(r: Request, runId: string, form: 'cancel' | 'event', fiel
     return runPageFor(r, runId, { posted: p, issues: issuesFor(form, fields, error.message, error.issues ?? []), status: 422 });
   }
   const title = form === 'cancel' ? 'Not cancelled' : 'Event not sent';
-  sendPage(r.res, statusFor(error.code), h(MessagePage, { frame: frame(r, title, { current: 'runs' }), title }, h('p', null, error.message), h('p', null, h('a', { href: `/runs/${runId}` }, 'Back to the run'))));
+  sendPage(
+    r.res,
+    statusFor(error.code),
+    h(MessagePage, { frame: frame(r, title, { current: 'runs' }), title }, h('p', null, error.message), h('p', null, h('a', { href: `/runs/${runId}` }, 'Back to the run'))),
+  );
 }
 
 export async function cancelPost(r: Request, runId: string, form: PostedForm): Promise<void> {

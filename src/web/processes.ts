@@ -35,7 +35,15 @@ async function version(r: Request, name: string, wanted: number | null): Promise
   const n = wanted ?? offered?.version ?? 0;
   const v = offered && versions.includes(n) ? await r.app.service.processVersion(name, n) : null;
   if (!offered || !v) {
-    sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Process', { current: 'processes' }), title: 'No such process' }, h('p', null, offered ? `${name} has no version ${n} that this board can read.` : `No published process is named ${name}.`)));
+    sendPage(
+      r.res,
+      404,
+      h(
+        MessagePage,
+        { frame: frame(r, 'Process', { current: 'processes' }), title: 'No such process' },
+        h('p', null, offered ? `${name} has no version ${n} that this board can read.` : `No published process is named ${name}.`),
+      ),
+    );
     return null;
   }
   return { v, versions, latest: offered.version, description: offered.description };
@@ -58,21 +66,36 @@ async function showProcess(r: Request, name: string, wanted: number | null, s: S
   if (!got) return;
   const { v } = got;
   const posted = s.posted ?? new Map<string, string[]>();
-  sendPage(r.res, s.status ?? 200, h(ProcessPage, {
-    frame: frame(r, `${processTitle(v.process)} v${v.version}`, { current: 'processes' }),
-    name,
-    title: processTitle(v.process),
-    description: got.description,
-    version: v.version,
-    latest: got.latest,
-    versions: got.versions,
-    body: v.process.body,
-    fields: webFields(v.process.frontmatter.inputs as Record<string, unknown> | undefined),
-    start: inScope(r.actor, name)
-      ? { ctx: { prefix: 'inputs', posted, issues: issuesByField(s.issues ?? []), people: r.app.service.board.manifest.people, timeZone: r.app.service.board.manifest.notifications.timeZone, ...(s.addRow ? { addRow: s.addRow } : {}) }, requestId: first(posted, 'requestId') ?? randomUUID(), test: first(posted, 'mode') === 'test' }
-      : null,
-    ...(s.problem ? { problem: s.problem } : {}),
-  }));
+  sendPage(
+    r.res,
+    s.status ?? 200,
+    h(ProcessPage, {
+      frame: frame(r, `${processTitle(v.process)} v${v.version}`, { current: 'processes' }),
+      name,
+      title: processTitle(v.process),
+      description: got.description,
+      version: v.version,
+      latest: got.latest,
+      versions: got.versions,
+      body: v.process.body,
+      fields: webFields(v.process.frontmatter.inputs as Record<string, unknown> | undefined),
+      start: inScope(r.actor, name)
+        ? {
+            ctx: {
+              prefix: 'inputs',
+              posted,
+              issues: issuesByField(s.issues ?? []),
+              people: r.app.service.board.manifest.people,
+              timeZone: r.app.service.board.manifest.notifications.timeZone,
+              ...(s.addRow ? { addRow: s.addRow } : {}),
+            },
+            requestId: first(posted, 'requestId') ?? randomUUID(),
+            test: first(posted, 'mode') === 'test',
+          }
+        : null,
+      ...(s.problem ? { problem: s.problem } : {}),
+    }),
+  );
 }
 
 export async function processPage(r: Request, name: string): Promise<void> {
@@ -90,16 +113,24 @@ export async function processMapPage(r: Request, name: string, n: string): Promi
   const got = await version(r, name, versionParam(n));
   if (!got) return;
   const layout = await processMapLayout(got.v, { lanes: { groups: r.app.service.board.manifest.groups } });
-  sendPage(r.res, 200, h(MapPage, {
-    frame: frame(r, `Map of ${name} v${got.v.version}`, { current: 'processes' }),
-    title: `Map of ${processTitle(got.v.process)}, version ${got.v.version}`,
-    back: { href: `/processes/${name}?version=${got.v.version}`, text: processTitle(got.v.process) },
-    image: `/processes/${name}/v${got.v.version}/map.svg`,
-    width: layout.width,
-    height: layout.height,
-    alt: `Map of ${name} version ${got.v.version}: its steps and who does each`,
-    links: linkedProcesses(layout.graph).map((l) => ({ href: processHref(l.process), text: humanize(l.process), from: l.node.kind === 'end' ? `when it ends ${l.node.title}` : `from “${l.node.title}”` })),
-  }));
+  sendPage(
+    r.res,
+    200,
+    h(MapPage, {
+      frame: frame(r, `Map of ${name} v${got.v.version}`, { current: 'processes' }),
+      title: `Map of ${processTitle(got.v.process)}, version ${got.v.version}`,
+      back: { href: `/processes/${name}?version=${got.v.version}`, text: processTitle(got.v.process) },
+      image: `/processes/${name}/v${got.v.version}/map.svg`,
+      width: layout.width,
+      height: layout.height,
+      alt: `Map of ${name} version ${got.v.version}: its steps and who does each`,
+      links: linkedProcesses(layout.graph).map((l) => ({
+        href: processHref(l.process),
+        text: humanize(l.process),
+        from: l.node.kind === 'end' ? `when it ends ${l.node.title}` : `from “${l.node.title}”`,
+      })),
+    }),
+  );
 }
 
 export async function startPost(r: Request, name: string, form: PostedForm): Promise<void> {
@@ -121,7 +152,27 @@ export async function startPost(r: Request, name: string, form: PostedForm): Pro
   if (res.ok) return redirect(r.res, `/runs/${res.data.run.id}?started=1`);
   const { code, message, issues = [] } = res.error;
   if (code === 'not_accepted' || code === 'invalid') {
-    return showProcess(r, name, got.v.version, { posted: p, issues: issues.length ? issues : [message], status: 422, problem: { title: 'Not started: please fix what is marked', text: message, issues } });
+    return showProcess(r, name, got.v.version, {
+      posted: p,
+      issues: issues.length ? issues : [message],
+      status: 422,
+      problem: { title: 'Not started: please fix what is marked', text: message, issues },
+    });
   }
-  sendPage(r.res, statusFor(code), h(MessagePage, { frame: frame(r, 'Not started', { current: 'processes' }), title: 'Not started' }, h('p', null, message), issues.length ? h('ul', null, issues.map((i) => h('li', null, i))) : null));
+  sendPage(
+    r.res,
+    statusFor(code),
+    h(
+      MessagePage,
+      { frame: frame(r, 'Not started', { current: 'processes' }), title: 'Not started' },
+      h('p', null, message),
+      issues.length
+        ? h(
+            'ul',
+            null,
+            issues.map((i) => h('li', null, i)),
+          )
+        : null,
+    ),
+  );
 }

@@ -75,7 +75,17 @@ export function readForm(req: IncomingMessage, limits: FormLimits): Promise<Post
     const over = (what: string) => () => fail(new FormTooLarge(what));
     try {
       // One byte over each text bound, checked below: busboy's multipart cuts a value at its limit, its url-encoded past it, and neither says so alike.
-      bb = busboy({ headers, limits: { fieldSize: limits.fieldSize + 1, fieldNameSize: limits.fieldNameSize + 1, fields: limits.fields, files: limits.files, parts: limits.fields + limits.files, fileSize: limits.fileSize } });
+      bb = busboy({
+        headers,
+        limits: {
+          fieldSize: limits.fieldSize + 1,
+          fieldNameSize: limits.fieldNameSize + 1,
+          fields: limits.fields,
+          files: limits.files,
+          parts: limits.fields + limits.files,
+          fileSize: limits.fileSize,
+        },
+      });
     } catch (e) {
       return reject(new BadForm(`the form cannot be read: ${e instanceof Error ? e.message : String(e)}`));
     }

@@ -47,7 +47,13 @@ export async function runsList(r: Request): Promise<void> {
   let refusal: string | undefined;
   if (issues.length === 0) {
     // A state typed into the address is passed as it is: list_runs's schema refuses any other, and the page says why.
-    const args = { limit: RUNS_PAGE, ...(filter.process ? { process: filter.process } : {}), ...(filter.state ? { state: filter.state as ListRunsArgs['state'] } : {}), ...(Object.keys(inputs).length ? { inputs } : {}), ...(cursor ? { cursor } : {}) };
+    const args = {
+      limit: RUNS_PAGE,
+      ...(filter.process ? { process: filter.process } : {}),
+      ...(filter.state ? { state: filter.state as ListRunsArgs['state'] } : {}),
+      ...(Object.keys(inputs).length ? { inputs } : {}),
+      ...(cursor ? { cursor } : {}),
+    };
     const res = await call(r, 'list_runs', args);
     if (res.ok) {
       const page = res.data;
@@ -61,17 +67,21 @@ export async function runsList(r: Request): Promise<void> {
     const v = await pinnedVersion(r, run.process, run.version);
     named.push({ run, name: v ? runTitle(v.process, run.inputs, people) : humanize(run.process) });
   }
-  sendPage(r.res, issues.length || refusal ? 422 : 200, h(RunsPage, {
-    frame: frame(r, 'Runs', { current: 'runs' }),
-    rows: named,
-    processes: await processList(r),
-    filter,
-    next,
-    paged: cursor !== undefined,
-    issues,
-    ...(refusal ? { refusal } : {}),
-    picker: pickerFor(r, '/runs', null, 'All runs'),
-  }));
+  sendPage(
+    r.res,
+    issues.length || refusal ? 422 : 200,
+    h(RunsPage, {
+      frame: frame(r, 'Runs', { current: 'runs' }),
+      rows: named,
+      processes: await processList(r),
+      filter,
+      next,
+      paged: cursor !== undefined,
+      issues,
+      ...(refusal ? { refusal } : {}),
+      picker: pickerFor(r, '/runs', null, 'All runs'),
+    }),
+  );
 }
 
 export async function readRun(r: Request, runId: string): Promise<RunView | null> {
@@ -119,25 +129,29 @@ export async function runMapPage(r: Request, runId: string): Promise<void> {
   const size = svg ? svgSize(svg) : null;
   if (!v || !layout || !size) return void sendPage(r.res, 404, h(MessagePage, { frame: frame(r, 'Map', { current: 'runs' }), title: 'No map for this run' }));
   const open = view.steps.find((s) => s.state !== null && OPEN.has(s.state));
-  const node = open ? layout.nodes.find((n) => n.node.id === open.id) ?? layout.nodes.find((n) => n.node.step === open.id) : undefined;
+  const node = open ? (layout.nodes.find((n) => n.node.id === open.id) ?? layout.nodes.find((n) => n.node.step === open.id)) : undefined;
   // A run's drawing adds a line under its heading (where the run is now): the boxes sit that much lower.
   const below = size.height - layout.height;
   const name = processTitle(v.process);
-  sendPage(r.res, 200, h(MapPage, {
-    frame: frame(r, `Map of ${name}`, { current: 'runs', live: `run:${runId}` }),
-    title: `Map of this run of ${name}`,
-    back: { href: `/runs/${runId}`, text: runTitle(v.process, view.data.inputs, r.app.service.board.manifest.people) },
-    image: `/runs/${runId}/map.svg`,
-    width: size.width,
-    height: size.height,
-    alt: `Map of ${name}: the run's steps, with where it is now`,
-    ...(node && open ? { here: { x: node.x, y: node.y + below, width: node.width, height: node.height, title: stepTitleOf(v.process, open.id) } } : {}),
-  }));
+  sendPage(
+    r.res,
+    200,
+    h(MapPage, {
+      frame: frame(r, `Map of ${name}`, { current: 'runs', live: `run:${runId}` }),
+      title: `Map of this run of ${name}`,
+      back: { href: `/runs/${runId}`, text: runTitle(v.process, view.data.inputs, r.app.service.board.manifest.people) },
+      image: `/runs/${runId}/map.svg`,
+      width: size.width,
+      height: size.height,
+      alt: `Map of ${name}: the run's steps, with where it is now`,
+      ...(node && open ? { here: { x: node.x, y: node.y + below, width: node.width, height: node.height, title: stepTitleOf(v.process, open.id) } } : {}),
+    }),
+  );
 }
 
 /** The step a work item belonged to, from the audit line that opened it (for an item no longer open). */
 export async function stepOfWorkItem(r: Request, runId: string, workItemId: string): Promise<string | undefined> {
-  const e = (await r.app.service.runTimeline(runId))?.events.find((x) => (x.input.changes)?.workItem === workItemId);
+  const e = (await r.app.service.runTimeline(runId))?.events.find((x) => x.input.changes?.workItem === workItemId);
   return e?.entity.split('/').pop();
 }
 
@@ -176,7 +190,8 @@ function doneNotice(q: URLSearchParams): { title: string; text?: string } | null
   if (q.has('started')) return { title: 'The run started' };
   if (q.has('cancelled')) return { title: 'The run was cancelled' };
   const ev = q.get('event');
-  if (ev !== null) return { title: 'The event was sent', text: q.get('step') ? `The waiting step "${humanize(q.get('step')!)}" received it.` : 'No step was waiting for it: the run holds it until one is.' };
+  if (ev !== null)
+    return { title: 'The event was sent', text: q.get('step') ? `The waiting step "${humanize(q.get('step')!)}" received it.` : 'No step was waiting for it: the run holds it until one is.' };
   return null;
 }
 
@@ -189,18 +204,22 @@ export async function runPage(r: Request, runId: string, opts: { actions?: (view
   const flow = await r.app.service.runFlow(runId);
   const lineage = await r.app.service.runLineage(runId);
   const linked = [...(flow?.blockedBy ?? []), ...(lineage?.parent ? [lineage.parent] : []), ...(lineage?.children ?? [])];
-  sendPage(r.res, opts.status ?? 200, h(RunPage, {
-    frame: frame(r, name, { current: 'runs', live: `run:${runId}` }),
-    view,
-    process,
-    name,
-    timeline: await timeline(r, view, process, linked),
-    flow,
-    lineage,
-    map: `/runs/${runId}/map.svg`,
-    ...(done ? { done } : {}),
-    ...(opts.actions ? { actions: await opts.actions(view) } : {}),
-  }));
+  sendPage(
+    r.res,
+    opts.status ?? 200,
+    h(RunPage, {
+      frame: frame(r, name, { current: 'runs', live: `run:${runId}` }),
+      view,
+      process,
+      name,
+      timeline: await timeline(r, view, process, linked),
+      flow,
+      lineage,
+      map: `/runs/${runId}/map.svg`,
+      ...(done ? { done } : {}),
+      ...(opts.actions ? { actions: await opts.actions(view) } : {}),
+    }),
+  );
 }
 
 function evidenceRefs(view: RunView): Set<string> {

@@ -53,14 +53,19 @@ export async function viewWords(r: Request, a: ViewAnswer): Promise<{ names: Map
 export async function runsView(r: Request, id: string): Promise<void> {
   const picker = pickerFor(r, '/runs', id, 'All runs');
   const res = await r.app.service.savedView(id);
-  if (!res.ok) return sendPage(r.res, statusFor(res.error.code), h(MessagePage, { frame: frame(r, 'Runs', { current: 'runs' }), title: 'No such view' }, h(ViewPicker, picker), h('p', null, res.error.message)));
+  if (!res.ok)
+    return sendPage(r.res, statusFor(res.error.code), h(MessagePage, { frame: frame(r, 'Runs', { current: 'runs' }), title: 'No such view' }, h(ViewPicker, picker), h('p', null, res.error.message)));
   const { names, columns } = await viewWords(r, res.data);
-  sendPage(r.res, 200, h(ViewPage, {
-    frame: frame(r, `${res.data.view.title}: Runs`, { current: 'runs' }),
-    heading: 'Runs',
-    picker,
-    title: res.data.view.title,
-    runs: res.data.runs.map((run) => ({ run, name: names.get(run.id) ?? run.id })),
-    columns,
-  }));
+  sendPage(
+    r.res,
+    200,
+    h(ViewPage, {
+      frame: frame(r, `${res.data.view.title}: Runs`, { current: 'runs' }),
+      heading: 'Runs',
+      picker,
+      title: res.data.view.title,
+      runs: res.data.runs.map((run) => ({ run, name: names.get(run.id) ?? run.id })),
+      columns,
+    }),
+  );
 }

@@ -54,8 +54,12 @@ export function signInMessage(board: { title: string }, to: Recipient, link: str
   ];
   const text = `${lines[0]}\n\n${lines[1]}\n\n${link}\n\n${lines[2]}\n\n— workboard (${board.title})\n`;
   const html = render(
-    h('html', null,
-      h('body', null,
+    h(
+      'html',
+      null,
+      h(
+        'body',
+        null,
         h('p', null, lines[0]),
         h('p', null, lines[1]),
         h('p', null, h('a', { href: link }, `Sign in to ${board.title}`)),

@@ -27,7 +27,10 @@ export class SignInThrottle {
   private readonly codes = new Throttle({ ...CODE_FAILURES, maxKeys: MAX_THROTTLED_KEYS });
   private readonly clients = new Throttle({ ...CLIENT_FAILURES, maxKeys: MAX_THROTTLED_KEYS });
 
-  constructor(private readonly trusted: TrustedProxies, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly trusted: TrustedProxies,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Milliseconds until this code may be tried by this client: 0 when it may now. */
   waitMs(who: Asker, code: string): number {
@@ -69,7 +72,10 @@ export class LinkThrottle {
   private readonly people = new Throttle({ ...LINKS_PER_PERSON, maxKeys: MAX_THROTTLED_KEYS });
   private readonly clients = new Throttle({ ...LINKS_PER_CLIENT, maxKeys: MAX_THROTTLED_KEYS });
 
-  constructor(private readonly trusted: TrustedProxies, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly trusted: TrustedProxies,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Count an ask for `address` (normalised); true when it is within the address's and the client's limits. */
   ask(who: Asker, address: string): boolean {

@@ -60,13 +60,20 @@ export class SignIn {
    * form that asks for a link, tied to this browser's pre-session cookie
    * (made here when it has none).
    */
-  async help(req: IncomingMessage, res: ServerResponse, status: number, says: HelpSays, ask: Omit<AskForLink, 'csrf'> = {}, extra: { cookies?: string[]; headers?: Record<string, string> } = {}): Promise<void> {
+  async help(
+    req: IncomingMessage,
+    res: ServerResponse,
+    status: number,
+    says: HelpSays,
+    ask: Omit<AskForLink, 'csrf'> = {},
+    extra: { cookies?: string[]; headers?: Record<string, string> } = {},
+  ): Promise<void> {
     await this.board.refresh();
     const headers = (set: string[]) => ({ ...extra.headers, ...(set.length ? { 'set-cookie': set } : {}) });
     if (!emailConfigured(this.board.manifest)) return sendPage(res, status, h(SignInHelp, { frame: this.frame('Sign in'), board: this.board.manifest.title, ...says }), headers(extra.cookies ?? []));
     const had = cookies(req).get(preSessionCookieName(this.config));
     const pre = had !== undefined && PRE_SESSION.test(had) ? had : randomBytes(32).toString('base64url');
-    const set = pre === had ? extra.cookies ?? [] : [...(extra.cookies ?? []), preSessionCookie(this.config, pre)];
+    const set = pre === had ? (extra.cookies ?? []) : [...(extra.cookies ?? []), preSessionCookie(this.config, pre)];
     return sendPage(res, status, h(SignInHelp, { frame: this.frame('Sign in'), board: this.board.manifest.title, ...says, ask: { ...ask, csrf: csrfToken(pre) } }), headers(set));
   }
 

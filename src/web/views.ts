@@ -4,16 +4,7 @@
  */
 import type { WorkEntry as AnyWorkEntry } from '../protocol/views.js';
 
-export type {
-  CompletionView as Completion,
-  EvidenceView as Evidence,
-  ProcessSummary,
-  RunFlow,
-  RunLineage,
-  RunView,
-  StepDataView as StepData,
-  WorkItemView as WorkItem,
-} from '../protocol/views.js';
+export type { CompletionView as Completion, EvidenceView as Evidence, ProcessSummary, RunFlow, RunLineage, RunView, StepDataView as StepData, WorkItemView as WorkItem } from '../protocol/views.js';
 
 /** A person's `get_work` item: a work item with its run. */
 export type WorkEntry = Extract<AnyWorkEntry, { workItem: unknown }>;

@@ -61,19 +61,29 @@ export async function inbox(r: Request): Promise<void> {
   for (const entry of shown) {
     const v = await runView(r, entry.runId);
     const forWhom = r.app.service.decidedFor(r.actor.email, entry.workItem.assignedTo);
-    rows.push({ entry, view: 'error' in v ? null : v, process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null, ladder: await r.app.service.ladderSentence(entry.runId, entry.workItem.id), ...(forWhom ? { forWhom } : {}) });
+    rows.push({
+      entry,
+      view: 'error' in v ? null : v,
+      process: (await pinnedVersion(r, entry.process, entry.version))?.process ?? null,
+      ladder: await r.app.service.ladderSentence(entry.runId, entry.workItem.id),
+      ...(forWhom ? { forWhom } : {}),
+    });
   }
-  sendPage(r.res, 200, h(InboxPage, {
-    frame: frame(r, 'My work', { current: 'work', live: 'work' }),
-    rows,
-    processes: await processList(r),
-    groups: [...counts].map(([g, count]) => ({ group: g, count })).sort((a, b) => a.group.localeCompare(b.group)),
-    filter: { ...(process ? { process } : {}), ...(group ? { group } : {}) },
-    total: all.length,
-    away: r.app.service.delegations().find((d) => d.from.toLowerCase() === r.actor.email.toLowerCase()) ?? null,
-    picker: pickerFor(r, '/work', viewId, 'All my work'),
-    ...(view ? { view: await inboxView(r, view, rows) } : {}),
-  }));
+  sendPage(
+    r.res,
+    200,
+    h(InboxPage, {
+      frame: frame(r, 'My work', { current: 'work', live: 'work' }),
+      rows,
+      processes: await processList(r),
+      groups: [...counts].map(([g, count]) => ({ group: g, count })).sort((a, b) => a.group.localeCompare(b.group)),
+      filter: { ...(process ? { process } : {}), ...(group ? { group } : {}) },
+      total: all.length,
+      away: r.app.service.delegations().find((d) => d.from.toLowerCase() === r.actor.email.toLowerCase()) ?? null,
+      picker: pickerFor(r, '/work', viewId, 'All my work'),
+      ...(view ? { view: await inboxView(r, view, rows) } : {}),
+    }),
+  );
 }
 
 /** My work in a saved view: its title, and for a board layout each column's work items in My work's order. */
@@ -109,21 +119,25 @@ async function showItem(r: Request, view: RunView, item: WorkItem, s: Shown = {}
   r.app.seen.set(item.snapshot, view.data);
   const process = (await pinnedVersion(r, view.run.process, view.run.version))?.process ?? null;
   const forWhom = r.app.service.decidedFor(r.actor.email, item.assignedTo);
-  sendPage(r.res, s.status ?? 200, h(WorkItemPage, {
-    frame: frame(r, stepTitleOf(process, item.stepId), { current: 'work', live: `run:${view.run.id}` }),
-    view,
-    item,
-    process,
-    runName: process ? runTitle(process, view.data.inputs, r.app.service.board.manifest.people) : `run ${view.run.id}`,
-    requestId: randomUUID(),
-    ctx: fieldContext(r, s.posted ?? new Map<string, string[]>(), s.issues ?? [], s.addRow),
-    ...(s.problem ? { problem: s.problem } : {}),
-    ...(s.changes !== undefined ? { changes: s.changes } : {}),
-    kept: s.kept ?? [],
-    map: `/runs/${view.run.id}/map.svg`,
-    ladder: await r.app.service.ladderSentence(view.run.id, item.id),
-    ...(forWhom ? { forWhom } : {}),
-  }));
+  sendPage(
+    r.res,
+    s.status ?? 200,
+    h(WorkItemPage, {
+      frame: frame(r, stepTitleOf(process, item.stepId), { current: 'work', live: `run:${view.run.id}` }),
+      view,
+      item,
+      process,
+      runName: process ? runTitle(process, view.data.inputs, r.app.service.board.manifest.people) : `run ${view.run.id}`,
+      requestId: randomUUID(),
+      ctx: fieldContext(r, s.posted ?? new Map<string, string[]>(), s.issues ?? [], s.addRow),
+      ...(s.problem ? { problem: s.problem } : {}),
+      ...(s.changes !== undefined ? { changes: s.changes } : {}),
+      kept: s.kept ?? [],
+      map: `/runs/${view.run.id}/map.svg`,
+      ladder: await r.app.service.ladderSentence(view.run.id, item.id),
+      ...(forWhom ? { forWhom } : {}),
+    }),
+  );
 }
 
 /** Say why there is no item to show: the run is unknown, the item is not this person's, or it is no longer open. */
@@ -136,8 +150,19 @@ async function noItem(r: Request, view: RunView | { error: { code: string; messa
   const step = stepId ?? (await stepOfWorkItem(r, view.run.id, workItemId));
   const done = step ? view.data.steps[step] : undefined;
   const people = r.app.service.board.manifest.people;
-  const who = done?.by ? `${personName(people, done.by)} ${done.decision ? done.decision : 'did it'}${done.at ? `, ${exactTime(done.at, r.app.service.board.manifest.notifications.timeZone)}` : ''}.` : 'It was decided, or the run moved on.';
-  return sendPage(r.res, 409, h(MessagePage, { frame: f, title: 'Already decided', kind: 'warn' }, h('p', null, `This work item is no longer open. ${who}`), h('p', null, h('a', { href: `/runs/${view.run.id}` }, 'See the run'))));
+  const who = done?.by
+    ? `${personName(people, done.by)} ${done.decision ? done.decision : 'did it'}${done.at ? `, ${exactTime(done.at, r.app.service.board.manifest.notifications.timeZone)}` : ''}.`
+    : 'It was decided, or the run moved on.';
+  return sendPage(
+    r.res,
+    409,
+    h(
+      MessagePage,
+      { frame: f, title: 'Already decided', kind: 'warn' },
+      h('p', null, `This work item is no longer open. ${who}`),
+      h('p', null, h('a', { href: `/runs/${view.run.id}` }, 'See the run')),
+    ),
+  );
 }
 
 /** The item as this person's get_work lists it (the service's answer to whether it is theirs), with the run view. */
@@ -146,7 +171,7 @@ async function mine(r: Request, runId: string, workItemId: string): Promise<{ vi
   if ('error' in view) return { view, item: null };
   const entry = (await myWork(r, view.run.process)).find((e) => e.runId === runId && e.workItem.id === workItemId);
   // The view's own copy of the item: the same object, read with the same snapshot as the data shown.
-  const item = entry ? view.workItems.find((w) => w.id === workItemId) ?? null : null;
+  const item = entry ? (view.workItems.find((w) => w.id === workItemId) ?? null) : null;
   return item ? { view, item } : { view, item: null };
 }
 
@@ -214,24 +239,51 @@ export async function decidePost(r: Request, runId: string, workItemId: string, 
   const decision = first(p, 'decision') ?? '';
   if (item && first(p, 'confirm') !== 'yes') {
     const step = decision === 'failed' || decision === 'rejected' ? await pinnedStep(r, got.view, item.stepId) : null;
-    const ends = decision === 'failed' ? 'Failing ends the run at once; no later step runs.' : decision === 'rejected' && step && !step.onReject ? 'This approval returns nowhere when rejected: rejecting ends the run as rejected.' : null;
+    const ends =
+      decision === 'failed'
+        ? 'Failing ends the run at once; no later step runs.'
+        : decision === 'rejected' && step && !step.onReject
+          ? 'This approval returns nowhere when rejected: rejecting ends the run as rejected.'
+          : null;
     if (ends) return sendPage(r.res, 200, h(ConfirmPage, { frame: frame(r, 'Confirm', { current: 'work' }), action: `/work/${runId}/${workItemId}`, posted: p, decision, ends }));
   }
   const ev = decision === 'completed' ? await evidenceOf(r, form) : { evidence: [], kept: [], issues: [] };
-  if (ev.issues.length > 0 && item) return showItem(r, got.view, item, { posted: p, issues: ev.issues, kept: ev.kept, status: 422, problem: { kind: 'error', title: 'A file could not be stored', text: 'Nothing was decided.' } });
-  const process = got.item ? (await pinnedVersion(r, got.view.run.process, got.view.run.version))?.process ?? null : null;
+  if (ev.issues.length > 0 && item)
+    return showItem(r, got.view, item, { posted: p, issues: ev.issues, kept: ev.kept, status: 422, problem: { kind: 'error', title: 'A file could not be stored', text: 'Nothing was decided.' } });
+  const process = got.item ? ((await pinnedVersion(r, got.view.run.process, got.view.run.version))?.process ?? null) : null;
   const res = await call(r, 'decide', decideArgs(runId, workItemId, p, item, process, ev.evidence, r.app.service.board.manifest.notifications.timeZone));
   if (res.ok) return redirect(r.res, `/runs/${runId}?${decision === 'approved' || decision === 'rejected' ? 'decided' : 'done'}=${encodeURIComponent(workItemId)}`);
   const { code, message, issues = [] } = res.error;
   const fresh = await openItem(r, runId, workItemId);
   if (code === 'stale' && fresh.item) {
     const before = r.app.seen.get(first(p, 'snapshot') ?? '');
-    const changes = before === undefined ? null : dataChanges(before, (fresh.view).data);
+    const changes = before === undefined ? null : dataChanges(before, fresh.view.data);
     return showItem(r, fresh.view, fresh.item, { posted: p, kept: ev.kept, changes, status: 409 });
   }
   if (issues.includes('already_decided') || (!fresh.item && code !== 'forbidden')) return noItem(r, fresh.view, workItemId, stepId);
   if (fresh.item && (code === 'not_accepted' || code === 'invalid')) {
-    return showItem(r, fresh.view, fresh.item, { posted: p, issues: issues.length ? issues : [message], kept: ev.kept, status: 422, problem: { kind: 'error', title: 'Not decided: please fix what is marked', text: message } });
+    return showItem(r, fresh.view, fresh.item, {
+      posted: p,
+      issues: issues.length ? issues : [message],
+      kept: ev.kept,
+      status: 422,
+      problem: { kind: 'error', title: 'Not decided: please fix what is marked', text: message },
+    });
   }
-  return sendPage(r.res, statusFor(code), h(MessagePage, { frame: frame(r, 'Not decided', { current: 'work' }), title: 'Not decided' }, h('p', null, message), issues.length ? h('ul', null, issues.map((i) => h('li', null, i))) : null));
+  return sendPage(
+    r.res,
+    statusFor(code),
+    h(
+      MessagePage,
+      { frame: frame(r, 'Not decided', { current: 'work' }), title: 'Not decided' },
+      h('p', null, message),
+      issues.length
+        ? h(
+            'ul',
+            null,
+            issues.map((i) => h('li', null, i)),
+          )
+        : null,
+    ),
+  );
 }

@@ -13,4 +13,3 @@ export function personName(people: readonly PersonLike[], email: string): string
   const p = people.find((x) => x.email.toLowerCase() === e || (x.formerEmails ?? []).some((f) => f.toLowerCase() === e));
   return p?.name?.trim() ? p.name.trim() : email;
 }
-

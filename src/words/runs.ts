@@ -80,7 +80,12 @@ function findingRank(field: FieldSpec | undefined, value: unknown, text: string,
  * The outputs of the steps done so far, in the process's step order, booleans and one_of values first. Where two
  * steps found a value under the same label (a review and its second round), each says which step it came from.
  */
-export function findings(process: Pick<Process, 'steps'>, run: { data: { steps: Record<string, Pick<RunData['steps'][string], 'output'> | undefined> } }, ctx: WordsContext = { people: [] }, opts: { longText?: number } = {}): Finding[] {
+export function findings(
+  process: Pick<Process, 'steps'>,
+  run: { data: { steps: Record<string, Pick<RunData['steps'][string], 'output'> | undefined> } },
+  ctx: WordsContext = { people: [] },
+  opts: { longText?: number } = {},
+): Finding[] {
   const out: (Finding & { rank: number; order: number })[] = [];
   for (const step of process.steps) {
     const output = run.data.steps[step.id]?.output;
@@ -96,7 +101,5 @@ export function findings(process: Pick<Process, 'steps'>, run: { data: { steps: 
   }
   const stepsOf = new Map<string, Set<string>>();
   for (const f of out) stepsOf.set(f.label, (stepsOf.get(f.label) ?? new Set()).add(f.stepId));
-  return out
-    .sort((a, b) => a.rank - b.rank || a.order - b.order)
-    .map(({ rank: _r, order: _o, ...f }) => (stepsOf.get(f.label)!.size > 1 ? { ...f, label: `${f.label} (${f.step})` } : f));
+  return out.sort((a, b) => a.rank - b.rank || a.order - b.order).map(({ rank: _r, order: _o, ...f }) => (stepsOf.get(f.label)!.size > 1 ? { ...f, label: `${f.label} (${f.step})` } : f));
 }

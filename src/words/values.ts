@@ -27,7 +27,34 @@ export interface ValueText {
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 
 /** Units a description may name after a final "in" or in brackets; a percent is shown as a sign. */
-const UNITS = new Set(['seconds', 'minutes', 'hours', 'days', 'weeks', 'months', 'years', 'nights', 'km', 'm', 'cm', 'mm', 'kg', 'g', 't', 'l', 'ml', 'kb', 'mb', 'gb', 'tb', 'kwh', 'people', 'pages', 'items', 'units']);
+const UNITS = new Set([
+  'seconds',
+  'minutes',
+  'hours',
+  'days',
+  'weeks',
+  'months',
+  'years',
+  'nights',
+  'km',
+  'm',
+  'cm',
+  'mm',
+  'kg',
+  'g',
+  't',
+  'l',
+  'ml',
+  'kb',
+  'mb',
+  'gb',
+  'tb',
+  'kwh',
+  'people',
+  'pages',
+  'items',
+  'units',
+]);
 const PERCENT = new Set(['percent', '%']);
 
 /**

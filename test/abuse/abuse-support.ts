@@ -27,7 +27,10 @@ export async function tree(root: string, skip: readonly string[] = ['.work']): P
       else if (e.isDirectory()) {
         out[`${rel}/`] = 'dir';
         await walk(abs);
-      } else out[rel] = createHash('sha256').update(await fs.readFile(abs)).digest('hex');
+      } else
+        out[rel] = createHash('sha256')
+          .update(await fs.readFile(abs))
+          .digest('hex');
     }
   };
   await walk(root);
@@ -36,7 +39,9 @@ export async function tree(root: string, skip: readonly string[] = ['.work']): P
 
 /** One digest of `tree`: cheap to compare after every call. */
 export async function treeDigest(root: string, skip: readonly string[] = ['.work']): Promise<string> {
-  return createHash('sha256').update(JSON.stringify(await tree(root, skip))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(await tree(root, skip)))
+    .digest('hex');
 }
 
 /** A value nested `depth` levels deep: arrays, objects, or both alternating. */

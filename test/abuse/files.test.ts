@@ -85,59 +85,65 @@ const ATTACKS: Attack[] = [
 ];
 
 describe('a run or step file replaced by hostile content', () => {
-
   const cases = ATTACKS.flatMap((attack) => [
     { attack, target: 'RUN.md' },
     { attack, target: 'check.md' },
   ]);
 
-  it.each(cases)('$target as $attack.name: refused by every tool on the run (conflict, board_file_invalid, file and problem named); board-wide reads go on; no leak, nothing written', async ({ attack, target }) => {
-    const a = await arena(CLAIM_REVIEW);
-    const { h } = a;
-    const v = await h.start('claim-review', { claimant: CAST.ann, amount: 5 });
-    const runId = v.run.id as string;
-    const token = (await h.claim(runId, 'check')).token as string;
-    const rel = `runs/${runId}/${target}`;
-    await attack.apply(path.join(h.root, rel), a);
-    const board = await tree(h.root);
-    const around = await a.around();
+  it.each(cases)(
+    '$target as $attack.name: refused by every tool on the run (conflict, board_file_invalid, file and problem named); board-wide reads go on; no leak, nothing written',
+    async ({ attack, target }) => {
+      const a = await arena(CLAIM_REVIEW);
+      const { h } = a;
+      const v = await h.start('claim-review', { claimant: CAST.ann, amount: 5 });
+      const runId = v.run.id as string;
+      const token = (await h.claim(runId, 'check')).token as string;
+      const rel = `runs/${runId}/${target}`;
+      await attack.apply(path.join(h.root, rel), a);
+      const board = await tree(h.root);
+      const around = await a.around();
 
-    const onRun: [string, Record<string, unknown>, string][] = [
-      ['get_run', { runId }, CAST.ann],
-      ['claim', { runId, stepId: 'check', requestId: rid() }, CAST.rival],
-      ['submit', { token, output: { withinPolicy: true, notes: 'n', risk: 'low', lines: [] }, evidence: [{ kind: 'link', ref: 'https://p' }], summary: 's', next: 'approve', reason: 'r', requestId: rid() }, CAST.agent],
-      ['renew', { token, requestId: rid() }, CAST.agent],
-      ['escalate', { token, note: 'Stuck.', requestId: rid() }, CAST.agent],
-      ['cancel', { runId, reason: 'Broken.', requestId: rid() }, CAST.operator],
-      ['send_event', { runId, name: 'anything', requestId: rid() }, CAST.agent],
-      ['decide', { runId, workItemId: 'w-0000', snapshot: 'f'.repeat(64), decision: 'approved', requestId: rid() }, CAST.fin],
-    ];
-    for (const [tool, args, who] of onRun) {
-      const r = await h.call(tool, args, who);
-      expect(leaks(r), tool).toBe(false);
-      expect(r.ok, `${tool} answered ${JSON.stringify(r).slice(0, 300)}`).toBe(false);
-      if (r.ok) continue;
-      expect(r.error.code, tool).toBe('conflict');
-      expect(r.error.issues?.[0], tool).toBe('board_file_invalid');
-      const said = `${r.error.message}\n${(r.error.issues ?? []).join('\n')}`;
-      expect(said, tool).toContain(rel);
-      expect((r.error.issues ?? []).slice(1).join('\n'), tool).toMatch(attack.problem);
-    }
-    // Reads over the whole board still answer; nothing of the secret in them.
-    for (const [tool, args, who] of [
-      ['list_runs', {}, CAST.ann],
-      ['get_work', {}, CAST.agent],
-      ['get_work', {}, CAST.fin],
-      ['list_processes', {}, CAST.agent],
-      ['describe', {}, CAST.agent],
-    ] as const) {
-      const r = await h.call(tool, args, who);
-      expect(r.ok, `${tool}: ${JSON.stringify(r).slice(0, 300)}`).toBe(true);
-      expect(leaks(r), tool).toBe(false);
-    }
-    expect(await tree(h.root)).toEqual(board);
-    expect(await a.around()).toEqual(around);
-  });
+      const onRun: [string, Record<string, unknown>, string][] = [
+        ['get_run', { runId }, CAST.ann],
+        ['claim', { runId, stepId: 'check', requestId: rid() }, CAST.rival],
+        [
+          'submit',
+          { token, output: { withinPolicy: true, notes: 'n', risk: 'low', lines: [] }, evidence: [{ kind: 'link', ref: 'https://p' }], summary: 's', next: 'approve', reason: 'r', requestId: rid() },
+          CAST.agent,
+        ],
+        ['renew', { token, requestId: rid() }, CAST.agent],
+        ['escalate', { token, note: 'Stuck.', requestId: rid() }, CAST.agent],
+        ['cancel', { runId, reason: 'Broken.', requestId: rid() }, CAST.operator],
+        ['send_event', { runId, name: 'anything', requestId: rid() }, CAST.agent],
+        ['decide', { runId, workItemId: 'w-0000', snapshot: 'f'.repeat(64), decision: 'approved', requestId: rid() }, CAST.fin],
+      ];
+      for (const [tool, args, who] of onRun) {
+        const r = await h.call(tool, args, who);
+        expect(leaks(r), tool).toBe(false);
+        expect(r.ok, `${tool} answered ${JSON.stringify(r).slice(0, 300)}`).toBe(false);
+        if (r.ok) continue;
+        expect(r.error.code, tool).toBe('conflict');
+        expect(r.error.issues?.[0], tool).toBe('board_file_invalid');
+        const said = `${r.error.message}\n${(r.error.issues ?? []).join('\n')}`;
+        expect(said, tool).toContain(rel);
+        expect((r.error.issues ?? []).slice(1).join('\n'), tool).toMatch(attack.problem);
+      }
+      // Reads over the whole board still answer; nothing of the secret in them.
+      for (const [tool, args, who] of [
+        ['list_runs', {}, CAST.ann],
+        ['get_work', {}, CAST.agent],
+        ['get_work', {}, CAST.fin],
+        ['list_processes', {}, CAST.agent],
+        ['describe', {}, CAST.agent],
+      ] as const) {
+        const r = await h.call(tool, args, who);
+        expect(r.ok, `${tool}: ${JSON.stringify(r).slice(0, 300)}`).toBe(true);
+        expect(leaks(r), tool).toBe(false);
+      }
+      expect(await tree(h.root)).toEqual(board);
+      expect(await a.around()).toEqual(around);
+    },
+  );
 
   it('a run folder that is a symlink to a copy of the run outside the board: refused, never followed, nothing written there', async () => {
     const a = await arena(CLAIM_REVIEW);
@@ -262,7 +268,13 @@ describe('ids with path traversal given to every tool that takes one', () => {
       { tool: 'decide', args: { runId: x, workItemId: wi.id, snapshot: wi.snapshot, decision: 'completed', requestId: rid() }, who: CAST.cat, codes: NOT_THERE },
       { tool: 'decide', args: { runId: goodRun, workItemId: x, snapshot: wi.snapshot, decision: 'completed', requestId: rid() }, who: CAST.cat, codes: NOT_THERE },
       { tool: 'decide', args: { runId: goodRun, workItemId: wi.id, snapshot: x, decision: 'completed', requestId: rid() }, who: CAST.cat, codes: ['stale', 'invalid'] },
-      { tool: 'decide', args: { runId: goodRun, workItemId: wi.id, snapshot: wi.snapshot, decision: 'completed', evidence: [{ kind: 'file', ref: x }], requestId: rid() }, who: CAST.cat, codes: ['not_accepted'], issueFor: x },
+      {
+        tool: 'decide',
+        args: { runId: goodRun, workItemId: wi.id, snapshot: wi.snapshot, decision: 'completed', evidence: [{ kind: 'file', ref: x }], requestId: rid() },
+        who: CAST.cat,
+        codes: ['not_accepted'],
+        issueFor: x,
+      },
       { tool: 'submit', args: { token: c2.token, output: { amount: 1 }, evidence: [{ kind: 'file', ref: x }], summary: 's', requestId: rid() }, who: CAST.agent, codes: ['not_accepted'], issueFor: x },
       { tool: 'submit', args: { token: x, output: { amount: 1 }, summary: 's', requestId: rid() }, who: CAST.agent, codes: ['invalid'] },
       { tool: 'renew', args: { token: x, requestId: rid() }, who: CAST.agent, codes: ['invalid'] },
@@ -291,7 +303,11 @@ describe('ids with path traversal given to every tool that takes one', () => {
         if (r.ok) continue;
         refused++;
         if (c.issueFor !== undefined) expect(r.error.issues, label).toContainEqual(expect.stringMatching(/not found|does not|no longer|missing/));
-        if (c.issueFor !== undefined) expect((r.error.issues ?? []).some((i) => i.startsWith(`evidence ${c.issueFor}`)), label).toBe(true);
+        if (c.issueFor !== undefined)
+          expect(
+            (r.error.issues ?? []).some((i) => i.startsWith(`evidence ${c.issueFor}`)),
+            label,
+          ).toBe(true);
       }
       // Refused calls write nothing committed (spec §4.3 not_accepted: "Nothing changed").
       expect(await tree(h.root), x).toEqual(before);
@@ -309,7 +325,10 @@ describe('ids with path traversal given to every tool that takes one', () => {
       if (u.ok) {
         const added = Object.keys(await tree(h.root)).filter((k) => !(k in beforeUp));
         const id = (u.data as { id: string }).id;
-        expect(added.filter((k) => !k.startsWith(`files/${id}/`)), x).toEqual([]);
+        expect(
+          added.filter((k) => !k.startsWith(`files/${id}/`)),
+          x,
+        ).toEqual([]);
       } else expect(['invalid', 'conflict']).toContain(u.error.code);
     }
     expect(refused).toBeGreaterThan(ids.length * 10);
@@ -479,13 +498,25 @@ describe('the CLI on hostile files and ids', () => {
     const around = await a.around();
     const rel = path.relative(a.h.root, a.secretFile);
     const cases: [string[], string[]][] = [
-      [['--as', CAST.ann, 'show', rel], ['not_found', 'invalid']],
-      [['--as', CAST.agent, 'claim', healthy, `../../${rel}`], ['not_found', 'invalid']],
+      [
+        ['--as', CAST.ann, 'show', rel],
+        ['not_found', 'invalid'],
+      ],
+      [
+        ['--as', CAST.agent, 'claim', healthy, `../../${rel}`],
+        ['not_found', 'invalid'],
+      ],
       [['--as', CAST.agent, 'renew', `../../${rel}`], ['invalid']],
       [['--as', CAST.agent, 'event', healthy, '../../x'], ['invalid']],
       // Without a terminal, decide names the snapshot it decides on (issue 16, item 10).
-      [['--as', CAST.fin, 'decide', healthy, `../${rel}`, 'approved', '--snapshot', 'x'], ['not_found', 'invalid']],
-      [['--as', CAST.operator, 'cancel', `/${rel}`, '--reason', 'x'], ['not_found', 'invalid']],
+      [
+        ['--as', CAST.fin, 'decide', healthy, `../${rel}`, 'approved', '--snapshot', 'x'],
+        ['not_found', 'invalid'],
+      ],
+      [
+        ['--as', CAST.operator, 'cancel', `/${rel}`, '--reason', 'x'],
+        ['not_found', 'invalid'],
+      ],
     ];
     for (const [args, codes] of cases) {
       const r = await cli(['--json', ...args]);

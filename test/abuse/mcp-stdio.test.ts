@@ -66,7 +66,24 @@ const WRONG: Record<FieldType, unknown[]> = {
   object: ['x', 0, true, null, [], [{}], deep(40, 'array')],
   array: ['x', 0, true, null, {}, { 0: { kind: 'link', ref: 'x' } }],
 };
-const EXTRA_KEYS = ['constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'x'.repeat(10_000), '\uD800', '\uDFFF\uD800', '', ' ', 'runId ', 'RequestId', 'token\u0000', '../../etc/passwd', 'then'];
+const EXTRA_KEYS = [
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+  '__defineGetter__',
+  'x'.repeat(10_000),
+  '\uD800',
+  '\uDFFF\uD800',
+  '',
+  ' ',
+  'runId ',
+  'RequestId',
+  'token\u0000',
+  '../../etc/passwd',
+  'then',
+];
 const HOSTILE_VALUES: unknown[] = ['', 'x', 0, -0, 1e308, -1e308, null, true, [], {}, { __proto__x: 1 }, huge(64 * 1024), '\uD800', deep(200)];
 const LONE = ['\uD800', '\uDC00', 'r-\uD800\uD800', `w-${'\uDFFF'.repeat(10)}`, 'a\uD83Db'];
 const EDGE_LIMITS = [0, -1, 101, 1.5, 99.5, -1e308, 1e308, 2 ** 53, -(2 ** 53), Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, -0, 1e-300, '1', null];
@@ -197,7 +214,7 @@ interface Case {
 
 /** A pick function: an index below n, from the generator's numbers. */
 type Pick = (n: number) => number;
-const one = <T,>(xs: readonly T[], pick: Pick): T => xs[pick(xs.length)]!;
+const one = <T>(xs: readonly T[], pick: Pick): T => xs[pick(xs.length)]!;
 
 function tokenVariants(): string[] {
   const { body, sig } = tokenParts(token1);
@@ -385,7 +402,10 @@ describe('malformed tool calls over a real workboard mcp stdio process', () => {
     const r = await call(client, 'renew', { token: token1, requestId: `abuse-final-${randomUUID()}` });
     expect(r.ok, JSON.stringify(r.error)).toBe(true);
     // A renewal is audited: one step.renewed line on its run's chain is all it changes; that is the board from here on.
-    const added = readFileSync(path.join(dir, 'runs', run1, 'audit.jsonl'), 'utf8').slice(chainBefore.length).trim().split('\n');
+    const added = readFileSync(path.join(dir, 'runs', run1, 'audit.jsonl'), 'utf8')
+      .slice(chainBefore.length)
+      .trim()
+      .split('\n');
     expect(added.map((l) => JSON.parse(l).action)).toEqual(['step.renewed']);
     writeFileSync(path.join(dir, 'runs', run1, 'audit.jsonl'), chainBefore);
     expect(await treeDigest(dir)).toBe(digest);
@@ -564,8 +584,18 @@ describe('raw garbage written to the server’s stdin', () => {
       for (const l of lines()) expect((JSON.parse(l) as { jsonrpc: string }).jsonrpc, l.slice(0, 200)).toBe('2.0');
       // Every request answered once; the malformed messages (ids 1-5, 11, 12, 20) never as if they were valid.
       const ids = lines().map((l) => (JSON.parse(l) as { id?: unknown }).id);
-      for (const id of [0, 21, 22, 23, 24, 25, 26, 100]) expect(ids.filter((x) => x === id), `answers to ${id}`).toHaveLength(1);
-      for (const id of [1, 2, 3, 4, 5, 11, 12]) expect(lines().map((l) => JSON.parse(l) as { id?: unknown; result?: unknown }).filter((m) => m.id === id && m.result !== undefined), `answers to ${id}`).toEqual([]);
+      for (const id of [0, 21, 22, 23, 24, 25, 26, 100])
+        expect(
+          ids.filter((x) => x === id),
+          `answers to ${id}`,
+        ).toHaveLength(1);
+      for (const id of [1, 2, 3, 4, 5, 11, 12])
+        expect(
+          lines()
+            .map((l) => JSON.parse(l) as { id?: unknown; result?: unknown })
+            .filter((m) => m.id === id && m.result !== undefined),
+          `answers to ${id}`,
+        ).toEqual([]);
       expect(exited).toBe(null);
       expect(alive(child.pid)).toBe(true);
       expect(err).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);

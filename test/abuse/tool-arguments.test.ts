@@ -100,7 +100,39 @@ function mutated(): fc.Arbitrary<[string, Record<string, unknown>]> {
     describe: {},
   });
   return fc
-    .tuple(fc.constantFrom(...TOOLS), fc.array(fc.tuple(fc.oneof(fc.constantFrom('runId', 'token', 'output', 'evidence', 'summary', 'next', 'reason', 'note', 'snapshot', 'decision', 'inputs', 'limit', 'cursor', 'contentBase64', 'requestId', 'stepId', 'workItemId', 'name', 'data'), hostileString), hostileValue), { minLength: 1, maxLength: 3 }))
+    .tuple(
+      fc.constantFrom(...TOOLS),
+      fc.array(
+        fc.tuple(
+          fc.oneof(
+            fc.constantFrom(
+              'runId',
+              'token',
+              'output',
+              'evidence',
+              'summary',
+              'next',
+              'reason',
+              'note',
+              'snapshot',
+              'decision',
+              'inputs',
+              'limit',
+              'cursor',
+              'contentBase64',
+              'requestId',
+              'stepId',
+              'workItemId',
+              'name',
+              'data',
+            ),
+            hostileString,
+          ),
+          hostileValue,
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+    )
     .map(([tool, edits]) => {
       const args = { ...valid()[tool]! };
       for (const [k, v] of edits) Object.defineProperty(args, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -144,7 +176,10 @@ describe('malformed tool calls', () => {
       expect(r.ok, tool).toBe(false);
       if (r.ok) continue;
       expect(r.error.code, JSON.stringify(r.error)).toBe('invalid');
-      expect(r.error.issues?.some((i) => /Infinity|NaN|bigint/.test(i)), JSON.stringify(r.error.issues)).toBe(true);
+      expect(
+        r.error.issues?.some((i) => /Infinity|NaN|bigint/.test(i)),
+        JSON.stringify(r.error.issues),
+      ).toBe(true);
     }
     expect(await snapshot(dir)).toBe(before);
   });

@@ -17,10 +17,12 @@ describe('caches follow commits', () => {
   const { files } = readSrc();
   const norm = (f: string) => f.replace(/\\/g, '/');
 
-  it('no file but the subscribers drops or keeps a run\'s cached state by hand (forget, forgetLastGood, seenValid)', () => {
+  it("no file but the subscribers drops or keeps a run's cached state by hand (forget, forgetLastGood, seenValid)", () => {
     const calls = [...files]
       .filter(([file]) => !SUBSCRIBERS.includes(norm(file)))
-      .flatMap(([file, f]) => [...code(f.text).matchAll(/\b(\w+)\s*\.\s*(forget|forgetLastGood|seenValid)\s*\(/g)].filter((m) => /reader|index/i.test(m[1]!) || m[2] !== 'forget').map((m) => `${norm(file)}: ${m[0]}`));
+      .flatMap(([file, f]) =>
+        [...code(f.text).matchAll(/\b(\w+)\s*\.\s*(forget|forgetLastGood|seenValid)\s*\(/g)].filter((m) => /reader|index/i.test(m[1]!) || m[2] !== 'forget').map((m) => `${norm(file)}: ${m[0]}`),
+      );
     expect(calls).toEqual([]);
   });
 

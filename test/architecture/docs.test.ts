@@ -11,7 +11,14 @@ import { describe, expect, it } from 'vitest';
 import { anchors, citations, headings, outsideReferences, relativeLinks } from './doc-links.js';
 import { readSrc, ROOT } from './src-graph.js';
 
-const pages = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...readdirSync(path.join(ROOT, 'docs')).filter((n) => n.endsWith('.md')).map((n) => `docs/${n}`)];
+const pages = [
+  'README.md',
+  'CONTRIBUTING.md',
+  'CHANGELOG.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((n) => n.endsWith('.md'))
+    .map((n) => `docs/${n}`),
+];
 const read = (rel: string) => readFileSync(path.join(ROOT, rel), 'utf8');
 
 describe('the docs', () => {
@@ -31,7 +38,12 @@ describe('the docs', () => {
 
 describe('what the code cites', () => {
   const src = readSrc();
-  const texts = [...[...src.files].map(([f, { text }]) => [`src/${f}`, text] as const), ...readdirSync(path.join(ROOT, 'bench')).filter((n) => n.endsWith('.mjs')).map((n) => [`bench/${n}`, read(`bench/${n}`)] as const)];
+  const texts = [
+    ...[...src.files].map(([f, { text }]) => [`src/${f}`, text] as const),
+    ...readdirSync(path.join(ROOT, 'bench'))
+      .filter((n) => n.endsWith('.mjs'))
+      .map((n) => [`bench/${n}`, read(`bench/${n}`)] as const),
+  ];
 
   it('nothing in src/ or bench/ refers to material outside the repository (DESIGN.md, ../shared, a bare §)', () => {
     const found = texts.flatMap(([f, text]) => outsideReferences(text).map((r) => `${f}: ${r}`));

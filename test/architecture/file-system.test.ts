@@ -11,7 +11,7 @@ import { readSrc, type SrcFile } from './src-graph.js';
 /** Paths relative to src/. Reading or writing the board from any of them is still a breach of docs/architecture.md's rule, which no test can see: keep each to its reason. */
 const ALLOWED: Record<string, string> = {
   'cli/tools/args.ts': "the CLI reads the user's --inputs-file, --output-file and attachment files, named on the command line",
-  'cli/commands/validate.ts': "the CLI reads the PROCESS.md files and folders the user names (a published version is read through the store)",
+  'cli/commands/validate.ts': 'the CLI reads the PROCESS.md files and folders the user names (a published version is read through the store)',
   'cli/commands/publish.ts': "the CLI reads the user's draft PROCESS.md in the folder they name, to ask for its roles",
   'cli/commands/map.ts': "the CLI reads the user's draft PROCESS.md they name, to draw it",
   'cli/commands/new.ts': 'workboard new writes the draft the user asked for, processes/<name>/PROCESS.md: a file for them to edit, never committed by the board',

@@ -9,7 +9,13 @@ export function layersOf(doc: string): string[][] {
   const layers: string[][] = [];
   for (const line of block.split('\n')) {
     const named = /^((?:src\/[a-z0-9-]+\/ ?)+)/.exec(line)?.[1];
-    if (named) layers.push(named.trim().split(/\s+/).map((s) => s.slice('src/'.length, -1)));
+    if (named)
+      layers.push(
+        named
+          .trim()
+          .split(/\s+/)
+          .map((s) => s.slice('src/'.length, -1)),
+      );
   }
   return layers;
 }

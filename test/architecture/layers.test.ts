@@ -20,7 +20,10 @@ describe('layers', () => {
   const layers = layersOf(architecture);
 
   it('docs/architecture.md names every folder of src/ as a layer, once', () => {
-    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
     expect(layers.flat().sort()).toEqual(folders);
   });
 
@@ -45,7 +48,24 @@ describe('layers', () => {
 });
 
 describe('the rule itself, on a made-up graph', () => {
-  const layers = layersOf(['# x', '## Layers', '', '```', 'src/core/   base', '            more words', 'src/mcp/ src/web/   side by side', 'src/cli/    top', 'bench/      not a layer', '```', '', '```', 'src/late/ after the block', '```'].join('\n'));
+  const layers = layersOf(
+    [
+      '# x',
+      '## Layers',
+      '',
+      '```',
+      'src/core/   base',
+      '            more words',
+      'src/mcp/ src/web/   side by side',
+      'src/cli/    top',
+      'bench/      not a layer',
+      '```',
+      '',
+      '```',
+      'src/late/ after the block',
+      '```',
+    ].join('\n'),
+  );
   const g = (pairs: [string, string][]) => {
     const m = new Map<string, Set<string>>();
     for (const [a, b] of pairs) m.set(a, (m.get(a) ?? new Set()).add(b));
@@ -69,7 +89,19 @@ describe('the rule itself, on a made-up graph', () => {
   });
 
   it('finds a cycle of two files, a longer one, and none in a chain', () => {
-    const found = strongComponents(g([['a', 'b'], ['b', 'a'], ['c', 'd'], ['d', 'e'], ['e', 'c'], ['f', 'g']])).filter((c) => c.length > 1);
-    expect(found).toEqual([['a', 'b'], ['c', 'd', 'e']]);
+    const found = strongComponents(
+      g([
+        ['a', 'b'],
+        ['b', 'a'],
+        ['c', 'd'],
+        ['d', 'e'],
+        ['e', 'c'],
+        ['f', 'g'],
+      ]),
+    ).filter((c) => c.length > 1);
+    expect(found).toEqual([
+      ['a', 'b'],
+      ['c', 'd', 'e'],
+    ]);
   });
 });

@@ -69,7 +69,7 @@ describe('sealEvent and verifyChain (pure)', () => {
   });
 
   it('hashes the canonical form (RFC 8785: sorted keys, canonical numbers), not the insertion order', () => {
-    const input = { toRev: 2, fromRev: 1, changes: { zeta: 1e21, alpha: 0.1, 'é': 'ü', nested: { b: [3, 'x'], a: null } } };
+    const input = { toRev: 2, fromRev: 1, changes: { zeta: 1e21, alpha: 0.1, é: 'ü', nested: { b: [3, 'x'], a: null } } };
     const ev = sealEvent({ entity: 'WORK.md', action: 'board.updated', actor: 'user:x', input }, null, '2026-11-29T09:00:00.000Z');
     expect(ev.hash).toBe(independentHash(JSON.parse(JSON.stringify(ev)) as Record<string, unknown>));
     // And the line as stored (JSON.stringify order) verifies.
@@ -90,7 +90,15 @@ describe('sealEvent and verifyChain (pure)', () => {
     const lines: Record<string, unknown>[] = [];
     let prev = 'GENESIS';
     for (let seq = 0; seq < 4; seq++) {
-      const line: Record<string, unknown> = { seq, ts: `2026-11-29T09:00:0${seq}.000Z`, actor: 'user:x', action: 'run.started', entity: 'r-1', input: { fromRev: seq, toRev: seq + 1 }, prevHash: prev };
+      const line: Record<string, unknown> = {
+        seq,
+        ts: `2026-11-29T09:00:0${seq}.000Z`,
+        actor: 'user:x',
+        action: 'run.started',
+        entity: 'r-1',
+        input: { fromRev: seq, toRev: seq + 1 },
+        prevHash: prev,
+      };
       line.hash = independentHash(line);
       prev = line.hash as string;
       lines.push(line);
@@ -240,10 +248,11 @@ describe('tampering with a real board', () => {
   const lineSpans = (buf: Buffer) => {
     const spans: { start: number; end: number }[] = []; // end = index of the '\n'
     let start = 0;
-    for (let i = 0; i < buf.length; i++) if (buf[i] === 0x0a) {
-      spans.push({ start, end: i });
-      start = i + 1;
-    }
+    for (let i = 0; i < buf.length; i++)
+      if (buf[i] === 0x0a) {
+        spans.push({ start, end: i });
+        start = i + 1;
+      }
     return spans;
   };
 

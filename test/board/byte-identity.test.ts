@@ -94,7 +94,18 @@ async function script(): Promise<void> {
   // An expense claim: reviewed, approved by finance, paid.
   const a = await ok('start_run', { process: 'expense-approval', inputs: { claimant: CAST.ann, amount: 412.5, receiptUrl: 'https://receipts.example.com/1' } }, CAST.ann);
   const ca = await ok('claim', { runId: a.run.id, stepId: 'review_claim' }, CAST.agent);
-  await ok('submit', { token: ca.token, output: { withinPolicy: true, notes: 'Hotel within the limit.' }, evidence: [{ kind: 'link', ref: 'https://policy.example.com/travel' }], summary: 'Within policy.', next: 'approve', reason: 'Within policy.' }, CAST.agent);
+  await ok(
+    'submit',
+    {
+      token: ca.token,
+      output: { withinPolicy: true, notes: 'Hotel within the limit.' },
+      evidence: [{ kind: 'link', ref: 'https://policy.example.com/travel' }],
+      summary: 'Within policy.',
+      next: 'approve',
+      reason: 'Within policy.',
+    },
+    CAST.agent,
+  );
   let va = await h.view(a.run.id, CAST.operator);
   step();
   await h.decide(va, 'approve', 'approved', FINANCE, { requestId: rid() });
@@ -102,7 +113,16 @@ async function script(): Promise<void> {
   // Release notes: drafted, the tag event arrives, the editor rejects, the agent escalates the redraft, an operator returns it.
   const b = await ok('start_run', { process: 'release-notes', inputs: { version: '2.4.0', releaseDate: '2026-10-20' } }, CAST.ann);
   const cb = await ok('claim', { runId: b.run.id, stepId: 'draft' }, CAST.agent);
-  await ok('submit', { token: cb.token, output: { notes: 'Faster boards.', highlights: ['journal', 'group commit'] }, evidence: [{ kind: 'link', ref: 'https://github.example.com/compare/2.3...2.4' }], summary: 'Drafted.' }, CAST.agent);
+  await ok(
+    'submit',
+    {
+      token: cb.token,
+      output: { notes: 'Faster boards.', highlights: ['journal', 'group commit'] },
+      evidence: [{ kind: 'link', ref: 'https://github.example.com/compare/2.3...2.4' }],
+      summary: 'Drafted.',
+    },
+    CAST.agent,
+  );
   await ok('send_event', { runId: b.run.id, name: 'release-tagged', data: { tag: 'v2.4.0' } }, CAST.agent);
   let vb = await h.view(b.run.id, CAST.operator);
   step();

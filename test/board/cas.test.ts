@@ -32,7 +32,10 @@ describe('compare-and-swap before the rename', () => {
       tx.write(rel, { ...cur!.data, state: 'waiting' }, cur!.body);
       tx.audit({ actor: 'user:tester', action: 'run.waiting', entity: id });
     });
-    const refused = await attempt.then(() => null, (e: unknown) => e);
+    const refused = await attempt.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(refused instanceof BoardError && refused.code === 'busy' && refused.message.includes(rel)).toBe(true);
     const before = await snapshotDir(root);
     expect(await readText(path.join(board.root, rel))).toBe(edited);

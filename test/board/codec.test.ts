@@ -227,7 +227,13 @@ describe('stable bytes', () => {
   it('reads back arbitrary JSON data exactly as it was written', () => {
     const key = fc.string({ unit: 'binary', minLength: 1, maxLength: 12 });
     const str = fc.string({ unit: 'binary', maxLength: 40 });
-    const scalar = fc.oneof(str, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)), fc.boolean(), fc.constant(null));
+    const scalar = fc.oneof(
+      str,
+      fc.integer(),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)),
+      fc.boolean(),
+      fc.constant(null),
+    );
     const value = fc.letrec((tie) => ({
       v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(tie('v'), { maxLength: 4 }), fc.dictionary(key, tie('v'), { maxKeys: 4 })),
     })).v;

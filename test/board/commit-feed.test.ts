@@ -67,7 +67,17 @@ describe('the store publishes what each commit changed', () => {
     told.length = 0;
     const before = await fs.readFile(path.join(board.root, rel));
     const bytes = encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 2 }, rev: 2 }, '');
-    const record = { v: 2, id: 'dead', scope: `run ${runId}`, chain: `runs/${runId}/audit.jsonl`, files: [{ rel, prev: sha256Hex(before), sha256: sha256Hex(bytes), text: bytes }], lines: [], firstSeq: 1, pos: 1, at: 0 };
+    const record = {
+      v: 2,
+      id: 'dead',
+      scope: `run ${runId}`,
+      chain: `runs/${runId}/audit.jsonl`,
+      files: [{ rel, prev: sha256Hex(before), sha256: sha256Hex(bytes), text: bytes }],
+      lines: [],
+      firstSeq: 1,
+      pos: 1,
+      at: 0,
+    };
     await fs.mkdir(path.join(board.root, '.work/journal'), { recursive: true });
     await fs.writeFile(path.join(board.root, `.work/journal/run-${runId}.json`), JSON.stringify(record));
     await board.store.transact({ kind: 'run', id: runId }, () => undefined);
@@ -81,7 +91,15 @@ describe('the store publishes what each commit changed', () => {
     told.length = 0;
     const from = sha256Hex(await fs.readFile(path.join(board.root, rel)));
     const other = `runs/${runId}/other.md`;
-    await board.store.replace([{ scope: { kind: 'run', id: runId }, files: [{ rel, from, to: null }, { rel: other, from: null, to: Buffer.from(encodeDoc(other, { id: 'other', kind: 'agent', state: 'ready', rev: 1 }, '')) }] }]);
+    await board.store.replace([
+      {
+        scope: { kind: 'run', id: runId },
+        files: [
+          { rel, from, to: null },
+          { rel: other, from: null, to: Buffer.from(encodeDoc(other, { id: 'other', kind: 'agent', state: 'ready', rev: 1 }, '')) },
+        ],
+      },
+    ]);
     expect(told).toEqual([{ scope: { kind: 'run', id: runId }, source: 'merge', files: [other, rel], events: [] }]);
   });
 

@@ -82,10 +82,21 @@ describe('planCommit: what is written', () => {
       [LEASE, { kind: 'raw', bytes: '{"a":1}' }],
       [`.work/leases/${ID}/gone.json`, { kind: 'remove' }],
     ];
-    const stateNow = new Map<string, Buffer | null>([[LEASE, Buffer.from('{"a":1}')], [`.work/leases/${ID}/gone.json`, null]]);
+    const stateNow = new Map<string, Buffer | null>([
+      [LEASE, Buffer.from('{"a":1}')],
+      [`.work/leases/${ID}/gone.json`, null],
+    ]);
     expect(planCommit(input({ staged, stateNow }))).toEqual({ ok: true, plan: null });
 
-    const changed = planned(input({ staged, stateNow: new Map([[LEASE, Buffer.from('{"a":0}')], [`.work/leases/${ID}/gone.json`, Buffer.from('x')]]) }));
+    const changed = planned(
+      input({
+        staged,
+        stateNow: new Map([
+          [LEASE, Buffer.from('{"a":0}')],
+          [`.work/leases/${ID}/gone.json`, Buffer.from('x')],
+        ]),
+      }),
+    );
     expect(changed.writes).toEqual([{ rel: LEASE, bytes: '{"a":1}' }]);
     expect(changed.removes).toEqual([`.work/leases/${ID}/gone.json`]);
     // State is never audited nor counted as a committed write.
@@ -101,7 +112,10 @@ describe('planCommit: what is written', () => {
           [RUN, { kind: 'doc', data: runData(ID, { state: 'waiting' }), body: '# Run\n' }],
           [STEP, { kind: 'doc', data: stepData('review'), body: '' }],
         ],
-        readAs: [[RUN, current], [STEP, null]],
+        readAs: [
+          [RUN, current],
+          [STEP, null],
+        ],
         drafts: [draft('run.completed')],
       }),
     );
@@ -144,7 +158,10 @@ describe('planCommit: the audit events', () => {
         [STEP, { kind: 'adopt', text: encodeDoc(STEP, { ...stepData('review'), rev: 2 }, ''), data: current.data, body: '' }],
         [RUN, { kind: 'doc', data: runData(ID, { state: 'waiting' }), body: '' }],
       ],
-      readAs: [[STEP, current], [RUN, doc(RUN, runData(ID), 7)]],
+      readAs: [
+        [STEP, current],
+        [RUN, doc(RUN, runData(ID), 7)],
+      ],
       adopted: [adoption],
       brokenLocks: [lock],
       drafts: [draft('step.done'), draft('run.completed')],
@@ -152,7 +169,7 @@ describe('planCommit: the audit events', () => {
     });
   }
 
-  it('adoptions come first, then lock.broken, then the caller\'s events in order', () => {
+  it("adoptions come first, then lock.broken, then the caller's events in order", () => {
     const plan = planned(adoptedAndBroken(HEAD));
     expect(plan.events.map((e) => e.action)).toEqual(['step.external-edit', 'lock.broken', 'step.done', 'run.completed']);
     expect(plan.events[0]).toMatchObject({ actor: 'external', entity: STEP, input: { fromRev: 1, toRev: 3, changes: { fileRev: 2 } } });

@@ -56,10 +56,12 @@ it('refuses a value whose file moved past the rev it names, naming every such fi
       { rel: `runs/${id}/b.md`, data: { id: 'b', kind: 'agent', state: 'ready' }, body: '', readRev: 3 },
     ],
   };
-  const refused = await board.store.apply({ kind: 'run', id }, async () => ({ value: null, commit: stale })).then(
-    () => null,
-    (e: unknown) => e,
-  );
+  const refused = await board.store
+    .apply({ kind: 'run', id }, async () => ({ value: null, commit: stale }))
+    .then(
+      () => null,
+      (e: unknown) => e,
+    );
   expect(refused).toBeInstanceOf(BoardError);
   expect((refused as BoardError).code).toBe('conflict');
   expect((refused as BoardError).issues.map((i) => i.path)).toEqual([`runs/${id}/RUN.md`, `runs/${id}/b.md`]);
@@ -70,7 +72,11 @@ it('writes nothing when the builder throws or returns no commit', async () => {
   const { root, board } = await newBoard();
   const id = runId(3);
   const before = await snapshotDir(root);
-  await expect(board.store.apply({ kind: 'run', id }, async () => { throw new Error('refused'); })).rejects.toThrow('refused');
+  await expect(
+    board.store.apply({ kind: 'run', id }, async () => {
+      throw new Error('refused');
+    }),
+  ).rejects.toThrow('refused');
   const { commit } = await board.store.apply({ kind: 'run', id }, async () => ({ value: 1, commit: null }));
   expect(commit.events).toEqual([]);
   expect(await snapshotDir(root)).toEqual(before);

@@ -122,60 +122,65 @@ describe('lost updates', () => {
 });
 
 describe('SIGKILL during multi-file commits', () => {
-  it(`after each of ${KILLS} kills, recovery leaves a whole state with every acknowledged write`, async () => {
-    const { board, runId } = await newBoard();
-    const ids = ['a', 'b', 'c'];
-    await seed(board, runId, Object.fromEntries(ids.map((id) => [id, { state: 'ready', output: { k: 0 } }])));
-    const runDir = path.join(board.root, `runs/${runId}`);
-    let lastAcked = 0;
-    let journalsSeen = 0;
-    for (let round = 0; round < KILLS; round++) {
-      const child = spawn(process.execPath, [WORKER, 'crash', board.root, runId], { stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stderr.on('data', (d) => (stderr += d));
-      const exited = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_c, s) => r(s)));
-      await new Promise<void>((resolve) => {
-        child.stdout.on('data', (d) => {
-          stdout += d;
-          // Kill only once this round has acknowledged a write, so every round moves the run on, however loaded the machine.
-          if (/^ack /m.test(stdout)) resolve();
+  it(
+    `after each of ${KILLS} kills, recovery leaves a whole state with every acknowledged write`,
+    async () => {
+      const { board, runId } = await newBoard();
+      const ids = ['a', 'b', 'c'];
+      await seed(board, runId, Object.fromEntries(ids.map((id) => [id, { state: 'ready', output: { k: 0 } }])));
+      const runDir = path.join(board.root, `runs/${runId}`);
+      let lastAcked = 0;
+      let journalsSeen = 0;
+      for (let round = 0; round < KILLS; round++) {
+        const child = spawn(process.execPath, [WORKER, 'crash', board.root, runId], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr += d));
+        const exited = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_c, s) => r(s)));
+        await new Promise<void>((resolve) => {
+          child.stdout.on('data', (d) => {
+            stdout += d;
+            // Kill only once this round has acknowledged a write, so every round moves the run on, however loaded the machine.
+            if (/^ack /m.test(stdout)) resolve();
+          });
+          child.on('close', () => resolve());
         });
-        child.on('close', () => resolve());
-      });
-      await new Promise((r) => setTimeout(r, Math.random() * 100));
-      child.kill('SIGKILL');
-      const signal = await exited;
-      expect(stderr).toBe('');
-      expect(signal).toBe('SIGKILL');
-      const acks = stdout.split('\n').filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
-      if (acks.length > 0) lastAcked = acks[acks.length - 1]!;
-      if (await fs.stat(path.join(board.root, `.work/journal/run-${runId}.json`)).catch(() => null)) journalsSeen++;
+        await new Promise((r) => setTimeout(r, Math.random() * 100));
+        child.kill('SIGKILL');
+        const signal = await exited;
+        expect(stderr).toBe('');
+        expect(signal).toBe('SIGKILL');
+        const acks = stdout
+          .split('\n')
+          .filter((l) => l.startsWith('ack '))
+          .map((l) => Number(l.slice(4)));
+        if (acks.length > 0) lastAcked = acks[acks.length - 1]!;
+        if (await fs.stat(path.join(board.root, `.work/journal/run-${runId}.json`)).catch(() => null)) journalsSeen++;
 
-      // A reader that never locks sees one whole state even before anyone recovers.
-      const seen = await board.store.snapshot({ kind: 'run', id: runId }, async (read) =>
-        Promise.all(ids.map(async (id) => (await read(`runs/${runId}/${id}.md`))?.data.output)),
-      );
-      expect(new Set(seen.map((o) => JSON.stringify(o))).size).toBe(1);
+        // A reader that never locks sees one whole state even before anyone recovers.
+        const seen = await board.store.snapshot({ kind: 'run', id: runId }, async (read) => Promise.all(ids.map(async (id) => (await read(`runs/${runId}/${id}.md`))?.data.output)));
+        expect(new Set(seen.map((o) => JSON.stringify(o))).size).toBe(1);
 
-      // Recovery as a fresh coordinator would do it at start-up.
-      await new BoardStore(board.root, { lockStaleMs: 30_000, lockTimeoutMs: 10_000 }).recover();
-      await board.store.transact({ kind: 'run', id: runId }, () => undefined);
-      const docs = await Promise.all(ids.map((id) => board.store.read(`runs/${runId}/${id}.md`)));
-      const ks = docs.map((d) => (d?.data.output as { k: number }).k);
-      expect(new Set(ks).size, `round ${round}: ${ks.join(',')}`).toBe(1);
-      expect(ks[0]).toBeGreaterThanOrEqual(lastAcked);
-      expect(docs.map((d) => d?.body)).toEqual(ids.map(() => (ks[0] === 0 ? '' : `attempt ${ks[0]}\n`)));
-      lastAcked = ks[0]!;
-      const leftovers = (await fs.readdir(runDir)).filter((n) => n.includes('.tmp-'));
-      expect(leftovers).toEqual([]);
-      const report = await verifyBoard(board);
-      expect(report.ok, JSON.stringify(report.chains.flatMap((c) => c.breaks))).toBe(true);
-    }
-    console.log(`${KILLS} kills: ${journalsSeen} landed inside a commit (its journal left behind), the run moved on to k = ${lastAcked}`);
-    // The kills must actually have landed inside commits, or this proves little.
-    expect(journalsSeen).toBeGreaterThan(0);
-    // Each round acknowledged at least one write before its kill, and none was lost.
-    expect(lastAcked).toBeGreaterThanOrEqual(KILLS);
-  }, 60_000 + KILLS * 15_000);
+        // Recovery as a fresh coordinator would do it at start-up.
+        await new BoardStore(board.root, { lockStaleMs: 30_000, lockTimeoutMs: 10_000 }).recover();
+        await board.store.transact({ kind: 'run', id: runId }, () => undefined);
+        const docs = await Promise.all(ids.map((id) => board.store.read(`runs/${runId}/${id}.md`)));
+        const ks = docs.map((d) => (d?.data.output as { k: number }).k);
+        expect(new Set(ks).size, `round ${round}: ${ks.join(',')}`).toBe(1);
+        expect(ks[0]).toBeGreaterThanOrEqual(lastAcked);
+        expect(docs.map((d) => d?.body)).toEqual(ids.map(() => (ks[0] === 0 ? '' : `attempt ${ks[0]}\n`)));
+        lastAcked = ks[0]!;
+        const leftovers = (await fs.readdir(runDir)).filter((n) => n.includes('.tmp-'));
+        expect(leftovers).toEqual([]);
+        const report = await verifyBoard(board);
+        expect(report.ok, JSON.stringify(report.chains.flatMap((c) => c.breaks))).toBe(true);
+      }
+      console.log(`${KILLS} kills: ${journalsSeen} landed inside a commit (its journal left behind), the run moved on to k = ${lastAcked}`);
+      // The kills must actually have landed inside commits, or this proves little.
+      expect(journalsSeen).toBeGreaterThan(0);
+      // Each round acknowledged at least one write before its kill, and none was lost.
+      expect(lastAcked).toBeGreaterThanOrEqual(KILLS);
+    },
+    60_000 + KILLS * 15_000,
+  );
 });

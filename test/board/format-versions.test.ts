@@ -39,7 +39,11 @@ describe('a board of the first release', () => {
     const { wb } = await copyOfFirst();
     const runs = await wb('--json', 'runs');
     expect(runs.code).toBe(0);
-    expect(JSON.parse(runs.stdout).data.items.map((r: { id: string; state: string }) => [r.id, r.state]).sort()).toEqual([
+    expect(
+      JSON.parse(runs.stdout)
+        .data.items.map((r: { id: string; state: string }) => [r.id, r.state])
+        .sort(),
+    ).toEqual([
       [RUNS.active, 'active'],
       [RUNS.cancelled, 'cancelled'],
     ]);
@@ -62,7 +66,10 @@ describe('a board of the first release', () => {
     // Right after `schema`, and the rest of WORK.md as it was but its rev.
     expect(work.split('\n').slice(0, 3)).toEqual(['---', 'schema: workboard/v1', 'format: 1']);
     expect(work.replace('format: 1\n', '').replace(/^rev: \d+$/m, 'rev: N')).toBe(workBefore.replace(/^rev: \d+$/m, 'rev: N'));
-    const lines = (await fs.readFile(path.join(dir, 'audit/board.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await fs.readFile(path.join(dir, 'audit/board.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(linesBefore + 1);
     expect(lines.at(-1)).toMatchObject({ actor: 'mira@example.com', action: 'board.upgraded', entity: 'WORK.md', input: { changes: { change: 'format 1', from: 1, to: 1 } } });
     expect((await wb('audit', 'verify')).code).toBe(0);
@@ -85,7 +92,14 @@ describe('a board of a newer format', () => {
     await fs.mkdir(path.join(dir, '.work'), { recursive: true });
     const before = await snapshotDir(dir, { includeState: true });
     const line = 'error (invalid): this board is format 2, written by a newer workboard; this workboard reads formats up to 1: install a newer workboard (nothing was changed)\n';
-    for (const args of [['runs'], ['show', RUNS.active], ['upgrade'], ['doctor'], ['start', 'expense-approval', '--input', 'claimant=mira@example.com', '--input', 'amount=5', '--input', 'receiptUrl=https://example.com/x'], ['serve']]) {
+    for (const args of [
+      ['runs'],
+      ['show', RUNS.active],
+      ['upgrade'],
+      ['doctor'],
+      ['start', 'expense-approval', '--input', 'claimant=mira@example.com', '--input', 'amount=5', '--input', 'receiptUrl=https://example.com/x'],
+      ['serve'],
+    ]) {
       const r = await wb(...args);
       expect({ args, code: r.code === 0, stderr: stripVTControlCharacters(r.stderr) }).toEqual({ args, code: false, stderr: line });
     }

@@ -117,7 +117,15 @@ describe('journals of dead writers', () => {
     const { board, runId, rel } = await setup();
     const before = await fs.readFile(path.join(board.root, rel));
     await fs.mkdir(path.join(board.root, '.work/journal'), { recursive: true });
-    const old = JSON.stringify({ id: 'old', scope: `run ${runId}`, renames: [{ tmp: `${rel}.tmp-deadhost-1-c3`, to: rel, sha256: sha256Hex('x') }], removes: [], chain: `runs/${runId}/audit.jsonl`, lines: [], firstSeq: 1 });
+    const old = JSON.stringify({
+      id: 'old',
+      scope: `run ${runId}`,
+      renames: [{ tmp: `${rel}.tmp-deadhost-1-c3`, to: rel, sha256: sha256Hex('x') }],
+      removes: [],
+      chain: `runs/${runId}/audit.jsonl`,
+      lines: [],
+      firstSeq: 1,
+    });
     await fs.writeFile(path.join(board.root, `.work/journal/run-${runId}.json`), old);
     await expect(board.store.transact({ kind: 'run', id: runId }, () => undefined)).rejects.toMatchObject({ code: 'corrupt' });
     expect(await fs.readFile(path.join(board.root, `.work/journal/run-${runId}.json`), 'utf8')).toBe(old);

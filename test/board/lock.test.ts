@@ -127,7 +127,15 @@ describe('the lock file', () => {
     const ours = await acquireLock(file, { staleMs: 60_000, timeoutMs: 5_000 });
     await fs.rm(file);
     const lockJs = new URL('../../dist/board/lock.js', import.meta.url).href;
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `const { acquireLock } = await import(${JSON.stringify(lockJs)}); await acquireLock(${JSON.stringify(file)}, { staleMs: 60000, timeoutMs: 5000 }); console.log('held'); setInterval(() => {}, 1000);`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { acquireLock } = await import(${JSON.stringify(lockJs)}); await acquireLock(${JSON.stringify(file)}, { staleMs: 60000, timeoutMs: 5000 }); console.log('held'); setInterval(() => {}, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     children.push(child);
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (d: Buffer) => d.toString().includes('held') && resolve());

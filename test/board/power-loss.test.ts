@@ -58,7 +58,7 @@ describe("one scope's commit order", () => {
     const later = record({ id: 'l', pos: 2, at: 5 });
     expect([later, unaudited, audited, earlier].sort(commitOrder).map((r) => r.id)).toEqual(['e', 'a', 'u', 'l']);
   });
-  it("gives each file the last write among the records, a removal included", () => {
+  it('gives each file the last write among the records, a removal included', () => {
     const f = (rel: string, sha256: string | null) => ({ rel, prev: null, sha256 });
     const last = lastWrites([record({ files: [f('RUN.md', 'a'), f('lease', 'b')] }), record({ files: [f('RUN.md', 'c'), f('lease', null)] })]);
     expect(last.get('RUN.md')?.sha256).toBe('c');

@@ -29,7 +29,10 @@ async function finishedRun(h: Harness): Promise<{ runId: string; chain: string }
 }
 
 async function readChain(file: string): Promise<AuditEvent[]> {
-  return (await fs.readFile(file, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as AuditEvent);
+  return (await fs.readFile(file, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AuditEvent);
 }
 
 /** Re-seal every line from `from` (0-based) on, so every hash and link verifies; signed only when a signer is given. */

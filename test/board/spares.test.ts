@@ -75,7 +75,12 @@ describe('spare files', () => {
   it('leaves no spare behind when a process exits, and recovery removes those of a process killed with its spares', async () => {
     const root = await tmpDir();
     const child = (mode: 'exit' | 'hang') =>
-      spawn(process.execPath, ['--input-type=module', '-e', `
+      spawn(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `
         const { Spares } = await import(${JSON.stringify(path.join(ROOT, 'dist/board/spares.js'))});
         const { writeFileSync, mkdirSync } = await import('node:fs');
         const root = ${JSON.stringify(root)};
@@ -84,7 +89,10 @@ describe('spare files', () => {
         for (let i = 0; i < 3; i++) { const f = root + '/.work/locks/' + process.pid + '-' + i + '.lock'; writeFileSync(f, 'x'); await s.remove(f); }
         process.stdout.write('parked\\n');
         if (${JSON.stringify(mode)} === 'hang') setInterval(() => {}, 1000);
-      `], { stdio: ['ignore', 'pipe', 'inherit'] });
+      `,
+        ],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
     const parked = (c: ReturnType<typeof child>) => new Promise<void>((resolve) => c.stdout.on('data', (d: Buffer) => d.toString().includes('parked') && resolve()));
     const exits = (c: ReturnType<typeof child>) => new Promise<void>((resolve) => c.on('exit', () => resolve()));
 

@@ -314,10 +314,7 @@ describe('external edits (AIP-20 §4.7)', () => {
     return text;
   }
 
-  const validEdit = (text: string) =>
-    text
-      .replace(/^title: .*$/m, `title: ${HAND_EDITED_TITLE}   # changed in an editor`)
-      .replace(/^groups: \{\}$/m, 'groups: { finance: [ann@example.com] }');
+  const validEdit = (text: string) => text.replace(/^title: .*$/m, `title: ${HAND_EDITED_TITLE}   # changed in an editor`).replace(/^groups: \{\}$/m, 'groups: { finance: [ann@example.com] }');
 
   it('adopts a valid hand edit on the next transaction that reads it: rev = known + 1, work.external-edit by external, layout kept', async () => {
     const { root, board } = await newBoard();
@@ -425,7 +422,7 @@ describe('external edits (AIP-20 §4.7)', () => {
     const { root, board } = await newBoard();
     await handEdit(root, (t) => validEdit(t).replace(/^rev: 1$/m, 'rev: 5'));
     const before = await snapshotDir(root);
-    const data = (await frontmatter(path.join(root, 'WORK.md')));
+    const data = await frontmatter(path.join(root, 'WORK.md'));
     let refused = false;
     try {
       await board.store.transact({ kind: 'board' }, (tx) => {

@@ -15,16 +15,15 @@ import { cleanupTmp } from '../support/tmp-board.js';
 beforeAll(ensureBuilt, 300_000);
 afterAll(cleanupTmp);
 
-
 /** A board where the agent bot started a payout that waits for Ana (finance), and the decide arguments inbox gives her. */
 async function payoutAwaitingAna() {
-    const { dir, wb } = await boardWith({ people: ['ana@example.com'], agents: ['bot'] });
-    expect((await wb('group', 'add', 'finance', 'ana@example.com')).code).toBe(0);
-    await fs.mkdir(path.join(dir, 'processes/payout'), { recursive: true });
-    await fs.writeFile(path.join(dir, 'processes/payout/PROCESS.md'), PAYOUT);
-    expect((await wb('publish', path.join(dir, 'processes/payout'), '--role', 'approver=finance')).code).toBe(0);
-    const runId = (await wb('start', 'payout', '--input', 'amount=184.5', '--as', 'bot')).stdout.trim();
-    const item = (await wb('inbox', '--limit', '1', '--decide-args', '--as', 'ana@example.com')).stdout.trim().split(/\s+/);
+  const { dir, wb } = await boardWith({ people: ['ana@example.com'], agents: ['bot'] });
+  expect((await wb('group', 'add', 'finance', 'ana@example.com')).code).toBe(0);
+  await fs.mkdir(path.join(dir, 'processes/payout'), { recursive: true });
+  await fs.writeFile(path.join(dir, 'processes/payout/PROCESS.md'), PAYOUT);
+  expect((await wb('publish', path.join(dir, 'processes/payout'), '--role', 'approver=finance')).code).toBe(0);
+  const runId = (await wb('start', 'payout', '--input', 'amount=184.5', '--as', 'bot')).stdout.trim();
+  const item = (await wb('inbox', '--limit', '1', '--decide-args', '--as', 'ana@example.com')).stdout.trim().split(/\s+/);
   return { dir, wb, runId, item };
 }
 
@@ -38,7 +37,10 @@ describe('an approval with a note', () => {
     const stepFile = await fs.readFile(path.join(dir, 'runs', runId, 'approve.md'), 'utf8');
     expect(stepFile).toContain('decision: approved\n');
     expect(stepFile).toContain(`note: ${note}\n`);
-    const lines = (await fs.readFile(path.join(dir, 'runs', runId, 'audit.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await fs.readFile(path.join(dir, 'runs', runId, 'audit.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.find((l) => l.action === 'step.completed' && l.entity === `${runId}/approve`)).toMatchObject({ actor: 'ana@example.com', input: { changes: { note } } });
 
     const show = await wb('show', runId, '--as', 'ana@example.com');

@@ -94,7 +94,9 @@ describe('tool commands', () => {
     expect(human.stdout).toContain(`evidence: file ${up.data.id} sha256:${up.data.sha256}`);
     const log = wb('log', runId);
     expect(log.code).toBe(0);
-    expect(log.stdout).toMatch(/helper started Filing v1\n[\s\S]*helper claimed “Attach the receipt” [\s\S]*helper submitted “Attach the receipt”\n[\s\S]*ana@example\.com approved “Looks right”\n[\s\S]*the run ended: filed\n/);
+    expect(log.stdout).toMatch(
+      /helper started Filing v1\n[\s\S]*helper claimed “Attach the receipt” [\s\S]*helper submitted “Attach the receipt”\n[\s\S]*ana@example\.com approved “Looks right”\n[\s\S]*the run ended: filed\n/,
+    );
   });
 
   it('escalate and cancel; refusals exit 1 with the code and each issue on its own line', () => {

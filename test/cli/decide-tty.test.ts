@@ -23,7 +23,10 @@ describe.skipIf(!hasScript)('decide on a terminal', () => {
     wb(b, 'group', 'add', 'approvers', 'ana@example.com');
     wb(b, 'agent', 'add', 'helper');
     await fs.mkdir(path.join(b, 'processes/hello'), { recursive: true });
-    await fs.writeFile(path.join(b, 'processes/hello/PROCESS.md'), '---\nname: hello\ndescription: Draft and approve.\ninputs:\n  to: string\nsteps:\n  - id: draft\n    agent: Greet.\n    output: { greeting: string }\n  - id: approve\n    person: approver\n    approve: Friendly and spelled right.\n    next: sent\n  - id: sent\n    finish: sent\n---\nBody.\n');
+    await fs.writeFile(
+      path.join(b, 'processes/hello/PROCESS.md'),
+      '---\nname: hello\ndescription: Draft and approve.\ninputs:\n  to: string\nsteps:\n  - id: draft\n    agent: Greet.\n    output: { greeting: string }\n  - id: approve\n    person: approver\n    approve: Friendly and spelled right.\n    next: sent\n  - id: sent\n    finish: sent\n---\nBody.\n',
+    );
     wb(b, 'publish', 'processes/hello', '--role', 'approver=approvers');
     const runId = JSON.parse(wb(b, '--json', '--as', 'helper', 'start', 'hello', '--input', 'to=Kim')).data.run.id as string;
     const token = JSON.parse(wb(b, '--json', '--as', 'helper', 'claim', runId, 'draft')).data.token as string;
@@ -31,7 +34,11 @@ describe.skipIf(!hasScript)('decide on a terminal', () => {
     const wi = JSON.parse(wb(b, '--json', '--as', 'ana@example.com', 'inbox')).data.items[0].workItem.id as string;
 
     // Rejecting ends this run (no on_reject), so it is confirmed first (issue 16, item 11).
-    const { code, out } = await onTerminal([process.execPath, BIN, '--as', 'ana@example.com', 'decide', runId, wi], { prompt: 'Decision (approved, rejected, failed)', input: 'maybe\nrejected\nToo short.\ny\n', cwd: b });
+    const { code, out } = await onTerminal([process.execPath, BIN, '--as', 'ana@example.com', 'decide', runId, wi], {
+      prompt: 'Decision (approved, rejected, failed)',
+      input: 'maybe\nrejected\nToo short.\ny\n',
+      cwd: b,
+    });
     expect(code).toBe(0);
     expect(out).toContain('Friendly and spelled right.');
     // The earlier step by its title, its output by label (the label dimmed on a terminal).

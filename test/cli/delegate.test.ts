@@ -15,7 +15,6 @@ import { cleanupTmp } from '../support/tmp-board.js';
 beforeAll(ensureBuilt, 300_000);
 afterAll(cleanupTmp);
 
-
 const MIRA = 'mira@example.com';
 const JON = 'jon@example.com';
 
@@ -59,7 +58,10 @@ describe('workboard delegate', () => {
     expect(byOps.stdout).toBe("ended Mira Okafor's out of office: their work is theirs again\n");
     expect((await wb('delegate', '--list')).stdout).toBe('nobody is out of office\n');
     // Both changes are audited on the board's chain, with who made them and both people.
-    const lines = (await fs.readFile(path.join(dir, 'audit/board.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await fs.readFile(path.join(dir, 'audit/board.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.slice(-2).map((l) => [l.actor, l.action, l.input.changes.change])).toEqual([
       [MIRA, 'delegation.set', expect.stringMatching(/^delegation mira@example\.com to jon@example\.com until /)],
       ['ops@example.com', 'delegation.ended', 'delegation mira@example.com to jon@example.com ended'],

@@ -35,7 +35,12 @@ beforeAll(async () => {
   const root = await fs.mkdtemp(path.join(tmpdir(), 'wb-eval-cli-'));
   b = path.join(root, 'b');
   expect(spawnSync(process.execPath, [BIN, 'init', b, '--name', 'evals']).status).toBe(0);
-  for (const args of [['person', 'add', 'ops@example.com'], ['operator', 'add', 'ops@example.com'], ['group', 'add', 'signers', 'ops@example.com']]) expect(wb(...args).code).toBe(0);
+  for (const args of [
+    ['person', 'add', 'ops@example.com'],
+    ['operator', 'add', 'ops@example.com'],
+    ['group', 'add', 'signers', 'ops@example.com'],
+  ])
+    expect(wb(...args).code).toBe(0);
   await fs.cp(PRESS_NOTE, path.join(b, 'processes', 'press-note'), { recursive: true });
 });
 

@@ -52,7 +52,7 @@ beforeAll(async () => {
 const idsInWords = (text: string): string[] => text.split('\n').filter((l) => /r-[0-9a-z]{26}/.test(l) && !/^\s*r-[0-9a-z]{26}(,|$)/.test(l));
 
 describe('flow-1 in the CLI', () => {
-  it('starts a run blocked by another, shows what it waits for, wakes it with the blocker\'s approval, and sets its priority', () => {
+  it("starts a run blocked by another, shows what it waits for, wakes it with the blocker's approval, and sets its priority", () => {
     const contract = wb('start', 'contract-approval', '--input', 'supplier=Acme', '--as', 'ana@example.com').stdout.trim();
     const payment = wb('start', 'supplier-payment', '--input', 'supplier=Acme', '--input', 'amount=120', '--input', `after=["${contract}"]`, '--as', 'ana@example.com').stdout.trim();
     expect(payment).toMatch(/^r-/);

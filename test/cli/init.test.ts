@@ -72,14 +72,7 @@ describe('version and usage', () => {
     await fs.mkdir(path.join(cwd, 'p'));
     await fs.writeFile(path.join(cwd, 'p', 'PROCESS.md'), '---\nname: p\ndescription: d\nsteps:\n  - id: done\n    finish: done\n---\n');
     const before = await snapshotDir(cwd);
-    const cases = [
-      ['frobnicate'],
-      ['--bogus', 'init'],
-      ['validate', '--bogus', 'p'],
-      ['publish'],
-      ['validate', '--profiles', 'no-such-profile', 'p'],
-      ['publish', 'p', '--role', 'no-equals-sign'],
-    ];
+    const cases = [['frobnicate'], ['--bogus', 'init'], ['validate', '--bogus', 'p'], ['publish'], ['validate', '--profiles', 'no-such-profile', 'p'], ['publish', 'p', '--role', 'no-equals-sign']];
     const results = await Promise.all(cases.map((args) => workboard(args, { cwd })));
     results.forEach((r, i) => expect(r.code, `workboard ${cases[i]!.join(' ')}: ${r.stderr}`).toBe(2));
     expect(results[0]!.stderr).toContain('frobnicate');

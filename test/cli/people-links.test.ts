@@ -16,7 +16,10 @@ afterAll(cleanupTmp);
 
 /** `serve --http 127.0.0.1:0` on the board, with what it printed once it said where the web app is. */
 async function serve(dir: string): Promise<{ child: ChildProcess; port: number; printed: string }> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--board', dir], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', WORKBOARD_PUBLIC_URL: '' } });
+  const child = spawn(process.execPath, [BIN, 'serve', '--http', '127.0.0.1:0', '--board', dir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1', WORKBOARD_PUBLIC_URL: '' },
+  });
   let out = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout.on('data', (d) => {

@@ -52,7 +52,10 @@ async function frontmatter(file: string): Promise<Record<string, unknown>> {
 
 async function auditLines(): Promise<Record<string, unknown>[]> {
   const text = await fs.readFile(path.join(board, 'audit', 'board.jsonl'), 'utf8');
-  return text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
 beforeAll(async () => {
@@ -99,10 +102,7 @@ describe('workboard publish (one board, in order)', () => {
 
   it('publishes v1 with --role once WORK.md declares the groups (a hand edit, adopted by the publish)', async () => {
     const workFile = path.join(board, 'WORK.md');
-    const edited = (await fs.readFile(workFile, 'utf8')).replace(
-      /^groups: \{\}$/m,
-      'groups:\n  # added by hand\n  finance:\n    - ann@example.com\n  records:\n    - bob@example.com',
-    );
+    const edited = (await fs.readFile(workFile, 'utf8')).replace(/^groups: \{\}$/m, 'groups:\n  # added by hand\n  finance:\n    - ann@example.com\n  records:\n    - bob@example.com');
     expect(edited).toContain('# added by hand');
     await fs.writeFile(workFile, edited);
 

@@ -87,10 +87,7 @@ describe('workboard validate', () => {
     const cwd = await tmpDir();
     await folder(cwd, 'procs/expense-check', VALID);
     await folder(cwd, 'procs/fanout', PARALLEL);
-    const [byFolder, byFile] = await Promise.all([
-      workboard(['validate', 'procs'], { cwd }),
-      workboard(['validate', 'procs/expense-check/PROCESS.md'], { cwd }),
-    ]);
+    const [byFolder, byFile] = await Promise.all([workboard(['validate', 'procs'], { cwd }), workboard(['validate', 'procs/expense-check/PROCESS.md'], { cwd })]);
     expect(byFolder.code, byFolder.stdout + byFolder.stderr).toBe(0);
     expect(byFolder.stdout).toContain('procs/expense-check/PROCESS.md');
     expect(byFolder.stdout).toContain('procs/fanout/PROCESS.md');

@@ -55,7 +55,10 @@ describe('runs --view', () => {
   it('a list view, and --json with the view, its runs and no columns', () => {
     const r = wb('runs', '--view', 'blocked-payments', '--as', 'mira@example.com');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n').filter(Boolean)).toEqual(['Payments waiting for a contract  1 run', expect.stringMatching(new RegExp(`^${runs.blocked}  Supplier payment · 12,000.00 EUR · Nordlicht · High  Waiting · high · waiting for other runs · started `))]);
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual([
+      'Payments waiting for a contract  1 run',
+      expect.stringMatching(new RegExp(`^${runs.blocked}  Supplier payment · 12,000.00 EUR · Nordlicht · High  Waiting · high · waiting for other runs · started `)),
+    ]);
     const j = JSON.parse(wb('--json', 'runs', '--view', 'waiting-on', '--as', 'mira@example.com').stdout);
     expect(j.ok).toBe(true);
     expect(j.data.view).toEqual({ id: 'waiting-on', title: 'Who each run waits for', filter: { state: ['active', 'waiting'] }, groupBy: 'waitingFor', layout: 'board' });
@@ -80,7 +83,9 @@ describe('runs --view', () => {
   it('an invalid view in WORK.md is refused with the file named and every problem listed, and nothing changes', () => {
     const work = path.join(b, 'WORK.md');
     const good = readFileSync(work, 'utf8');
-    const bad = good.replace('    groupBy: priority\n    layout: board\n', '    groupBy: owner\n    layout: timeline\n').replace('      blocked: true\n', '      blocked: true\n      assignee: nobody@example.com\n');
+    const bad = good
+      .replace('    groupBy: priority\n    layout: board\n', '    groupBy: owner\n    layout: timeline\n')
+      .replace('      blocked: true\n', '      blocked: true\n      assignee: nobody@example.com\n');
     writeFileSync(work, bad);
     try {
       const r = wb('runs', '--view', 'waiting-on', '--as', 'mira@example.com');

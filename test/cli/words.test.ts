@@ -70,7 +70,6 @@ steps:
 # Trip
 `;
 
-
 let dir = '';
 let wb: (...args: string[]) => Promise<CliResult>;
 let runId = '';
@@ -97,13 +96,15 @@ beforeAll(async () => {
   await fs.mkdir(path.join(dir, 'processes/expense-approval'), { recursive: true });
   await fs.writeFile(path.join(dir, 'processes/expense-approval/PROCESS.md'), EXPENSE);
   await must('publish', path.join(dir, 'processes/expense-approval'), '--role', 'finance-approver=finance');
-  runId = (await must('start', 'expense-approval', '--input', 'claimant=jon@example.com', '--input', 'amount=1240', '--input', 'receiptUrl=https://files.example/r/1.pdf', '--as', 'jon@example.com')).stdout.trim();
+  runId = (
+    await must('start', 'expense-approval', '--input', 'claimant=jon@example.com', '--input', 'amount=1240', '--input', 'receiptUrl=https://files.example/r/1.pdf', '--as', 'jon@example.com')
+  ).stdout.trim();
   const token = (await must('claim', runId, 'review_claim', '--as', 'reviewer')).stdout.trim();
   await must('submit', token, '--output', 'withinPolicy=false', '--output', 'notes=Hotel is over the nightly cap.', '--summary', 'Reviewed.', '--as', 'reviewer');
 }, 120_000);
 
 describe('inbox and show in words', () => {
-  it('inbox names the run, the step and the people, formats the amount and marks the agent\'s warning', async () => {
+  it("inbox names the run, the step and the people, formats the amount and marks the agent's warning", async () => {
     const r = await must('inbox', '--as', 'mira@example.com');
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('Expense approval · Jon Berg · 1,240.00 EUR');
@@ -126,7 +127,7 @@ describe('inbox and show in words', () => {
     expect(r.stdout).toContain('waiting for the Finance group: Approve the payout when the review found the claim within policy');
   });
 
-  it('gives times in the board\'s time zone, named, as its emails do, whatever the terminal\'s zone', async () => {
+  it("gives times in the board's time zone, named, as its emails do, whatever the terminal's zone", async () => {
     // The terminal is in New York (TZ above); the board says Berlin: the CLI follows the board, as an email does.
     await editWork((d) => (d.notifications = { ...(d.notifications ?? {}), timeZone: 'Europe/Berlin' }));
     try {
@@ -158,28 +159,39 @@ describe('inbox and show in words', () => {
 });
 
 describe('decide on a terminal', () => {
-  it.skipIf(!hasScript)('asks for outputs by label and for the route by its words; the reason defaults to the route\'s words', async () => {
-    await fs.mkdir(path.join(dir, 'processes/trip'), { recursive: true });
-    await fs.writeFile(path.join(dir, 'processes/trip/PROCESS.md'), TRIP);
-    await must('publish', path.join(dir, 'processes/trip'));
-    const trip = (await must('start', 'trip', '--input', 'city=Oslo', '--as', 'jon@example.com')).stdout.trim();
-    const item = (await must('inbox', '--decide-args', '--as', 'jon@example.com')).stdout.split('\n').find((l) => l.startsWith(trip))!.split(' ')[1]!;
-    const run = await onTerminal([process.execPath, BIN, '--board', dir, '--as', 'jon@example.com', 'decide', trip, item], { prompt: 'Decision (', input: 'completed\n3\n\n2\n\n\ny\n', env: { ...process.env, NO_COLOR: '1' } });
-    const code = run.code;
-    let out = run.out;
-    expect(code, out).toBe(0);
-    out = out.replace(/\r/g, ''); // the terminal ends lines with CR LF
-    expect(out).toContain('Nights away (number): ');
-    expect(out).toContain('Where next:\n  1. The hotel is booked (Book)\n  2. Put us on the waiting list (Waiting list)\n');
-    expect(out).toContain('Reason (empty: "Put us on the waiting list"): ');
-    const v = JSON.parse((await must('--json', 'show', trip)).stdout).data;
-    expect(v.run).toMatchObject({ state: 'ended', outcome: 'waiting' });
-    expect(v.data.steps.plan).toMatchObject({ output: { nights: 3 }, next: 'waiting_list', reason: 'Put us on the waiting list' });
-  }, 60_000);
+  it.skipIf(!hasScript)(
+    "asks for outputs by label and for the route by its words; the reason defaults to the route's words",
+    async () => {
+      await fs.mkdir(path.join(dir, 'processes/trip'), { recursive: true });
+      await fs.writeFile(path.join(dir, 'processes/trip/PROCESS.md'), TRIP);
+      await must('publish', path.join(dir, 'processes/trip'));
+      const trip = (await must('start', 'trip', '--input', 'city=Oslo', '--as', 'jon@example.com')).stdout.trim();
+      const item = (await must('inbox', '--decide-args', '--as', 'jon@example.com')).stdout
+        .split('\n')
+        .find((l) => l.startsWith(trip))!
+        .split(' ')[1]!;
+      const run = await onTerminal([process.execPath, BIN, '--board', dir, '--as', 'jon@example.com', 'decide', trip, item], {
+        prompt: 'Decision (',
+        input: 'completed\n3\n\n2\n\n\ny\n',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      const code = run.code;
+      let out = run.out;
+      expect(code, out).toBe(0);
+      out = out.replace(/\r/g, ''); // the terminal ends lines with CR LF
+      expect(out).toContain('Nights away (number): ');
+      expect(out).toContain('Where next:\n  1. The hotel is booked (Book)\n  2. Put us on the waiting list (Waiting list)\n');
+      expect(out).toContain('Reason (empty: "Put us on the waiting list"): ');
+      const v = JSON.parse((await must('--json', 'show', trip)).stdout).data;
+      expect(v.run).toMatchObject({ state: 'ended', outcome: 'waiting' });
+      expect(v.data.steps.plan).toMatchObject({ output: { nights: 3 }, next: 'waiting_list', reason: 'Put us on the waiting list' });
+    },
+    60_000,
+  );
 });
 
 describe('login-link', () => {
-  it('prints only the link on stdout, at WORKBOARD_PUBLIC_URL, then at WORK.md\'s baseUrl, and --base-url wins', async () => {
+  it("prints only the link on stdout, at WORKBOARD_PUBLIC_URL, then at WORK.md's baseUrl, and --base-url wins", async () => {
     const plain = await must('login-link', 'mira@example.com');
     expect(plain.stdout).toMatch(/^http:\/\/127\.0\.0\.1:7420\/signin\?code=[^\s]+\n$/);
     expect(plain.stderr).toContain('works once, for 15 minutes, for mira@example.com');
@@ -198,7 +210,7 @@ describe('login-link', () => {
 });
 
 describe('serve --http', () => {
-  it('prints the web app\'s address beside the MCP one', async () => {
+  it("prints the web app's address beside the MCP one", async () => {
     const child = spawn(process.execPath, [BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const web = await new Promise<string>((resolve, reject) => {

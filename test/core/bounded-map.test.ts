@@ -10,7 +10,11 @@ describe('BoundedMap', () => {
     expect([...m.keys()]).toEqual(['c', 'a', 'd']);
     m.set('c', 30); // re-setting refreshes too
     m.set('e', 5);
-    expect([...m.entries()]).toEqual([['d', 4], ['c', 30], ['e', 5]]);
+    expect([...m.entries()]).toEqual([
+      ['d', 4],
+      ['c', 30],
+      ['e', 5],
+    ]);
     expect(m.size).toBe(3);
     expect(m.get('a')).toBeUndefined();
   });

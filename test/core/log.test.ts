@@ -63,6 +63,8 @@ describe('the log', () => {
     expect(logSettings({}, {})).toEqual({ format: 'text', level: 'info' });
     expect(logSettings({}, { WORKBOARD_LOG_FORMAT: 'json', WORKBOARD_LOG_LEVEL: 'warn' })).toEqual({ format: 'json', level: 'warn' });
     expect(logSettings({ format: 'text' }, { WORKBOARD_LOG_FORMAT: 'json' })).toEqual({ format: 'text', level: 'info' });
-    expect(logSettings({ format: 'xml', level: 'loud' }, {})).toEqual({ problems: ['the log format must be json or text, got "xml"', 'the log level must be one of debug, info, warn, error, got "loud"'] });
+    expect(logSettings({ format: 'xml', level: 'loud' }, {})).toEqual({
+      problems: ['the log format must be json or text, got "xml"', 'the log level must be one of debug, info, warn, error, got "loud"'],
+    });
   });
 });

@@ -21,14 +21,17 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 /** Flushes (fsync, fdatasync, syncfs, sync_file_range) the command's process and threads asked for. */
 function flushesOf(board: string, args: string[]): number {
   const out = path.join(base, `strace-${Math.random().toString(16).slice(2)}`);
-  execFileSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,syncfs,sync_file_range', '-o', out, process.execPath, BIN, '--board', board, '--as', 'mira@example.com', ...args], { stdio: 'ignore', env: { ...process.env, NO_COLOR: '1' } });
+  execFileSync('strace', ['-f', '-qq', '-e', 'trace=fsync,fdatasync,syncfs,sync_file_range', '-o', out, process.execPath, BIN, '--board', board, '--as', 'mira@example.com', ...args], {
+    stdio: 'ignore',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return readFileSync(out, 'utf8')
     .split('\n')
     .filter((l) => /\b(fsync|fdatasync|syncfs|sync_file_range)\(/.test(l) && !/resumed>/.test(l)).length;
 }
 
 describe.skipIf(!strace)(strace ? 'flushes on the CLI path' : 'flushes on the CLI path (skipped: strace is not installed; apt-get install strace)', () => {
-  it('a start takes two flushes (its record, its log\'s folder entry) and a read none', () => {
+  it("a start takes two flushes (its record, its log's folder entry) and a read none", () => {
     const board = path.join(base, 'board');
     cpSync(path.join(ROOT, 'examples', 'board'), board, { recursive: true });
     const start = ['start', 'expense-approval', '--input', 'claimant=mira@example.com', '--input', 'amount=120', '--input', 'receiptUrl=https://receipts.example/r/1'];

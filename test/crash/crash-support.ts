@@ -29,7 +29,12 @@ export function tmpfsProbe(): { ok: true } | { ok: false; reason: string } {
     execFileSync('umount', [dir], { stdio: 'pipe' });
     return { ok: true };
   } catch (e) {
-    return { ok: false, reason: `mounting a tmpfs failed: ${String((e as { stderr?: Buffer }).stderr ?? (e as Error).message).trim().slice(0, 120)}` };
+    return {
+      ok: false,
+      reason: `mounting a tmpfs failed: ${String((e as { stderr?: Buffer }).stderr ?? (e as Error).message)
+        .trim()
+        .slice(0, 120)}`,
+    };
   } finally {
     try {
       rmdirSync(dir);
@@ -434,7 +439,16 @@ export async function recoverAndCheck(root: string): Promise<{ first: CliResult 
 export function healthProblems(h: Health): string[] {
   const p: string[] = [];
   // Only the lines that report something: a chain that verified is not news.
-  if (h.verify.code !== 0) p.push(`audit verify: ${said({ ...h.verify, stdout: h.verify.stdout.split('\n').filter((l) => !l.startsWith('ok ')).join('\n') })}`);
+  if (h.verify.code !== 0)
+    p.push(
+      `audit verify: ${said({
+        ...h.verify,
+        stdout: h.verify.stdout
+          .split('\n')
+          .filter((l) => !l.startsWith('ok '))
+          .join('\n'),
+      })}`,
+    );
   if (h.doctor.code !== 0) p.push(`doctor: ${said(h.doctor)}`);
   for (const [k, v] of Object.entries(h.left)) if (v.length) p.push(`${k}: ${v.slice(0, 20).join(', ')}${v.length > 20 ? ` … (${v.length})` : ''}`);
   return p;

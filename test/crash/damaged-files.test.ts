@@ -152,7 +152,8 @@ function readProblem(label: string, r: ToolResult | null, x: Arena, named: strin
   if (!r) return `${label}: no result`;
   if (r.ok) return JSON.stringify(state(r.data)) === JSON.stringify(state(x.before)) ? null : `${label} served a state that never existed: ${JSON.stringify(state(r.data).steps)}`;
   const text = `${r.error?.message} ${(r.error?.issues ?? []).join(' ')}`;
-  if (r.error?.code !== 'conflict' || r.error.issues?.[0] !== 'board_file_invalid' || !text.includes(named)) return `${label} answered ${brief(r)} (want the last valid state, or conflict board_file_invalid naming ${named})`;
+  if (r.error?.code !== 'conflict' || r.error.issues?.[0] !== 'board_file_invalid' || !text.includes(named))
+    return `${label} answered ${brief(r)} (want the last valid state, or conflict board_file_invalid naming ${named})`;
   return null;
 }
 
@@ -160,7 +161,8 @@ function readProblem(label: string, r: ToolResult | null, x: Arena, named: strin
 function writeProblem(label: string, r: ToolResult | null, named: string): string | null {
   if (!r) return `${label}: no result`;
   const text = `${r.error?.message ?? ''} ${(r.error?.issues ?? []).join(' ')}`;
-  if (r.ok || r.error?.code !== 'conflict' || r.error.issues?.[0] !== 'board_file_invalid' || !text.includes(named)) return `${label} answered ${brief(r)} (want conflict, board_file_invalid, naming ${named})`;
+  if (r.ok || r.error?.code !== 'conflict' || r.error.issues?.[0] !== 'board_file_invalid' || !text.includes(named))
+    return `${label} answered ${brief(r)} (want conflict, board_file_invalid, naming ${named})`;
   return null;
 }
 
@@ -175,58 +177,71 @@ describe('directories and deletions in place of board files', () => {
 
   // Each: reads serve the last valid state or refuse naming the file; writes are conflict board_file_invalid;
   // doctor and audit verify report it (exit 1, never 70) and every other run; restored, all is clean.
-  it.each(FAULTS)('$name: refused or last valid state, never retry; doctor and verify name it; clean once restored', async (fault) => {
-    const x = await arena();
-    arenas.push(x);
-    const named = fault.names(x.a);
-    // C edited by hand: a finding doctor must report even though A, listed before it, is broken.
-    await fs.writeFile(path.join(x.root, 'runs', x.c, 'draft.md'), `${x.cDraft.toString('utf8')}Edited by hand.\n`);
-    await fault.apply(x);
-    const boardBefore = await tree(x.root);
-    const outsideBefore = await tree(x.outside, []);
-    const problems: string[] = [];
-    const note = (p: string | null) => p && problems.push(p);
+  it.each(FAULTS)(
+    '$name: refused or last valid state, never retry; doctor and verify name it; clean once restored',
+    async (fault) => {
+      const x = await arena();
+      arenas.push(x);
+      const named = fault.names(x.a);
+      // C edited by hand: a finding doctor must report even though A, listed before it, is broken.
+      await fs.writeFile(path.join(x.root, 'runs', x.c, 'draft.md'), `${x.cDraft.toString('utf8')}Edited by hand.\n`);
+      await fault.apply(x);
+      const boardBefore = await tree(x.root);
+      const outsideBefore = await tree(x.outside, []);
+      const problems: string[] = [];
+      const note = (p: string | null) => p && problems.push(p);
 
-    // Reads.
-    note(readProblem('get_run (the MCP server that read A before)', await x.mcp.call('get_run', { runId: x.a }), x, named));
-    const show = await cli(x.root, ['show', x.a], { as: AGENT });
-    note(show.code === EXIT.internal ? `workboard show: ${saidShort(show)}` : readProblem('workboard show (a fresh process)', show.json, x, named));
+      // Reads.
+      note(readProblem('get_run (the MCP server that read A before)', await x.mcp.call('get_run', { runId: x.a }), x, named));
+      const show = await cli(x.root, ['show', x.a], { as: AGENT });
+      note(show.code === EXIT.internal ? `workboard show: ${saidShort(show)}` : readProblem('workboard show (a fresh process)', show.json, x, named));
 
-    // Writes.
-    note(writeProblem('send_event (MCP)', await x.mcp.call('send_event', { runId: x.a, name: 'release-tagged', requestId: `ev-${fault.name}` }), named));
-    note(writeProblem('renew (MCP)', await x.mcp.call('renew', { token: x.token, requestId: `renew-${fault.name}` }), named));
-    note(writeProblem('submit (MCP)', await x.mcp.call('submit', submitArgs(x.token, `submit-${fault.name}`)), named));
-    const event = await cli(x.root, ['event', x.a, 'release-tagged'], { as: AGENT });
-    note(event.code === EXIT.refused ? writeProblem('workboard event', event.json, named) : `workboard event: ${saidShort(event)} (want exit 1)`);
-    const cancel = await cli(x.root, ['cancel', x.a, '--reason', 'Broken board file.'], { as: OPERATOR });
-    note(cancel.code === EXIT.refused ? writeProblem('workboard cancel', cancel.json, named) : `workboard cancel: ${saidShort(cancel)} (want exit 1)`);
+      // Writes.
+      note(writeProblem('send_event (MCP)', await x.mcp.call('send_event', { runId: x.a, name: 'release-tagged', requestId: `ev-${fault.name}` }), named));
+      note(writeProblem('renew (MCP)', await x.mcp.call('renew', { token: x.token, requestId: `renew-${fault.name}` }), named));
+      note(writeProblem('submit (MCP)', await x.mcp.call('submit', submitArgs(x.token, `submit-${fault.name}`)), named));
+      const event = await cli(x.root, ['event', x.a, 'release-tagged'], { as: AGENT });
+      note(event.code === EXIT.refused ? writeProblem('workboard event', event.json, named) : `workboard event: ${saidShort(event)} (want exit 1)`);
+      const cancel = await cli(x.root, ['cancel', x.a, '--reason', 'Broken board file.'], { as: OPERATOR });
+      note(cancel.code === EXIT.refused ? writeProblem('workboard cancel', cancel.json, named) : `workboard cancel: ${saidShort(cancel)} (want exit 1)`);
 
-    if (JSON.stringify(await tree(x.root)) !== JSON.stringify(boardBefore)) problems.push('a refused call changed the board');
-    if (JSON.stringify(await tree(x.outside, [])) !== JSON.stringify(outsideBefore)) problems.push('a call wrote outside the board');
+      if (JSON.stringify(await tree(x.root)) !== JSON.stringify(boardBefore)) problems.push('a refused call changed the board');
+      if (JSON.stringify(await tree(x.outside, [])) !== JSON.stringify(outsideBefore)) problems.push('a call wrote outside the board');
 
-    // doctor and audit verify.
-    const doctor = await cli(x.root, ['doctor'], { json: false });
-    if (doctor.code !== EXIT.refused || !doctor.stdout.includes(named) || !doctor.stdout.includes(`runs/${x.c}/draft.md`))
-      problems.push(`doctor: want exit 1 naming ${named} and runs/${x.c}/draft.md; got ${said(doctor)}`);
-    const verify = await cli(x.root, ['audit', 'verify'], { json: false });
-    const broken = verify.stdout.split('\n').filter((l) => l.startsWith('BROKEN'));
-    if (verify.code !== EXIT.refused || !broken.some((l) => l.includes(named)))
-      problems.push(`audit verify: want exit 1 with a break naming ${named}; got ${said({ ...verify, stdout: verify.stdout.split('\n').filter((l) => !l.startsWith('ok ')).join('\n') })}`);
-    if (verify.stdout.split('\n').some((l) => l.startsWith('ok ') && l.includes(`runs/${x.a}/`))) problems.push(`audit verify reported A's chain verified: ${verify.stdout.split('\n').find((l) => l.includes(`runs/${x.a}/`))}`);
+      // doctor and audit verify.
+      const doctor = await cli(x.root, ['doctor'], { json: false });
+      if (doctor.code !== EXIT.refused || !doctor.stdout.includes(named) || !doctor.stdout.includes(`runs/${x.c}/draft.md`))
+        problems.push(`doctor: want exit 1 naming ${named} and runs/${x.c}/draft.md; got ${said(doctor)}`);
+      const verify = await cli(x.root, ['audit', 'verify'], { json: false });
+      const broken = verify.stdout.split('\n').filter((l) => l.startsWith('BROKEN'));
+      if (verify.code !== EXIT.refused || !broken.some((l) => l.includes(named)))
+        problems.push(
+          `audit verify: want exit 1 with a break naming ${named}; got ${said({
+            ...verify,
+            stdout: verify.stdout
+              .split('\n')
+              .filter((l) => !l.startsWith('ok '))
+              .join('\n'),
+          })}`,
+        );
+      if (verify.stdout.split('\n').some((l) => l.startsWith('ok ') && l.includes(`runs/${x.a}/`)))
+        problems.push(`audit verify reported A's chain verified: ${verify.stdout.split('\n').find((l) => l.includes(`runs/${x.a}/`))}`);
 
-    // Restored: everything as before, and writable again.
-    await fault.restore(x);
-    await fs.writeFile(path.join(x.root, 'runs', x.c, 'draft.md'), x.cDraft);
-    note(readProblem('get_run after the restore (MCP)', await x.mcp.call('get_run', { runId: x.a }), x, '(nothing: it is restored)'));
-    const showAgain = await cli(x.root, ['show', x.a], { as: AGENT });
-    note(readProblem('workboard show after the restore', showAgain.json, x, '(nothing: it is restored)'));
-    const submitted = await x.mcp.call('submit', submitArgs(x.token, `submit-after-${fault.name}`));
-    if (!submitted.ok) problems.push(`submit after the restore answered ${brief(submitted)}`);
-    await x.mcp.close();
-    const h = await recoverAndCheck(x.root);
-    if (h.first.code === EXIT.internal) problems.push(`the first doctor after the restore: ${said(h.first)}`);
-    problems.push(...healthProblems(h).map((p) => `after the restore: ${p}`));
+      // Restored: everything as before, and writable again.
+      await fault.restore(x);
+      await fs.writeFile(path.join(x.root, 'runs', x.c, 'draft.md'), x.cDraft);
+      note(readProblem('get_run after the restore (MCP)', await x.mcp.call('get_run', { runId: x.a }), x, '(nothing: it is restored)'));
+      const showAgain = await cli(x.root, ['show', x.a], { as: AGENT });
+      note(readProblem('workboard show after the restore', showAgain.json, x, '(nothing: it is restored)'));
+      const submitted = await x.mcp.call('submit', submitArgs(x.token, `submit-after-${fault.name}`));
+      if (!submitted.ok) problems.push(`submit after the restore answered ${brief(submitted)}`);
+      await x.mcp.close();
+      const h = await recoverAndCheck(x.root);
+      if (h.first.code === EXIT.internal) problems.push(`the first doctor after the restore: ${said(h.first)}`);
+      problems.push(...healthProblems(h).map((p) => `after the restore: ${p}`));
 
-    expect(problems).toEqual([]);
-  }, 60_000);
+      expect(problems).toEqual([]);
+    },
+    60_000,
+  );
 });

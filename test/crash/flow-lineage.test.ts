@@ -45,7 +45,7 @@ const runDirs = async (root: string) => (await fs.readdir(path.join(root, 'runs'
 
 describe('flow-1 starts under SIGKILL', () => {
   for (const point of ['after-parent', 'after-child-1'] as const) {
-    it(`killed ${point === 'after-parent' ? 'after the parent\'s commit, before the child\'s start' : 'after the child\'s commit, before its record goes'}: the child exists once, naming its parent`, async () => {
+    it(`killed ${point === 'after-parent' ? "after the parent's commit, before the child's start" : "after the child's commit, before its record goes"}: the child exists once, naming its parent`, async () => {
       const h = await Harness.open({ groups: { legal: [CAST.lee] }, processes: [{ folder: 'contract-approval', roles: { legal: 'legal' } }, { folder: 'purchase' }] });
       const e = await killer(h.root, point, 'start_run', { process: 'purchase', inputs: { supplier: 'Acme', amount: 10 } });
       expect(e.signal, e.out).toBe('SIGKILL');
@@ -77,7 +77,12 @@ describe('flow-1 starts under SIGKILL', () => {
       expect(done.ok).toBe(true);
       const parent = await s.call('get_run', { runId: parentId }, lee);
       if (!parent.ok) throw new Error(JSON.stringify(parent.error));
-      expect(parent.data.steps.map((x) => [x.id, x.state])).toEqual([['contract', 'done'], ['pay', 'ready'], ['refused', null], ['paid', null]]);
+      expect(parent.data.steps.map((x) => [x.id, x.state])).toEqual([
+        ['contract', 'done'],
+        ['pay', 'ready'],
+        ['refused', null],
+        ['paid', null],
+      ]);
     }, 120_000);
   }
 });

@@ -266,7 +266,9 @@ describe.skipIf(!CAN.ok)('a full disk: the board on a 4 MiB tmpfs with 0–32 Ki
       for (const [k, v] of Object.entries(l.failed)) acc[k] = (acc[k] ?? 0) + v;
       return acc;
     }, {});
-    process.stdout.write(`full disk: ${calls} calls, ${failures} failed (writes by stage ${JSON.stringify(failedBy)}); ${committedFailedStarts.length} failed starts had their run on disk; lanes at ${JSON.stringify(lanes.map((l) => l.stage))}\n`);
+    process.stdout.write(
+      `full disk: ${calls} calls, ${failures} failed (writes by stage ${JSON.stringify(failedBy)}); ${committedFailedStarts.length} failed starts had their run on disk; lanes at ${JSON.stringify(lanes.map((l) => l.stage))}\n`,
+    );
     // What it reports holds together: the full disk failed writes (not only reads), within the calls made.
     const writeFailures = Object.values(failedBy).reduce((a, b) => a + b, 0);
     expect(writeFailures).toBeGreaterThan(0);

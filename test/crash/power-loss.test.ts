@@ -281,7 +281,7 @@ describe.skipIf(SKIP !== null)(`a power loss under serve${SKIP ? ` (skipped: ${S
       let stop = false;
       const agents = Array.from({ length: AGENTS }, (_, i) => agent(url, `c${cycle}a${i}`, () => stop));
       const before = ackedCount();
-      for (const until = Date.now() + LOAD_MS; ackedCount() - before < CUT_AFTER_ACKS && Date.now() < until; ) await sleep(20);
+      for (const until = Date.now() + LOAD_MS; ackedCount() - before < CUT_AFTER_ACKS && Date.now() < until;) await sleep(20);
       await sleep(Math.random() * CUT_JITTER_MS);
       // The power goes: what reached the device stays, the page cache is lost.
       const [cmd, args] = SHUTDOWN!(mnt);
@@ -303,15 +303,28 @@ describe.skipIf(SKIP !== null)(`a power loss under serve${SKIP ? ` (skipped: ${S
       const first = await cliIn(boot + 1, ['doctor']);
       // Recovered: verify only reads, and a second doctor finds nothing left to do, so they run side by side.
       const [verify, again, after] = await Promise.all([cliIn(boot + 1, ['audit', 'verify']), cliIn(boot + 1, ['doctor']), tally()]);
-      report.push(`cycle ${cycle}: ${ackedCount() - before} acknowledged, ${lost.missing.length} of all ${ackedCount()} missing from the data files and ${damaged} files empty or NUL-filled before recovery; after: ${after.missing.length} missing, ${after.twice.length} twice`);
+      report.push(
+        `cycle ${cycle}: ${ackedCount() - before} acknowledged, ${lost.missing.length} of all ${ackedCount()} missing from the data files and ${damaged} files empty or NUL-filled before recovery; after: ${after.missing.length} missing, ${after.twice.length} twice`,
+      );
       if (first.code !== 0) problems.push(`cycle ${cycle}: the recovering doctor ${said(first)}`);
-      if (verify.code !== 0) problems.push(`cycle ${cycle}: audit verify ${said({ ...verify, stdout: verify.stdout.split('\n').filter((l) => !l.startsWith('ok ')).join('\n') })}`);
+      if (verify.code !== 0)
+        problems.push(
+          `cycle ${cycle}: audit verify ${said({
+            ...verify,
+            stdout: verify.stdout
+              .split('\n')
+              .filter((l) => !l.startsWith('ok '))
+              .join('\n'),
+          })}`,
+        );
       if (again.code !== 0) problems.push(`cycle ${cycle}: doctor after recovery ${said(again)}`);
       for (const m of after.missing.slice(0, 5)) problems.push(`cycle ${cycle}: missing ${m}`);
       for (const t of after.twice.slice(0, 5)) problems.push(`cycle ${cycle}: twice ${t}`);
       if (problems.length > 0) break;
     }
-    process.stdout.write(`power loss: ${report.join('\n  ')}\n  in all: ${ackedCount()} acknowledged transitions; the power losses took ${lostBefore} from the data files and left ${damagedBefore} files empty or NUL-filled before recovery\n`);
+    process.stdout.write(
+      `power loss: ${report.join('\n  ')}\n  in all: ${ackedCount()} acknowledged transitions; the power losses took ${lostBefore} from the data files and left ${damagedBefore} files empty or NUL-filled before recovery\n`,
+    );
     expect(problems).toEqual([]);
     // It bit: without transitions lost before recovery the test proves nothing.
     expect(lostBefore).toBeGreaterThan(0);

@@ -78,7 +78,9 @@ beforeAll(async () => {
   // Warm every server (modules, schemas, caches) and measure a CLI invocation's lifetime under the same load.
   await Promise.all(servers.map((s, i) => s.call('start_run', startArgs(`warm-${i}`))));
   for (let i = 0; i < 2; i++) {
-    const clis = Array.from({ length: CLIS }, (_, k) => spawnCli(root, ['start', PROCESS, '--input', `version=calib-${i}-${k}`, '--input', `releaseDate=${RELEASE_DATE}`, '--request-id', `calib-${i}-${k}`], { as: AGENT }));
+    const clis = Array.from({ length: CLIS }, (_, k) =>
+      spawnCli(root, ['start', PROCESS, '--input', `version=calib-${i}-${k}`, '--input', `releaseDate=${RELEASE_DATE}`, '--request-id', `calib-${i}-${k}`], { as: AGENT }),
+    );
     for (const c of clis) lifetimes.push((await c.done).ms);
   }
 }, 180_000);
@@ -89,41 +91,52 @@ afterAll(async () => {
 });
 
 describe('a concurrent requestId storm', () => {
-  it(`start_run: ${SERVERS} stdio MCP servers and ${CLIS} CLI calls with one requestId, ${TRIALS} trials: exactly one run each time, and all eight get the same runId`, async () => {
-    const wrong: string[] = [];
-    for (let t = 0; t < TRIALS; t++) {
-      const rid = `storm-start-${t}`;
-      const { results, failures } = await storm(['start', PROCESS, '--input', `version=${rid}`, '--input', `releaseDate=${RELEASE_DATE}`, '--request-id', rid], 'start_run', startArgs(rid));
-      for (const f of failures) wrong.push(`trial ${t}: ${f}`);
-      const onDisk = (await runsByTag(root)).get(rid) ?? [];
-      if (onDisk.length !== 1) wrong.push(`trial ${t}: ${onDisk.length} runs created (${onDisk.join(', ')})`);
-      const ids = [...new Set(results.filter((r) => r.ok).map((r) => r.data.run.id as string))];
-      if (ids.length > 1) wrong.push(`trial ${t}: the eight calls answered ${ids.length} different runIds`);
-      const oks = results.filter((r) => r.ok);
-      if (oks.some((r) => JSON.stringify(r.data) !== JSON.stringify(oks[0]!.data))) wrong.push(`trial ${t}: the answers are not identical`);
-    }
-    expect(wrong).toEqual([]);
-  }, 60_000 + TRIALS * 20_000);
+  it(
+    `start_run: ${SERVERS} stdio MCP servers and ${CLIS} CLI calls with one requestId, ${TRIALS} trials: exactly one run each time, and all eight get the same runId`,
+    async () => {
+      const wrong: string[] = [];
+      for (let t = 0; t < TRIALS; t++) {
+        const rid = `storm-start-${t}`;
+        const { results, failures } = await storm(['start', PROCESS, '--input', `version=${rid}`, '--input', `releaseDate=${RELEASE_DATE}`, '--request-id', rid], 'start_run', startArgs(rid));
+        for (const f of failures) wrong.push(`trial ${t}: ${f}`);
+        const onDisk = (await runsByTag(root)).get(rid) ?? [];
+        if (onDisk.length !== 1) wrong.push(`trial ${t}: ${onDisk.length} runs created (${onDisk.join(', ')})`);
+        const ids = [...new Set(results.filter((r) => r.ok).map((r) => r.data.run.id as string))];
+        if (ids.length > 1) wrong.push(`trial ${t}: the eight calls answered ${ids.length} different runIds`);
+        const oks = results.filter((r) => r.ok);
+        if (oks.some((r) => JSON.stringify(r.data) !== JSON.stringify(oks[0]!.data))) wrong.push(`trial ${t}: the answers are not identical`);
+      }
+      expect(wrong).toEqual([]);
+    },
+    60_000 + TRIALS * 20_000,
+  );
 
-  it(`claim on one step: ${SERVERS} stdio MCP servers and ${CLIS} CLI calls with one requestId, ${TRIALS} trials: exactly one claim recorded, and all eight get the same token`, async () => {
-    const wrong: string[] = [];
-    for (let t = 0; t < TRIALS; t++) {
-      const started = await servers[t % SERVERS]!.call('start_run', startArgs(`claim-target-${t}`));
-      expect(started.ok, brief(started)).toBe(true);
-      const runId = started.data.run.id as string;
-      const rid = `storm-claim-${t}`;
-      const { results, failures } = await storm(['claim', runId, 'draft', '--request-id', rid], 'claim', { runId, stepId: 'draft', requestId: rid });
-      for (const f of failures) wrong.push(`trial ${t}: ${f}`);
-      const tokens = [...new Set(results.filter((r) => r.ok).map((r) => r.data.token as string))];
-      if (tokens.length > 1) wrong.push(`trial ${t}: the eight calls answered ${tokens.length} different tokens`);
-      const chain = (await fs.readFile(path.join(root, 'runs', runId, 'audit.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { action: string });
-      const claimed = chain.filter((e) => e.action === 'step.claimed').length;
-      if (claimed !== 1) wrong.push(`trial ${t}: ${claimed} step.claimed events in the chain`);
-      const leases = await fs.readdir(path.join(root, '.work', 'leases', runId)).catch(() => []);
-      if (leases.length !== 1) wrong.push(`trial ${t}: leases [${leases.join(', ')}]`);
-    }
-    expect(wrong).toEqual([]);
-  }, 60_000 + TRIALS * 20_000);
+  it(
+    `claim on one step: ${SERVERS} stdio MCP servers and ${CLIS} CLI calls with one requestId, ${TRIALS} trials: exactly one claim recorded, and all eight get the same token`,
+    async () => {
+      const wrong: string[] = [];
+      for (let t = 0; t < TRIALS; t++) {
+        const started = await servers[t % SERVERS]!.call('start_run', startArgs(`claim-target-${t}`));
+        expect(started.ok, brief(started)).toBe(true);
+        const runId = started.data.run.id as string;
+        const rid = `storm-claim-${t}`;
+        const { results, failures } = await storm(['claim', runId, 'draft', '--request-id', rid], 'claim', { runId, stepId: 'draft', requestId: rid });
+        for (const f of failures) wrong.push(`trial ${t}: ${f}`);
+        const tokens = [...new Set(results.filter((r) => r.ok).map((r) => r.data.token as string))];
+        if (tokens.length > 1) wrong.push(`trial ${t}: the eight calls answered ${tokens.length} different tokens`);
+        const chain = (await fs.readFile(path.join(root, 'runs', runId, 'audit.jsonl'), 'utf8'))
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { action: string });
+        const claimed = chain.filter((e) => e.action === 'step.claimed').length;
+        if (claimed !== 1) wrong.push(`trial ${t}: ${claimed} step.claimed events in the chain`);
+        const leases = await fs.readdir(path.join(root, '.work', 'leases', runId)).catch(() => []);
+        if (leases.length !== 1) wrong.push(`trial ${t}: leases [${leases.join(', ')}]`);
+      }
+      expect(wrong).toEqual([]);
+    },
+    60_000 + TRIALS * 20_000,
+  );
 
   it('afterwards: audit verify exits 0, doctor exits 0, no requestId has two runs, nothing left behind', async () => {
     await Promise.all(servers.map((s) => s.close()));

@@ -71,7 +71,7 @@ function killedSync(dir: string): Promise<{ code: number | null; signal: string 
 }
 
 describe('a sync SIGKILLed between the scopes of its apply', () => {
-  it('the next sync finishes it: work tree at the branch\'s commit, every run as the other clone made it, verify and doctor clean', async () => {
+  it("the next sync finishes it: work tree at the branch's commit, every run as the other clone made it, verify and doctor clean", async () => {
     const { a, b } = await twoClones();
     let landed: { applied: number; round: number } | null = null;
     let brought: string[] = [];
@@ -124,7 +124,10 @@ describe('a sync SIGKILLed between the scopes of its apply', () => {
         if (!rel.endsWith('audit.jsonl')) expect(onA[rel], rel).toBe(onB[rel]);
         else {
           expect(onA[rel]!.startsWith(onB[rel]!), rel).toBe(true);
-          const added = onA[rel]!.slice(onB[rel]!.length).split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { action: string }).action);
+          const added = onA[rel]!.slice(onB[rel]!.length)
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => (JSON.parse(l) as { action: string }).action);
           expect(new Set(added), rel).toEqual(new Set(added.length > 0 ? ['lock.broken'] : []));
         }
       }

@@ -77,7 +77,6 @@ function serve(root: string): Promise<ChildProcess> {
   return new Promise((resolve) => child.stdout.on('data', (d) => String(d).includes('coordinating') && resolve(child)));
 }
 
-
 async function events(b: Board, runId: string) {
   const text = await fs.readFile(path.join(b.root, `runs/${runId}/audit.jsonl`), 'utf8');
   return verifyChain(text).events;
@@ -125,7 +124,10 @@ describe('workboard serve', () => {
     // The run starts, then ten minutes pass with no daemon: hold falls due at +2 min, extra (1m) at +3 min.
     const t0 = clock.now().getTime();
     const holdAt = new Date(t0 + 2 * 60_000).toISOString();
-    const r = (await service.call('start_run', { process: 'timer', inputs: { at: holdAt }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as { ok: true; data: { run: { id: string; state: string } } };
+    const r = (await service.call('start_run', { process: 'timer', inputs: { at: holdAt }, requestId: 's1' }, bot.ok ? bot.actor : (undefined as never))) as {
+      ok: true;
+      data: { run: { id: string; state: string } };
+    };
     const runId = r.data.run.id;
     expect(r.data.run.state).toBe('waiting');
     await clock.advance(10 * 60_000);
@@ -278,7 +280,10 @@ describe('workboard serve', () => {
     await settled();
     await clock.advance(60_000);
     await settled();
-    const sent = (await fs.readFile(out, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { run: { id: string }; step: { id: string }; recipients: { email: string }[]; kind: string });
+    const sent = (await fs.readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { run: { id: string }; step: { id: string }; recipients: { email: string }[]; kind: string });
     expect(line).toBeTruthy();
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ kind: 'overdue', run: { id: live.data.run.id }, step: { id: 'work' }, recipients: [{ email: 'ops@example.com' }] });

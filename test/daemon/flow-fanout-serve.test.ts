@@ -88,7 +88,13 @@ describe('flow-1 fan-out under a real serve', () => {
         20,
       );
       seenMoved = Date.now();
-      expect(moved.steps.map((x: Data) => [x.id, x.state])).toEqual([['equipment', 'done'], ['access', 'done'], ['follow-up', null], ['welcome', 'ready'], ['onboarded', null]]);
+      expect(moved.steps.map((x: Data) => [x.id, x.state])).toEqual([
+        ['equipment', 'done'],
+        ['access', 'done'],
+        ['follow-up', null],
+        ['welcome', 'ready'],
+        ['onboarded', null],
+      ]);
       const out = moved.data.steps.equipment.output;
       expect(out.runs).toEqual(kids);
       expect(out.outcomes).toEqual(kids.map(() => 'ordered'));
@@ -98,11 +104,15 @@ describe('flow-1 fan-out under a real serve', () => {
     }
 
     // The wake-up, from serve's own timestamps and as a client saw it.
-    const endedAt = await Promise.all(kids.map(async (id) => Date.parse(/\n {2}at: "([^"]+)"/.exec((await fs.readFile(path.join(h.root, 'runs', id, 'RUN.md'), 'utf8')).split('\nended:')[1] ?? '')?.[1] ?? 'x')));
+    const endedAt = await Promise.all(
+      kids.map(async (id) => Date.parse(/\n {2}at: "([^"]+)"/.exec((await fs.readFile(path.join(h.root, 'runs', id, 'RUN.md'), 'utf8')).split('\nended:')[1] ?? '')?.[1] ?? 'x')),
+    );
     const stepAt = Date.parse(/\nat: "([^"]+)"/.exec(await fs.readFile(path.join(h.root, 'runs', parent, 'equipment.md'), 'utf8'))?.[1] ?? 'x');
     expect(endedAt.every(Number.isFinite) && Number.isFinite(stepAt)).toBe(true);
     const wake = stepAt - Math.max(...endedAt);
-    process.stdout.write(`fan-out under serve: the parent's step completed ${wake} ms after its last child ended (serve's timestamps); a client saw it ${seenMoved - lastSubmit} ms after the last submit answered\n`);
+    process.stdout.write(
+      `fan-out under serve: the parent's step completed ${wake} ms after its last child ended (serve's timestamps); a client saw it ${seenMoved - lastSubmit} ms after the last submit answered\n`,
+    );
     expect(wake).toBeGreaterThanOrEqual(0);
     expect(wake).toBeLessThan(30_000); // it wakes at all: not a speed goal
 

@@ -64,7 +64,11 @@ describe('flow-1 under serve', () => {
     }
     // What serve wrote, read back through the tools: the work is there, the failure names its blocker.
     const woken = await h.view(wakes.run.id);
-    expect(woken.steps.map((x: { id: string; state: string | null }) => [x.id, x.state])).toEqual([['release', 'waiting'], ['prepare', null], ['paid', null]]);
+    expect(woken.steps.map((x: { id: string; state: string | null }) => [x.id, x.state])).toEqual([
+      ['release', 'waiting'],
+      ['prepare', null],
+      ['paid', null],
+    ]);
     expect((await h.view(fails.run.id)).run).toMatchObject({ state: 'ended', outcome: 'failed', ended: { by: 'server', note: 'blocked by “Contract approval · Shady”, which ended rejected' } });
   }, 120_000);
 });

@@ -1,6 +1,16 @@
 /** Out of office, the pure rules (src/engine/delegation.ts) and their words in the audit (src/git/audit-words.ts). */
 import { describe, expect, it } from 'vitest';
-import { decidesFor, delegationProblems, delegationsAfterRename, delegationsInForce, delegatorsOf, mayManage, withDelegation, withoutDelegation, type Delegation } from '../../src/engine/delegation.js';
+import {
+  decidesFor,
+  delegationProblems,
+  delegationsAfterRename,
+  delegationsInForce,
+  delegatorsOf,
+  mayManage,
+  withDelegation,
+  withoutDelegation,
+  type Delegation,
+} from '../../src/engine/delegation.js';
 import type { Actor } from '../../src/engine/types.js';
 import { lineText, peopleNames } from '../../src/git/audit-words.js';
 import { mergeValue } from '../../src/git/merge-data.js';
@@ -69,7 +79,9 @@ describe('setting one: every problem at once', () => {
       { path: 'to', message: 'that would be a cycle: jon@example.com → mira@example.com → jon@example.com' },
     ]);
     const chain = [d('mira@example.com', 'jon@example.com'), d('jon@example.com', 'lee@example.com')];
-    expect(delegationProblems({ from: 'lee@example.com', to: 'mira@example.com', until }, chain, people, NOW)[0]?.message).toBe('that would be a cycle: lee@example.com → mira@example.com → jon@example.com → lee@example.com');
+    expect(delegationProblems({ from: 'lee@example.com', to: 'mira@example.com', until }, chain, people, NOW)[0]?.message).toBe(
+      'that would be a cycle: lee@example.com → mira@example.com → jon@example.com → lee@example.com',
+    );
     expect(delegationProblems({ from: 'jon@example.com', to: 'mira@example.com', until }, [d('mira@example.com', 'jon@example.com', '2026-12-04T00:00:00Z')], people, NOW)).toEqual([]);
     // Replacing one's own: Mira's to Jon does not count against Mira's new one to Lee.
     expect(delegationProblems({ from: 'mira@example.com', to: 'lee@example.com', until }, chain, people, NOW)).toEqual([]);
@@ -103,7 +115,8 @@ describe('setting one: every problem at once', () => {
 
 describe('in the audit’s words', () => {
   const words = { names: peopleNames(people), runs: new Map() };
-  const line = (action: string, actor: string, entity: string, changes: Record<string, unknown>) => lineText({ seq: 4, ts: '2026-12-05T10:00:00.000Z', actor, action, entity, input: { fromRev: 1, toRev: 2, changes } }, words);
+  const line = (action: string, actor: string, entity: string, changes: Record<string, unknown>) =>
+    lineText({ seq: 4, ts: '2026-12-05T10:00:00.000Z', actor, action, entity, input: { fromRev: 1, toRev: 2, changes } }, words);
   it('"Jon Park approved for Mira Okafor", the note whole', () => {
     const r = 'r-01jd0000000000000000000000/approve';
     expect(line('step.completed', 'jon@example.com', r, { note: 'Fine.', for: 'mira@example.com' })).toBe('#4 2026-12-05 10:00:00Z Jon Park completed for Mira Okafor approve ("Fine.")');
@@ -111,8 +124,12 @@ describe('in the audit’s words', () => {
     expect(line('step.completed', 'jon@example.com', r, {})).toBe('#4 2026-12-05 10:00:00Z Jon Park completed approve');
   });
   it('a delegation set and ended, naming both people', () => {
-    expect(line('delegation.set', 'mira@example.com', 'WORK.md', { change: 'delegation mira@example.com to jon@example.com until 2026-12-12T00:00:00.000Z' })).toBe('#4 2026-12-05 10:00:00Z Mira Okafor handed their work to Jon Park until 2026-12-12 00:00:00Z');
-    expect(line('delegation.ended', 'lee@example.com', 'WORK.md', { change: 'delegation mira@example.com to jon@example.com ended' })).toBe('#4 2026-12-05 10:00:00Z Lee Chan ended Mira Okafor\'s out of office (their work had gone to Jon Park)');
+    expect(line('delegation.set', 'mira@example.com', 'WORK.md', { change: 'delegation mira@example.com to jon@example.com until 2026-12-12T00:00:00.000Z' })).toBe(
+      '#4 2026-12-05 10:00:00Z Mira Okafor handed their work to Jon Park until 2026-12-12 00:00:00Z',
+    );
+    expect(line('delegation.ended', 'lee@example.com', 'WORK.md', { change: 'delegation mira@example.com to jon@example.com ended' })).toBe(
+      "#4 2026-12-05 10:00:00Z Lee Chan ended Mira Okafor's out of office (their work had gone to Jon Park)",
+    );
   });
 });
 

@@ -25,7 +25,11 @@ function pinned(frontmatter: string, roles: Record<string, string> = {}): Pinned
 function clock(start = '2026-01-05T09:00:00.000Z') {
   let now = new Date(start);
   let n = 0;
-  const ctx = (): Context => ({ now, newId: (p) => `${p}-${String(++n).padStart(4, '0')}`, limits: { runDataBytes: 10_000, leaseSeconds: 600, checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 65_536 } });
+  const ctx = (): Context => ({
+    now,
+    newId: (p) => `${p}-${String(++n).padStart(4, '0')}`,
+    limits: { runDataBytes: 10_000, leaseSeconds: 600, checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 65_536 },
+  });
   return { ctx, advance: (ms: number) => (now = new Date(now.getTime() + ms)) };
 }
 
@@ -153,7 +157,10 @@ describe('people, rework and ending', () => {
     const { m } = toApproval();
     const wi = m.state.steps.approve!.workItem!;
     const snap = snapshotOf(m.state, m.pinned);
-    const d = (over: Partial<Decision>, who: Actor = mira) => () => cmd.decide(m, { workItemId: wi, snapshot: snap, decision: 'approved', ...over }, who, groups, noFiles);
+    const d =
+      (over: Partial<Decision>, who: Actor = mira) =>
+      () =>
+        cmd.decide(m, { workItemId: wi, snapshot: snap, decision: 'approved', ...over }, who, groups, noFiles);
     expect(d({ workItemId: 'w-none' })).toThrow(expect.objectContaining({ code: 'not_found' }));
     expect(d({ snapshot: 'old' })).toThrow(expect.objectContaining({ code: 'stale' }));
     expect(d({}, agent)).toThrow(expect.objectContaining({ code: 'forbidden' }));
@@ -190,7 +197,13 @@ describe('people, rework and ending', () => {
     cmd.decide(m, { workItemId: m.state.steps.approve!.workItem!, snapshot: snapshotOf(m.state, m.pinned), decision: 'approved', note }, mira, groups, noFiles);
     expect(m.state.steps.approve!.current).toEqual({ decision: 'approved', note, by: 'mira@example.com', at: m.at });
     expect(m.events.find((e) => e.action === 'step.completed' && e.entity === 'approve')).toEqual({ action: 'step.completed', actor: 'mira@example.com', entity: 'approve', changes: { note } });
-    expect((runView(m.state, m.pinned, m.ctx.now, null) as { data: { steps: Record<string, unknown> } }).data.steps.approve).toEqual({ decision: 'approved', note, by: 'mira@example.com', at: m.at, history: [] });
+    expect((runView(m.state, m.pinned, m.ctx.now, null) as { data: { steps: Record<string, unknown> } }).data.steps.approve).toEqual({
+      decision: 'approved',
+      note,
+      by: 'mira@example.com',
+      at: m.at,
+      history: [],
+    });
   });
 
   it('rejection into on_reject rewinds later work into history and hands the note to the next attempt', () => {
@@ -201,9 +214,7 @@ describe('people, rework and ending', () => {
     expect(m.state.steps.review!.handoff).toEqual({ returned: { note: 'Receipt missing', by: 'mira@example.com', at: m.at } });
     expect(m.state.steps.approve!.current).toMatchObject({ decision: 'rejected', note: 'Receipt missing' });
     // a second member deciding the same item learns it was decided, not that it is stale
-    expect(() => cmd.decide(m, { workItemId: wi, snapshot: 'x', decision: 'approved' }, mira, groups, noFiles)).toThrow(
-      expect.objectContaining({ code: 'conflict', issues: ['already_decided'] }),
-    );
+    expect(() => cmd.decide(m, { workItemId: wi, snapshot: 'x', decision: 'approved' }, mira, groups, noFiles)).toThrow(expect.objectContaining({ code: 'conflict', issues: ['already_decided'] }));
     submitReview(m, cmd.claim(m, 'review', agent).claimId);
     expect(m.state.steps.review!.history).toHaveLength(1);
     expect(m.state.steps.approve!.state).toBe('waiting');

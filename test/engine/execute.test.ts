@@ -107,7 +107,11 @@ describe('execute returns plans and leaves its input alone', () => {
   it('a refused submission keeps its issues with the claim and nothing else', () => {
     const { state, claimId } = claimed(TWO_STEPS);
     const plan = execute(state, TWO_STEPS, at('2026-03-02T09:05:00.000Z'), bot, {
-      tool: 'submit', stepId: 'draft', claimId, submission: { output: { text: 3 } }, checkFile: noFiles,
+      tool: 'submit',
+      stepId: 'draft',
+      claimId,
+      submission: { output: { text: 3 } },
+      checkFile: noFiles,
     });
     if (plan.kind !== 'refuse' || !plan.keep) throw new Error(`expected a refusal that keeps the issues, got ${plan.kind}`);
     expect(plan.error.code).toBe('not_accepted');
@@ -126,16 +130,20 @@ describe('execute returns plans and leaves its input alone', () => {
     expect(asked.request.material.submission).toEqual({ output: { text: 'Hi.' }, summary: 'Drafted.', evidence: [] });
 
     const failed = execute(state, CHECKED, at('2026-03-02T09:05:00.000Z'), bot, {
-      ...submit, check: { material: asked.request.hash, model: 'judge', answers: [{ yes: 0.1 }] },
+      ...submit,
+      check: { material: asked.request.hash, model: 'judge', answers: [{ yes: 0.1 }] },
     });
     if (failed.kind !== 'refuse' || !failed.keep) throw new Error(`expected a refusal that keeps the verdict, got ${failed.kind}`);
     expect(failed.error.code).toBe('not_accepted');
     expect(failed.keep.events.map((e) => e.action)).toEqual(['step.check-failed']);
     expect(failed.keep.state.steps.draft).toMatchObject({ state: 'ready', handoff: { check: { verdict: 'fail' } } });
 
-    const passed = committed(execute(state, CHECKED, at('2026-03-02T09:05:00.000Z'), bot, {
-      ...submit, check: { material: asked.request.hash, model: 'judge', answers: [{ yes: 0.95 }] },
-    }));
+    const passed = committed(
+      execute(state, CHECKED, at('2026-03-02T09:05:00.000Z'), bot, {
+        ...submit,
+        check: { material: asked.request.hash, model: 'judge', answers: [{ yes: 0.95 }] },
+      }),
+    );
     expect(passed.state.run).toMatchObject({ state: 'ended', outcome: 'drafted' });
   });
 
@@ -185,7 +193,10 @@ steps:
     const { state, claimId } = claimed(WAITS);
     const renew = { tool: 'renew' as const, stepId: 'draft', claimId, claimant: 'bot' };
     for (const who of [other, olga]) {
-      expect(refusal(execute(state, WAITS, at('2026-03-02T09:05:00.000Z'), who, renew))).toMatchObject({ code: 'forbidden', issues: [`token: issued to bot, not ${who.kind === 'agent' ? who.id : who.email}`] });
+      expect(refusal(execute(state, WAITS, at('2026-03-02T09:05:00.000Z'), who, renew))).toMatchObject({
+        code: 'forbidden',
+        issues: [`token: issued to bot, not ${who.kind === 'agent' ? who.id : who.email}`],
+      });
       expect(refusal(execute(cancelled(state), WAITS, at('2026-03-02T09:05:00.000Z'), who, renew))).toEqual(RUN_ENDED);
     }
   });

@@ -18,9 +18,19 @@ describe('blockersVerdict', () => {
   });
 
   it('ends the run as its first failed, rejected or cancelled blocker did, naming it, even while others are open', () => {
-    expect(blockersVerdict(['a', 'b'], reads(run('a', 'active'), run('b', 'ended', 'rejected')))).toEqual({ kind: 'end', state: 'ended', outcome: 'failed', note: 'blocked by run b (contract-approval), which ended rejected' });
+    expect(blockersVerdict(['a', 'b'], reads(run('a', 'active'), run('b', 'ended', 'rejected')))).toEqual({
+      kind: 'end',
+      state: 'ended',
+      outcome: 'failed',
+      note: 'blocked by run b (contract-approval), which ended rejected',
+    });
     expect(blockersVerdict(['a'], reads(run('a', 'ended', 'failed')))).toMatchObject({ kind: 'end', outcome: 'failed', note: 'blocked by run a (contract-approval), which ended failed' });
-    expect(blockersVerdict(['a', 'b'], reads(run('a', 'cancelled'), run('b', 'ended', 'failed')))).toEqual({ kind: 'end', state: 'cancelled', outcome: null, note: 'blocked by run a (contract-approval), which was cancelled' });
+    expect(blockersVerdict(['a', 'b'], reads(run('a', 'cancelled'), run('b', 'ended', 'failed')))).toEqual({
+      kind: 'end',
+      state: 'cancelled',
+      outcome: null,
+      note: 'blocked by run a (contract-approval), which was cancelled',
+    });
   });
 
   it('names the blocker by its title in words when the service read one, never by id', () => {

@@ -40,7 +40,11 @@ function pinned(): Pinned {
 
 function ctx(): Context {
   let n = 0;
-  return { now: new Date('2026-01-05T09:00:00.000Z'), newId: (p) => `${p}-${++n}`, limits: { runDataBytes: 10_000, leaseSeconds: 600, checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 65_536 } };
+  return {
+    now: new Date('2026-01-05T09:00:00.000Z'),
+    newId: (p) => `${p}-${++n}`,
+    limits: { runDataBytes: 10_000, leaseSeconds: 600, checkPass: 0.9, checkFail: null, checkConfidence: 0.8, checkStateBytes: 65_536 },
+  };
 }
 
 /**
@@ -77,8 +81,12 @@ describe('four eyes', () => {
   it('follows a person through renames: the initiator and earlier work count under a former email', () => {
     const { state, approve } = reworked();
     expect(fourEyesProblem(state, approve, person('p1@example.com'))).toMatch(/^four eyes: p1@example\.com started this run/);
-    expect(fourEyesProblem(state, approve, person('p1.renamed@example.com', ['p1@example.com']))).toBe('four eyes: p1.renamed@example.com started this run (as p1@example.com), so another member decides its approvals');
-    expect(fourEyesProblem(state, approve, person('Fin.Okafor@example.com', ['old@example.com', 'FIN@example.com']))).toBe('four eyes: Fin.Okafor@example.com completed step prepare of this run (as fin@example.com), so another member decides its approvals');
+    expect(fourEyesProblem(state, approve, person('p1.renamed@example.com', ['p1@example.com']))).toBe(
+      'four eyes: p1.renamed@example.com started this run (as p1@example.com), so another member decides its approvals',
+    );
+    expect(fourEyesProblem(state, approve, person('Fin.Okafor@example.com', ['old@example.com', 'FIN@example.com']))).toBe(
+      'four eyes: Fin.Okafor@example.com completed step prepare of this run (as fin@example.com), so another member decides its approvals',
+    );
     expect(fourEyesProblem(state, approve, person('lee@example.com', ['someone@example.com']))).toBeNull();
   });
 });

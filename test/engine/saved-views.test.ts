@@ -22,7 +22,9 @@ ${views}---
 
 describe('views in WORK.md', () => {
   it('reads views, the first the default, levels from their words', () => {
-    const r = decodeDoc('WORK.md', work(`views:
+    const r = decodeDoc(
+      'WORK.md',
+      work(`views:
   - id: blocked-payments
     title: Blocked payments
     filter: { process: [supplier-payment], blocked: true, priority: [high, urgent] }
@@ -30,7 +32,8 @@ describe('views in WORK.md', () => {
     layout: board
   - id: everything
     title: Everything
-`));
+`),
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     expect(manifestFrom(r.doc).views).toEqual([
@@ -45,7 +48,9 @@ describe('views in WORK.md', () => {
   });
 
   it('refuses a bad view naming every problem at once, each with its place and line', () => {
-    const r = decodeDoc('WORK.md', work(`views:
+    const r = decodeDoc(
+      'WORK.md',
+      work(`views:
   - id: mine
     title: Mine
     filter: { assignee: nobody@example.com, state: [open], colour: red }
@@ -54,7 +59,8 @@ describe('views in WORK.md', () => {
     title: Again
     groupBy: owner
   - title: No id
-`));
+`),
+    );
     expect(r.ok).toBe(false);
     if (r.ok) return;
     const paths = r.issues.map((i) => i.path);
@@ -115,7 +121,7 @@ describe('which runs a view shows', () => {
     }
   });
 
-  it('all of a filter\'s fields must hold', () => {
+  it("all of a filter's fields must hold", () => {
     const f = { process: ['supplier-payment'], blocked: true };
     expect(matches(f, row({ blocked: true }), groups)).toBe(true);
     expect(matches(f, row({ blocked: true, process: 'other' }), groups)).toBe(false);
@@ -133,8 +139,8 @@ describe('which runs a view shows', () => {
   });
 });
 
-describe('a board layout\'s columns', () => {
-  it('by state by default, in the protocol\'s order, with the states the filter names even when empty', () => {
+describe("a board layout's columns", () => {
+  it("by state by default, in the protocol's order, with the states the filter names even when empty", () => {
     const cols = columns(view({ layout: 'board', filter: { state: ['active', 'waiting', 'ended'] } }), [row({ id: id(1), state: 'ended' }), row({ id: id(2) })]);
     expect(cols.map((c) => [c.key, c.runs.map((r) => r.id)])).toEqual([
       [{ by: 'state', state: 'active' }, [id(2)]],
@@ -145,7 +151,11 @@ describe('a board layout\'s columns', () => {
 
   it('by priority, most urgent first', () => {
     const cols = columns(view({ layout: 'board', groupBy: 'priority' }), [row({ id: id(1), priority: 10 }), row({ id: id(2), priority: 40 }), row({ id: id(3) })]);
-    expect(cols.map((c) => c.key)).toEqual([{ by: 'priority', level: 40 }, { by: 'priority', level: 20 }, { by: 'priority', level: 10 }]);
+    expect(cols.map((c) => c.key)).toEqual([
+      { by: 'priority', level: 40 },
+      { by: 'priority', level: 20 },
+      { by: 'priority', level: 10 },
+    ]);
   });
 
   it('by who a run waits for: the first waiter, runs waiting for no one last', () => {
@@ -164,12 +174,21 @@ describe('a board layout\'s columns', () => {
 
   it('by parent, runs without one last', () => {
     const cols = columns(view({ layout: 'board', groupBy: 'parent' }), [row({ id: id(1) }), row({ id: id(2), parent: id(9) })]);
-    expect(cols.map((c) => c.key)).toEqual([{ by: 'parent', parent: id(9) }, { by: 'parent', parent: null }]);
+    expect(cols.map((c) => c.key)).toEqual([
+      { by: 'parent', parent: id(9) },
+      { by: 'parent', parent: null },
+    ]);
   });
 });
 
 describe('viewsFrom', () => {
   it('keeps every filter key it is given', () => {
-    expect(viewsFrom({ views: [{ id: 'a', title: 'A', filter: { state: ['waiting'], overdue: true, mode: 'test', assignee: 'finance', parent: id(1) } }] })[0]!.filter).toEqual({ state: ['waiting'], overdue: true, mode: 'test', assignee: 'finance', parent: id(1) });
+    expect(viewsFrom({ views: [{ id: 'a', title: 'A', filter: { state: ['waiting'], overdue: true, mode: 'test', assignee: 'finance', parent: id(1) } }] })[0]!.filter).toEqual({
+      state: ['waiting'],
+      overdue: true,
+      mode: 'test',
+      assignee: 'finance',
+      parent: id(1),
+    });
   });
 });

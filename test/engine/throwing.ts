@@ -35,8 +35,13 @@ export const cmd = {
   submit: (...a: Args<typeof commands.submit>) => void unwrap(commands.submit(...a)),
   escalate: (...a: Args<typeof commands.escalate>) => void unwrap(commands.escalate(...a)),
   // The engine tests decide without the board's four-eyes policy: groups only.
-  decide: (m: Args<typeof decisions.decide>[0], d: decisions.Decision, actor: Args<typeof decisions.decide>[2], groups: Record<string, string[]>, ...rest: Args<typeof decisions.decide> extends [unknown, unknown, unknown, unknown, ...infer R] ? R : never) =>
-    void unwrap(decisions.decide(m, d, actor, { groups, fourEyes: false }, ...rest)),
+  decide: (
+    m: Args<typeof decisions.decide>[0],
+    d: decisions.Decision,
+    actor: Args<typeof decisions.decide>[2],
+    groups: Record<string, string[]>,
+    ...rest: Args<typeof decisions.decide> extends [unknown, unknown, unknown, unknown, ...infer R] ? R : never
+  ) => void unwrap(decisions.decide(m, d, actor, { groups, fourEyes: false }, ...rest)),
   cancel: (...a: Args<typeof commands.cancel>) => void unwrap(commands.cancel(...a)),
   sendEvent: (...a: Args<typeof commands.sendEvent>) => unwrap(commands.sendEvent(...a)).consumedBy,
   mayDecide: decisions.mayDecide,

@@ -37,7 +37,25 @@ describe("a person's act outranks another clone's timer in the merge", () => {
       const run = started.stdout.trim();
       const claim = await wb(a, '--as', 'writer-a', 'claim', run, 'draft');
       expect(claim.code, claim.stderr).toBe(0);
-      const done = await wb(a, '--as', 'writer-a', 'submit', claim.stdout.trim(), '--output', 'text=Text.', '--output', 'sources=1', '--evidence', 'link:https://example.com/s', '--next', 'approve', '--reason', 'Ready.', '--summary', 'Wrote it.');
+      const done = await wb(
+        a,
+        '--as',
+        'writer-a',
+        'submit',
+        claim.stdout.trim(),
+        '--output',
+        'text=Text.',
+        '--output',
+        'sources=1',
+        '--evidence',
+        'link:https://example.com/s',
+        '--next',
+        'approve',
+        '--reason',
+        'Ready.',
+        '--summary',
+        'Wrote it.',
+      );
       expect(done.code, done.stderr).toBe(0);
       runs.push(run);
     }
@@ -72,7 +90,9 @@ describe("a person's act outranks another clone's timer in the merge", () => {
     const waitingAgain = runs.filter((run) => !/^state: cancelled$/m.test(files[`runs/${run}/RUN.md`]!));
     expect(waitingAgain, 'runs a person cancelled that the merge made wait again').toEqual([]);
     for (const run of runs) {
-      const aside = files[`runs/${run}/superseded.jsonl`]!.trim().split('\n').flatMap((l) => (JSON.parse(l) as { lines: { actor: string; action: string }[] }).lines);
+      const aside = files[`runs/${run}/superseded.jsonl`]!.trim()
+        .split('\n')
+        .flatMap((l) => (JSON.parse(l) as { lines: { actor: string; action: string }[] }).lines);
       expect(aside.map((l) => [l.actor, l.action])).toEqual([['server', 'step.overdue']]);
     }
     for (const dir of [a, b]) {

@@ -27,7 +27,18 @@ function chain(drafts: Draft[]): AuditEvent[] {
 const words: Words = {
   names: new Map([['mira@example.com', 'Mira Okafor']]),
   runs: new Map([
-    [A, { process: 'expense-approval', version: 1, inputs: { amount: 184.5, claimant: 'mira@example.com', receiptUrl: `https://example.com/${'x'.repeat(60)}` }, kinds: new Map([['draft', 'agent'], ['approve', 'approve']] as const) }],
+    [
+      A,
+      {
+        process: 'expense-approval',
+        version: 1,
+        inputs: { amount: 184.5, claimant: 'mira@example.com', receiptUrl: `https://example.com/${'x'.repeat(60)}` },
+        kinds: new Map([
+          ['draft', 'agent'],
+          ['approve', 'approve'],
+        ] as const),
+      },
+    ],
     [B, { process: 'expense-approval', version: 1, inputs: { amount: 12 }, kinds: new Map() }],
     [C, { process: 'release-notes', version: 2, inputs: {}, kinds: new Map() }],
   ]),
@@ -80,7 +91,21 @@ describe('audit lines in words (log, audit-text)', () => {
   it('names the process and steps by their titles when the pinned version is known, and keeps a long note whole', () => {
     const titled: Words = {
       ...words,
-      runs: new Map([[A, { ...words.runs.get(A)!, titles: { process: 'Expense approval', steps: new Map([['draft', 'Draft the claim'], ['approve', 'Approve the payout']]) } }]]),
+      runs: new Map([
+        [
+          A,
+          {
+            ...words.runs.get(A)!,
+            titles: {
+              process: 'Expense approval',
+              steps: new Map([
+                ['draft', 'Draft the claim'],
+                ['approve', 'Approve the payout'],
+              ]),
+            },
+          },
+        ],
+      ]),
     };
     const long = `Receipt missing. ${'The hotel bill covers two nights, the trip one. '.repeat(4)}Attach the right one.`;
     const titledLines = chain([
@@ -101,7 +126,16 @@ describe('audit lines in words (log, audit-text)', () => {
   });
 
   it('says a line of an action it does not know by its name, even one named like a property of every object', () => {
-    const odd = { seq: 0, ts: '2026-12-01T21:34:40Z', actor: 'bot\u001b[2J', action: 'constructor', entity: 'WORK.md', input: { fromRev: 0, toRev: 0, changes: { count: 2, sha256: 'ab'.repeat(32) } }, prevHash: 'GENESIS', hash: 'cd'.repeat(32) };
+    const odd = {
+      seq: 0,
+      ts: '2026-12-01T21:34:40Z',
+      actor: 'bot\u001b[2J',
+      action: 'constructor',
+      entity: 'WORK.md',
+      input: { fromRev: 0, toRev: 0, changes: { count: 2, sha256: 'ab'.repeat(32) } },
+      prevHash: 'GENESIS',
+      hash: 'cd'.repeat(32),
+    };
     expect(fileText(jsonl([odd]), words)).toBe('#0 2026-12-01 21:34:40Z bot [2J constructor WORK.md (count 2)\n');
   });
 });
@@ -152,6 +186,8 @@ describe('commit messages (serve --git-commit)', () => {
     expect(one.author).toBe('Mira Okafor <mira@example.com>');
     expect(one.message.split('\n')[0]).toBe(`Mira Okafor approved approve in expense-approval ${A} (amount 184.5, claimant Mira Okafor)`);
     expect(one.message).not.toContain('Acted-by');
-    expect(commitMessage([], words, ['processes/a/PROCESS.md', 'processes/b/PROCESS.md', '.gitattributes', 'files/x']).message).toBe('Board files changed: processes/a/PROCESS.md, processes/b/PROCESS.md, .gitattributes and 1 more\n');
+    expect(commitMessage([], words, ['processes/a/PROCESS.md', 'processes/b/PROCESS.md', '.gitattributes', 'files/x']).message).toBe(
+      'Board files changed: processes/a/PROCESS.md, processes/b/PROCESS.md, .gitattributes and 1 more\n',
+    );
   });
 });

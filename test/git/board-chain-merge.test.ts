@@ -19,7 +19,11 @@ describe('board-chain merges keep every signed line', () => {
     const { root, remote, a, b } = await twoClones();
     const c = await addClone(root, remote, 'c', 'c@example.com');
     const created = new Map<string, string>();
-    for (const [dir, who] of [[a, 'writer-a'], [b, 'writer-b'], [c, 'writer-a']] as const) {
+    for (const [dir, who] of [
+      [a, 'writer-a'],
+      [b, 'writer-b'],
+      [c, 'writer-a'],
+    ] as const) {
       const before = new Set((await boardChainLines(dir)).keys());
       const r = await wb(dir, 'token', 'create', who, '--name', `from-${dir.slice(-1)}`);
       expect(r.code, r.stderr).toBe(0);
@@ -51,7 +55,11 @@ describe('board-chain merges keep every signed line', () => {
   it('verify --git names every signed line a merge dropped: an octopus that kept one parent, and a commit that dropped the lines set aside', async () => {
     const { root, remote, a, b } = await twoClones();
     const c = await addClone(root, remote, 'c', 'c@example.com');
-    for (const [dir, who] of [[a, 'writer-a'], [b, 'writer-b'], [c, 'writer-a']] as const) {
+    for (const [dir, who] of [
+      [a, 'writer-a'],
+      [b, 'writer-b'],
+      [c, 'writer-a'],
+    ] as const) {
       expect((await wb(dir, 'token', 'create', who, '--name', `from-${dir.slice(-1)}`)).code).toBe(0);
       git(dir, 'add', '-A');
       git(dir, 'commit', '-qm', `a token on ${dir.slice(-1)}`);

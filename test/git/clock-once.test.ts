@@ -33,7 +33,11 @@ describe('the board clock: timers once per board', () => {
     const { root, remote, a, b } = await twoClones();
     const c = path.join(root, 'c');
     git(root, 'clone', '-q', remote, 'c');
-    for (const [k, v] of [['user.email', 'c@example.com'], ['user.name', 'Clone C']]) git(c, 'config', k!, v!);
+    for (const [k, v] of [
+      ['user.email', 'c@example.com'],
+      ['user.name', 'Clone C'],
+    ])
+      git(c, 'config', k!, v!);
     expect((await wb(c, 'git-setup')).code).toBe(0);
     const processFile = path.join(a, 'processes/hello/PROCESS.md');
     await fs.writeFile(processFile, (await fs.readFile(processFile, 'utf8')).replace('due: 2d', 'due: 1m'));
@@ -43,7 +47,11 @@ describe('the board clock: timers once per board', () => {
     const serves = new Map<string, { child: ChildProcess; out: string }>();
     const startServe = (dir: string) => {
       // Every serve's clock a minute ahead (the test-only seam, docs/architecture.md "Test-only seams"): approvals fall due as soon as a clone holding the clock sees them.
-      const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', '1', '--git-clock', '20'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, [TEST_CLOCK_AHEAD_VAR]: '60000' } });
+      const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', '1', '--git-clock', '20'], {
+        cwd: dir,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, [TEST_CLOCK_AHEAD_VAR]: '60000' },
+      });
       const s = { child, out: '' };
       child.stdout.on('data', (d: Buffer) => (s.out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (s.out += d.toString()));
@@ -71,17 +79,41 @@ describe('the board clock: timers once per board', () => {
         expect(started.code, started.stderr).toBe(0);
         const run = started.stdout.trim();
         const claim = await wb(second, '--as', 'writer-a', 'claim', run, 'draft');
-        const done = await wb(second, '--as', 'writer-a', 'submit', claim.stdout.trim(), '--output', 'text=Text.', '--output', 'sources=1', '--evidence', 'link:https://example.com/s', '--next', 'approve', '--reason', 'Ready.', '--summary', 'Wrote it.');
+        const done = await wb(
+          second,
+          '--as',
+          'writer-a',
+          'submit',
+          claim.stdout.trim(),
+          '--output',
+          'text=Text.',
+          '--output',
+          'sources=1',
+          '--evidence',
+          'link:https://example.com/s',
+          '--next',
+          'approve',
+          '--reason',
+          'Ready.',
+          '--summary',
+          'Wrote it.',
+        );
         expect(done.code, done.stderr).toBe(0);
         runs.push(run);
       }
       const opened = Date.now();
       // Every living clone sees every overdue mark, written once.
-      await until(async () => {
-        for (const dir of rest) for (const run of runs) if (!((await readOr(path.join(dir, 'runs', run, 'audit.jsonl'))) ?? '').includes('"step.overdue"')) return undefined;
-        return true;
-      }, 240_000, 500);
-      console.log(`clock: first held by ${path.basename(first)}, then by ${path.basename(second)}; overdue marks on every living clone ${Math.round((Date.now() - opened) / 1000)} s after the approvals opened (due after 60 s, with serve's clock 60 s ahead)`);
+      await until(
+        async () => {
+          for (const dir of rest) for (const run of runs) if (!((await readOr(path.join(dir, 'runs', run, 'audit.jsonl'))) ?? '').includes('"step.overdue"')) return undefined;
+          return true;
+        },
+        240_000,
+        500,
+      );
+      console.log(
+        `clock: first held by ${path.basename(first)}, then by ${path.basename(second)}; overdue marks on every living clone ${Math.round((Date.now() - opened) / 1000)} s after the approvals opened (due after 60 s, with serve's clock 60 s ahead)`,
+      );
       // A few more syncs, so anything written twice would have met.
       await new Promise((r) => setTimeout(r, 8000));
     } finally {
@@ -95,8 +127,13 @@ describe('the board clock: timers once per board', () => {
     expect(await boardFiles(b)).toEqual(files);
     expect(await boardFiles(c)).toEqual(files);
     for (const run of runs) {
-      const chain = files[`runs/${run}/audit.jsonl`]!.trim().split('\n').map((l) => JSON.parse(l) as { actor: string; action: string });
-      expect(chain.filter((e) => e.action === 'step.overdue'), `overdue marks of ${run}`).toHaveLength(1);
+      const chain = files[`runs/${run}/audit.jsonl`]!.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { actor: string; action: string });
+      expect(
+        chain.filter((e) => e.action === 'step.overdue'),
+        `overdue marks of ${run}`,
+      ).toHaveLength(1);
       expect(files[`runs/${run}/superseded.jsonl`], `branches set aside on ${run}`).toBeUndefined();
     }
     expect(JSON.parse(files['audit/clock.json']!)).toMatchObject({ holder: expect.stringMatching(/^[abc]@example\.com$/) });

@@ -51,39 +51,69 @@ describe('a git commit of the board is never in the middle of a transition', () 
     await ensureBuilt();
   }, 600_000);
 
-  it.skipIf(process.platform !== 'linux')('an agent submits while git commit reads the run: the commit holds the run before the submit or after it, whole', async () => {
-    const { root, a, run } = await twoClones();
-    const marks = path.join(root, 'marks');
-    await fs.mkdir(marks);
-    await fs.writeFile(path.join(root, 'filter.sh'), FILTER, { mode: 0o755 });
-    await fs.appendFile(path.resolve(a, git(a, 'rev-parse', '--git-path', 'info/attributes')), 'runs/*/RUN.md filter=stall\n');
-    git(a, 'config', 'filter.stall.clean', path.join(root, 'filter.sh'));
-    const claim = await wb(a, '--as', 'writer-a', 'claim', run, 'draft');
-    expect(claim.code, claim.stderr).toBe(0);
-    const before = await runNow(a, run);
-    const head = git(a, 'rev-parse', 'HEAD');
+  it.skipIf(process.platform !== 'linux')(
+    'an agent submits while git commit reads the run: the commit holds the run before the submit or after it, whole',
+    async () => {
+      const { root, a, run } = await twoClones();
+      const marks = path.join(root, 'marks');
+      await fs.mkdir(marks);
+      await fs.writeFile(path.join(root, 'filter.sh'), FILTER, { mode: 0o755 });
+      await fs.appendFile(path.resolve(a, git(a, 'rev-parse', '--git-path', 'info/attributes')), 'runs/*/RUN.md filter=stall\n');
+      git(a, 'config', 'filter.stall.clean', path.join(root, 'filter.sh'));
+      const claim = await wb(a, '--as', 'writer-a', 'claim', run, 'draft');
+      expect(claim.code, claim.stderr).toBe(0);
+      const before = await runNow(a, run);
+      const head = git(a, 'rev-parse', 'HEAD');
 
-    const committer = spawn(process.execPath, ['--input-type=module', '-e', COMMIT_ONCE], { cwd: a, env: { ...process.env, MARKS: marks }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    committer.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    await until(() => (existsSync(path.join(marks, 'commit.started')) ? true : undefined), 120_000);
-    // git is inside the commit, RUN.md read: an agent submits on the run now.
-    const submit = new Promise<{ code: number; stderr: string }>((resolve) => {
-      execFile(process.execPath, [path.join(ROOT, 'bin/workboard.js'), '--as', 'writer-a', 'submit', claim.stdout.trim(), '--output', 'text=Mid-commit.', '--output', 'sources=1', '--evidence', 'link:https://example.com/source', '--next', 'approve', '--reason', 'Ready.', '--summary', 'Written.'], { cwd: a, env: { ...process.env, NO_COLOR: '1' } }, (e, _out, stderr) => resolve({ code: e ? Number((e as { code?: unknown }).code ?? 1) : 0, stderr }));
-    });
-    // Give the submit its chance to land (it does at once without the lock; with it, it waits for the commit).
-    await Promise.race([submit, new Promise((r) => setTimeout(r, 15_000))]);
-    await fs.writeFile(path.join(marks, 'commit.go'), '');
-    expect(await exited(committer), err).toBe(0);
-    const submitted = await submit;
-    expect(submitted.code, submitted.stderr).toBe(0);
-    const after = await runNow(a, run);
-    expect(after['RUN.md']).not.toBe(before['RUN.md']);
+      const committer = spawn(process.execPath, ['--input-type=module', '-e', COMMIT_ONCE], { cwd: a, env: { ...process.env, MARKS: marks }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      committer.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      await until(() => (existsSync(path.join(marks, 'commit.started')) ? true : undefined), 120_000);
+      // git is inside the commit, RUN.md read: an agent submits on the run now.
+      const submit = new Promise<{ code: number; stderr: string }>((resolve) => {
+        execFile(
+          process.execPath,
+          [
+            path.join(ROOT, 'bin/workboard.js'),
+            '--as',
+            'writer-a',
+            'submit',
+            claim.stdout.trim(),
+            '--output',
+            'text=Mid-commit.',
+            '--output',
+            'sources=1',
+            '--evidence',
+            'link:https://example.com/source',
+            '--next',
+            'approve',
+            '--reason',
+            'Ready.',
+            '--summary',
+            'Written.',
+          ],
+          { cwd: a, env: { ...process.env, NO_COLOR: '1' } },
+          (e, _out, stderr) => resolve({ code: e ? Number((e as { code?: unknown }).code ?? 1) : 0, stderr }),
+        );
+      });
+      // Give the submit its chance to land (it does at once without the lock; with it, it waits for the commit).
+      await Promise.race([submit, new Promise((r) => setTimeout(r, 15_000))]);
+      await fs.writeFile(path.join(marks, 'commit.go'), '');
+      expect(await exited(committer), err).toBe(0);
+      const submitted = await submit;
+      expect(submitted.code, submitted.stderr).toBe(0);
+      const after = await runNow(a, run);
+      expect(after['RUN.md']).not.toBe(before['RUN.md']);
 
-    const commit = git(a, 'rev-parse', 'HEAD');
-    expect(commit).not.toBe(head);
-    const committed = runAt(a, commit, run);
-    const whole = [before, after].some((state) => JSON.stringify(state) === JSON.stringify(committed));
-    expect(whole, `committed RUN.md rev ${/rev: (\d+)/.exec(committed['RUN.md']!)?.[1]}, ${committed['audit.jsonl']!.split('\n').length} chain lines; before: rev ${/rev: (\d+)/.exec(before['RUN.md']!)?.[1]}, ${before['audit.jsonl']!.split('\n').length}; after: rev ${/rev: (\d+)/.exec(after['RUN.md']!)?.[1]}, ${after['audit.jsonl']!.split('\n').length}`).toBe(true);
-  }, 600_000);
+      const commit = git(a, 'rev-parse', 'HEAD');
+      expect(commit).not.toBe(head);
+      const committed = runAt(a, commit, run);
+      const whole = [before, after].some((state) => JSON.stringify(state) === JSON.stringify(committed));
+      expect(
+        whole,
+        `committed RUN.md rev ${/rev: (\d+)/.exec(committed['RUN.md']!)?.[1]}, ${committed['audit.jsonl']!.split('\n').length} chain lines; before: rev ${/rev: (\d+)/.exec(before['RUN.md']!)?.[1]}, ${before['audit.jsonl']!.split('\n').length}; after: rev ${/rev: (\d+)/.exec(after['RUN.md']!)?.[1]}, ${after['audit.jsonl']!.split('\n').length}`,
+      ).toBe(true);
+    },
+    600_000,
+  );
 });

@@ -37,14 +37,34 @@ describe('a step completed on another clone ends the claims on it here', () => {
     expect(renew.code).not.toBe(0);
     expect(renew.stdout + renew.stderr).toMatch(/stale/);
     expect(renew.stdout + renew.stderr).toContain('writer-b completed draft');
-    const submit = await wb(a, '--as', 'writer-a', 'submit', tokenA, '--output', 'text=From A.', '--output', 'sources=1', '--evidence', 'link:https://example.com/a', '--next', 'approve', '--reason', 'Ready.', '--summary', 'A wrote it.');
+    const submit = await wb(
+      a,
+      '--as',
+      'writer-a',
+      'submit',
+      tokenA,
+      '--output',
+      'text=From A.',
+      '--output',
+      'sources=1',
+      '--evidence',
+      'link:https://example.com/a',
+      '--next',
+      'approve',
+      '--reason',
+      'Ready.',
+      '--summary',
+      'A wrote it.',
+    );
     expect(submit.code).not.toBe(0);
     expect(submit.stderr).toContain('writer-b completed draft');
 
     for (const dir of [a, b]) expect((await wb(dir, 'sync')).code).toBe(0);
     expect(await boardFiles(a)).toEqual(await boardFiles(b));
     const files = await boardFiles(a);
-    const chain = files[`runs/${run}/audit.jsonl`]!.trim().split('\n').map((l) => JSON.parse(l) as { actor: string; action: string; entity: string });
+    const chain = files[`runs/${run}/audit.jsonl`]!.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { actor: string; action: string; entity: string });
     expect(chain.filter((e) => e.action === 'step.completed' && e.entity.endsWith('/draft')).map((e) => e.actor)).toEqual(['writer-b']);
     expect(files[`runs/${run}/draft.md`]).toContain('From B.');
     expect(files[`runs/${run}/draft.md`]).not.toContain('From A.');

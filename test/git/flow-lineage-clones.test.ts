@@ -58,7 +58,11 @@ describe('flow-1 lineage across two clones', () => {
       expect(ofRun(filesA)).toEqual(ofRun(filesB));
     }
     for (const kid of kids) expect(filesA[`runs/${kid}/RUN.md`]).toContain(`\nparent: ${parent}\n`);
-    const lineage = (s: string) => s.split('\n').filter((l) => /rollup:|children:|parent:|Equipment order ·/.test(l)).join('\n');
+    const lineage = (s: string) =>
+      s
+        .split('\n')
+        .filter((l) => /rollup:|children:|parent:|Equipment order ·/.test(l))
+        .join('\n');
     const finalA = await ok(a, 'show', parent);
     const finalB = await ok(b, 'show', parent);
     expect(lineage(finalA)).toBe(lineage(finalB));

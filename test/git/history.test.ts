@@ -78,7 +78,10 @@ async function finishStep(root: string, runId: string, stepId: string): Promise<
 const chainFile = (root: string, runId: string) => path.join(root, 'runs', runId, 'audit.jsonl');
 
 async function readChain(file: string): Promise<AuditEvent[]> {
-  return (await fs.readFile(file, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as AuditEvent);
+  return (await fs.readFile(file, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AuditEvent);
 }
 
 /**
@@ -206,7 +209,11 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
     expect(r.code).toBe(1);
     const reason = `rewritten: not an extension of the version in ${parent}`;
     // The lines the forgery replaced, each named in words: the originals, no longer anywhere.
-    expect(lostLines(r.stdout)).toEqual([expect.stringMatching(/^#2 \S+ \S+ bot claimed “Do it” \(until /), expect.stringMatching(/^#3 \S+ \S+ bot submitted “Do it”$/), expect.stringMatching(/^#4 \S+ \S+ “Check it” is ready$/)]);
+    expect(lostLines(r.stdout)).toEqual([
+      expect.stringMatching(/^#2 \S+ \S+ bot claimed “Do it” \(until /),
+      expect.stringMatching(/^#3 \S+ \S+ bot submitted “Do it”$/),
+      expect.stringMatching(/^#4 \S+ \S+ “Check it” is ready$/),
+    ]);
     expect(withoutLost(r.stdout).join('\n')).toBe(
       [
         'ok      audit/board.jsonl (3 events)',
@@ -221,7 +228,11 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
     const json = await verify(root, ['--git', '--json']);
     expect(json.code).toBe(1);
     const out = JSON.parse(json.stdout) as { ok: boolean; data: { history: { breaks: { dropped: { seq: number; actor: string }[] }[] } } };
-    expect(out.data.history.breaks[0]!.dropped.map((l) => [l.seq, l.actor])).toEqual([[2, 'bot'], [3, 'bot'], [4, 'server']]);
+    expect(out.data.history.breaks[0]!.dropped.map((l) => [l.seq, l.actor])).toEqual([
+      [2, 'bot'],
+      [3, 'bot'],
+      [4, 'server'],
+    ]);
     expect(out.ok).toBe(false);
     expect(out.data.history).toEqual({
       ok: false,
@@ -368,11 +379,7 @@ describe.skipIf(!hasGit)('workboard audit verify --git', () => {
 
     const r = await verify(clone, ['--git']);
     expect(r.code, r.stdout).toBe(0);
-    expect(withoutLost(r.stdout).slice(-3)).toEqual([
-      'history: a shallow clone: commits before its shallow boundary cannot be checked',
-      'history: 1 commits, 2 chains, only grown',
-      '',
-    ]);
+    expect(withoutLost(r.stdout).slice(-3)).toEqual(['history: a shallow clone: commits before its shallow boundary cannot be checked', 'history: 1 commits, 2 chains, only grown', '']);
 
     // The clone has no .work/ of its own: the forger uses the key of the board it was cloned from.
     await forge(

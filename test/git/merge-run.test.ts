@@ -18,7 +18,13 @@ function extend(chain: AuditEvent[], ...actions: string[]): AuditEvent[] {
   for (const action of actions) {
     const head = out[out.length - 1];
     const ts = new Date(Date.UTC(2026, 11, 1, 9, out.length)).toISOString();
-    out.push(sealEvent({ actor: action.split(':')[1] ?? 'server', action: action.split(':')[0]!, entity: 'r-x/draft', input: { fromRev: out.length, toRev: out.length + 1 } }, head ? { seq: head.seq, hash: head.hash, ts: head.ts } : null, ts));
+    out.push(
+      sealEvent(
+        { actor: action.split(':')[1] ?? 'server', action: action.split(':')[0]!, entity: 'r-x/draft', input: { fromRev: out.length, toRev: out.length + 1 } },
+        head ? { seq: head.seq, hash: head.hash, ts: head.ts } : null,
+        ts,
+      ),
+    );
   }
   return out;
 }
@@ -140,5 +146,8 @@ describe('mergeRun: a run is resolved as one thing', () => {
 });
 
 function parseChain(text: string): AuditEvent[] {
-  return text.trimEnd().split('\n').map((l) => JSON.parse(l) as AuditEvent);
+  return text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as AuditEvent);
 }

@@ -13,7 +13,8 @@ import { mergeBoardFile } from '../../src/git/merge.js';
 
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
 const wb = (cwd: string, ...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8' });
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.com' } });
 const hasGit = spawnSync('git', ['--version']).status === 0;
 
 const step = (rev: number, note: string) => `---\nid: work\nkind: agent\nstate: ready\nrev: ${rev}\n---\n${note}\n`;
@@ -46,7 +47,10 @@ describe.skipIf(!hasGit)('two clones, two branches, one run', () => {
     expect(wb(origin, 'init', 'board', '--name', 'team', '--git').status).toBe(0);
     wb(path.join(origin, 'board'), 'agent', 'add', 'bot');
     await fs.mkdir(path.join(origin, 'board/processes/chore'), { recursive: true });
-    await fs.writeFile(path.join(origin, 'board/processes/chore/PROCESS.md'), '---\nname: chore\ndescription: One step.\nsteps:\n  - id: work\n    agent: Do it.\n  - id: done\n    finish: done\n---\nBody.\n');
+    await fs.writeFile(
+      path.join(origin, 'board/processes/chore/PROCESS.md'),
+      '---\nname: chore\ndescription: One step.\nsteps:\n  - id: work\n    agent: Do it.\n  - id: done\n    finish: done\n---\nBody.\n',
+    );
     expect(wb(path.join(origin, 'board'), 'publish', 'processes/chore').status).toBe(0);
     const start = wb(path.join(origin, 'board'), '--as', 'bot', '--json', 'start', 'chore');
     const runId = (JSON.parse(start.stdout) as { data: { run: { id: string } } }).data.run.id;
@@ -102,14 +106,17 @@ describe.skipIf(!hasGit)('two clones, two branches, one run', () => {
 });
 
 describe.skipIf(!hasGit)('workboard serve --git-commit', () => {
-  it('commits board changes in batches with a message in words, never .work/, and a renewal touches only its run\'s audit chain', async () => {
+  it("commits board changes in batches with a message in words, never .work/, and a renewal touches only its run's audit chain", async () => {
     const root = await fs.mkdtemp(path.join(tmpdir(), 'wb-gitc-'));
     git(root, 'init', '-q', '-b', 'main');
     expect(wb(root, 'init', 'board', '--name', 'team').status).toBe(0);
     const board = path.join(root, 'board');
     wb(board, 'agent', 'add', 'bot');
     await fs.mkdir(path.join(board, 'processes/chore'), { recursive: true });
-    await fs.writeFile(path.join(board, 'processes/chore/PROCESS.md'), '---\nname: chore\ndescription: One step.\nsteps:\n  - id: work\n    agent: Do it.\n  - id: done\n    finish: done\n---\nBody.\n');
+    await fs.writeFile(
+      path.join(board, 'processes/chore/PROCESS.md'),
+      '---\nname: chore\ndescription: One step.\nsteps:\n  - id: work\n    agent: Do it.\n  - id: done\n    finish: done\n---\nBody.\n',
+    );
     wb(board, 'publish', 'processes/chore');
     git(root, 'add', '-A');
     git(root, 'commit', '-qm', 'start');

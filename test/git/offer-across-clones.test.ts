@@ -25,7 +25,10 @@ async function syncsEvery(dir: string, everyMs: number | null): Promise<void> {
   if (everyMs === null) return fs.rm(file, { force: true });
   const now = new Date().toISOString();
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, `${JSON.stringify({ pid: process.pid, host: 'test', everyMs, runs: 1, failures: 0, failingInARow: 0, lastGoodAt: now, lastFailureAt: null, lastFailure: null, declined: false, nextTryAt: now })}\n`);
+  await fs.writeFile(
+    file,
+    `${JSON.stringify({ pid: process.pid, host: 'test', everyMs, runs: 1, failures: 0, failingInARow: 0, lastGoodAt: now, lastFailureAt: null, lastFailure: null, declined: false, nextTryAt: now })}\n`,
+  );
 }
 
 describe('offered first where it became ready', () => {
@@ -33,7 +36,7 @@ describe('offered first where it became ready', () => {
     await ensureBuilt();
   }, 600_000);
 
-  it('B holds back a step that became ready on A until the grace passes, never while A\'s claim runs, and still takes a claim by id', async () => {
+  it("B holds back a step that became ready on A until the grace passes, never while A's claim runs, and still takes a claim by id", async () => {
     const { a, b, run } = await twoClones();
     // The run was started on A: its draft is offered there at once, and not on B (three minutes of grace by default).
     expect(await offered(a, 'writer-a')).toEqual([run]);

@@ -25,10 +25,20 @@ import { until } from '../support/until.js';
 function statusFor(port: number, token: string): Promise<number> {
   const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', agent: false, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/mcp',
+        agent: false,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -76,12 +86,13 @@ describe('a plain git pull or clone never brings .work/ into use', () => {
     await ensureBuilt();
   }, 600_000);
 
-  it('git pull in a set-up clone while serve runs: this clone\'s tokens stay, the planted one is refused', async () => {
+  it("git pull in a set-up clone while serve runs: this clone's tokens stay, the planted one is refused", async () => {
     const { a, b } = await twoClones();
     const mine = await wb(a, 'token', 'create', 'writer-a', '--name', 'mine');
     expect(mine.code, mine.stderr).toBe(0);
     // Token records by id and hash (serving marks a token's last use in the file).
-    const records = async () => (JSON.parse(await fs.readFile(path.join(a, '.work/tokens.json'), 'utf8')) as { tokens: { id: string; name: string | null; hash: string }[] }).tokens.map((t) => `${t.id} ${t.name} ${t.hash}`);
+    const records = async () =>
+      (JSON.parse(await fs.readFile(path.join(a, '.work/tokens.json'), 'utf8')) as { tokens: { id: string; name: string | null; hash: string }[] }).tokens.map((t) => `${t.id} ${t.name} ${t.hash}`);
     const before = await records();
     const planted = await plant(b);
     await serving(a, async (port) => {

@@ -3,7 +3,11 @@ import { pushOutcome } from '../../src/git/push-outcome.js';
 
 describe('pushOutcome: what a push said, told apart', () => {
   it('a push a pre-receive hook declined: declined, with the remote\'s own words, never "behind"', () => {
-    const out = pushOutcome(1, 'To /r.git\n!\tHEAD:refs/heads/main\t[remote rejected] (pre-receive hook declined)\nDone\n', 'remote: main is protected: open a merge request        \nremote: second line        \nerror: failed to push some refs to \'/r.git\'\n');
+    const out = pushOutcome(
+      1,
+      'To /r.git\n!\tHEAD:refs/heads/main\t[remote rejected] (pre-receive hook declined)\nDone\n',
+      "remote: main is protected: open a merge request        \nremote: second line        \nerror: failed to push some refs to '/r.git'\n",
+    );
     expect(out).toEqual({ kind: 'declined', reason: 'pre-receive hook declined', said: ['main is protected: open a merge request', 'second line'] });
   });
 
@@ -19,6 +23,10 @@ describe('pushOutcome: what a push said, told apart', () => {
   });
 
   it('another refusal of the remote (a protected branch that a server names otherwise): declined with its reason', () => {
-    expect(pushOutcome(1, 'To h:r\n!\tHEAD:refs/heads/main\t[remote rejected] (protected branch hook declined)\nDone\n', '')).toEqual({ kind: 'declined', reason: 'protected branch hook declined', said: [] });
+    expect(pushOutcome(1, 'To h:r\n!\tHEAD:refs/heads/main\t[remote rejected] (protected branch hook declined)\nDone\n', '')).toEqual({
+      kind: 'declined',
+      reason: 'protected branch hook declined',
+      said: [],
+    });
   });
 });

@@ -115,8 +115,9 @@ beforeAll(async () => {
   await ensureBuilt();
 }, 180_000);
 afterAll(async () => {
-  for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-  else process.env[k] = v;
+  for (const [k, v] of Object.entries(saved))
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
   await cleanupTmp();
 });
 
@@ -183,7 +184,10 @@ describe.skipIf(!hasGit)('git log -p shows the audit in words', () => {
     expect(file).toContain('"prevHash":');
 
     // A superseded branch (as a merge records it) and a line that is no JSON.
-    const lines = file.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = file
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const branch = { fork: { seq: 4, hash: lines[4].hash }, kept: lines[6].hash, lines: [lines[5]], files: {} };
     await fs.writeFile(path.join(top, `board/runs/${runId}/superseded.jsonl`), `${JSON.stringify(branch)}\n`);
     await fs.appendFile(path.join(top, chain), 'this is not json\n');
@@ -213,7 +217,7 @@ describe.skipIf(!hasGit)('git log -p shows the audit in words', () => {
 });
 
 describe.skipIf(!hasGit)('workboard log <run> --git', () => {
-  it('pairs each line with the commit that first carried it, a clone\'s commit after a pull, and the rest as uncommitted', async () => {
+  it("pairs each line with the commit that first carried it, a clone's commit after a pull, and the rest as uncommitted", async () => {
     const { top, root } = await boardRepo();
     const runId = (await call(root, 'start_run', { process: 'payout', inputs: INPUTS }, JON)).run.id as string;
     await commitBoard(await Board.open(root));

@@ -33,10 +33,20 @@ Two approvals in a row.
 
 /** The review process with one run waiting for its first approval; Ana and Bo both approve. */
 const REVIEW_TEAM: CloneTeam = {
-  setup: [['person', 'add', 'ana@example.com', '--name', 'Ana Lind'], ['person', 'add', 'bo@example.com', '--name', 'Bo Berg'], ['group', 'add', 'approvers', 'ana@example.com'], ['group', 'add', 'approvers', 'bo@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'writer']],
+  setup: [
+    ['person', 'add', 'ana@example.com', '--name', 'Ana Lind'],
+    ['person', 'add', 'bo@example.com', '--name', 'Bo Berg'],
+    ['group', 'add', 'approvers', 'ana@example.com'],
+    ['group', 'add', 'approvers', 'bo@example.com'],
+    ['operator', 'add', 'ana@example.com'],
+    ['agent', 'add', 'writer'],
+  ],
   process: { name: 'review', source: REVIEW, roles: ['approver=approvers'] },
   start: ['writer', 'review'],
-  gitUsers: [['ana@example.com', 'Ana'], ['bo@example.com', 'Bo']],
+  gitUsers: [
+    ['ana@example.com', 'Ana'],
+    ['bo@example.com', 'Bo'],
+  ],
 };
 
 /** Approve the run's open item by id: on a clone where it was not made ready, get_work holds it back for a grace period (docs/git.md "Offered first where it became ready"). */
@@ -55,9 +65,15 @@ interface Line {
   sig?: string;
   input: { replayOf?: string };
 }
-const chainOf = (files: Record<string, string>, run: string): Line[] => files[`runs/${run}/audit.jsonl`]!.trim().split('\n').map((l) => JSON.parse(l) as Line);
+const chainOf = (files: Record<string, string>, run: string): Line[] =>
+  files[`runs/${run}/audit.jsonl`]!.trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
 const asideOf = (files: Record<string, string>, run: string) =>
-  (files[`runs/${run}/superseded.jsonl`] ?? '').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { lines: Line[]; outcomes?: ({ line: string; replayed: string } | { line: string; reason: string })[] });
+  (files[`runs/${run}/superseded.jsonl`] ?? '')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { lines: Line[]; outcomes?: ({ line: string; replayed: string } | { line: string; reason: string })[] });
 
 /** Both clones synced until they agree; then the same bytes, and a clean `audit verify --git` on each. */
 async function settle(a: string, b: string): Promise<Record<string, string>> {
@@ -114,7 +130,9 @@ describe('a merge replays the side it does not keep through the engine', () => {
     // In words: the cancel on the chain, replayed; Ana's own line beside it, applied again.
     const log = await wb(a, 'log', run);
     expect(log.stdout).toMatch(/^#4 .* Ana Lind cancelled the run \("Not this week\."\) \(replayed on merge\)$/m);
-    expect(log.stdout).toMatch(/^replayed on merge, branch 1 \(1 transition after #1, made on another clone's side of the merge\):\n {2}#2 .* Ana Lind cancelled the run \("Not this week\."\) \(applied again on merge\)$/m);
+    expect(log.stdout).toMatch(
+      /^replayed on merge, branch 1 \(1 transition after #1, made on another clone's side of the merge\):\n {2}#2 .* Ana Lind cancelled the run \("Not this week\."\) \(applied again on merge\)$/m,
+    );
     const doctor = await wb(a, 'doctor');
     expect(doctor.stdout + doctor.stderr).not.toContain('superseded on merge');
   }, 600_000);

@@ -82,10 +82,25 @@ class Clone {
     const staged = new Map<string, StagedFile>();
     staged.set(`runs/${RUN}/RUN.md`, { kind: 'doc', ...runDoc(plan.state.run) });
     for (const [id, st] of Object.entries(plan.state.steps)) staged.set(`runs/${RUN}/${id}.md`, { kind: 'doc', ...stepDoc(st) });
-    const drafts = plan.events.map((e) => ({ actor: e.actor, action: e.action, entity: e.entity.startsWith('run:') ? e.entity : `${RUN}/${e.entity}`, input: { fromRev: 0, toRev: 0, ...(e.changes ? { changes: e.changes } : {}) } }));
+    const drafts = plan.events.map((e) => ({
+      actor: e.actor,
+      action: e.action,
+      entity: e.entity.startsWith('run:') ? e.entity : `${RUN}/${e.entity}`,
+      input: { fromRev: 0, toRev: 0, ...(e.changes ? { changes: e.changes } : {}) },
+    }));
     const evs = this.events();
     const last = evs[evs.length - 1];
-    const p = planCommit({ scope: { name: RUN, lock: RUN, head: `runs/${RUN}/RUN.md` }, staged, readAs: docs, adopted: [], drafts, brokenLocks: [], stateNow: new Map(), headNow: null, chainHead: last ? { seq: last.seq, hash: last.hash, ts: last.ts } : null });
+    const p = planCommit({
+      scope: { name: RUN, lock: RUN, head: `runs/${RUN}/RUN.md` },
+      staged,
+      readAs: docs,
+      adopted: [],
+      drafts,
+      brokenLocks: [],
+      stateNow: new Map(),
+      headNow: null,
+      chainHead: last ? { seq: last.seq, hash: last.hash, ts: last.ts } : null,
+    });
     if (!p.ok || !p.plan) throw new Error('nothing to commit');
     for (const w of p.plan.writes) this.files[w.rel.slice(w.rel.lastIndexOf('/') + 1)] = w.bytes.toString();
     let h = last ? { seq: last.seq, hash: last.hash, ts: last.ts } : null;
@@ -169,7 +184,7 @@ describe('the replay of a merge', () => {
     expect(branch!.outcomes!.find((o) => o.line === original.hash)).toEqual({ line: original.hash, replayed: cancel.hash });
   });
 
-  it('a decision on an item the other side already decided is refused, with the engine\'s reason', () => {
+  it("a decision on an item the other side already decided is refused, with the engine's reason", () => {
     const base = shared();
     const a = base.clone(keys[0]);
     a.decide('cat@example.com', 'approve', { decision: 'approved' }, '2026-12-01T09:02:00.000Z');
@@ -182,7 +197,8 @@ describe('the replay of a merge', () => {
     expect(lost.actor).not.toBe(kept);
     expect(branch!.outcomes!.find((o) => o.line === lost.hash)).toEqual({ line: lost.hash, reason: 'this work item was already decided (already_decided)' });
     // The server lines of the side set aside are derived again where they still apply, never copied.
-    for (const l of branch!.lines.filter((x) => x.actor === 'server')) expect(branch!.outcomes!.find((o) => o.line === l.hash)).toEqual({ line: l.hash, reason: 'a server line: the engine derives it again where it still applies' });
+    for (const l of branch!.lines.filter((x) => x.actor === 'server'))
+      expect(branch!.outcomes!.find((o) => o.line === l.hash)).toEqual({ line: l.hash, reason: 'a server line: the engine derives it again where it still applies' });
   });
 
   it('an event held on one clone and a task done on the other both apply, whichever way round', () => {
@@ -197,7 +213,9 @@ describe('the replay of a merge', () => {
     expect(st.steps.pay!.current?.output).toEqual({ paid: true });
     expect(st.run.state).toBe('ended');
     // The side that ended the run is the one replayed: the event, held on the side kept, came first (an end drops held events).
-    const lines = verifyChain(files['audit.jsonl']!).events.slice(base.events().length).map((e) => [e.action, e.actor, e.sig === undefined ? 'replayed' : 'signed']);
+    const lines = verifyChain(files['audit.jsonl']!)
+      .events.slice(base.events().length)
+      .map((e) => [e.action, e.actor, e.sig === undefined ? 'replayed' : 'signed']);
     expect(lines).toEqual([
       ['event.held', 'cat@example.com', 'signed'],
       ['step.completed', 'ann@example.com', 'replayed'],

@@ -30,7 +30,24 @@ describe('workboard sync: the same merge either way round', () => {
         return r.stdout.trim();
       };
       const submit = (c: Clone, token: string, agent: string, text: string) =>
-        ok(c, ['submit', token, '--output', `text=${text}`, '--output', 'sources=1', '--evidence', 'link:https://example.com/x', '--next', 'approve', '--reason', 'Ready.', '--summary', text, '--as', agent]);
+        ok(c, [
+          'submit',
+          token,
+          '--output',
+          `text=${text}`,
+          '--output',
+          'sources=1',
+          '--evidence',
+          'link:https://example.com/x',
+          '--next',
+          'approve',
+          '--reason',
+          'Ready.',
+          '--summary',
+          text,
+          '--as',
+          agent,
+        ]);
 
       // Two runs both clones have.
       const contested = await ok(a, ['start', 'hello', '--input', 'topic=Both', '--input', 'words=10', '--as', a.agents[0]!]);
@@ -70,7 +87,11 @@ describe('workboard sync: the same merge either way round', () => {
       // The merges really were made opposite ways round: in pair 1 the merge's first parent is B's work, in pair 2 A's.
       const mergeOf = async (dir: string) => (await git(dir, 'log', '--merges', '-1', '--format=%H', 'main')).trim();
       const [merge1, merge2] = [await mergeOf(b.dir), await mergeOf(a2.dir)];
-      const has = (dir: string, rev: string, run: string) => git(dir, 'cat-file', '-e', `${rev}:runs/${run}/RUN.md`).then(() => true, () => false);
+      const has = (dir: string, rev: string, run: string) =>
+        git(dir, 'cat-file', '-e', `${rev}:runs/${run}/RUN.md`).then(
+          () => true,
+          () => false,
+        );
       expect([await has(b.dir, `${merge1}^1`, onB), await has(b.dir, `${merge1}^1`, onA)], 'pair 1 merges A into B').toEqual([true, false]);
       expect([await has(a2.dir, `${merge2}^1`, onA), await has(a2.dir, `${merge2}^1`, onB)], 'pair 2 merges B into A').toEqual([true, false]);
 
@@ -81,13 +102,16 @@ describe('workboard sync: the same merge either way round', () => {
       // wrote after the merge: WORK.md merged as data (carol from A, bot9 from B) is adopted with one line
       // on the board's chain, signed by that clone at its own time.
       const snaps = await Promise.all([a, b, a2, b2].map((c) => boardFiles(c.dir)));
-      expect(differing(snaps[0]!, snaps[1]!), 'board files of B that differ from A\'s').toEqual([]);
-      expect(differing(snaps[2]!, snaps[3]!), 'board files of B2 that differ from A2\'s').toEqual([]);
+      expect(differing(snaps[0]!, snaps[1]!), "board files of B that differ from A's").toEqual([]);
+      expect(differing(snaps[2]!, snaps[3]!), "board files of B2 that differ from A2's").toEqual([]);
       const chainAtMerge = await git(b.dir, 'cat-file', 'blob', `${merge1}:audit/board.jsonl`);
       for (const snap of [snaps[0]!, snaps[2]!]) {
         const chain = snap.get('audit/board.jsonl')!.toString('utf8');
         expect(chain.startsWith(chainAtMerge), 'the board chain goes on from the merged one').toBe(true);
-        expect(chainLines(chain.slice(chainAtMerge.length)).map((l) => l.action), 'what the board chain gained after the merge').toEqual(['work.external-edit']);
+        expect(
+          chainLines(chain.slice(chainAtMerge.length)).map((l) => l.action),
+          'what the board chain gained after the merge',
+        ).toEqual(['work.external-edit']);
       }
       expect(differing(snaps[0]!, snaps[2]!), 'board files that differ between the two directions').toEqual(['audit/board.jsonl']);
       const work = snaps[0]!.get('WORK.md')!.toString('utf8');
@@ -100,7 +124,7 @@ describe('workboard sync: the same merge either way round', () => {
       const texts = (await readOr(path.join(a.dir, 'runs', contested, 'draft.md')))!;
       const lost = texts.includes('From A.') ? 'From B.' : 'From A.';
       expect(texts.includes('From A.') !== texts.includes('From B.'), 'draft.md is one side whole').toBe(true);
-      expect(sup!, 'the other side\'s draft is in the superseded branch').toContain(lost);
+      expect(sup!, "the other side's draft is in the superseded branch").toContain(lost);
       for (const run of [oneSided, onA, onB]) expect(await exists(path.join(a.dir, 'runs', run, 'superseded.jsonl')), `${run} moved on one side only`).toBe(false);
       for (const c of [a, a2]) {
         const v = await trace.cli(c, ['audit', 'verify', '--git']);

@@ -29,7 +29,7 @@ describe('a push the remote declines', () => {
     await ensureBuilt();
   }, 600_000);
 
-  it('sync: one push, the remote\'s words, exit 1 (not 3), code declined; nothing moved on the remote', async () => {
+  it("sync: one push, the remote's words, exit 1 (not 3), code declined; nothing moved on the remote", async () => {
     const { remote, a, run } = await twoClones();
     const hook = await declineEveryPush(remote);
     const before = git(remote, 'rev-parse', 'main');
@@ -51,7 +51,7 @@ describe('a push the remote declines', () => {
     expect(git(remote, 'rev-parse', 'main')).toBe(git(a, 'rev-parse', 'HEAD'));
   }, 600_000);
 
-  it('serve --git-sync: backs off after each declined push, and doctor shows the last good sync, the failure in the remote\'s words and the next try', async () => {
+  it("serve --git-sync: backs off after each declined push, and doctor shows the last good sync, the failure in the remote's words and the next try", async () => {
     const { remote, a, run } = await twoClones();
     const hook = await declineEveryPush(remote);
     expect((await wb(a, '--as', 'writer-a', 'claim', run, 'draft')).code).toBe(0);
@@ -59,9 +59,17 @@ describe('a push the remote declines', () => {
     let out = '';
     serve.stdout.on('data', (d: Buffer) => (out += d.toString()));
     serve.stderr.on('data', (d: Buffer) => (out += d.toString()));
-    const record = async () => JSON.parse(await fs.readFile(path.join(a, '.work/git-sync.json'), 'utf8').catch(() => 'null')) as { failingInARow: number; lastFailure: string; lastFailureAt: string; nextTryAt: string; lastGoodAt: string | null; declined: boolean } | null;
+    const record = async () =>
+      JSON.parse(await fs.readFile(path.join(a, '.work/git-sync.json'), 'utf8').catch(() => 'null')) as {
+        failingInARow: number;
+        lastFailure: string;
+        lastFailureAt: string;
+        nextTryAt: string;
+        lastGoodAt: string | null;
+        declined: boolean;
+      } | null;
     try {
-      const third = await until(async () => ((await record())?.failingInARow ?? 0) >= 3 ? record() : undefined, 120_000);
+      const third = await until(async () => (((await record())?.failingInARow ?? 0) >= 3 ? record() : undefined), 120_000);
       // Each failure doubles the wait (1 s, 2 s, 4 s, then 8 s), and each try pushed once: no blind retries.
       expect(Date.parse(third!.nextTryAt) - Date.parse(third!.lastFailureAt)).toBe(1000 * 2 ** third!.failingInARow);
       expect(third!.declined).toBe(true);
@@ -71,7 +79,9 @@ describe('a push the remote declines', () => {
 
       const doctor = await wb(a, 'doctor');
       expect(doctor.code, doctor.stdout).toBe(1);
-      expect(doctor.stdout).toMatch(/^git-sync\s+serve --git-sync: failing: \d+ tries in a row; last failure (just now|.* ago) \(.*Z\): origin declined the push to main \(pre-receive hook declined\), saying: “main is protected: open a merge request” “ask Mira Okafor for the rights”.*; no sync has succeeded yet; next try (in|just now).*backing off to \d+ s after \d+ failures \(every 1 s while syncs succeed\)$/m);
+      expect(doctor.stdout).toMatch(
+        /^git-sync\s+serve --git-sync: failing: \d+ tries in a row; last failure (just now|.* ago) \(.*Z\): origin declined the push to main \(pre-receive hook declined\), saying: “main is protected: open a merge request” “ask Mira Okafor for the rights”.*; no sync has succeeded yet; next try (in|just now).*backing off to \d+ s after \d+ failures \(every 1 s while syncs succeed\)$/m,
+      );
       expect(doctor.stdout).not.toMatch(/^git sync /m);
 
       await hook.lift();

@@ -19,7 +19,13 @@ const execGit = (cwd: string, args: string[], input: string) => execFileSync('gi
 
 async function snapshot(dir: string) {
   const read = (rel: string) => fs.readFile(path.join(dir, rel), 'utf8').catch(() => null);
-  return { head: git(dir, 'rev-parse', 'HEAD'), status: git(dir, 'status', '--porcelain', '--ignored'), files: await boardFiles(dir), tokens: await read('.work/tokens.json'), sessions: await read('.work/web/sessions.json') };
+  return {
+    head: git(dir, 'rev-parse', 'HEAD'),
+    status: git(dir, 'status', '--porcelain', '--ignored'),
+    files: await boardFiles(dir),
+    tokens: await read('.work/tokens.json'),
+    sessions: await read('.work/web/sessions.json'),
+  };
 }
 
 /** `a` syncs twice against the remote's `commit` holding `paths`: refused both times, naming them and the commit, changing nothing. */
@@ -49,7 +55,7 @@ describe('workboard sync refuses what git must never bring', () => {
     await ensureBuilt();
   }, 600_000);
 
-  it('a pushed .work/tokens.json and .work/web/sessions.json: refused by name, this clone\'s own tokens and sessions untouched', async () => {
+  it("a pushed .work/tokens.json and .work/web/sessions.json: refused by name, this clone's own tokens and sessions untouched", async () => {
     const { a, b, run } = await twoClones();
     await submitAs(b, run, 'writer-b', 'From B.');
     expect((await wb(a, 'token', 'create', 'writer-a', '--name', 'mine')).code).toBe(0);
@@ -83,7 +89,9 @@ describe('workboard sync refuses what git must never bring', () => {
     const file = execGit(b, ['hash-object', '-w', '--stdin'], 'escaped\n');
     const t1 = execGit(b, ['mktree'], `100644 blob ${file}\tescaped.txt\n`);
     const t2 = execGit(b, ['mktree'], `040000 tree ${t1}\t..\n`);
-    const top = git(b, 'ls-tree', 'HEAD').split('\n').filter((l) => !l.endsWith('\tprocesses'));
+    const top = git(b, 'ls-tree', 'HEAD')
+      .split('\n')
+      .filter((l) => !l.endsWith('\tprocesses'));
     const processes = git(b, 'ls-tree', 'HEAD:processes');
     const p = execGit(b, ['mktree'], `${processes}\n040000 tree ${t2}\t..\n`);
     const tree = execGit(b, ['mktree'], `${[...top, `040000 tree ${p}\tprocesses`].join('\n')}\n`);

@@ -16,8 +16,14 @@ import { git, submitAs, twoClones, wb } from '../support/git-clones.js';
 /** Every line hash of a run's chain and of its superseded branches, with who did what. */
 async function linesOf(dir: string, run: string): Promise<{ chain: string[]; aside: string[] }> {
   const read = (name: string) => fs.readFile(path.join(dir, 'runs', run, name), 'utf8').catch(() => '');
-  const chain = (await read('audit.jsonl')).split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { hash: string }).hash);
-  const aside = (await read('superseded.jsonl')).split('\n').filter(Boolean).flatMap((l) => (JSON.parse(l) as { lines: { hash: string }[] }).lines.map((x) => x.hash));
+  const chain = (await read('audit.jsonl'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => (JSON.parse(l) as { hash: string }).hash);
+  const aside = (await read('superseded.jsonl'))
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((l) => (JSON.parse(l) as { lines: { hash: string }[] }).lines.map((x) => x.hash));
   return { chain, aside };
 }
 
@@ -26,7 +32,7 @@ describe('a killed sync resumed after this clone moved', () => {
     await ensureBuilt();
   }, 600_000);
 
-  it('the agent\'s claim and submit made after the intent are kept (in the chain or superseded), committed, and both verifies stay clean', async () => {
+  it("the agent's claim and submit made after the intent are kept (in the chain or superseded), committed, and both verifies stay clean", async () => {
     const { a, b, run } = await twoClones();
     await submitAs(b, run, 'writer-b', 'From B.');
     expect((await wb(b, 'sync')).code).toBe(0);
@@ -39,13 +45,16 @@ describe('a killed sync resumed after this clone moved', () => {
 
     // An agent works on the run meanwhile, acknowledged.
     await submitAs(a, run, 'writer-a', 'From A.');
-    const chainA = (await fs.readFile(path.join(a, 'runs', run, 'audit.jsonl'), 'utf8')).split('\n').filter(Boolean).map((l) => JSON.parse(l) as { hash: string; actor: string; action: string });
+    const chainA = (await fs.readFile(path.join(a, 'runs', run, 'audit.jsonl'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { hash: string; actor: string; action: string });
     const agentLines = chainA.filter((e) => e.actor === 'writer-a' && (e.action === 'step.claimed' || e.action === 'step.completed')).map((e) => e.hash);
     expect(agentLines).toHaveLength(2);
 
     const r = await wb(a, 'sync');
     expect(r.code, r.stderr).toBe(0);
-    expect((await fs.stat(path.join(a, '.work/journal/sync.json')).catch(() => null))).toBeNull();
+    expect(await fs.stat(path.join(a, '.work/journal/sync.json')).catch(() => null)).toBeNull();
     const after = await linesOf(a, run);
     for (const h of agentLines) expect([...after.chain, ...after.aside], h).toContain(h);
     // Committed too: nothing of the run is left uncommitted, and the remote has it.
@@ -54,7 +63,10 @@ describe('a killed sync resumed after this clone moved', () => {
     const onB = await linesOf(b, run);
     for (const h of agentLines) expect([...onB.chain, ...onB.aside], h).toContain(h);
     for (const dir of [a, b]) {
-      for (const args of [['audit', 'verify'], ['audit', 'verify', '--git']]) {
+      for (const args of [
+        ['audit', 'verify'],
+        ['audit', 'verify', '--git'],
+      ]) {
         const v = await wb(dir, ...args);
         expect(v.code, `${args.join(' ')}: ${v.stdout}${v.stderr}`).toBe(0);
       }

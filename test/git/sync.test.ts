@@ -39,12 +39,16 @@ describe('workboard sync: a board shared through git', () => {
     const loser = winner === 'writer-a' ? 'writer-b' : 'writer-a';
     expect(draft).toContain(winner === 'writer-a' ? 'From A.' : 'From B.');
     expect(draft).not.toContain(winner === 'writer-a' ? 'From B.' : 'From A.');
-    const chain = files[`runs/${run}/audit.jsonl`]!.trim().split('\n').map((l) => JSON.parse(l) as { actor: string; action: string });
+    const chain = files[`runs/${run}/audit.jsonl`]!.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { actor: string; action: string });
     expect(chain.filter((e) => e.action === 'step.completed').map((e) => e.actor)).toEqual([winner]);
     expect(chain.some((e) => e.actor === loser && e.action !== 'run.started')).toBe(false);
 
     // The other side is kept beside it, verifiable, and said in words.
-    const aside = files[`runs/${run}/superseded.jsonl`]!.trim().split('\n').map((l) => JSON.parse(l) as { lines: { actor: string; action: string }[] });
+    const aside = files[`runs/${run}/superseded.jsonl`]!.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { lines: { actor: string; action: string }[] });
     expect(aside).toHaveLength(1);
     expect(aside[0]!.lines.filter((l) => l.actor === loser).map((l) => l.action)).toEqual(['step.claimed', 'step.completed']);
     for (const dir of [a, b]) {
@@ -163,7 +167,10 @@ describe('workboard sync: a board shared through git', () => {
     expect(work).toContain('bo@example.com');
     expect(work).toContain('cy@example.com');
     expect(work).not.toContain('<<<<<<<');
-    const board = (await fs.readFile(path.join(a, 'audit/board.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { action: string });
+    const board = (await fs.readFile(path.join(a, 'audit/board.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string });
     expect(board[board.length - 1]!.action).toBe('work.external-edit');
     const verify = await wb(a, 'audit', 'verify');
     expect(verify.code, verify.stdout).toBe(0);

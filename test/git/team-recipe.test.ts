@@ -24,7 +24,12 @@ const PAGE = fileURLToPath(new URL('../../docs/git.md', import.meta.url));
 async function recipe(): Promise<string[][]> {
   const text = await fs.readFile(PAGE, 'utf8');
   const section = text.slice(text.indexOf('## A team: three people, one remote'), text.indexOf('## The merge rule'));
-  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l !== ''));
+  return [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) =>
+    m[1]!
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').trim())
+      .filter((l) => l !== ''),
+  );
 }
 
 /** Shell words: spaces split, double quotes group. */
@@ -102,11 +107,22 @@ describe('the team recipe in docs/git.md, run as written', () => {
         await submitAs(clones[person]!, runs[person], `agent-${person}`, `From ${person}.`);
       }
       // Every serve's sync brings both runs, drafted, to every clone.
-      await until(async () => {
-        for (const dir of Object.values(clones)) for (const id of Object.values(runs)) if (!(await fs.readFile(path.join(dir, `runs/${id}/draft.md`), 'utf8').catch(() => '')).includes('From')) return undefined;
-        return true;
-      }, 90_000, 500).catch((e: unknown) => {
-        throw new Error(`${String(e)}\n${logs.split('\n').filter((l) => /sync|fail|error/i.test(l)).slice(-30).join('\n')}`);
+      await until(
+        async () => {
+          for (const dir of Object.values(clones))
+            for (const id of Object.values(runs)) if (!(await fs.readFile(path.join(dir, `runs/${id}/draft.md`), 'utf8').catch(() => '')).includes('From')) return undefined;
+          return true;
+        },
+        90_000,
+        500,
+      ).catch((e: unknown) => {
+        throw new Error(
+          `${String(e)}\n${logs
+            .split('\n')
+            .filter((l) => /sync|fail|error/i.test(l))
+            .slice(-30)
+            .join('\n')}`,
+        );
       });
     } finally {
       for (const s of serves) s.kill('SIGTERM');
@@ -118,8 +134,20 @@ describe('the team recipe in docs/git.md, run as written', () => {
     }
     const files = await boardFiles(clones.mira!);
     for (const dir of [clones.jon!, clones.ana!]) expect(await boardFiles(dir)).toEqual(files);
-    const lines = Object.entries(files).filter(([rel]) => /^runs\/[^/]+\/audit\.jsonl$/.test(rel)).flatMap(([, t]) => t.trim().split('\n').map((l) => JSON.parse(l) as { actor: string; action: string }));
-    expect(lines.filter((l) => l.action === 'run.started').map((l) => l.actor).sort()).toEqual(['ana@example.com', 'jon@example.com']);
+    const lines = Object.entries(files)
+      .filter(([rel]) => /^runs\/[^/]+\/audit\.jsonl$/.test(rel))
+      .flatMap(([, t]) =>
+        t
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { actor: string; action: string }),
+      );
+    expect(
+      lines
+        .filter((l) => l.action === 'run.started')
+        .map((l) => l.actor)
+        .sort(),
+    ).toEqual(['ana@example.com', 'jon@example.com']);
     expect(lines.filter((l) => l.actor.startsWith('user:'))).toEqual([]);
     for (const dir of Object.values(clones)) {
       const verify = await wb(dir, 'audit', 'verify', '--git');

@@ -7,7 +7,17 @@ import { describe, expect, it } from 'vitest';
 import { health, LOOP_STUCK_MS, readiness, type ReadinessFacts } from '../../src/http/readiness.js';
 
 const NOW = Date.parse('2026-12-05T09:00:00.000Z');
-const healthy: ReadinessFacts = { now: NOW, boardThere: true, running: true, stopping: false, commitLog: null, outboxOldestDueAt: null, outboxStuckMs: 300_000, syncFailingInARow: null, loopStalledMs: 0 };
+const healthy: ReadinessFacts = {
+  now: NOW,
+  boardThere: true,
+  running: true,
+  stopping: false,
+  commitLog: null,
+  outboxOldestDueAt: null,
+  outboxStuckMs: 300_000,
+  syncFailingInARow: null,
+  loopStalledMs: 0,
+};
 
 describe('readiness', () => {
   it('is ready when every fact is good', () => {

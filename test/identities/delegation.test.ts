@@ -35,7 +35,10 @@ async function board(opts: { startedBy?: string; preparedBy?: string } = {}) {
 const until = (h: Harness, days = 7) => new Date(h.clock + days * 86_400_000).toISOString();
 const approvalsOf = async (h: Harness, who: string, runId: string) => (await h.ok('get_work', {}, who)).items.filter((i: Data) => i.runId === runId).map((i: Data) => i.workItem.stepId);
 async function auditLines(h: Harness, runId: string): Promise<Data[]> {
-  return (await fs.readFile(path.join(h.root, 'runs', runId, 'audit.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+  return (await fs.readFile(path.join(h.root, 'runs', runId, 'audit.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 describe('a delegate decides for the person away', () => {
@@ -54,7 +57,10 @@ describe('a delegate decides for the person away', () => {
     const line = (await auditLines(h, view.run.id)).find((l) => l.action === 'step.completed' && l.entity.endsWith('/approve'));
     expect(line).toMatchObject({ actor: JON, input: { changes: { note: 'Fine.', for: MIRA } } });
     // The delegation itself is an audited WORK.md edit naming both people.
-    const boardLines = (await fs.readFile(path.join(h.root, 'audit/board.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const boardLines = (await fs.readFile(path.join(h.root, 'audit/board.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(boardLines.at(-1)).toMatchObject({ actor: MIRA, action: 'delegation.set' });
     expect(JSON.stringify(boardLines.at(-1).input.changes)).toContain(`${MIRA} to ${JON}`);
   });
@@ -140,7 +146,10 @@ describe('a delegation ends', () => {
     expect(await h.service.endDelegation(MIRA, h.as(CAST.operator))).toEqual({ ok: true, data: { ended: true } });
     expect(await approvalsOf(h, JON, view.run.id)).toEqual([]);
     expect(await h.service.endDelegation(MIRA, h.as(CAST.operator))).toEqual({ ok: true, data: { ended: false } });
-    const lines = (await fs.readFile(path.join(h.root, 'audit/board.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await fs.readFile(path.join(h.root, 'audit/board.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.at(-1)).toMatchObject({ actor: CAST.operator, action: 'delegation.ended' });
   });
 });

@@ -79,7 +79,9 @@ describe('person remove', () => {
     expect(r.code).toBe(0);
     const data = JSON.parse(r.stdout).data;
     expect(data).toMatchObject({ changed: true, change: 'person jon@example.com removed', tokens: [jon.id] });
-    expect(data.warnings).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${signing}/sign: work item w-\\S+ is assigned to them personally$`)), `${signing}: its input owner names them`]));
+    expect(data.warnings).toEqual(
+      expect.arrayContaining([expect.stringMatching(new RegExp(`^${signing}/sign: work item w-\\S+ is assigned to them personally$`)), `${signing}: its input owner names them`]),
+    );
     expect(data.warnings.some((w: string) => w.includes(drafting))).toBe(false);
 
     expect((await rpc(serving.url, jon.token)).status).toBe(401);
@@ -160,7 +162,13 @@ describe('agent remove', () => {
     const run = await json('show', drafting);
     expect(run.steps.find((x: { id: string }) => x.id === 'draft').state).toBe('ready');
     const ended = (await chainEvents(path.join(dir, `runs/${drafting}/audit.jsonl`))).filter((e) => e.action === 'claim.ended');
-    expect(ended).toEqual([expect.objectContaining({ actor: expect.stringMatching(/^user:/), entity: `${drafting}/draft`, input: expect.objectContaining({ changes: { agent: 'helper', reason: 'the agent was removed from the board' } }) })]);
+    expect(ended).toEqual([
+      expect.objectContaining({
+        actor: expect.stringMatching(/^user:/),
+        entity: `${drafting}/draft`,
+        input: expect.objectContaining({ changes: { agent: 'helper', reason: 'the agent was removed from the board' } }),
+      }),
+    ]);
     // Another agent takes the step over, with the handoff of the claim that ended.
     const taken = await json('--as', 'spare', 'claim', drafting, 'draft');
     expect(taken.handoff).toEqual({ progress: 'Outline written.' });

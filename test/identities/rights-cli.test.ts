@@ -63,7 +63,10 @@ describe('item 10: four eyes and person rename', () => {
     const runId = (await wb('start', 'spend', '--input', 'amount=90', '--as', 'p1@example.com')).stdout.trim();
     const renamed = await wb('person', 'rename', 'p1@example.com', 'p1.renamed@example.com');
     expect(renamed.code, renamed.stderr).toBe(0);
-    expect(parse(/^---\n([\s\S]*?)\n---\n/.exec(await fs.readFile(path.join(dir, 'WORK.md'), 'utf8'))![1]!).people).toContainEqual({ email: 'p1.renamed@example.com', formerEmails: ['p1@example.com'] });
+    expect(parse(/^---\n([\s\S]*?)\n---\n/.exec(await fs.readFile(path.join(dir, 'WORK.md'), 'utf8'))![1]!).people).toContainEqual({
+      email: 'p1.renamed@example.com',
+      formerEmails: ['p1@example.com'],
+    });
     expect((await wb('inbox', '--as', 'p1.renamed@example.com')).stdout).not.toContain(runId);
     const item = (await wb('inbox', '--limit', '1', '--decide-args', '--as', 'p2@example.com')).stdout.trim().split(/\s+/);
     expect(item[0]).toBe(runId);

@@ -86,7 +86,10 @@ describe('an agent limited to some processes', () => {
     const { h, invoice } = await scoped();
     const claim = await h.claim(invoice, 'invoice', CAST.rival);
     await setManifest(h, (d) => {
-      d.agents = [{ id: CAST.agent, processes: ['claim-review'] }, { id: CAST.rival, processes: ['claim-review'] }];
+      d.agents = [
+        { id: CAST.agent, processes: ['claim-review'] },
+        { id: CAST.rival, processes: ['claim-review'] },
+      ];
     });
     const before = await h.snapshot();
     const outside = { code: 'forbidden', issues: ["process: two-payments is outside this agent's scope"] };
@@ -167,14 +170,10 @@ describe('doctor and four eyes', () => {
     const started = await h.start('spend', { amount: 5 }, CAST.ann);
     const view = await h.decide(started, 'prepare', 'completed', CAST.fin, { output: { purpose: 'Paper' } });
     const findings = await doctorFindings(h.board, h.service);
-    expect(findings.filter((f: { kind: string }) => f.kind === 'four-eyes')).toEqual([
-      expect.objectContaining({ where: `${view.run.id}/approve` }),
-    ]);
+    expect(findings.filter((f: { kind: string }) => f.kind === 'four-eyes')).toEqual([expect.objectContaining({ where: `${view.run.id}/approve` })]);
     // Renamed, they are the same people: still nobody left.
     for (const who of [CAST.ann, CAST.fin]) await renamePersonEverywhere(h.service, { actor: CAST.operator, osUser: null }, who, `new.${who}`);
-    expect((await doctorFindings(h.board, h.service)).filter((f: { kind: string }) => f.kind === 'four-eyes')).toEqual([
-      expect.objectContaining({ where: `${view.run.id}/approve` }),
-    ]);
+    expect((await doctorFindings(h.board, h.service)).filter((f: { kind: string }) => f.kind === 'four-eyes')).toEqual([expect.objectContaining({ where: `${view.run.id}/approve` })]);
   });
 
   it('counts a member who is away as left only while their stand-in may decide it', async () => {

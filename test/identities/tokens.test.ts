@@ -39,7 +39,9 @@ describe('token rules (pure)', () => {
     expect(findToken([t], 'other')).toMatchObject({ ok: false, message: expect.stringContaining('t-000000000001 (ci)') });
     // The file round-trips, and a file written before expiry existed reads as "never expires".
     expect(parseTokens(serializeTokens([t]))).toEqual([t]);
-    expect(parseTokens(JSON.stringify({ tokens: [{ id: 't-1', identity: 'x', sha256: 'ab', createdAt: 'c' }] }))).toEqual([{ id: 't-1', name: null, identity: 'x', createdAt: 'c', expiresAt: null, lastUsedAt: null, sha256: 'ab' }]);
+    expect(parseTokens(JSON.stringify({ tokens: [{ id: 't-1', identity: 'x', sha256: 'ab', createdAt: 'c' }] }))).toEqual([
+      { id: 't-1', name: null, identity: 'x', createdAt: 'c', expiresAt: null, lastUsedAt: null, sha256: 'ab' },
+    ]);
     expect(() => parseTokens('{"tokens": 5}')).toThrow();
   });
 });

@@ -23,7 +23,7 @@ const stats = async (root: string, ...args: string[]) => {
 };
 
 describe('Insights: runs started by runs', () => {
-  it('lists a fan-out\'s children under their step and a follow-on run under its parent\'s end, each measured on its own', async () => {
+  it("lists a fan-out's children under their step and a follow-on run under its parent's end, each measured on its own", async () => {
     const h = await Harness.open({
       groups: { it: [CAST.fin] },
       processes: [{ folder: 'equipment-order' }, { folder: 'access-request', roles: { it: 'it' } }, { folder: 'onboarding', roles: { it: 'it' } }, { folder: 'hiring', roles: { it: 'it' } }],
@@ -39,7 +39,10 @@ describe('Insights: runs started by runs', () => {
     await h.decide(hire, 'offer', 'approved', CAST.fin);
 
     // The child's own time, from its chain's start and end lines (Insights reads the audit lines' times).
-    const chain = (await h.snapshot())[`runs/${kids[0]}/audit.jsonl`]!.trim().split('\n').map((l) => JSON.parse(l));
+    const chain = (await h.snapshot())
+      [`runs/${kids[0]}/audit.jsonl`]!.trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const at = (action: string) => Date.parse(chain.find((l: { action: string }) => l.action === action).ts);
     const took = at('run.ended') - at('run.started');
     const onboarding = await stats(h.root, 'onboarding');

@@ -114,7 +114,13 @@ describe('facts packed for keeping', () => {
   it('unpack to the very facts packed, for an ended run and one still open', () => {
     const ended = runFacts(RUN, LINES)!;
     // Cut at the signature's work item: the run and that visit are open, its wait goes on.
-    const open = runFacts(RUN, LINES.slice(0, LINES.findIndex((l) => l.action === 'step.rejected')))!;
+    const open = runFacts(
+      RUN,
+      LINES.slice(
+        0,
+        LINES.findIndex((l) => l.action === 'step.rejected'),
+      ),
+    )!;
     expect(open.endedAt).toBeNull();
     for (const f of [ended, open]) expect(unpack(JSON.parse(JSON.stringify(pack(f))))).toEqual(f);
   });
@@ -181,7 +187,11 @@ describe('runs far apart in time (a clock reset to 1970, a run ended in 9999)', 
     expect(unitFor(t('2026-01-05T00:00:00Z'), t('2026-12-28T00:00:00Z')).per).toBe('week'); // 52 weeks
     expect(unitFor(t('2023-01-01T00:00:00Z'), t('2026-12-01T00:00:00Z')).per).toBe('month'); // 205 weeks, 48 months
     expect(unitFor(t('1900-06-01T00:00:00Z'), t('2026-12-01T00:00:00Z')).per).toBe('year'); // 507 quarters, 127 years
-    expect(periodsBetween(unitFor(t('2026-12-31T00:00:00Z'), t('2030-01-01T00:00:00Z')), t('2026-12-31T00:00:00Z'), t('2030-01-01T00:00:00Z')).map((p) => p.period).slice(0, 2)).toEqual(['2026-12', '2027-01']);
+    expect(
+      periodsBetween(unitFor(t('2026-12-31T00:00:00Z'), t('2030-01-01T00:00:00Z')), t('2026-12-31T00:00:00Z'), t('2030-01-01T00:00:00Z'))
+        .map((p) => p.period)
+        .slice(0, 2),
+    ).toEqual(['2026-12', '2027-01']);
     // Every pair of instants from the first a Date holds to the last.
     const edges = [-8.64e15, t('0001-01-01T00:00:00Z'), 0, t('2000-01-01T00:00:00Z'), t(now), t('9999-12-31T23:59:59Z'), 8.64e15];
     for (const a of edges) {
@@ -225,7 +235,10 @@ describe('the filter and a bar from what a person typed', () => {
   it('parses a bar, naming each missing or bad part', () => {
     const q = (o: Record<string, string>) => (k: string) => o[k] ?? null;
     expect(parseBar(q({ bar: 'waiting', process: 'p', step: 's', for: 'person' }))).toEqual({ ok: true, bar: { bar: 'waiting', process: 'p', step: 's', for: 'person' } });
-    expect(parseBar(q({ bar: 'ended', period: '49' }))).toEqual({ ok: false, issues: ['period: 49 is not a period such as 2026-W49, 2026-11, 2026-Q4, 2026 or 2000–2099', 'outcome: required for this bar'] });
+    expect(parseBar(q({ bar: 'ended', period: '49' }))).toEqual({
+      ok: false,
+      issues: ['period: 49 is not a period such as 2026-W49, 2026-11, 2026-Q4, 2026 or 2000–2099', 'outcome: required for this bar'],
+    });
     expect(parseBar(q({ bar: 'pie' })).ok).toBe(false);
   });
 });

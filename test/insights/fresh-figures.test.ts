@@ -21,8 +21,15 @@ async function stats(): Promise<any> {
 
 const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=Test', '-c', 'user.email=test@example.com', ...args], { cwd: dir, stdio: 'pipe' });
 const chainOf = (id: string) => path.join(dir, 'runs', id, 'audit.jsonl');
-const linesOf = (id: string) => readFileSync(chainOf(id), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-const runIds = () => readdirSync(path.join(dir, 'runs')).filter((n) => n.startsWith('r-')).sort();
+const linesOf = (id: string) =>
+  readFileSync(chainOf(id), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+const runIds = () =>
+  readdirSync(path.join(dir, 'runs'))
+    .filter((n) => n.startsWith('r-'))
+    .sort();
 const endedBy = (id: string) => linesOf(id).find((l) => l.action === 'run.ended' || l.action === 'run.cancelled');
 
 beforeAll(async () => {
@@ -42,7 +49,13 @@ it('a chain git brings in is counted by the next stats, not the kept facts', asy
   expect(paid).toBeDefined();
   // On another branch the run has not ended yet: its chain without the run.ended line.
   git('checkout', '-q', '-b', 'earlier');
-  writeFileSync(chainOf(paid), linesOf(paid).filter((l) => l.action !== 'run.ended').map((l) => `${JSON.stringify(l)}\n`).join(''));
+  writeFileSync(
+    chainOf(paid),
+    linesOf(paid)
+      .filter((l) => l.action !== 'run.ended')
+      .map((l) => `${JSON.stringify(l)}\n`)
+      .join(''),
+  );
   git('commit', '-q', '-am', 'the run before it ended');
   git('checkout', '-q', 'main');
 

@@ -40,16 +40,19 @@ function compare(s: any, e: any): void {
   for (const id of ['review_claim', 'approve']) {
     const row = step(s, id);
     const want = e.steps[id];
-    expect({
-      visits: row.visits,
-      wallP50Ms: row.wall.p50Ms,
-      wallP90Ms: row.wall.p90Ms,
-      waitingP50Ms: row.waiting.p50Ms,
-      waitingP90Ms: row.waiting.p90Ms,
-      waitingForAgentsMs: row.waitingForAgentsMs,
-      waitingForPeopleMs: row.waitingForPeopleMs,
-      waitingNow: row.waitingNow,
-    }, id).toEqual(want);
+    expect(
+      {
+        visits: row.visits,
+        wallP50Ms: row.wall.p50Ms,
+        wallP90Ms: row.wall.p90Ms,
+        waitingP50Ms: row.waiting.p50Ms,
+        waitingP90Ms: row.waiting.p90Ms,
+        waitingForAgentsMs: row.waitingForAgentsMs,
+        waitingForPeopleMs: row.waitingForPeopleMs,
+        waitingNow: row.waitingNow,
+      },
+      id,
+    ).toEqual(want);
   }
   expect(s.steps.map((x: any) => x.step).sort()).toEqual(['approve', 'review_claim']);
   expect({ agentsMs: s.waiting.agentsMs, peopleMs: s.waiting.peopleMs }).toEqual(e.waiting);
@@ -96,7 +99,10 @@ describe('workboard stats on a generated board', () => {
     const expiries: Record<string, number> = {};
     const cycles: number[] = [];
     for (const id of readdirSync(path.join(dir, 'runs')).filter((n) => n.startsWith('r-'))) {
-      const lines = readFileSync(path.join(dir, 'runs', id, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = readFileSync(path.join(dir, 'runs', id, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       if (lines[0].input.changes.mode === 'test') continue;
       // An ISO week by hand: the Thursday of the line's week decides the year and the number.
       const day = new Date(lines[0].ts.slice(0, 10) + 'T00:00:00Z');
@@ -120,7 +126,11 @@ describe('workboard stats on a generated board', () => {
 
   it('filters by start time and names every bad option at once, changing nothing', async () => {
     const s = await stats('--since', '2026-09-14', '--until', '2026-09-20');
-    const e = expectedAt(gen.accounts.filter((a: any) => a.startedAt >= Date.parse('2026-09-14T00:00:00Z') && a.startedAt < Date.parse('2026-09-21T00:00:00Z')), Date.parse(s.now), { tests: false });
+    const e = expectedAt(
+      gen.accounts.filter((a: any) => a.startedAt >= Date.parse('2026-09-14T00:00:00Z') && a.startedAt < Date.parse('2026-09-21T00:00:00Z')),
+      Date.parse(s.now),
+      { tests: false },
+    );
     expect(s.runs.started).toBe(e.runs.started);
     expect(s.runs.byOutcome).toEqual(e.runs.byOutcome);
     const bad = await workboard(['--board', dir, 'stats', '--since', 'last tuesday', '--version-number', 'x', '--tests', 'maybe'], { cwd: dir });

@@ -30,7 +30,10 @@ describe('the map of a process that starts runs of others', () => {
     expect(equipment).toMatchObject({ title: 'Runs of Equipment order', tag: 'Subprocess', lane: 'clock', link: 'equipment-order' });
     expect(equipment.text).toBe('One run of Equipment order per item of inputs.equipment; goes on when they have ended.');
     expect(equipment.text).not.toContain('event');
-    expect(linkedProcesses(g).map((l) => [l.process, l.node.id])).toEqual([['equipment-order', 'equipment'], ['access-request', 'access']]);
+    expect(linkedProcesses(g).map((l) => [l.process, l.node.id])).toEqual([
+      ['equipment-order', 'equipment'],
+      ['access-request', 'access'],
+    ]);
 
     const svg = await processMapSvg({ process: fixture('onboarding') }, { linkTo: (n) => `/processes/${n}` });
     expect(svg).toContain('<a href="/processes/equipment-order"><g class="node node-wait" data-id="equipment"');

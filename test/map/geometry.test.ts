@@ -96,8 +96,7 @@ const onBoundary = (p: P, r: Rect) => p.x >= r.x - 2 && p.x <= r.x + r.width + 2
 function problems(m: MapLayout): string[] {
   const out: string[] = [];
   const boxes = new Map(m.nodes.map((n) => [n.node.id, n as Rect]));
-  for (const [i, a] of m.nodes.entries())
-    for (const b of m.nodes.slice(i + 1)) if (overlap(a, b)) out.push(`boxes ${a.node.id} and ${b.node.id} overlap`);
+  for (const [i, a] of m.nodes.entries()) for (const b of m.nodes.slice(i + 1)) if (overlap(a, b)) out.push(`boxes ${a.node.id} and ${b.node.id} overlap`);
   for (const n of m.nodes) {
     const lane = m.lanes.find((l) => l.id === n.node.lane)!;
     if (n.x < lane.x || n.x + n.width > lane.x + lane.width || n.y < lane.y || n.y + n.height > lane.y + lane.height) out.push(`${n.node.id} is outside its lane ${lane.id}`);
@@ -143,7 +142,12 @@ interface Drawn {
   text: string;
 }
 const attr = (tag: string, name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(tag)?.[1];
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 function texts(svgPart: string): Drawn[] {
   return [...svgPart.matchAll(/<text([^>]*)>([^<]*)<\/text>/g)].map((m) => ({
     x: Number(attr(m[1]!, 'x')),
@@ -265,7 +269,16 @@ describe('map geometry', () => {
       direction: 'right',
       lanes: [{ id: 'l', x: 0, y: 0, width: 500, height: 200, head: { x: 0, y: 0, width: 0, height: 0 } }],
       nodes: [box('a', 0, 0), box('b', 300, 0), box('c', 150, 0), box('d', 160, 10)],
-      edges: [{ edge: { from: 'a', to: 'b', label: 'far' }, points: [{ x: 100, y: 20 }, { x: 300, y: 20 }], label: { x: 0, y: 150, width: 40, height: 14 } }],
+      edges: [
+        {
+          edge: { from: 'a', to: 'b', label: 'far' },
+          points: [
+            { x: 100, y: 20 },
+            { x: 300, y: 20 },
+          ],
+          label: { x: 0, y: 150, width: 40, height: 14 },
+        },
+      ],
     } as unknown as MapLayout;
     const found = problems(m);
     expect(found).toContain('boxes c and d overlap');

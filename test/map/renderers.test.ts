@@ -41,7 +41,11 @@ const SUPPLIER = 'fixtures/valid/supplier-onboarding/PROCESS.md';
 const expense = { roles: { 'finance-approver': 'finance' }, version: 1 };
 const expenseLanes = { lanes: { groups: { finance: ['mira@example.com'] } } };
 const supplier = { roles: { 'legal-counsel': 'legal', 'it-security': 'IT-security', 'procurement-lead': 'procurement', cfo: 'CFO' }, version: 1 };
-const supplierLanes = { lanes: { groups: { legal: ['lee@example.com', 'noor@example.com'], 'IT-security': ['sam@example.com', 'kai@example.com', 'ada@example.com'], procurement: ['rui@example.com'], CFO: ['eve@example.com'] } } };
+const supplierLanes = {
+  lanes: {
+    groups: { legal: ['lee@example.com', 'noor@example.com'], 'IT-security': ['sam@example.com', 'kai@example.com', 'ada@example.com'], procurement: ['rui@example.com'], CFO: ['eve@example.com'] },
+  },
+};
 
 /** A run's view as `get_run` gives it: each step's state, and what the completed ones decided. */
 function view(steps: string[], states: Record<string, string>, data: RunMapView['data']['steps']): RunMapView {
@@ -68,7 +72,10 @@ const MAPS: { name: string; svg: () => Promise<string>; dark?: boolean; upstream
   {
     name: 'draft-with-problems',
     svg: () => {
-      const d = loadDraft('---\nname: typo\ndescription: A next that names no step.\nsteps:\n  - id: triage\n    agent: Sort the request.\n    next: aprove\n  - id: done\n    finish: done\n---\n', FULL_OFFER);
+      const d = loadDraft(
+        '---\nname: typo\ndescription: A next that names no step.\nsteps:\n  - id: triage\n    agent: Sort the request.\n    next: aprove\n  - id: done\n    finish: done\n---\n',
+        FULL_OFFER,
+      );
       return processMapSvg({ process: d.process }, { problems: d.problems });
     },
   },
@@ -79,15 +86,25 @@ const MAPS: { name: string; svg: () => Promise<string>; dark?: boolean; upstream
       const p = published(SUPPLIER);
       // The questionnaire came back late after a chase; IT security sent gaps back once and decides again.
       const done = ['collect_documents', 'screen_sanctions', 'send_questionnaire', 'questionnaire_back', 'chase_supplier', 'last_call', 'remediation'];
-      const v = view(p.steps.map((s) => s.id), { ...Object.fromEntries(done.map((s) => [s, 'done'])), security_review: 'waiting' }, {
-        screen_sanctions: { next: 'send_questionnaire' },
-        security_review: { history: [{ decision: 'rejected' }] },
-      });
+      const v = view(
+        p.steps.map((s) => s.id),
+        { ...Object.fromEntries(done.map((s) => [s, 'done'])), security_review: 'waiting' },
+        {
+          screen_sanctions: { next: 'send_questionnaire' },
+          security_review: { history: [{ decision: 'rejected' }] },
+        },
+      );
       return runMapSvg({ process: p, ...supplier }, v, supplierLanes);
     },
   },
   ...(existsSync(path.join(SHARED, 'vendor-check/PROCESS.md'))
-    ? [{ name: 'vendor-check', upstream: true, svg: async () => processMapSvg({ process: loadDraft(readFileSync(path.join(SHARED, 'vendor-check/PROCESS.md'), 'utf8'), FULL_OFFER).process, roles: {}, version: 1 }) }]
+    ? [
+        {
+          name: 'vendor-check',
+          upstream: true,
+          svg: async () => processMapSvg({ process: loadDraft(readFileSync(path.join(SHARED, 'vendor-check/PROCESS.md'), 'utf8'), FULL_OFFER).process, roles: {}, version: 1 }),
+        },
+      ]
     : []),
 ];
 
@@ -170,51 +187,70 @@ describe.skipIf(why !== '')(`maps drawn by Chromium and by rsvg-convert${why ? `
     return got;
   }
 
-  it.each(MAPS.map((m) => [m.name, m]))('%s: both renderers draw its colours', async (name, m) => {
-    const svg = await m.svg();
-    const svgFile = path.join(m.upstream ? mkdtempSync(path.join(tmpdir(), 'wb-maps-')) : dir, `${name}.svg`);
-    writeFileSync(svgFile, svg);
-    const size = { width: num(svg, 'width'), height: num(svg, 'height') };
-    const [byChromium, byRsvg] = [path.join(dir, `${name}.png`), path.join(dir, `${name}.rsvg.png`)];
-    await chromium(svgFile, byChromium, 'light', size);
-    const r = spawnSync(RSVG, ['--output', byRsvg, svgFile], { encoding: 'utf8' });
-    expect(r.stderr).toBe('');
-    expect(r.status).toBe(0);
-    if (m.dark) await chromium(svgFile, path.join(dir, `${name}-dark.png`), 'dark', size);
+  it.each(MAPS.map((m) => [m.name, m]))(
+    '%s: both renderers draw its colours',
+    async (name, m) => {
+      const svg = await m.svg();
+      const svgFile = path.join(m.upstream ? mkdtempSync(path.join(tmpdir(), 'wb-maps-')) : dir, `${name}.svg`);
+      writeFileSync(svgFile, svg);
+      const size = { width: num(svg, 'width'), height: num(svg, 'height') };
+      const [byChromium, byRsvg] = [path.join(dir, `${name}.png`), path.join(dir, `${name}.rsvg.png`)];
+      await chromium(svgFile, byChromium, 'light', size);
+      const r = spawnSync(RSVG, ['--output', byRsvg, svgFile], { encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      if (m.dark) await chromium(svgFile, path.join(dir, `${name}-dark.png`), 'dark', size);
 
-    const at = probes(svg);
-    expect(at.map((p) => p.what)).toEqual(expect.arrayContaining(['page', 'lane', 'card', 'stripe', 'Start']));
-    if (name.endsWith('-run')) expect(at.map((p) => p.what)).toContain('current step');
-    const [c, v] = await pixels([byChromium, byRsvg], at);
-    at.forEach((p, i) => {
-      const want = rgb(p.fill);
-      for (const [who, got] of [['Chromium', c![i]!], ['rsvg-convert', v![i]!]] as const) {
-        const off = Math.max(...got.map((ch, k) => Math.abs(ch - want[k]!)));
-        expect(off, `${who} at the ${p.what} (${p.x}, ${p.y}): ${got.join(',')} for ${p.fill}`).toBeLessThanOrEqual(12);
-        expect(got.reduce((a, b) => a + b, 0), `${who} draws the ${p.what} black`).toBeGreaterThan(90);
+      const at = probes(svg);
+      expect(at.map((p) => p.what)).toEqual(expect.arrayContaining(['page', 'lane', 'card', 'stripe', 'Start']));
+      if (name.endsWith('-run')) expect(at.map((p) => p.what)).toContain('current step');
+      const [c, v] = await pixels([byChromium, byRsvg], at);
+      at.forEach((p, i) => {
+        const want = rgb(p.fill);
+        for (const [who, got] of [
+          ['Chromium', c![i]!],
+          ['rsvg-convert', v![i]!],
+        ] as const) {
+          const off = Math.max(...got.map((ch, k) => Math.abs(ch - want[k]!)));
+          expect(off, `${who} at the ${p.what} (${p.x}, ${p.y}): ${got.join(',')} for ${p.fill}`).toBeLessThanOrEqual(12);
+          expect(
+            got.reduce((a, b) => a + b, 0),
+            `${who} draws the ${p.what} black`,
+          ).toBeGreaterThan(90);
+        }
+      });
+    },
+    60_000,
+  );
+
+  it.skipIf(!HAVE_FONT)(
+    `Chromium lays each line of text out as wide as the map measured it${HAVE_FONT ? '' : ' (skipped: Liberation Sans is not installed; .ci/run installs fonts-liberation2)'}`,
+    async () => {
+      const svg = await MAPS.find((m) => m.name === 'supplier-onboarding-run')!.svg();
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-maps-')), 'widths.svg');
+      writeFileSync(file, svg);
+      const ctx = await browser.newContext();
+      const page = await ctx.newPage();
+      await page.goto(`file://${file}`);
+      const drawn = await page.evaluate(() =>
+        [...document.querySelectorAll('text')].map((t) => ({
+          text: t.textContent ?? '',
+          size: Number(t.getAttribute('font-size')),
+          bold: t.getAttribute('font-weight') === '700',
+          width: t.getComputedTextLength(),
+        })),
+      );
+      await ctx.close();
+      expect(drawn.length).toBeGreaterThan(100);
+      // Kerning can only draw the browser's line a little narrower than the sum of advances.
+      for (const d of drawn.filter((x) => !/[^\x20-\x7e]/.test(x.text))) {
+        const measured = textWidth(d.text, d.size, d.bold ? 'bold' : 'regular');
+        expect(d.width, d.text).toBeLessThanOrEqual(measured + 0.5);
+        expect(d.width, d.text).toBeGreaterThanOrEqual(measured * 0.97 - 0.5);
       }
-    });
-  }, 60_000);
-
-  it.skipIf(!HAVE_FONT)(`Chromium lays each line of text out as wide as the map measured it${HAVE_FONT ? '' : ' (skipped: Liberation Sans is not installed; .ci/run installs fonts-liberation2)'}`, async () => {
-    const svg = await MAPS.find((m) => m.name === 'supplier-onboarding-run')!.svg();
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'wb-maps-')), 'widths.svg');
-    writeFileSync(file, svg);
-    const ctx = await browser.newContext();
-    const page = await ctx.newPage();
-    await page.goto(`file://${file}`);
-    const drawn = await page.evaluate(() =>
-      [...document.querySelectorAll('text')].map((t) => ({ text: t.textContent ?? '', size: Number(t.getAttribute('font-size')), bold: t.getAttribute('font-weight') === '700', width: (t).getComputedTextLength() })),
-    );
-    await ctx.close();
-    expect(drawn.length).toBeGreaterThan(100);
-    // Kerning can only draw the browser's line a little narrower than the sum of advances.
-    for (const d of drawn.filter((x) => !/[^\x20-\x7e]/.test(x.text))) {
-      const measured = textWidth(d.text, d.size, d.bold ? 'bold' : 'regular');
-      expect(d.width, d.text).toBeLessThanOrEqual(measured + 0.5);
-      expect(d.width, d.text).toBeGreaterThanOrEqual(measured * 0.97 - 0.5);
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 
   it('the dark theme is the browser’s only: there the page is dark', async () => {
     const svg = await MAPS[0]!.svg();

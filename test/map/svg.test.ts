@@ -15,7 +15,12 @@ import { loadProcess } from '../../src/process/load.js';
 import { FULL_OFFER } from '../../src/protocol/offer.js';
 import { ours, rel, ROOT, upstream } from './sources.js';
 
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+const unescape = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 const load = (file: string) => {
   const l = loadProcess(readFileSync(file, 'utf8'), FULL_OFFER);
   if (!l.ok) throw new Error(JSON.stringify(l.issues));
@@ -70,7 +75,8 @@ describe('drawn maps', () => {
   });
 
   it('an approval without on_reject has a dashed Rejected line to a rejected end; waits say what they wait for', async () => {
-    const text = '---\nname: pay\ndescription: Pay.\nsteps:\n  - id: hold\n    wait_for: invoice-paid\n    timeout: 3d\n    on_timeout: chase\n  - id: ok\n    person: boss\n    approve: Fine?\n    next: done\n  - id: chase\n    agent: Chase it.\n    next: done\n  - id: done\n    finish: paid\n---\n';
+    const text =
+      '---\nname: pay\ndescription: Pay.\nsteps:\n  - id: hold\n    wait_for: invoice-paid\n    timeout: 3d\n    on_timeout: chase\n  - id: ok\n    person: boss\n    approve: Fine?\n    next: done\n  - id: chase\n    agent: Chase it.\n    next: done\n  - id: done\n    finish: paid\n---\n';
     const d = loadDraft(text, FULL_OFFER);
     expect(d.problems).toEqual([]);
     const svg = unescape(await processMapSvg({ process: d.process, roles: { boss: 'boss' } }));
@@ -83,7 +89,8 @@ describe('drawn maps', () => {
   });
 
   it('long instructions wrap between words and keep the whole text in a tooltip', async () => {
-    const long = 'Read every receipt and compare each line with the travel policy, then write down what is missing and why it matters for the payout. Ask the claimant for anything unclear, and note the answer beside the line it explains.';
+    const long =
+      'Read every receipt and compare each line with the travel policy, then write down what is missing and why it matters for the payout. Ask the claimant for anything unclear, and note the answer beside the line it explains.';
     const d = loadDraft(`---\nname: long\ndescription: Long.\nsteps:\n  - id: read\n    agent: ${long}\n  - id: done\n    finish: done\n---\n`, FULL_OFFER);
     const svg = unescape(await processMapSvg({ process: d.process }));
     expect(svg).toContain(long);
@@ -151,7 +158,8 @@ describe('maps for every renderer', () => {
   });
 
   it('lane names keep acronyms and split camelCase', async () => {
-    const text = '---\nname: lanes\ndescription: Lanes.\ninputs:\n  releaseManager: person\nsteps:\n  - id: test\n    person: qa-lead\n    task: Test it.\n  - id: pay\n    person: cfo\n    approve: Pay it.\n  - id: ship\n    person: inputs.releaseManager\n    task: Ship it.\n  - id: done\n    finish: done\n---\n';
+    const text =
+      '---\nname: lanes\ndescription: Lanes.\ninputs:\n  releaseManager: person\nsteps:\n  - id: test\n    person: qa-lead\n    task: Test it.\n  - id: pay\n    person: cfo\n    approve: Pay it.\n  - id: ship\n    person: inputs.releaseManager\n    task: Ship it.\n  - id: done\n    finish: done\n---\n';
     const d = loadDraft(text, FULL_OFFER);
     expect(d.issues).toEqual([]);
     expect(mapGraph(d.process).lanes.map((l) => l.label)).toEqual(['QA lead', 'CFO', 'Release manager']);
@@ -160,7 +168,8 @@ describe('maps for every renderer', () => {
   });
 
   it('a wait shows its whole text, and a card is as wide as its longest title word', async () => {
-    const text = '---\nname: w\ndescription: W.\nsteps:\n  - id: hold\n    wait_for: support-acknowledged-by-the-regional-desk\n    timeout: 3d\n    on_timeout: done\n    next: done\n  - id: done\n    finish: done\n---\n';
+    const text =
+      '---\nname: w\ndescription: W.\nsteps:\n  - id: hold\n    wait_for: support-acknowledged-by-the-regional-desk\n    timeout: 3d\n    on_timeout: done\n    next: done\n  - id: done\n    finish: done\n---\n';
     const d = loadDraft(text, FULL_OFFER);
     const m = await processMapLayout({ process: d.process });
     const wait = m.nodes.find((n) => n.node.id === 'hold')!;

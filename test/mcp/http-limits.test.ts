@@ -161,7 +161,12 @@ describe('request bodies are bounded by maxUploadBytes', () => {
 
   it('an upload of exactly maxUploadBytes fits; a body that is not JSON is 400', async () => {
     const { port } = await serve();
-    const up = await call(port, reviewer, 'upload', { fileName: 'max.bin', contentType: 'application/octet-stream', contentBase64: Buffer.alloc(MAX_UPLOAD, 7).toString('base64'), requestId: 'lim-up-1' });
+    const up = await call(port, reviewer, 'upload', {
+      fileName: 'max.bin',
+      contentType: 'application/octet-stream',
+      contentBase64: Buffer.alloc(MAX_UPLOAD, 7).toString('base64'),
+      requestId: 'lim-up-1',
+    });
     expect(up).toMatchObject({ status: 200, result: { ok: true } });
     const res = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: headers(reviewer), body: '{"jsonrpc": "2.0", oops' });
     expect(res.status).toBe(400);

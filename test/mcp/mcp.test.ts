@@ -112,7 +112,13 @@ describe('workboard mcp over stdio', () => {
     const item = (await call(c, 'get_work', { process: 'filing' })).data.items.find((i: { runId: string }) => i.runId === runId);
     const claim = await call(c, item.claim.tool, { ...item.claim.arguments, requestId: 'e2e-2' });
     const up = await call(c, 'upload', { fileName: 'receipt.txt', contentType: 'text/plain', contentBase64: Buffer.from('signed receipt 42').toString('base64'), requestId: 'e2e-3' });
-    const done = await call(c, 'submit', { token: claim.data.token, output: { receiptNumber: '42' }, evidence: [{ kind: 'file', ref: up.data.id }], summary: 'Attached the signed receipt.', requestId: 'e2e-4' });
+    const done = await call(c, 'submit', {
+      token: claim.data.token,
+      output: { receiptNumber: '42' },
+      evidence: [{ kind: 'file', ref: up.data.id }],
+      summary: 'Attached the signed receipt.',
+      requestId: 'e2e-4',
+    });
     expect(done.data.data.steps.file_receipt.evidence[0]).toMatchObject({ kind: 'file', ref: up.data.id, sha256: up.data.sha256 });
     const wi = done.data.workItems[0];
     await c.close();
@@ -126,10 +132,7 @@ describe('workboard mcp over stdio', () => {
     const [a, b] = await Promise.all([stdio('reviewer'), stdio('second')]);
     const started = await call(a, 'start_run', { process: 'filing', inputs: {}, requestId: 'two-1' });
     const runId = started.data.run.id;
-    const results = await Promise.all([
-      call(a, 'claim', { runId, stepId: 'file_receipt', requestId: 'two-a' }),
-      call(b, 'claim', { runId, stepId: 'file_receipt', requestId: 'two-b' }),
-    ]);
+    const results = await Promise.all([call(a, 'claim', { runId, stepId: 'file_receipt', requestId: 'two-a' }), call(b, 'claim', { runId, stepId: 'file_receipt', requestId: 'two-b' })]);
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     const lost = results.find((r) => !r.ok)!;
     expect(lost.error).toMatchObject({ code: 'conflict', issues: ['claimed_by_other'] });
@@ -199,7 +202,13 @@ describe('workboard serve --http', () => {
     const started = await call(a, 'start_run', { process: 'release-notes', inputs: { version: '2.0', releaseDate: '2026-12-02' }, requestId: 'h-1' });
     const runId = started.data.run.id;
     const claim = await call(a, 'claim', { runId, stepId: 'draft', requestId: 'h-2' });
-    const done = await call(a, 'submit', { token: claim.data.token, output: { notes: 'n', highlights: ['a'] }, evidence: [{ kind: 'link', ref: 'https://example.com/pr' }], summary: 'Drafted.', requestId: 'h-3' });
+    const done = await call(a, 'submit', {
+      token: claim.data.token,
+      output: { notes: 'n', highlights: ['a'] },
+      evidence: [{ kind: 'link', ref: 'https://example.com/pr' }],
+      summary: 'Drafted.',
+      requestId: 'h-3',
+    });
     expect(done.ok).toBe(true);
     expect((await call(a, 'send_event', { runId, name: 'release-tagged', requestId: 'h-4' })).data).toEqual({ consumedBy: 'tagged' });
     const p = await http(personToken);

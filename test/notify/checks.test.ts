@@ -37,7 +37,7 @@ it('the third evaluator failure in a row tells the operators once', async () => 
   expect(n!.text).toContain('down for maintenance');
 });
 
-it('a task an unsure check escalated, returned by an operator, is told to the task\'s people as returned, with the note', async () => {
+it("a task an unsure check escalated, returned by an operator, is told to the task's people as returned, with the note", async () => {
   const AGREEABLE = new URL('../support/evaluators/agreeable.mjs', import.meta.url).pathname;
   const h = await Harness.open({
     groups: { writers: [CAST.cat] },
@@ -51,7 +51,11 @@ it('a task an unsure check escalated, returned by an operator, is told to the ta
   const drafted = await h.ok('submit', { token: c.token, output: { text: 'Release 2 ships on 5 May.' }, summary: 'Drafted.', requestId: rid() }, CAST.agent);
   // The signer completes the task; the check is unsure, so the operators decide.
   const task = h.item(drafted, 'sign_off');
-  const escalated = await h.ok('decide', { runId: run.run.id, workItemId: task.id, snapshot: task.snapshot, decision: 'completed', output: { text: 'Release 2 ships.' }, summary: 'UNSURE about the date', requestId: rid() }, CAST.cat);
+  const escalated = await h.ok(
+    'decide',
+    { runId: run.run.id, workItemId: task.id, snapshot: task.snapshot, decision: 'completed', output: { text: 'Release 2 ships.' }, summary: 'UNSURE about the date', requestId: rid() },
+    CAST.cat,
+  );
   const held = h.item(escalated, 'sign_off');
   expect(held.assignedTo).toEqual({ group: 'operators' });
   await h.ok('decide', { runId: run.run.id, workItemId: held.id, snapshot: held.snapshot, decision: 'returned', note: 'Name the date, please.', requestId: rid() }, CAST.operator);

@@ -43,7 +43,11 @@ describe('the courier', () => {
     receiver.answer = () => (receiver.hooks.length === 1 ? 503 : 204);
     const h = await notifyBoard({ notifications: { webhook: { url: receiver.url } } });
     let now = Date.now();
-    const courier = new Courier(h.board, () => new Date(now), () => {});
+    const courier = new Courier(
+      h.board,
+      () => new Date(now),
+      () => {},
+    );
     await toApproval(h);
 
     hook.afterRecord = async () => {
@@ -53,10 +57,14 @@ describe('the courier', () => {
     };
     await courier.run();
     await until(() => (receiver.hooks.length >= 2 ? true : undefined), 20_000, 20);
-    const sent = await until(async () => {
-      const [entry] = await allEntries(h.board.state);
-      return entry?.deliveries?.webhook?.doneAt ? entry.deliveries.webhook : undefined;
-    }, 20_000, 20);
+    const sent = await until(
+      async () => {
+        const [entry] = await allEntries(h.board.state);
+        return entry?.deliveries?.webhook?.doneAt ? entry.deliveries.webhook : undefined;
+      },
+      20_000,
+      20,
+    );
     expect(sent).toMatchObject({ attempts: 2 });
     expect(receiver.hooks.map((x) => x.status)).toEqual([503, 204]);
     expect(hook.afterRecord).toBeNull();

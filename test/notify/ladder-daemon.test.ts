@@ -79,7 +79,9 @@ const ladderMails = (sent: { at: string; mail: Mail }[]) => sent.filter((s) => /
 
 /** Local hour and weekday in Berlin. */
 function berlin(iso: string): { hour: number; day: string } {
-  const p = Object.fromEntries(new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Berlin', hourCycle: 'h23', weekday: 'short', hour: 'numeric' }).formatToParts(new Date(iso)).map((x) => [x.type, x.value]));
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: 'Europe/Berlin', hourCycle: 'h23', weekday: 'short', hour: 'numeric' }).formatToParts(new Date(iso)).map((x) => [x.type, x.value]),
+  );
   return { hour: Number(p.hour), day: String(p.weekday) };
 }
 
@@ -94,16 +96,18 @@ describe('a reminder ladder under serve', () => {
     const ladder = ladderMails(sent);
     // Two mails at one moment (one to each of the group) arrive in either order.
     const rows = ladder.map((s) => [s.at, s.mail.to.join(','), s.mail.subject.split(':')[0]]).sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : a[1]! < b[1]! ? -1 : 1));
-    expect(rows).toEqual([
-      ['2026-12-08T08:00:00.000Z', CAST.bob, 'Reminder'], // 1 day before due: Tue 09:00
-      ['2026-12-08T08:00:00.000Z', CAST.fin, 'Reminder'],
-      ['2026-12-09T14:00:00.000Z', CAST.bob, 'Reminder'], // 6 h after due: Wed 15:00
-      ['2026-12-09T14:00:00.000Z', CAST.fin, 'Reminder'],
-      ['2026-12-10T07:00:00.000Z', CAST.bob, 'Reminder'], // 12 h after due is Wed 21:00, quiet: Thu 08:00
-      ['2026-12-10T07:00:00.000Z', CAST.fin, 'Reminder'],
-      ['2026-12-10T08:00:00.000Z', LEAD, 'Still waiting on the finance'], // 1 day after due
-      ['2026-12-11T08:00:00.000Z', OWNER, 'Still waiting on the finance'], // 2 days after due: Fri 09:00
-    ].map(([at, to, subject]) => [at, to, subject]));
+    expect(rows).toEqual(
+      [
+        ['2026-12-08T08:00:00.000Z', CAST.bob, 'Reminder'], // 1 day before due: Tue 09:00
+        ['2026-12-08T08:00:00.000Z', CAST.fin, 'Reminder'],
+        ['2026-12-09T14:00:00.000Z', CAST.bob, 'Reminder'], // 6 h after due: Wed 15:00
+        ['2026-12-09T14:00:00.000Z', CAST.fin, 'Reminder'],
+        ['2026-12-10T07:00:00.000Z', CAST.bob, 'Reminder'], // 12 h after due is Wed 21:00, quiet: Thu 08:00
+        ['2026-12-10T07:00:00.000Z', CAST.fin, 'Reminder'],
+        ['2026-12-10T08:00:00.000Z', LEAD, 'Still waiting on the finance'], // 1 day after due
+        ['2026-12-11T08:00:00.000Z', OWNER, 'Still waiting on the finance'], // 2 days after due: Fri 09:00
+      ].map(([at, to, subject]) => [at, to, subject]),
+    );
     for (const s of ladder) {
       const b = berlin(s.at);
       expect(b.hour >= 8 && b.hour < 19 && !['Sat', 'Sun'].includes(b.day), `${s.at} is ${b.day} ${b.hour}:00 in Berlin`).toBe(true);
@@ -123,7 +127,13 @@ describe('a reminder ladder under serve', () => {
     ]);
     expect(audited[3]!.input?.changes?.to).toEqual([LEAD]);
     // `workboard log` says it in words: who was told, and that the item still waits.
-    const words = { ...NO_WORDS, names: peopleNames([{ email: LEAD, name: 'Lee Park' }, { email: OWNER, name: 'Ed Stone' }]) };
+    const words = {
+      ...NO_WORDS,
+      names: peopleNames([
+        { email: LEAD, name: 'Lee Park' },
+        { email: OWNER, name: 'Ed Stone' },
+      ]),
+    };
     const said = audited.map((l) => saidText(say(l as never, words)));
     expect(said[0]).toMatch(/still waits: its people were reminded \(to (fin|bob)@example.com, (fin|bob)@example.com\)$/);
     expect(said[3]).toMatch(/still waits: the finance leads were told \(to Lee Park\)$/);
@@ -142,7 +152,11 @@ describe('a reminder ladder under serve', () => {
     const test = await toApproval(h, 'test', 300);
     await d.plan();
     await d.advance(24 * H); // Tue 09:00: the first reminder of the live run
-    expect(ladderMails(sent).map((s) => s.mail.to[0]).sort()).toEqual([CAST.bob, CAST.fin]);
+    expect(
+      ladderMails(sent)
+        .map((s) => s.mail.to[0])
+        .sort(),
+    ).toEqual([CAST.bob, CAST.fin]);
     await h.decide(live, 'approve', 'approved', CAST.fin);
     for (let i = 0; i < 4 * 24; i++) await d.advance(H);
     expect(ladderMails(sent)).toHaveLength(2);

@@ -59,7 +59,12 @@ describe('when the next rungs fall', () => {
     const b = await toApproval(h, 'live', 130);
     const c = await coordinator(h);
 
-    expect(await c.svc.reminderTimes()).toEqual(new Map([[a.run.id, DUE - 24 * H], [b.run.id, DUE - 24 * H]]));
+    expect(await c.svc.reminderTimes()).toEqual(
+      new Map([
+        [a.run.id, DUE - 24 * H],
+        [b.run.id, DUE - 24 * H],
+      ]),
+    );
     expect(c.reads.records).toBe(2);
     c.reads.runs = 0;
     c.reads.records = 0;

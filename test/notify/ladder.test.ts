@@ -156,7 +156,15 @@ describe("WORK.md's reminders", () => {
   const data = {
     quietHours: '19:00-08:00',
     workingDays: ['mon', 'tue', 'wed', 'thu', 'fri'],
-    ladders: { 'claim-review': { before: ['1d', '2h'], after: { every: '4h', times: 2 }, escalate: { after: '1d', to: 'finance-leads' }, owner: { after: '2d', to: 'mira@example.com' }, steps: { approve: { after: { every: '90s' } } } } },
+    ladders: {
+      'claim-review': {
+        before: ['1d', '2h'],
+        after: { every: '4h', times: 2 },
+        escalate: { after: '1d', to: 'finance-leads' },
+        owner: { after: '2d', to: 'mira@example.com' },
+        steps: { approve: { after: { every: '90s' } } },
+      },
+    },
   };
 
   it('reads spans, quiet hours and a step ladder that replaces its process ladder', () => {
@@ -174,7 +182,11 @@ describe("WORK.md's reminders", () => {
     expect(reminderIssues(work).map((i) => i.path)).toEqual(['reminders.ladders.claim-review.escalate.to', 'reminders.ladders.claim-review.owner.to']);
     const ok = { people: [{ email: 'Mira@example.com' }], groups: { 'finance-leads': [] }, reminders: data };
     expect(reminderIssues(ok)).toEqual([]);
-    expect(manifestIssues({ ...work, notifications: { timeZone: 'Europe/Atlantis' } }).map((i) => i.path)).toEqual(['notifications.timeZone', 'reminders.ladders.claim-review.escalate.to', 'reminders.ladders.claim-review.owner.to']);
+    expect(manifestIssues({ ...work, notifications: { timeZone: 'Europe/Atlantis' } }).map((i) => i.path)).toEqual([
+      'notifications.timeZone',
+      'reminders.ladders.claim-review.escalate.to',
+      'reminders.ladders.claim-review.owner.to',
+    ]);
   });
 
   it('the schema refuses a span without a unit, a bad quiet-hours clock and an unknown day', () => {

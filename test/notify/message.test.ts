@@ -48,7 +48,10 @@ describe('the webhook payload', () => {
       step: { id: 'approve', title: 'Approve the payout' },
       workItem: 'w-1',
       due: '2026-12-04T05:00:00.000Z',
-      recipients: [{ email: 'mira@example.com', name: 'Mira Okafor' }, { email: 'nameless@example.com', name: null }],
+      recipients: [
+        { email: 'mira@example.com', name: 'Mira Okafor' },
+        { email: 'nameless@example.com', name: null },
+      ],
       subject: 'Expense approval · Jon Berg · 184.50 EUR: approve the payout',
       text: 'Expense approval · Jon Berg · 184.50 EUR: approve the payout — https://work.example.com/work/r-1/w-1',
       details: note.text,

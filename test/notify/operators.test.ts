@@ -18,7 +18,6 @@ afterEach(async () => {
   await cleanupHarnesses();
 });
 
-
 it('a refused hand edit is told to the operators once, linking to the run', async () => {
   const hook = await webhookReceiver();
   open.push(hook);

@@ -301,12 +301,24 @@ describe('who is told what, and where they act', () => {
 
 describe('deliveries: planned once, backed off, parked', () => {
   const note: Notification = {
-    id: 'n-1', kind: 'work_item', at: '2026-10-06T09:00:00.000Z', mode: 'live', board: 'b', runId: 'r-1',
-    recipients: [ANN, WES, WIN, 'gone@example.com'], subject: 's', text: 't', path: '/runs/r-1',
+    id: 'n-1',
+    kind: 'work_item',
+    at: '2026-10-06T09:00:00.000Z',
+    mode: 'live',
+    board: 'b',
+    runId: 'r-1',
+    recipients: [ANN, WES, WIN, 'gone@example.com'],
+    subject: 's',
+    text: 't',
+    path: '/runs/r-1',
   };
   const withChannels = (people: Person[]): Manifest => {
     const m = manifest(people);
-    return { ...m, notify: { command: 'true', args: [] }, notifications: { ...m.notifications, webhook: { url: 'http://127.0.0.1:1/' }, email: { from: 'wb@example.com', smtp: { host: '127.0.0.1' } } } };
+    return {
+      ...m,
+      notify: { command: 'true', args: [] },
+      notifications: { ...m.notifications, webhook: { url: 'http://127.0.0.1:1/' }, email: { from: 'wb@example.com', smtp: { host: '127.0.0.1' } } },
+    };
   };
   const prefs = withChannels([{ email: ANN }, { email: WES, notify: 'digest' }, { email: WIN, notify: 'none' }]);
 

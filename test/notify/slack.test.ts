@@ -111,7 +111,13 @@ describe('Slack messages and payloads (pure)', () => {
   });
 
   it('reads button clicks and modal submissions, and refuses what is not one', () => {
-    const click = { type: 'block_actions', user: { id: 'U1' }, trigger_id: 't1', container: { channel_id: 'C1', message_ts: '1.2' }, actions: [{ action_id: 'wb.approve', value: JSON.stringify({ r: 'r-01', w: 'w-01', t: 'approve', s: 'abc' }) }] };
+    const click = {
+      type: 'block_actions',
+      user: { id: 'U1' },
+      trigger_id: 't1',
+      container: { channel_id: 'C1', message_ts: '1.2' },
+      actions: [{ action_id: 'wb.approve', value: JSON.stringify({ r: 'r-01', w: 'w-01', t: 'approve', s: 'abc' }) }],
+    };
     expect(parseInteraction(formBody(click))).toEqual({ kind: 'button', user: 'U1', action: 'approve', ref, at: { channel: 'C1', ts: '1.2' }, triggerId: 't1' });
     expect(parseInteraction('payload=not-json')).toEqual({ error: 'the payload is not JSON' });
     expect(parseInteraction('other=1')).toEqual({ error: 'no payload field' });
@@ -120,7 +126,14 @@ describe('Slack messages and payloads (pure)', () => {
   });
 
   it('refuses one Slack user declared for two people, naming both, with every other problem at once', () => {
-    const data = { notifications: { timeZone: 'Europe/Atlantis' }, people: [{ email: 'a@x.example', slack: 'U1' }, { email: 'b@x.example', slack: 'U2' }, { email: 'c@x.example', slack: 'U1' }] };
+    const data = {
+      notifications: { timeZone: 'Europe/Atlantis' },
+      people: [
+        { email: 'a@x.example', slack: 'U1' },
+        { email: 'b@x.example', slack: 'U2' },
+        { email: 'c@x.example', slack: 'U1' },
+      ],
+    };
     expect(manifestIssues(data)).toEqual([
       { path: 'notifications.timeZone', message: expect.stringContaining('not an IANA time zone') },
       { path: 'people.2.slack', message: 'the Slack user U1 is declared for people 1 and 3: one Slack user is one person' },
@@ -143,4 +156,3 @@ describe('Slack messages and payloads (pure)', () => {
     expect(refusal(headers(slackSignature('s3cret', at, body).replace('v0=', 'v1='), at), body, 's3cret', now)).toMatch(/does not match/);
   });
 });
-

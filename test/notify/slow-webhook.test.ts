@@ -38,7 +38,10 @@ it('a hanging webhook holds up no email: every email arrives while the webhook r
 
   // Until every email is in and the webhook's lane is full, or the courier gives up on a held webhook request.
   await until(() => ((smtp.mails.length >= NOTIFICATIONS && rx.hooks.length >= PER_CHANNEL) || rx.hooks.some((x) => x.abandoned) ? true : undefined), 120_000);
-  expect(rx.hooks.filter((x) => x.abandoned).map((x) => x.id), 'a webhook request timed out before every email was sent').toEqual([]);
+  expect(
+    rx.hooks.filter((x) => x.abandoned).map((x) => x.id),
+    'a webhook request timed out before every email was sent',
+  ).toEqual([]);
   expect(rx.hooks.every((x) => x.status === null)).toBe(true);
   expect(smtp.mails.map((m) => m.to)).toEqual(Array(NOTIFICATIONS).fill([CAST.fin]));
   expect(rx.maxOpen).toBe(PER_CHANNEL);

@@ -263,12 +263,7 @@ export const BASE_URL = 'https://wb.example.com';
  * A board with claim-review published (finance-approver → finance), then
  * WORK.md's `notifications` (and people's preferences) set as given.
  */
-export async function notifyBoard(opts: {
-  notifications: Record<string, unknown>;
-  finance?: string[];
-  prefs?: Record<string, 'email' | 'digest' | 'none'>;
-  spec?: BoardSpec;
-}): Promise<Harness> {
+export async function notifyBoard(opts: { notifications: Record<string, unknown>; finance?: string[]; prefs?: Record<string, 'email' | 'digest' | 'none'>; spec?: BoardSpec }): Promise<Harness> {
   const h = await Harness.open({
     groups: { [FINANCE]: opts.finance ?? [CAST.fin] },
     processes: [{ folder: 'claim-review', roles: { 'finance-approver': FINANCE } }],

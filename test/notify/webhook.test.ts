@@ -52,7 +52,7 @@ describe('the webhook', () => {
     expect(hook!.body.text).toContain('approve');
   });
 
-  it('holds only what a receiver needs, in words beside the ids: never the outbox\'s delivery state', async () => {
+  it("holds only what a receiver needs, in words beside the ids: never the outbox's delivery state", async () => {
     const { rx, h, d } = await setup({});
     await editManifest(h.board, CAST.operator, 'people.named', (m) => {
       for (const p of m.people as { email: string; name?: string }[]) if (p.email === CAST.fin) p.name = 'Fin Nordqvist';
@@ -137,7 +137,10 @@ describe('the webhook', () => {
     expect(failed.stdout).toContain('500');
     const doctor = await workboard(['--board', h.root, '--json', 'doctor'], { cwd: h.root });
     const findings = (JSON.parse(doctor.stdout).data?.findings ?? JSON.parse(doctor.stdout).error?.findings ?? []) as { kind: string; where: string }[];
-    expect(findings.filter((f) => f.kind === 'notification').map((f) => f.where), doctor.stdout.slice(0, 600)).toEqual([id]);
+    expect(
+      findings.filter((f) => f.kind === 'notification').map((f) => f.where),
+      doctor.stdout.slice(0, 600),
+    ).toEqual([id]);
 
     rx.answer = () => 200;
     const retry = await workboard(['--board', h.root, 'notifications', 'retry', id], { cwd: h.root });

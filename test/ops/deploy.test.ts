@@ -22,7 +22,11 @@ const HAS_ANALYZE = analyze.status === 0;
 const unit = read('workboard.service');
 
 it('the systemd unit runs serve as a dynamic user, with only the board writable', () => {
-  const set = (key: string) => unit.split('\n').filter((l) => l.startsWith(`${key}=`)).map((l) => l.slice(key.length + 1));
+  const set = (key: string) =>
+    unit
+      .split('\n')
+      .filter((l) => l.startsWith(`${key}=`))
+      .map((l) => l.slice(key.length + 1));
   expect(set('DynamicUser')).toEqual(['yes']);
   expect(set('ProtectSystem')).toEqual(['strict']);
   expect(set('ReadWritePaths')).toEqual(['/var/lib/workboard']);

@@ -57,7 +57,7 @@ describe('health and readiness', () => {
     for (const body of [health.text, ready.text]) for (const word of ['svc-board', 'claim-review', 'ann@', h.root]) expect(body).not.toContain(word);
   }, 60_000);
 
-  it('/readyz fails naming commit_log while the commit log\'s folder cannot be written, and recovers once it can; /healthz stays ok', async () => {
+  it("/readyz fails naming commit_log while the commit log's folder cannot be written, and recovers once it can; /healthz stays ok", async () => {
     const h = await claimBoard();
     const logDir = path.join(h.root, '.work/log');
     await fs.mkdir(logDir, { recursive: true });
@@ -87,10 +87,14 @@ describe('health and readiness', () => {
     // The approval tells finance by webhook, which never answers.
     await toApproval(h, 'live');
     await rx.received(1);
-    const body = await until(async () => {
-      const r = await get(s.base, '/readyz');
-      return r.status === 503 ? JSON.parse(r.text) : undefined;
-    }, 9_000, 100);
+    const body = await until(
+      async () => {
+        const r = await get(s.base, '/readyz');
+        return r.status === 503 ? JSON.parse(r.text) : undefined;
+      },
+      9_000,
+      100,
+    );
     expect(body.failed).toEqual(['outbox']);
     expect(body.checks.outbox).toMatch(/^a notification has waited \d+ s past its time \(stuck after 1 s\)$/);
     // Once the webhook answers, the delivery is recorded and the outbox is ready again.

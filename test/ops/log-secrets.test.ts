@@ -40,7 +40,11 @@ for (const format of ['text', 'json'] as const) {
     const smtp = await smtpServer();
     smtp.refuse = () => true; // every recipient refused: the send (with the password) fails and is logged
     const slack = await fakeSlack('xoxb-another-token'); // answers invalid_auth: the post fails and is logged
-    closing.push(() => rx.close(), () => smtp.close(), () => slack.close());
+    closing.push(
+      () => rx.close(),
+      () => smtp.close(),
+      () => slack.close(),
+    );
     const h = await notifyBoard({
       notifications: {
         webhook: { url: rx.url, secretEnv: 'WB_TEST_HOOK_SECRET' },
@@ -82,7 +86,10 @@ for (const format of ['text', 'json'] as const) {
     const click = { type: 'block_actions', user: { id: 'U0NOBODY' }, container: { channel_id: 'C0LOGS', message_ts: '1.1' }, actions: [{ action_id: 'wb.approve', value: '{}' }] };
     expect((await postInteraction(base, click, 'a-wrong-signing-secret')).status).toBe(401);
     expect((await postInteraction(base, click, SLACK_SECRET)).status).toBe(200);
-    await until(() => (s.lines().some((l) => l.includes('via webhook')) && s.lines().some((l) => l.includes(`via email:${CAST.fin}`)) && s.lines().some((l) => l.includes('via slack')) ? true : undefined), 60_000);
+    await until(
+      () => (s.lines().some((l) => l.includes('via webhook')) && s.lines().some((l) => l.includes(`via email:${CAST.fin}`)) && s.lines().some((l) => l.includes('via slack')) ? true : undefined),
+      60_000,
+    );
     await s.stop();
 
     const lines = s.lines().filter((l) => l !== '');

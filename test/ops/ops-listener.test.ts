@@ -28,7 +28,14 @@ const get = async (base: URL, p: string) => {
 
 /** The ops listener's address, from the line serve prints. */
 async function opsBase(s: Served): Promise<URL> {
-  const at = await until(() => s.lines().map((l) => /also at (http:\S+), answered by a thread/.exec(l)?.[1]).find(Boolean), 10_000);
+  const at = await until(
+    () =>
+      s
+        .lines()
+        .map((l) => /also at (http:\S+), answered by a thread/.exec(l)?.[1])
+        .find(Boolean),
+    10_000,
+  );
   return new URL('/', at);
 }
 
@@ -67,13 +74,16 @@ describe('the ops listener', () => {
     for (const p of ['/mcp', '/', '/runs']) expect((await get(ops, p)).status).toBe(404);
   }, 60_000);
 
-  it('answers at once while serve\'s main loop is held, saying it is stuck, and is well again once it turns', async () => {
+  it("answers at once while serve's main loop is held, saying it is stuck, and is well again once it turns", async () => {
     const h = await claimBoard();
     const s = await serveOps(h.root, ['--ops', '127.0.0.1:0'], { NODE_OPTIONS: '--inspect=127.0.0.1:0' });
     running.push(s);
     const ops = await opsBase(s);
     await until(async () => (await get(ops, '/readyz')).status === 200 || undefined, 10_000);
-    const ws = s.lines().map((l) => /Debugger listening on (ws:\S+)/.exec(l)?.[1]).find(Boolean);
+    const ws = s
+      .lines()
+      .map((l) => /Debugger listening on (ws:\S+)/.exec(l)?.[1])
+      .find(Boolean);
     expect(ws).toBeDefined();
     await holdMainLoop(ws!, 9000);
     // Past the stuck limit (5 s) the thread says so; serve's own address cannot answer at all meanwhile.
@@ -93,7 +103,9 @@ describe('the ops listener', () => {
     const a = await serveOps(h.root, ['--ops', '127.0.0.1:0']);
     running.push(a);
     const taken = await opsBase(a);
-    const child = spawn(process.execPath, [new URL('../../bin/workboard.js', import.meta.url).pathname, 'serve', '--board', h.root, '--ops', `127.0.0.1:${taken.port}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [new URL('../../bin/workboard.js', import.meta.url).pathname, 'serve', '--board', h.root, '--ops', `127.0.0.1:${taken.port}`], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     child.stderr.on('data', (d) => (err += String(d)));
     const code = await new Promise<number | null>((r) => child.once('exit', r));

@@ -104,7 +104,7 @@ async function loadedServe() {
   return { h, s, ...l };
 }
 
-it('SIGTERM during 8 clients\' load: serve exits 0 and every acknowledged transition is on the board', async () => {
+it("SIGTERM during 8 clients' load: serve exits 0 and every acknowledged transition is on the board", async () => {
   const { h, s, told, done } = await loadedServe();
   s.child.kill('SIGTERM');
   const exit = await s.exited;

@@ -67,9 +67,7 @@ describe.skipIf(!present)('upstream conformance fixtures', () => {
         const r = loadProcess(read(name), offer(profiles));
         expect(r.ok).toBe(false);
         if (r.ok) continue;
-        expect(r.issues.map(({ path, message }) => ({ path, message }))).toEqual([
-          { path, message: `needs profile ${profile}, not enabled` },
-        ]);
+        expect(r.issues.map(({ path, message }) => ({ path, message }))).toEqual([{ path, message: `needs profile ${profile}, not enabled` }]);
       }
     });
   });

@@ -36,7 +36,10 @@ interface Expectation {
 export function offerFrom(spec: string | undefined): Offer {
   const profiles = new Set(FULL_OFFER.profiles);
   const tools = new Set(FULL_OFFER.tools);
-  for (const token of (spec ?? '').split(',').map((t) => t.trim()).filter((t) => t !== '')) {
+  for (const token of (spec ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '')) {
     if (token === 'no-parallel') profiles.delete('parallel-1');
     else if (token === 'no-check') profiles.delete('check-1');
     else if (token === 'no-profiles') profiles.clear();
@@ -51,9 +54,7 @@ function compare(actual: Issue[], expected: ExpectedIssue[]) {
   const remaining = [...actual];
   const missing: ExpectedIssue[] = [];
   for (const e of expected) {
-    const i = remaining.findIndex(
-      (a) => a.path === e.path && a.message === e.message && (e.line === undefined || a.line === e.line),
-    );
+    const i = remaining.findIndex((a) => a.path === e.path && a.message === e.message && (e.line === undefined || a.line === e.line));
     if (i === -1) missing.push(e);
     else remaining.splice(i, 1);
   }
@@ -103,12 +104,7 @@ describe('valid fixtures', () => {
       else {
         expect(bare.ok).toBe(false);
         const messages = bare.ok ? [] : bare.issues.map((i) => i.message);
-        expect(new Set(messages)).toEqual(
-          new Set([
-            ...(usesParallel ? ['needs profile parallel-1, not enabled'] : []),
-            ...(usesCheck ? ['needs profile check-1, not enabled'] : []),
-          ]),
-        );
+        expect(new Set(messages)).toEqual(new Set([...(usesParallel ? ['needs profile parallel-1, not enabled'] : []), ...(usesCheck ? ['needs profile check-1, not enabled'] : [])]));
       }
     });
   });

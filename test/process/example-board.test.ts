@@ -20,7 +20,19 @@ describe('the example expense claim', () => {
     // Bob, in finance's office, files Ann's claim for her.
     const run = await h.start('expense-approval', { claimant: CAST.ann, amount: 48, receiptUrl: 'https://receipts.example.com/48' }, CAST.bob);
     const c = await h.claim(run.run.id, 'review_claim');
-    await h.ok('submit', { token: c.token, output: { withinPolicy: false, notes: 'The receipt is missing its date.' }, evidence: [{ kind: 'link', ref: 'https://policy.example.com/travel' }], summary: 'Sent back to Ann.', next: 'ask_claimant', reason: 'The date is missing.', requestId: rid() }, CAST.agent);
+    await h.ok(
+      'submit',
+      {
+        token: c.token,
+        output: { withinPolicy: false, notes: 'The receipt is missing its date.' },
+        evidence: [{ kind: 'link', ref: 'https://policy.example.com/travel' }],
+        summary: 'Sent back to Ann.',
+        next: 'ask_claimant',
+        reason: 'The date is missing.',
+        requestId: rid(),
+      },
+      CAST.agent,
+    );
     const view = await h.view(run.run.id, CAST.ann);
     expect(view.workItems.map((w: { stepId: string; assignedTo: unknown }) => [w.stepId, w.assignedTo])).toEqual([['ask_claimant', { person: CAST.ann }]]);
   });
@@ -35,7 +47,10 @@ describe('the example expense claim', () => {
 
 describe('every example process', () => {
   it('is, as written, the version the example board last published', async () => {
-    const names = (await fs.readdir(PROCESSES, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort();
+    const names = (await fs.readdir(PROCESSES, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) {
       const versions = (await fs.readdir(path.join(PROCESSES, name))).filter((f) => /^v\d+$/.test(f)).map((f) => Number(f.slice(1)));

@@ -55,16 +55,22 @@ describe('minimum and maximum at publication', () => {
     expect(
       problems(
         withInputs(
-          ['name: { type: string, minimum: 1 }', 'count: { type: number, maximum: many }', 'span: { type: number, minimum: 10, maximum: 2 }', 'size: { type: number, one_of: [1, 20], maximum: 10 }', 'tags: { type: list, items: { type: number, minimum: 0 } }'],
+          [
+            'name: { type: string, minimum: 1 }',
+            'count: { type: number, maximum: many }',
+            'span: { type: number, minimum: 10, maximum: 2 }',
+            'size: { type: number, one_of: [1, 20], maximum: 10 }',
+            'tags: { type: list, items: { type: number, minimum: 0 } }',
+          ],
           ['score: { type: number, minimum: 0 }'],
         ),
       ),
     ).toEqual([
-      '14: steps[0].output.score.minimum: only a process input may have a bound (fields-1), not a step\'s output',
+      "14: steps[0].output.score.minimum: only a process input may have a bound (fields-1), not a step's output",
       '5: inputs.name.minimum: only allowed on a number field, not string',
       '6: inputs.count.maximum: expected a number',
       '7: inputs.span.minimum: 10 is above the maximum, 2',
-      '8: inputs.size.one_of[1]: 20 is outside the field\'s bounds',
+      "8: inputs.size.one_of[1]: 20 is outside the field's bounds",
       '9: inputs.tags.items.minimum: unknown key',
     ]);
   });
@@ -97,6 +103,10 @@ describe('a value against its bounds', () => {
   });
 
   it('list_processes shows the inputs without the bounds, whose field objects the core closes', () => {
-    expect(coreInputs({ amount: { type: 'number', minimum: 0.01, maximum: 9, description: 'EUR' }, ref: 'string', n: { type: 'number' } })).toEqual({ amount: { type: 'number', description: 'EUR' }, ref: 'string', n: { type: 'number' } });
+    expect(coreInputs({ amount: { type: 'number', minimum: 0.01, maximum: 9, description: 'EUR' }, ref: 'string', n: { type: 'number' } })).toEqual({
+      amount: { type: 'number', description: 'EUR' },
+      ref: 'string',
+      n: { type: 'number' },
+    });
   });
 });

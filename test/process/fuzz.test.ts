@@ -54,7 +54,41 @@ type Mutation =
   | { kind: 'replace'; at: number; text: string }
   | { kind: 'truncate'; at: number };
 
-const YAML_BITS = [':', ': ', '-', '- ', '[', ']', '{', '}', ',', '&a ', '*a', '!!binary ', '!x ', '#', '|', '>', '"', "'", '\t', '\r', '\n', ' ', '  ', '%', '@', '`', '?', '---', '...', '~', '\u0000', '\uFEFF', '\u2028'];
+const YAML_BITS = [
+  ':',
+  ': ',
+  '-',
+  '- ',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '&a ',
+  '*a',
+  '!!binary ',
+  '!x ',
+  '#',
+  '|',
+  '>',
+  '"',
+  "'",
+  '\t',
+  '\r',
+  '\n',
+  ' ',
+  '  ',
+  '%',
+  '@',
+  '`',
+  '?',
+  '---',
+  '...',
+  '~',
+  '\u0000',
+  '\uFEFF',
+  '\u2028',
+];
 
 const text = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 12 }),
@@ -108,21 +142,16 @@ function apply(source: string, m: Mutation): string {
 describe('fuzzing the valid fixtures', () => {
   it('never throws, and always returns a process or well-formed issues', () => {
     fc.assert(
-      fc.property(
-        fc.nat({ max: fixtures.length - 1 }),
-        fc.array(mutation, { minLength: 1, maxLength: 4 }),
-        fc.constantFrom(...OFFERS),
-        (which, mutations, offer) => {
-          const mutated = mutations.reduce(apply, fixtures[which]!);
-          let r: LoadedProcess;
-          try {
-            r = loadProcess(mutated, offer);
-          } catch (e) {
-            throw new Error(`loadProcess threw ${String(e)} on ${JSON.stringify(mutated)}`);
-          }
-          checkShape(mutated, r);
-        },
-      ),
+      fc.property(fc.nat({ max: fixtures.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 }), fc.constantFrom(...OFFERS), (which, mutations, offer) => {
+        const mutated = mutations.reduce(apply, fixtures[which]!);
+        let r: LoadedProcess;
+        try {
+          r = loadProcess(mutated, offer);
+        } catch (e) {
+          throw new Error(`loadProcess threw ${String(e)} on ${JSON.stringify(mutated)}`);
+        }
+        checkShape(mutated, r);
+      }),
       { numRuns: 2000 },
     );
   });

@@ -35,9 +35,7 @@ const TINY = [
 // By hand, per RFC 8785: members sorted by UTF-16 code units ("Zone" < "amount"
 // because "Z" is U+005A), no insignificant whitespace, numbers in ECMAScript
 // form (1.50 → 1.5, 2e3 → 2000), non-ASCII characters as themselves.
-const TINY_CANONICAL =
-  '{"description":"Café ✓ check","inputs":{"Zone":"string","amount":{"one_of":[1.5,2000,10],"type":"number"}},' +
-  '"name":"tiny","steps":[{"finish":"ok","id":"done"}]}';
+const TINY_CANONICAL = '{"description":"Café ✓ check","inputs":{"Zone":"string","amount":{"one_of":[1.5,2000,10],"type":"number"}},' + '"name":"tiny","steps":[{"finish":"ok","id":"done"}]}';
 const TINY_BODY = 'Hi there.\n';
 
 describe('content hash', () => {
@@ -46,7 +44,11 @@ describe('content hash', () => {
     expect(r.process.body).toBe(TINY_BODY);
     expect(r.hash).toBe(sha256(`${TINY_CANONICAL}\n${TINY_BODY}`));
     // A fixed value too, so a change in node:crypto or in our reading of UTF-8 would show.
-    expect(sha256('{"a":1}\n')).toBe(createHash('sha256').update(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x31, 0x7d, 0x0a])).digest('hex'));
+    expect(sha256('{"a":1}\n')).toBe(
+      createHash('sha256')
+        .update(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x31, 0x7d, 0x0a]))
+        .digest('hex'),
+    );
   });
 
   it('does not change with key order, whitespace, comments, flow style or quoting in the YAML', () => {
@@ -61,7 +63,7 @@ describe('content hash', () => {
       '          - 2000',
       '          - 0xA',
       '        type: "number"',
-      '    Zone: \'string\'',
+      "    Zone: 'string'",
       '',
       'description: "Caf\\u00e9 \\u2713 check"',
       'name: tiny',

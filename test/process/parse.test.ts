@@ -9,19 +9,7 @@ import { FULL_OFFER } from '../../src/protocol/offer.js';
 
 /** A process whose inputs block is `inputs` (already indented by two spaces per line). */
 function withInputs(inputs: string[], description = 'A test process.'): string {
-  return [
-    '---',
-    'name: parse-test',
-    `description: ${description}`,
-    'inputs:',
-    ...inputs.map((l) => `  ${l}`),
-    'steps:',
-    '  - id: done',
-    '    finish: done',
-    '---',
-    'Body.',
-    '',
-  ].join('\n');
+  return ['---', 'name: parse-test', `description: ${description}`, 'inputs:', ...inputs.map((l) => `  ${l}`), 'steps:', '  - id: done', '    finish: done', '---', 'Body.', ''].join('\n');
 }
 
 function ok(text: string) {
@@ -45,9 +33,7 @@ describe('YAML 1.2 core schema', () => {
   });
 
   it.each(['yes', 'no', 'on', 'off'])('refuses optional: %s as not a boolean', (word) => {
-    expect(pm(issues(withInputs([`flag: { type: boolean, optional: ${word} }`])))).toEqual([
-      { path: 'inputs.flag.optional', message: 'expected true or false' },
-    ]);
+    expect(pm(issues(withInputs([`flag: { type: boolean, optional: ${word} }`])))).toEqual([{ path: 'inputs.flag.optional', message: 'expected true or false' }]);
   });
 
   it('reads true, True and TRUE as booleans', () => {
@@ -61,9 +47,7 @@ describe('YAML 1.2 core schema', () => {
   });
 
   it('reads 1_000 (YAML 1.1 style) as a string, not a number', () => {
-    expect(pm(issues(withInputs(['n: { type: number, one_of: [1_000] }'])))).toEqual([
-      { path: 'inputs.n.one_of[0]', message: "expected number, the field's type" },
-    ]);
+    expect(pm(issues(withInputs(['n: { type: number, one_of: [1_000] }'])))).toEqual([{ path: 'inputs.n.one_of[0]', message: "expected number, the field's type" }]);
   });
 
   it('keeps an unquoted date as a string (no timestamp type)', () => {
@@ -90,9 +74,7 @@ describe('YAML 1.2 core schema', () => {
   });
 
   it('does not merge << keys', () => {
-    expect(pm(issues(withInputs(['x: string']).replace('name: parse-test', 'name: parse-test\n<<: { description: merged }')))).toEqual([
-      { path: '["<<"]', message: 'unknown key' },
-    ]);
+    expect(pm(issues(withInputs(['x: string']).replace('name: parse-test', 'name: parse-test\n<<: { description: merged }')))).toEqual([{ path: '["<<"]', message: 'unknown key' }]);
   });
 
   it('keeps a __proto__ key as plain data and refuses it as unknown', () => {
@@ -121,9 +103,7 @@ describe('frontmatter delimiters', () => {
   });
 
   it('refuses a byte-order mark before the opening line', () => {
-    expect(pm(issues(`\uFEFF${withInputs(['x: string'])}`))).toEqual([
-      { path: '', message: 'file starts with a byte-order mark; save it as UTF-8 without one so it starts with `---`' },
-    ]);
+    expect(pm(issues(`\uFEFF${withInputs(['x: string'])}`))).toEqual([{ path: '', message: 'file starts with a byte-order mark; save it as UTF-8 without one so it starts with `---`' }]);
   });
 
   it('reads a CRLF file like its LF twin', () => {
@@ -168,7 +148,7 @@ describe('positions', () => {
   });
 
   it('points a missing key at the map that should hold it', () => {
-    const missing = text.replace("    agent: Do the work.\n", "    task: Do the work.\n");
+    const missing = text.replace('    agent: Do the work.\n', '    task: Do the work.\n');
     const found = issues(missing).find((i) => i.path === 'steps[0].person');
     expect(found).toMatchObject({ message: 'required on a task step', line: 7, col: 5 });
   });
@@ -184,8 +164,6 @@ describe('positions', () => {
   });
 
   it('gives line 1 for a file that does not open with ---', () => {
-    expect(issues('name: x\n')).toEqual([
-      { path: '', message: 'file must start with a line `---` that opens the YAML frontmatter', line: 1, col: 1 },
-    ]);
+    expect(issues('name: x\n')).toEqual([{ path: '', message: 'file must start with a line `---` that opens the YAML frontmatter', line: 1, col: 1 }]);
   });
 });

@@ -39,9 +39,6 @@ describe('route issue paths', () => {
       '  - id: done',
       '    finish: done',
     ]);
-    expect(found).toEqual([
-      'steps[1].next[0]: expected a step id or { to, when }',
-      'steps[1].next[1].to: a branch cannot route to a finish ("done"); end it with next: join',
-    ]);
+    expect(found).toEqual(['steps[1].next[0]: expected a step id or { to, when }', 'steps[1].next[1].to: a branch cannot route to a finish ("done"); end it with next: join']);
   });
 });

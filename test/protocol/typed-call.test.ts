@@ -51,23 +51,31 @@ async function mutant(name: string, from: string, to: string): Promise<{ config:
 }
 
 describe('the typed Service.call', () => {
-  it('type-checks every right pair and refuses every wrong one', async () => {
-    const { code, out } = await compile(path.join(DIR, 'tsconfig.json'));
-    expect(out).toBe('');
-    expect(code).toBe(0);
-  }, COMPILE_TIMEOUT);
+  it(
+    'type-checks every right pair and refuses every wrong one',
+    async () => {
+      const { code, out } = await compile(path.join(DIR, 'tsconfig.json'));
+      expect(out).toBe('');
+      expect(code).toBe(0);
+    },
+    COMPILE_TIMEOUT,
+  );
 
-  it('is checked for real: an unmarked wrong pair, or a wrongly named answer, fails at its line', async () => {
-    const pair = await mutant('wrong-pair', "  // @ts-expect-error get_run takes a runId, not a stepId\n", '');
-    const a = await compile(pair.config);
-    expect(a.code).not.toBe(0);
-    expect(a.out).toContain(`${pair.at}`);
-    expect(a.out).toMatch(/error TS2353: Object literal may only specify known properties, and 'stepId' does not exist in type 'GetRunArgs'/);
+  it(
+    'is checked for real: an unmarked wrong pair, or a wrongly named answer, fails at its line',
+    async () => {
+      const pair = await mutant('wrong-pair', '  // @ts-expect-error get_run takes a runId, not a stepId\n', '');
+      const a = await compile(pair.config);
+      expect(a.code).not.toBe(0);
+      expect(a.out).toContain(`${pair.at}`);
+      expect(a.out).toMatch(/error TS2353: Object literal may only specify known properties, and 'stepId' does not exist in type 'GetRunArgs'/);
 
-    const answer = await mutant('wrong-answer', "'renew'>>>, Result<Renewal>>(true)", "'renew'>>>, Result<Renewal | RunView>>(true)");
-    const b = await compile(answer.config);
-    expect(b.code).not.toBe(0);
-    expect(b.out).toContain(`${answer.at}`);
-    expect(b.out).toContain("Argument of type 'true' is not assignable to parameter of type 'false'");
-  }, 2 * COMPILE_TIMEOUT);
+      const answer = await mutant('wrong-answer', "'renew'>>>, Result<Renewal>>(true)", "'renew'>>>, Result<Renewal | RunView>>(true)");
+      const b = await compile(answer.config);
+      expect(b.code).not.toBe(0);
+      expect(b.out).toContain(`${answer.at}`);
+      expect(b.out).toContain("Argument of type 'true' is not assignable to parameter of type 'false'");
+    },
+    2 * COMPILE_TIMEOUT,
+  );
 });

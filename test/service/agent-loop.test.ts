@@ -19,7 +19,13 @@ const SPEC: BoardSpec = {
 };
 const INPUTS = { claimant: CAST.ann, amount: 84.2 };
 const GOOD_OUTPUT = { withinPolicy: true, notes: 'Hotel within the city cap.', risk: 'low', lines: ['hotel', 'meal'] };
-const GOOD = { output: GOOD_OUTPUT, evidence: [{ kind: 'link', ref: 'https://policy.example.com/travel#hotels' }], summary: 'Checked both lines against the travel policy.', next: 'approve', reason: 'Both lines are within policy.' };
+const GOOD = {
+  output: GOOD_OUTPUT,
+  evidence: [{ kind: 'link', ref: 'https://policy.example.com/travel#hotels' }],
+  summary: 'Checked both lines against the travel policy.',
+  next: 'approve',
+  reason: 'Both lines are within policy.',
+};
 
 describe('get_work for an agent', () => {
   it('lists ready agent steps oldest first, paged with cursors, each with the exact claim call', async () => {

@@ -244,7 +244,11 @@ describe('a chat-completions evaluator on loopback', () => {
     const c = await h.claim(run.run.id, 'draft');
     const view = await h.ok('submit', { token: c.token, output: { text: 'Release 4.2 ships today.' }, summary: 'Drafted.' }, CAST.agent);
     expect(view.data.steps.draft.check).toMatchObject({ verdict: 'fail', advisory: true, questions: [{ kind: 'yes_no', answer: 0.1, result: 'fail' }] });
-    const err = await h.fail('decide', { runId: run.run.id, workItemId: h.item(view, 'sign_off').id, snapshot: h.item(view, 'sign_off').snapshot, decision: 'completed', output: { text: 'Release 4.2.' } }, CAST.ann);
+    const err = await h.fail(
+      'decide',
+      { runId: run.run.id, workItemId: h.item(view, 'sign_off').id, snapshot: h.item(view, 'sign_off').snapshot, decision: 'completed', output: { text: 'Release 4.2.' } },
+      CAST.ann,
+    );
     expect(err).toMatchObject({ code: 'not_accepted', issues: ['check: The note names the release and a date. → no (0.1)'] });
     const waiting = await h.view(run.run.id);
     expect(h.item(waiting, 'sign_off').handoff).toMatchObject({ issues: err.issues, check: { verdict: 'fail' } });
@@ -304,7 +308,10 @@ describe('a command evaluator', () => {
     expect(failed).toMatchObject({ code: 'not_accepted', issues: ['check: The cleared verdict matches what the report says. → no (0.05)'] });
     const ok = await h.ok('submit', { token, ...SUBMISSION }, CAST.agent);
     expect(ok.data.steps.screen.check).toMatchObject({ verdict: 'pass', model: 'agreeable-1' });
-    const sent = readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const sent = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(sent.at(-1)).toMatchObject({
       protocol: 'workboard-check/1',
       material: { step: { id: 'screen' }, submission: { summary: SUBMISSION.summary } },

@@ -3,7 +3,13 @@ import { heldElsewhere, offerGraceMs, offerLines, ownKeys, type OfferLine } from
 
 const STEP = 'r-1/draft';
 const at = (s: number) => new Date(Date.UTC(2026, 11, 5, 12, 0, s)).toISOString();
-const line = (action: string, signer: string | undefined, s: number, expiresAt?: string, entity = STEP): OfferLine => ({ ts: at(s), action, entity, ...(signer ? { signer } : {}), ...(expiresAt ? { expiresAt } : {}) });
+const line = (action: string, signer: string | undefined, s: number, expiresAt?: string, entity = STEP): OfferLine => ({
+  ts: at(s),
+  action,
+  entity,
+  ...(signer ? { signer } : {}),
+  ...(expiresAt ? { expiresAt } : {}),
+});
 const now = (s: number) => new Date(at(s));
 const MINE = new Set(['key-a']);
 const GRACE = 60_000;
@@ -37,17 +43,17 @@ describe('offered first where it became ready (docs/git.md "Offered first where 
     expect(heldElsewhere([...claimed, line('claim.ended', 'key-b', 100)], STEP, MINE, now(161), GRACE)).toBeNull();
   });
 
-  it('this clone\'s own claim is not a claim elsewhere (its lease is read from .work/)', () => {
+  it("this clone's own claim is not a claim elsewhere (its lease is read from .work/)", () => {
     expect(heldElsewhere([line('step.ready', 'key-b', 0), line('step.claimed', 'key-a', 5, at(600))], STEP, MINE, now(100), GRACE)).toBeNull();
   });
 
-  it('an approval opened on another clone waits as a step does; other steps\' lines do not count', () => {
+  it("an approval opened on another clone waits as a step does; other steps' lines do not count", () => {
     expect(heldElsewhere([line('work-item.opened', 'key-b', 0, undefined, 'r-1/approve')], 'r-1/approve', MINE, now(1), GRACE)?.why).toBe('ready-elsewhere');
     expect(heldElsewhere([line('step.ready', 'key-b', 0, undefined, 'r-1/other')], STEP, MINE, now(1), GRACE)).toBeNull();
     expect(heldElsewhere([line('step.ready', 'key-b', 0), line('step.claimed', 'key-b', 1, at(600), 'r-1/other')], STEP, MINE, now(61), GRACE)).toBeNull();
   });
 
-  it('a line without a signer (a board older than signing) is this clone\'s', () => {
+  it("a line without a signer (a board older than signing) is this clone's", () => {
     expect(heldElsewhere([line('step.ready', undefined, 0)], STEP, MINE, now(1), GRACE)).toBeNull();
   });
 
@@ -56,13 +62,13 @@ describe('offered first where it became ready (docs/git.md "Offered first where 
     expect(offerGraceMs(null)).toBe(180_000);
   });
 
-  it('a clone\'s keys are its own and those it was rotated from', () => {
+  it("a clone's keys are its own and those it was rotated from", () => {
     const recs = [{ fingerprint: 'k1' }, { fingerprint: 'k2', rotates: 'k1' }, { fingerprint: 'k3', rotates: 'k2' }, { fingerprint: 'other' }];
     expect([...ownKeys('k3', recs)].sort()).toEqual(['k1', 'k2', 'k3']);
     expect([...ownKeys('other', recs)]).toEqual(['other']);
   });
 
-  it('reads a chain file\'s lines, skipping what is not a line', () => {
+  it("reads a chain file's lines, skipping what is not a line", () => {
     const text = [
       JSON.stringify({ seq: 0, ts: at(0), actor: 'server', action: 'step.ready', entity: STEP, input: { fromRev: 1, toRev: 2 }, signer: 'key-b' }),
       '{"torn',

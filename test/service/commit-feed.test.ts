@@ -36,7 +36,7 @@ async function listed(h: Harness): Promise<string[]> {
   return (page.items as { runId: string; stepId: string }[]).map((i) => `${i.runId}/${i.stepId}`);
 }
 
-describe('caches follow the store\'s commits, told by no writer', () => {
+describe("caches follow the store's commits, told by no writer", () => {
   it('a claim committed by another write path is not listed by the next get_work, even while the run is trusted as watched', async () => {
     const h = await open();
     h.service.trustWatched(() => true);
@@ -59,7 +59,7 @@ describe('caches follow the store\'s commits, told by no writer', () => {
     expect(await listed(h)).not.toContain(`${b.run.id}/check`);
   });
 
-  it('a run ended by another write path leaves the open runs\' last valid states', async () => {
+  it("a run ended by another write path leaves the open runs' last valid states", async () => {
     const h = await open();
     const d = await h.start('claim-review', { claimant: CAST.ed, amount: 40 });
     expect(await listed(h)).toContain(`${d.run.id}/check`);
@@ -69,7 +69,7 @@ describe('caches follow the store\'s commits, told by no writer', () => {
     expect(lastGood.has(d.run.id)).toBe(false);
   });
 
-  it('the run index takes a run\'s new summary from a commit the change log did not name', async () => {
+  it("the run index takes a run's new summary from a commit the change log did not name", async () => {
     const h = await open();
     const index = new RunIndex(h.board);
     const c = await h.start('claim-review', { claimant: CAST.cat, amount: 30 });

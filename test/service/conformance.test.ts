@@ -17,21 +17,7 @@
  * every tool and error code runs always, checked against ours.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  answers,
-  argumentIssues,
-  CAST,
-  cleanupHarnesses,
-  conformanceIssues,
-  HAS_SCHEMAS,
-  Harness,
-  instant,
-  keepAnswers,
-  recorded,
-  rid,
-  TOOL_NAMES,
-  upstream,
-} from '../support/svc-harness.js';
+import { answers, argumentIssues, CAST, cleanupHarnesses, conformanceIssues, HAS_SCHEMAS, Harness, instant, keepAnswers, recorded, rid, TOOL_NAMES, upstream } from '../support/svc-harness.js';
 import { agreement, DELIBERATELY_STRICTER } from '../support/result-agreement.js';
 import { own, resultIssues } from '../support/result-schemas.js';
 
@@ -244,7 +230,11 @@ describe('every tool, every error code, validated', () => {
   });
 
   it.skipIf(!HAS_SCHEMAS)('our result schemas judge every answer above as the upstream ones do, and each broken one too', () => {
-    const a = agreement(answers, (t, r) => conformanceIssues(t, r).length === 0, (t, r) => resultIssues(t, r).length === 0);
+    const a = agreement(
+      answers,
+      (t, r) => conformanceIssues(t, r).length === 0,
+      (t, r) => resultIssues(t, r).length === 0,
+    );
     console.log(`result agreement: ${a.answers} answers, ${a.broken} broken ones judged by both schemas; ours stricter at ${a.stricter.length}`);
     expect(new Set(answers.filter((x) => x.res.ok).map((x) => x.tool)).size).toBe(14);
     expect(a.refused).toEqual([]);

@@ -57,7 +57,7 @@ describe('escalate', () => {
     ] as const) {
       expect((await h.fail(tool, args, CAST.agent)).code, tool).toBe('stale');
     }
-    expect((await h.fail('claim', { runId: v.run.id, stepId: 'check' }, CAST.agent))).toMatchObject({ code: 'conflict', issues: ['not_ready'] });
+    expect(await h.fail('claim', { runId: v.run.id, stepId: 'check' }, CAST.agent)).toMatchObject({ code: 'conflict', issues: ['not_ready'] });
     expect((await h.ok('get_work', {}, CAST.agent)).items).toEqual([]);
 
     // The operators' queue has it; nobody else's does.
@@ -97,7 +97,7 @@ describe('escalate', () => {
     expect(states(done)).toEqual({ check: 'done', approve: 'waiting', refused: null, paid: null });
     expect(done.data.steps.check).toMatchObject({ by: CAST.rival, summary: 'Used the rescan.', history: [] });
     // An already-decided escalation learns so.
-    expect((await h.fail('decide', { ...base, decision: 'returned', note: 'again' }, CAST.operator))).toMatchObject({ code: 'conflict', issues: ['already_decided'] });
+    expect(await h.fail('decide', { ...base, decision: 'returned', note: 'again' }, CAST.operator)).toMatchObject({ code: 'conflict', issues: ['already_decided'] });
   });
 
   it('completed: an operator finishes the step in the agent’s place, under the same acceptance', async () => {

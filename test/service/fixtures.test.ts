@@ -84,12 +84,22 @@ const CASES: Record<string, Case[]> = {
   ],
   'employee-onboarding': [
     { title: 'ready', outcome: 'ready', done: ['hr_setup', 'access_plan', 'it_setup', 'welcome', 'confirm_ready', 'done'] },
-    { title: 'ready after the manager rejects once', outcome: 'ready', plan: { decisions: { confirm_ready: ['rejected', 'approved'] } }, history: { access_plan: 1, it_setup: 1, welcome: 1, confirm_ready: 1 } },
+    {
+      title: 'ready after the manager rejects once',
+      outcome: 'ready',
+      plan: { decisions: { confirm_ready: ['rejected', 'approved'] } },
+      history: { access_plan: 1, it_setup: 1, welcome: 1, confirm_ready: 1 },
+    },
     { title: 'failed by IT', outcome: 'failed', plan: { decisions: { it_setup: 'failed' } }, failedAt: 'it_setup', untouched: ['welcome', 'confirm_ready'] },
   ],
   'expense-reimbursement': [
     { title: 'reimbursed', outcome: 'reimbursed', done: ['receipts', 'check', 'manager_review', 'reimburse', 'done'] },
-    { title: 'reimbursed after the manager rejects once', outcome: 'reimbursed', plan: { decisions: { manager_review: ['rejected', 'approved'] } }, history: { receipts: 1, check: 1, manager_review: 1 } },
+    {
+      title: 'reimbursed after the manager rejects once',
+      outcome: 'reimbursed',
+      plan: { decisions: { manager_review: ['rejected', 'approved'] } },
+      history: { receipts: 1, check: 1, manager_review: 1 },
+    },
     { title: 'reimbursed after an escalation is returned to the agent', outcome: 'reimbursed', plan: { escalate: ['check'], decisions: { check: 'returned' } } },
     { title: 'failed by an operator after the agent escalates', outcome: 'failed', plan: { escalate: ['check'], decisions: { check: 'failed' } }, failedAt: 'check' },
   ],
@@ -207,10 +217,16 @@ describe.skipIf(!HAS_FIXTURES)('the upstream fixtures, driven to every outcome',
       if (finishes.some((f) => f.value === c.outcome)) {
         expect(view.run.ended, why).toEqual({ by: 'server', at: expect.any(String), note: null });
         const reached = (view.steps as Data[]).filter((s) => s.kind === 'finish' && s.state === 'done');
-        expect(reached.map((s) => s.id), why).toEqual(finishes.filter((f) => f.value === c.outcome).map((f) => f.id));
+        expect(
+          reached.map((s) => s.id),
+          why,
+        ).toEqual(finishes.filter((f) => f.value === c.outcome).map((f) => f.id));
       } else {
         expect(view.run.ended, why).toMatchObject({ by: expect.any(String), at: expect.any(String), note: expect.any(String) });
-        expect((view.steps as Data[]).filter((s) => s.kind === 'finish' && s.state !== null), why).toEqual([]);
+        expect(
+          (view.steps as Data[]).filter((s) => s.kind === 'finish' && s.state !== null),
+          why,
+        ).toEqual([]);
       }
       if (c.outcome === 'rejected') {
         const rejecting = Object.entries(view.data.steps as Record<string, Data>).filter(([, d]) => d.decision === 'rejected');
@@ -221,7 +237,10 @@ describe.skipIf(!HAS_FIXTURES)('the upstream fixtures, driven to every outcome',
       if (c.failedAt) {
         expect((view.steps as Data[]).find((s) => s.id === c.failedAt)?.state, why).toBe('failed');
         expect(view.data.steps[c.failedAt], why).toMatchObject({ decision: 'failed', note: view.run.ended.note, by: view.run.ended.by });
-        expect((view.steps as Data[]).filter((s) => s.state === 'failed'), why).toHaveLength(1);
+        expect(
+          (view.steps as Data[]).filter((s) => s.state === 'failed'),
+          why,
+        ).toHaveLength(1);
       }
       for (const id of c.done ?? []) expect((view.steps as Data[]).find((s) => s.id === id)?.state, `${why}: ${id}`).toBe('done');
       for (const id of c.untouched ?? []) {
@@ -235,7 +254,11 @@ describe.skipIf(!HAS_FIXTURES)('the upstream fixtures, driven to every outcome',
 
 describe.skipIf(!HAS_FIXTURES || !HAS_SCHEMAS)('our result schemas judge as the upstream ones on every answer above', () => {
   it('accept every real answer upstream accepts, and refuse every broken one upstream refuses', () => {
-    const a = agreement(answers, (t, r) => conformanceIssues(t, r).length === 0, (t, r) => resultIssues(t, r).length === 0);
+    const a = agreement(
+      answers,
+      (t, r) => conformanceIssues(t, r).length === 0,
+      (t, r) => resultIssues(t, r).length === 0,
+    );
     console.log(`result agreement: ${a.answers} answers of ${new Set(answers.map((x) => x.tool)).size} tools, ${a.broken} broken ones judged by both schemas; ours stricter at ${a.stricter.length}`);
     expect(a.answers).toBeGreaterThan(500);
     expect(a.refused).toEqual([]);

@@ -16,7 +16,7 @@ import { argumentIssues, CAST, cleanupHarnesses, HAS_SCHEMAS, Harness, recorded,
 afterAll(cleanupHarnesses);
 
 describe(`every tool on a flow-1 process, against our result schemas${HAS_SCHEMAS ? ' and the upstream ones' : ' (the upstream ones are absent: ../shared/schemas/core-2)'}`, () => {
-  it('answers the core\'s shapes for a blocked, a woken and an urgent run', async () => {
+  it("answers the core's shapes for a blocked, a woken and an urgent run", async () => {
     const h = await Harness.open({
       groups: { legal: [CAST.lee], finance: [CAST.fin] },
       processes: [
@@ -72,7 +72,7 @@ describe(`every tool on a flow-1 process, against our result schemas${HAS_SCHEMA
     expect(TOOL_NAMES.filter((t) => !called.has(t))).toEqual([]);
   });
 
-  it('answers the core\'s shapes for a parent, its children (one and a fan-out) and a follow-on run', async () => {
+  it("answers the core's shapes for a parent, its children (one and a fan-out) and a follow-on run", async () => {
     const h = await Harness.open({
       groups: { legal: [CAST.lee], it: [CAST.fin] },
       processes: [

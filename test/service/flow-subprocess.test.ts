@@ -75,9 +75,7 @@ steps:
       () => null,
       (e: { issues: { path: string; message: string }[] }) => e.issues.map((i) => `${i.path}: ${i.message}`),
     );
-    expect(err).toEqual([
-      'steps[1].inputs.item: "item": item is there only on a step with for_each',
-    ]);
+    expect(err).toEqual(['steps[1].inputs.item: "item": item is there only on a step with for_each']);
     // With the in-file problem fixed, publication names every problem of the links at once.
     await fs.writeFile(path.join(bad, 'PROCESS.md'), (await fs.readFile(path.join(bad, 'PROCESS.md'), 'utf8')).replace('      item: item\n', ''));
     const issues = await h.publish(bad).then(
@@ -163,7 +161,7 @@ describe('flow-1 subprocess steps: one child', () => {
 });
 
 describe('flow-1 subprocess steps: fan-out', () => {
-  it('starts 50 children, one per item, and goes on only when all have ended, with each one\'s data', async () => {
+  it("starts 50 children, one per item, and goes on only when all have ended, with each one's data", async () => {
     const h = await Harness.open(SPEC);
     const items = Array.from({ length: 50 }, (_, i) => `item-${i}`);
     const t0 = performance.now();
@@ -262,7 +260,7 @@ describe('flow-1: cancelling a parent', () => {
 });
 
 describe('flow-1: follow-on runs', () => {
-  it('an outcome starts a run of another process with mapped inputs, the rule\'s priority and its parent; the first does not wait', async () => {
+  it("an outcome starts a run of another process with mapped inputs, the rule's priority and its parent; the first does not wait", async () => {
     const h = await Harness.open(SPEC);
     const hire = await h.start('hiring', { candidate: 'Mira Okafor', equipment: ['laptop'], systems: ['mail'] });
     const done = await h.decide(hire, 'offer', 'approved', CAST.fin);

@@ -25,8 +25,7 @@ const SPEC: BoardSpec = {
 
 const contract = (h: Harness, supplier = 'Acme') => h.start('contract-approval', { supplier });
 const payment = (h: Harness, inputs: Record<string, unknown> = {}) => h.start('supplier-payment', { supplier: 'Acme', amount: 100, ...inputs });
-const approveContract = async (h: Harness, runId: string, decision = 'approved', extra: Record<string, unknown> = {}) =>
-  h.decide(await h.view(runId), 'review', decision, CAST.lee, extra);
+const approveContract = async (h: Harness, runId: string, decision = 'approved', extra: Record<string, unknown> = {}) => h.decide(await h.view(runId), 'review', decision, CAST.lee, extra);
 const financeItems = async (h: Harness): Promise<Data[]> => (await h.ok('get_work', {}, CAST.fin)).items;
 const runText = async (h: Harness, runId: string) => (await h.snapshot())[`runs/${runId}/RUN.md`]!;
 
@@ -51,7 +50,7 @@ describe('flow-1: priority', () => {
     expect(await runText(h, other.run.id)).not.toMatch(/priority/);
   });
 
-  it('orders a person\'s get_work highest first, then oldest; a run of a process without flow: counts as normal', async () => {
+  it("orders a person's get_work highest first, then oldest; a run of a process without flow: counts as normal", async () => {
     const h = await Harness.open(SPEC);
     const low = await payment(h, { urgency: 'low' });
     h.advance('1m');
@@ -64,7 +63,18 @@ describe('flow-1: priority', () => {
     const high2 = await payment(h, { urgency: 'high' });
     // claim-review's first step is an agent's: get it to its finance approval.
     const c = await h.claim(normalOld.run.id, 'check');
-    await h.ok('submit', { token: c.token, output: { withinPolicy: true, notes: 'Fine.', risk: 'low', lines: ['hotel'] }, evidence: [{ kind: 'link', ref: 'https://policy.example.com' }], summary: 'Checked.', next: 'approve', reason: 'Within policy.' }, CAST.agent);
+    await h.ok(
+      'submit',
+      {
+        token: c.token,
+        output: { withinPolicy: true, notes: 'Fine.', risk: 'low', lines: ['hotel'] },
+        evidence: [{ kind: 'link', ref: 'https://policy.example.com' }],
+        summary: 'Checked.',
+        next: 'approve',
+        reason: 'Within policy.',
+      },
+      CAST.agent,
+    );
     const order = (await financeItems(h)).map((i) => i.runId);
     expect(order).toEqual([urgent.run.id, high.run.id, high2.run.id, normalOld.run.id, low.run.id]);
     // Paged one at a time, the cursor walks the same order.
@@ -107,7 +117,7 @@ describe('flow-1: priority', () => {
     expect(rows).toEqual([urgent.run.id, b.run.id, a.run.id, low.run.id]);
   });
 
-  it('an operator or the run\'s starter sets it on a running run, audited; anyone else, a run without flow:, an ended run or a bad level is refused and nothing changes', async () => {
+  it("an operator or the run's starter sets it on a running run, audited; anyone else, a run without flow:, an ended run or a bad level is refused and nothing changes", async () => {
     const h = await Harness.open(SPEC);
     const v = await payment(h); // started by ann
     const other = await h.start('claim-review', { claimant: CAST.ann, amount: 10 });
@@ -134,7 +144,7 @@ describe('flow-1: priority', () => {
 });
 
 describe('flow-1: runs blocked by other runs', () => {
-  it('a blocked run enters no step and offers no work; the last blocker\'s approval wakes it, its first step\'s people told', async () => {
+  it("a blocked run enters no step and offers no work; the last blocker's approval wakes it, its first step's people told", async () => {
     const h = await Harness.open(SPEC);
     const c1 = await contract(h, 'Acme');
     const c2 = await contract(h, 'Acme Logistics');
@@ -212,7 +222,11 @@ describe('flow-1: runs blocked by other runs', () => {
     await h.ok('cancel', { runId: cancelled.run.id, reason: 'Gone.' }, CAST.operator);
     const before = await h.snapshot();
     const missing = 'r-00000000000000000000000000';
-    const e = await h.fail('start_run', { process: 'supplier-payment', inputs: { supplier: 'Acme', amount: 1, after: [ok.run.id, missing, ok.run.id, rejected.run.id, cancelled.run.id, 'nonsense'] } }, CAST.ann);
+    const e = await h.fail(
+      'start_run',
+      { process: 'supplier-payment', inputs: { supplier: 'Acme', amount: 1, after: [ok.run.id, missing, ok.run.id, rejected.run.id, cancelled.run.id, 'nonsense'] } },
+      CAST.ann,
+    );
     expect(e.code).toBe('invalid');
     expect(e.issues).toEqual([
       `inputs.after[1]: no run ${missing} on this board`,
@@ -224,7 +238,7 @@ describe('flow-1: runs blocked by other runs', () => {
     expect(await h.snapshot()).toEqual(before);
   });
 
-  it('a blocked run can be cancelled by an operator, and then its blocker\'s end changes nothing', async () => {
+  it("a blocked run can be cancelled by an operator, and then its blocker's end changes nothing", async () => {
     const h = await Harness.open(SPEC);
     const c = await contract(h);
     const p = await payment(h, { after: [c.run.id] });

@@ -27,7 +27,10 @@ async function runFolders(h: Harness): Promise<string[]> {
 
 async function chainActions(h: Harness, runId: string): Promise<string[]> {
   const text = await fs.readFile(path.join(h.root, 'runs', runId, 'audit.jsonl'), 'utf8');
-  return text.trim().split('\n').map((l) => (JSON.parse(l) as { action: string }).action);
+  return text
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { action: string }).action);
 }
 
 describe('start_run repeated concurrently with one requestId', () => {
@@ -83,7 +86,10 @@ describe('a claim token is bound to the agent that claimed', () => {
     h.advance('1m');
     const renewed = await h.ok('renew', { token: claim.token, requestId: rid(), progress: 'half way' }, CAST.agent);
     expect(await fs.readFile(path.join(h.root, 'runs', v.run.id, 'RUN.md'), 'utf8')).toBe(runFile);
-    const lines = (await fs.readFile(path.join(h.root, 'runs', v.run.id, 'audit.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+    const lines = (await fs.readFile(path.join(h.root, 'runs', v.run.id, 'audit.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const last = lines[lines.length - 1];
     expect(last).toMatchObject({ action: 'step.renewed', actor: CAST.agent, entity: `${v.run.id}/check`, input: { changes: { expiresAt: renewed.expiresAt, progress: 'half way' } } });
     expect((await verifyBoard(h.board)).ok).toBe(true);
@@ -192,7 +198,10 @@ describe('a fault that retrying cannot mend', () => {
     // Another call is counted on its own: its first fault is still answered retry.
     expect((await h.fail('claim', { runId: v.run.id, stepId: 'check', requestId: rid() }, CAST.agent)).code).toBe('retry');
     expect(await h.snapshot()).toEqual(before);
-    const incidents = (await fs.readFile(path.join(h.root, '.work/incidents.jsonl'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { tool: string; message: string });
+    const incidents = (await fs.readFile(path.join(h.root, '.work/incidents.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { tool: string; message: string });
     expect(incidents).toHaveLength(4);
     expect(incidents[0]!.tool).toBe('claim');
     expect(incidents[0]!.message).toContain('ENOTDIR');

@@ -12,11 +12,7 @@ afterAll(cleanupHarnesses);
 
 const SPEC: BoardSpec = {
   groups: { finance: [CAST.fin, CAST.cat], editors: [CAST.ed] },
-  processes: [
-    { folder: 'claim-review', roles: { 'finance-approver': 'finance' } },
-    { folder: 'draft-review', roles: { editor: 'editors' } },
-    { folder: 'two-payments' },
-  ],
+  processes: [{ folder: 'claim-review', roles: { 'finance-approver': 'finance' } }, { folder: 'draft-review', roles: { editor: 'editors' } }, { folder: 'two-payments' }],
 };
 const INPUTS = { claimant: CAST.ann, amount: 10 };
 const SUBMISSION = CLAIM_REVIEW_SUBMISSION;

@@ -13,11 +13,7 @@ const CAP = 4096;
 const SPEC: BoardSpec = {
   runDataBytes: CAP,
   groups: { 'desk-team': [CAST.ann], finance: [CAST.fin] },
-  processes: [
-    { folder: 'intake-form', roles: { desk: 'desk-team' } },
-    { folder: 'claim-review', roles: { 'finance-approver': 'finance' } },
-    { folder: 'two-payments' },
-  ],
+  processes: [{ folder: 'intake-form', roles: { desk: 'desk-team' } }, { folder: 'claim-review', roles: { 'finance-approver': 'finance' } }, { folder: 'two-payments' }],
 };
 const INTAKE = {
   title: 'Chair',

@@ -55,7 +55,11 @@ describe('memory a long-lived service keeps per run', () => {
       const s = await call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i + 1, receiptUrl: 'https://example.com/r' } }, mira.actor);
       await call('get_work', { limit: 5 }, agent.actor);
       const c = await call('claim', { runId: s.run.id, stepId: 'review_claim' }, agent.actor);
-      await call('submit', { token: c.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' }, agent.actor);
+      await call(
+        'submit',
+        { token: c.token, output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' },
+        agent.actor,
+      );
       const v = await call('get_run', { runId: s.run.id }, mira.actor);
       await call('decide', { runId: s.run.id, workItemId: v.workItems[0].id, snapshot: v.workItems[0].snapshot, decision: 'approved' }, mira.actor);
     }

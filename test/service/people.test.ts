@@ -116,7 +116,14 @@ describe('decide', () => {
     const na = await h.fail('decide', call({ decision: 'completed', output: { ref: 7, extra: true } }), CAST.ann);
     expect(na.code).toBe('not_accepted');
     expect(na.issues).toEqual(
-      expect.arrayContaining(['output.ref: expected string', 'output.pages: missing', 'output.extra: not declared', 'evidence: link required', 'next: required, one of sign_off, skipped', 'reason: required']),
+      expect.arrayContaining([
+        'output.ref: expected string',
+        'output.pages: missing',
+        'output.extra: not declared',
+        'evidence: link required',
+        'next: required, one of sign_off, skipped',
+        'reason: required',
+      ]),
     );
     expect(na.issues).toHaveLength(6);
     expect(await h.snapshot()).toEqual(before);

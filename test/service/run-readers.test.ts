@@ -34,7 +34,10 @@ function full(rel: string, text: string) {
   const d = decodeDoc(rel, Buffer.from(text));
   if (!d.ok) return null;
   const r = runFromDoc(d.doc);
-  return { summary: { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs }, head: { id: r.id, process: r.process, version: r.version, mode: r.mode, rev: d.doc.rev } };
+  return {
+    summary: { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs },
+    head: { id: r.id, process: r.process, version: r.version, mode: r.mode, rev: d.doc.rev },
+  };
 }
 
 /** A board with runs in every state and both modes, written by the service. */
@@ -73,16 +76,37 @@ describe('the readers of RUN.md', () => {
     expect(modes).toEqual(new Set(['live', 'test']));
   });
 
-  it('the fast read takes the state and mode names from the run schema, and they are the engine\'s', () => {
+  it("the fast read takes the state and mode names from the run schema, and they are the engine's", () => {
     const engineStates: RunRecord['state'][] = ['active', 'waiting', 'ended', 'cancelled'];
     const engineModes: RunRecord['mode'][] = ['live', 'test'];
     expect(fieldRule('run', 'state').enum).toEqual(engineStates);
     expect(fieldRule('run', 'mode').enum).toEqual(engineModes);
     // A state or mode the schema does not name, or a field against its rule: the fast read gives up, and so does the full read.
-    const base = ['---', 'id: r-01jd0000000000000000000001', 'process: hello', 'version: 1', 'hash: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa', 'mode: live', 'state: active', 'outcome: null', 'startedBy: ann@example.com', 'startedAt: "2026-10-06T09:00:00.000Z"', 'updatedAt: "2026-10-06T09:00:00.000Z"', 'rev: 1', 'inputs: {}', '---', ''].join('\n');
+    const base = [
+      '---',
+      'id: r-01jd0000000000000000000001',
+      'process: hello',
+      'version: 1',
+      'hash: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+      'mode: live',
+      'state: active',
+      'outcome: null',
+      'startedBy: ann@example.com',
+      'startedAt: "2026-10-06T09:00:00.000Z"',
+      'updatedAt: "2026-10-06T09:00:00.000Z"',
+      'rev: 1',
+      'inputs: {}',
+      '---',
+      '',
+    ].join('\n');
     const rel = 'runs/r-01jd0000000000000000000001/RUN.md';
     expect(scanRunSummary(base)).toEqual(full(rel, base)!.summary);
-    for (const [from, to] of [['state: active', 'state: paused'], ['mode: live', 'mode: demo'], ['version: 1', 'version: 0'], ['process: hello', 'process: Hello_World']]) {
+    for (const [from, to] of [
+      ['state: active', 'state: paused'],
+      ['mode: live', 'mode: demo'],
+      ['version: 1', 'version: 0'],
+      ['process: hello', 'process: Hello_World'],
+    ]) {
       const text = base.replace(from!, to!);
       expect(full(rel, text), to).toBeNull();
       expect(scanRunSummary(text), to).toBeNull();

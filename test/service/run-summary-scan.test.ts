@@ -26,7 +26,13 @@ function fullSummary(text: string) {
 
 const str = fc.string({ unit: 'binary', maxLength: 30 });
 const key = fc.string({ unit: 'binary', minLength: 1, maxLength: 10 });
-const scalar = fc.oneof(str, fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)), fc.boolean(), fc.constant(null));
+const scalar = fc.oneof(
+  str,
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).filter((n) => !Object.is(n, -0)),
+  fc.boolean(),
+  fc.constant(null),
+);
 const value = fc.letrec((tie) => ({
   v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(key, tie('v'), { maxKeys: 3 })),
 })).v;

@@ -28,10 +28,7 @@ describe('start_run', () => {
   beforeAll(async () => {
     h = await Harness.open({
       groups: { 'desk-team': [CAST.ann, CAST.cat] },
-      processes: [
-        { folder: 'intake-form', roles: { desk: 'desk-team' } },
-        { folder: 'welcome-pack' },
-      ],
+      processes: [{ folder: 'intake-form', roles: { desk: 'desk-team' } }, { folder: 'welcome-pack' }],
     });
   });
 
@@ -78,7 +75,10 @@ describe('start_run', () => {
     expect(e.code).toBe('invalid');
     const issues = e.issues ?? [];
     for (const field of ['title', 'amount', 'urgent', 'neededBy', 'receivedAt', 'requester', 'tags', 'details', 'size', 'remark', 'colour']) {
-      expect(issues.filter((i) => i.startsWith(`inputs.${field}`)), `an issue for inputs.${field} in ${JSON.stringify(issues)}`).toHaveLength(1);
+      expect(
+        issues.filter((i) => i.startsWith(`inputs.${field}`)),
+        `an issue for inputs.${field} in ${JSON.stringify(issues)}`,
+      ).toHaveLength(1);
     }
     expect(issues).toHaveLength(11);
     expect(await h.snapshot()).toEqual(before);

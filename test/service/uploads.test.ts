@@ -68,8 +68,7 @@ describe('the same bytes uploaded under two names', () => {
   it('each upload keeps its own name and type: two ids, each verified as evidence and downloaded as uploaded', async () => {
     const h = await Harness.open(SPEC);
     const bytes = Buffer.from('%PDF-1.4 the same bytes twice');
-    const up = (fileName: string, contentType: string, who: string = CAST.agent) =>
-      h.ok('upload', { fileName, contentType, contentBase64: bytes.toString('base64') }, who);
+    const up = (fileName: string, contentType: string, who: string = CAST.agent) => h.ok('upload', { fileName, contentType, contentBase64: bytes.toString('base64') }, who);
     const invoice = await up('invoice.pdf', 'application/pdf');
     const page = await up('page.html', 'text/html', CAST.cat);
     expect(page.id).not.toBe(invoice.id);
@@ -79,7 +78,19 @@ describe('the same bytes uploaded under two names', () => {
 
     const v = await h.start('receipt-filing', {}, CAST.ann);
     const c = await h.claim(v.run.id, 'scan');
-    const s = await h.ok('submit', { token: c.token, output: { amount: 1 }, evidence: [{ kind: 'file', ref: invoice.id }, { kind: 'file', ref: page.id }], summary: 'Both copies.' }, CAST.agent);
+    const s = await h.ok(
+      'submit',
+      {
+        token: c.token,
+        output: { amount: 1 },
+        evidence: [
+          { kind: 'file', ref: invoice.id },
+          { kind: 'file', ref: page.id },
+        ],
+        summary: 'Both copies.',
+      },
+      CAST.agent,
+    );
     expect(s.data.steps.scan.evidence).toEqual([invoice, page].map((u) => ({ kind: 'file', ref: u.id, sha256: sha256(bytes), url: expect.any(String) })));
 
     const first = await download(h, v.run.id, invoice.id, CAST.ann);
@@ -143,7 +154,17 @@ describe('file evidence', () => {
     // A good upload, plus a link: both recorded; the file item gains sha256 and url.
     const good = Buffer.from('receipt #2: 12.50 EUR');
     const up2 = await h.upload(good);
-    const s = await h.ok('submit', { ...base, evidence: [{ kind: 'file', ref: up2.id }, { kind: 'link', ref: 'https://scans.example.com/2' }] }, CAST.agent);
+    const s = await h.ok(
+      'submit',
+      {
+        ...base,
+        evidence: [
+          { kind: 'file', ref: up2.id },
+          { kind: 'link', ref: 'https://scans.example.com/2' },
+        ],
+      },
+      CAST.agent,
+    );
     expect(states(s)).toEqual({ scan: 'done', countersign: 'waiting', archive: null, filed: null });
     expect(s.data.steps.scan.evidence).toEqual([
       { kind: 'file', ref: up2.id, sha256: sha256(good), url: expect.any(String) },

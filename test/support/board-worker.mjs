@@ -33,7 +33,7 @@ if (mode === 'race') {
   const times = Number(rest[0]);
   const rel = step('counter');
   let conflicts = 0;
-  for (let n = 0; n < times; ) {
+  for (let n = 0; n < times;) {
     const seen = await store.read(rel);
     try {
       await store.transact(scope, async (tx) => {

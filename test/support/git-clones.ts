@@ -27,10 +27,19 @@ export interface CloneTeam {
 
 /** An agent drafts the template process (`hello`), a group approves. */
 const HELLO_TEAM: CloneTeam = {
-  setup: [['person', 'add', 'ana@example.com', '--name', 'Ana Lind'], ['group', 'add', 'approvers', 'ana@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'writer-a'], ['agent', 'add', 'writer-b']],
+  setup: [
+    ['person', 'add', 'ana@example.com', '--name', 'Ana Lind'],
+    ['group', 'add', 'approvers', 'ana@example.com'],
+    ['operator', 'add', 'ana@example.com'],
+    ['agent', 'add', 'writer-a'],
+    ['agent', 'add', 'writer-b'],
+  ],
   process: { name: 'hello', roles: ['approver=approvers'] },
   start: ['writer-a', 'hello', '--input', 'topic=Night trains', '--input', 'words=60'],
-  gitUsers: [['a@example.com', 'Clone A'], ['b@example.com', 'Clone B']],
+  gitUsers: [
+    ['a@example.com', 'Clone A'],
+    ['b@example.com', 'Clone B'],
+  ],
 };
 
 /** A board repository with one process and one run, pushed to a bare remote, and two clones of it. */
@@ -82,7 +91,25 @@ export async function submitAs(dir: string, run: string, agent: string, text: st
   const claim = await wb(dir, '--as', agent, 'claim', run, 'draft');
   expect(claim.code, claim.stderr).toBe(0);
   const token = claim.stdout.trim();
-  const done = await wb(dir, '--as', agent, 'submit', token, '--output', `text=${text}`, '--output', 'sources=1', '--evidence', 'link:https://example.com/source', '--next', 'approve', '--reason', 'Ready.', '--summary', `${agent} wrote it.`);
+  const done = await wb(
+    dir,
+    '--as',
+    agent,
+    'submit',
+    token,
+    '--output',
+    `text=${text}`,
+    '--output',
+    'sources=1',
+    '--evidence',
+    'link:https://example.com/source',
+    '--next',
+    'approve',
+    '--reason',
+    'Ready.',
+    '--summary',
+    `${agent} wrote it.`,
+  );
   expect(done.code, done.stderr).toBe(0);
   return token;
 }
@@ -91,7 +118,11 @@ export async function submitAs(dir: string, run: string, agent: string, text: st
 export async function addClone(root: string, remote: string, name: string, email: string): Promise<string> {
   const dir = path.join(root, name);
   git(root, 'clone', '-q', remote, name);
-  for (const [k, v] of [['user.email', email], ['user.name', `Clone ${name}`]]) git(dir, 'config', k!, v!);
+  for (const [k, v] of [
+    ['user.email', email],
+    ['user.name', `Clone ${name}`],
+  ])
+    git(dir, 'config', k!, v!);
   expect((await wb(dir, 'git-setup')).code).toBe(0);
   return dir;
 }

@@ -33,7 +33,9 @@ export function own(): OwnValidators {
   const plugin = ((ajvFormats as unknown as { default: unknown }).default ?? ajvFormats) as { default?: unknown };
   ((plugin.default ?? plugin) as (a: Ajv2020) => void)(ajv);
   const tools: string[] = [];
-  for (const f of readdirSync(RESULT_SCHEMA_DIR).filter((n) => n.endsWith('.json')).sort()) {
+  for (const f of readdirSync(RESULT_SCHEMA_DIR)
+    .filter((n) => n.endsWith('.json'))
+    .sort()) {
     ajv.addSchema(JSON.parse(readFileSync(path.join(RESULT_SCHEMA_DIR, f), 'utf8')) as Record<string, unknown>);
     if (f.endsWith('.result.json')) tools.push(f.replace('.result.json', ''));
   }

@@ -118,7 +118,10 @@ export class Trace {
       e.n++;
       e.ms += c.ms;
     }
-    return [...by].sort((a, b) => b[1].ms - a[1].ms).map(([k, v]) => `${k} ${v.n}× ${(v.ms / 1000).toFixed(1)} s`).join(', ');
+    return [...by]
+      .sort((a, b) => b[1].ms - a[1].ms)
+      .map(([k, v]) => `${k} ${v.n}× ${(v.ms / 1000).toFixed(1)} s`)
+      .join(', ');
   }
   where(): string {
     return `seed ${this.seed}, round ${this.round} (replay: WB_SIM_SEED=${this.seed} npx vitest run test/git/sync-simulation.test.ts)`;
@@ -177,7 +180,11 @@ export async function team(trace: Trace, root: string, cloneCount: number): Prom
 export function startServe(c: Clone): void {
   const env: Record<string, string> = { NO_COLOR: '1', ...GIT_ENV, [TEST_CLOCK_AHEAD_VAR]: String(SERVE.aheadMs) };
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKBOARD_')) env[k] ??= v;
-  const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', String(SERVE.sync), '--git-clock', String(SERVE.clock), '--log-level', 'warn'], { cwd: c.dir, stdio: ['ignore', 'pipe', 'pipe'], env });
+  const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', String(SERVE.sync), '--git-clock', String(SERVE.clock), '--log-level', 'warn'], {
+    cwd: c.dir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
   const keep = (d: Buffer) => (c.serveLog = (c.serveLog + d.toString()).slice(-20_000));
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);

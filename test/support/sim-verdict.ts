@@ -68,7 +68,10 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
   const inChain = (a: Acked) => chains.get(a.run)?.some((l) => l.hash === a.hash) ?? false;
   const inBranch = (a: Acked) => branchesOf.get(a.run)?.some((b) => b.lines.some((l) => l.hash === a.hash)) ?? false;
   const vanished = acked.filter((a) => !inChain(a) && !inBranch(a));
-  expect(vanished.map((a) => `round ${a.round} ${a.clone} ${a.run} #${a.action} by ${a.actor} ${a.hash.slice(0, 12)}`), `acknowledged lines found neither in the chain nor superseded (${where})`).toEqual([]);
+  expect(
+    vanished.map((a) => `round ${a.round} ${a.clone} ${a.run} #${a.action} by ${a.actor} ${a.hash.slice(0, 12)}`),
+    `acknowledged lines found neither in the chain nor superseded (${where})`,
+  ).toEqual([]);
   const superseded = acked.filter((a) => !inChain(a));
   // "With a reason": the branch's outcome for the line (applied again, or the engine's refusal), or the whole side set aside by the merge rule.
   const byReason = superseded.filter((a) => outcomes.get(a.hash)?.reason !== undefined).length;
@@ -77,7 +80,10 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
   const boardChain = new Set(chainLines(await readOr(path.join(first.dir, 'audit', 'board.jsonl'))).map((l) => l.hash));
   const boardSetAside = new Set(setAside(await readOr(path.join(first.dir, 'audit', 'superseded.jsonl'))).flatMap((b) => b.lines.map((l) => l.hash)));
   const boardLost = boardAcked.filter((a) => !boardChain.has(a.hash) && !boardSetAside.has(a.hash));
-  expect(boardLost.map((a) => `round ${a.round} ${a.clone} ${a.action} ${a.hash.slice(0, 12)}`), `acknowledged board-chain lines found neither in audit/board.jsonl nor set aside (${where})`).toEqual([]);
+  expect(
+    boardLost.map((a) => `round ${a.round} ${a.clone} ${a.action} ${a.hash.slice(0, 12)}`),
+    `acknowledged board-chain lines found neither in audit/board.jsonl nor set aside (${where})`,
+  ).toEqual([]);
   expect(boardAcked.length, 'the rounds edited WORK.md').toBeGreaterThan(0);
 
   // A run only one clone's key ever wrote to is never superseded.
@@ -101,8 +107,13 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
         const same = (l: ChainLine) => keptAfter.some((e) => e.action === l.action && e.entity === l.entity);
         if (b.lines.filter(isTimer).every(same)) timersTwice.push(`${run}: ${b.lines.map((l) => l.action).join(', ')}`);
         else timerOnly.push(`${run}: ${b.lines.map((l) => `${l.action} ${l.entity}`).join(', ')} set aside for ${keptAfter.map((e) => `${e.actor} ${e.action} ${e.entity}`).join(', ')}`);
-      }
-      else if (keptAfter.every((e) => e.actor === 'server')) actAgainstServer.push(`${run}: ${b.lines.filter((l) => l.actor !== 'server').map((l) => `${l.actor} ${l.action}`).join(', ')} set aside for ${keptAfter.map((e) => e.action).join(', ')}`);
+      } else if (keptAfter.every((e) => e.actor === 'server'))
+        actAgainstServer.push(
+          `${run}: ${b.lines
+            .filter((l) => l.actor !== 'server')
+            .map((l) => `${l.actor} ${l.action}`)
+            .join(', ')} set aside for ${keptAfter.map((e) => e.action).join(', ')}`,
+        );
     }
     // A step is completed once per attempt: between two completions of one step, it was made ready (or rewound) again.
     const open = new Map<string, boolean>();
@@ -124,5 +135,14 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
   expect(timerOnly, `superseded branches of server lines alone whose timers the kept side does not hold (${where})`).toEqual([]);
   expect(twice, `steps completed twice in one attempt (${where})`).toEqual([]);
   expect(timers, 'timers fell due and were written (waits ended, wait_for timed out, approvals overdue)').toBeGreaterThan(0);
-  return { runs: finalRuns.length, superseded: superseded.length, supersededLines: new Set(superseded.map((a) => a.hash)), supersededRuns: finalRuns.filter((r) => branchesOf.get(r)!.length > 0).length, byReason, timers, timersOnOtherClone, timersTwice };
+  return {
+    runs: finalRuns.length,
+    superseded: superseded.length,
+    supersededLines: new Set(superseded.map((a) => a.hash)),
+    supersededRuns: finalRuns.filter((r) => branchesOf.get(r)!.length > 0).length,
+    byReason,
+    timers,
+    timersOnOtherClone,
+    timersTwice,
+  };
 }

@@ -132,7 +132,12 @@ export function slackSignature(secret: string, timestamp: number, body: string):
 export const formBody = (payload: unknown): string => `payload=${encodeURIComponent(JSON.stringify(payload))}`;
 
 /** POST an interaction as Slack does; `sign` can change what is signed (a wrong secret, an old timestamp, a body altered after signing). */
-export async function postInteraction(base: string, payload: unknown, secret: string, opts: { timestamp?: number; body?: (signed: string) => string } = {}): Promise<{ status: number; text: string; json: any }> {
+export async function postInteraction(
+  base: string,
+  payload: unknown,
+  secret: string,
+  opts: { timestamp?: number; body?: (signed: string) => string } = {},
+): Promise<{ status: number; text: string; json: any }> {
   const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
   const signed = formBody(payload);
   const body = opts.body ? opts.body(signed) : signed;

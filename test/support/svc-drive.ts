@@ -77,13 +77,7 @@ function pick<T>(choice: T | T[] | undefined, visit: number): T | undefined {
   return choice[Math.min(visit, choice.length - 1)];
 }
 
-export async function drive(
-  h: Harness,
-  runId: string,
-  process: Process,
-  plan: Plan,
-  cast: { groups: Record<string, string[]>; person: string },
-): Promise<Trace> {
+export async function drive(h: Harness, runId: string, process: Process, plan: Plan, cast: { groups: Record<string, string[]>; person: string }): Promise<Trace> {
   const log: string[] = [];
   const visits = new Map<string, number>();
   const visit = (step: string) => {
@@ -122,7 +116,7 @@ export async function drive(
         continue;
       }
       const n = visit(ready.id);
-      const route = c.step.next ? pick(plan.routes?.[ready.id], n) ?? c.step.next[0].to : undefined;
+      const route = c.step.next ? (pick(plan.routes?.[ready.id], n) ?? c.step.next[0].to) : undefined;
       const s = await h.ok(
         'submit',
         {
@@ -143,7 +137,7 @@ export async function drive(
     const wi = (view.workItems as Data[])[0];
     if (wi) {
       const esc = wi.escalation !== null;
-      const who = esc ? CAST.operator : wi.assignedTo.person ?? cast.groups[wi.assignedTo.group]?.[0];
+      const who = esc ? CAST.operator : (wi.assignedTo.person ?? cast.groups[wi.assignedTo.group]?.[0]);
       expect(who, `someone to decide ${wi.stepId}`).toBeDefined();
       const n = visit(`${wi.stepId}#item`);
       const def = defs.get(wi.stepId)!;
@@ -151,7 +145,7 @@ export async function drive(
       expect(wi.decide.decisions).toContain(decision);
       let extra: Record<string, unknown> = {};
       if (decision === 'completed') {
-        const route = wi.next ? pick(plan.routes?.[wi.stepId], n) ?? wi.next[0].to : undefined;
+        const route = wi.next ? (pick(plan.routes?.[wi.stepId], n) ?? wi.next[0].to) : undefined;
         extra = {
           output: sampleFields(wi.output, opts()),
           evidence: await evidence(wi.evidence, wi.stepId, who),

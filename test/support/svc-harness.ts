@@ -43,22 +43,7 @@ export const HAS_FIXTURES = existsSync(UPSTREAM_FIXTURES);
 export const FIXTURES = path.join(REPO, 'fixtures/service');
 
 /** The fourteen tools as the spec names them: written out here, not imported, so tests check the code against the spec. */
-export const TOOL_NAMES = [
-  'describe',
-  'list_processes',
-  'start_run',
-  'get_run',
-  'get_work',
-  'claim',
-  'renew',
-  'upload',
-  'submit',
-  'escalate',
-  'decide',
-  'cancel',
-  'send_event',
-  'list_runs',
-] as const;
+export const TOOL_NAMES = ['describe', 'list_processes', 'start_run', 'get_run', 'get_work', 'claim', 'renew', 'upload', 'submit', 'escalate', 'decide', 'cancel', 'send_event', 'list_runs'] as const;
 export const WRITE_TOOLS = new Set(['start_run', 'claim', 'renew', 'upload', 'submit', 'escalate', 'decide', 'cancel', 'send_event']);
 
 /** A submission that the claim-review fixture's agent step accepts. */

@@ -12,9 +12,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from '../support/tmp-board.js';
 import { createLoginLink } from '../../src/web/sessions.js';
-import {
-  agentDoes, ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, rid, runView, signedIn, tabTo,
-} from './web-support.js';
+import { agentDoes, ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, rid, runView, signedIn, tabTo } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -322,7 +320,10 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in a real browser${HAVE_BROWSER ? ''
   it('writes screenshots of the inbox, a work item and a run page at desktop and phone widths', async () => {
     const runId = await payoutAwaitingApproval(suite.wb, 'Screenshot');
     const wi = await workItemOf(runId, 'approve');
-    for (const [label, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+    for (const [label, viewport] of [
+      ['desktop', { width: 1280, height: 900 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
       const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana, viewport);
       await page.screenshot({ path: path.join(ARTIFACTS, `inbox-${label}.png`), fullPage: true });
       await page.goto(`${suite.wb.base}/work/${runId}/${wi.id}`);
@@ -336,4 +337,3 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in a real browser${HAVE_BROWSER ? ''
     }
   });
 });
-

@@ -30,7 +30,12 @@ async function page(who: string, p: string): Promise<{ status: number; text: str
 async function post(cookie: string, p: string, fields: Record<string, string>): Promise<{ status: number; text: string; location: string | null }> {
   const form = await (await fetch(`${wb.base}/out-of-office`, { headers: { cookie } })).text();
   const csrf = /name="csrf" value="([^"]+)"/.exec(form)![1]!;
-  const res = await fetch(`${wb.base}${p}`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, ...fields }) });
+  const res = await fetch(`${wb.base}${p}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie, origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ csrf, ...fields }),
+  });
   return { status: res.status, text: await res.text(), location: res.headers.get('location') };
 }
 

@@ -18,7 +18,8 @@ const LIMITS = formLimits(DEFAULT_SETTINGS);
 const B = 'xLimitsBoundary';
 const MULTIPART = `multipart/form-data; boundary=${B}`;
 const field = (name: string, value: string | Buffer) => Buffer.concat([Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n`), Buffer.from(value), Buffer.from('\r\n')]);
-const file = (name: string, bytes: Buffer) => Buffer.concat([Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="evidence.file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), bytes, Buffer.from('\r\n')]);
+const file = (name: string, bytes: Buffer) =>
+  Buffer.concat([Buffer.from(`--${B}\r\nContent-Disposition: form-data; name="evidence.file"; filename="${name}"\r\nContent-Type: application/octet-stream\r\n\r\n`), bytes, Buffer.from('\r\n')]);
 const multipart = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.from(`--${B}--\r\n`)]);
 
 let wb: WebBoard;
@@ -106,14 +107,28 @@ describe('a signed-in form', () => {
   });
 
   it('a form within every bound is read and acted on (multipart and url-encoded)', async () => {
-    expect((await post(MULTIPART, multipart(field('csrf', csrf), field('note', 'x'.repeat(LIMITS.fieldSize)), ...Array.from({ length: LIMITS.fields - 2 }, (_, i) => field(`f${i}`, '1'))))).status).toBe(404);
+    expect(
+      (await post(MULTIPART, multipart(field('csrf', csrf), field('note', 'x'.repeat(LIMITS.fieldSize)), ...Array.from({ length: LIMITS.fields - 2 }, (_, i) => field(`f${i}`, '1'))))).status,
+    ).toBe(404);
     expect((await post('application/x-www-form-urlencoded', `csrf=${csrf}&note=${'x'.repeat(LIMITS.fieldSize)}`)).status).toBe(404);
     const mine = await sessionCookie(wb, PEOPLE.ben);
     const token = csrfToken(mine.slice('wb_session='.length));
-    const a = await request(wb.base, 'POST', '/signout', { origin: wb.base, cookie: mine, 'content-type': MULTIPART }, multipart(field('csrf', token), file('ok.bin', Buffer.alloc(1024)), ...Array.from({ length: 50 }, (_, i) => field(`f${i}`, 'x'.repeat(1000)))));
+    const a = await request(
+      wb.base,
+      'POST',
+      '/signout',
+      { origin: wb.base, cookie: mine, 'content-type': MULTIPART },
+      multipart(field('csrf', token), file('ok.bin', Buffer.alloc(1024)), ...Array.from({ length: 50 }, (_, i) => field(`f${i}`, 'x'.repeat(1000)))),
+    );
     expect(a.status).toBe(303);
     const other = await sessionCookie(wb, PEOPLE.ben);
-    const b = await request(wb.base, 'POST', '/signout', { origin: wb.base, cookie: other, 'content-type': 'application/x-www-form-urlencoded' }, `csrf=${csrfToken(other.slice('wb_session='.length))}&note=${'y'.repeat(LIMITS.fieldSize)}`);
+    const b = await request(
+      wb.base,
+      'POST',
+      '/signout',
+      { origin: wb.base, cookie: other, 'content-type': 'application/x-www-form-urlencoded' },
+      `csrf=${csrfToken(other.slice('wb_session='.length))}&note=${'y'.repeat(LIMITS.fieldSize)}`,
+    );
     expect(b.status).toBe(303);
   });
 });

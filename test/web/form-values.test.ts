@@ -54,7 +54,7 @@ describe('form values', () => {
     expect(scalarValue(cleared, 'maybe', 'UTC')).toBe('maybe');
   });
 
-  it('reads a typed date-time as the board zone\'s clock shows it, summer time included', () => {
+  it("reads a typed date-time as the board zone's clock shows it, summer time included", () => {
     const when = fields.find((f) => f.name === 'when')!;
     const read = (text: string, zone: string) => scalarValue(when, text, zone);
     // Berlin is an hour ahead of UTC in winter and two in summer; Kolkata five and a half all year.
@@ -72,7 +72,7 @@ describe('form values', () => {
     expect(valuesFrom([when], new Map([['output.when', ['2026-12-01T09:30']]]), 'output', 'Europe/Berlin')).toEqual({ when: '2026-12-01T08:30:00Z' });
   });
 
-  it('names the zone in the label\'s words', () => {
+  it("names the zone in the label's words", () => {
     expect(['UTC', 'Etc/UTC', 'Europe/Berlin', 'America/New_York', 'America/Argentina/Buenos_Aires'].map(zoneWords)).toEqual(['UTC', 'UTC', 'Berlin time', 'New York time', 'Buenos Aires time']);
   });
 

@@ -110,8 +110,16 @@ export async function pageAs(board: Board, origin: string, path: string, email: 
 
 /** The text of a page's section labelled by the heading `headingId`, tags dropped; null when there is none. */
 export const sectionText = (html: string, headingId: string): string | null =>
-  new RegExp(`<section aria-labelledby="${headingId}">([\\s\\S]*?)</section>`).exec(html)?.[1]?.replace(/<[^>]+>/g, '').replace(/&#x27;|&#39;/g, "'") ?? null;
+  new RegExp(`<section aria-labelledby="${headingId}">([\\s\\S]*?)</section>`)
+    .exec(html)?.[1]
+    ?.replace(/<[^>]+>/g, '')
+    .replace(/&#x27;|&#39;/g, "'") ?? null;
 
 /** Run ids a person reads on a page: in its text, tags (and so links' addresses) dropped, the page's own small id line aside. */
 export const shownRunIds = (html: string): string[] =>
-  [...html.replace(/<p class="small-id">[\s\S]*?<\/p>/g, '').replace(/<[^>]+>/g, ' ').matchAll(/r-[0-9a-z]{26}/g)].map((m) => m[0]);
+  [
+    ...html
+      .replace(/<p class="small-id">[\s\S]*?<\/p>/g, '')
+      .replace(/<[^>]+>/g, ' ')
+      .matchAll(/r-[0-9a-z]{26}/g),
+  ].map((m) => m[0]);

@@ -72,7 +72,10 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
   /** The figure shown beside a term of the "In short" list. */
   const shortFigure = (page: Page, term: string) => page.locator(`dl.pairs dt:text-is("${term}") + dd`).innerText();
 
-  for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
+  for (const [label, width] of [
+    ['desktop', 1280],
+    ['phone', 390],
+  ] as const) {
     it(`renders the generator's figures with four charts and their tables, inside the CSP, at ${width} px`, async () => {
       const { page, csp } = await signedIn(MIRA, width);
       await page.getByRole('link', { name: 'Insights' }).click();
@@ -104,7 +107,9 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
           section: svg.closest('section')!.getAttribute('aria-labelledby'),
           titles: [...svg.querySelectorAll('.role-axis-title text')].map((t) => t.textContent),
           ticks: [...svg.querySelectorAll('.role-axis-label text')].map((t) => t.textContent ?? ''),
-          labels: [...svg.querySelectorAll('.role-axis-label')].map((g) => [...g.querySelectorAll('text')].map((t) => [...t.querySelectorAll('tspan')].map((x) => x.textContent).join(' ') || t.textContent)),
+          labels: [...svg.querySelectorAll('.role-axis-label')].map((g) =>
+            [...g.querySelectorAll('text')].map((t) => [...t.querySelectorAll('tspan')].map((x) => x.textContent).join(' ') || t.textContent),
+          ),
           scale: shown / drawn,
           smallestPx: Math.min(...texts.map((t) => Number.parseFloat(t.getAttribute('font-size') ?? getComputedStyle(t).fontSize))) * (shown / drawn),
           overflows: svg.getBoundingClientRect().right > document.documentElement.clientWidth,
@@ -118,26 +123,37 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
       await page.goto(`${base}/insights`);
       const charts = await chartsShown(page);
       expect(charts.map((c) => c.section)).toEqual(['throughput', 'cycle', 'waiting', 'rework']);
-      console.log(`Insights at ${width} px: ${charts.map((c) => `${c.section} drawn at ${(c.scale * 100).toFixed(0)}%, smallest text ${c.smallestPx.toFixed(1)} px, axis ${c.titles.join(' / ')}`).join('; ')}`);
+      console.log(
+        `Insights at ${width} px: ${charts.map((c) => `${c.section} drawn at ${(c.scale * 100).toFixed(0)}%, smallest text ${c.smallestPx.toFixed(1)} px, axis ${c.titles.join(' / ')}`).join('; ')}`,
+      );
       for (const c of charts) {
         // The text of a chart is never shrunk below 12 px, and no chart reaches past the screen's edge.
         expect(c.smallestPx, c.section ?? '').toBeGreaterThanOrEqual(12);
         expect(c.overflows, c.section ?? '').toBe(false);
         // No tick reads like 0.000000: at most two decimals.
-        expect(c.ticks.filter((t) => /\.\d{3,}/.test(t)), c.section ?? '').toEqual([]);
+        expect(
+          c.ticks.filter((t) => /\.\d{3,}/.test(t)),
+          c.section ?? '',
+        ).toEqual([]);
       }
       const byName = new Map(charts.map((c) => [c.section, c]));
       // Counts: whole numbers only.
       for (const name of ['throughput', 'rework']) {
         const numeric = byName.get(name)!.ticks.filter((t) => /^[\d.,]+$/.test(t));
         expect(numeric.length, name).toBeGreaterThan(1);
-        expect(numeric.filter((t) => t.includes('.')), name).toEqual([]);
+        expect(
+          numeric.filter((t) => t.includes('.')),
+          name,
+        ).toEqual([]);
       }
       // The generator's steps take minutes to days: the time axes say their unit, the unit the data fits.
       expect(byName.get('cycle')!.titles).toContain('hours');
       expect(byName.get('waiting')!.titles).toContain('days waited');
       // Step names are whole (wrapped, not cut at 20 characters).
-      const stepNames = byName.get('cycle')!.labels.flat().filter((t) => /[A-Za-z]/.test(t ?? ''));
+      const stepNames = byName
+        .get('cycle')!
+        .labels.flat()
+        .filter((t) => /[A-Za-z]/.test(t ?? ''));
       expect(stepNames.some((t) => (t ?? '').startsWith('Approve the payout'))).toBe(true);
       expect(stepNames.filter((t) => (t ?? '').includes('…'))).toEqual([]);
       await page.context().close();
@@ -149,7 +165,9 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
       const { page } = await signedIn(who, 1280);
       await page.goto(`${base}/insights`);
       // The drop-down offers every published process the person may see, runs or not.
-      expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(who === MIRA ? ['every process', 'Contract approval', 'Expense approval', 'Release notes', 'Supplier payment'] : ['every process', 'Release notes']);
+      expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(
+        who === MIRA ? ['every process', 'Contract approval', 'Expense approval', 'Release notes', 'Supplier payment'] : ['every process', 'Release notes'],
+      );
       const res = await page.goto(`${base}/insights?process=release-notes`);
       expect(res!.status(), who).toBe(200);
       expect(await page.locator('.field-issues').count()).toBe(0);
@@ -168,7 +186,11 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
     await page.getByLabel('Started until').fill('2026-09-20');
     await page.getByRole('button', { name: 'Show' }).click();
     await page.waitForURL(/\/insights\?process=expense-approval&version=&since=2026-09-14&until=2026-09-20/);
-    const e = expected(gen.accounts.filter((a: any) => a.startedAt >= Date.parse('2026-09-14T00:00:00Z') && a.startedAt < Date.parse('2026-09-21T00:00:00Z')), Date.now(), { tests: false });
+    const e = expected(
+      gen.accounts.filter((a: any) => a.startedAt >= Date.parse('2026-09-14T00:00:00Z') && a.startedAt < Date.parse('2026-09-21T00:00:00Z')),
+      Date.now(),
+      { tests: false },
+    );
     expect(await shortFigure(page, 'Runs started')).toBe(String(e.runs.started));
     const img = page.locator('section[aria-labelledby="map"] img');
     await expect.poll(() => img.evaluate((i: HTMLImageElement) => i.complete && i.naturalWidth > 0)).toBe(true);

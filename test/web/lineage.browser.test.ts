@@ -31,7 +31,10 @@ if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 const MIRA = 'mira@example.com';
 const MIRA_ACTOR = { kind: 'person' as const, email: MIRA, operator: true };
 const REVIEWER = { kind: 'agent' as const, id: 'reviewer' };
-const VIEWPORTS = [['desktop', 1280], ['phone', 390]] as const;
+const VIEWPORTS = [
+  ['desktop', 1280],
+  ['phone', 390],
+] as const;
 const RUN_ID = /r-[0-9a-z]{26}/;
 let n = 0;
 const rid = () => `lineage-browser-${process.pid}-${++n}`;
@@ -55,7 +58,12 @@ describe.skipIf(!HAVE_BROWSER)(`lineage and map links in a real browser${HAVE_BR
     dir = path.join(mkdtempSync(path.join(os.tmpdir(), 'wb-lineage-web-')), 'board');
     cpSync(path.join(ROOT, 'examples/board'), dir, { recursive: true, filter: (src) => path.basename(src) !== '.work' });
     board = await Board.open(dir);
-    for (const [folder, roles] of [['equipment-order', {}], ['access-request', { it: 'finance' }], ['onboarding', { it: 'finance' }], ['hiring', { it: 'finance' }]] as const) {
+    for (const [folder, roles] of [
+      ['equipment-order', {}],
+      ['access-request', { it: 'finance' }],
+      ['onboarding', { it: 'finance' }],
+      ['hiring', { it: 'finance' }],
+    ] as const) {
       await publish(board, { folder: path.join(ROOT, 'fixtures/service', folder), roles, actor: 'test', offer: offerFor(board.manifest) });
     }
     const hire = await ok('start_run', { process: 'hiring', inputs: { candidate: 'Sam Lee', equipment: ['laptop', 'phone'], systems: ['mail'] } });

@@ -29,7 +29,12 @@ const FINE = ['https://example.com/policy?x=1#rail', 'http://example.com/', 'mai
 /** The same, as a browser reads them (and as they are rendered). */
 const FINE_HREFS = ['https://example.com/policy?x=1#rail', 'http://example.com/', 'mailto:ana@example.com', 'https://example.com/Up'];
 
-const decode = (s: string) => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+const decode = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
 
 describe('which link targets are links (pure)', () => {
   it('http, https and mailto are, as the browser would read them; nothing else is', () => {

@@ -69,10 +69,11 @@ async function change(): Promise<void> {
   expect(r.ok).toBe(true);
 }
 
-const changed = (s: Stream) => new Promise<void>((resolve) => {
-  const look = () => (s.text().includes('event: changed') ? resolve() : setTimeout(look, 20));
-  look();
-});
+const changed = (s: Stream) =>
+  new Promise<void>((resolve) => {
+    const look = () => (s.text().includes('event: changed') ? resolve() : setTimeout(look, 20));
+    look();
+  });
 
 const closedEvent = /event: closed\ndata: .*too many live pages/;
 

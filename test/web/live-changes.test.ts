@@ -46,13 +46,15 @@ describe('live updates from the change log', () => {
     appendFileSync(file, `run ${A}\n`); // a commit before the page's stream starts
     let text = '';
     await new Promise<void>((resolve, reject) => {
-      http.get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/events?topic=work&from=${from}`, { agent: false }, (res) => {
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => {
-          text += d;
-          resolve();
-        });
-      }).on('error', reject);
+      http
+        .get(`http://127.0.0.1:${(server.address() as AddressInfo).port}/events?topic=work&from=${from}`, { agent: false }, (res) => {
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => {
+            text += d;
+            resolve();
+          });
+        })
+        .on('error', reject);
     });
     expect(await until(() => (changes(text).length >= 1 ? changes(text) : undefined), 10_000, 10)).toEqual([{ runs: [A], board: false }]);
 

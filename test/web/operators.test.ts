@@ -14,9 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { addPerson, addToGroup, removeFromGroup } from '../../src/board/people.js';
-import {
-  ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
-} from './web-support.js';
+import { ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -35,7 +33,10 @@ steps:
 Lonely.
 `;
 
-const VIEWPORTS = [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const;
+const VIEWPORTS = [
+  ['desktop', { width: 1280, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+] as const;
 
 describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
   const suite = browserSuite();
@@ -56,7 +57,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     return (s as any).data.run.id as string;
   }
 
-  it('a person who is not an operator gets 403 for the operators\' pages, sees no operator forms, and a hand-made cancel is refused by the service', async () => {
+  it("a person who is not an operator gets 403 for the operators' pages, sees no operator forms, and a hand-made cancel is refused by the service", async () => {
     const runId = await payoutAwaitingApproval(suite.wb, 'Not-An-Operator');
     const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana);
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Operators' }).count()).toBe(0);
@@ -71,7 +72,10 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     await page.goto(`${suite.wb.base}/runs/${runId}`);
     expect(await page.locator('form[action$="/cancel"], form[action$="/event"]').count()).toBe(0);
     const csrf = await page.locator('form.signout input[name="csrf"]').inputValue();
-    const cancel = await page.request.post(`${suite.wb.base}/runs/${runId}/cancel`, { headers: { origin: suite.wb.base }, form: { csrf, reason: 'Not mine to cancel.', confirm: 'yes', requestId: rid() } });
+    const cancel = await page.request.post(`${suite.wb.base}/runs/${runId}/cancel`, {
+      headers: { origin: suite.wb.base },
+      form: { csrf, reason: 'Not mine to cancel.', confirm: 'yes', requestId: rid() },
+    });
     expect(cancel.status()).toBe(403);
     expect(await cancel.text()).toContain('only an operator cancels a run');
     const event = await page.request.post(`${suite.wb.base}/runs/${runId}/event`, { headers: { origin: suite.wb.base }, form: { csrf, name: 'go-ahead', requestId: rid() } });
@@ -182,7 +186,11 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     const runId = await signalWaiting();
     for (const [label, viewport] of VIEWPORTS) {
       const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops, viewport);
-      for (const [name, where] of [['operators', '/operators'], ['run-operator', `/runs/${runId}`], ['doctor', '/operators/doctor']] as const) {
+      for (const [name, where] of [
+        ['operators', '/operators'],
+        ['run-operator', `/runs/${runId}`],
+        ['doctor', '/operators/doctor'],
+      ] as const) {
         await page.goto(`${suite.wb.base}${where}`);
         await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
@@ -218,10 +226,22 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     await ctx.close();
   });
 
-  it('the doctor page shows serve --git-sync\'s state in words: the last good sync, the last failure in the remote\'s words, the next try', async () => {
+  it("the doctor page shows serve --git-sync's state in words: the last good sync, the last failure in the remote's words, the next try", async () => {
     const now = Date.now();
     const iso = (ms: number) => new Date(ms).toISOString();
-    const record = { pid: process.pid, host: hostname(), everyMs: 30_000, runs: 9, failures: 2, failingInARow: 2, lastGoodAt: iso(now - 3 * 3600_000), lastFailureAt: iso(now - 60_000), lastFailure: 'origin declined the push to main (pre-receive hook declined), saying: “main is protected”', declined: true, nextTryAt: iso(now + 60_000) };
+    const record = {
+      pid: process.pid,
+      host: hostname(),
+      everyMs: 30_000,
+      runs: 9,
+      failures: 2,
+      failingInARow: 2,
+      lastGoodAt: iso(now - 3 * 3600_000),
+      lastFailureAt: iso(now - 60_000),
+      lastFailure: 'origin declined the push to main (pre-receive hook declined), saying: “main is protected”',
+      declined: true,
+      nextTryAt: iso(now + 60_000),
+    };
     await writeFile(path.join(suite.wb.root, '.work/git-sync.json'), JSON.stringify(record));
     try {
       const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);

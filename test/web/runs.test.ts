@@ -11,12 +11,29 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
 import {
-  agentDoes, ARTIFACTS, axeProblems, person, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PAYOUT_TEXT, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn,
+  agentDoes,
+  ARTIFACTS,
+  axeProblems,
+  person,
+  browserSuite,
+  HAVE_BROWSER,
+  HELPER,
+  NO_BROWSER_REASON,
+  PAYOUT_TEXT,
+  payoutAwaitingApproval,
+  PEOPLE,
+  republish,
+  rid,
+  runView,
+  signedIn,
 } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
-const VIEWPORTS = [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const;
+const VIEWPORTS = [
+  ['desktop', { width: 1280, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+] as const;
 
 describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
   const suite = browserSuite();
@@ -186,7 +203,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
     expect(await page.locator('#f-inputs-ticket-issues').textContent()).toContain('Ticket: missing');
     expect(await page.getByLabel('Owner').inputValue()).toBe(PEOPLE.cy); // what was chosen is kept
     expect(await axeProblems(page)).toEqual([]);
-    expect((await suite.wb.service.call('list_runs', { process: 'signal' }, HELPER) as any).data.items).toEqual([]);
+    expect(((await suite.wb.service.call('list_runs', { process: 'signal' }, HELPER)) as any).data.items).toEqual([]);
 
     await page.getByLabel('Ticket').fill('T-42');
     await page.locator('input[name="inputs.urgent"][value="true"]').check();
@@ -206,7 +223,11 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
   it('sends a signed-out visitor of a run, a work item or the operators to sign in, then on to the page asked for', async () => {
     const runId = await payoutAwaitingApproval(suite.wb, 'Signed-Out');
     const wi = (await runView(suite.wb, runId)).workItems[0];
-    for (const [where, who] of [[`/runs/${runId}`, PEOPLE.ben], [`/work/${runId}/${wi.id}`, PEOPLE.ana], ['/operators', PEOPLE.ops]] as const) {
+    for (const [where, who] of [
+      [`/runs/${runId}`, PEOPLE.ben],
+      [`/work/${runId}/${wi.id}`, PEOPLE.ana],
+      ['/operators', PEOPLE.ops],
+    ] as const) {
       const ctx = await suite.browser.newContext();
       const page = await ctx.newPage();
       const res = await page.goto(`${suite.wb.base}${where}`);
@@ -227,7 +248,11 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
   it('writes screenshots of the runs list, the processes and a process page at 1280 and 390 px', async () => {
     for (const [label, viewport] of VIEWPORTS) {
       const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana, viewport);
-      for (const [name, where] of [['runs', '/runs?process=payout'], ['processes', '/processes'], ['process', '/processes/signal']] as const) {
+      for (const [name, where] of [
+        ['runs', '/runs?process=payout'],
+        ['processes', '/processes'],
+        ['process', '/processes/signal'],
+      ] as const) {
         await page.goto(`${suite.wb.base}${where}`);
         if (name === 'process') await page.locator('figure.map img').evaluate((i: HTMLImageElement) => i.decode());
         await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });

@@ -40,7 +40,7 @@ describe('whom an address reaches', () => {
 });
 
 describe('the email', () => {
-  it("names the board and the person, says how long the link lasts, and carries it in both parts", () => {
+  it('names the board and the person, says how long the link lasts, and carries it in both parts', () => {
     const link = 'https://work.example.com/signin?code=wbl_abc&next=%2Fwork%2Fr-1%2Fw-2';
     const m = signInMessage({ title: 'Finance <& Ops>' }, { email: 'mira@example.com', name: 'Mira Okafor' }, link);
     expect(m.subject).toBe('Your sign-in link for Finance <& Ops>');

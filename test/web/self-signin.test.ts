@@ -121,7 +121,8 @@ describe('asking for a sign-in link', () => {
     expect(confirm.status).toBe(200);
     expect(confirm.text).toContain(`Sign in as ${PEOPLE.cy}`);
     const code = link.searchParams.get('code')!;
-    const post = (c: string, n: string) => request(wb.base, 'POST', '/signin', { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ code: c, next: n }).toString());
+    const post = (c: string, n: string) =>
+      request(wb.base, 'POST', '/signin', { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ code: c, next: n }).toString());
     const first = await post(code, /name="next" value="([^"]+)"/.exec(confirm.text)![1]!);
     expect(first.status).toBe(303);
     expect(first.headers.location).toBe(next);
@@ -174,7 +175,13 @@ describe('asking for a sign-in link', () => {
     const confirm = await request(wb.base, 'GET', `/signin?code=${code}&next=${encodeURIComponent('https://evil.example/work')}`, {});
     expect(confirm.status).toBe(200);
     expect(confirm.text).not.toContain('evil.example');
-    const signed = await request(wb.base, 'POST', '/signin', { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ code, next: 'https://evil.example/work' }).toString());
+    const signed = await request(
+      wb.base,
+      'POST',
+      '/signin',
+      { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' },
+      new URLSearchParams({ code, next: 'https://evil.example/work' }).toString(),
+    );
     expect(signed.status).toBe(303);
     expect(signed.headers.location).toBe('/work');
   });
@@ -215,7 +222,13 @@ describe('asking for a sign-in link', () => {
     const noToken = await ask({ cookie: b.cookie, csrf: 'x' }, PEOPLE.ana);
     expect(noToken.status).toBe(403);
     expect(noToken.text).toContain('The form was out of date, so nothing was sent');
-    const noCookie = await request(wb.base, 'POST', '/signin', { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ csrf: b.csrf, address: PEOPLE.ana }).toString());
+    const noCookie = await request(
+      wb.base,
+      'POST',
+      '/signin',
+      { origin: wb.base, 'content-type': 'application/x-www-form-urlencoded' },
+      new URLSearchParams({ csrf: b.csrf, address: PEOPLE.ana }).toString(),
+    );
     expect(noCookie.status).toBe(403);
     expect([noCookie.headers['set-cookie'] ?? []].flat().join('\n')).toMatch(/wb_pre=/); // a fresh one, to ask again at once
     const before = links(PEOPLE.ana).length;

@@ -82,10 +82,21 @@ it('does the same on the server thread for a known address as for an unknown one
 
   // The hook sees work where there is some: a file read started in the scope is recorded.
   let read: Promise<unknown> = Promise.resolve();
-  expect(await operationsOf(() => void (read = new Promise((done) => readFile(path.join(ROOT, 'package.json'), done))), () => read)).toContain('FSREQCALLBACK');
+  expect(
+    await operationsOf(
+      () => void (read = new Promise((done) => readFile(path.join(ROOT, 'package.json'), done))),
+      () => read,
+    ),
+  ).toContain('FSREQCALLBACK');
 
-  const known = await operationsOf(() => mailer.ask(ask(KNOWN)), () => mailer.idle());
-  const unknown = await operationsOf(() => mailer.ask(ask(UNKNOWN)), () => mailer.idle());
+  const known = await operationsOf(
+    () => mailer.ask(ask(KNOWN)),
+    () => mailer.idle(),
+  );
+  const unknown = await operationsOf(
+    () => mailer.ask(ask(UNKNOWN)),
+    () => mailer.idle(),
+  );
   expect(known).toEqual(unknown);
   expect(smtp.mails.filter((m) => m.to.includes(KNOWN))).toHaveLength(1);
   expect(smtp.mails.filter((m) => m.to.includes(UNKNOWN))).toHaveLength(0);

@@ -38,7 +38,10 @@ describe.skipIf(!HAVE_BROWSER)(`a decision made in Slack on the run page${HAVE_B
     const { runId, message } = await approvalPosted(sb, 'Sam');
     expect((await postInteraction(sb.wb.base, buttonClick(USERS.ana, message, 'wb.approve'), SECRET)).status).toBe(200);
     await until(async () => ((await runView(sb.wb, runId)).run.outcome === 'paid' ? true : undefined), 20_000);
-    for (const [name, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const) {
+    for (const [name, viewport] of [
+      ['desktop', { width: 1280, height: 900 }],
+      ['phone', { width: 390, height: 844 }],
+    ] as const) {
       const { ctx, page } = await signedIn(browser, sb.wb, PEOPLE.ben, viewport);
       await page.goto(`${sb.wb.base}/runs/${runId}`);
       const timeline = page.locator('ol.timeline');

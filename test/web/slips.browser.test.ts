@@ -52,7 +52,12 @@ describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BR
       const seen = await page.evaluate(() => {
         const box = document.querySelector('[data-map]')!.getBoundingClientRect();
         const ring = document.getElementById('here')!.getBoundingClientRect();
-        return { scrollLeft: document.querySelector('[data-map]')!.scrollLeft, ringInside: ring.left >= box.left - 1 && ring.right <= box.right + 1, ringRight: ring.right - box.left + document.querySelector('[data-map]')!.scrollLeft, boxWidth: box.width };
+        return {
+          scrollLeft: document.querySelector('[data-map]')!.scrollLeft,
+          ringInside: ring.left >= box.left - 1 && ring.right <= box.right + 1,
+          ringRight: ring.right - box.left + document.querySelector('[data-map]')!.scrollLeft,
+          boxWidth: box.width,
+        };
       });
       // The ring is in view; when it fits in the box from the map's left edge, the map is not scrolled sideways, so the lanes' names show.
       expect(seen.ringInside).toBe(true);

@@ -24,7 +24,10 @@ if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
 const MIRA = 'mira@example.com';
 const JON = 'jon@example.com';
-const VIEWPORTS = [['desktop', 1280], ['phone', 390]] as const;
+const VIEWPORTS = [
+  ['desktop', 1280],
+  ['phone', 390],
+] as const;
 let n = 0;
 const rid = () => `views-browser-${process.pid}-${++n}`;
 
@@ -99,11 +102,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
       const page = await signedIn(MIRA, width);
       await page.goto(`${base}/work?view=all`);
       const names = await page.locator('li.item .run-name').allTextContents();
-      expect(names).toEqual([
-        'Supplier payment · 2,250.00 EUR · Stadtwerke · Urgent',
-        'Supplier payment · 86.20 EUR · Kaffee & Co',
-        'Supplier payment · 310.40 EUR · Papierwerk · Low',
-      ]);
+      expect(names).toEqual(['Supplier payment · 2,250.00 EUR · Stadtwerke · Urgent', 'Supplier payment · 86.20 EUR · Kaffee & Co', 'Supplier payment · 310.40 EUR · Papierwerk · Low']);
       await expect(page.locator('.view-picker a[aria-current="page"]').textContent()).resolves.toBe('All my work');
       expect(await noSideScroll(page)).toBe(true);
       expect(await axeProblems(page)).toEqual([]);
@@ -137,7 +136,11 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
     const view = await service.call('get_run', { runId: runs.contract }, { kind: 'person', email: 'ana@example.com', operator: false });
     if (!view.ok) throw new Error(JSON.stringify(view));
     const item = view.data.workItems[0]!;
-    const decided = await service.call('decide', { runId: runs.contract, workItemId: item.id, snapshot: item.snapshot, decision: 'approved', requestId: rid() }, { kind: 'person', email: 'ana@example.com', operator: false });
+    const decided = await service.call(
+      'decide',
+      { runId: runs.contract, workItemId: item.id, snapshot: item.snapshot, decision: 'approved', requestId: rid() },
+      { kind: 'person', email: 'ana@example.com', operator: false },
+    );
     expect(decided.ok, JSON.stringify(decided)).toBe(true);
     const page = await signedIn(MIRA, 1280);
     await page.goto(`${base}/work?view=all`);

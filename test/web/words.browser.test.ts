@@ -82,7 +82,10 @@ steps:
 # Linked claim
 `;
 
-const VIEWPORTS = [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]] as const;
+const VIEWPORTS = [
+  ['desktop', { width: 1280, height: 900 }],
+  ['phone', { width: 390, height: 844 }],
+] as const;
 
 async function claimAwaitingApproval(wb: WebBoard, amount: number, withinPolicy: boolean, receiptUrl: string): Promise<{ runId: string; itemId: string }> {
   const start = await wb.service.call('start_run', { process: 'expense-claim', inputs: { claimant: PEOPLE.ana, amount, receiptUrl }, requestId: rid() }, HELPER);
@@ -95,10 +98,13 @@ async function claimAwaitingApproval(wb: WebBoard, amount: number, withinPolicy:
 
 /** Whether the element's box lies inside the viewport as it is scrolled now. */
 async function inViewport(page: Page, selector: string): Promise<boolean> {
-  return page.locator(selector).first().evaluate((el) => {
-    const r = el.getBoundingClientRect();
-    return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
-  });
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.left >= 0 && r.right <= window.innerWidth;
+    });
 }
 
 describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
@@ -119,7 +125,11 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
     const runId = (start as any).data.run.id as string;
     const claim = await suite.wb.service.call('claim', { runId, stepId: 'review', requestId: rid() }, HELPER);
     const longLink = `https://receipts.example.com/scans/2026/12/${'a1b2c3d4e5'.repeat(14)}.pdf?download=true&signature=${'f'.repeat(64)}`;
-    const sub = await suite.wb.service.call('submit', { token: (claim as any).data.token, output: { ok: true }, evidence: [{ kind: 'link', ref: longLink }], summary: 'The receipt matches.', requestId: rid() }, HELPER);
+    const sub = await suite.wb.service.call(
+      'submit',
+      { token: (claim as any).data.token, output: { ok: true }, evidence: [{ kind: 'link', ref: longLink }], summary: 'The receipt matches.', requestId: rid() },
+      HELPER,
+    );
     expect(sub.ok, JSON.stringify(sub)).toBe(true);
     const item = (await runView(suite.wb, runId)).workItems.find((w: { stepId: string }) => w.stepId === 'approve');
     const ctx = await suite.browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 3 });
@@ -129,7 +139,12 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
     await page.waitForURL(`${suite.wb.base}/work`);
     await page.goto(`${suite.wb.base}/work/${runId}/${item.id}`);
     expect(await page.locator(`a[href="${longLink}"]`).count()).toBe(1);
-    const sizes = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, innerHeight: window.innerHeight, visual: window.visualViewport!.width }));
+    const sizes = await page.evaluate(() => ({
+      scrollWidth: document.documentElement.scrollWidth,
+      innerWidth: window.innerWidth,
+      innerHeight: window.innerHeight,
+      visual: window.visualViewport!.width,
+    }));
     expect(sizes).toEqual({ scrollWidth: 390, innerWidth: 390, innerHeight: 844, visual: 390 });
     const bar = await page.locator('a.action-bar').evaluate((el) => {
       const r = el.getBoundingClientRect();
@@ -323,7 +338,10 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
   }
 
   it("times say the exact moment in the board's zone on hover and, for a viewer elsewhere, in their own zone too", async () => {
-    for (const [timezoneId, zone] of [['America/New_York', /\b(EST|EDT)$/], ['Asia/Kolkata', /GMT\+5:30$/]] as const) {
+    for (const [timezoneId, zone] of [
+      ['America/New_York', /\b(EST|EDT)$/],
+      ['Asia/Kolkata', /GMT\+5:30$/],
+    ] as const) {
       const ctx = await suite.browser.newContext({ timezoneId, locale: 'en-US' });
       const page = await ctx.newPage();
       await page.goto(await createLoginLink(suite.wb.board, PEOPLE.ana, suite.wb.base));
@@ -343,8 +361,12 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
     }
   });
 
-  it("an escalation offers Return to the agent and Complete in its place as two separate forms", async () => {
-    const start = await suite.wb.service.call('start_run', { process: 'expense-claim', inputs: { claimant: PEOPLE.ana, amount: 75, receiptUrl: 'https://receipts.example.com/r/75' }, requestId: rid() }, HELPER);
+  it('an escalation offers Return to the agent and Complete in its place as two separate forms', async () => {
+    const start = await suite.wb.service.call(
+      'start_run',
+      { process: 'expense-claim', inputs: { claimant: PEOPLE.ana, amount: 75, receiptUrl: 'https://receipts.example.com/r/75' }, requestId: rid() },
+      HELPER,
+    );
     const runId = (start as any).data.run.id as string;
     const claim = await suite.wb.service.call('claim', { runId, stepId: 'review', requestId: rid() }, HELPER);
     const esc = await suite.wb.service.call('escalate', { token: (claim as any).data.token, note: 'The receipt is unreadable.', requestId: rid() }, HELPER);

@@ -38,7 +38,7 @@ describe.skipIf(!HAVE_BROWSER)(`date-time fields in the board's zone${HAVE_BROWS
     const first = await startBoard();
     await first.stop();
     await editManifest(first.board, 'test', 'board.edited', (d) => {
-      d.notifications = { ...((d.notifications) ?? {}), timeZone: 'Europe/Berlin' };
+      d.notifications = { ...(d.notifications ?? {}), timeZone: 'Europe/Berlin' };
       return 'notifications.timeZone';
     });
     await republish(first, 'meeting', MEETING, { approver: 'approvers' });

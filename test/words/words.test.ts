@@ -1,12 +1,24 @@
 import { describe, expect, test } from 'vitest';
-import { exactTime, fieldLabel, findings, formatValue, humanize, inList, inSentence, isLinkField, linkHref, personName, processTitle, relativeTime, runTitle, stepTitle, stepTitleOf } from '../../src/words/index.js';
+import {
+  exactTime,
+  fieldLabel,
+  findings,
+  formatValue,
+  humanize,
+  inList,
+  inSentence,
+  isLinkField,
+  linkHref,
+  personName,
+  processTitle,
+  relativeTime,
+  runTitle,
+  stepTitle,
+  stepTitleOf,
+} from '../../src/words/index.js';
 import type { Fields, Step } from '../../src/process/model.js';
 
-const people = [
-  { email: 'jon@example.com', name: 'Jon Berg' },
-  { email: 'mira@example.com', name: 'Mira Okafor', formerEmails: ['mira@old.example'] },
-  { email: 'nameless@example.com' },
-];
+const people = [{ email: 'jon@example.com', name: 'Jon Berg' }, { email: 'mira@example.com', name: 'Mira Okafor', formerEmails: ['mira@old.example'] }, { email: 'nameless@example.com' }];
 const ctx = { people, timeZone: 'Europe/Berlin' };
 
 const step = (s: Partial<Step> & Pick<Step, 'id' | 'kind'>): Step => ({ value: '', next: null, ...s });
@@ -36,8 +48,12 @@ describe('titles', () => {
   });
 
   test("a step is named by its text's first sentence, cut at a word when long, else its humanised id", () => {
-    expect(stepTitle(step({ id: 'approve', kind: 'approve', value: 'Approve the payout when the review found the claim within policy.' }))).toBe('Approve the payout when the review found the claim within policy');
-    expect(stepTitle(step({ id: 'review_claim', kind: 'agent', value: 'Read the receipt and compare the claim with the travel policy.\nRecord whether it is within policy and why.' }))).toBe('Read the receipt and compare the claim with the travel policy');
+    expect(stepTitle(step({ id: 'approve', kind: 'approve', value: 'Approve the payout when the review found the claim within policy.' }))).toBe(
+      'Approve the payout when the review found the claim within policy',
+    );
+    expect(stepTitle(step({ id: 'review_claim', kind: 'agent', value: 'Read the receipt and compare the claim with the travel policy.\nRecord whether it is within policy and why.' }))).toBe(
+      'Read the receipt and compare the claim with the travel policy',
+    );
     expect(stepTitle(step({ id: 't', kind: 'task', value: 'Check the **draft** in [the doc](https://x.example/d). Then send it.' }))).toBe('Check the draft in the doc');
     const long = stepTitle(step({ id: 'x', kind: 'task', value: 'Collect every receipt from the trip including hotels taxis trains meals and conference fees then upload them' }));
     expect(long).toBe('Collect every receipt from the trip including hotels taxis trains…');
@@ -52,7 +68,7 @@ describe('titles', () => {
     expect(stepTitleOf(null, 'plan_trip')).toBe('Plan trip');
   });
 
-  test('a field is labelled by its description\'s first sentence, else its humanised key', () => {
+  test("a field is labelled by its description's first sentence, else its humanised key", () => {
     expect(fieldLabel('amount', { description: 'Amount claimed in EUR' })).toBe('Amount claimed in EUR');
     expect(fieldLabel('notes', { description: 'what the reviewer found. Keep it short.' })).toBe('What the reviewer found');
     expect(fieldLabel('withinPolicy', {})).toBe('Within policy');
@@ -161,8 +177,18 @@ const expense = {
   body: '# Expense approval\n\nStart a run…',
   inputs,
   steps: [
-    step({ id: 'review_claim', kind: 'agent', value: 'Read the receipt and compare the claim with the travel policy.', output: { notes: { type: 'string', optional: false }, withinPolicy: { type: 'boolean', optional: false }, receipt: { type: 'string', optional: false } } }),
-    step({ id: 'classify', kind: 'agent', value: 'Classify the claim.', output: { category: { type: 'string', optional: false, oneOf: ['travel', 'meals'] }, report: { type: 'string', optional: false } } }),
+    step({
+      id: 'review_claim',
+      kind: 'agent',
+      value: 'Read the receipt and compare the claim with the travel policy.',
+      output: { notes: { type: 'string', optional: false }, withinPolicy: { type: 'boolean', optional: false }, receipt: { type: 'string', optional: false } },
+    }),
+    step({
+      id: 'classify',
+      kind: 'agent',
+      value: 'Classify the claim.',
+      output: { category: { type: 'string', optional: false, oneOf: ['travel', 'meals'] }, report: { type: 'string', optional: false } },
+    }),
     step({ id: 'approve', kind: 'approve', value: 'Approve the payout.' }),
   ],
 };
@@ -170,7 +196,9 @@ const expense = {
 describe('runs', () => {
   test('a run is named by its process, then people, amounts and short text; never a URL', () => {
     expect(runTitle(expense, { receiptUrl: 'https://files.example/r.pdf', amount: 184.5, claimant: 'jon@example.com' }, people)).toBe('Expense approval · Jon Berg · 184.50 EUR');
-    expect(runTitle(expense, { purpose: 'Berlin offsite', amount: 1240, claimant: 'jon@example.com', receiptUrl: 'https://x.example' }, people)).toBe('Expense approval · Jon Berg · 1,240.00 EUR · Berlin offsite');
+    expect(runTitle(expense, { purpose: 'Berlin offsite', amount: 1240, claimant: 'jon@example.com', receiptUrl: 'https://x.example' }, people)).toBe(
+      'Expense approval · Jon Berg · 1,240.00 EUR · Berlin offsite',
+    );
     expect(runTitle(expense, { purpose: 'x'.repeat(200) }, people)).toBe('Expense approval');
   });
 
@@ -210,7 +238,14 @@ describe('runs', () => {
       { step: 'Read the receipt and compare the claim with the travel policy', stepId: 'review_claim', label: 'Within policy', text: 'No', warning: true },
       { step: 'Classify the claim', stepId: 'classify', label: 'Category', text: 'Travel', warning: false },
       { step: 'Read the receipt and compare the claim with the travel policy', stepId: 'review_claim', label: 'Notes', text: 'Hotel is over the nightly cap.', warning: false },
-      { step: 'Read the receipt and compare the claim with the travel policy', stepId: 'review_claim', label: 'Receipt', text: 'https://files.example/r.pdf', href: 'https://files.example/r.pdf', warning: false },
+      {
+        step: 'Read the receipt and compare the claim with the travel policy',
+        stepId: 'review_claim',
+        label: 'Receipt',
+        text: 'https://files.example/r.pdf',
+        href: 'https://files.example/r.pdf',
+        warning: false,
+      },
     ]);
     expect(findings(expense, { data: { steps: {} } })).toEqual([]);
   });
@@ -220,7 +255,12 @@ describe('runs', () => {
       ...expense,
       steps: [
         expense.steps[0]!,
-        step({ id: 'review_again', kind: 'agent', value: "Review the claim once more with the claimant's answer.", output: { withinPolicy: { type: 'boolean', optional: false }, notes: { type: 'string', optional: false } } }),
+        step({
+          id: 'review_again',
+          kind: 'agent',
+          value: "Review the claim once more with the claimant's answer.",
+          output: { withinPolicy: { type: 'boolean', optional: false }, notes: { type: 'string', optional: false } },
+        }),
       ],
     };
     const notes = `The hotel bill now shows one night.\n${'It matches the boarding passes. '.repeat(12)}`;

@@ -13,14 +13,16 @@ import { progress } from '../progress.js';
 import type { Cli } from '../cli.js';
 
 export function register(program: Command, cli: Cli): void {
-  const audit = program.command('audit').description('the hash-linked audit chains')
-    .addHelpText('after', '\nExample:\n  workboard audit verify');
+  const audit = program.command('audit').description('the hash-linked audit chains').addHelpText('after', '\nExample:\n  workboard audit verify');
   audit
     .command('verify')
     .description('check every audit chain and that every audited file still has its recorded bytes')
     .option('--git', 'also check, across the git history, that every committed chain only ever grew')
     .option('--key <fingerprint>', 'trust only this signing key (and keys rotated from it); every line must be signed (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .addHelpText('after', '\nExample:\n  workboard audit verify --json\n  workboard audit verify --git\n  workboard audit verify --key 3f9a0c…  # the fingerprint `workboard audit key` printed on the coordinator')
+    .addHelpText(
+      'after',
+      '\nExample:\n  workboard audit verify --json\n  workboard audit verify --git\n  workboard audit verify --key 3f9a0c…  # the fingerprint `workboard audit key` printed on the coordinator',
+    )
     .action(async (opts: { git?: boolean; key: string[] }) => {
       const board = await cli.board();
       const shown = progress('verifying audit chains');
@@ -38,7 +40,8 @@ export function register(program: Command, cli: Cli): void {
         for (const c of report.chains) {
           if (c.breaks.length === 0) process.stdout.write(`${color.green('ok')}      ${c.file} ${color.dim(`(${c.events} events)`)}\n`);
           if (c.pending) process.stdout.write(`${color.yellow('pending')} ${c.file}: ${c.pending}\n`);
-          for (const f of c.arrived ?? []) process.stdout.write(`${color.yellow('arrived')} ${f}: changed outside workboard (a hand edit or a merge) and valid; adopted at the next write, at once by a running serve\n`);
+          for (const f of c.arrived ?? [])
+            process.stdout.write(`${color.yellow('arrived')} ${f}: changed outside workboard (a hand edit or a merge) and valid; adopted at the next write, at once by a running serve\n`);
           if (c.superseded) process.stdout.write(`${color.dim('merged')}  ${c.file}: ${c.superseded} branch(es) superseded on merge, kept and verified beside it\n`);
           for (const b of c.breaks) process.stdout.write(`${color.red('BROKEN')}  ${b.file}${b.line !== null ? `:${b.line}` : ''}: ${b.reason}\n`);
         }
@@ -48,12 +51,21 @@ export function register(program: Command, cli: Cli): void {
         }
         if (report.unsigned > 0) process.stdout.write(`${color.yellow('note')}    ${report.unsigned} line(s) were written before their chain was signed\n`);
         for (const l of report.unreplayed) {
-          process.stdout.write(`${color.yellow('replay')}  ${l}: commits of an earlier boot of this machine (a power loss) not replayed yet, so the files above may lack them; workboard doctor replays them, then verify again\n`);
+          process.stdout.write(
+            `${color.yellow('replay')}  ${l}: commits of an earlier boot of this machine (a power loss) not replayed yet, so the files above may lack them; workboard doctor replays them, then verify again\n`,
+          );
         }
         const broken = report.chains.reduce((a, c) => a + c.breaks.length, 0);
         const pending = report.chains.filter((c) => c.pending).length;
         process.stdout.write(report.ok ? `${report.chains.length} chain(s) verified${pending ? `, ${pending} through a pending commit` : ''}\n` : `${broken} break(s) found\n`);
-        if (history) printHistory(history, await boardWords(board.root, history.breaks.flatMap((b) => b.dropped)));
+        if (history)
+          printHistory(
+            history,
+            await boardWords(
+              board.root,
+              history.breaks.flatMap((b) => b.dropped),
+            ),
+          );
       }
       cli.exit(ok ? EXIT.ok : EXIT.refused);
     });
@@ -103,7 +115,13 @@ export function register(program: Command, cli: Cli): void {
           process.stdout.write(`${color.dim(where)}${lineText(e, words)}\n`);
         }
         for (const b of report.breaks) process.stdout.write(`${color.red('BROKEN')} line ${b.line}: ${b.reason}\n`);
-        const asideWords = setAside.length > 0 ? await boardWords(board.root, setAside.flatMap((b) => b.lines)) : words;
+        const asideWords =
+          setAside.length > 0
+            ? await boardWords(
+                board.root,
+                setAside.flatMap((b) => b.lines),
+              )
+            : words;
         for (const [i, b] of setAside.entries()) process.stdout.write(`${color.yellow(branchText(b, asideWords, i + 1).join('\n'))}\n`);
       }
       cli.exit(report.breaks.length === 0 ? EXIT.ok : EXIT.refused);

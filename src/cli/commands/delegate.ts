@@ -25,13 +25,16 @@ export function register(program: Command, cli: Cli): void {
   program
     .command('delegate')
     .argument('[to]', 'the email of the person who decides your work while you are away')
-    .option('--until <when>', 'when it ends by itself: a date (back that day), a clock time in the board\'s time zone, or a full time with its zone')
+    .option('--until <when>', "when it ends by itself: a date (back that day), a clock time in the board's time zone, or a full time with its zone")
     .option('--for <email>', 'an operator: whose work is handed over (default: yours)')
     .option('--note <text>', 'a word for the team, e.g. "Holiday"')
     .option('--end', 'end the delegation now (yours, or --for someone as an operator)')
     .option('--list', 'the delegations in force')
     .description('out of office: hand your approvals and tasks to someone until a time; they decide in their own name, for you')
-    .addHelpText('after', '\nExamples:\n  workboard delegate jon@example.com --until 2026-12-12 --as mira@example.com\n  workboard delegate --end --as mira@example.com\n  workboard delegate --end --for mira@example.com --as ops@example.com\n  workboard delegate --list')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  workboard delegate jon@example.com --until 2026-12-12 --as mira@example.com\n  workboard delegate --end --as mira@example.com\n  workboard delegate --end --for mira@example.com --as ops@example.com\n  workboard delegate --list',
+    )
     .action(async (to: string | undefined, o: Flags) => {
       const modes = [to !== undefined, o.end === true, o.list === true].filter(Boolean).length;
       if (modes !== 1) cli.usage('give one of: a person to hand your work to (with --until), --end, or --list');

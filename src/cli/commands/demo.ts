@@ -42,8 +42,17 @@ const CLAIMANT = 'jon@example.com';
 async function fileClaim(board: Board, service: Service): Promise<string> {
   const who = resolveActor(board.manifest, CLAIMANT);
   if (!who.ok) throw new BoardError('invalid', `the example board no longer declares ${CLAIMANT}: ${who.message}`);
-  const r = await service.call('start_run', { process: 'expense-approval', inputs: { claimant: CLAIMANT, amount: 184.5, receiptUrl: 'https://example.com/receipts/2026-11-rail-berlin-hamburg.pdf' }, requestId: randomUUID() }, who.actor);
-  if (!r.ok) throw new BoardError('invalid', `the demo could not start its run: ${r.error.message}`, (r.error.issues ?? []).map((m) => ({ path: '', message: m })));
+  const r = await service.call(
+    'start_run',
+    { process: 'expense-approval', inputs: { claimant: CLAIMANT, amount: 184.5, receiptUrl: 'https://example.com/receipts/2026-11-rail-berlin-hamburg.pdf' }, requestId: randomUUID() },
+    who.actor,
+  );
+  if (!r.ok)
+    throw new BoardError(
+      'invalid',
+      `the demo could not start its run: ${r.error.message}`,
+      (r.error.issues ?? []).map((m) => ({ path: '', message: m })),
+    );
   return r.data.run.id;
 }
 
@@ -83,7 +92,12 @@ function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedCla
   const wb = `${launcher()} --board ${shellWord(root)}`;
   const stdio = { kind: 'stdio' as const, node: process.execPath, bin: BIN, agent: DEMO_AGENT, board: root };
   const http = { kind: 'http' as const, url: mcpUrl, token };
-  const indent = (s: string) => s.trimEnd().split('\n').map((l) => `     ${l}`).join('\n');
+  const indent = (s: string) =>
+    s
+      .trimEnd()
+      .split('\n')
+      .map((l) => `     ${l}`)
+      .join('\n');
   return [
     '',
     color.bold('workboard demo'),
@@ -101,7 +115,9 @@ function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedCla
     indent(`npx @modelcontextprotocol/inspector ${[process.execPath, BIN, 'mcp', '--as', DEMO_AGENT, '--board', root].map(shellWord).join(' ')}`),
     '',
     color.bold(`2. Decide as ${DEMO_PERSON}:`),
-    ...(link ? [`   in the browser (a sign-in link that works once, for 15 minutes):`, `     ${link}`, `   or at the terminal:`] : [`   at the terminal (a browser sign-in link: ${wb} login-link ${DEMO_PERSON}, once the web app is built):`]),
+    ...(link
+      ? [`   in the browser (a sign-in link that works once, for 15 minutes):`, `     ${link}`, `   or at the terminal:`]
+      : [`   at the terminal (a browser sign-in link: ${wb} login-link ${DEMO_PERSON}, once the web app is built):`]),
     `     ${wb} inbox --as ${DEMO_PERSON}`,
     `     ${wb} decide ${claim.runId} ${claim.workItemId} --as ${DEMO_PERSON}`,
     '',

@@ -22,7 +22,8 @@ export function register(program: Command, cli: Cli): void {
       else for (const f of findings) process.stdout.write(`${color.yellow(f.kind.padEnd(15))} ${f.where}: ${f.detail}\n`);
       if (!cli.json()) for (const m of mended) process.stdout.write(`${color.dim(`recovered: ${m}`)}\n`);
       // serve --git-sync's state, failing or not: the last good sync, the last failure in its words, the next try.
-      if (!cli.json() && sync && !findings.some((f) => f.kind === 'git-sync')) process.stdout.write(`${'git sync'.padEnd(15)} ${[sync.words.good, sync.words.failure, sync.words.next].filter((x) => x !== null).join('; ')}\n`);
+      if (!cli.json() && sync && !findings.some((f) => f.kind === 'git-sync'))
+        process.stdout.write(`${'git sync'.padEnd(15)} ${[sync.words.good, sync.words.failure, sync.words.next].filter((x) => x !== null).join('; ')}\n`);
       // A lock held now, or work a merge set aside, is worth seeing but is no fault.
       cli.exit(findings.some((f) => f.kind !== 'held-lock' && f.kind !== 'superseded') ? EXIT.refused : EXIT.ok);
     });

@@ -73,14 +73,18 @@ function keepStateOutOfCheckouts(root: string): void {
   const prefix = execFileSync('git', ['-C', root, 'rev-parse', '--show-prefix'], { encoding: 'utf8' }).trim();
   const rule = `!/${prefix}${STATE_DIR}/`;
   if (config('core.sparseCheckoutCone') === 'true') {
-    process.stderr.write(`note: this clone uses a cone-mode sparse checkout, which cannot leave ${prefix}${STATE_DIR}/ out; a pull could then write there (workboard never reads what git tracks there)\n`);
+    process.stderr.write(
+      `note: this clone uses a cone-mode sparse checkout, which cannot leave ${prefix}${STATE_DIR}/ out; a pull could then write there (workboard never reads what git tracks there)\n`,
+    );
     return;
   }
   const file = path.resolve(root, execFileSync('git', ['-C', root, 'rev-parse', '--git-path', 'info/sparse-checkout'], { encoding: 'utf8' }).trim());
   const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const on = config('core.sparseCheckout') === 'true';
   if (!on && current.trim() !== '') {
-    process.stderr.write(`note: ${file} holds rules while sparse checkout is off, so it was left as it is; to keep git from writing into ${prefix}${STATE_DIR}/, add ${rule} to it and run git config core.sparseCheckout true\n`);
+    process.stderr.write(
+      `note: ${file} holds rules while sparse checkout is off, so it was left as it is; to keep git from writing into ${prefix}${STATE_DIR}/, add ${rule} to it and run git config core.sparseCheckout true\n`,
+    );
     return;
   }
   if (!current.split('\n').includes(rule)) {
@@ -141,7 +145,10 @@ export function register(program: Command, cli: Cli): void {
       const board = await cli.board();
       const r = await reconcileAfterGit(board, how);
       const lines = mergedLines(r.merged, 'the other side');
-      if (r.commit) process.stderr.write(`workboard: the merge was remade by the board's rules${lines.length ? `; ${lines.length} run(s) moved on both sides were kept whole from one side` : ''} (commit ${r.commit.slice(0, 8)})\n${lines.join('\n')}${lines.length ? '\n' : ''}`);
+      if (r.commit)
+        process.stderr.write(
+          `workboard: the merge was remade by the board's rules${lines.length ? `; ${lines.length} run(s) moved on both sides were kept whole from one side` : ''} (commit ${r.commit.slice(0, 8)})\n${lines.join('\n')}${lines.length ? '\n' : ''}`,
+        );
       cli.exit(EXIT.ok);
     });
 

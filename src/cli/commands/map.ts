@@ -52,7 +52,9 @@ export function register(program: Command, cli: Cli): void {
       const versions = await listVersions(board, name).catch((): number[] => []);
       if (versions.length === 0) throw new BoardError('invalid', `no published process ${name} (and no PROCESS.md at that path)`);
       const v = await loadVersion(board, name, o.versionNumber ? Number(o.versionNumber) : versions[versions.length - 1]!, FULL_OFFER);
-      process.stdout.write(o.format === 'svg' ? await processMapSvg(v, { lanes: { groups: board.manifest.groups } }) : toMermaid(mapGraph(v.process, { roles: v.roles, groups: board.manifest.groups })));
+      process.stdout.write(
+        o.format === 'svg' ? await processMapSvg(v, { lanes: { groups: board.manifest.groups } }) : toMermaid(mapGraph(v.process, { roles: v.roles, groups: board.manifest.groups })),
+      );
       cli.exit(EXIT.ok);
     });
 }

@@ -20,7 +20,10 @@ export function register(program: Command, cli: Cli): void {
     .option('--client <client>', `${CLIENTS.join(', ')}`, 'json')
     .option('--http [url]', 'configure MCP over HTTP (workboard serve --http) instead of stdio; default URL http://127.0.0.1:7420/mcp')
     .option('--token <token>', 'the bearer token for --http (default: a new one is created for the agent and shown only here)')
-    .addHelpText('after', '\nExamples:\n  workboard mcp-config reviewer --client claude | sh\n  workboard mcp-config reviewer --client vscode > .vscode/mcp.json\n  workboard mcp-config reviewer --client cursor --http http://127.0.0.1:7420/mcp')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  workboard mcp-config reviewer --client claude | sh\n  workboard mcp-config reviewer --client vscode > .vscode/mcp.json\n  workboard mcp-config reviewer --client cursor --http http://127.0.0.1:7420/mcp',
+    )
     .action(async (agent: string, o: { client: string; http?: string | boolean; token?: string }) => {
       if (!(CLIENTS as readonly string[]).includes(o.client)) cli.usage(`--client is one of ${CLIENTS.join(', ')}, not "${o.client}"`);
       if (o.token !== undefined && o.http === undefined) cli.usage('--token goes with --http');

@@ -11,7 +11,10 @@ function line(e: OutboxEntry, channels: boolean): string {
   const status = !e.deliveries && !channels ? 'recorded (no channel configured)' : statusOf(e);
   const paint = status === 'parked' ? color.red : status === 'pending' ? color.yellow : (s: string) => s;
   const ways = Object.entries(e.deliveries ?? {})
-    .map(([k, d]) => `${k} ${d.doneAt ? 'sent' : d.skipped ? `not sent (${d.skipped})` : d.parkedAt ? `parked after ${d.attempts} attempts: ${d.lastError ?? ''}` : d.attempts > 0 ? `retry at ${d.nextAt} (${d.lastError ?? ''})` : 'waiting'}`)
+    .map(
+      ([k, d]) =>
+        `${k} ${d.doneAt ? 'sent' : d.skipped ? `not sent (${d.skipped})` : d.parkedAt ? `parked after ${d.attempts} attempts: ${d.lastError ?? ''}` : d.attempts > 0 ? `retry at ${d.nextAt} (${d.lastError ?? ''})` : 'waiting'}`,
+    )
     .join('; ');
   return `${e.id}  ${e.at}  ${paint(status)}  ${e.kind}${e.mode === 'test' ? ' [test run]' : ''}  ${e.subject}\n    to ${e.recipients.join(', ') || 'nobody'}${ways ? ` — ${ways}` : ''}`;
 }

@@ -15,7 +15,8 @@ function done(cli: Cli, change: string | null, what: string): never {
 
 /** A removal's report: what changed, the tokens and web sessions ended, and every place the board still names them. */
 function removed(cli: Cli, r: Removal, sessions: string[] = [], moved = false): never {
-  if (cli.json()) printJson({ ok: true, data: { changed: r.change !== null, change: r.change, tokens: r.tokens, sessions, ...(r.claimsEnded ? { claimsEnded: r.claimsEnded } : {}), warnings: r.warnings } });
+  if (cli.json())
+    printJson({ ok: true, data: { changed: r.change !== null, change: r.change, tokens: r.tokens, sessions, ...(r.claimsEnded ? { claimsEnded: r.claimsEnded } : {}), warnings: r.warnings } });
   else {
     process.stdout.write(r.change ? `${color.green('changed')} ${r.change}\n` : 'nothing changed\n');
     if (r.tokens.length > 0) process.stdout.write(`${moved ? 'moved' : 'ended'} ${r.tokens.length} bearer token${r.tokens.length === 1 ? '' : 's'}: ${r.tokens.join(', ')}\n`);
@@ -31,7 +32,9 @@ async function service(cli: Cli): Promise<Service> {
 }
 
 export function register(program: Command, cli: Cli): void {
-  const person = program.command('person').description('people on this board (named by email)')
+  const person = program
+    .command('person')
+    .description('people on this board (named by email)')
     .addHelpText('after', '\nExample:\n  workboard person add mira@example.com --name "Mira Okafor"\n  workboard person remove mira@example.com');
   person
     .command('add')
@@ -62,8 +65,7 @@ export function register(program: Command, cli: Cli): void {
       removed(cli, r, await revokeSessionsOf(svc.board, from), true);
     });
 
-  const group = program.command('group').description('groups of people; a process role maps to a group at publish')
-    .addHelpText('after', '\nExample:\n  workboard group add finance mira@example.com');
+  const group = program.command('group').description('groups of people; a process role maps to a group at publish').addHelpText('after', '\nExample:\n  workboard group add finance mira@example.com');
   group
     .command('add')
     .argument('<group>', 'the group name')
@@ -85,8 +87,7 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard group remove-member finance jon@example.com')
     .action(async (g: string, members: string[]) => removed(cli, await dropGroupMembers(await service(cli), cli.author(), g, members)));
 
-  const agent = program.command('agent').description('agents that work through MCP')
-    .addHelpText('after', '\nExample:\n  workboard agent add reviewer');
+  const agent = program.command('agent').description('agents that work through MCP').addHelpText('after', '\nExample:\n  workboard agent add reviewer');
   agent
     .command('add')
     .argument('<id>', 'the agent id (lowercase letters, digits, _ or -)')
@@ -101,8 +102,7 @@ export function register(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard agent remove reviewer')
     .action(async (id: string) => removed(cli, await offboardAgent(await service(cli), cli.author(), id)));
 
-  const operator = program.command('operator').description('operators: cancel runs, send events, take escalations')
-    .addHelpText('after', '\nExample:\n  workboard operator add ops@example.com');
+  const operator = program.command('operator').description('operators: cancel runs, send events, take escalations').addHelpText('after', '\nExample:\n  workboard operator add ops@example.com');
   operator
     .command('add')
     .argument('<email>', 'their email address')

@@ -17,11 +17,15 @@ import { STATE_DIR } from '../../board/layout.js';
 /** Why the address could not be had, in words a person can act on. */
 function cannotListen(e: NodeJS.ErrnoException, where: string): string {
   const why =
-    e.code === 'EADDRINUSE' ? 'the address is already in use (another workboard serve?)'
-    : e.code === 'EACCES' ? 'permission denied (ports below 1024 need privileges; pick a higher port)'
-    : e.code === 'EADDRNOTAVAIL' ? 'no network interface of this machine has that address'
-    : e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN' ? 'the host name does not resolve'
-    : e.message;
+    e.code === 'EADDRINUSE'
+      ? 'the address is already in use (another workboard serve?)'
+      : e.code === 'EACCES'
+        ? 'permission denied (ports below 1024 need privileges; pick a higher port)'
+        : e.code === 'EADDRNOTAVAIL'
+          ? 'no network interface of this machine has that address'
+          : e.code === 'ENOTFOUND' || e.code === 'EAI_AGAIN'
+            ? 'the host name does not resolve'
+            : e.message;
   return `cannot listen on ${where}: ${why}`;
 }
 
@@ -32,31 +36,65 @@ export function register(program: Command, cli: Cli): void {
     .option('--git-commit <seconds>', `commit board changes to git at most once per this many seconds (never ${STATE_DIR}/)`)
     .option('--git-sync <seconds>', 'every this many seconds, workboard sync: commit, pull and merge run by run, push')
     .option('--git-timeout <seconds>', 'how long one fetch or push of --git-sync may take before the remote counts as unreachable (default 60)')
-    .option('--git-clock <seconds>', "with --git-sync: how long the board's clock stays with this clone after a sync carried its lease (default 300, at least 3 syncs); another clone takes it once it runs out (docs/git.md)")
-    .option('--http <host:port>', 'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create), the web app, /healthz, /readyz and /metrics; binds to loopback unless told otherwise')
-    .option('--ops <host:port>', 'answer /healthz, /readyz and /metrics on this address too, from a thread of their own, so probes are answered at once however busy serve is; binds to loopback unless told otherwise')
+    .option(
+      '--git-clock <seconds>',
+      "with --git-sync: how long the board's clock stays with this clone after a sync carried its lease (default 300, at least 3 syncs); another clone takes it once it runs out (docs/git.md)",
+    )
+    .option(
+      '--http <host:port>',
+      'also serve MCP over Streamable HTTP at /mcp (bearer tokens from workboard token create), the web app, /healthz, /readyz and /metrics; binds to loopback unless told otherwise',
+    )
+    .option(
+      '--ops <host:port>',
+      'answer /healthz, /readyz and /metrics on this address too, from a thread of their own, so probes are answered at once however busy serve is; binds to loopback unless told otherwise',
+    )
     .option('--no-metrics', 'answer /metrics with 404 and keep no metrics')
     .option('--outbox-stuck <seconds>', '/readyz fails once a notification has waited this long past its time', String(DEFAULT_OUTBOX_STUCK_S))
     .option('--stop-grace <seconds>', 'on SIGTERM or SIGINT, how long calls in flight may take to finish (a second signal stops at once)', String(DEFAULT_STOP_GRACE_S))
     .option('--log-format <format>', 'json (one JSON object a line) or text (words); default WORKBOARD_LOG_FORMAT, else text')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')}: the least a line must be to be written (debug adds every read); default WORKBOARD_LOG_LEVEL, else info`)
     .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420\n\n/metrics answers loopback callers, or any caller with WORKBOARD_METRICS_TOKEN as a bearer token.')
-    .action(async (o: { http?: string; ops?: string; gitCommit?: string; gitSync?: string; gitTimeout?: string; gitClock?: string; metrics: boolean; outboxStuck: string; stopGrace: string; logFormat?: string; logLevel?: string }) => {
-      const logging = logSettings({ format: o.logFormat, level: o.logLevel });
-      if ('problems' in logging) cli.usage(logging.problems.join('; '));
-      const seconds = (flag: string, v: string | undefined, min: number) => {
-        const n = v === undefined ? undefined : Number(v);
-        if (n !== undefined && !(n >= min)) cli.usage(`${flag} expects a number of seconds, got "${v}"`);
-        return n;
-      };
-      const gitSeconds = seconds('--git-commit', o.gitCommit, 1);
-      const syncSeconds = seconds('--git-sync', o.gitSync, 1);
-      const timeoutSeconds = seconds('--git-timeout', o.gitTimeout, 0.001);
-      const clockSeconds = seconds('--git-clock', o.gitClock, 1);
-      const outboxStuck = seconds('--outbox-stuck', o.outboxStuck, 0)!;
-      const stopGrace = seconds('--stop-grace', o.stopGrace, 0)!;
-      await serveBoard(cli, await cli.board(), { http: o.http, ops: o.ops, gitSeconds, syncSeconds, timeoutSeconds, clockSeconds, metrics: o.metrics, outboxStuckMs: outboxStuck * 1000, stopGraceMs: stopGrace * 1000, log: createLogger(logging) });
-    });
+    .action(
+      async (o: {
+        http?: string;
+        ops?: string;
+        gitCommit?: string;
+        gitSync?: string;
+        gitTimeout?: string;
+        gitClock?: string;
+        metrics: boolean;
+        outboxStuck: string;
+        stopGrace: string;
+        logFormat?: string;
+        logLevel?: string;
+      }) => {
+        const logging = logSettings({ format: o.logFormat, level: o.logLevel });
+        if ('problems' in logging) cli.usage(logging.problems.join('; '));
+        const seconds = (flag: string, v: string | undefined, min: number) => {
+          const n = v === undefined ? undefined : Number(v);
+          if (n !== undefined && !(n >= min)) cli.usage(`${flag} expects a number of seconds, got "${v}"`);
+          return n;
+        };
+        const gitSeconds = seconds('--git-commit', o.gitCommit, 1);
+        const syncSeconds = seconds('--git-sync', o.gitSync, 1);
+        const timeoutSeconds = seconds('--git-timeout', o.gitTimeout, 0.001);
+        const clockSeconds = seconds('--git-clock', o.gitClock, 1);
+        const outboxStuck = seconds('--outbox-stuck', o.outboxStuck, 0)!;
+        const stopGrace = seconds('--stop-grace', o.stopGrace, 0)!;
+        await serveBoard(cli, await cli.board(), {
+          http: o.http,
+          ops: o.ops,
+          gitSeconds,
+          syncSeconds,
+          timeoutSeconds,
+          clockSeconds,
+          metrics: o.metrics,
+          outboxStuckMs: outboxStuck * 1000,
+          stopGraceMs: stopGrace * 1000,
+          log: createLogger(logging),
+        });
+      },
+    );
 }
 
 /**
@@ -88,7 +126,14 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
   const clock = serveClock();
   const service = await Service.open(board, { evaluate, observe, now: () => clock.now() });
   const { Daemon } = await import('../../daemon/daemon.js');
-  const daemon = new Daemon(board, service, { log: line, clock, ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}), ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}), ...(o.timeoutSeconds ? { gitTimeoutMs: o.timeoutSeconds * 1000 } : {}), ...(o.clockSeconds ? { gitClockMs: o.clockSeconds * 1000 } : {}) });
+  const daemon = new Daemon(board, service, {
+    log: line,
+    clock,
+    ...(o.gitSeconds ? { gitCommitMs: o.gitSeconds * 1000 } : {}),
+    ...(o.syncSeconds ? { gitSyncMs: o.syncSeconds * 1000 } : {}),
+    ...(o.timeoutSeconds ? { gitTimeoutMs: o.timeoutSeconds * 1000 } : {}),
+    ...(o.clockSeconds ? { gitClockMs: o.clockSeconds * 1000 } : {}),
+  });
   await daemon.start();
   let server: import('node:http').Server | null = null;
   let closer: Closer | null = null;
@@ -114,7 +159,14 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
     };
     if (opsAt) {
       const { startOpsListener } = await import('../../http/ops-listener.js');
-      opsListener = await startOpsListener({ host: opsAt.host, port: opsAt.port, facts: factsGatherer(opsOptions), metrics: metricsReader(metrics), metricsToken: opsOptions.metricsToken, log: line }).catch((e: NodeJS.ErrnoException) => refuse(e, opsAt.as));
+      opsListener = await startOpsListener({
+        host: opsAt.host,
+        port: opsAt.port,
+        facts: factsGatherer(opsOptions),
+        metrics: metricsReader(metrics),
+        metricsToken: opsOptions.metricsToken,
+        log: line,
+      }).catch((e: NodeJS.ErrnoException) => refuse(e, opsAt.as));
     }
     if (m) {
       const { createHttpServer } = await import('../../http/server.js');

@@ -16,11 +16,20 @@ interface StatsOptions {
 
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
-const outcomes = (by: Record<string, number>) => Object.entries(by).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, n]) => `${n} ${k}`).join(', ') || 'none';
+const outcomes = (by: Record<string, number>) =>
+  Object.entries(by)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ') || 'none';
 
 /** The figures in words: titles and names, never ids. */
 function printText(s: Insights, l: Labels): void {
-  const scope = [s.filter.process ? l.process(s.filter.process) : 'every process', s.filter.version ? `version ${s.filter.version}` : null, s.filter.since ? `from ${s.filter.since}` : null, s.filter.until ? `before ${s.filter.until}` : null]
+  const scope = [
+    s.filter.process ? l.process(s.filter.process) : 'every process',
+    s.filter.version ? `version ${s.filter.version}` : null,
+    s.filter.since ? `from ${s.filter.since}` : null,
+    s.filter.until ? `before ${s.filter.until}` : null,
+  ]
     .filter(Boolean)
     .join(', ');
   const modes = s.filter.modes.length === 2 ? 'live and test runs' : s.filter.modes[0] === 'test' ? 'test runs only' : 'live runs';
@@ -38,9 +47,13 @@ function printText(s: Insights, l: Labels): void {
   out(color.bold('Where runs wait'));
   out(`  waiting for agents ${durationText(s.waiting.agentsMs)}, for people ${durationText(s.waiting.peopleMs)}, for timers and events ${durationText(s.waiting.timersMs)}`);
   for (const st of s.steps) {
-    out(`  ${l.process(st.process)} · ${l.step(st.process, st.step)}: ${plural(st.visits, 'visit')}; done in median ${durationText(st.wall.p50Ms)} (90th ${durationText(st.wall.p90Ms)}), waiting median ${durationText(st.waiting.p50Ms)} (90th ${durationText(st.waiting.p90Ms)})`);
+    out(
+      `  ${l.process(st.process)} · ${l.step(st.process, st.step)}: ${plural(st.visits, 'visit')}; done in median ${durationText(st.wall.p50Ms)} (90th ${durationText(st.wall.p90Ms)}), waiting median ${durationText(st.waiting.p50Ms)} (90th ${durationText(st.waiting.p90Ms)})`,
+    );
     const now = [st.waitingNow ? `${st.waitingNow} waiting now` : null, st.overdueNow ? `${st.overdueNow} overdue now` : null].filter(Boolean).join(', ');
-    out(`      waited for agents ${durationText(st.waitingForAgentsMs)}, for people ${durationText(st.waitingForPeopleMs)}${st.waitingForTimersMs ? `, for timers ${durationText(st.waitingForTimersMs)}` : ''}${now ? `; ${now}` : ''}`);
+    out(
+      `      waited for agents ${durationText(st.waitingForAgentsMs)}, for people ${durationText(st.waitingForPeopleMs)}${st.waitingForTimersMs ? `, for timers ${durationText(st.waitingForTimersMs)}` : ''}${now ? `; ${now}` : ''}`,
+    );
   }
   out();
   out(color.bold('Sent back'));
@@ -52,7 +65,10 @@ function printText(s: Insights, l: Labels): void {
   out();
   out(color.bold('Agents'));
   if (s.agents.length === 0) out('  no escalations, returns or expired claims');
-  for (const a of s.agents) out(`  ${l.who(a.agent)}: ${plural(a.escalations, 'escalation')}${a.checkEscalations ? ` (${a.checkEscalations} by a check)` : ''}, ${plural(a.returns, 'return')}, ${plural(a.leaseExpiries, 'expired claim')}`);
+  for (const a of s.agents)
+    out(
+      `  ${l.who(a.agent)}: ${plural(a.escalations, 'escalation')}${a.checkEscalations ? ` (${a.checkEscalations} by a check)` : ''}, ${plural(a.returns, 'return')}, ${plural(a.leaseExpiries, 'expired claim')}`,
+    );
   out(`  expired claims in all: ${s.leaseExpiries}; steps overdue now: ${s.overdueNow}`);
   if (s.checks.length > 0) {
     out();
@@ -64,7 +80,9 @@ function printText(s: Insights, l: Labels): void {
     out(color.bold('Runs these runs started'));
     for (const c of s.children) {
       const by = c.step === null ? `${l.process(c.process)}, at its end` : `${l.process(c.process)} · ${l.step(c.process, c.step)}`;
-      out(`  ${by}: ${plural(c.runs, 'run')} of ${l.process(c.child)}${c.missing ? ` (${c.missing} not on this board)` : ''}, ${c.ended} ended (${outcomes(c.byOutcome)}); start to end: median ${durationText(c.cycle.p50Ms)}`);
+      out(
+        `  ${by}: ${plural(c.runs, 'run')} of ${l.process(c.child)}${c.missing ? ` (${c.missing} not on this board)` : ''}, ${c.ended} ended (${outcomes(c.byOutcome)}); start to end: median ${durationText(c.cycle.p50Ms)}`,
+      );
     }
   }
 }
@@ -75,12 +93,15 @@ export function register(program: Command, cli: Cli): void {
     .description('figures from the audit chains: runs per week, cycle and waiting times per step, rework, escalations, overdue work, checks')
     .option('--since <when>', 'runs started from then: a date (2026-11-30), a date-time, or an age (12h, 7d, 4w)')
     .option('--until <when>', 'runs started before then (a date counts its own day)')
-    .option('--version-number <n>', 'only runs of this published version (--version is the CLI\'s own)')
+    .option('--version-number <n>', "only runs of this published version (--version is the CLI's own)")
     .option('--tests [only]', 'count test runs as well (or, with only, test runs alone)')
     .addHelpText('after', '\nExamples:\n  workboard stats\n  workboard stats expense-approval --since 7d\n  workboard stats --json --tests')
     .action(async (processName: string | undefined, o: StatsOptions) => {
       const now = new Date();
-      const parsed = parseFilter({ process: processName, version: o.versionNumber, since: o.since, until: o.until, tests: o.tests === true ? 'also' : typeof o.tests === 'string' ? o.tests : undefined }, now);
+      const parsed = parseFilter(
+        { process: processName, version: o.versionNumber, since: o.since, until: o.until, tests: o.tests === true ? 'also' : typeof o.tests === 'string' ? o.tests : undefined },
+        now,
+      );
       if (!parsed.ok) cli.usage(parsed.issues.join('; '));
       const board = await cli.board();
       const history = new RunHistory(board);

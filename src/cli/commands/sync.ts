@@ -19,7 +19,9 @@ export function mergedLines(merged: SyncReport['merged'], other: string): string
     if (!m.superseded) return [];
     const kept = m.taken === 'ours' ? 'this clone' : other;
     const lost = m.superseded.side === 'ours' ? 'this clone' : other;
-    return [`  ${m.run}: moved on both sides; kept ${kept}'s, ${m.superseded.transitions} transition(s) of ${lost} superseded${m.superseded.replayed > 0 ? `, ${m.superseded.replayed} replayed on top` : ''} (workboard log ${m.run})`];
+    return [
+      `  ${m.run}: moved on both sides; kept ${kept}'s, ${m.superseded.transitions} transition(s) of ${lost} superseded${m.superseded.replayed > 0 ? `, ${m.superseded.replayed} replayed on top` : ''} (workboard log ${m.run})`,
+    ];
   });
 }
 

@@ -23,7 +23,9 @@ function row(t: TokenInfo, now: Date): string {
 }
 
 export function register(program: Command, cli: Cli): void {
-  const token = program.command('token').description(`bearer tokens for MCP over HTTP (shown once; only a hash is kept, in ${STATE_DIR}/)`)
+  const token = program
+    .command('token')
+    .description(`bearer tokens for MCP over HTTP (shown once; only a hash is kept, in ${STATE_DIR}/)`)
     .addHelpText('after', '\nExample:\n  workboard token create reviewer --name ci --expires 30d\n  workboard token list\n  workboard token revoke ci');
   token
     .command('create')
@@ -64,7 +66,7 @@ export function register(program: Command, cli: Cli): void {
     .command('rotate')
     .argument('<id-or-label>', 'the token id (t-…) or its label')
     .option('--expires <when>', 'how long the new secret works (default: as long as the old one was given)')
-    .description('replace a token\'s secret: the old one stops working at once; id, label and identity stay')
+    .description("replace a token's secret: the old one stops working at once; id, label and identity stay")
     .addHelpText('after', '\nExample:\n  workboard token rotate ci')
     .action(async (ref: string, o: { expires?: string }) => {
       const board = await cli.board();

@@ -17,7 +17,10 @@ export function register(program: Command, cli: Cli): void {
       const u = await upgradeBoard(board, cli.author());
       if (cli.json()) printJson({ ok: true, data: { changed: u !== null, format: BOARD_FORMAT, ...(u ? { from: u.from, unrecorded: u.unrecorded } : {}) } });
       else if (!u) process.stdout.write(`board ${board.manifest.name} is format ${BOARD_FORMAT}, the newest this workboard writes; nothing changed\n`);
-      else process.stdout.write(`${color.green('upgraded')} board ${board.manifest.name} from format ${u.from}${u.unrecorded ? ' (not recorded: written before boards recorded their format)' : ''} to format ${u.to}; WORK.md records it (audited as board.upgraded)\n`);
+      else
+        process.stdout.write(
+          `${color.green('upgraded')} board ${board.manifest.name} from format ${u.from}${u.unrecorded ? ' (not recorded: written before boards recorded their format)' : ''} to format ${u.to}; WORK.md records it (audited as board.upgraded)\n`,
+        );
       cli.exit(EXIT.ok);
     });
 }

@@ -63,8 +63,7 @@ async function collect(targets: string[], cli: Cli): Promise<{ files: Source[]; 
       const published = await publishedFile(t, cli);
       if (published) files.push(published);
       else missing.push(t);
-    }
-    else if (statSync(t).isDirectory()) await walk(t);
+    } else if (statSync(t).isDirectory()) await walk(t);
     else files.push(userFile(t));
   }
   return { files, missing };
@@ -87,7 +86,10 @@ export function register(program: Command, cli: Cli): void {
     .description('check PROCESS.md files against the format and the enabled profiles; every issue is printed at once')
     .argument('<paths...>', 'PROCESS.md files, folders searched for them, or names of published processes (their latest version)')
     .option('--profiles <list>', 'profiles counted as enabled: comma-separated, all or none (default: what the board offers, all outside a board)')
-    .addHelpText('after', '\nExamples:\n  workboard validate processes/\n  workboard validate expense-approval      # the latest published version\n  workboard validate processes/expense/PROCESS.md --profiles none --json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  workboard validate processes/\n  workboard validate expense-approval      # the latest published version\n  workboard validate processes/expense/PROCESS.md --profiles none --json',
+    )
     .action(async (targets: string[], opts: { profiles?: string }) => {
       const json = cli.json();
       const { profiles, unknown } = opts.profiles !== undefined ? parseProfiles(opts.profiles) : { profiles: new Set(await boardProfiles(cli)), unknown: [] };

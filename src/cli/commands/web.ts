@@ -12,7 +12,10 @@ export function register(program: Command, cli: Cli): void {
   program
     .command('login-link')
     .argument('<email>', 'a person declared in WORK.md (agents never get a web session)')
-    .option('--base-url <url>', 'where people reach workboard serve (default: WORK.md\'s notifications.baseUrl, else WORKBOARD_PUBLIC_URL, else where this board\'s serve --http listens now, else http://127.0.0.1:7420)')
+    .option(
+      '--base-url <url>',
+      "where people reach workboard serve (default: WORK.md's notifications.baseUrl, else WORKBOARD_PUBLIC_URL, else where this board's serve --http listens now, else http://127.0.0.1:7420)",
+    )
     .description('print a single-use sign-in link for the web app, valid for 15 minutes (only the link on stdout)')
     .addHelpText('after', '\nExample:\n  workboard login-link mira@example.com --base-url https://work.example.com')
     .action(async (email: string, o: { baseUrl?: string }) => {
@@ -27,7 +30,9 @@ export function register(program: Command, cli: Cli): void {
       cli.exit(EXIT.ok);
     });
 
-  const session = program.command('session').description(`web sessions (stored hashed in ${SESSIONS_FILE})`)
+  const session = program
+    .command('session')
+    .description(`web sessions (stored hashed in ${SESSIONS_FILE})`)
     .addHelpText('after', '\nExamples:\n  workboard session list\n  workboard session revoke s-1a2b3c4d5e6f');
   session
     .command('list')
@@ -44,7 +49,7 @@ export function register(program: Command, cli: Cli): void {
     .command('revoke')
     .argument('[id]', 'the session id from session list')
     .option('--person <email>', 'end every session of this person instead')
-    .description('end a web session at once (or all of a person\'s)')
+    .description("end a web session at once (or all of a person's)")
     .addHelpText('after', '\nExamples:\n  workboard session revoke s-1a2b3c4d5e6f\n  workboard session revoke --person mira@example.com')
     .action(async (id: string | undefined, o: { person?: string }) => {
       if ((id === undefined) === (o.person === undefined)) cli.usage('give exactly one: a session id, or --person <email>');

@@ -61,7 +61,12 @@ export async function evidenceArgs(items: string[], cli: Cli): Promise<Evidence[
     if (m[1] === 'file' && !/^f-[0-9a-f]{32}$/.test(ref)) {
       const bytes = readBytes(ref, `--evidence file:${ref}`, cli);
       const up = await callQuietly(cli, 'upload', { fileName: path.basename(ref), contentType: mediaTypeOf(ref), contentBase64: bytes.toString('base64'), requestId: randomUUID() });
-      if (!up.ok) throw new BoardError('invalid', `uploading ${ref}: ${up.error.message}`, (up.error.issues ?? []).map((i) => ({ path: '', message: i })));
+      if (!up.ok)
+        throw new BoardError(
+          'invalid',
+          `uploading ${ref}: ${up.error.message}`,
+          (up.error.issues ?? []).map((i) => ({ path: '', message: i })),
+        );
       out.push({ kind: 'file', ref: up.data.id });
     } else out.push({ kind: m[1] === 'file' ? 'file' : 'link', ref });
   }

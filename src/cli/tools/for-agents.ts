@@ -84,13 +84,18 @@ export function claim(program: Command, cli: Cli): void {
     .argument('<run>', 'the run id')
     .argument('<step>', 'the step id')
     .option('--request-id <id>', 'make the call idempotent (default: a new UUID); the same id again gives back the same token')
-    .addHelpText('after', '\nExamples:\n  TOKEN=$(workboard claim r-01jd… review_claim --as reviewer)\n  workboard claim r-01jd… review_claim --request-id 5b1f…   # a lost token: repeat the first claim\'s request id')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  TOKEN=$(workboard claim r-01jd… review_claim --as reviewer)\n  workboard claim r-01jd… review_claim --request-id 5b1f…   # a lost token: repeat the first claim's request id",
+    )
     .action(async (runId: string, stepId: string, o: { requestId?: string }) => {
       const requestId = o.requestId ?? randomUUID();
       process.stderr.write(`request id ${requestId} (a lost token comes back with: workboard claim ${runId} ${stepId} --request-id ${requestId})\n`);
       await call(cli, 'claim', { runId, stepId, requestId }, printLease, false, (error, board) => {
         if (error.issues?.includes('claimed_by_you'))
-          process.stderr.write(`  you hold this claim from an earlier call: repeat it with that call's --request-id to get its token back, or wait until its lease ends (${board.manifest.settings.leaseSeconds} s after that claim or its last renew) and claim again\n`);
+          process.stderr.write(
+            `  you hold this claim from an earlier call: repeat it with that call's --request-id to get its token back, or wait until its lease ends (${board.manifest.settings.leaseSeconds} s after that claim or its last renew) and claim again\n`,
+          );
       });
     });
 }
@@ -116,7 +121,10 @@ export function submit(program: Command, cli: Cli): void {
     .requiredOption('--summary <text>', 'what you did, found and left undone')
     .option('--next <step>', 'the chosen route')
     .option('--reason <text>', 'why that route')
-    .addHelpText('after', '\nExample:\n  workboard submit "$TOKEN" --output withinPolicy=true --output notes=ok --evidence link:https://… --summary "Checked." --next approve --reason "in policy" --as reviewer')
+    .addHelpText(
+      'after',
+      '\nExample:\n  workboard submit "$TOKEN" --output withinPolicy=true --output notes=ok --evidence link:https://… --summary "Checked." --next approve --reason "in policy" --as reviewer',
+    )
     .action(async (token: string, o: { output: string[]; outputFile?: string; evidence: string[]; summary: string; next?: string; reason?: string }) => {
       const args: ToolArgs = { token, output: fieldsFrom(o.outputFile, o.output, '--output', cli), summary: o.summary, requestId: randomUUID() };
       const evidence = await evidenceArgs(o.evidence, cli);

@@ -68,14 +68,18 @@ export function cancel(program: Command, cli: Cli): void {
 export function priority(program: Command, cli: Cli): void {
   program
     .command('priority')
-    .description('set a running run\'s priority: low, normal, high or urgent (operators, or the person who started it; processes with flow:, docs/profile-flow-1.md)')
+    .description("set a running run's priority: low, normal, high or urgent (operators, or the person who started it; processes with flow:, docs/profile-flow-1.md)")
     .argument('<run>', 'the run id')
     .argument('<level>', 'low, normal, high or urgent')
     .addHelpText('after', '\nExample:\n  workboard priority r-01jd… urgent --as ops@example.com')
     .action(async (runId: string, level: string) =>
-      callService(cli, (service, actor) => service.setPriority(runId, level, actor), async (_data, read, service) => {
-        const v = await read('get_run', { runId });
-        if (v.ok) await printRun(cli, v.data, await service.runFlow(runId), await service.runLineage(runId));
-      }),
+      callService(
+        cli,
+        (service, actor) => service.setPriority(runId, level, actor),
+        async (_data, read, service) => {
+          const v = await read('get_run', { runId });
+          if (v.ok) await printRun(cli, v.data, await service.runFlow(runId), await service.runLineage(runId));
+        },
+      ),
     );
 }

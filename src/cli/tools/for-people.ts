@@ -25,7 +25,13 @@ export function show(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExamples:\n  workboard show r-01jd… --map\n  workboard show r-01jd… --map --format svg > run.svg')
     .action(async (runId: string, o: { map?: boolean; format: string }) => {
       if (o.format !== 'mermaid' && o.format !== 'svg') cli.usage(`--format is mermaid or svg, not "${o.format}"`);
-      return call(cli, 'get_run', { runId }, async (v: RunView, _read, service) => (o.map ? printRunMap(cli, v, o.format) : printRun(cli, v, await service.runFlow(v.run.id), await service.runLineage(v.run.id))), true);
+      return call(
+        cli,
+        'get_run',
+        { runId },
+        async (v: RunView, _read, service) => (o.map ? printRunMap(cli, v, o.format) : printRun(cli, v, await service.runFlow(v.run.id), await service.runLineage(v.run.id))),
+        true,
+      );
     });
 }
 
@@ -36,7 +42,10 @@ export function inbox(program: Command, cli: Cli): void {
     .option('--process <name>', 'only this process')
     .option('--limit <n>', 'page size (1–100)', '20')
     .option('--decide-args', 'print each work item only as the arguments decide takes: <run> <work-item> --snapshot <snapshot>')
-    .addHelpText('after', '\nExamples:\n  workboard inbox --as mira@example.com\n  ITEM=$(workboard inbox --limit 1 --decide-args --as mira@example.com)\n  workboard decide $ITEM approved --as mira@example.com')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  workboard inbox --as mira@example.com\n  ITEM=$(workboard inbox --limit 1 --decide-args --as mira@example.com)\n  workboard decide $ITEM approved --as mira@example.com',
+    )
     .action(async (o: { process?: string; limit: string; decideArgs?: boolean }) => {
       const args: ToolArgs = { limit: Number(o.limit) };
       if (o.process) args.process = o.process;
@@ -83,7 +92,10 @@ export function decide(program: Command, cli: Cli): void {
     .option('--next <step>', 'the chosen route, when the step offers routes')
     .option('--reason <text>', 'why that route')
     .option('--request-id <id>', 'make the call idempotent (default: a new UUID)')
-    .addHelpText('after', '\nExamples:\n  workboard decide r-01jd… w-01jd… rejected --note "Receipt is missing" --snapshot 3f0c… --as mira@example.com\n  workboard decide r-01jd… w-01jd…     # on a terminal: shows the work item and asks')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  workboard decide r-01jd… w-01jd… rejected --note "Receipt is missing" --snapshot 3f0c… --as mira@example.com\n  workboard decide r-01jd… w-01jd…     # on a terminal: shows the work item and asks',
+    )
     .action(async (runId: string, workItemId: string, given: string | undefined, flags: DecideFlags) => {
       const terminal = process.stdin.isTTY === true && process.stdout.isTTY === true && !cli.json();
       let chosen: DecideFlags = flags;
@@ -91,7 +103,10 @@ export function decide(program: Command, cli: Cli): void {
       let snapshot = flags.snapshot;
       if (decision === undefined || snapshot === undefined) {
         if (!terminal) {
-          const missing = [...(decision === undefined ? ['a decision (approved, rejected, completed, returned or failed)'] : []), ...(snapshot === undefined ? ['--snapshot <snapshot> (printed by show and inbox: it names the data you decided on)'] : [])];
+          const missing = [
+            ...(decision === undefined ? ['a decision (approved, rejected, completed, returned or failed)'] : []),
+            ...(snapshot === undefined ? ['--snapshot <snapshot> (printed by show and inbox: it names the data you decided on)'] : []),
+          ];
           cli.usage(`without a terminal, decide needs ${missing.join(' and ')}`);
         }
         // On a terminal the person sees what is being decided before anything is sent.

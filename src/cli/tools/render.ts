@@ -33,7 +33,13 @@ export function plain(v: unknown): string {
 
 /** Text indented under a heading, every line of it (instructions are never cut). */
 function block(text: string, indent: string): string {
-  return text.trim().split('\n').map((l) => `${indent}${l}`).join('\n') + '\n';
+  return (
+    text
+      .trim()
+      .split('\n')
+      .map((l) => `${indent}${l}`)
+      .join('\n') + '\n'
+  );
 }
 
 /** The exact command that decides a work item, snapshot included. */
@@ -51,7 +57,9 @@ function writeRun(v: RunView, w: RunWords, write: Write, flow: RunFlow | null, l
   const run = v.run;
   const blocked = flow?.blocked === true && (run.state === 'active' || run.state === 'waiting');
   const paint = run.state === 'active' ? color.green : run.state === 'waiting' ? color.yellow : color.dim;
-  write(`${color.bold(runTitle(w.process, v.data.inputs, w.people))}  ${blocked ? color.yellow('blocked') : paint(run.state)}${run.outcome ? ` (${run.outcome})` : ''}${run.mode === 'test' ? color.yellow('  TEST') : ''}\n`);
+  write(
+    `${color.bold(runTitle(w.process, v.data.inputs, w.people))}  ${blocked ? color.yellow('blocked') : paint(run.state)}${run.outcome ? ` (${run.outcome})` : ''}${run.mode === 'test' ? color.yellow('  TEST') : ''}\n`,
+  );
   write(color.dim(`  ${run.id}, version ${run.version}\n`));
   write(`  started ${when(w, run.startedAt)} by ${who(w, run.startedBy)}, updated ${relativeTime(run.updatedAt, w.now)}\n`);
   if (flow) writeFlow(flow, blocked, write);
@@ -154,7 +162,12 @@ function printNotes(item: WorkItem, w: RunWords, indent: string, write: Write): 
 function needs(w: RunWords, item: WorkItem): string {
   const parts: string[] = [];
   const declared = w.process.steps.find((s) => s.id === item.stepId)?.output;
-  if (item.output) parts.push(Object.keys(item.output).map((k) => fieldLabel(k, declared?.[k])).join(', '));
+  if (item.output)
+    parts.push(
+      Object.keys(item.output)
+        .map((k) => fieldLabel(k, declared?.[k]))
+        .join(', '),
+    );
   if (item.evidence) parts.push(`evidence (${item.evidence.join(' or ')})`);
   if (item.next) parts.push(`where next: ${item.next.map((r) => r.when ?? stepName(w, r.to)).join(' / ')}`);
   return parts.length ? `; completing needs ${parts.join('; ')}` : '';
@@ -202,7 +215,7 @@ export function printDecideArgs(d: WorkPage): void {
 
 /** `work`: one line per claimable step, for scripts. */
 export function printWork(d: WorkPage): void {
-  for (const i of d.items) toStdout(`${i.runId}  ${'workItem' in i ? i.workItem.stepId : i.stepId}  ${'workItem' in i ? '' : i.readySince ?? ''}\n`);
+  for (const i of d.items) toStdout(`${i.runId}  ${'workItem' in i ? i.workItem.stepId : i.stepId}  ${'workItem' in i ? '' : (i.readySince ?? '')}\n`);
 }
 
 /** `runs`: one line per run, its id first (for show and the rest), then its name in words, state and when it started. */

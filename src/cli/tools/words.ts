@@ -29,7 +29,11 @@ export async function wordsFor(cli: Cli): Promise<WordsOf> {
   const loaded = new Map<string, Promise<Process>>();
   return (run) => {
     const key = `${run.process}@${run.version}`;
-    if (!loaded.has(key)) loaded.set(key, processVersion(board, run.process, run.version).then((v) => v?.process ?? unloadable(run.process)));
+    if (!loaded.has(key))
+      loaded.set(
+        key,
+        processVersion(board, run.process, run.version).then((v) => v?.process ?? unloadable(run.process)),
+      );
     return loaded.get(key)!.then((process) => ({ process, people: board.manifest.people, timeZone, now }));
   };
 }

@@ -94,7 +94,12 @@ export function messageBlocks(m: MessageInput): SlackMessage {
           text: { type: 'plain_text', text: 'Approve' },
           value,
           // A chat approval must earn trust: one more click, naming what is approved.
-          confirm: { title: { type: 'plain_text', text: 'Approve?' }, text: { type: 'plain_text', text: cut(`Approve “${m.title}”?`, 300) }, confirm: { type: 'plain_text', text: 'Approve' }, deny: { type: 'plain_text', text: 'Cancel' } },
+          confirm: {
+            title: { type: 'plain_text', text: 'Approve?' },
+            text: { type: 'plain_text', text: cut(`Approve “${m.title}”?`, 300) },
+            confirm: { type: 'plain_text', text: 'Approve' },
+            deny: { type: 'plain_text', text: 'Cancel' },
+          },
         },
         { type: 'button', action_id: ACTION.reject, style: 'danger', text: { type: 'plain_text', text: 'Reject' }, value },
         open,

@@ -32,12 +32,21 @@ export interface MessageRecord extends MessageAt {
   link: string;
 }
 
-export const botToken = (cfg: SlackConfig, state: WorkState): Promise<string | null> => webhookSecret({ ...(cfg.botTokenEnv ? { secretEnv: cfg.botTokenEnv } : {}), ...(cfg.botTokenFile ? { secretFile: cfg.botTokenFile } : {}) }, state);
+export const botToken = (cfg: SlackConfig, state: WorkState): Promise<string | null> =>
+  webhookSecret({ ...(cfg.botTokenEnv ? { secretEnv: cfg.botTokenEnv } : {}), ...(cfg.botTokenFile ? { secretFile: cfg.botTokenFile } : {}) }, state);
 export const signingSecret = (cfg: SlackConfig, state: WorkState): Promise<string | null> =>
   webhookSecret({ ...(cfg.signingSecretEnv ? { secretEnv: cfg.signingSecretEnv } : {}), ...(cfg.signingSecretFile ? { secretFile: cfg.signingSecretFile } : {}) }, state);
 
 /** The client logs nothing of its own: what went wrong is the attempt's error, logged once by the courier, never with the token. */
-const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, setLevel: () => undefined, getLevel: () => LogLevel.ERROR, setName: () => undefined };
+const quiet: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  setLevel: () => undefined,
+  getLevel: () => LogLevel.ERROR,
+  setName: () => undefined,
+};
 
 /** Slack's client for the board's bot: one attempt per call (the outbox retries), within 10 s. */
 export function slackClient(cfg: SlackConfig, token: string): WebClient {
@@ -89,7 +98,15 @@ export async function postToSlack(cfg: SlackConfig, state: WorkState, n: Notific
     throw new Error(slackError(err));
   });
   if (input.decide && typeof res.ts === 'string') {
-    await writeRecord(state, { channel: typeof res.channel === 'string' ? res.channel : cfg.channel, ts: res.ts, ref: input.decide, title: input.title, lines: [...input.lines], mentions: [...input.mentions], link: input.link });
+    await writeRecord(state, {
+      channel: typeof res.channel === 'string' ? res.channel : cfg.channel,
+      ts: res.ts,
+      ref: input.decide,
+      title: input.title,
+      lines: [...input.lines],
+      mentions: [...input.mentions],
+      link: input.link,
+    });
   }
 }
 
@@ -118,7 +135,16 @@ export async function openModal(cfg: SlackConfig, state: WorkState, triggerId: s
 const isRecord = (v: unknown): v is MessageRecord => {
   if (typeof v !== 'object' || v === null) return false;
   const r = v as Record<string, unknown>;
-  return typeof r.channel === 'string' && typeof r.ts === 'string' && typeof r.ref === 'object' && r.ref !== null && typeof r.title === 'string' && Array.isArray(r.lines) && Array.isArray(r.mentions) && typeof r.link === 'string';
+  return (
+    typeof r.channel === 'string' &&
+    typeof r.ts === 'string' &&
+    typeof r.ref === 'object' &&
+    r.ref !== null &&
+    typeof r.title === 'string' &&
+    Array.isArray(r.lines) &&
+    Array.isArray(r.mentions) &&
+    typeof r.link === 'string'
+  );
 };
 
 export async function writeRecord(state: WorkState, r: MessageRecord): Promise<void> {

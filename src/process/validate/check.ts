@@ -62,8 +62,7 @@ export function checkQuestions(issues: IssueList, v: unknown, path: PathSegment[
         }
         const got: string[] = [];
         a.forEach((n, j) => {
-          if (typeof n !== 'string' || (names.length > 0 && !names.includes(n)))
-            issues.add([...qp, key, j], `not an answer of one_of${names.length ? ` (${list(names)})` : ''}`);
+          if (typeof n !== 'string' || (names.length > 0 && !names.includes(n))) issues.add([...qp, key, j], `not an answer of one_of${names.length ? ` (${list(names)})` : ''}`);
           else if (got.includes(n)) issues.add([...qp, key, j], `"${n}" listed twice`);
           else got.push(n);
         });

@@ -89,7 +89,7 @@ function checkBounds(issues: IssueList, def: Obj, spec: FieldSpec, path: PathSeg
   for (const k of given) {
     const at = [...path, k];
     const v = def[k];
-    if (!offer) issues.add(at, 'only a process input may have a bound (fields-1), not a step\'s output');
+    if (!offer) issues.add(at, "only a process input may have a bound (fields-1), not a step's output");
     else if (!offer.profiles.has('fields-1')) issues.add(at, 'needs profile fields-1, not enabled');
     else if (spec.type !== 'number') issues.add(at, `only allowed on a number field, not ${spec.type}`);
     else if (!isNum(v)) issues.add(at, 'expected a number');

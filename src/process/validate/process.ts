@@ -36,8 +36,7 @@ export function validateProcess(data: unknown, body: string, offer: Offer): Vali
   const name = data.name;
   if (!own(data, 'name')) issues.add(['name'], 'required');
   else if (typeof name !== 'string') issues.add(['name'], 'expected string');
-  else if (name.length > 64 || !NAME_PATTERN.test(name))
-    issues.add(['name'], 'must be 1–64 lowercase letters or digits in words joined by single hyphens, e.g. supplier-onboarding');
+  else if (name.length > 64 || !NAME_PATTERN.test(name)) issues.add(['name'], 'must be 1–64 lowercase letters or digits in words joined by single hyphens, e.g. supplier-onboarding');
 
   if (!own(data, 'description')) issues.add(['description'], 'required');
   else if (typeof data.description !== 'string') issues.add(['description'], 'expected string');
@@ -93,8 +92,7 @@ function checkRequires(issues: IssueList, value: unknown): { systems: string[] }
   }
   const seen = new Set<string>();
   systems.forEach((s, i) => {
-    if (typeof s !== 'string' || s.length > 64 || !NAME_PATTERN.test(s))
-      issues.add(['requires', 'systems', i], 'must be a name like salesforce or google-drive (lowercase, digits, single hyphens)');
+    if (typeof s !== 'string' || s.length > 64 || !NAME_PATTERN.test(s)) issues.add(['requires', 'systems', i], 'must be a name like salesforce or google-drive (lowercase, digits, single hyphens)');
     else if (seen.has(s)) issues.add(['requires', 'systems', i], `"${s}" listed twice`);
     else seen.add(s);
   });

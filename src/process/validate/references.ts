@@ -45,8 +45,7 @@ export function checkReferences(issues: IssueList, drafts: StepDraft[], inputs: 
       else if (i === drafts.length - 1) issues.add([...p, 'next'], 'required on the last step unless it is a finish');
       else {
         step.next = drafts[i + 1]!.step.id;
-        if (branchOf.has(step.next))
-          issues.add([...p, 'next'], `required: the following step "${step.next}" is inside a parallel branch`);
+        if (branchOf.has(step.next)) issues.add([...p, 'next'], `required: the following step "${step.next}" is inside a parallel branch`);
       }
     }
     // A default next names the following step, which exists; only what the file names is checked.

@@ -63,8 +63,7 @@ export function draftSteps(issues: IssueList, offer: Offer, value: unknown, pres
     for (const k of Object.keys(raw)) if (!STEP_KEYS.has(k)) issues.add([...path, k], 'unknown key');
     let id = '';
     if (!own(raw, 'id')) issues.add([...path, 'id'], 'required');
-    else if (typeof raw.id !== 'string' || !STEP_ID_PATTERN.test(raw.id))
-      issues.add([...path, 'id'], 'must match ^[a-z][a-z0-9_-]{0,63}$: a lowercase letter, then letters, digits, _ or -');
+    else if (typeof raw.id !== 'string' || !STEP_ID_PATTERN.test(raw.id)) issues.add([...path, 'id'], 'must match ^[a-z][a-z0-9_-]{0,63}$: a lowercase letter, then letters, digits, _ or -');
     else {
       id = raw.id;
       const prev = firstIndex.get(id);
@@ -130,13 +129,11 @@ function draftStep(issues: IssueList, offer: Offer, raw: Obj, kind: StepKind, id
       else step.value = v;
       break;
     case 'wait_for':
-      if (typeof v !== 'string' || !STEP_ID_PATTERN.test(v))
-        issues.add(kp, 'event name must match ^[a-z][a-z0-9_-]{0,63}$');
+      if (typeof v !== 'string' || !STEP_ID_PATTERN.test(v)) issues.add(kp, 'event name must match ^[a-z][a-z0-9_-]{0,63}$');
       else step.value = v;
       break;
     case 'finish':
-      if (typeof v !== 'string' || !STEP_ID_PATTERN.test(v))
-        issues.add(kp, 'outcome must be a short word matching ^[a-z][a-z0-9_-]{0,63}$, e.g. onboarded');
+      if (typeof v !== 'string' || !STEP_ID_PATTERN.test(v)) issues.add(kp, 'outcome must be a short word matching ^[a-z][a-z0-9_-]{0,63}$, e.g. onboarded');
       else step.value = v;
       break;
     case 'parallel':
@@ -170,8 +167,7 @@ function draftStep(issues: IssueList, offer: Offer, raw: Obj, kind: StepKind, id
     const d = checkDuration(issues, raw[key], [...path, key]);
     if (d !== undefined) step[key] = d;
   }
-  if (kind === 'wait_for' && own(raw, 'on_timeout') && !own(raw, 'timeout'))
-    issues.add([...path, 'on_timeout'], 'needs timeout: on_timeout is where the run goes when the timeout passes');
+  if (kind === 'wait_for' && own(raw, 'on_timeout') && !own(raw, 'timeout')) issues.add([...path, 'on_timeout'], 'needs timeout: on_timeout is where the run goes when the timeout passes');
   if (own(raw, 'check') && KIND_KEYS[kind].includes('check')) {
     if (!offer.profiles.has('check-1')) issues.add([...path, 'check'], 'needs profile check-1, not enabled');
     step.check = checkQuestions(issues, raw.check, [...path, 'check']);
@@ -182,8 +178,7 @@ function draftStep(issues: IssueList, offer: Offer, raw: Obj, kind: StepKind, id
     else step.advisory = raw.advisory;
   }
   if (kind === 'parallel' && !offer.profiles.has('parallel-1')) issues.add(kp, 'needs profile parallel-1, not enabled');
-  if (step.evidence?.includes('file') && !offer.tools.has('upload'))
-    issues.add([...path, 'evidence'], 'needs tool upload, not offered');
+  if (step.evidence?.includes('file') && !offer.tools.has('upload')) issues.add([...path, 'evidence'], 'needs tool upload, not offered');
   if (kind === 'wait_for' && !offer.tools.has('send_event')) issues.add(kp, 'needs tool send_event, not offered');
   return step;
 }

@@ -7,7 +7,19 @@
  * at publication, against what the board has published (process/links.ts).
  */
 import type { IssueList, PathSegment } from '../../core/issues.js';
-import { FIELD_NAME_PATTERN, MAX_FOLLOW_ONS, NAME_PATTERN, PRIORITY_LEVELS, STEP_ID_PATTERN, type FieldType, type Fields, type FollowOn, type Process, type Step, type SubprocessKeys } from '../model.js';
+import {
+  FIELD_NAME_PATTERN,
+  MAX_FOLLOW_ONS,
+  NAME_PATTERN,
+  PRIORITY_LEVELS,
+  STEP_ID_PATTERN,
+  type FieldType,
+  type Fields,
+  type FollowOn,
+  type Process,
+  type Step,
+  type SubprocessKeys,
+} from '../model.js';
 import { isObj, own, unknownKeys, type Obj } from './raw.js';
 
 /** A subprocess step's own keys beside its kind key. */
@@ -28,7 +40,7 @@ export function subprocessKeys(issues: IssueList, raw: Obj, path: PathSegment[])
 /** `{ <the other process's input>: <path in this run's data> }`. */
 function inputMap(issues: IssueList, v: unknown, path: PathSegment[]): Record<string, string> {
   if (!isObj(v)) {
-    issues.add(path, 'expected a map from the other process\'s inputs to paths in this run\'s data');
+    issues.add(path, "expected a map from the other process's inputs to paths in this run's data");
     return {};
   }
   const out: Record<string, string> = {};
@@ -65,7 +77,11 @@ export function followOnRules(issues: IssueList, v: unknown, path: PathSegment[]
       if (typeof r.priority === 'string' && Object.hasOwn(PRIORITY_LEVELS, r.priority)) priority = PRIORITY_LEVELS[r.priority as keyof typeof PRIORITY_LEVELS];
       else issues.add([...at, 'priority'], `expected one of ${Object.keys(PRIORITY_LEVELS).join(', ')}`);
     }
-    const rule: FollowOn = { when: (when ?? []).filter((w): w is string => typeof w === 'string'), start: typeof r.start === 'string' ? r.start : '', inputs: own(r, 'inputs') ? inputMap(issues, r.inputs, [...at, 'inputs']) : {} };
+    const rule: FollowOn = {
+      when: (when ?? []).filter((w): w is string => typeof w === 'string'),
+      start: typeof r.start === 'string' ? r.start : '',
+      inputs: own(r, 'inputs') ? inputMap(issues, r.inputs, [...at, 'inputs']) : {},
+    };
     if (priority !== undefined) rule.priority = priority;
     out.push(rule);
   });

@@ -75,12 +75,17 @@
   if (!topic || typeof EventSource === 'undefined') return;
   var dirty = false;
   var leaving = false;
-  document.addEventListener('input', function () { dirty = true; });
+  document.addEventListener('input', function () {
+    dirty = true;
+  });
   // From the change log's length when the page was rendered: what landed since then reloads it too.
   var from = document.body.getAttribute('data-live-from');
   var source = new EventSource('/events?topic=' + encodeURIComponent(topic) + (from ? '&from=' + encodeURIComponent(from) : ''));
   // A form being sent changes the board itself: its own change must not reload the page from under it.
-  document.addEventListener('submit', function () { leaving = true; source.close(); });
+  document.addEventListener('submit', function () {
+    leaving = true;
+    source.close();
+  });
   // Too many live pages open: the server closed this, the oldest, stream. Say so rather than reconnect.
   source.addEventListener('closed', function () {
     source.close();
@@ -91,7 +96,10 @@
   });
   source.addEventListener('changed', function () {
     if (leaving) return;
-    if (!dirty) { window.location.reload(); return; }
+    if (!dirty) {
+      window.location.reload();
+      return;
+    }
     var box = document.getElementById('live');
     if (!box || !box.hidden) return;
     box.textContent = 'This page changed since you opened it. ';

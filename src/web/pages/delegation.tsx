@@ -37,7 +37,13 @@ export interface DelegationProps {
 }
 
 function Issues({ id, list }: { id: string; list: string[] | undefined }) {
-  return list?.length ? <ul class="field-issues" id={id}>{list.map((i) => <li key={i}>{i}</li>)}</ul> : null;
+  return list?.length ? (
+    <ul class="field-issues" id={id}>
+      {list.map((i) => (
+        <li key={i}>{i}</li>
+      ))}
+    </ul>
+  ) : null;
 }
 
 function EndForm({ csrf, from, label, inline = false }: { csrf: string; from: string; label: string; inline?: boolean }) {
@@ -74,44 +80,63 @@ export function DelegationPage(p: DelegationProps) {
           <h2 id="tome-h">You stand in for</h2>
           <ul>
             {p.toMe.map((d) => (
-              <li key={d.from}><Person email={d.from} />{d.note ? <> (“{d.note}”)</> : null}: their items are on <a href="/work">My work</a>, marked “For <Person email={d.from} />”; it ends <When at={d.until} />.</li>
+              <li key={d.from}>
+                <Person email={d.from} />
+                {d.note ? <> (“{d.note}”)</> : null}: their items are on <a href="/work">My work</a>, marked “For <Person email={d.from} />
+                ”; it ends <When at={d.until} />.
+              </li>
             ))}
           </ul>
         </section>
       ) : null}
       <form method="post" action="/out-of-office" class="decide" aria-labelledby="set-h">
         <h2 id="set-h">{p.mine ? 'Change who stands in for you' : 'Hand your work to someone'}</h2>
-        <p class="muted">They see what is assigned to you and your groups and decide it in their own name, for you. Four eyes still holds: they never approve what you or they submitted. It ends by itself on the date you give.</p>
+        <p class="muted">
+          They see what is assigned to you and your groups and decide it in their own name, for you. Four eyes still holds: they never approve what you or they submitted. It ends by itself on the date
+          you give.
+        </p>
         <Issues id="set-issues" list={formIssues} />
         <input type="hidden" name="csrf" value={p.csrf} />
         <div class={`field${toIssues ? ' has-issues' : ''}`}>
           <label for="f-to">Who stands in for you</label>
           <select id="f-to" name="to" aria-describedby={toIssues ? 'f-to-issues' : undefined}>
             <option value="">Choose a person…</option>
-            {p.people.map((x) => <option key={x.email} value={x.email} selected={x.email === p.posted.to}>{x.name}</option>)}
+            {p.people.map((x) => (
+              <option key={x.email} value={x.email} selected={x.email === p.posted.to}>
+                {x.name}
+              </option>
+            ))}
           </select>
           <Issues id="f-to-issues" list={toIssues} />
         </div>
         <div class={`field${untilIssues ? ' has-issues' : ''}`}>
           <label for="f-until">Back on ({p.zone})</label>
           <input type="date" id="f-until" name="until" value={p.posted.until} aria-describedby={`f-until-desc${untilIssues ? ' f-until-issues' : ''}`} />
-          <p class="desc" id="f-until-desc">Your work is yours again from the start of that day.</p>
+          <p class="desc" id="f-until-desc">
+            Your work is yours again from the start of that day.
+          </p>
           <Issues id="f-until-issues" list={untilIssues} />
         </div>
         <div class="field">
           <label for="f-note">A note for the team (optional)</label>
           <input type="text" id="f-note" name="note" value={p.posted.note} maxLength={500} />
         </div>
-        <div class="buttons"><button type="submit">Hand over my work</button></div>
+        <div class="buttons">
+          <button type="submit">Hand over my work</button>
+        </div>
       </form>
       {p.all !== null ? (
         <section aria-labelledby="all-h" class="delegation">
           <h2 id="all-h">Everyone out of office</h2>
-          {p.all.length === 0 ? <p class="muted">Nobody is out of office.</p> : (
+          {p.all.length === 0 ? (
+            <p class="muted">Nobody is out of office.</p>
+          ) : (
             <ul class="delegations">
               {p.all.map((d) => (
                 <li key={d.from}>
-                  <Person email={d.from} />’s work goes to <Person email={d.to} />{d.note ? <> (“{d.note}”)</> : null}; it ends <When at={d.until} />
+                  <Person email={d.from} />
+                  ’s work goes to <Person email={d.to} />
+                  {d.note ? <> (“{d.note}”)</> : null}; it ends <When at={d.until} />
                   {d.from.toLowerCase() !== p.me.toLowerCase() ? <EndForm csrf={p.csrf} from={d.from} label="End it" inline /> : null}
                 </li>
               ))}

@@ -32,7 +32,9 @@ function Issues({ id, list, label }: { id: string; list: string[] | undefined; l
   if (!list || list.length === 0) return null;
   return (
     <ul class="field-issues" id={`${id}-issues`}>
-      {list.map((i) => <li key={i}>{i.replace(/^(?:output|inputs)\.[A-Za-z][A-Za-z0-9_-]*/, label)}</li>)}
+      {list.map((i) => (
+        <li key={i}>{i.replace(/^(?:output|inputs)\.[A-Za-z][A-Za-z0-9_-]*/, label)}</li>
+      ))}
     </ul>
   );
 }
@@ -51,7 +53,11 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
         <label for={id}>{label}</label>
         <select {...common}>
           <option value="">choose…</option>
-          {f.oneOf.map((o) => <option key={String(o)} value={JSON.stringify(o)} selected={value === JSON.stringify(o)}>{typeof o === 'string' ? humanize(o) : String(o)}</option>)}
+          {f.oneOf.map((o) => (
+            <option key={String(o)} value={JSON.stringify(o)} selected={value === JSON.stringify(o)}>
+              {typeof o === 'string' ? humanize(o) : String(o)}
+            </option>
+          ))}
         </select>
       </>
     );
@@ -62,7 +68,11 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
         <label for={id}>{label}</label>
         <select {...common}>
           <option value="">choose a person…</option>
-          {ctx.people.map((p) => <option key={p.email} value={p.email} selected={value === p.email}>{p.name ? `${p.name} (${p.email})` : p.email}</option>)}
+          {ctx.people.map((p) => (
+            <option key={p.email} value={p.email} selected={value === p.email}>
+              {p.name ? `${p.name} (${p.email})` : p.email}
+            </option>
+          ))}
         </select>
       </>
     );
@@ -71,19 +81,29 @@ function Scalar({ f, name, id, value, ctx, label, describedBy }: { f: WebField; 
     return (
       <fieldset class="choice" aria-describedby={describedBy}>
         <legend>{label}</legend>
-        <label><input type="radio" name={name} value="true" checked={value === 'true'} /> Yes</label>
-        <label><input type="radio" name={name} value="false" checked={value === 'false'} /> No</label>
+        <label>
+          <input type="radio" name={name} value="true" checked={value === 'true'} /> Yes
+        </label>
+        <label>
+          <input type="radio" name={name} value="false" checked={value === 'false'} /> No
+        </label>
       </fieldset>
     );
   }
   const type = f.type === 'number' ? 'number' : f.type === 'date' ? 'date' : f.type === 'datetime' ? 'datetime-local' : 'text';
   return (
     <>
-      <label for={id}>{label}{f.type === 'datetime' ? ` (${zoneWords(ctx.timeZone)})` : ''}{boundWords(f)}</label>
+      <label for={id}>
+        {label}
+        {f.type === 'datetime' ? ` (${zoneWords(ctx.timeZone)})` : ''}
+        {boundWords(f)}
+      </label>
       {f.type === 'string' && isLinkField(f.name, f.description) ? (
         <input {...common} type="text" inputmode="url" autocomplete="url" spellcheck={false} value={value} />
       ) : f.type === 'string' ? (
-        <textarea {...common} rows={2}>{value}</textarea>
+        <textarea {...common} rows={2}>
+          {value}
+        </textarea>
       ) : (
         <input {...common} type={type} value={value} step={f.type === 'number' ? 'any' : f.type === 'datetime' ? 1 : undefined} />
       )}
@@ -110,8 +130,15 @@ function ListField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base:
   const list = ctx.issues.get(`${ctx.prefix}.${f.name}`);
   return (
     <fieldset class="list" data-repeat={base} aria-describedby={described(id, f, !!list)}>
-      <legend>{labelOf(f)}{f.optional ? ' (optional)' : ''}</legend>
-      {extra(f) ? <p class="desc" id={`${id}-desc`}>{extra(f)}</p> : null}
+      <legend>
+        {labelOf(f)}
+        {f.optional ? ' (optional)' : ''}
+      </legend>
+      {extra(f) ? (
+        <p class="desc" id={`${id}-desc`}>
+          {extra(f)}
+        </p>
+      ) : null}
       <ol class="rows">
         {Array.from({ length: n }, (_, i) => (
           <li key={i} class="row">
@@ -119,7 +146,9 @@ function ListField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base:
           </li>
         ))}
       </ol>
-      <button type="submit" name="_add" value={base} formnovalidate class="add-row">Add a row to {labelOf(f)}</button>
+      <button type="submit" name="_add" value={base} formnovalidate class="add-row">
+        Add a row to {labelOf(f)}
+      </button>
       <Issues id={id} list={list} label={labelOf(f)} />
     </fieldset>
   );
@@ -132,19 +161,32 @@ function ObjectField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; bas
   const list = ctx.issues.get(`${ctx.prefix}.${f.name}`);
   return (
     <fieldset class="object" data-repeat={base} aria-describedby={described(id, f, !!list)}>
-      <legend>{labelOf(f)}{f.optional ? ' (optional)' : ''}</legend>
-      {extra(f) ? <p class="desc" id={`${id}-desc`}>{extra(f)}</p> : null}
+      <legend>
+        {labelOf(f)}
+        {f.optional ? ' (optional)' : ''}
+      </legend>
+      {extra(f) ? (
+        <p class="desc" id={`${id}-desc`}>
+          {extra(f)}
+        </p>
+      ) : null}
       <ol class="rows">
         {Array.from({ length: n }, (_, i) => (
           <li key={i} class="row pair">
-            <label for={`${id}-k${i}`}>{labelOf(f)}: name {i + 1}</label>
+            <label for={`${id}-k${i}`}>
+              {labelOf(f)}: name {i + 1}
+            </label>
             <input type="text" id={`${id}-k${i}`} name={`${base}.key`} value={keys[i] ?? ''} />
-            <label for={`${id}-v${i}`}>{labelOf(f)}: value {i + 1}</label>
+            <label for={`${id}-v${i}`}>
+              {labelOf(f)}: value {i + 1}
+            </label>
             <input type="text" id={`${id}-v${i}`} name={`${base}.value`} value={values[i] ?? ''} />
           </li>
         ))}
       </ol>
-      <button type="submit" name="_add" value={base} formnovalidate class="add-row">Add a row to {labelOf(f)}</button>
+      <button type="submit" name="_add" value={base} formnovalidate class="add-row">
+        Add a row to {labelOf(f)}
+      </button>
       <Issues id={id} list={list} label={labelOf(f)} />
     </fieldset>
   );
@@ -153,18 +195,38 @@ function ObjectField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; bas
 export function Field({ f, ctx }: { f: WebField; ctx: FieldContext }) {
   const base = `${ctx.prefix}.${f.name}`;
   const id = idFor(base);
-  if (f.type === 'list') return <div class="field"><ListField f={f} ctx={ctx} base={base} id={id} /></div>;
-  if (f.type === 'object') return <div class="field"><ObjectField f={f} ctx={ctx} base={base} id={id} /></div>;
+  if (f.type === 'list')
+    return (
+      <div class="field">
+        <ListField f={f} ctx={ctx} base={base} id={id} />
+      </div>
+    );
+  if (f.type === 'object')
+    return (
+      <div class="field">
+        <ObjectField f={f} ctx={ctx} base={base} id={id} />
+      </div>
+    );
   const list = ctx.issues.get(base);
   return (
     <div class={`field${list ? ' has-issues' : ''}`}>
       <Scalar f={f} name={base} id={id} value={ctx.posted.get(base)?.[0] ?? ''} ctx={ctx} label={`${labelOf(f)}${f.optional ? ' (optional)' : ''}`} describedBy={described(id, f, !!list)} />
-      {extra(f) ? <p class="desc" id={`${id}-desc`}>{extra(f)}</p> : null}
+      {extra(f) ? (
+        <p class="desc" id={`${id}-desc`}>
+          {extra(f)}
+        </p>
+      ) : null}
       <Issues id={id} list={list} label={labelOf(f)} />
     </div>
   );
 }
 
 export function Fields({ fields, ctx }: { fields: WebField[]; ctx: FieldContext }) {
-  return <>{fields.map((f) => <Field key={f.name} f={f} ctx={ctx} />)}</>;
+  return (
+    <>
+      {fields.map((f) => (
+        <Field key={f.name} f={f} ctx={ctx} />
+      ))}
+    </>
+  );
 }

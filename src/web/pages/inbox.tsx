@@ -56,7 +56,13 @@ export function kindWord(w: Pick<WorkItem, 'kind' | 'escalation'>): string {
 
 /** Who a work item is for, in words. */
 export function ForWhom({ a }: { a: { group?: string; person?: string } }) {
-  return a.group !== undefined ? <>the {humanize(a.group).toLowerCase()} group</> : <>you (<Person email={a.person} />)</>;
+  return a.group !== undefined ? (
+    <>the {humanize(a.group).toLowerCase()} group</>
+  ) : (
+    <>
+      you (<Person email={a.person} />)
+    </>
+  );
 }
 
 /** What the earlier steps found: label and value, warnings first in their mark. */
@@ -65,12 +71,17 @@ export function Findings({ list, id }: { list: Finding[]; id: string }) {
   const warned = list.filter((f) => f.warning).length;
   return (
     <div class="findings-box">
-      <p class="visually-hidden" id={`${id}-sum`}>{warned > 0 ? `${warned} of these findings ${warned === 1 ? 'is a warning' : 'are warnings'}.` : 'No finding is a warning.'}</p>
+      <p class="visually-hidden" id={`${id}-sum`}>
+        {warned > 0 ? `${warned} of these findings ${warned === 1 ? 'is a warning' : 'are warnings'}.` : 'No finding is a warning.'}
+      </p>
       <dl class="found" aria-describedby={`${id}-sum`}>
         {list.map((f, i) => (
           <div key={i} class={f.warning ? 'warning' : undefined}>
             <dt>{f.label}</dt>
-            <dd>{f.warning ? <WarnMark /> : null}{f.href ? <OutLink href={f.href}>{f.text}</OutLink> : f.text}</dd>
+            <dd>
+              {f.warning ? <WarnMark /> : null}
+              {f.href ? <OutLink href={f.href}>{f.text}</OutLink> : f.text}
+            </dd>
           </div>
         ))}
       </dl>
@@ -84,7 +95,12 @@ function Row({ row, sub = false }: { row: InboxRow; sub?: boolean }) {
   const wi = entry.workItem;
   const step = view?.steps.find((s) => s.id === wi.stepId);
   const href = `/work/${entry.runId}/${wi.id}`;
-  const found = process && view ? findings(process, view, { people }).filter((f) => f.stepId !== wi.stepId).slice(0, CARD_FINDINGS) : [];
+  const found =
+    process && view
+      ? findings(process, view, { people })
+          .filter((f) => f.stepId !== wi.stepId)
+          .slice(0, CARD_FINDINGS)
+      : [];
   const name = process && view ? runTitle(process, view.data.inputs, people) : processName(process, entry.process);
   return (
     <li class={`item${step?.overdue ? ' overdue' : ''}${found.some((f) => f.warning) ? ' has-warning' : ''}`}>
@@ -94,16 +110,38 @@ function Row({ row, sub = false }: { row: InboxRow; sub?: boolean }) {
         </Heading>
         <p class="run-name">{name}</p>
         {entry.mode === 'test' ? <p class="test-banner">Test run</p> : null}
-        {row.forWhom ? <p class="on-behalf">For <Person email={row.forWhom} />, out of office: you decide it for them</p> : null}
+        {row.forWhom ? (
+          <p class="on-behalf">
+            For <Person email={row.forWhom} />, out of office: you decide it for them
+          </p>
+        ) : null}
         <Findings list={found} id={`f-${wi.id}`} />
         <p class="meta">
-          For <ForWhom a={wi.assignedTo} />{wi.due ? <> · due <When at={wi.due} /></> : null}
+          For <ForWhom a={wi.assignedTo} />
+          {wi.due ? (
+            <>
+              {' '}
+              · due <When at={wi.due} />
+            </>
+          ) : null}
           {step?.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
         </p>
         {row.ladder ? <p class="ladder">{row.ladder}</p> : null}
-        {wi.handoff?.returned ? <p class="returned">Returned by <Person email={wi.handoff.returned.by} />: {wi.handoff.returned.note}</p> : null}
-        {wi.escalation ? <p class="escalated">Escalated by <Person email={wi.escalation.by} />: {wi.escalation.note}</p> : null}
-        {!process ? <div class="text"><Markdown text={wi.text.split('\n')[0] ?? ''} /></div> : null}
+        {wi.handoff?.returned ? (
+          <p class="returned">
+            Returned by <Person email={wi.handoff.returned.by} />: {wi.handoff.returned.note}
+          </p>
+        ) : null}
+        {wi.escalation ? (
+          <p class="escalated">
+            Escalated by <Person email={wi.escalation.by} />: {wi.escalation.note}
+          </p>
+        ) : null}
+        {!process ? (
+          <div class="text">
+            <Markdown text={wi.text.split('\n')[0] ?? ''} />
+          </div>
+        ) : null}
       </article>
     </li>
   );
@@ -120,8 +158,18 @@ function ViewColumns({ columns, rows }: { columns: NonNullable<InboxView['column
         const mine = rows.filter((r) => c.items.includes(r.entry.workItem.id));
         return (
           <section key={c.title} class="view-column" aria-labelledby={`col-${i}`}>
-            <h2 id={`col-${i}`}>{c.title} <span class="count">{mine.length}</span></h2>
-            {mine.length ? <ol class="items">{mine.map((r) => <Row key={r.entry.workItem.id} row={r} sub />)}</ol> : <p class="muted">None</p>}
+            <h2 id={`col-${i}`}>
+              {c.title} <span class="count">{mine.length}</span>
+            </h2>
+            {mine.length ? (
+              <ol class="items">
+                {mine.map((r) => (
+                  <Row key={r.entry.workItem.id} row={r} sub />
+                ))}
+              </ol>
+            ) : (
+              <p class="muted">None</p>
+            )}
           </section>
         );
       })}
@@ -135,12 +183,22 @@ export function InboxPage(p: InboxProps) {
       <h1>My work</h1>
       {p.away ? (
         <Notice kind="info" title="You are out of office">
-          <p><Person email={p.away.to} /> decides your work for you; it ends by itself <When at={p.away.until} />. <a href="/out-of-office">End it or change it</a></p>
+          <p>
+            <Person email={p.away.to} /> decides your work for you; it ends by itself <When at={p.away.until} />. <a href="/out-of-office">End it or change it</a>
+          </p>
         </Notice>
-      ) : <p class="page-links"><a href="/out-of-office">Out of office? Hand your work to someone</a></p>}
+      ) : (
+        <p class="page-links">
+          <a href="/out-of-office">Out of office? Hand your work to someone</a>
+        </p>
+      )}
       {p.picker ? <ViewPicker {...p.picker} /> : null}
       {p.view ? <h2 class="view-title">{p.view.title}</h2> : null}
-      {p.view?.refusal ? <Notice kind="error" title="No such view"><p>{p.view.refusal}</p></Notice> : null}
+      {p.view?.refusal ? (
+        <Notice kind="error" title="No such view">
+          <p>{p.view.refusal}</p>
+        </Notice>
+      ) : null}
       <form method="get" action="/work" class="filters" aria-label="Filter my work">
         <FilterSelect label="Process" name="process" any="all processes" options={p.processes.map((x) => ({ value: x.name, text: humanize(x.name) }))} selected={p.filter.process} />
         <FilterSelect label="Group" name="group" any="all groups" options={p.groups.map((g) => ({ value: g.group, text: `${humanize(g.group)} (${g.count})` }))} selected={p.filter.group} />
@@ -159,7 +217,9 @@ export function InboxPage(p: InboxProps) {
         <ViewColumns columns={p.view.columns} rows={p.rows} />
       ) : (
         <ol class="items">
-          {p.rows.map((r) => <Row key={r.entry.workItem.id} row={r} />)}
+          {p.rows.map((r) => (
+            <Row key={r.entry.workItem.id} row={r} />
+          ))}
         </ol>
       )}
     </Layout>

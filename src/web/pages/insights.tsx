@@ -79,8 +79,8 @@ export function InsightsPage(p: InsightsPageProps) {
     <Layout frame={p.frame}>
       <h1>Insights</h1>
       <p class="desc">
-        Figures from the runs' audit chains. Each bar and each number links to the runs behind it, and every figure is what <code>{statsCommand(s)}</code> prints.
-        Times are those of the audit lines; the definitions are in docs/insights.md.
+        Figures from the runs' audit chains. Each bar and each number links to the runs behind it, and every figure is what <code>{statsCommand(s)}</code> prints. Times are those of the audit lines;
+        the definitions are in docs/insights.md.
       </p>
       <form method="get" action="/insights" class="filters" aria-label="Filter the figures">
         <FilterSelect label="Process" name="process" any="every process" options={p.processes.map((x) => ({ value: x.name, text: x.title }))} selected={p.form.process || undefined} />
@@ -96,11 +96,28 @@ export function InsightsPage(p: InsightsPageProps) {
           Started until
           <input name="until" size={12} value={p.form.until} aria-describedby="when-hint" />
         </label>
-        <FilterSelect label="Runs" name="tests" any="live runs" options={[{ value: 'also', text: 'live and test runs' }, { value: 'only', text: 'test runs only' }]} selected={p.form.tests || undefined} />
+        <FilterSelect
+          label="Runs"
+          name="tests"
+          any="live runs"
+          options={[
+            { value: 'also', text: 'live and test runs' },
+            { value: 'only', text: 'test runs only' },
+          ]}
+          selected={p.form.tests || undefined}
+        />
         <button type="submit">Show</button>
       </form>
-      <p class="desc" id="when-hint">A date (2026-11-30), a date and time, or an age such as 7d, 12h or 4w; an until date counts its own day.</p>
-      {p.issues.length ? <ul class="field-issues">{p.issues.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+      <p class="desc" id="when-hint">
+        A date (2026-11-30), a date and time, or an age such as 7d, 12h or 4w; an until date counts its own day.
+      </p>
+      {p.issues.length ? (
+        <ul class="field-issues">
+          {p.issues.map((i) => (
+            <li key={i}>{i}</li>
+          ))}
+        </ul>
+      ) : null}
       {p.runless !== null ? (
         <Notice kind="info" title="No runs yet">
           <p>{`${p.runless} is published and has no runs yet, so every figure below is zero. They fill in as its runs start.`}</p>
@@ -117,7 +134,13 @@ export function InsightsPage(p: InsightsPageProps) {
           <dt>Runs started</dt>
           <dd>{s.runs.started}</dd>
           <dt>Ended</dt>
-          <dd>{`${s.runs.ended}${s.runs.ended ? ` (${Object.entries(s.runs.byOutcome).map(([o, n]) => `${n} ${o}`).join(', ')})` : ''}`}</dd>
+          <dd>{`${s.runs.ended}${
+            s.runs.ended
+              ? ` (${Object.entries(s.runs.byOutcome)
+                  .map(([o, n]) => `${n} ${o}`)
+                  .join(', ')})`
+              : ''
+          }`}</dd>
           <dt>Open</dt>
           <dd>{s.runs.open}</dd>
           <dt>Start to end</dt>
@@ -141,7 +164,9 @@ export function InsightsPage(p: InsightsPageProps) {
               <tr>
                 <th scope="col">{s.per[0]!.toUpperCase() + s.per.slice(1)}</th>
                 <th scope="col">Started</th>
-                {outcomes.map((o) => <th scope="col" key={o}>{`Ended ${o}`}</th>)}
+                {outcomes.map((o) => (
+                  <th scope="col" key={o}>{`Ended ${o}`}</th>
+                ))}
                 <th scope="col">Fell overdue</th>
               </tr>
             </thead>
@@ -149,9 +174,17 @@ export function InsightsPage(p: InsightsPageProps) {
               {s.periods.map((w) => (
                 <tr key={w.period}>
                   <th scope="row">{`${w.period} (from ${w.from})`}</th>
-                  <td data-label="Started"><Count n={w.started} href={p.runsHref({ bar: 'started', period: w.period })} /></td>
-                  {outcomes.map((o) => <td data-label={`Ended ${o}`} key={o}><Count n={w.ended[o] ?? 0} href={p.runsHref({ bar: 'ended', period: w.period, outcome: o })} /></td>)}
-                  <td data-label="Fell overdue"><Count n={w.overdue} href={p.runsHref({ bar: 'overdue', period: w.period })} /></td>
+                  <td data-label="Started">
+                    <Count n={w.started} href={p.runsHref({ bar: 'started', period: w.period })} />
+                  </td>
+                  {outcomes.map((o) => (
+                    <td data-label={`Ended ${o}`} key={o}>
+                      <Count n={w.ended[o] ?? 0} href={p.runsHref({ bar: 'ended', period: w.period, outcome: o })} />
+                    </td>
+                  ))}
+                  <td data-label="Fell overdue">
+                    <Count n={w.overdue} href={p.runsHref({ bar: 'overdue', period: w.period })} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -161,17 +194,28 @@ export function InsightsPage(p: InsightsPageProps) {
 
       <section aria-labelledby="cycle">
         <h2 id="cycle">Time per step</h2>
-        <p class="desc">From the moment a step is reached to the moment it is finished (completed, decided or timed out), in the unit its axis names; waiting is the part of it spent unclaimed or with a person.</p>
+        <p class="desc">
+          From the moment a step is reached to the moment it is finished (completed, decided or timed out), in the unit its axis names; waiting is the part of it spent unclaimed or with a person.
+        </p>
         <Chart title="Time from reaching a step to finishing it" svg={p.charts.cycle}>
           <table class="stack">
             <thead>
-              <tr><th scope="col">Step</th><th scope="col">Finished</th><th scope="col">Median</th><th scope="col">90th percentile</th><th scope="col">Median waiting</th><th scope="col">90th percentile waiting</th></tr>
+              <tr>
+                <th scope="col">Step</th>
+                <th scope="col">Finished</th>
+                <th scope="col">Median</th>
+                <th scope="col">90th percentile</th>
+                <th scope="col">Median waiting</th>
+                <th scope="col">90th percentile waiting</th>
+              </tr>
             </thead>
             <tbody>
               {s.steps.map((x) => (
                 <tr key={`${x.process}/${x.step}`}>
                   <th scope="row">{step(x.process, x.step)}</th>
-                  <td data-label="Finished"><Count n={x.wall.count} href={p.runsHref({ bar: 'step', process: x.process, step: x.step })} /></td>
+                  <td data-label="Finished">
+                    <Count n={x.wall.count} href={p.runsHref({ bar: 'step', process: x.process, step: x.step })} />
+                  </td>
                   <td data-label="Median">{durationText(x.wall.p50Ms)}</td>
                   <td data-label="90th percentile">{durationText(x.wall.p90Ms)}</td>
                   <td data-label="Median waiting">{durationText(x.waiting.p50Ms)}</td>
@@ -188,15 +232,28 @@ export function InsightsPage(p: InsightsPageProps) {
         <Chart title="Time waited at each step, by whom it waited for" svg={p.charts.waiting}>
           <table class="stack">
             <thead>
-              <tr><th scope="col">Step</th><th scope="col">For agents</th><th scope="col">For people</th><th scope="col">For timers and events</th><th scope="col">Waiting now</th><th scope="col">Overdue now</th></tr>
+              <tr>
+                <th scope="col">Step</th>
+                <th scope="col">For agents</th>
+                <th scope="col">For people</th>
+                <th scope="col">For timers and events</th>
+                <th scope="col">Waiting now</th>
+                <th scope="col">Overdue now</th>
+              </tr>
             </thead>
             <tbody>
               {s.steps.map((x) => (
                 <tr key={`${x.process}/${x.step}`}>
                   <th scope="row">{step(x.process, x.step)}</th>
-                  <td data-label="For agents">{x.waitingForAgentsMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'agent' })}>{durationText(x.waitingForAgentsMs)}</a> : '0 s'}</td>
-                  <td data-label="For people">{x.waitingForPeopleMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'person' })}>{durationText(x.waitingForPeopleMs)}</a> : '0 s'}</td>
-                  <td data-label="For timers">{x.waitingForTimersMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'timer' })}>{durationText(x.waitingForTimersMs)}</a> : '0 s'}</td>
+                  <td data-label="For agents">
+                    {x.waitingForAgentsMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'agent' })}>{durationText(x.waitingForAgentsMs)}</a> : '0 s'}
+                  </td>
+                  <td data-label="For people">
+                    {x.waitingForPeopleMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'person' })}>{durationText(x.waitingForPeopleMs)}</a> : '0 s'}
+                  </td>
+                  <td data-label="For timers">
+                    {x.waitingForTimersMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'timer' })}>{durationText(x.waitingForTimersMs)}</a> : '0 s'}
+                  </td>
                   <td data-label="Waiting now">{x.waitingNow}</td>
                   <td data-label="Overdue now">{x.overdueNow}</td>
                 </tr>
@@ -211,16 +268,27 @@ export function InsightsPage(p: InsightsPageProps) {
         <Chart title="Rejections per approval step" svg={p.charts.rework}>
           <table class="stack">
             <thead>
-              <tr><th scope="col">Step</th><th scope="col">Rejections</th><th scope="col">Runs</th><th scope="col">Most frequent notes</th></tr>
+              <tr>
+                <th scope="col">Step</th>
+                <th scope="col">Rejections</th>
+                <th scope="col">Runs</th>
+                <th scope="col">Most frequent notes</th>
+              </tr>
             </thead>
             <tbody>
               {s.rework.map((x) => (
                 <tr key={`${x.process}/${x.step}`}>
                   <th scope="row">{step(x.process, x.step)}</th>
-                  <td data-label="Rejections"><Count n={x.rejections} href={p.runsHref({ bar: 'rework', process: x.process, step: x.step })} /></td>
+                  <td data-label="Rejections">
+                    <Count n={x.rejections} href={p.runsHref({ bar: 'rework', process: x.process, step: x.step })} />
+                  </td>
                   <td data-label="Runs">{x.runs}</td>
                   <td data-label="Notes">
-                    <ul class="values">{x.topNotes.map((n) => <li key={n.note}>{`${n.count}× “${n.note}”`}</li>)}</ul>
+                    <ul class="values">
+                      {x.topNotes.map((n) => (
+                        <li key={n.note}>{`${n.count}× “${n.note}”`}</li>
+                      ))}
+                    </ul>
                   </td>
                 </tr>
               ))}
@@ -238,12 +306,20 @@ export function InsightsPage(p: InsightsPageProps) {
             <table class="stack">
               <caption class="visually-hidden">Escalations, returns and expired claims per agent</caption>
               <thead>
-                <tr><th scope="col">Agent</th><th scope="col">Escalations</th><th scope="col">Of them by a check</th><th scope="col">Returned</th><th scope="col">Expired claims</th></tr>
+                <tr>
+                  <th scope="col">Agent</th>
+                  <th scope="col">Escalations</th>
+                  <th scope="col">Of them by a check</th>
+                  <th scope="col">Returned</th>
+                  <th scope="col">Expired claims</th>
+                </tr>
               </thead>
               <tbody>
                 {s.agents.map((a) => (
                   <tr key={a.agent}>
-                    <th scope="row"><a href={p.runsHref({ bar: 'agent', agent: a.agent })}>{l.who(a.agent)}</a></th>
+                    <th scope="row">
+                      <a href={p.runsHref({ bar: 'agent', agent: a.agent })}>{l.who(a.agent)}</a>
+                    </th>
                     <td data-label="Escalations">{a.escalations}</td>
                     <td data-label="By a check">{a.checkEscalations}</td>
                     <td data-label="Returned">{a.returns}</td>
@@ -263,7 +339,12 @@ export function InsightsPage(p: InsightsPageProps) {
             <table class="stack">
               <caption class="visually-hidden">Check verdicts per checked step</caption>
               <thead>
-                <tr><th scope="col">Step</th><th scope="col">Passed</th><th scope="col">Failed</th><th scope="col">Unsure</th></tr>
+                <tr>
+                  <th scope="col">Step</th>
+                  <th scope="col">Passed</th>
+                  <th scope="col">Failed</th>
+                  <th scope="col">Unsure</th>
+                </tr>
               </thead>
               <tbody>
                 {s.checks.map((c) => (
@@ -283,12 +364,21 @@ export function InsightsPage(p: InsightsPageProps) {
       {s.children ? (
         <section aria-labelledby="children">
           <h2 id="children">Runs these runs started</h2>
-          <p class="desc">Each run of another process these runs started, under the step or the end that started it. A child is measured on its own, from its start to its end; a parent's time includes its subprocess children's, since it cannot end before them. A run not shown is not on this board, or is of a process whose figures you may not see.</p>
+          <p class="desc">
+            Each run of another process these runs started, under the step or the end that started it. A child is measured on its own, from its start to its end; a parent's time includes its
+            subprocess children's, since it cannot end before them. A run not shown is not on this board, or is of a process whose figures you may not see.
+          </p>
           <div class="table-wrap">
             <table class="stack">
               <caption class="visually-hidden">Runs started by these runs, per parent step and process</caption>
               <thead>
-                <tr><th scope="col">Started by</th><th scope="col">Process</th><th scope="col">Runs</th><th scope="col">Ended</th><th scope="col">Median time</th></tr>
+                <tr>
+                  <th scope="col">Started by</th>
+                  <th scope="col">Process</th>
+                  <th scope="col">Runs</th>
+                  <th scope="col">Ended</th>
+                  <th scope="col">Median time</th>
+                </tr>
               </thead>
               <tbody>
                 {s.children.map((c) => (
@@ -296,7 +386,13 @@ export function InsightsPage(p: InsightsPageProps) {
                     <th scope="row">{c.step === null ? `${l.process(c.process)}, at its end` : step(c.process, c.step)}</th>
                     <td data-label="Process">{l.process(c.child)}</td>
                     <td data-label="Runs">{c.missing > 0 ? `${c.runs} (${c.missing} not shown)` : c.runs}</td>
-                    <td data-label="Ended">{c.ended === 0 ? '0' : Object.entries(c.byOutcome).map(([o, n]) => `${n} ${o}`).join(', ')}</td>
+                    <td data-label="Ended">
+                      {c.ended === 0
+                        ? '0'
+                        : Object.entries(c.byOutcome)
+                            .map(([o, n]) => `${n} ${o}`)
+                            .join(', ')}
+                    </td>
                     <td data-label="Median time">{c.cycle.p50Ms === null ? '–' : durationText(c.cycle.p50Ms)}</td>
                   </tr>
                 ))}
@@ -331,19 +427,38 @@ export interface InsightsRunsPageProps {
 export function InsightsRunsPage(p: InsightsRunsPageProps) {
   return (
     <Layout frame={p.frame}>
-      <p class="crumbs"><a href={p.back}>Insights</a></p>
+      <p class="crumbs">
+        <a href={p.back}>Insights</a>
+      </p>
       <h1>{`${p.runs.length} ${p.runs.length === 1 ? 'run' : 'runs'}: ${p.what}`}</h1>
-      {p.issues.length ? <ul class="field-issues">{p.issues.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+      {p.issues.length ? (
+        <ul class="field-issues">
+          {p.issues.map((i) => (
+            <li key={i}>{i}</li>
+          ))}
+        </ul>
+      ) : null}
       {p.runs.length > 0 ? (
         <div class="table-wrap">
           <table class="runs stack">
             <caption class="visually-hidden">{`Runs behind the figure, newest first`}</caption>
-            <thead><tr><th scope="col">Run</th><th scope="col">Started</th><th scope="col">Outcome</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">Started</th>
+                <th scope="col">Outcome</th>
+              </tr>
+            </thead>
             <tbody>
               {p.runs.map((r) => (
                 <tr key={r.id}>
-                  <th scope="row"><a href={`/runs/${r.id}`}>{r.title}</a>{r.mode === 'test' ? ' (test run)' : ''} <span class="small-id">{r.id}</span></th>
-                  <td data-label="Started"><When at={r.startedAt} /></td>
+                  <th scope="row">
+                    <a href={`/runs/${r.id}`}>{r.title}</a>
+                    {r.mode === 'test' ? ' (test run)' : ''} <span class="small-id">{r.id}</span>
+                  </th>
+                  <td data-label="Started">
+                    <When at={r.startedAt} />
+                  </td>
                   <td data-label="Outcome">{r.outcome ?? 'open'}</td>
                 </tr>
               ))}

@@ -26,7 +26,9 @@ export interface Frame {
 function Nav({ me, current }: { me: Me; current: Frame['current'] }) {
   const link = (href: string, key: Frame['current'], text: string) => (
     <li>
-      <a href={href} aria-current={current === key ? 'page' : undefined}>{text}</a>
+      <a href={href} aria-current={current === key ? 'page' : undefined}>
+        {text}
+      </a>
     </li>
   );
   return (
@@ -54,9 +56,13 @@ export function Layout({ frame, children }: { frame: Frame; children: ComponentC
         <script src={`/assets/app.js?v=${frame.assetVersion}`} defer></script>
       </head>
       <body data-live={frame.live} data-live-from={frame.liveFrom}>
-        <a class="skip" href="#main">Skip to content</a>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
-          <a class="brand" href="/">workboard</a>
+          <a class="brand" href="/">
+            workboard
+          </a>
           {me ? <Nav me={me} current={frame.current} /> : null}
           {me ? (
             <form method="post" action="/signout" class="signout">
@@ -66,7 +72,9 @@ export function Layout({ frame, children }: { frame: Frame; children: ComponentC
           ) : null}
         </header>
         <div id="live" class="live" role="status" aria-live="polite" hidden></div>
-        <main id="main" tabindex={-1}><WordsProvider words={frame.words}>{children}</WordsProvider></main>
+        <main id="main" tabindex={-1}>
+          <WordsProvider words={frame.words}>{children}</WordsProvider>
+        </main>
       </body>
     </html>
   );

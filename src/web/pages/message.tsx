@@ -9,8 +9,12 @@ export function MessagePage({ frame, title, kind = 'error', children }: { frame:
   return (
     <Layout frame={frame}>
       <h1>{title}</h1>
-      <Notice kind={kind} title={title}>{children}</Notice>
-      <p><a href="/work">Back to my work</a></p>
+      <Notice kind={kind} title={title}>
+        {children}
+      </Notice>
+      <p>
+        <a href="/work">Back to my work</a>
+      </p>
     </Layout>
   );
 }
@@ -26,11 +30,17 @@ export function ConfirmPage({ frame, action, posted, decision, ends }: { frame: 
         <p>{ends}</p>
       </Notice>
       <form method="post" action={action} enctype="multipart/form-data">
-        {hidden.map(([k, v], i) => <input key={i} type="hidden" name={k} value={v} />)}
+        {hidden.map(([k, v], i) => (
+          <input key={i} type="hidden" name={k} value={v} />
+        ))}
         <input type="hidden" name="confirm" value="yes" />
         <div class="buttons">
-          <button type="submit" name="decision" value={decision} class="danger">Yes, {(DECISION_LABELS[decision] ?? decision).toLowerCase()}</button>
-          <a href={action} class="button">No, go back</a>
+          <button type="submit" name="decision" value={decision} class="danger">
+            Yes, {(DECISION_LABELS[decision] ?? decision).toLowerCase()}
+          </button>
+          <a href={action} class="button">
+            No, go back
+          </a>
         </div>
       </form>
     </Layout>

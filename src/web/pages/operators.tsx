@@ -17,9 +17,13 @@ import type { Finding } from '../../service/doctor.js';
 function OperatorNav({ current }: { current: 'queue' | 'doctor' }) {
   return (
     <nav aria-label="Operators" class="subnav">
-      <a href="/operators" aria-current={current === 'queue' ? 'page' : undefined}>Escalations</a>
+      <a href="/operators" aria-current={current === 'queue' ? 'page' : undefined}>
+        Escalations
+      </a>
       {' · '}
-      <a href="/operators/doctor" aria-current={current === 'doctor' ? 'page' : undefined}>Doctor</a>
+      <a href="/operators/doctor" aria-current={current === 'doctor' ? 'page' : undefined}>
+        Doctor
+      </a>
     </nav>
   );
 }
@@ -29,7 +33,9 @@ export function QueuePage({ frame, items }: { frame: Frame; items: { entry: Work
     <Layout frame={frame}>
       <h1>Escalations</h1>
       <OperatorNav current="queue" />
-      <p class="counts">{items.length} open {items.length === 1 ? 'escalation' : 'escalations'}, oldest first</p>
+      <p class="counts">
+        {items.length} open {items.length === 1 ? 'escalation' : 'escalations'}, oldest first
+      </p>
       {items.length === 0 ? (
         <Notice kind="info" title="Nothing escalated">
           <p>When an agent escalates a step, or a check cannot decide, the work item comes here for an operator.</p>
@@ -41,11 +47,26 @@ export function QueuePage({ frame, items }: { frame: Frame; items: { entry: Work
             return (
               <li key={wi.id} class="item">
                 <article aria-labelledby={`q-${wi.id}`}>
-                  <h2 id={`q-${wi.id}`}><a href={`/work/${e.runId}/${wi.id}`}>{stepTitleOf(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span></h2>
+                  <h2 id={`q-${wi.id}`}>
+                    <a href={`/work/${e.runId}/${wi.id}`}>{stepTitleOf(process, wi.stepId)}</a> <span class="kind">{kindWord(wi)}</span>
+                  </h2>
                   <p class="run-name">{runName ?? processName(process, e.process)}</p>
                   {e.mode === 'test' ? <p class="test-banner">Test run</p> : null}
-                  {wi.escalation ? <p class="escalated">Escalated by <Person email={wi.escalation.by} /> <When at={wi.escalation.at} />: {wi.escalation.note}</p> : null}
-                  <p class="meta"><a href={`/runs/${e.runId}`}>See the run</a>{wi.due ? <> · due <When at={wi.due} /></> : null} · choices: {wi.decide.decisions.map((d) => (d === 'completed' && wi.decide.decisions.includes('returned') ? 'Complete in its place' : DECISION_LABELS[d] ?? d)).join(', ')}</p>
+                  {wi.escalation ? (
+                    <p class="escalated">
+                      Escalated by <Person email={wi.escalation.by} /> <When at={wi.escalation.at} />: {wi.escalation.note}
+                    </p>
+                  ) : null}
+                  <p class="meta">
+                    <a href={`/runs/${e.runId}`}>See the run</a>
+                    {wi.due ? (
+                      <>
+                        {' '}
+                        · due <When at={wi.due} />
+                      </>
+                    ) : null}{' '}
+                    · choices: {wi.decide.decisions.map((d) => (d === 'completed' && wi.decide.decisions.includes('returned') ? 'Complete in its place' : (DECISION_LABELS[d] ?? d))).join(', ')}
+                  </p>
                 </article>
               </li>
             );
@@ -103,16 +124,22 @@ export function DoctorPage({ frame, findings, sync }: { frame: Frame; findings: 
     <Layout frame={frame}>
       <h1>Doctor</h1>
       <OperatorNav current="doctor" />
-      <p class="meta">What <code>workboard doctor</code> reports for this board, read now.</p>
+      <p class="meta">
+        What <code>workboard doctor</code> reports for this board, read now.
+      </p>
       {findings.length === 0 ? <Notice kind="ok" title="Healthy: nothing needs an operator" /> : null}
       {sync ? <SyncSection sync={sync} /> : null}
       {kinds.map((k) => (
         <section key={k} aria-labelledby={`d-${k}`} class="findings">
           <h2 id={`d-${k}`}>{KIND_TITLES[k]}</h2>
           <ul>
-            {findings.filter((f) => f.kind === k).map((f, i) => (
-              <li key={i}><strong class="where">{f.where}</strong>: {f.detail}</li>
-            ))}
+            {findings
+              .filter((f) => f.kind === k)
+              .map((f, i) => (
+                <li key={i}>
+                  <strong class="where">{f.where}</strong>: {f.detail}
+                </li>
+              ))}
           </ul>
         </section>
       ))}
@@ -131,7 +158,13 @@ export interface RunActionsProps {
 }
 
 function FieldIssues({ id, list }: { id: string; list: string[] | undefined }) {
-  return list?.length ? <ul class="field-issues" id={id}>{list.map((i) => <li key={i}>{i}</li>)}</ul> : null;
+  return list?.length ? (
+    <ul class="field-issues" id={id}>
+      {list.map((i) => (
+        <li key={i}>{i}</li>
+      ))}
+    </ul>
+  ) : null;
 }
 
 /** On a run's page, for operators: cancel with a reason, send an event. */
@@ -150,10 +183,16 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
           <input type="hidden" name="csrf" value={csrf} />
           <div class={`field${reasonIssues ? ' has-issues' : ''}`}>
             <label for="f-cancel-reason">Reason (required)</label>
-            <textarea id="f-cancel-reason" name="reason" rows={2} aria-describedby={reasonIssues ? 'f-cancel-reason-issues' : undefined}>{v('reason')}</textarea>
+            <textarea id="f-cancel-reason" name="reason" rows={2} aria-describedby={reasonIssues ? 'f-cancel-reason-issues' : undefined}>
+              {v('reason')}
+            </textarea>
             <FieldIssues id="f-cancel-reason-issues" list={reasonIssues} />
           </div>
-          <div class="buttons"><button type="submit" class="danger">Cancel the run…</button></div>
+          <div class="buttons">
+            <button type="submit" class="danger">
+              Cancel the run…
+            </button>
+          </div>
         </form>
         <form method="post" action={`/runs/${runId}/event`} class="decide" aria-labelledby="event-h">
           <h3 id="event-h">Send an event</h3>
@@ -162,21 +201,38 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
           <input type="hidden" name="requestId" value={v('requestId')} />
           <div class={`field${nameIssues ? ' has-issues' : ''}`}>
             <label for="f-event-name">Event name</label>
-            <input type="text" id="f-event-name" name="name" value={v('name')} list={awaited.length ? 'awaited-events' : undefined} aria-describedby={[awaited.length ? 'f-event-name-desc' : '', nameIssues ? 'f-event-name-issues' : ''].filter(Boolean).join(' ') || undefined} />
+            <input
+              type="text"
+              id="f-event-name"
+              name="name"
+              value={v('name')}
+              list={awaited.length ? 'awaited-events' : undefined}
+              aria-describedby={[awaited.length ? 'f-event-name-desc' : '', nameIssues ? 'f-event-name-issues' : ''].filter(Boolean).join(' ') || undefined}
+            />
             {awaited.length ? (
               <>
-                <p class="desc" id="f-event-name-desc">This run waits for {awaited.join(', ')}.</p>
-                <datalist id="awaited-events">{awaited.map((e) => <option key={e} value={e} />)}</datalist>
+                <p class="desc" id="f-event-name-desc">
+                  This run waits for {awaited.join(', ')}.
+                </p>
+                <datalist id="awaited-events">
+                  {awaited.map((e) => (
+                    <option key={e} value={e} />
+                  ))}
+                </datalist>
               </>
             ) : null}
             <FieldIssues id="f-event-name-issues" list={nameIssues} />
           </div>
           <div class={`field${dataIssues ? ' has-issues' : ''}`}>
             <label for="f-event-data">Data (a JSON object, optional)</label>
-            <textarea id="f-event-data" name="data" rows={3} aria-describedby={dataIssues ? 'f-event-data-issues' : undefined}>{v('data')}</textarea>
+            <textarea id="f-event-data" name="data" rows={3} aria-describedby={dataIssues ? 'f-event-data-issues' : undefined}>
+              {v('data')}
+            </textarea>
             <FieldIssues id="f-event-data-issues" list={dataIssues} />
           </div>
-          <div class="buttons"><button type="submit">Send the event</button></div>
+          <div class="buttons">
+            <button type="submit">Send the event</button>
+          </div>
         </form>
       </div>
     </section>
@@ -188,11 +244,15 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
 export function CancelConfirmPage({ frame, runId, name, reason, csrf, requestId }: { frame: Frame; runId: string; name: string; reason: string; csrf: string; requestId: string }) {
   return (
     <Layout frame={frame}>
-      <p class="crumbs"><a href="/runs">Runs</a> › <a href={`/runs/${runId}`}>{name}</a></p>
+      <p class="crumbs">
+        <a href="/runs">Runs</a> › <a href={`/runs/${runId}`}>{name}</a>
+      </p>
       <h1>Cancel {name}?</h1>
       <Notice kind="warn" title="Cancelling ends the run">
         <p>No later step runs, open work items close, and the run cannot be resumed.</p>
-        <p>Reason: <strong>{reason}</strong></p>
+        <p>
+          Reason: <strong>{reason}</strong>
+        </p>
       </Notice>
       <form method="post" action={`/runs/${runId}/cancel`}>
         <input type="hidden" name="csrf" value={csrf} />
@@ -200,8 +260,12 @@ export function CancelConfirmPage({ frame, runId, name, reason, csrf, requestId 
         <input type="hidden" name="requestId" value={requestId} />
         <input type="hidden" name="confirm" value="yes" />
         <div class="buttons">
-          <button type="submit" class="danger">Yes, cancel the run</button>
-          <a href={`/runs/${runId}`} class="button">No, keep it</a>
+          <button type="submit" class="danger">
+            Yes, cancel the run
+          </button>
+          <a href={`/runs/${runId}`} class="button">
+            No, keep it
+          </a>
         </div>
       </form>
     </Layout>

@@ -28,7 +28,9 @@ function RunsValue({ value, runs }: { value: unknown; runs: RunTitles | undefine
   if (known.length !== value.length) return null;
   return (
     <ul class="run-links">
-      {known.map((r) => <li key={r.id}>{r.onBoard ? <a href={`/runs/${r.id}`}>{r.title}</a> : r.title}</li>)}
+      {known.map((r) => (
+        <li key={r.id}>{r.onBoard ? <a href={`/runs/${r.id}`}>{r.title}</a> : r.title}</li>
+      ))}
     </ul>
   );
 }
@@ -58,7 +60,9 @@ export function EvidenceList({ runId, items }: { runId: string; items: Evidence[
         return (
           <li key={e.ref}>
             {e.kind === 'file' ? (
-              <a href={`/runs/${runId}/files/${e.ref}`} download>Download the file <span class="muted">{e.ref}</span></a>
+              <a href={`/runs/${runId}/files/${e.ref}`} download>
+                Download the file <span class="muted">{e.ref}</span>
+              </a>
             ) : href !== null ? (
               <OutLink href={href}>{e.ref}</OutLink>
             ) : (
@@ -80,7 +84,12 @@ function CompletionView({ runId, c, step, process }: { runId: string; c: Complet
       <p class="by">
         {c.decision ? <strong>{DECISION_DONE[c.decision] ?? humanize(c.decision)}</strong> : null}
         {c.decision ? ' ' : null}
-        {c.by ? <>by <Person email={c.by} /></> : null} {c.at ? <When at={c.at} /> : null}
+        {c.by ? (
+          <>
+            by <Person email={c.by} />
+          </>
+        ) : null}{' '}
+        {c.at ? <When at={c.at} /> : null}
       </p>
       {c.note ? <blockquote class="note">{c.note}</blockquote> : null}
       {c.summary ? <p class="summary">{c.summary}</p> : null}
@@ -107,7 +116,9 @@ export function StepRecord({ runId, id, data, process, earlier = false }: { runI
     return (
       <section class="step-record" aria-labelledby={`rec-${id}`}>
         <h3 id={`rec-${id}`}>{stepTitleOf(process, id)} (earlier rounds)</h3>
-        {rounds.map((c, i) => <CompletionView key={i} runId={runId} c={c} step={step} process={process} />)}
+        {rounds.map((c, i) => (
+          <CompletionView key={i} runId={runId} c={c} step={step} process={process} />
+        ))}
       </section>
     );
   }
@@ -117,8 +128,12 @@ export function StepRecord({ runId, id, data, process, earlier = false }: { runI
       {has ? <CompletionView runId={runId} c={current} step={step} process={process} /> : <p class="muted">not done in this attempt</p>}
       {history.length > 0 ? (
         <details>
-          <summary>{history.length} earlier {history.length === 1 ? 'attempt' : 'attempts'}</summary>
-          {history.map((h, i) => <CompletionView key={i} runId={runId} c={h} step={step} process={process} />)}
+          <summary>
+            {history.length} earlier {history.length === 1 ? 'attempt' : 'attempts'}
+          </summary>
+          {history.map((h, i) => (
+            <CompletionView key={i} runId={runId} c={h} step={step} process={process} />
+          ))}
         </details>
       ) : null}
     </section>
@@ -126,13 +141,29 @@ export function StepRecord({ runId, id, data, process, earlier = false }: { runI
 }
 
 /** The run's inputs and every step's recorded work, in the process's step order; the step `except` (decided now) as its earlier rounds. */
-export function RunDataView({ view, except, process, heading = 'Earlier steps', runs }: { view: RunView; except?: string; process?: Process | null | undefined; heading?: string; runs?: RunTitles | undefined }) {
+export function RunDataView({
+  view,
+  except,
+  process,
+  heading = 'Earlier steps',
+  runs,
+}: {
+  view: RunView;
+  except?: string;
+  process?: Process | null | undefined;
+  heading?: string;
+  runs?: RunTitles | undefined;
+}) {
   const order = view.steps.map((s) => s.id).filter((id) => view.data.steps[id]);
   return (
     <>
       <section aria-labelledby="steps-h">
         <h2 id="steps-h">{heading}</h2>
-        {order.length === 0 ? <p class="muted">No step has recorded work yet.</p> : order.map((id) => <StepRecord key={id} runId={view.run.id} id={id} data={view.data.steps[id]!} process={process} earlier={id === except} />)}
+        {order.length === 0 ? (
+          <p class="muted">No step has recorded work yet.</p>
+        ) : (
+          order.map((id) => <StepRecord key={id} runId={view.run.id} id={id} data={view.data.steps[id]!} process={process} earlier={id === except} />)
+        )}
       </section>
       <section aria-labelledby="inputs-h">
         <h2 id="inputs-h">What the run started with</h2>
@@ -145,7 +176,9 @@ export function RunDataView({ view, except, process, heading = 'Earlier steps', 
 export function Notice({ kind, title, children }: { kind: 'info' | 'warn' | 'error' | 'ok'; title: string; children?: ComponentChildren }) {
   return (
     <div class={`notice ${kind}`} role={kind === 'error' ? 'alert' : 'status'}>
-      <p class="notice-title"><strong>{title}</strong></p>
+      <p class="notice-title">
+        <strong>{title}</strong>
+      </p>
       {children}
     </div>
   );

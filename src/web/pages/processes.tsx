@@ -24,18 +24,29 @@ export function ProcessesPage({ frame, rows }: { frame: Frame; rows: ProcessRow[
     <Layout frame={frame}>
       <h1>Processes</h1>
       {rows.length === 0 ? (
-        <Notice kind="info" title="Nothing published yet"><p>A process appears here once it is published with <code>workboard publish</code>.</p></Notice>
+        <Notice kind="info" title="Nothing published yet">
+          <p>
+            A process appears here once it is published with <code>workboard publish</code>.
+          </p>
+        </Notice>
       ) : (
         <ol class="items">
           {rows.map(({ summary: s, versions, title }) => (
             <li key={s.name} class="item">
               <article aria-labelledby={`p-${s.name}`}>
-                <h2 id={`p-${s.name}`}><a href={`/processes/${s.name}`}>{title}</a> <span class="kind">version {s.version}</span></h2>
+                <h2 id={`p-${s.name}`}>
+                  <a href={`/processes/${s.name}`}>{title}</a> <span class="kind">version {s.version}</span>
+                </h2>
                 {s.description ? <p class="desc">{s.description}</p> : null}
                 <p class="meta">
                   Versions:{' '}
                   {versions.map((v, i) => (
-                    <span key={v}>{i > 0 ? ', ' : null}<a href={`/processes/${s.name}?version=${v}`} aria-label={`v${v} of ${s.name}`}>v{v}</a></span>
+                    <span key={v}>
+                      {i > 0 ? ', ' : null}
+                      <a href={`/processes/${s.name}?version=${v}`} aria-label={`v${v} of ${s.name}`}>
+                        v{v}
+                      </a>
+                    </span>
                   ))}
                   {' · '}
                   <a href={`/processes/${s.name}#start-h`}>Start a run</a>
@@ -76,7 +87,13 @@ function StartForm({ p }: { p: ProcessPageProps }) {
           <p>{p.problem.text}</p>
         </Notice>
       ) : null}
-      {top.length ? <ul class="field-issues">{top.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+      {top.length ? (
+        <ul class="field-issues">
+          {top.map((i) => (
+            <li key={i}>{i}</li>
+          ))}
+        </ul>
+      ) : null}
       <input type="hidden" name="csrf" value={p.frame.me!.csrf} />
       <input type="hidden" name="requestId" value={s.requestId} />
       <input type="hidden" name="version" value={String(p.version)} />
@@ -85,10 +102,16 @@ function StartForm({ p }: { p: ProcessPageProps }) {
           <legend>Inputs of version {p.version}</legend>
           <Fields fields={p.fields} ctx={s.ctx} />
         </fieldset>
-      ) : <p class="muted">This process takes no inputs.</p>}
-      <label class="kept"><input type="checkbox" name="mode" value="test" checked={s.test} /> A test run: marked as one everywhere, and no notification is sent for it</label>
+      ) : (
+        <p class="muted">This process takes no inputs.</p>
+      )}
+      <label class="kept">
+        <input type="checkbox" name="mode" value="test" checked={s.test} /> A test run: marked as one everywhere, and no notification is sent for it
+      </label>
       <div class="buttons">
-        <button type="submit" class="primary">Start a run of version {p.version}</button>
+        <button type="submit" class="primary">
+          Start a run of version {p.version}
+        </button>
       </div>
     </form>
   );
@@ -97,29 +120,52 @@ function StartForm({ p }: { p: ProcessPageProps }) {
 export function ProcessPage(p: ProcessPageProps) {
   return (
     <Layout frame={p.frame}>
-      <p class="crumbs"><a href="/processes">Processes</a> › {p.title}</p>
+      <p class="crumbs">
+        <a href="/processes">Processes</a> › {p.title}
+      </p>
       <h1>{p.title}</h1>
-      <p class="small-id">{p.name}, version {p.version}</p>
+      <p class="small-id">
+        {p.name}, version {p.version}
+      </p>
       {p.description ? <p class="desc">{p.description}</p> : null}
-      {p.version !== p.latest ? <Notice kind="warn" title={`An older version: the latest is v${p.latest}`}><p><a href={`/processes/${p.name}`}>See the latest version</a></p></Notice> : null}
+      {p.version !== p.latest ? (
+        <Notice kind="warn" title={`An older version: the latest is v${p.latest}`}>
+          <p>
+            <a href={`/processes/${p.name}`}>See the latest version</a>
+          </p>
+        </Notice>
+      ) : null}
       <nav aria-label="Versions" class="meta versions">
         Versions:{' '}
         {p.versions.map((v, i) => (
-          <span key={v}>{i > 0 ? ', ' : null}<a href={`/processes/${p.name}?version=${v}`} aria-current={v === p.version ? 'page' : undefined}>v{v}</a></span>
+          <span key={v}>
+            {i > 0 ? ', ' : null}
+            <a href={`/processes/${p.name}?version=${v}`} aria-current={v === p.version ? 'page' : undefined}>
+              v{v}
+            </a>
+          </span>
         ))}
       </nav>
       <div class="columns">
         <div class="col-main">
-          {p.start ? <StartForm p={p} /> : (
-            <Notice kind="info" title="You cannot start this process"><p>WORK.md does not let you start {p.title}.</p></Notice>
+          {p.start ? (
+            <StartForm p={p} />
+          ) : (
+            <Notice kind="info" title="You cannot start this process">
+              <p>WORK.md does not let you start {p.title}.</p>
+            </Notice>
           )}
         </div>
         <div class="col-side">
           <section aria-labelledby="map-h">
             <h2 id="map-h">Map</h2>
             <figure class="map">
-              <a href={`/processes/${p.name}/v${p.version}/map`}><img src={mapUrl(p.name, p.version)} alt={`Map of ${p.title} version ${p.version}: its steps and who does each`} /></a>
-              <figcaption><a href={`/processes/${p.name}/v${p.version}/map`}>Open the map full size</a></figcaption>
+              <a href={`/processes/${p.name}/v${p.version}/map`}>
+                <img src={mapUrl(p.name, p.version)} alt={`Map of ${p.title} version ${p.version}: its steps and who does each`} />
+              </a>
+              <figcaption>
+                <a href={`/processes/${p.name}/v${p.version}/map`}>Open the map full size</a>
+              </figcaption>
             </figure>
           </section>
           <details class="body">

@@ -37,7 +37,17 @@ export interface RunPageProps {
 }
 
 /** A step kind as a word. */
-const KIND_WORDS: Record<string, string> = { agent: 'Agent', task: 'Task', approve: 'Approval', wait: 'Wait', wait_until: 'Wait until', wait_for: 'Wait for an event', parallel: 'Side by side', finish: 'Finish', subprocess: 'Runs of another process' };
+const KIND_WORDS: Record<string, string> = {
+  agent: 'Agent',
+  task: 'Task',
+  approve: 'Approval',
+  wait: 'Wait',
+  wait_until: 'Wait until',
+  wait_for: 'Wait for an event',
+  parallel: 'Side by side',
+  finish: 'Finish',
+  subprocess: 'Runs of another process',
+};
 
 /** flow-1: a linked run by its title, linked, with where it stands. */
 function Linked({ r }: { r: RunLineage['children'][number] }) {
@@ -55,8 +65,16 @@ function LineageFacts({ lineage, process }: { lineage: RunLineage; process: Proc
   return (
     <section aria-labelledby="lineage-h">
       <h2 id="lineage-h">Lineage</h2>
-      {lineage.parent ? <p>Started by the run <Linked r={lineage.parent} /></p> : null}
-      {lineage.rollup ? <p>Its runs, rolled up: <strong>{humanize(lineage.rollup)}</strong> ({lineage.children.filter((c) => c.state === 'ended' || c.state === 'cancelled').length} of {lineage.children.length} ended)</p> : null}
+      {lineage.parent ? (
+        <p>
+          Started by the run <Linked r={lineage.parent} />
+        </p>
+      ) : null}
+      {lineage.rollup ? (
+        <p>
+          Its runs, rolled up: <strong>{humanize(lineage.rollup)}</strong> ({lineage.children.filter((c) => c.state === 'ended' || c.state === 'cancelled').length} of {lineage.children.length} ended)
+        </p>
+      ) : null}
       {bySteps.length > 0 ? (
         <>
           <p>Runs its steps started:</p>
@@ -100,7 +118,9 @@ function FlowFacts({ flow, blocked }: { flow: RunFlow; blocked: boolean }) {
   return (
     <section aria-labelledby="flow-h">
       <h2 id="flow-h">{blocked ? 'Blocked' : 'Priority and dependencies'}</h2>
-      <p>Priority: <strong>{humanize(levelName(flow.priority))}</strong></p>
+      <p>
+        Priority: <strong>{humanize(levelName(flow.priority))}</strong>
+      </p>
       {flow.blockedBy.length > 0 ? (
         <>
           <p>{blocked ? 'Its work starts once every one of these runs has ended well:' : 'It waited for:'}</p>
@@ -129,14 +149,29 @@ export function RunPage(p: RunPageProps) {
   const blocked = p.flow?.blocked === true && (r.state === 'active' || r.state === 'waiting');
   return (
     <Layout frame={p.frame}>
-      <p class="crumbs"><a href="/runs">Runs</a> › {p.name}</p>
+      <p class="crumbs">
+        <a href="/runs">Runs</a> › {p.name}
+      </p>
       <h1>{p.name}</h1>
-      <p class="small-id">Run {r.id} · {processName(process, r.process)}, version {r.version}</p>
+      <p class="small-id">
+        Run {r.id} · {processName(process, r.process)}, version {r.version}
+      </p>
       {r.mode === 'test' ? <TestBanner /> : null}
-      {p.done ? <Notice kind="ok" title={p.done.title}>{p.done.text ? <p>{p.done.text}</p> : null}</Notice> : null}
+      {p.done ? (
+        <Notice kind="ok" title={p.done.title}>
+          {p.done.text ? <p>{p.done.text}</p> : null}
+        </Notice>
+      ) : null}
       <p class="meta">
-        <strong>{blocked ? <span class="blocked-tag">Blocked</span> : stateWords(r.state, r.outcome)}</strong> · started by <Person email={r.startedBy} /> <When at={r.startedAt} /> · updated <When at={r.updatedAt} />
-        {r.ended ? <> · ended by <Person email={r.ended.by} /> <When at={r.ended.at} />{r.ended.note ? `: ${r.ended.note}` : ''}</> : null}
+        <strong>{blocked ? <span class="blocked-tag">Blocked</span> : stateWords(r.state, r.outcome)}</strong> · started by <Person email={r.startedBy} /> <When at={r.startedAt} /> · updated{' '}
+        <When at={r.updatedAt} />
+        {r.ended ? (
+          <>
+            {' '}
+            · ended by <Person email={r.ended.by} /> <When at={r.ended.at} />
+            {r.ended.note ? `: ${r.ended.note}` : ''}
+          </>
+        ) : null}
       </p>
       {p.flow ? <FlowFacts flow={p.flow} blocked={blocked} /> : null}
       {p.lineage ? <LineageFacts lineage={p.lineage} process={process} /> : null}
@@ -146,7 +181,13 @@ export function RunPage(p: RunPageProps) {
           <ul>
             {view.workItems.map((w) => (
               <li key={w.id}>
-                <a href={`/work/${r.id}/${w.id}`}>{stepTitleOf(process, w.stepId)}</a> ({kindWord(w).toLowerCase()}) for <ForWhom a={w.assignedTo} />{w.due ? <> · due <When at={w.due} /></> : null}
+                <a href={`/work/${r.id}/${w.id}`}>{stepTitleOf(process, w.stepId)}</a> ({kindWord(w).toLowerCase()}) for <ForWhom a={w.assignedTo} />
+                {w.due ? (
+                  <>
+                    {' '}
+                    · due <When at={w.due} />
+                  </>
+                ) : null}
               </li>
             ))}
           </ul>
@@ -156,7 +197,15 @@ export function RunPage(p: RunPageProps) {
         <h2 id="steps-table-h">Steps</h2>
         <div class="table-wrap">
           <table class="stack">
-            <thead><tr><th scope="col">Step</th><th scope="col">Kind</th><th scope="col">State</th><th scope="col">By</th><th scope="col">When</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Step</th>
+                <th scope="col">Kind</th>
+                <th scope="col">State</th>
+                <th scope="col">By</th>
+                <th scope="col">When</th>
+              </tr>
+            </thead>
             <tbody>
               {view.steps.map((s) => {
                 const d = view.data.steps[s.id];
@@ -164,9 +213,14 @@ export function RunPage(p: RunPageProps) {
                   <tr key={s.id}>
                     <th scope="row">{stepTitleOf(process, s.id)}</th>
                     <td data-label="Kind">{KIND_WORDS[process?.steps.find((d) => d.id === s.id)?.kind ?? s.kind] ?? humanize(s.kind)}</td>
-                    <td data-label="State">{s.state ? humanize(stepStateWord(s.state, d?.decision)) : 'not reached'}{s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}</td>
+                    <td data-label="State">
+                      {s.state ? humanize(stepStateWord(s.state, d?.decision)) : 'not reached'}
+                      {s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
+                    </td>
                     <td data-label="By">{d?.by ? <Person email={d.by} /> : '–'}</td>
-                    <td data-label="When"><When at={d?.at ?? s.due} /></td>
+                    <td data-label="When">
+                      <When at={d?.at ?? s.due} />
+                    </td>
                   </tr>
                 );
               })}
@@ -176,14 +230,20 @@ export function RunPage(p: RunPageProps) {
       </section>
       {p.actions}
       <div class="columns">
-        <div class="col-main"><RunDataView view={view} process={process} heading="What each step recorded" runs={linkedTitles(p)} /></div>
+        <div class="col-main">
+          <RunDataView view={view} process={process} heading="What each step recorded" runs={linkedTitles(p)} />
+        </div>
         <div class="col-side">
           {p.map ? (
             <section aria-labelledby="map-h">
               <h2 id="map-h">Map</h2>
               <figure class="map">
-                <a href={`/runs/${r.id}/map#here`}><img src={p.map} alt={`Map of ${processName(process, r.process)}: the run's steps, with where it is now`} /></a>
-                <figcaption><a href={`/runs/${r.id}/map#here`}>Open the map full size</a></figcaption>
+                <a href={`/runs/${r.id}/map#here`}>
+                  <img src={p.map} alt={`Map of ${processName(process, r.process)}: the run's steps, with where it is now`} />
+                </a>
+                <figcaption>
+                  <a href={`/runs/${r.id}/map#here`}>Open the map full size</a>
+                </figcaption>
               </figure>
             </section>
           ) : null}
@@ -191,22 +251,39 @@ export function RunPage(p: RunPageProps) {
       </div>
       <section aria-labelledby="audit-h">
         <h2 id="audit-h">Audit timeline</h2>
-        {p.timeline === null ? <p class="muted">No audit chain is readable for this run.</p> : (
+        {p.timeline === null ? (
+          <p class="muted">No audit chain is readable for this run.</p>
+        ) : (
           <>
-            {p.timeline.breaks.length === 0 ? <p class="ok-line">Verified as read: every line's hash and link is intact.</p> : (
+            {p.timeline.breaks.length === 0 ? (
+              <p class="ok-line">Verified as read: every line's hash and link is intact.</p>
+            ) : (
               <Notice kind="error" title="The audit chain is broken">
-                <ul>{p.timeline.breaks.map((b, i) => <li key={i}>line {b.line ?? '?'}: {b.reason}</li>)}</ul>
+                <ul>
+                  {p.timeline.breaks.map((b, i) => (
+                    <li key={i}>
+                      line {b.line ?? '?'}: {b.reason}
+                    </li>
+                  ))}
+                </ul>
               </Notice>
             )}
             <ol class="timeline">
-              {p.timeline.events.map((e, i) => <Happened key={i} e={e} />)}
+              {p.timeline.events.map((e, i) => (
+                <Happened key={i} e={e} />
+              ))}
             </ol>
             {p.timeline.superseded.map((b, n) => (
               <section key={n} aria-labelledby={`superseded-${n}`}>
                 <h3 id={`superseded-${n}`}>Superseded on merge</h3>
-                <p class="muted">This run moved on two clones of the board before they synced; the merge kept the other side whole. These {b.events.length} transition(s), after line {b.after}, are kept here, signed, but no longer count.</p>
+                <p class="muted">
+                  This run moved on two clones of the board before they synced; the merge kept the other side whole. These {b.events.length} transition(s), after line {b.after}, are kept here, signed,
+                  but no longer count.
+                </p>
                 <ol class="timeline">
-                  {b.events.map((e, i) => <Happened key={i} e={e} />)}
+                  {b.events.map((e, i) => (
+                    <Happened key={i} e={e} />
+                  ))}
                 </ol>
               </section>
             ))}

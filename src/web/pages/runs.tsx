@@ -49,13 +49,23 @@ export function RunsPage(p: RunsPageProps) {
         <FilterSelect label="State" name="state" any="any state" options={RUN_STATES.map((s) => ({ value: s, text: humanize(s) }))} selected={f.state} />
         <label class="stack">
           Started with
-          <textarea name="inputs" rows={1} aria-describedby={problems.length ? 'inputs-hint filter-issues' : 'inputs-hint'}>{f.inputs ?? ''}</textarea>
-          <span class="desc" id="inputs-hint">A field and its value on each line, such as payee = Sam</span>
+          <textarea name="inputs" rows={1} aria-describedby={problems.length ? 'inputs-hint filter-issues' : 'inputs-hint'}>
+            {f.inputs ?? ''}
+          </textarea>
+          <span class="desc" id="inputs-hint">
+            A field and its value on each line, such as payee = Sam
+          </span>
         </label>
         {p.picker ? <input type="hidden" name="view" value="all" /> : null}
         <button type="submit">Filter</button>
       </form>
-      {problems.length ? <ul class="field-issues" id="filter-issues">{problems.map((i) => <li key={i}>{i}</li>)}</ul> : null}
+      {problems.length ? (
+        <ul class="field-issues" id="filter-issues">
+          {problems.map((i) => (
+            <li key={i}>{i}</li>
+          ))}
+        </ul>
+      ) : null}
       {p.rows.length === 0 ? (
         <Notice kind="info" title="No runs here">
           <p>{problems.length ? 'Fix the filter above.' : 'No run matches these filters.'}</p>
@@ -64,14 +74,32 @@ export function RunsPage(p: RunsPageProps) {
         <div class="table-wrap">
           <table class="runs stack">
             <caption class="visually-hidden">Runs, newest first</caption>
-            <thead><tr><th scope="col">Run</th><th scope="col">State</th><th scope="col">Started</th><th scope="col">Updated</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Run</th>
+                <th scope="col">State</th>
+                <th scope="col">Started</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
             <tbody>
               {p.rows.map(({ run: r, name }) => (
                 <tr key={r.id}>
-                  <th scope="row"><a href={`/runs/${r.id}`}>{name}</a> <span class="small-id">{r.id} · version {r.version}</span></th>
-                  <td data-label="State"><span>{stateWords(r.state, r.outcome)}</span></td>
-                  <td data-label="Started"><When at={r.startedAt} /></td>
-                  <td data-label="Updated"><When at={r.updatedAt} /></td>
+                  <th scope="row">
+                    <a href={`/runs/${r.id}`}>{name}</a>{' '}
+                    <span class="small-id">
+                      {r.id} · version {r.version}
+                    </span>
+                  </th>
+                  <td data-label="State">
+                    <span>{stateWords(r.state, r.outcome)}</span>
+                  </td>
+                  <td data-label="Started">
+                    <When at={r.startedAt} />
+                  </td>
+                  <td data-label="Updated">
+                    <When at={r.updatedAt} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -80,7 +108,11 @@ export function RunsPage(p: RunsPageProps) {
       )}
       <nav class="pager" aria-label="Pages of runs">
         {p.paged ? <a href={firstPage(f)}>First page</a> : null}
-        {p.next ? <a href={p.next} rel="next">Next page</a> : null}
+        {p.next ? (
+          <a href={p.next} rel="next">
+            Next page
+          </a>
+        ) : null}
       </nav>
     </Layout>
   );

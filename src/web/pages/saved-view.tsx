@@ -29,7 +29,9 @@ export function RunCard({ run, name }: { run: ViewRow; name: string }) {
         {run.overdue ? <strong class="overdue-tag">Overdue</strong> : null}
       </p>
       {run.waitingFor.length > 0 && !run.blocked ? <p class="meta">Waiting for {inList(run.waitingFor.map((w) => waiterWords(w, { people })))}</p> : null}
-      <p class="meta">Started <When at={run.startedAt} /></p>
+      <p class="meta">
+        Started <When at={run.startedAt} />
+      </p>
     </li>
   );
 }
@@ -48,24 +50,43 @@ export interface ViewPageProps {
 export function ViewPage(p: ViewPageProps) {
   const byId = new Map(p.runs.map((r) => [r.run.id, r]));
   let body: ComponentChildren;
-  if (p.runs.length === 0 && !p.columns?.length) body = <Notice kind="info" title="No runs in this view"><p>No run on the board matches this view now.</p></Notice>;
+  if (p.runs.length === 0 && !p.columns?.length)
+    body = (
+      <Notice kind="info" title="No runs in this view">
+        <p>No run on the board matches this view now.</p>
+      </Notice>
+    );
   else if (p.columns)
     body = (
       <div class="view-board">
         {p.columns.map((c, i) => (
           <section key={c.title} class="view-column" aria-labelledby={`col-${i}`}>
-            <h2 id={`col-${i}`}>{c.title} <span class="count">{c.runs.length}</span></h2>
+            <h2 id={`col-${i}`}>
+              {c.title} <span class="count">{c.runs.length}</span>
+            </h2>
             {c.runs.length ? <ol class="view-runs">{c.runs.map((id) => byId.get(id)).map((r) => (r ? <RunCard key={r.run.id} {...r} /> : null))}</ol> : <p class="muted">None</p>}
           </section>
         ))}
       </div>
     );
-  else body = <ol class="view-runs view-list">{p.runs.map((r) => <RunCard key={r.run.id} {...r} />)}</ol>;
+  else
+    body = (
+      <ol class="view-runs view-list">
+        {p.runs.map((r) => (
+          <RunCard key={r.run.id} {...r} />
+        ))}
+      </ol>
+    );
   return (
     <Layout frame={p.frame}>
       <h1>{p.heading}</h1>
       <ViewPicker {...p.picker} />
-      <h2 class="view-title">{p.title} <span class="count">{p.runs.length} {p.runs.length === 1 ? 'run' : 'runs'}</span></h2>
+      <h2 class="view-title">
+        {p.title}{' '}
+        <span class="count">
+          {p.runs.length} {p.runs.length === 1 ? 'run' : 'runs'}
+        </span>
+      </h2>
       {body}
     </Layout>
   );

@@ -10,11 +10,23 @@ export function SignInPage({ frame, code, email, name, next }: { frame: Frame; c
   return (
     <Layout frame={frame}>
       <h1>Sign in</h1>
-      <p>This link signs you in as {name && name !== email ? <><strong>{name}</strong> ({email})</> : <strong>{email}</strong>}. It works once.</p>
+      <p>
+        This link signs you in as{' '}
+        {name && name !== email ? (
+          <>
+            <strong>{name}</strong> ({email})
+          </>
+        ) : (
+          <strong>{email}</strong>
+        )}
+        . It works once.
+      </p>
       <form method="post" action="/signin">
         <input type="hidden" name="code" value={code} />
         {next ? <input type="hidden" name="next" value={next} /> : null}
-        <button type="submit" class="primary">Sign in as {email}</button>
+        <button type="submit" class="primary">
+          Sign in as {email}
+        </button>
       </form>
     </Layout>
   );
@@ -34,7 +46,11 @@ export function SignInHelp({ frame, board, problem, status, next, ask }: { frame
   return (
     <Layout frame={frame}>
       <h1>Sign in to {board}</h1>
-      {problem ? <Notice kind="error" title="That did not sign you in">{<p>{problem}</p>}</Notice> : null}
+      {problem ? (
+        <Notice kind="error" title="That did not sign you in">
+          {<p>{problem}</p>}
+        </Notice>
+      ) : null}
       {status === 'out' ? <Notice kind="ok" title="You are signed out" /> : null}
       {ask?.sentTo ? (
         <Notice kind="ok" title="Check your email">
@@ -45,9 +61,7 @@ export function SignInHelp({ frame, board, problem, status, next, ask }: { frame
         </Notice>
       ) : null}
       {next ? <p>You opened a page that needs you to sign in: once you are signed in, you land on it.</p> : null}
-      {ask ? <LinkForm ask={ask} next={next} /> : (
-        <p>People sign in with a link that works once, for 15 minutes. Ask an operator of this board to send you one.</p>
-      )}
+      {ask ? <LinkForm ask={ask} next={next} /> : <p>People sign in with a link that works once, for 15 minutes. Ask an operator of this board to send you one.</p>}
     </Layout>
   );
 }
@@ -61,7 +75,11 @@ function LinkForm({ ask, next }: { ask: AskForLink; next?: string }) {
       {next ? <input type="hidden" name="next" value={next} /> : null}
       <div class={`field${ask.addressProblem ? ' has-issues' : ''}`}>
         <label for="signin-address">Your email address</label>
-        {ask.addressProblem ? <ul class="field-issues" id="signin-address-problem"><li>{ask.addressProblem}</li></ul> : null}
+        {ask.addressProblem ? (
+          <ul class="field-issues" id="signin-address-problem">
+            <li>{ask.addressProblem}</li>
+          </ul>
+        ) : null}
         <input
           id="signin-address"
           type="email"
@@ -73,7 +91,9 @@ function LinkForm({ ask, next }: { ask: AskForLink; next?: string }) {
         />
       </div>
       <div class="buttons">
-        <button type="submit" class="primary">Email me a sign-in link</button>
+        <button type="submit" class="primary">
+          Email me a sign-in link
+        </button>
       </div>
       <p class="muted">No email arriving, or no address on this board? An operator of this board can send you a link.</p>
     </form>

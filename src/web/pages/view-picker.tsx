@@ -17,7 +17,9 @@ export function ViewPicker(p: PickerProps) {
   if (p.views.length === 0) return null;
   const link = (id: string | null, text: string) => (
     <li key={id ?? ''}>
-      <a href={`${p.action}?view=${encodeURIComponent(id ?? 'all')}`} aria-current={p.current === id ? 'page' : undefined}>{text}</a>
+      <a href={`${p.action}?view=${encodeURIComponent(id ?? 'all')}`} aria-current={p.current === id ? 'page' : undefined}>
+        {text}
+      </a>
     </li>
   );
   return (

@@ -45,7 +45,11 @@ export function When({ at }: { at: string | null | undefined }) {
   const { now, timeZone } = usePageWords();
   if (!at) return <span>–</span>;
   const zone = timeZone ?? NO_ZONE;
-  return <time datetime={at} title={exactTime(at, zone)} data-exact="" data-zone={zone}>{relativeTime(at, new Date(now))}</time>;
+  return (
+    <time datetime={at} title={exactTime(at, zone)} data-exact="" data-zone={zone}>
+      {relativeTime(at, new Date(now))}
+    </time>
+  );
 }
 
 /** A link that opens in a new tab and tells the page's reader it does. */
@@ -61,7 +65,12 @@ export function OutLink({ href, children }: { href: string; children: ComponentC
 
 /** The mark a warning carries: a sign and a word, for eyes and screen readers alike. */
 export function WarnMark() {
-  return <span class="warn-mark"><span aria-hidden="true">⚠ </span><span class="visually-hidden">Warning: </span></span>;
+  return (
+    <span class="warn-mark">
+      <span aria-hidden="true">⚠ </span>
+      <span class="visually-hidden">Warning: </span>
+    </span>
+  );
 }
 
 /** A value through its field's declaration: units, Yes/No, names, links; a warning marked. */
@@ -71,5 +80,12 @@ export function FieldValue({ field, value }: { field?: FieldSpec | undefined; va
   if (typeof value === 'string' && personName(people, value) !== value) return <Person email={value} />;
   const v = formatValue(field, value, { people, timeZone: timeZone ?? NO_ZONE });
   const text = v.href ? <OutLink href={v.href}>{v.text}</OutLink> : <>{v.text}</>;
-  return v.warning ? <span class="warning"><WarnMark />{text}</span> : <span>{text}</span>;
+  return v.warning ? (
+    <span class="warning">
+      <WarnMark />
+      {text}
+    </span>
+  ) : (
+    <span>{text}</span>
+  );
 }

@@ -66,18 +66,26 @@ function Handoff({ item }: { item: WorkItem }) {
       {h?.returned ? (
         <Notice kind="warn" title="Returned to you">
           <p>{h.returned.note}</p>
-          <p class="meta">by <Person email={h.returned.by} />, <When at={h.returned.at} /></p>
+          <p class="meta">
+            by <Person email={h.returned.by} />, <When at={h.returned.at} />
+          </p>
         </Notice>
       ) : null}
       {h?.issues?.length ? (
         <Notice kind="warn" title="The last submission was not accepted">
-          <ul>{h.issues.map((i) => <li key={i}>{i}</li>)}</ul>
+          <ul>
+            {h.issues.map((i) => (
+              <li key={i}>{i}</li>
+            ))}
+          </ul>
         </Notice>
       ) : null}
       {e ? (
         <Notice kind="warn" title="Escalated to the operators">
           <p>{e.note}</p>
-          <p class="meta">by <Person email={e.by} />, <When at={e.at} /></p>
+          <p class="meta">
+            by <Person email={e.by} />, <When at={e.at} />
+          </p>
           {e.candidate ? <p>A submission is held: completing without output uses it.</p> : null}
         </Notice>
       ) : null}
@@ -91,19 +99,41 @@ function Changes({ changes }: { changes: Change[] | null }) {
       {changes && changes.length > 0 ? (
         <table class="changes stack">
           <caption>What changed</caption>
-          <thead><tr><th scope="col">Where</th><th scope="col">Before</th><th scope="col">Now</th></tr></thead>
-          <tbody>{changes.map((c) => <tr key={c.path}><th scope="row">{c.path}</th><td data-label="Before">{c.before}</td><td data-label="Now">{c.after}</td></tr>)}</tbody>
+          <thead>
+            <tr>
+              <th scope="col">Where</th>
+              <th scope="col">Before</th>
+              <th scope="col">Now</th>
+            </tr>
+          </thead>
+          <tbody>
+            {changes.map((c) => (
+              <tr key={c.path}>
+                <th scope="row">{c.path}</th>
+                <td data-label="Before">{c.before}</td>
+                <td data-label="Now">{c.after}</td>
+              </tr>
+            ))}
+          </tbody>
         </table>
       ) : (
         <p>The page below shows the run as it is now.</p>
       )}
-      <p>Nothing was decided. Check the page again, then decide: your entries are kept. <a href="">Reload the page</a> to start afresh.</p>
+      <p>
+        Nothing was decided. Check the page again, then decide: your entries are kept. <a href="">Reload the page</a> to start afresh.
+      </p>
     </Notice>
   );
 }
 
 function Issues({ id, list }: { id: string; list: string[] }) {
-  return list.length ? <ul class="field-issues" id={id}>{list.map((i) => <li key={i}>{i}</li>)}</ul> : null;
+  return list.length ? (
+    <ul class="field-issues" id={id}>
+      {list.map((i) => (
+        <li key={i}>{i}</li>
+      ))}
+    </ul>
+  ) : null;
 }
 
 /** The routes a task may take, each chosen by its `when` words; the reason the spec requires defaults to them. */
@@ -116,12 +146,19 @@ function Routes({ item, ctx, process }: { item: WorkItem; ctx: FieldContext; pro
       {item.next!.map((r) => (
         <label key={r.to} class="route">
           <input type="radio" name="next" value={r.to} checked={chosen === r.to} />
-          <span>{r.when?.trim() || stepTitleOf(process, r.to)}{r.when ? <span class="muted"> · then: {stepTitleOf(process, r.to)}</span> : null}</span>
+          <span>
+            {r.when?.trim() || stepTitleOf(process, r.to)}
+            {r.when ? <span class="muted"> · then: {stepTitleOf(process, r.to)}</span> : null}
+          </span>
         </label>
       ))}
       <label for="f-reason">Why (optional)</label>
-      <p class="desc" id="f-reason-desc">A route is recorded with a reason. Left empty, the words of the choice you picked are recorded as the reason.</p>
-      <textarea id="f-reason" name="reason" rows={2} aria-describedby="f-reason-desc">{ctx.posted.get('reason')?.[0] ?? ''}</textarea>
+      <p class="desc" id="f-reason-desc">
+        A route is recorded with a reason. Left empty, the words of the choice you picked are recorded as the reason.
+      </p>
+      <textarea id="f-reason" name="reason" rows={2} aria-describedby="f-reason-desc">
+        {ctx.posted.get('reason')?.[0] ?? ''}
+      </textarea>
       <Issues id="next-issues" list={nextIssues} />
     </fieldset>
   );
@@ -144,7 +181,9 @@ function Completion({ item, ctx, kept, process }: { item: WorkItem; ctx: FieldCo
         <fieldset class="group" aria-describedby={evIssues ? 'ev-issues' : undefined}>
           <legend>Evidence{ev.length ? ` (required: ${ev.map((k) => (k === 'file' ? 'a file' : 'a link')).join(' and ')})` : ''}</legend>
           {kept.map((k) => (
-            <label key={k.ref} class="kept"><input type="checkbox" name="evidence.fileRef" value={`${k.ref}|${k.name}`} checked /> keep {k.name}</label>
+            <label key={k.ref} class="kept">
+              <input type="checkbox" name="evidence.fileRef" value={`${k.ref}|${k.name}`} checked /> keep {k.name}
+            </label>
           ))}
           {ev.includes('file') ? (
             <div class="field">
@@ -162,7 +201,9 @@ function Completion({ item, ctx, kept, process }: { item: WorkItem; ctx: FieldCo
                   </li>
                 ))}
               </ol>
-              <button type="submit" name="_add" value="evidence.link" formnovalidate class="add-row">Add a link</button>
+              <button type="submit" name="_add" value="evidence.link" formnovalidate class="add-row">
+                Add a link
+              </button>
             </div>
           ) : null}
           {evIssues ? <Issues id="ev-issues" list={evIssues} /> : null}
@@ -171,14 +212,28 @@ function Completion({ item, ctx, kept, process }: { item: WorkItem; ctx: FieldCo
       {item.next ? <Routes item={item} ctx={ctx} process={process} /> : null}
       <div class="field">
         <label for="f-summary">Summary (optional): what you did and found</label>
-        <textarea id="f-summary" name="summary" rows={3}>{ctx.posted.get('summary')?.[0] ?? ''}</textarea>
+        <textarea id="f-summary" name="summary" rows={3}>
+          {ctx.posted.get('summary')?.[0] ?? ''}
+        </textarea>
       </div>
     </>
   );
 }
 
 /** One form of the page: the hidden parts every decision carries, a heading, its body and its buttons. */
-function DecisionForm({ p, id, heading, buttons, children }: { p: WorkItemProps; id: string; heading: string; buttons: { decision: string; label: string; kind?: 'primary' | 'danger' }[]; children?: ComponentChildren }) {
+function DecisionForm({
+  p,
+  id,
+  heading,
+  buttons,
+  children,
+}: {
+  p: WorkItemProps;
+  id: string;
+  heading: string;
+  buttons: { decision: string; label: string; kind?: 'primary' | 'danger' }[];
+  children?: ComponentChildren;
+}) {
   const { item, ctx } = p;
   const posted = ctx.posted.get('decision')?.[0];
   const mine = buttons.some((b) => b.decision === posted);
@@ -194,7 +249,9 @@ function DecisionForm({ p, id, heading, buttons, children }: { p: WorkItemProps;
       {children}
       <div class="buttons">
         {buttons.map((b) => (
-          <button key={b.decision} type="submit" name="decision" value={b.decision} class={b.kind ?? ''}>{b.label}</button>
+          <button key={b.decision} type="submit" name="decision" value={b.decision} class={b.kind ?? ''}>
+            {b.label}
+          </button>
         ))}
       </div>
     </form>
@@ -204,12 +261,14 @@ function DecisionForm({ p, id, heading, buttons, children }: { p: WorkItemProps;
 /** A note, required by the decisions it names; its issues shown only in the form that was posted. */
 function NoteField({ p, id, label, decisions }: { p: WorkItemProps; id: string; label: string; decisions: string[] }) {
   const posted = p.ctx.posted.get('decision')?.[0];
-  const issues = posted && decisions.includes(posted) ? p.ctx.issues.get('note') ?? [] : [];
-  const value = posted && decisions.includes(posted) ? p.ctx.posted.get('note')?.[0] ?? '' : '';
+  const issues = posted && decisions.includes(posted) ? (p.ctx.issues.get('note') ?? []) : [];
+  const value = posted && decisions.includes(posted) ? (p.ctx.posted.get('note')?.[0] ?? '') : '';
   return (
     <div class={`field${issues.length ? ' has-issues' : ''}`}>
       <label for={id}>{label}</label>
-      <textarea id={id} name="note" rows={3} aria-describedby={issues.length ? `${id}-issues` : undefined}>{value}</textarea>
+      <textarea id={id} name="note" rows={3} aria-describedby={issues.length ? `${id}-issues` : undefined}>
+        {value}
+      </textarea>
       <Issues id={`${id}-issues`} list={issues} />
     </div>
   );
@@ -227,7 +286,13 @@ export function DecideForms({ p }: { p: WorkItemProps }) {
   const forms = [];
   if (d.includes('approved')) {
     forms.push(
-      <DecisionForm key="decide" p={p} id="decide" heading="Decide" buttons={[{ decision: 'approved', label: 'Approve', kind: 'primary' }, ...(d.includes('rejected') ? [{ decision: 'rejected', label: 'Reject' }] : [])]}>
+      <DecisionForm
+        key="decide"
+        p={p}
+        id="decide"
+        heading="Decide"
+        buttons={[{ decision: 'approved', label: 'Approve', kind: 'primary' }, ...(d.includes('rejected') ? [{ decision: 'rejected', label: 'Reject' }] : [])]}
+      >
         {d.includes('rejected') ? <NoteField p={p} id="f-note" label="Note (required to reject)" decisions={['rejected']} /> : null}
       </DecisionForm>,
     );
@@ -243,7 +308,13 @@ export function DecideForms({ p }: { p: WorkItemProps }) {
   if (d.includes('completed')) {
     const instead = d.includes('returned');
     forms.push(
-      <DecisionForm key="complete" p={p} id="decide" heading={instead ? 'Complete in its place' : 'Complete'} buttons={[{ decision: 'completed', label: instead ? 'Complete in its place' : 'Complete', kind: 'primary' }]}>
+      <DecisionForm
+        key="complete"
+        p={p}
+        id="decide"
+        heading={instead ? 'Complete in its place' : 'Complete'}
+        buttons={[{ decision: 'completed', label: instead ? 'Complete in its place' : 'Complete', kind: 'primary' }]}
+      >
         {instead ? <p class="desc">You record every output yourself, and the run goes on without the agent.</p> : null}
         <Completion item={item} ctx={ctx} kept={p.kept} process={p.process} />
       </DecisionForm>,
@@ -279,17 +350,32 @@ export function WorkItemPage(p: WorkItemProps) {
   const found = process ? findings(process, view, { people }).filter((f) => f.stepId !== item.stepId) : [];
   return (
     <Layout frame={p.frame}>
-      <p class="crumbs"><a href="/work">My work</a> › <a href={`/runs/${view.run.id}`}>{p.runName}</a></p>
+      <p class="crumbs">
+        <a href="/work">My work</a> › <a href={`/runs/${view.run.id}`}>{p.runName}</a>
+      </p>
       <h1>{stepTitleOf(process, item.stepId)}</h1>
       {view.run.mode === 'test' ? <TestBanner /> : null}
-      {p.forWhom ? <p class="on-behalf">For <Person email={p.forWhom} />, out of office: you decide it in your name, for them</p> : null}
+      {p.forWhom ? (
+        <p class="on-behalf">
+          For <Person email={p.forWhom} />, out of office: you decide it in your name, for them
+        </p>
+      ) : null}
       <p class="meta">
         <span class="kind">{kindWord(item)}</span> in {processName(process, view.run.process)} · for <ForWhom a={item.assignedTo} />
-        {item.due ? <> · due <When at={item.due} /></> : null}
+        {item.due ? (
+          <>
+            {' '}
+            · due <When at={item.due} />
+          </>
+        ) : null}
         {step?.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
       </p>
       {p.ladder ? <p class="ladder">{p.ladder}</p> : null}
-      {p.problem ? <Notice kind={p.problem.kind} title={p.problem.title}><p>{p.problem.text}</p></Notice> : null}
+      {p.problem ? (
+        <Notice kind={p.problem.kind} title={p.problem.title}>
+          <p>{p.problem.text}</p>
+        </Notice>
+      ) : null}
       {p.changes !== undefined ? <Changes changes={p.changes} /> : null}
       <section aria-labelledby="todo-h" class="todo">
         <h2 id="todo-h">What to do</h2>
@@ -309,8 +395,12 @@ export function WorkItemPage(p: WorkItemProps) {
             <section aria-labelledby="map-h">
               <h2 id="map-h">Where the run is</h2>
               <figure class="map">
-                <a href={`/runs/${view.run.id}/map#here`}><img src={p.map} alt={`Map of ${processName(process, view.run.process)}: the run's steps, with where it is now`} /></a>
-                <figcaption><a href={`/runs/${view.run.id}/map#here`}>Open the map full size</a></figcaption>
+                <a href={`/runs/${view.run.id}/map#here`}>
+                  <img src={p.map} alt={`Map of ${processName(process, view.run.process)}: the run's steps, with where it is now`} />
+                </a>
+                <figcaption>
+                  <a href={`/runs/${view.run.id}/map#here`}>Open the map full size</a>
+                </figcaption>
               </figure>
             </section>
           ) : null}
@@ -319,7 +409,9 @@ export function WorkItemPage(p: WorkItemProps) {
             <Markdown text={view.body} />
           </details>
         </div>
-        <a class="action-bar" href="#decision">{jumpWords(item)} ↓</a>
+        <a class="action-bar" href="#decision">
+          {jumpWords(item)} ↓
+        </a>
         <div class="col-decide" id="decision">
           <DecideForms p={p} />
         </div>

@@ -48,7 +48,13 @@ beforeAll(async () => {
   root = path.join(await tmpDir(), 'fin');
   await workboard(['init', root, '--name', 'fin'], { cwd: path.dirname(root) });
   // Ana approves and, as the operator, takes escalations.
-  for (const a of [['person', 'add', 'ana@example.com'], ['group', 'add', 'approvers', 'ana@example.com'], ['operator', 'add', 'ana@example.com'], ['agent', 'add', 'bot']]) expect((await wb(a)).code).toBe(0);
+  for (const a of [
+    ['person', 'add', 'ana@example.com'],
+    ['group', 'add', 'approvers', 'ana@example.com'],
+    ['operator', 'add', 'ana@example.com'],
+    ['agent', 'add', 'bot'],
+  ])
+    expect((await wb(a)).code).toBe(0);
   await fs.mkdir(path.join(root, 'processes/payout'), { recursive: true });
   await fs.writeFile(path.join(root, 'processes/payout/PROCESS.md'), PAYOUT);
   expect((await wb(['publish', 'processes/payout', '--role', 'approver=approvers'])).code).toBe(0);
@@ -87,22 +93,29 @@ describe('item 11: what a person sees', () => {
     expect(show.stdout).toMatch(/--snapshot [0-9a-f]{64}/);
   });
 
-  it.skipIf(!hasScript)('decide on a terminal shows readable fields and asks before a decision that ends the run; no keeps everything', async () => {
-    const runId = await runUpToApproval('Nia', 75);
-    const item = (await wb(['inbox', '--decide-args', '--as', 'ana@example.com', '--limit', '100'])).stdout.split('\n').find((l) => l.startsWith(runId))!.split(' ')[1]!;
-    const decideOnTerminal = (input: string) =>
-      onTerminal([process.execPath, BIN, '--as', 'ana@example.com', 'decide', runId, item], { prompt: 'Decision (', input, cwd: root, env: { ...process.env, NO_COLOR: '1' } });
-    const declined = await decideOnTerminal('failed\nWrong claimant.\nn\n');
-    expect(declined.out).toContain('Claimant: Nia  ·  Amount: 75');
-    expect(declined.out).toMatch(/Check the claim +Fine: Yes  ·  Summary: Checked\./);
-    expect(declined.out).toContain('This ends the run (outcome failed)');
-    expect(declined.code).toBe(1);
-    expect(JSON.parse((await wb(['--json', 'show', runId])).stdout).data.run).toMatchObject({ state: 'waiting', outcome: null });
-    const approved = await decideOnTerminal('approved\ny\n');
-    expect(approved.out).toContain('This ends the run (outcome paid)');
-    expect(approved.code).toBe(0);
-    expect(JSON.parse((await wb(['--json', 'show', runId])).stdout).data.run).toMatchObject({ state: 'ended', outcome: 'paid' });
-  }, 60_000);
+  it.skipIf(!hasScript)(
+    'decide on a terminal shows readable fields and asks before a decision that ends the run; no keeps everything',
+    async () => {
+      const runId = await runUpToApproval('Nia', 75);
+      const item = (await wb(['inbox', '--decide-args', '--as', 'ana@example.com', '--limit', '100'])).stdout
+        .split('\n')
+        .find((l) => l.startsWith(runId))!
+        .split(' ')[1]!;
+      const decideOnTerminal = (input: string) =>
+        onTerminal([process.execPath, BIN, '--as', 'ana@example.com', 'decide', runId, item], { prompt: 'Decision (', input, cwd: root, env: { ...process.env, NO_COLOR: '1' } });
+      const declined = await decideOnTerminal('failed\nWrong claimant.\nn\n');
+      expect(declined.out).toContain('Claimant: Nia  ·  Amount: 75');
+      expect(declined.out).toMatch(/Check the claim +Fine: Yes  ·  Summary: Checked\./);
+      expect(declined.out).toContain('This ends the run (outcome failed)');
+      expect(declined.code).toBe(1);
+      expect(JSON.parse((await wb(['--json', 'show', runId])).stdout).data.run).toMatchObject({ state: 'waiting', outcome: null });
+      const approved = await decideOnTerminal('approved\ny\n');
+      expect(approved.out).toContain('This ends the run (outcome paid)');
+      expect(approved.code).toBe(0);
+      expect(JSON.parse((await wb(['--json', 'show', runId])).stdout).data.run).toMatchObject({ state: 'ended', outcome: 'paid' });
+    },
+    60_000,
+  );
 });
 
 describe('item 12: validate reports every problem in one round', () => {
@@ -114,7 +127,10 @@ describe('item 12: validate reports every problem in one round', () => {
     );
     const r = await workboard(['validate', file, '--profiles', 'none'], { cwd: path.dirname(file) });
     expect(r.code).toBe(1);
-    const issues = r.stdout.trim().split('\n').map((l) => l.replace(`${file}:`, ''));
+    const issues = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(`${file}:`, ''));
     expect(issues).toEqual([
       '5:9: steps[0].id: must match ^[a-z][a-z0-9_-]{0,63}$: a lowercase letter, then letters, digits, _ or -',
       '8:5: steps[1]: has 2 kind keys (agent, task); a step has exactly one',
@@ -132,7 +148,10 @@ describe('item 12: validate reports every problem in one round', () => {
 function named<T>(p: Promise<T>, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`${what} did not happen`)), 25_000);
-    p.then((v) => (clearTimeout(t), resolve(v)), (e: unknown) => (clearTimeout(t), reject(e)));
+    p.then(
+      (v) => (clearTimeout(t), resolve(v)),
+      (e: unknown) => (clearTimeout(t), reject(e)),
+    );
   });
 }
 
@@ -143,15 +162,18 @@ describe('item 16: serve stops at once on SIGTERM', () => {
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
-    const port = await named(new Promise<number>((resolve) => {
-      const t = setInterval(() => {
-        const m = /MCP over HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(out);
-        if (m) {
-          clearInterval(t);
-          resolve(Number(m[1]));
-        }
-      }, 20);
-    }), 'serve listening');
+    const port = await named(
+      new Promise<number>((resolve) => {
+        const t = setInterval(() => {
+          const m = /MCP over HTTP at http:\/\/127\.0\.0\.1:(\d+)\/mcp/.exec(out);
+          if (m) {
+            clearInterval(t);
+            resolve(Number(m[1]));
+          }
+        }, 20);
+      }),
+      'serve listening',
+    );
     // A client that stopped halfway through its headers.
     const half = net.connect(port, '127.0.0.1');
     await new Promise((r) => half.once('connect', r));
@@ -162,13 +184,20 @@ describe('item 16: serve stops at once on SIGTERM', () => {
       half.once('close', () => r(got));
     });
     // A whole start_run, written just before the signal.
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'start_run', arguments: { process: 'payout', inputs: { claimant: 'Oz', amount: 1 }, requestId: 'sigterm-1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'start_run', arguments: { process: 'payout', inputs: { claimant: 'Oz', amount: 1 }, requestId: 'sigterm-1' } },
+    });
     const call = net.connect(port, '127.0.0.1');
     await new Promise((r) => call.once('connect', r));
     let answer = '';
     call.on('data', (d) => (answer += String(d)));
     const answered = new Promise<void>((r) => call.once('close', () => r()));
-    call.write(`POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    call.write(
+      `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
     await new Promise((r) => setTimeout(r, 30));
     child.kill('SIGTERM');
     expect(await named(halfClosed, 'the half-sent request closed')).toBe('');

@@ -32,7 +32,15 @@ const registryUp = spawnSync('npm', ['ping'], { encoding: 'utf8', timeout: 20_00
 function shellEnv(prefix: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKBOARD_') && !k.startsWith('npm_')) env[k] = v;
-  return { ...env, NO_COLOR: '1', npm_config_prefix: prefix, npm_config_fund: 'false', npm_config_audit: 'false', npm_config_update_notifier: 'false', PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}` };
+  return {
+    ...env,
+    NO_COLOR: '1',
+    npm_config_prefix: prefix,
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    npm_config_update_notifier: 'false',
+    PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
+  };
 }
 
 function sh(script: string, cwd: string, env: Record<string, string>) {
@@ -47,7 +55,9 @@ describe.skipIf(!registryUp)('README, as written (skipped when npm ping fails: t
     // A copy of the source tree as a clone has it, with this checkout's dependencies.
     const clone = path.join(base, 'clone');
     await fs.mkdir(clone);
-    const files = execFileSync('git', ['-C', ROOT, 'ls-files', '-co', '--exclude-standard'], { encoding: 'utf8' }).split('\n').filter((f) => f && !f.startsWith('dist/'));
+    const files = execFileSync('git', ['-C', ROOT, 'ls-files', '-co', '--exclude-standard'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f && !f.startsWith('dist/'));
     for (const f of files) {
       const from = path.join(ROOT, f);
       const st = await fs.stat(from).catch(() => null);

@@ -14,13 +14,19 @@ import { chainEvents, cleanupTmp, snapshotDir, tmpDir } from '../../support/tmp-
 
 let root = '';
 const wb = (args: string[], env: Record<string, string> = {}) => workboard(args, { cwd: root, env });
-const HELLO = '---\nname: hello\ndescription: Draft and approve a greeting.\ninputs:\n  to: string\nsteps:\n  - id: draft\n    agent: Greet.\n    output: { greeting: string }\n  - id: approve\n    person: approver\n    approve: Friendly and spelled right.\n    next: sent\n  - id: sent\n    finish: sent\n---\n# Hello\n';
+const HELLO =
+  '---\nname: hello\ndescription: Draft and approve a greeting.\ninputs:\n  to: string\nsteps:\n  - id: draft\n    agent: Greet.\n    output: { greeting: string }\n  - id: approve\n    person: approver\n    approve: Friendly and spelled right.\n    next: sent\n  - id: sent\n    finish: sent\n---\n# Hello\n';
 
 beforeAll(async () => {
   await ensureBuilt();
   root = path.join(await tmpDir(), 'team');
   await workboard(['init', root, '--name', 'team'], { cwd: path.dirname(root) });
-  for (const a of [['person', 'add', 'ana@example.com'], ['group', 'add', 'approvers', 'ana@example.com'], ['agent', 'add', 'helper']]) expect((await wb(a)).code).toBe(0);
+  for (const a of [
+    ['person', 'add', 'ana@example.com'],
+    ['group', 'add', 'approvers', 'ana@example.com'],
+    ['agent', 'add', 'helper'],
+  ])
+    expect((await wb(a)).code).toBe(0);
   await fs.mkdir(path.join(root, 'processes/hello'), { recursive: true });
   await fs.writeFile(path.join(root, 'processes/hello/PROCESS.md'), HELLO);
   expect((await wb(['publish', 'processes/hello', '--role', 'approver=approvers'])).code).toBe(0);
@@ -45,7 +51,8 @@ describe('item 6: a value alone on stdout', () => {
     const submit = await wb(['submit', claim.stdout.trim(), '--output', 'greeting=Hi', '--summary', 'Wrote it.', '--as', 'helper']);
     expect(submit.code, submit.stderr).toBe(0);
     // In a shell, captured values work quoted and unquoted.
-    const script = 'RUN=$(node "$BIN" start hello --input to=Kim --as helper) && TOKEN=$(node "$BIN" claim $RUN draft --as helper) && node "$BIN" submit $TOKEN --output greeting=Hi --summary ok --as helper';
+    const script =
+      'RUN=$(node "$BIN" start hello --input to=Kim --as helper) && TOKEN=$(node "$BIN" claim $RUN draft --as helper) && node "$BIN" submit $TOKEN --output greeting=Hi --summary ok --as helper';
     const sh = spawnSync('sh', ['-c', script], { cwd: root, encoding: 'utf8', env: { ...process.env, BIN, NO_COLOR: '1' } });
     expect(sh.status, sh.stderr).toBe(0);
     expect(sh.stdout).toMatch(/\n {2}waiting {3}Friendly and spelled right/);
@@ -100,7 +107,12 @@ describe('item 8: one identity rule', () => {
 
 describe('item 9: --json usage errors', () => {
   it('print exactly one JSON object on stdout, exit 2', async () => {
-    for (const args of [['--json', 'runs', '--state', 'bogus'], ['--json', 'nosuch'], ['--json', 'start'], ['--json', 'start', 'hello', '--input', 'nokey', '--as', 'helper']]) {
+    for (const args of [
+      ['--json', 'runs', '--state', 'bogus'],
+      ['--json', 'nosuch'],
+      ['--json', 'start'],
+      ['--json', 'start', 'hello', '--input', 'nokey', '--as', 'helper'],
+    ]) {
       const r = await wb(args);
       expect(r.code, args.join(' ')).toBe(2);
       const v = JSON.parse(r.stdout) as { ok: boolean; error: { code: string; message: string } };
