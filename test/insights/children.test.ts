@@ -39,8 +39,8 @@ describe('Insights: runs started by runs', () => {
     await h.decide(hire, 'offer', 'approved', CAST.fin);
 
     // The child's own time, from its chain's start and end lines (Insights reads the audit lines' times).
-    const chain = (await h.snapshot())
-      [`runs/${kids[0]}/audit.jsonl`]!.trim()
+    const files = await h.snapshot();
+    const chain = files[`runs/${kids[0]}/audit.jsonl`]!.trim()
       .split('\n')
       .map((l) => JSON.parse(l));
     const at = (action: string) => Date.parse(chain.find((l: { action: string }) => l.action === action).ts);
