@@ -10,6 +10,7 @@ import { loadProcess } from '../../src/process/load.js';
 import { checkValues } from '../../src/process/values.js';
 import { coreInputs } from '../../src/process/validate/fields.js';
 import { FULL_OFFER, TOOLS } from '../../src/protocol/offer.js';
+import { publicationProblems } from '../support/publication.js';
 import { profilesUsed } from '../../src/board/processes.js';
 
 function withInputs(inputs: string[], output: string[] = ['note: string']): string {
@@ -32,10 +33,7 @@ function withInputs(inputs: string[], output: string[] = ['note: string']): stri
   ].join('\n');
 }
 
-const problems = (text: string, offer = FULL_OFFER) => {
-  const r = loadProcess(text, offer);
-  return r.ok ? [] : r.issues.map((i) => `${i.line}: ${i.path}: ${i.message}`).sort();
-};
+const problems = publicationProblems;
 
 describe('minimum and maximum at publication', () => {
   it('binds both to a number input, and the version records fields-1', () => {

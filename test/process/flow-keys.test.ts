@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadProcess } from '../../src/process/load.js';
 import { FULL_OFFER, TOOLS } from '../../src/protocol/offer.js';
+import { publicationProblems } from '../support/publication.js';
 
 function withFlow(flow: string[], inputs: string[] = []): string {
   return [
@@ -31,10 +32,7 @@ function withFlow(flow: string[], inputs: string[] = []): string {
   ].join('\n');
 }
 
-const problems = (text: string, offer = FULL_OFFER) => {
-  const r = loadProcess(text, offer);
-  return r.ok ? [] : r.issues.map((i) => `${i.line}: ${i.path}: ${i.message}`).sort();
-};
+const problems = publicationProblems;
 
 describe('flow:', () => {
   it('binds a default level, priority_from and blocked_by to the process', () => {

@@ -13,7 +13,7 @@ import { addToGroup, editManifest } from '../../src/board/people.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import { cleanupTmp } from '../support/tmp-board.js';
 import { until } from '../support/until.js';
-import { agentDoes, axeProblems, HAVE_BROWSER, HELPER, launch, NO_BROWSER_REASON, PAYOUT_TEXT, PEOPLE, republish, rid, serveBoard, startBoard, type WebBoard } from './web-support.js';
+import { agentDoes, axeProblems, HAVE_BROWSER, HELPER, launch, NO_BROWSER_REASON, PAYOUT_TEXT, PEOPLE, republish, rid, serveBoard, stopServer, startBoard, type WebBoard } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -45,7 +45,7 @@ describe.skipIf(!HAVE_BROWSER)(`a work item's reminder ladder${HAVE_BROWSER ? ''
       return 'reminders';
     });
     const { server, base } = await serveBoard(first.root);
-    wb = { ...first, server, base, stop: () => new Promise<void>((resolve) => (server.exitCode !== null ? resolve() : (server.once('exit', () => resolve()), server.kill('SIGTERM')))) };
+    wb = { ...first, server, base, stop: () => stopServer(server) };
     live = await startPayout('Sam Reed');
     test = await startPayout('Tess Trial', 'test');
     // serve sends both reminders (2 s and 4 s after the approval opened).

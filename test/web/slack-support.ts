@@ -9,7 +9,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { editManifest } from '../../src/board/people.js';
 import { fakeSlack, type FakeSlack, type SlackCall } from '../support/slack-api.js';
-import { agentDoes, HELPER, PEOPLE, rid, serveBoard, startBoard, type WebBoard } from './web-support.js';
+import { agentDoes, HELPER, PEOPLE, rid, serveBoard, startBoard, stopServer, type WebBoard } from './web-support.js';
 
 export const TOKEN = 'xoxb-test-bot-token-0123456789';
 export const SECRET = 'slack-signing-secret-for-the-test';
@@ -43,12 +43,7 @@ export async function slackBoard(): Promise<SlackBoard> {
   let out = '';
   served.server.stdout?.on('data', (c: Buffer) => (out += c.toString()));
   served.server.stderr?.on('data', (c: Buffer) => (out += c.toString()));
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (served.server.exitCode !== null) return resolve();
-      served.server.once('exit', () => resolve());
-      served.server.kill('SIGTERM');
-    });
+  const stop = () => stopServer(served.server);
   return {
     wb: { ...wb, base: served.base, server: served.server, stop },
     slack,

@@ -18,7 +18,7 @@ import { Board } from '../../src/board/board.js';
 import { Service } from '../../src/service/service.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, serveBoard } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, serveBoard, stopServer } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -63,11 +63,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
 
   afterAll(async () => {
     await browser?.close();
-    if (server && server.exitCode === null) {
-      const gone = new Promise((r) => server.once('exit', r));
-      server.kill('SIGTERM');
-      await gone;
-    }
+    await stopServer(server);
     if (dir) rmSync(path.dirname(dir), { recursive: true, force: true });
   });
 

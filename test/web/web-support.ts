@@ -158,6 +158,15 @@ async function publishText(board: Board, root: string, name: string, text: strin
   await publish(board, { folder: path.join(root, 'processes', name), roles, actor: 'test', offer: offerFor(board.manifest) });
 }
 
+/** Stop a served board (SIGTERM) and wait until its process has exited; nothing when it is gone already. */
+export function stopServer(server: ChildProcess | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!server || server.exitCode !== null || server.signalCode !== null) return resolve();
+    server.once('exit', () => resolve());
+    server.kill('SIGTERM');
+  });
+}
+
 /** A real `workboard serve --http` on a free port of 127.0.0.1 for the board at `root`, once it listens. */
 export async function serveBoard(root: string): Promise<{ server: ChildProcess; base: string }> {
   const server = spawn(process.execPath, [BIN, '--board', root, 'serve', '--http', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -196,12 +205,7 @@ export async function startBoard(): Promise<WebBoard> {
     service: await Service.open(board),
     base,
     server,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (server.exitCode !== null) return resolve();
-        server.once('exit', () => resolve());
-        server.kill('SIGTERM');
-      }),
+    stop: () => stopServer(server),
   };
 }
 

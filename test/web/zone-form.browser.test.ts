@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { editManifest } from '../../src/board/people.js';
 import { cleanupTmp } from '../support/tmp-board.js';
-import { ARTIFACTS, axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, republish, runView, serveBoard, signedIn, startBoard, type WebBoard } from './web-support.js';
+import { ARTIFACTS, axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, republish, runView, serveBoard, stopServer, signedIn, startBoard, type WebBoard } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -43,7 +43,7 @@ describe.skipIf(!HAVE_BROWSER)(`date-time fields in the board's zone${HAVE_BROWS
     });
     await republish(first, 'meeting', MEETING, { approver: 'approvers' });
     const { server, base } = await serveBoard(first.root);
-    wb = { ...first, server, base, stop: () => new Promise<void>((resolve) => (server.exitCode !== null ? resolve() : (server.once('exit', () => resolve()), server.kill('SIGTERM')))) };
+    wb = { ...first, server, base, stop: () => stopServer(server) };
     browser = await launch();
   });
   afterAll(async () => {
