@@ -29,7 +29,7 @@ import { commitOrder, isTornCopyOf, lastWrites, linesFrom, wholeLinesEnd } from 
 import type { Spares } from './spares.js';
 
 export type { CommitRecord, RecordFile } from './commit-record.js';
-import type { CommitRecord, RecordFile } from './commit-record.js';
+import { isWhole, parseJournal, recordBytes, shaOf, type CommitRecord, type RecordFile } from './commit-record.js';
 
 /** A journal on disk as a lock-free reader sees it (see snapshot.ts): what its commit leaves once finished. */
 export interface PendingCommit {
@@ -46,32 +46,6 @@ export const BROKEN_JOURNAL = 'an interrupted commit left a journal whose conten
 
 /** The change log's size past which it is started afresh. */
 const CHANGES_ROTATE_BYTES = 4 * 1024 * 1024;
-
-/** A file's new bytes as a record holds them. */
-export function recordBytes(f: RecordFile): Buffer | null {
-  if (f.sha256 === null) return null;
-  return f.text !== undefined ? Buffer.from(f.text, 'utf8') : Buffer.from(f.base64 ?? '', 'base64');
-}
-
-function shaOf(bytes: Buffer | null): string | null {
-  return bytes === null ? null : sha256Hex(bytes);
-}
-
-/** A journal's record, or null when it does not parse (torn). */
-export function parseJournal(raw: Buffer): CommitRecord | null {
-  try {
-    const j = JSON.parse(raw.toString('utf8')) as CommitRecord;
-    // Any object that parses was written whole; one not in this format (an earlier version's) is judged by `isWhole`.
-    return typeof j === 'object' && j !== null && !Array.isArray(j) ? j : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Is this a record this version wrote, every file's bytes matching its hash? */
-export function isWhole(r: CommitRecord): boolean {
-  return r.v === 2 && Array.isArray(r.lines) && typeof r.chain === 'string' && Array.isArray(r.files) && r.files.every((f) => typeof f.rel === 'string' && shaOf(recordBytes(f)) === f.sha256);
-}
 
 /** What settling a record did: files written, files already new, files found at neither (a later commit or a hand edit: left alone). */
 export interface Settled {

@@ -5,7 +5,8 @@
 import { deletedOutside, type ChainFiles } from './chain-file.js';
 import { decodeDoc, type BoardDoc } from './document.js';
 import { readIfExists, sleep, statIfExists } from './fsutil.js';
-import { recordBytes, type Journals } from './journal.js';
+import { recordBytes } from './commit-record.js';
+import type { Journals } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
 import type { SafeFiles } from './safe-files.js';
 

@@ -41,34 +41,9 @@ import type { Assignment, RunFlow, RunLineage } from '../protocol/views.js';
 import { runTitle } from '../words/index.js';
 import { pickView, runsInView, type ViewAnswer } from './view-runs.js';
 
-export interface ServiceOptions {
-  now?: () => Date;
-  offer?: Offer;
-  /** Told how reading the board's runs goes, for progress on a large board. */
-  onIndexProgress?: (done: number, total: number) => void;
-  /** Keep open runs' states in `.work/open-runs.json` for the next process (`saveKept`): for the CLI, a process per command. */
-  keepOpenRuns?: boolean;
-  /** Asks WORK.md's check evaluator; the shell that serves writes plugs it in. Absent: every check answers as an evaluator failure. */
-  evaluate?: Evaluate;
-  /** Told of every tool call as it ends: serve's metrics and log (docs/operations.md). */
-  observe?: (call: CallRecord) => void;
-}
+import type { CallRecord, ServiceOptions, Transport } from './options.js';
 
-/** Which transport a call came through: MCP (stdio or HTTP), the web app's forms, Slack's buttons, or the server itself. */
-export type Transport = 'mcp' | 'web' | 'slack' | 'internal';
-
-/** One tool call as it ended. */
-export interface CallRecord {
-  /** The tool's name, or null for a name that is none of the fourteen (kept out of metric labels). */
-  tool: Tool | null;
-  transport: Transport;
-  /** 'ok', or the error code answered. */
-  code: string;
-  seconds: number;
-  actor: Actor;
-  /** The call's own requestId, when it gave one. */
-  requestId?: string;
-}
+export type { CallRecord, ServiceOptions, Transport };
 
 /** What answers each tool once its arguments are checked, typed by the tool: `call` returns its own tool's result, never a cast. */
 type Handlers = { [T in Tool]: (args: ToolArgs[T], actor: Actor, transport?: Transport) => Promise<ToolData[T]> };

@@ -17,7 +17,8 @@ import { durationText, inUnit, labels, timeUnitFor, type Labels } from '../insig
 import { processMapSvg } from '../map/index.js';
 import { cutAtWord, runTitle } from '../words/index.js';
 import { RunHistory, type PinnedProcess } from '../service/run-history.js';
-import { InsightsPage, InsightsRunsPage, type Charts, type Drawn } from './pages/insights.js';
+import { InsightsPage, type Charts, type Drawn } from './pages/insights.js';
+import { InsightsRunsPage } from './pages/insights-runs.js';
 import { MessagePage } from './pages/message.js';
 import { call, frame, sendPage, sendSvg, type Request } from './respond.js';
 import { pinnedVersion, processList } from './runs.js';

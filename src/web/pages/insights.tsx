@@ -8,7 +8,8 @@ import type { Bar } from '../../insights/bars.js';
 import type { Insights } from '../../insights/figures.js';
 import { durationText, type Labels } from '../../insights/labels.js';
 import { Layout, type Frame } from './layout.js';
-import { FilterSelect, Notice, When } from './parts.js';
+import { ChildrenSection } from './insights-children.js';
+import { FilterSelect, Notice } from './parts.js';
 
 /** A chart drawn for a wide screen and for a phone (app.css shows the one that fits). */
 export interface Drawn {
@@ -361,46 +362,7 @@ export function InsightsPage(p: InsightsPageProps) {
         </section>
       ) : null}
 
-      {s.children ? (
-        <section aria-labelledby="children">
-          <h2 id="children">Runs these runs started</h2>
-          <p class="desc">
-            Each run of another process these runs started, under the step or the end that started it. A child is measured on its own, from its start to its end; a parent's time includes its
-            subprocess children's, since it cannot end before them. A run not shown is not on this board, or is of a process whose figures you may not see.
-          </p>
-          <div class="table-wrap">
-            <table class="stack">
-              <caption class="visually-hidden">Runs started by these runs, per parent step and process</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Started by</th>
-                  <th scope="col">Process</th>
-                  <th scope="col">Runs</th>
-                  <th scope="col">Ended</th>
-                  <th scope="col">Median time</th>
-                </tr>
-              </thead>
-              <tbody>
-                {s.children.map((c) => (
-                  <tr key={`${c.process}/${c.step ?? ''}/${c.child}`}>
-                    <th scope="row">{c.step === null ? `${l.process(c.process)}, at its end` : step(c.process, c.step)}</th>
-                    <td data-label="Process">{l.process(c.child)}</td>
-                    <td data-label="Runs">{c.missing > 0 ? `${c.runs} (${c.missing} not shown)` : c.runs}</td>
-                    <td data-label="Ended">
-                      {c.ended === 0
-                        ? '0'
-                        : Object.entries(c.byOutcome)
-                            .map(([o, n]) => `${n} ${o}`)
-                            .join(', ')}
-                    </td>
-                    <td data-label="Median time">{c.cycle.p50Ms === null ? '–' : durationText(c.cycle.p50Ms)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        </section>
-      ) : null}
+      {s.children ? <ChildrenSection children={s.children} labels={l} step={step} /> : null}
 
       <section aria-labelledby="map">
         <h2 id="map">The process map by time spent</h2>
@@ -412,60 +374,6 @@ export function InsightsPage(p: InsightsPageProps) {
           <p class="desc">Choose one process above to see its map shaded by the median time of each step.</p>
         )}
       </section>
-    </Layout>
-  );
-}
-
-export interface InsightsRunsPageProps {
-  frame: Frame;
-  what: string;
-  back: string;
-  issues: string[];
-  runs: { id: string; title: string; startedAt: string; outcome: string | null; mode: 'live' | 'test' }[];
-}
-
-export function InsightsRunsPage(p: InsightsRunsPageProps) {
-  return (
-    <Layout frame={p.frame}>
-      <p class="crumbs">
-        <a href={p.back}>Insights</a>
-      </p>
-      <h1>{`${p.runs.length} ${p.runs.length === 1 ? 'run' : 'runs'}: ${p.what}`}</h1>
-      {p.issues.length ? (
-        <ul class="field-issues">
-          {p.issues.map((i) => (
-            <li key={i}>{i}</li>
-          ))}
-        </ul>
-      ) : null}
-      {p.runs.length > 0 ? (
-        <div class="table-wrap">
-          <table class="runs stack">
-            <caption class="visually-hidden">{`Runs behind the figure, newest first`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Started</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.runs.map((r) => (
-                <tr key={r.id}>
-                  <th scope="row">
-                    <a href={`/runs/${r.id}`}>{r.title}</a>
-                    {r.mode === 'test' ? ' (test run)' : ''} <span class="small-id">{r.id}</span>
-                  </th>
-                  <td data-label="Started">
-                    <When at={r.startedAt} />
-                  </td>
-                  <td data-label="Outcome">{r.outcome ?? 'open'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
     </Layout>
   );
 }

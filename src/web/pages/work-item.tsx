@@ -15,6 +15,7 @@ import type { Process } from '../../process/model.js';
 import { Markdown, Notice, RunDataView, TestBanner, processName } from './parts.js';
 import { Findings, ForWhom, kindWord } from './inbox.js';
 import { Person, usePageWords, When } from './words.js';
+import { Changes, Handoff, type Change } from './work-item-notices.js';
 import { webFields } from '../form-values.js';
 import type { RunView, WorkItem } from '../views.js';
 
@@ -29,12 +30,6 @@ export const DECISION_LABELS: Record<string, string> = {
 /** The reason recorded for a route chosen without one: the spec requires a reason, and the choice's words are one. */
 export function routeReason(route: { to: string; when?: string }, process: Process | null): string {
   return route.when?.trim() || `Chosen: ${stepTitleOf(process, route.to)}`;
-}
-
-export interface Change {
-  path: string;
-  before: string;
-  after: string;
 }
 
 export interface WorkItemProps {
@@ -56,74 +51,6 @@ export interface WorkItemProps {
   ladder?: string | null;
   /** Out of office: the person this item was handed over by, decided for them (docs/people.md "Out of office"). */
   forWhom?: string;
-}
-
-function Handoff({ item }: { item: WorkItem }) {
-  const h = item.handoff;
-  const e = item.escalation;
-  return (
-    <>
-      {h?.returned ? (
-        <Notice kind="warn" title="Returned to you">
-          <p>{h.returned.note}</p>
-          <p class="meta">
-            by <Person email={h.returned.by} />, <When at={h.returned.at} />
-          </p>
-        </Notice>
-      ) : null}
-      {h?.issues?.length ? (
-        <Notice kind="warn" title="The last submission was not accepted">
-          <ul>
-            {h.issues.map((i) => (
-              <li key={i}>{i}</li>
-            ))}
-          </ul>
-        </Notice>
-      ) : null}
-      {e ? (
-        <Notice kind="warn" title="Escalated to the operators">
-          <p>{e.note}</p>
-          <p class="meta">
-            by <Person email={e.by} />, <When at={e.at} />
-          </p>
-          {e.candidate ? <p>A submission is held: completing without output uses it.</p> : null}
-        </Notice>
-      ) : null}
-    </>
-  );
-}
-
-function Changes({ changes }: { changes: Change[] | null }) {
-  return (
-    <Notice kind="warn" title="The run changed since you opened this page">
-      {changes && changes.length > 0 ? (
-        <table class="changes stack">
-          <caption>What changed</caption>
-          <thead>
-            <tr>
-              <th scope="col">Where</th>
-              <th scope="col">Before</th>
-              <th scope="col">Now</th>
-            </tr>
-          </thead>
-          <tbody>
-            {changes.map((c) => (
-              <tr key={c.path}>
-                <th scope="row">{c.path}</th>
-                <td data-label="Before">{c.before}</td>
-                <td data-label="Now">{c.after}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p>The page below shows the run as it is now.</p>
-      )}
-      <p>
-        Nothing was decided. Check the page again, then decide: your entries are kept. <a href="">Reload the page</a> to start afresh.
-      </p>
-    </Notice>
-  );
 }
 
 function Issues({ id, list }: { id: string; list: string[] }) {
