@@ -100,7 +100,7 @@ let rid = 0;
 const req = () => `bench-${process.pid}-${++rid}`;
 
 const SUBMIT = { output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' };
-const startArgs = (i) => ({ process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: req() });
+const startArgs = (i) => ({ process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1 + i, receiptUrl: 'https://example.com/r' }, requestId: req() });
 
 /** One client, one call at a time: each call's time, and each transition's fsyncs (`fsyncs`, by tool). */
 async function transitions() {

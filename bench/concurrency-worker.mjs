@@ -19,7 +19,7 @@ let mira;
 let n = 0;
 const req = () => `cw-${process.pid}-${++n}`;
 const SUBMIT = { output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' };
-const startArgs = () => ({ process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: n, receiptUrl: 'https://example.com/r' }, requestId: req() });
+const startArgs = () => ({ process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1 + n, receiptUrl: 'https://example.com/r' }, requestId: req() });
 
 async function open(dir) {
   const board = await Board.open(dir);

@@ -120,7 +120,7 @@ async function contend(workers, procs, runs) {
     const svc = await Service.open(board);
     const mira = resolveActor(board.manifest, 'mira@example.com').actor;
     for (let i = 0; i < runs; i++) {
-      const r = await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: `pre-${i}` }, mira);
+      const r = await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1 + i, receiptUrl: 'https://example.com/r' }, requestId: `pre-${i}` }, mira);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
     }
     const { results, wallMs } = await workers.race(dir, procs, { go: 'contend' });

@@ -130,7 +130,7 @@ function client(url, agent, mira, tag, stats) {
     }
   };
   const cycle = async () => {
-    const s = await call(mira, 'start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: n, receiptUrl: 'https://example.com/r' }, requestId: req() });
+    const s = await call(mira, 'start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1 + n, receiptUrl: 'https://example.com/r' }, requestId: req() });
     if (!s) return;
     stats.transition();
     await call(agent, 'get_work', { process: 'expense-approval', limit: 5 });

@@ -35,7 +35,7 @@ function boardWithRuns(n) {
     const mira = resolveActor(board.manifest, 'mira@example.com').actor;
     const ids = [];
     for (let i = 0; i < ${n}; i++) {
-      const r = await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: i, receiptUrl: 'https://example.com/r' }, requestId: 'pre-' + i }, mira);
+      const r = await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1 + i, receiptUrl: 'https://example.com/r' }, requestId: 'pre-' + i }, mira);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
       ids.push(r.data.run.id);
     }

@@ -40,7 +40,7 @@ const ok = (r) => {
 };
 
 async function cycle(svc, mira, agent) {
-  const s = ok(await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: n, receiptUrl: 'https://example.com/r' }, requestId: req() }, mira));
+  const s = ok(await svc.call('start_run', { process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1 + n, receiptUrl: 'https://example.com/r' }, requestId: req() }, mira));
   const c = ok(await svc.call('claim', { runId: s.run.id, stepId: 'review_claim', requestId: req() }, agent));
   ok(await svc.call('submit', { token: c.token, ...SUBMIT, requestId: req() }, agent));
 }
