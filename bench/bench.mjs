@@ -35,6 +35,7 @@ import { peersSection } from './peers.mjs';
 import { flowSection } from './flow.mjs';
 import { goalsTable } from './goals.mjs';
 import { median, pct } from './stats.mjs';
+import { REVIEWED } from './expense-acts.mjs';
 
 const quick = process.argv.includes('--quick');
 const SECTIONS = ['transitions', 'concurrency', 'scale', 'backlog', 'reminders', 'load', 'metrics', 'soak', 'sync', 'maps', 'insights', 'flow', 'peers'];
@@ -99,7 +100,7 @@ async function timed(fn) {
 let rid = 0;
 const req = () => `bench-${process.pid}-${++rid}`;
 
-const SUBMIT = { output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' };
+const SUBMIT = REVIEWED;
 const startArgs = (i) => ({ process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1 + i, receiptUrl: 'https://example.com/r' }, requestId: req() });
 
 /** One client, one call at a time: each call's time, and each transition's fsyncs (`fsyncs`, by tool). */

@@ -11,6 +11,7 @@
 import { Board } from '../dist/board/board.js';
 import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
+import { REVIEWED } from './expense-acts.mjs';
 
 const [agentId] = process.argv.slice(2);
 let svc;
@@ -18,7 +19,7 @@ let agent;
 let mira;
 let n = 0;
 const req = () => `cw-${process.pid}-${++n}`;
-const SUBMIT = { output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' };
+const SUBMIT = REVIEWED;
 const startArgs = () => ({ process: 'expense-approval', inputs: { claimant: 'mira@example.com', amount: 1 + n, receiptUrl: 'https://example.com/r' }, requestId: req() });
 
 async function open(dir) {

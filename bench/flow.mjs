@@ -24,7 +24,7 @@ import { publish } from '../dist/board/processes.js';
 import { offerFor } from '../dist/service/context.js';
 import { resolveActor } from '../dist/service/identity.js';
 import { Service } from '../dist/service/service.js';
-import { median, pct } from './stats.mjs';
+import { median, p50Of } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const EXAMPLE = path.join(here, '../examples/board');
@@ -122,16 +122,7 @@ function census(dir) {
   return { total: ids.length, withParent };
 }
 
-async function p50(fn) {
-  await fn();
-  const ms = [];
-  for (let i = 0; i < CALLS; i++) {
-    const t = performance.now();
-    await fn();
-    ms.push(performance.now() - t);
-  }
-  return pct(ms, 50);
-}
+const p50 = (fn) => p50Of(fn, CALLS);
 
 async function measure(dir) {
   const board = await Board.open(dir);

@@ -29,6 +29,7 @@ import { resolveActor } from '../dist/service/identity.js';
 import { contentHash, eventHash } from '../dist/board/audit.js';
 import { signerFrom } from '../dist/board/signing.js';
 import { sha256Hex } from '../dist/core/hash.js';
+import { REVIEWED } from './expense-acts.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const EXAMPLE = path.join(here, '../examples/board');
@@ -86,11 +87,7 @@ export async function captureTemplate() {
         'submit',
         {
           token: c.token,
-          output: { withinPolicy: true, notes: 'ok' },
-          evidence: [{ kind: 'link', ref: 'https://example.com/r' }],
-          summary: 'Checked.',
-          next: 'approve',
-          reason: 'in policy',
+          ...REVIEWED,
           requestId: req(),
         },
         agent,

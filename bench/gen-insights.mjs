@@ -33,6 +33,7 @@ import { addAgent } from '../dist/board/people.js';
 import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
 import { EXAMPLE } from './gen-board.mjs';
+import { REVIEWED } from './expense-acts.mjs';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -101,11 +102,7 @@ export async function generateInsightsBoard(dir, { runs }) {
           'submit',
           {
             token,
-            output: { withinPolicy: true, notes: 'ok' },
-            evidence: [{ kind: 'link', ref: 'https://example.com/r' }],
-            summary: 'Checked.',
-            next: 'approve',
-            reason: 'in policy',
+            ...REVIEWED,
             requestId: req(),
           },
           agent,

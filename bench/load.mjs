@@ -21,6 +21,7 @@ import { verifyBoard } from '../dist/board/verify.js';
 import { createToken } from '../dist/service/credentials.js';
 import { generateBoard } from './gen-board.mjs';
 import { pct } from './stats.mjs';
+import { REVIEWED } from './expense-acts.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '../bin/workboard.js');
@@ -139,11 +140,7 @@ function client(url, agent, mira, tag, stats) {
     stats.transition();
     const sub = await call(agent, 'submit', {
       token: c.token,
-      output: { withinPolicy: true, notes: 'ok' },
-      evidence: [{ kind: 'link', ref: 'https://example.com/r' }],
-      summary: 'Checked.',
-      next: 'approve',
-      reason: 'in policy',
+      ...REVIEWED,
       requestId: req(),
     });
     if (!sub) return;

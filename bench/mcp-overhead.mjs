@@ -15,6 +15,7 @@ import { Board } from '../dist/board/board.js';
 import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
 import { copyExample } from './gen-board.mjs';
+import { REVIEWED } from './expense-acts.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const N = Number(process.argv[2] ?? 40);
@@ -71,7 +72,7 @@ const timed = async (side, name, args) => {
 // Both sides index their board once before the clock starts.
 await sides.mcp('get_work', { limit: 5 });
 await sides.direct('get_work', { limit: 5 });
-const SUBMIT = { output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' };
+const SUBMIT = REVIEWED;
 for (let i = 0; i < N; i++) {
   for (const [side, runId] of [
     ['mcp', via.runs[i]],

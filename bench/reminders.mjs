@@ -13,23 +13,14 @@ import { editManifest } from '../dist/board/people.js';
 import { Daemon } from '../dist/daemon/daemon.js';
 import { Service } from '../dist/service/service.js';
 import { generateBoard } from './gen-board.mjs';
-import { pct } from './stats.mjs';
+import { p50Of } from './stats.mjs';
 
 const CALLS = 30;
 
 /** A ladder whose rungs fall weeks after the generated runs' items opened: none is due during the bench. */
 const LADDER = { ladders: { 'expense-approval': { after: { every: '30d', times: 2 }, escalate: { after: '60d', to: 'finance' } } } };
 
-async function p50(fn) {
-  await fn();
-  const ms = [];
-  for (let i = 0; i < CALLS; i++) {
-    const t = performance.now();
-    await fn();
-    ms.push(performance.now() - t);
-  }
-  return pct(ms, 50);
-}
+const p50 = (fn) => p50Of(fn, CALLS);
 
 export async function remindersSection({ quick, sizes = quick ? [2000] : [2000, 10_000] }) {
   const rows = [];

@@ -5,3 +5,15 @@ export const pct = (xs, p) => {
 };
 
 export const median = (xs) => pct(xs, 50);
+
+/** The p50 of `calls` timed calls of `fn`, in ms, after one untimed warm-up call. */
+export async function p50Of(fn, calls) {
+  await fn();
+  const ms = [];
+  for (let i = 0; i < calls; i++) {
+    const t = performance.now();
+    await fn();
+    ms.push(performance.now() - t);
+  }
+  return pct(ms, 50);
+}

@@ -21,6 +21,7 @@ import { Board } from '../dist/board/board.js';
 import { Service } from '../dist/service/service.js';
 import { resolveActor } from '../dist/service/identity.js';
 import { median } from './stats.mjs';
+import { REVIEWED } from './expense-acts.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const arg = (name, dflt) => {
@@ -31,7 +32,7 @@ const CYCLES = Number(arg('cycles', 300));
 const ROUNDS = Number(arg('rounds', 5));
 const PROFILE = arg('profile', null);
 
-const SUBMIT = { output: { withinPolicy: true, notes: 'ok' }, evidence: [{ kind: 'link', ref: 'https://example.com/r' }], summary: 'Checked.', next: 'approve', reason: 'in policy' };
+const SUBMIT = REVIEWED;
 let n = 0;
 const req = () => `tc-${process.pid}-${++n}`;
 const ok = (r) => {
