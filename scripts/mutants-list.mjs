@@ -126,5 +126,35 @@ export const MUTANTS = [
     ['test/service/commit-feed.test.ts', 'test/service/memory-bounds.test.ts'],
   ],
   ['index-ignores-commits', 'src/service/run-index.ts', "if (c.scope.kind === 'run') this.committed.add(c.scope.id);", 'void c;', ['test/service/commit-feed.test.ts']],
+  // One per recovery path of docs/architecture.md "Recovery" beside the journal's two above.
+  [
+    'recovery-no-earlier-boot-replay',
+    'src/board/recovery.ts',
+    'if (earlier().length === 0) return report;',
+    'return report;',
+    ['test/crash/commit-log.test.ts', 'test/crash/power-loss-damage.test.ts'],
+  ],
+  ['recovery-start-intent-forgotten', 'src/board/store.ts', 'return await fn(held.info.intent ?? intent);', 'return await fn(intent);', ['test/service/holes.test.ts']],
+  [
+    'recovery-sync-intent-ignored',
+    'src/git/sync-move.ts',
+    'const text = await board.state.readText(INTENT);\n  if (text === null) return;',
+    'const text = await board.state.readText(INTENT);\n  if (text === null || text !== null) return;',
+    ['test/crash/sync-intent.test.ts', 'test/git/sync-resume.test.ts'],
+  ],
+  [
+    'recovery-dead-spares-kept',
+    'src/board/spares.ts',
+    'return m !== null && m[1] === HOST && !alive(Number(m[2]));',
+    'return m !== null && m[1] === HOST && !alive(Number(m[2])) && false;',
+    ['test/board/spares.test.ts'],
+  ],
+  [
+    'recovery-child-starts-unread',
+    'src/service/lineage.ts',
+    'for (const name of this.board.state.list(STARTS_DIR)) {',
+    'for (const name of this.board.state.list(STARTS_DIR).slice(0, 0)) {',
+    ['test/crash/flow-lineage.test.ts'],
+  ],
   ['replay-other-arguments', 'src/service/replay.ts', 'if (rec.fingerprint !== fingerprint(tool, a, actor)) {', 'if (false) {', ['test/service/idempotency.test.ts']],
 ];
