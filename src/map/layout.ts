@@ -12,6 +12,7 @@
  * gets our places as interactive positions.
  */
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
+import { entry } from '../core/entry.js';
 import { START, type MapEdge, type MapGraph, type MapLane, type MapNode } from './model.js';
 import { labelShape, laneHeadShape, shapeOf, type NodeLines, type Shape } from './shapes.js';
 
@@ -112,8 +113,8 @@ function ranks(g: MapGraph): Map<string, number> {
   for (let changed = true, guard = 0; changed && guard <= g.nodes.length; guard++) {
     changed = false;
     for (const e of dag) {
-      const r = rank.get(e.from)! + 1;
-      if (r > rank.get(e.to)!) {
+      const r = entry(rank, e.from) + 1;
+      if (r > entry(rank, e.to)) {
         rank.set(e.to, r);
         changed = true;
       }
@@ -123,6 +124,12 @@ function ranks(g: MapGraph): Map<string, number> {
 }
 
 /** Place items of one column and lane: fixed ones first, then each other (by where it wants its centre) at the first free place at or past what it wants. */
+/** Where a placed item starts across the flow; asking before `settle` placed it is a bug. */
+function posOf(it: Item): number {
+  if (it.pos === undefined) throw new Error(`internal: ${it.id} is not placed yet`);
+  return it.pos;
+}
+
 function settle(items: Item[]): void {
   const placed: Item[] = [];
   let bottom = LANE_PAD - GAP;
@@ -137,8 +144,8 @@ function settle(items: Item[]): void {
     for (let moved = true; moved;) {
       moved = false;
       for (const p of placed) {
-        if (at < p.pos! + p.size + GAP && p.pos! < at + it.size + GAP) {
-          at = p.pos! + p.size + GAP;
+        if (at < posOf(p) + p.size + GAP && posOf(p) < at + it.size + GAP) {
+          at = posOf(p) + p.size + GAP;
           moved = true;
         }
       }
@@ -198,17 +205,17 @@ const elkOnce = () => (elk ??= import('elkjs/lib/elk.bundled.js').then((m) => ne
 function grid(g: MapGraph, top: number, dir: Direction): Grid {
   const across = (w: number, h: number) => (dir === 'right' ? h : w);
   const rank = ranks(g);
-  const col = (id: string) => 2 * rank.get(id)!;
+  const col = (id: string) => 2 * entry(rank, id);
   const shapes = new Map(g.nodes.map((n) => [n.id, shapeOf(n, dir === 'down')]));
   const items = new Map<string, Item>();
   for (const n of g.nodes) {
-    const s = shapes.get(n.id)!;
+    const s = entry(shapes, n.id);
     items.set(n.id, { id: n.id, col: col(n.id), lane: n.lane, width: s.width, height: s.height, size: across(s.width, s.height), want: 0, fixed: true });
   }
   // Nodes, column by column: each lines up with a placed node that leads to it in its lane, if any.
   const into = new Map<string, string[]>();
   for (const e of g.edges) if (e.kind !== 'rejected') into.set(e.to, [...(into.get(e.to) ?? []), e.from]);
-  const center = (it: Item) => it.pos! + it.size / 2;
+  const center = (it: Item) => posOf(it) + it.size / 2;
   const byCell = (list: Item[]) => {
     const cells = new Map<string, Item[]>();
     for (const it of list) cells.set(`${it.col}|${it.lane}`, [...(cells.get(`${it.col}|${it.lane}`) ?? []), it]);
@@ -220,7 +227,7 @@ function grid(g: MapGraph, top: number, dir: Direction): Grid {
     for (const [key, cell] of nodeCells) {
       if (!key.startsWith(`${c}|`)) continue;
       for (const it of cell) {
-        const lead = (into.get(it.id) ?? []).map((f) => items.get(f)!).find((f) => f.lane === it.lane && f.pos !== undefined && f.col < it.col);
+        const lead = (into.get(it.id) ?? []).map((f) => entry(items, f)).find((f) => f.lane === it.lane && f.pos !== undefined && f.col < it.col);
         it.want = lead ? Math.max(LANE_PAD, center(lead) - it.size / 2) : 0;
       }
       cell.sort((a, b) => a.want - b.want);
@@ -236,8 +243,8 @@ function grid(g: MapGraph, top: number, dir: Direction): Grid {
   const labels = new Map<string, ReturnType<typeof labelShape>>();
   const extra: Item[] = [];
   for (const e of g.edges) {
-    const a = items.get(e.from)!;
-    const b = items.get(e.to)!;
+    const a = entry(items, e.from);
+    const b = entry(items, e.to);
     const cols: number[] = [];
     if (b.col > a.col) for (let c = a.col + 1; c < b.col; c++) cols.push(c);
     else if (b.col < a.col) for (let c = a.col - 1; c > b.col; c--) cols.push(c);
@@ -245,7 +252,7 @@ function grid(g: MapGraph, top: number, dir: Direction): Grid {
     const backward = b.col <= a.col;
     const lane = b.lane;
     const [lo, hi] = [Math.min(a.col, b.col), Math.max(a.col, b.col) + (backward && a.col === b.col ? 1 : 0)];
-    const past = Math.max(LANE_PAD, ...nodes0.filter((n) => n.lane === lane && n.col >= lo && n.col <= hi).map((n) => n.pos! + n.size)) + GAP;
+    const past = Math.max(LANE_PAD, ...nodes0.filter((n) => n.lane === lane && n.col >= lo && n.col <= hi).map((n) => posOf(n) + n.size)) + GAP;
     const chain = cols.map((c, k) => {
       const label = k === 0 && e.label !== undefined ? labelShape(e.label, dir === 'down') : undefined;
       if (label) labels.set(e.id, label);
@@ -255,7 +262,7 @@ function grid(g: MapGraph, top: number, dir: Direction): Grid {
       const own = !backward && k === 0 && label !== undefined;
       const want = backward ? past : (own ? center(a) : center(b)) - cross / 2;
       // Labels leaving one box side by side go in the order of where their lines lead, so they do not cross.
-      const order = own ? laneIndex.get(b.lane)! * 1e6 + center(b) : 0;
+      const order = own ? entry(laneIndex, b.lane) * 1e6 + center(b) : 0;
       const it: Item = { id: `${e.id}@${k}`, col: c, lane: own ? a.lane : lane, width: size.width, height: size.height, size: cross, want, order, fixed: false };
       extra.push(it);
       return it.id;
@@ -271,12 +278,12 @@ function grid(g: MapGraph, top: number, dir: Direction): Grid {
   const laneSize = new Map<string, number>();
   let at = dir === 'right' ? top : MARGIN;
   for (const l of g.lanes) {
-    const s = Math.max(dir === 'right' ? 90 : LANE_MIN_W, ...[...items.values()].filter((i) => i.lane === l.id).map((i) => i.pos! + i.size + LANE_PAD));
+    const s = Math.max(dir === 'right' ? 90 : LANE_MIN_W, ...[...items.values()].filter((i) => i.lane === l.id).map((i) => posOf(i) + i.size + LANE_PAD));
     laneStart.set(l.id, at);
     laneSize.set(l.id, s);
     at += s;
   }
-  const headH = dir === 'down' ? Math.max(0, ...g.lanes.map((l) => laneHeadShape(l, laneSize.get(l.id)!).height)) : 0;
+  const headH = dir === 'down' ? Math.max(0, ...g.lanes.map((l) => laneHeadShape(l, entry(laneSize, l.id)).height)) : 0;
   return { g, top, dir, items, shapes, chains, labels, laneStart, laneSize, across: at, headH };
 }
 
@@ -305,26 +312,27 @@ async function route(grid: Grid): Promise<MapLayout> {
       'elk.padding': dir === 'right' ? `[top=0,left=${MARGIN + HEADER_W + 12},bottom=0,right=24]` : `[top=${top + headH + 12},left=0,bottom=16,right=0]`,
     },
     children: [...items.values()].map((it) => {
-      const cross = laneStart.get(it.lane)! + it.pos!;
+      const cross = entry(laneStart, it.lane) + posOf(it);
       return { id: it.id, width: it.width, height: it.height, ...(dir === 'right' ? { x: it.col * 1000, y: cross } : { x: cross, y: it.col * 1000 }) };
     }),
     edges: g.edges.flatMap((e) => {
-      const path = [e.from, ...chains.get(e.id)!, e.to];
+      const path = [e.from, ...entry(chains, e.id), e.to];
       return path.slice(1).map((to, k): ElkExtendedEdge => ({ id: `${e.id}:${k}`, sources: [path[k]!], targets: [to] }));
     }),
   };
   const laid = await (await elkOnce()).layout(elkGraph);
-  const placed = new Map((laid.children ?? []).map((c) => [c.id, { x: c.x!, y: c.y!, width: c.width!, height: c.height! }]));
+  // ELK sets every child's place; our sizes come back as given.
+  const placed = new Map((laid.children ?? []).map((c) => [c.id, { x: c.x ?? 0, y: c.y ?? 0, width: c.width ?? 0, height: c.height ?? 0 }]));
   const sections = new Map((laid.edges ?? []).map((e) => [e.id, e.sections?.[0]]));
 
   // ELK keeps our places across the flow but moves the drawing as a whole; move it back into our lanes.
   const first = items.get(START) ?? items.values().next().value!;
-  const got = placed.get(first.id)!;
-  const shift = laneStart.get(first.lane)! + first.pos! - (dir === 'right' ? got.y : got.x);
+  const got = entry(placed, first.id);
+  const shift = entry(laneStart, first.lane) + posOf(first) - (dir === 'right' ? got.y : got.x);
   const put = (p: Point): Point => (dir === 'right' ? { x: p.x, y: p.y + shift } : { x: p.x + shift, y: p.y });
-  const nodes: PlacedNode[] = g.nodes.map((n) => ({ ...placed.get(n.id)!, ...put(placed.get(n.id)!), node: n, lines: shapes.get(n.id)!.lines }));
+  const nodes: PlacedNode[] = g.nodes.map((n) => ({ ...entry(placed, n.id), ...put(entry(placed, n.id)), node: n, lines: entry(shapes, n.id).lines }));
   const edges: PlacedEdge[] = g.edges.map((e) => {
-    const hops = chains.get(e.id)!.length + 1;
+    const hops = entry(chains, e.id).length + 1;
     const points: Point[] = [];
     for (let k = 0; k < hops; k++) {
       const s = sections.get(`${e.id}:${k}`);
@@ -341,14 +349,14 @@ async function route(grid: Grid): Promise<MapLayout> {
   if (dir === 'right') {
     const width = Math.max(laid.width ?? 0, MARGIN + HEADER_W + 200);
     const lanes = g.lanes.map((l) => {
-      const band = { x: MARGIN, y: laneStart.get(l.id)!, width: width - 2 * MARGIN, height: laneSize.get(l.id)! };
+      const band = { x: MARGIN, y: entry(laneStart, l.id), width: width - 2 * MARGIN, height: entry(laneSize, l.id) };
       return { ...l, ...band, head: { ...band, width: HEADER_W } };
     });
     return { graph: g, direction: dir, width, height: grid.across + 10, top, lanes, nodes, edges };
   }
   const height = Math.max(laid.height ?? 0, top + headH + 100);
   const lanes = g.lanes.map((l) => {
-    const band = { x: laneStart.get(l.id)!, y: top, width: laneSize.get(l.id)!, height: height - top - MARGIN };
+    const band = { x: entry(laneStart, l.id), y: top, width: entry(laneSize, l.id), height: height - top - MARGIN };
     return { ...l, ...band, head: { ...band, height: headH } };
   });
   return { graph: g, direction: dir, width: Math.max(grid.across + MARGIN, 420), height, top, lanes, nodes, edges };
