@@ -68,11 +68,10 @@ type Fits<A extends B, B> = A;
 
 /**
  * Where the code's type is still wider than what the schema (and the wire)
- * says, checked at run time by the tests only: `get_work`'s readySince is
- * `string | null` in the engine's step state (never null on a listed item),
- * and `list_processes`'s inputs are read from the process as plain records.
+ * says, checked at run time by the tests only: `list_processes`'s inputs are
+ * the process's fields as its author wrote them, read as plain records.
  */
-type Wider = 'get_work' | 'list_processes';
+type Wider = 'list_processes';
 
 /** Every other tool's answer type fits its generated result type (named one by one: a mapped type is checked as a whole). */
 export interface AnswersFitSchemas {
@@ -88,6 +87,7 @@ export interface AnswersFitSchemas {
   decide: Fits<ToolData['decide'], ToolResults['decide']>;
   cancel: Fits<ToolData['cancel'], ToolResults['cancel']>;
   send_event: Fits<ToolData['send_event'], ToolResults['send_event']>;
-  /** Not yet: the two tools named in Wider. */
+  get_work: Fits<ToolData['get_work'], ToolResults['get_work']>;
+  /** Not yet: the tool named in Wider. */
   wider: Wider;
 }

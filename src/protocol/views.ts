@@ -101,7 +101,7 @@ export type WorkEntry =
       process: string;
       version: number;
       mode: 'live' | 'test';
-      readySince: string | null;
+      readySince: string;
       due: string | null;
       overdue: boolean;
       handoff: Handoff | null;

@@ -105,7 +105,8 @@ function entryOf({ m, stepId, workItem }: Found): WorkEntry {
     process: r.process,
     version: r.version,
     mode,
-    readySince: st.readySince,
+    // A ready step hand-written without its time became ready by the run's last change at the latest.
+    readySince: st.readySince ?? r.updatedAt,
     due: st.due,
     overdue: st.overdue,
     handoff: st.handoff,

@@ -215,7 +215,7 @@ export function printDecideArgs(d: WorkPage): void {
 
 /** `work`: one line per claimable step, for scripts. */
 export function printWork(d: WorkPage): void {
-  for (const i of d.items) toStdout(`${i.runId}  ${'workItem' in i ? i.workItem.stepId : i.stepId}  ${'workItem' in i ? '' : (i.readySince ?? '')}\n`);
+  for (const i of d.items) toStdout(`${i.runId}  ${'workItem' in i ? i.workItem.stepId : i.stepId}  ${'workItem' in i ? '' : i.readySince}\n`);
 }
 
 /** `runs`: one line per run, its id first (for show and the rest), then its name in words, state and when it started. */
