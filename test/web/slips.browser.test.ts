@@ -3,13 +3,22 @@
  * the phone in mobile emulation) against a real `workboard serve`: the list of
  * versions keeps its distance from the start form, the full-size map opens
  * with its lane names in view, the Runs filter asks in words, and the
- * operators' queue names a run by its title. axe-core on each page.
+ * operators' queue names a run by its title; the example expense's start
+ * form says the amount's bound in its label, and an amount below it is
+ * refused beside the field with nothing started. axe-core on each page;
+ * the start form's screenshots are in docs/web/.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE } from './web-support.js';
+import { ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, republish } from './web-support.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+/** The example board's expense process as it is published (fields-1: its amount has `minimum: 0.01`). */
+const EXAMPLE_EXPENSE = readFileSync(path.join(ROOT, 'examples/board/processes/expense-approval/PROCESS.md'), 'utf8');
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -64,6 +73,51 @@ describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BR
       if (seen.ringRight <= seen.boxWidth) expect(seen.scrollLeft).toBe(0);
       if (label === 'desktop') expect(seen.scrollLeft).toBe(0);
       expect(await axeProblems(page)).toEqual([]);
+      await page.context().close();
+    });
+  }
+
+  for (const [label, viewport, mobile] of VIEWPORTS) {
+    it(`says the amount's bound on the example's start form, and refuses −5 beside the field, starting nothing, at ${viewport.width} px`, async () => {
+      await republish(suite.wb, 'expense-approval', EXAMPLE_EXPENSE, { 'finance-approver': 'approvers' });
+      const runs = async () => {
+        const r = await suite.wb.service.call('list_runs', { process: 'expense-approval' }, { kind: 'person', email: PEOPLE.ops, operator: true });
+        if (!r.ok) throw new Error(JSON.stringify(r));
+        return r.data.items.length;
+      };
+      const before = await runs();
+      const page = await open(PEOPLE.ben, viewport, mobile);
+      await page.goto(`${suite.wb.base}/processes/expense-approval`);
+      const amount = page.getByLabel('Amount claimed in EUR (at least 0.01)');
+      expect(await amount.getAttribute('name')).toBe('inputs.amount');
+      await page.getByLabel('Claimant').selectOption(PEOPLE.ben);
+      await amount.fill('-5');
+      await page.getByLabel('Receipt url').fill('https://receipts.example.com/r/5');
+      await page.getByRole('button', { name: /Start a run/ }).click();
+      await page.waitForLoadState('load');
+
+      // Refused where the amount is: its own list of issues, in words, under its input and named by it for a screen reader.
+      const field = page.locator('.field.has-issues');
+      expect(await field.count()).toBe(1);
+      const issue = field.locator('.field-issues');
+      expect((await issue.innerText()).trim()).toBe('Amount claimed in EUR: must be at least 0.01');
+      const input = field.getByRole('spinbutton');
+      expect(await input.getAttribute('name')).toBe('inputs.amount');
+      expect(await input.inputValue()).toBe('-5');
+      expect(await input.getAttribute('aria-describedby')).toContain(await issue.getAttribute('id'));
+      const [box, said] = [await input.boundingBox(), await issue.boundingBox()];
+      const gap = said!.y - (box!.y + box!.height);
+      console.log(`${label}: the amount's issue is ${Math.round(gap)} px under its input`);
+      expect(gap).toBeGreaterThanOrEqual(0);
+      expect(gap).toBeLessThan(40);
+      expect(said!.x).toBeLessThan(box!.x + box!.width);
+      // What else was entered is kept; nothing started; nothing scrolls sideways.
+      expect(await page.getByLabel('Receipt url').inputValue()).toBe('https://receipts.example.com/r/5');
+      expect(await runs()).toBe(before);
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+      expect(await axeProblems(page)).toEqual([]);
+      await issue.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(ROOT, `docs/web/amount-bound-${label}.png`) });
       await page.context().close();
     });
   }
