@@ -5,7 +5,9 @@
  * with its lane names in view, the Runs filter asks in words, and the
  * operators' queue names a run by its title; the example expense's start
  * form says the amount's bound in its label, and an amount below it is
- * refused beside the field with nothing started. axe-core on each page;
+ * refused beside the field with nothing started; after the claimant's answer
+ * What was found names each review's finding by its step, once, with the
+ * notes and the answer. axe-core on each page;
  * the start form's screenshots are in docs/web/.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, republish } from './web-support.js';
+import { ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, person, republish, rid, runView, type WebBoard } from './web-support.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The example board's expense process as it is published (fields-1: its amount has `minimum: 0.01`). */
@@ -26,6 +28,19 @@ const VIEWPORTS = [
   ['desktop', { width: 1280, height: 900 }, {}],
   ['phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 3 }],
 ] as const;
+
+/** The example's agent submits a step with its output, a link and the route it chose. */
+async function agentSubmits(wb: WebBoard, runId: string, stepId: string, output: Record<string, unknown>, next?: string): Promise<void> {
+  const claim = await wb.service.call('claim', { runId, stepId, requestId: rid() }, HELPER);
+  if (!claim.ok) throw new Error(JSON.stringify(claim));
+  const route = next ? { next, reason: 'As the notes say.' } : {};
+  const sub = await wb.service.call(
+    'submit',
+    { token: claim.data.token, output, evidence: [{ kind: 'link', ref: 'https://policy.example.com/travel' }], summary: 'Reviewed.', ...route, requestId: rid() },
+    HELPER,
+  );
+  if (!sub.ok) throw new Error(JSON.stringify(sub));
+}
 
 describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
   const suite = browserSuite();
@@ -121,6 +136,45 @@ describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BR
       await page.context().close();
     });
   }
+
+  it("after the claimant's answer, What was found names each review's finding by its step, once, with the notes and the answer", async () => {
+    await republish(suite.wb, 'expense-approval', EXAMPLE_EXPENSE, { 'finance-approver': 'approvers' });
+    const start = await suite.wb.service.call(
+      'start_run',
+      { process: 'expense-approval', inputs: { claimant: PEOPLE.cy, amount: 184.5, receiptUrl: 'https://receipts.example.com/r/184' }, requestId: rid() },
+      HELPER,
+    );
+    if (!start.ok) throw new Error(JSON.stringify(start));
+    const runId = start.data.run.id;
+    await agentSubmits(suite.wb, runId, 'review_claim', { withinPolicy: false, notes: 'The hotel bill shows two nights; the trip was one.' }, 'ask_claimant');
+    // The claimant answers the reviewer's question, and the agent reviews the claim once more.
+    const ask = (await runView(suite.wb, runId)).workItems.find((w: { stepId: string }) => w.stepId === 'ask_claimant');
+    const answered = await suite.wb.service.call(
+      'decide',
+      { runId, workItemId: ask.id, snapshot: ask.snapshot, decision: 'completed', output: { answer: 'The second night was a late checkout; the receipt is attached again.' }, requestId: rid() },
+      person(PEOPLE.cy),
+    );
+    expect(answered.ok, JSON.stringify(answered)).toBe(true);
+    await agentSubmits(suite.wb, runId, 'review_claim_again', { withinPolicy: true, notes: 'One night and a late checkout: within policy.' });
+    const approve = (await runView(suite.wb, runId)).workItems.find((w: { stepId: string }) => w.stepId === 'approve');
+
+    const page = await open(PEOPLE.ana, { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 3 });
+    await page.goto(`${suite.wb.base}/work/${runId}/${approve.id}`);
+    const found = page.locator('section.found-section');
+    const labels = (await found.locator('dt').allInnerTexts()).map((t) => t.trim());
+    const text = await found.innerText();
+    console.log(`What was found after the answer: ${JSON.stringify(labels)}`);
+    // No label twice: the finding both reviews made is named by the step that made it.
+    expect(new Set(labels).size).toBe(labels.length);
+    const within = labels.filter((l) => l.startsWith('Within policy'));
+    expect(within).toEqual(['Within policy (Read the receipt and compare the claim with the travel policy)', "Within policy (Review the claim once more with the claimant's answer)"]);
+    // The agent's notes of both reviews and the claimant's answer are there to decide on.
+    for (const said of ['The hotel bill shows two nights; the trip was one.', 'The second night was a late checkout; the receipt is attached again.', 'One night and a late checkout: within policy.'])
+      expect(text).toContain(said);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+    expect(await axeProblems(page)).toEqual([]);
+    await page.context().close();
+  });
 
   it('asks the Runs filter in words, not "Inputs (one key=value a line)"', async () => {
     const page = await open(PEOPLE.ben, { width: 1280, height: 900 }, {});
