@@ -42,7 +42,8 @@ async function agentSubmits(wb: WebBoard, runId: string, stepId: string, output:
   if (!sub.ok) throw new Error(JSON.stringify(sub));
 }
 
-describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
+// Each test signs in and draws pages (maps among them) in a cold serve and chromium: on a busy 2-core machine, three copies of this file at once took a first test past 60 s.
+describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, { timeout: 180_000 }, () => {
   const suite = browserSuite();
 
   async function open(who: string, viewport: { width: number; height: number }, mobile: object): Promise<Page> {
