@@ -127,6 +127,10 @@ describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BR
       expect(gap).toBeGreaterThanOrEqual(0);
       expect(gap).toBeLessThan(40);
       expect(said!.x).toBeLessThan(box!.x + box!.width);
+      // The notice above says it in words too: the process by its title, not its id.
+      const notice = await page.locator('form[action$="/start"] .notice').first().innerText();
+      expect(notice).toContain('What was entered does not fit Expense approval, version 1.');
+      expect(notice).not.toContain('expense-approval');
       // What else was entered is kept; nothing started; nothing scrolls sideways.
       expect(await page.getByLabel('Receipt url').inputValue()).toBe('https://receipts.example.com/r/5');
       expect(await runs()).toBe(before);
