@@ -38,6 +38,7 @@ export const COMMAND_MODULES: readonly [readonly string[], () => Promise<Command
   [['demo'], () => import('./commands/demo.js')],
   [['login-link', 'session'], () => import('./commands/web.js')],
   [['delegate'], () => import('./commands/delegate.js')],
+  [['reminders'], () => import('./commands/reminders.js')],
 ];
 
 /** The command named on the command line (after the global options), if any. */

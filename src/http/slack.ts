@@ -103,6 +103,9 @@ export function createSlackEndpoint(service: Service, log: (line: string) => voi
     const issues = error.issues ?? [];
     if (error.code === 'stale') return 'The run changed since this message was posted, so nothing was decided. The message now shows the item as it is: look again, then decide.';
     if (issues.includes('already_decided') || issues.includes('run_ended')) return 'This was already decided (the message now says how). Nothing more was done.';
+    // docs/people.md "Out of office": four eyes holds for a stand-in and for the person away alike.
+    if (issues.includes('four_eyes'))
+      return 'Not decided: four eyes. You started this run or did one of its earlier steps (or the person you stand in for did), so another approver decides it. Nothing was changed.';
     return `Not decided: ${error.message}`;
   };
 

@@ -38,7 +38,8 @@ const timesWord = (n: number) => TIMES[n] ?? `${n} times`;
 
 /** What the next rung will do, in words: "next reminder in 2 hours", "goes to the finance leads in 4 hours". */
 function nextWords(next: PlannedRung, now: Date, people: readonly PersonLike[]): string {
-  const when = relativeTime(new Date(next.fireAt).toISOString(), now);
+  // A rung already due (no serve ran to send it) goes as soon as one does: "now", never "2 hours ago".
+  const when = next.fireAt <= now.getTime() ? 'now' : relativeTime(new Date(next.fireAt).toISOString(), now);
   const wait = next.waited === 'quiet hours' ? ' (after quiet hours)' : next.waited === 'day off' ? ' (on the next working day)' : '';
   if (next.kind === 'remind') return `next reminder ${when}${wait}`;
   const who = audienceWords(next.to ?? '', people);

@@ -43,7 +43,7 @@ export function personSkip(manifest: Manifest, email: string): string | null {
  * preference says. Test runs, news too old to send (`notSent`), people who
  * chose none and people no longer on the board are recorded as skipped, with why.
  */
-export function planDeliveries(n: Notification, manifest: Manifest, at: string, notSent?: string): Record<string, Delivery> {
+export function planDeliveries(n: Pick<Notification, 'mode' | 'recipients'>, manifest: Manifest, at: string, notSent?: string): Record<string, Delivery> {
   const ready: Delivery = { attempts: 0, nextAt: at };
   const skip = (why: string): Delivery => ({ attempts: 0, skipped: why });
   const out: Record<string, Delivery> = {};

@@ -18,6 +18,7 @@
 import type { Board } from '../board/board.js';
 import { revRecording, type CommitEvent } from '../board/commit.js';
 import type { ChangeCursor } from '../board/changes.js';
+import { BoardError } from '../board/errors.js';
 import { isRunId, paths, REMINDERS_DIR } from '../board/layout.js';
 import { ladderOf, NO_REMINDERS, type Ladder, type Reminders } from '../board/ladders.js';
 import type { Manifest } from '../board/manifest.js';
@@ -27,9 +28,34 @@ import type { Step } from '../process/model.js';
 import { calendarOf, dueRungs, nextRung, type Calendar, type RungRecords } from '../notify/ladder.js';
 import { ladderSentence, rungNotification, rungRecipients } from '../notify/ladder-notes.js';
 import { assignment } from '../engine/view.js';
-import { outboxRecords } from '../notify/outbox.js';
+import { entryNames, outboxRecords, readEntry, type OutboxEntry } from '../notify/outbox.js';
+import { ladderRows, type RungRow } from '../notify/ladder-view.js';
+import type { Assignment } from '../protocol/views.js';
+import { processTitle, runTitle, stepTitle } from '../words/index.js';
 import type { Notification } from '../notify/rules.js';
 import type { RunReader } from './run-reader.js';
+
+/** A waiting item's ladder rung by rung, for `workboard reminders`. */
+export interface ItemLadder {
+  stepId: string;
+  stepTitle: string;
+  workItemId: string;
+  due: string | null;
+  openedAt: string | null;
+  assigned: Assignment;
+  /** Where it stands, as the item's page says it. */
+  sentence: string | null;
+  rows: RungRow[];
+}
+
+/** A run's waiting items on their ladders; `none` says why there are none, in words. */
+export interface RunLadders {
+  runId: string;
+  runTitle: string;
+  timeZone: string;
+  items: ItemLadder[];
+  none: string | null;
+}
 
 /** A run's record of rungs: by work item id. */
 type RunRecords = Record<string, RungRecords>;
@@ -235,6 +261,61 @@ export class ReminderLadders {
     });
     this.forget(runId);
     return value;
+  }
+
+  /**
+   * Each waiting item of a run on its ladder, rung by rung (docs/operators.md
+   * "Reminders and escalation ladders"): planned as the daemon plans it, with
+   * the record of rungs sent and, for a sent rung, its message's deliveries.
+   * Only the items of `stepId` when given; none of them waiting is refused.
+   */
+  async view(runId: string, stepId?: string): Promise<RunLadders> {
+    this.follow();
+    const { state, pinned } = await this.reader.read(runId);
+    const manifest = this.board.manifest;
+    const r = state.run;
+    const head = { runId, runTitle: runTitle(pinned.process, r.inputs, manifest.people), timeZone: manifest.notifications.timeZone };
+    const waiting = pinned.process.steps.filter((d) => state.steps[d.id]?.workItem && state.steps[d.id]?.state === 'waiting');
+    if (stepId !== undefined && !waiting.some((d) => d.id === stepId)) {
+      const known = pinned.process.steps.some((d) => d.id === stepId);
+      const others = waiting.map((d) => `${d.id} (${stepTitle(d)})`).join(', ');
+      throw new BoardError(
+        'invalid',
+        `${known ? `step ${stepId} of this run has no work item waiting` : `${pinned.process.name} has no step ${stepId}`}; ${others ? `waiting: ${others}` : 'nothing of this run waits for a person'}`,
+      );
+    }
+    const items = laddered(this.board, state, pinned).filter((x) => stepId === undefined || x.def.id === stepId);
+    const none =
+      items.length > 0
+        ? null
+        : r.mode === 'test'
+          ? 'This is a test run: test runs are never reminded.'
+          : r.state === 'ended' || r.state === 'cancelled'
+            ? `This run has ${r.state === 'ended' ? 'ended' : 'been cancelled'}: nothing more is sent.`
+            : waiting.length === 0
+              ? 'Nothing of this run waits for a person now, so no reminder is planned.'
+              : `WORK.md declares no reminder ladder for ${stepId ? `this step of ${processTitle(pinned.process)}` : processTitle(pinned.process)} (reminders: ladders:).`;
+    if (none) return { ...head, items: [], none };
+    const records = parseRecords(await this.board.state.read(remindersFile(runId)));
+    const outbox = (
+      await Promise.all(
+        entryNames(this.board.state)
+          .filter((n) => n.startsWith(`${runId}-`))
+          .map((n) => readEntry(this.board.state, n)),
+      )
+    ).filter((e): e is OutboxEntry => e !== null);
+    const now = this.now();
+    return {
+      ...head,
+      none: null,
+      items: items.map(({ def, st, ladder }) => {
+        const done = records[st.workItem] ?? {};
+        const assigned = assignment(state, pinned, def, st);
+        const rows = ladderRows({ runId, workItemId: st.workItem, mode: r.mode, openedAt: st.readySince, due: st.due, assigned }, ladder, this.calendar, done, manifest, outbox, now.getTime());
+        const sentence = ladderSentence(done, nextRung(itemOf(st), ladder, this.calendar, done), now, manifest.people);
+        return { stepId: def.id, stepTitle: stepTitle(def), workItemId: st.workItem, due: st.due, openedAt: st.readySince, assigned, sentence, rows };
+      }),
+    };
   }
 
   /** Where a waiting item stands on its ladder, as a sentence; null without a ladder, for a test run or a decided item. */

@@ -23,7 +23,7 @@ import { getWorkHere, listProcesses, listRuns } from './queries.js';
 import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
-import { ReminderLadders } from './reminders.js';
+import { ReminderLadders, type RunLadders } from './reminders.js';
 import { currentActor } from './identity.js';
 import { decidedFor, delegateAs, delegationsNow, endDelegationAs, untilFrom, withDelegators } from './delegations.js';
 import type { Delegation, DelegationAsk } from '../engine/delegation.js';
@@ -364,6 +364,11 @@ export class Service {
   /** Serve's daemon: send a run's rungs that fell due, each audited; returns the audit events. */
   remind(runId: string): Promise<{ action: string; entity: string }[]> {
     return this.ladders.remind(runId);
+  }
+
+  /** A run's waiting items on their reminder ladders, rung by rung, for `workboard reminders` (docs/operators.md "Reminders and escalation ladders"). */
+  reminderLadders(runId: string, stepId?: string): Promise<RunLadders> {
+    return this.ladders.view(runId, stepId);
   }
 
   /** Where a waiting work item stands on its reminder ladder, in words, or null (docs/people.md "Reminders"). */

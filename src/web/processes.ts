@@ -156,7 +156,8 @@ export async function startPost(r: Request, name: string, form: PostedForm): Pro
       posted: p,
       issues: issues.length ? issues : [message],
       status: 422,
-      problem: { title: 'Not started: please fix what is marked', text: message, issues },
+      // The service's sentence names the process by its id; a person reads its title (issue 42: machine words).
+      problem: { title: 'Not started: please fix what is marked', text: issues.length ? `What was entered does not fit ${processTitle(got.v.process)}, version ${got.v.version}.` : message, issues },
     });
   }
   sendPage(

@@ -7,11 +7,13 @@
  * and told so; a button on data that changed since answers with the fresh
  * item; two clicks of one button decide once; a rejection needs its note;
  * a decision made on the web updates the message in place; the audit says
- * which decisions came through Slack.
+ * which decisions came through Slack; with four eyes on, the person who
+ * started the run is refused in words and nothing changes.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editManifest } from '../../src/board/people.js';
 import { ensureBuilt } from '../support/cli-run.js';
 import { buttonClick, modalSubmit, postInteraction, type FakeSlack } from '../support/slack-api.js';
 import { until } from '../support/until.js';
@@ -172,5 +174,67 @@ describe('decide in Slack', () => {
     const told = await slack.next((c) => c.method === 'chat.postEphemeral' && c.args.user === USERS.ana, clicked);
     expect(told.args.text).toContain('already decided');
     expect((await auditOf(runId)).filter((l) => l.action === 'step.completed' && l.entity.endsWith('/approve'))).toHaveLength(1);
+  });
+});
+
+describe('four eyes in Slack', () => {
+  /** Every file of a run's folder, by name, as bytes: what "nothing changed" is checked against. */
+  const runFiles = async (runId: string) => {
+    const dir = path.join(wb.root, 'runs', runId);
+    const out: Record<string, string> = {};
+    for (const name of (await fs.readdir(dir)).sort()) out[name] = await fs.readFile(path.join(dir, name), 'utf8');
+    return out;
+  };
+
+  it('the person who started the run is refused in words, by Approve and by Reject, and nothing changes; another approver decides', async () => {
+    await editManifest(wb.board, 'test', 'fourEyes.set', (d) => {
+      d.fourEyes = true;
+      return 'four eyes';
+    });
+    try {
+      // Ana starts the payout herself; the agent drafts it; the approval goes to Ana and Ben.
+      const from = slack.calls.length;
+      const start = await wb.service.call('start_run', { process: 'payout', inputs: { payee: 'Yusuf', amount: 120 }, requestId: rid() }, person(PEOPLE.ana));
+      if (!start.ok) throw new Error(JSON.stringify(start));
+      const runId = start.data.run.id;
+      await agentDoes(wb, runId, 'draft', { memo: 'Payout for Yusuf' });
+      const post = await slack.next((c) => c.method === 'chat.postMessage' && JSON.stringify(c.args.blocks ?? '').includes(runId), from);
+      const message = { channel: CHANNEL, ts: post.answer!.ts, blocks: post.args.blocks };
+      const before = await runFiles(runId);
+
+      // Approve, signed as Slack signs it: answered, refused in words, seen by Ana alone.
+      const clicked = slack.calls.length;
+      expect((await postInteraction(base, buttonClick(USERS.ana, message, 'wb.approve'), SECRET)).status).toBe(200);
+      const told = await slack.next((c) => c.method === 'chat.postEphemeral' && c.args.user === USERS.ana, clicked);
+      expect(told.args.channel).toBe(CHANNEL);
+      expect(told.args.text).toBe(
+        'Not decided: four eyes. You started this run or did one of its earlier steps (or the person you stand in for did), so another approver decides it. Nothing was changed.',
+      );
+      for (const id of [PEOPLE.ana, runId, (await runView(wb, runId)).workItems[0].id]) expect(told.args.text).not.toContain(id);
+
+      // Reject: the note's modal opens (the item is open and current), and its submission is refused in the modal, in the same words.
+      const rejecting = slack.calls.length;
+      await postInteraction(base, buttonClick(USERS.ana, message, 'wb.reject'), SECRET);
+      const opened = await slack.next((c) => c.method === 'views.open' && c.args.trigger_id?.startsWith(`trigger-${USERS.ana}`), rejecting);
+      const modal = await postInteraction(base, modalSubmit(USERS.ana, opened.args.view, 'I would rather not pay this.', 'V0FOUREYES'), SECRET);
+      expect(modal.json).toEqual({ response_action: 'errors', errors: { 'wb.note': expect.stringMatching(/^Not decided: four eyes\. You started this run/) } });
+
+      // Nothing changed: the run's files byte for byte, its approval still open and undecided.
+      expect(await runFiles(runId)).toEqual(before);
+      expect((await runView(wb, runId)).workItems).toHaveLength(1);
+      expect((await approveStep(runId))?.decision).toBeUndefined();
+
+      // Ben may decide it: his click approves, in his name, through Slack.
+      await postInteraction(base, buttonClick(USERS.ben, message, 'wb.approve'), SECRET);
+      const completed = (await auditOf(runId)).filter((l) => l.action === 'step.completed' && l.entity.endsWith('/approve'));
+      expect(completed).toHaveLength(1);
+      expect(completed[0]).toMatchObject({ actor: PEOPLE.ben, input: { changes: { via: 'slack' } } });
+      expect((await runView(wb, runId)).run.outcome).toBe('paid');
+    } finally {
+      await editManifest(wb.board, 'test', 'fourEyes.set', (d) => {
+        delete d.fourEyes;
+        return 'four eyes off';
+      });
+    }
   });
 });

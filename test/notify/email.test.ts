@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { editManifest, removePerson } from '../../src/board/people.js';
 import { allEntries, type OutboxEntry } from '../../src/notify/outbox.js';
-import { cleanupHarnesses } from '../support/svc-harness.js';
+import { cleanupHarnesses, REPO } from '../support/svc-harness.js';
 import { until } from '../support/until.js';
 import { BASE_URL, CAST, daemonOn, notifyBoard, smtpServer, toApproval, webhookReceiver, type Clocks, type Receiver, type Smtp } from './support.js';
 
@@ -67,6 +67,9 @@ describe('email', () => {
       expect(text).toMatch(/\nDue \w{3} \d{1,2} \w{3} \d{4}, \d\d:\d\d UTC\.\n/);
       expect(m.text).toContain(link(view.run.id, wi.id));
       expect(m.html).toContain(`href="${link(view.run.id, wi.id)}"`);
+      // Signed with the board's title, not its id (issue 42, slip 5).
+      expect(text).toContain('\n— workboard (Service test board)\n');
+      expect(text).not.toContain('(svc-board)');
     }
 
     await h.decide(view, 'approve', 'approved', CAST.fin);
@@ -142,6 +145,61 @@ describe('email', () => {
     // Sent once: a later interval with nothing new sends no other digest.
     await d.advance(30 * 60_000);
     expect(smtp.mails.filter((m) => m.to.includes(DEE))).toHaveLength(1);
+  });
+});
+
+describe('after a send-back', () => {
+  it("the approval's email names each review's finding by its step, once, with the agent's notes and the claimant's answer", async () => {
+    const smtp = await smtpServer();
+    open.push(smtp);
+    const h = await notifyBoard({
+      finance: [CAST.fin],
+      notifications: { email: { from: FROM, smtp: { host: '127.0.0.1', port: smtp.port } } },
+      spec: { processes: [{ folder: path.join(REPO, 'examples/board/processes/expense-approval'), roles: { 'finance-approver': 'finance' } }] },
+    });
+    const d = await daemonOn(h);
+    open.push(d);
+    const run = await h.start('expense-approval', { claimant: CAST.bob, amount: 184.5, receiptUrl: 'https://receipts.example.com/r/184' }, CAST.ann);
+    const runId: string = run.run.id;
+    const evidence = [{ kind: 'link', ref: 'https://policy.example.com/travel' }];
+    const first = await h.claim(runId, 'review_claim');
+    await h.ok(
+      'submit',
+      {
+        token: first.token,
+        output: { withinPolicy: false, notes: 'The hotel bill shows two nights; the trip was one.' },
+        evidence,
+        summary: 'Reviewed.',
+        next: 'ask_claimant',
+        reason: 'A night too many.',
+      },
+      CAST.agent,
+    );
+    await h.decide(await h.view(runId), 'ask_claimant', 'completed', CAST.bob, { output: { answer: 'The second night was a late checkout; the receipt is attached again.' } });
+    const again = await h.claim(runId, 'review_claim_again');
+    await h.ok('submit', { token: again.token, output: { withinPolicy: true, notes: 'One night and a late checkout: within policy.' }, summary: 'Reviewed again.' }, CAST.agent);
+    await d.plan();
+    const mail = smtp.mails.find((m) => m.to.includes(CAST.fin) && m.subject.includes('approve the payout'));
+    expect(mail, JSON.stringify(smtp.mails.map((m) => m.subject))).toBeDefined();
+    const text = mail!.text.replace(/\r\n/g, '\n');
+    const found = text.split('What was found:\n')[1]!.split('\n\n')[0]!.split('\n');
+    process.stdout.write(`the approval's email after the answer, what was found:\n${found.join('\n')}\n`);
+    // Each line once; the finding both reviews made is named by the step that made it.
+    expect(new Set(found).size).toBe(found.length);
+    const labels = found.map((l) => l.replace(/^[-⚠] /, '').split(': ')[0]);
+    expect(new Set(labels).size).toBe(labels.length);
+    expect(labels.filter((l) => l!.startsWith('Within policy'))).toEqual([
+      'Within policy (Read the receipt and compare the claim with the travel policy)',
+      "Within policy (Review the claim once more with the claimant's answer)",
+    ]);
+    // The agent's notes and the claimant's answer are there, as on the page.
+    for (const said of [
+      'The hotel bill shows two nights; the trip was one.',
+      'The second night was a late checkout; the receipt is attached again.',
+      'One night and a late checkout: within policy.',
+    ]) {
+      expect(found.filter((l) => l.includes(said))).toHaveLength(1);
+    }
   });
 });
 

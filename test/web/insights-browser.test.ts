@@ -216,6 +216,13 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
     const ids = await rows.locator('.small-id').allInnerTexts();
     const live = new Set(gen.accounts.filter((a: any) => !a.test).map((a: any) => a.id));
     expect(ids.every((id) => live.has(id))).toBe(true);
+    // Each run is named by its title (its process and key inputs in words), its id only beside it (issue 42, slip 5).
+    const names = await rows.locator('th a').allInnerTexts();
+    expect(names).toHaveLength(ids.length);
+    for (const name of names) {
+      expect(name).toMatch(/^[A-Z][a-z]+ [a-z]+ · \S/);
+      expect(name).not.toMatch(/r-[0-9a-z]{26}|expense-approval|supplier-payment|contract-approval/);
+    }
     await rows.first().getByRole('link').click();
     await page.waitForURL(new RegExp(`/runs/${ids[0]}$`));
     expect(await axeProblems(page)).toEqual([]);

@@ -1,6 +1,6 @@
 /**
  * A decision made in Slack shows on the run page (issue 42), in Debian's
- * chromium at 1280 and 390 px: Ana approves a payout with the Slack message's
+ * chromium at 1280 and 390 px (the phone in mobile emulation): Ana approves a payout with the Slack message's
  * button (a click signed as Slack signs it, to a real serve --http); the run
  * page then says the run is paid, and its timeline says "Ana Silva approved
  * … in Slack". axe-core finds nothing serious. Screenshots go to docs/web/.
@@ -38,16 +38,18 @@ describe.skipIf(!HAVE_BROWSER)(`a decision made in Slack on the run page${HAVE_B
     const { runId, message } = await approvalPosted(sb, 'Sam');
     expect((await postInteraction(sb.wb.base, buttonClick(USERS.ana, message, 'wb.approve'), SECRET)).status).toBe(200);
     await until(async () => ((await runView(sb.wb, runId)).run.outcome === 'paid' ? true : undefined), 20_000);
-    for (const [name, viewport] of [
-      ['desktop', { width: 1280, height: 900 }],
-      ['phone', { width: 390, height: 844 }],
+    for (const [name, viewport, emulate] of [
+      ['desktop', { width: 1280, height: 900 }, {}],
+      ['phone', { width: 390, height: 844 }, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 }],
     ] as const) {
-      const { ctx, page } = await signedIn(browser, sb.wb, PEOPLE.ben, viewport);
+      const { ctx, page } = await signedIn(browser, sb.wb, PEOPLE.ben, viewport, emulate);
       await page.goto(`${sb.wb.base}/runs/${runId}`);
       const timeline = page.locator('ol.timeline');
       await expect.poll(() => timeline.innerText()).toMatch(/Ana Silva approved “Approve the payout when the memo explains it” in Slack/);
       expect(await page.locator('main').innerText()).toMatch(/paid/i);
       expect(await axeProblems(page)).toEqual([]);
+      // Nothing scrolls sideways, on the phone in mobile emulation too.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       await timeline.scrollIntoViewIfNeeded();
       await page.screenshot({ path: path.join(DOCS_WEB, `run-slack-${name}.png`), fullPage: false });
       await ctx.close();

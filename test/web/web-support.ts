@@ -273,9 +273,15 @@ export async function launch(): Promise<Browser> {
   });
 }
 
-/** A browser context signed in as `who` through a real login link (opened, then the button pressed). */
-export async function signedIn(browser: Browser, wb: WebBoard, who: string, viewport = { width: 1280, height: 900 }): Promise<{ ctx: BrowserContext; page: Page }> {
-  const ctx = await browser.newContext({ viewport });
+/** A browser context signed in as `who` through a real login link (opened, then the button pressed); `emulate` adds a phone's emulation. */
+export async function signedIn(
+  browser: Browser,
+  wb: WebBoard,
+  who: string,
+  viewport = { width: 1280, height: 900 },
+  emulate: { isMobile?: boolean; hasTouch?: boolean; deviceScaleFactor?: number } = {},
+): Promise<{ ctx: BrowserContext; page: Page }> {
+  const ctx = await browser.newContext({ viewport, ...emulate });
   const page = await ctx.newPage();
   await page.goto(await createLoginLink(wb.board, who, wb.base));
   await page.getByRole('button', { name: /Sign in as/ }).click();

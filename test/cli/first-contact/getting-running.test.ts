@@ -90,6 +90,10 @@ describe('item 2: the demo (npm start)', () => {
       expect(out).toContain('Jon Berg filed an expense claim of 184.50 EUR');
       expect(out).toContain('it now waits for Mira Okafor (finance)');
       expect(url && token && runId, out).toBeTruthy();
+      // People's links follow the address the demo listens on: no other address printed, and login-link agrees (issue 42, slip 8).
+      expect(out).not.toContain("people's links point to");
+      const signin = await workboard(['--board', dir, 'login-link', 'mira@example.com'], { cwd: dir });
+      expect(signin.stdout.trim()).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${new URL(url!).port}/signin\\?code=`));
       // A real MCP client over HTTP with the printed token, as the agent.
       const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
       const client = new Client({ name: 'demo-test', version: '1' });
