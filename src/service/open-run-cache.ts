@@ -36,6 +36,11 @@ interface Entry {
   folders?: Folder[];
 }
 
+/** A folder as the cache file holds it, checked: the file is a cache anyone can edit, and a name is stat'ed inside the board. */
+function isFolder(v: unknown): v is Folder {
+  return Array.isArray(v) && typeof v[0] === 'string' && Array.isArray(v[1]) && v[1].every((n) => typeof n === 'string' && /^[^/\\\0]+$/.test(n) && n !== '.' && n !== '..');
+}
+
 interface FilesStamp {
   stamp: string;
   newestMs: number;
@@ -62,7 +67,8 @@ function filesStamp(board: Board, runId: string, known?: readonly Folder[]): Fil
   for (const [i, dir] of [paths.runDir(runId), paths.leaseDir(runId)].entries()) {
     const st = board.listing.stat(dir);
     const own = st ? `${st.ino}:${st.mtimeNs}:${st.ctimeNs}` : '-';
-    const names = st && known?.[i]?.[0] === own ? known[i][1] : board.listing.names(dir);
+    const k: unknown = known?.[i];
+    const names = st && isFolder(k) && k[0] === own ? k[1] : board.listing.names(dir);
     if (names === null && dir === paths.runDir(runId)) return null;
     folders.push([own, names ?? []]);
     if (st) {
