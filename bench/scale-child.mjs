@@ -7,6 +7,9 @@
 //   reviewer    get_work as agent reviewer
 //   mira        get_work as person mira@example.com
 //   afterWrite  get_work as reviewer, each after a start_run (untimed), as on a busy board
+// Each series also gets each call's CPU (user + system, ms) in `cpu`, steadier than its wall time
+// on a busy machine. Run directly (no IPC), it prints the JSON: e.g. the CPU of a cold start and of
+// get_work after a write on a 100k board, `node bench/scale-child.mjs <board> afterWrite 15 15 60`.
 const [dir, seriesArg, nArg, minArg, secArg] = process.argv.slice(2);
 const t0 = performance.now();
 const { Board } = await import('../dist/board/board.js');
@@ -36,6 +39,7 @@ const out = {
   heapMB: mb(process.memoryUsage().heapUsed),
   firstItems: first.items.length,
   lat: {},
+  cpu: {},
   items: {},
 };
 
@@ -46,6 +50,7 @@ let k = 0;
 for (const who of seriesArg === 'none' ? [] : seriesArg.split(',')) {
   const actor = who === 'mira' ? mira : agent;
   const xs = (out.lat[who] = []);
+  const cs = (out.cpu[who] = []);
   const began = performance.now();
   while (xs.length < n && (xs.length < min || performance.now() - began < budget)) {
     if (who === 'afterWrite') {
@@ -58,11 +63,20 @@ for (const who of seriesArg === 'none' ? [] : seriesArg.split(',')) {
       );
     }
     const t = performance.now();
+    const c = process.cpuUsage();
     out.items[who] = ok(await svc.call('get_work', {}, actor)).items.length;
+    const d = process.cpuUsage(c);
     xs.push(performance.now() - t);
+    cs.push((d.user + d.system) / 1000);
   }
 }
 out.rssAfterMB = mb(process.memoryUsage().rss);
 out.peakRssMB = process.resourceUsage().maxRSS / 1024;
-process.send(out);
-process.disconnect();
+if (process.send) {
+  process.send(out);
+  process.disconnect();
+} else {
+  const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+  for (const k of Object.keys(out.cpu)) out[`${k}CpuMedianMs`] = median(out.cpu[k]);
+  console.log(JSON.stringify({ ...out, lat: undefined, cpu: undefined }));
+}

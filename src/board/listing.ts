@@ -7,7 +7,7 @@
  * these is a consistent view of a scope (that is `store.snapshot`): a caller
  * keeps what it reads only while the stamps it took stay the same.
  */
-import { readdirSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { bigStatIfExists, isCode, readNoFollow } from './fsutil.js';
 
@@ -39,6 +39,45 @@ export class Listing {
     } catch (e) {
       if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
       throw e;
+    }
+  }
+
+  /**
+   * The names in a folder, in the order the folder gives them, each with whether it is a symbolic link as
+   * the listing itself says (null where the file system does not say); null
+   * when the folder is absent, not a folder, or a link itself.
+   */
+  typedNames(dir: string): { name: string; link: boolean | null }[] | null {
+    try {
+      return readdirSync(this.abs(dir), { withFileTypes: true }).map((d) => ({ name: d.name, link: d.isSymbolicLink() ? true : d.isDirectory() || d.isFile() ? false : null }));
+    } catch (e) {
+      if (isCode(e, 'ENOENT', 'ENOTDIR')) return null;
+      throw e;
+    }
+  }
+
+  /**
+   * A file's bytes and the stamp of those very bytes (`stamp`'s form), taken
+   * with one open, fstat, read and close, where a stamp and a read cost a stat
+   * and an lstat more; null when absent, not a file, or a symbolic link (not followed).
+   */
+  readStamped(rel: string): { bytes: Buffer; stamp: string } | null {
+    let fd: number;
+    try {
+      fd = openSync(this.abs(rel), constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (e) {
+      if (isCode(e, 'ENOENT', 'ELOOP', 'ENOTDIR')) return null;
+      throw e;
+    }
+    try {
+      const st = fstatSync(fd, { bigint: true });
+      if (!st.isFile()) return null;
+      const bytes = Buffer.allocUnsafeSlow(Number(st.size));
+      let n = 0;
+      for (let r = 1; n < bytes.length && r > 0; n += r) r = readSync(fd, bytes, n, bytes.length - n, n);
+      return { bytes: bytes.subarray(0, n), stamp: stampOf(st) };
+    } finally {
+      closeSync(fd);
     }
   }
 

@@ -9,13 +9,23 @@
 import type { Board } from '../board/board.js';
 import { paths, SIGNING_KEY_FILE } from '../board/layout.js';
 import { KEY_DIR } from '../board/signing.js';
+import type { RunState } from '../engine/types.js';
 import { heldElsewhere, offerGraceMs, offerLines, ownKeys, type OfferLine } from './clone-offer.js';
 import { readSyncState } from './sync-state.js';
 
 export interface CloneOffer {
-  /** Is this step held back on this clone now (ready on another clone within the grace, or claimed there)? */
-  held(runId: string, stepId: string): Promise<boolean>;
+  /** Is this step of the run (as read now) held back on this clone now (ready on another clone within the grace, or claimed there)? */
+  held(state: RunState, stepId: string): Promise<boolean>;
 }
+
+/**
+ * Each run state's chain lines, read once. A state is served again only while
+ * the run's files are as they were when it was read (run-reader.ts), and every
+ * commit that appends to the chain, here, on another process or through git,
+ * ends that: a new state, whose chain is read again. Without this, get_work on
+ * a shared board read and parsed every ready run's chain on every call.
+ */
+const linesOf = new WeakMap<RunState, OfferLine[]>();
 
 export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | null> {
   const names = (board.listing.names(KEY_DIR) ?? []).filter((n) => n.endsWith('.json'));
@@ -34,13 +44,13 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
   const mine = board.state.stamp(SIGNING_KEY_FILE) === '' ? new Set<string>() : ownKeys(await board.store.signingFingerprint(), records);
   if (records.every((r) => mine.has(r.fingerprint))) return null;
   const graceMs = offerGraceMs((await readSyncState(board.state))?.everyMs ?? null);
-  const chains = new Map<string, OfferLine[]>();
   return {
-    async held(runId, stepId) {
-      let lines = chains.get(runId);
+    async held(state, stepId) {
+      const runId = state.run.id;
+      let lines = linesOf.get(state);
       if (!lines) {
         lines = offerLines((await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '');
-        chains.set(runId, lines);
+        linesOf.set(state, lines);
       }
       return heldElsewhere(lines, `${runId}/${stepId}`, mine, now, graceMs) !== null;
     },

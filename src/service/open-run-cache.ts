@@ -16,7 +16,7 @@ import { OPEN_RUNS_FILE, paths, scopeFiles } from '../board/layout.js';
 import type { RunState } from '../engine/types.js';
 
 const FILE = OPEN_RUNS_FILE;
-const VERSION = 1;
+const VERSION = 2;
 /** A file younger than this is not trusted to show a later edit through its mtime; the second where mtimes are whole seconds. */
 const RACY_MS = 100;
 const RACY_COARSE_MS = 2000;
@@ -26,22 +26,55 @@ export function tooYoungToTrust(mtimeMs: number, wholeSeconds: boolean, nowMs: n
   return nowMs - mtimeMs < (wholeSeconds ? RACY_COARSE_MS : RACY_MS);
 }
 
+/** A folder's own stamp (inode, mtime, ctime) and its names: a folder whose stamp is the same holds the same names. */
+type Folder = [stamp: string, names: string[]];
+
 interface Entry {
   stamp: string;
   state: RunState;
+  /** The run's folder and its leases folder when the state was kept, if both were old enough to vouch for their names. */
+  folders?: Folder[];
+}
+
+/** A folder as the cache file holds it, checked: the file is a cache anyone can edit, and a name is stat'ed inside the board. */
+function isFolder(v: unknown): v is Folder {
+  return Array.isArray(v) && typeof v[0] === 'string' && Array.isArray(v[1]) && v[1].every((n) => typeof n === 'string' && /^[^/\\\0]+$/.test(n) && n !== '.' && n !== '..');
+}
+
+interface FilesStamp {
+  stamp: string;
+  newestMs: number;
+  wholeSeconds: boolean;
+  folders: Folder[];
+  /** The folders' own newest mtime, and whether theirs are whole seconds: whether their stamps can vouch for their names. */
+  foldersNewestMs: number;
+  foldersWhole: boolean;
 }
 
 /**
  * Every file of a run's folder and of its leases, with inode, size and mtime; the newest mtime,
- * and whether every mtime is a whole second. Null when the run folder is missing.
+ * and whether every mtime is a whole second. Null when the run folder is missing. A folder whose
+ * own stamp is that of `known` is not listed (a name added, removed or renamed moves its mtime):
+ * its names are `known`'s.
  */
-function filesStamp(board: Board, runId: string): { stamp: string; newestMs: number; wholeSeconds: boolean } | null {
+function filesStamp(board: Board, runId: string, known?: readonly Folder[]): FilesStamp | null {
   const parts: string[] = [];
+  const folders: Folder[] = [];
   let newestMs = 0;
   let wholeSeconds = true;
-  for (const dir of [paths.runDir(runId), paths.leaseDir(runId)]) {
-    const names = board.listing.names(dir);
+  let foldersNewestMs = 0;
+  let foldersWhole = true;
+  for (const [i, dir] of [paths.runDir(runId), paths.leaseDir(runId)].entries()) {
+    const st = board.listing.stat(dir);
+    const own = st ? `${st.ino}:${st.mtimeNs}:${st.ctimeNs}` : '-';
+    const k: unknown = known?.[i];
+    const names = st && isFolder(k) && k[0] === own ? k[1] : board.listing.names(dir);
     if (names === null && dir === paths.runDir(runId)) return null;
+    folders.push([own, names ?? []]);
+    if (st) {
+      foldersNewestMs = Math.max(foldersNewestMs, Number(st.mtimeNs / 1_000_000n));
+      if (st.mtimeNs % 1_000_000_000n !== 0n) foldersWhole = false;
+    }
     parts.push(dir);
     for (const name of names ?? []) {
       const st = board.listing.stat(`${dir}/${name}`);
@@ -51,7 +84,7 @@ function filesStamp(board: Board, runId: string): { stamp: string; newestMs: num
       if (st.mtimeNs % 1_000_000_000n !== 0n) wholeSeconds = false;
     }
   }
-  return { stamp: parts.join('\n'), newestMs, wholeSeconds };
+  return { stamp: parts.join('\n'), newestMs, wholeSeconds, folders, foldersNewestMs, foldersWhole };
 }
 
 export class OpenRunCache {
@@ -78,7 +111,7 @@ export class OpenRunCache {
 
   /** The run's files as they are now: what `get` compares and `put` records. */
   stampOf(runId: string): string | null {
-    return filesStamp(this.board, runId)?.stamp ?? null;
+    return filesStamp(this.board, runId, this.load().get(runId)?.folders)?.stamp ?? null;
   }
 
   /** The state kept for this run, if its files are exactly as they were when it was read. */
@@ -97,7 +130,9 @@ export class OpenRunCache {
     if (stamp === null || now === null || now.stamp !== stamp) return;
     if (tooYoungToTrust(now.newestMs, now.wholeSeconds, this.clock())) return;
     if (this.board.state.stamp(scopeFiles({ kind: 'run', id: runId }).journal) !== '') return;
-    this.load().set(runId, { stamp, state });
+    // The folders' names are kept only when their stamps are old enough to show a later change (the same racy rule).
+    const folders = tooYoungToTrust(now.foldersNewestMs, now.foldersWhole, this.clock()) ? {} : { folders: now.folders };
+    this.load().set(runId, { stamp, state, ...folders });
     this.dirty = true;
   }
 

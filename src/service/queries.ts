@@ -67,7 +67,7 @@ export async function getWork(
       for (const def of m.pinned.process.steps) {
         const st = m.state.steps[def.id];
         if (def.kind !== 'agent' || st?.state !== 'ready' || leaseLive(m.state, def.id, now)) continue;
-        if (across && (await across.held(r.id, def.id))) continue;
+        if (across && (await across.held(m.state, def.id))) continue;
         found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${def.id}`, m, stepId: def.id });
       }
     } else {
@@ -78,7 +78,7 @@ export async function getWork(
         // A delegator's work is the delegate's too, under the same rule for both (docs/people.md "Out of office").
         const blocked = (a: Actor) => fourEyes(r.process) && fourEyesProblem(m.state, def, a) !== null;
         if (decidesFor(actor, (a) => mayDecide(a, wi.assignedTo, groups), blocked) === undefined) continue;
-        if (across && (await across.held(r.id, wi.stepId))) continue;
+        if (across && (await across.held(m.state, wi.stepId))) continue;
         const st = m.state.steps[wi.stepId]!;
         found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${wi.id}`, m, stepId: wi.stepId, workItem: wi });
       }

@@ -41,19 +41,33 @@ export interface IndexEntry {
 
 const OPEN_FILE = `${INDEX_DIR}/open`;
 const ENDED_FILE = `${INDEX_DIR}/ended`;
-const VERSION = 4;
+const VERSION = 5;
 const LOCK = 'run-index';
 
-/** What the last cursor line says of `ended`: its inode, how many bytes of it are whole, its lines, its entries, its greatest id. */
+/** What the last cursor line says of `ended`: its inode, how many bytes of it are whole, its lines, its entries, its greatest id, the sum of its ids (`idSum`). */
 interface EndedMark {
   ino: string;
   len: number;
   lines: number;
   n: number;
   max: string;
+  sum: number;
 }
 
-const NO_ENDED: EndedMark = { ino: '', len: 0, lines: 0, n: 0, max: '' };
+const NO_ENDED: EndedMark = { ino: '', len: 0, lines: 0, n: 0, max: '', sum: 0 };
+
+const TWO_32 = 2 ** 32;
+
+/**
+ * The sum of the ids' CRC-32s, modulo 2^32: the same for the same ids in any
+ * order, and kept up as runs come and go, so a listing of runs/ is compared
+ * with the index (count and sum) without reading the ended runs' entries.
+ */
+export function idSum(ids: Iterable<string>, from = 0): number {
+  let sum = from;
+  for (const id of ids) sum = (sum + crc32(id)) % TWO_32;
+  return sum;
+}
 
 export const isOpenSummary = (r: RunSummary): boolean => r.state !== 'ended' && r.state !== 'cancelled';
 
@@ -87,7 +101,7 @@ const isEntry = (v: unknown): v is IndexEntry => typeof v === 'object' && v !== 
 
 function isMark(v: unknown): v is EndedMark {
   const m = v as EndedMark;
-  return typeof v === 'object' && v !== null && typeof m.ino === 'string' && typeof m.max === 'string' && [m.len, m.lines, m.n].every((x) => Number.isSafeInteger(x) && x >= 0);
+  return typeof v === 'object' && v !== null && typeof m.ino === 'string' && typeof m.max === 'string' && [m.len, m.lines, m.n, m.sum].every((x) => Number.isSafeInteger(x) && x >= 0);
 }
 
 /** The inode part of a file's stamp ('' when absent). */
@@ -102,6 +116,7 @@ export class IndexEntries {
   private tail = new Map<string, IndexEntry>();
   /** Ended entries in all, and the greatest id among them. */
   private endedCount = 0;
+  private endedSum = 0;
   private endedMax = '';
   /** What the file's last cursor line says of `ended`. */
   private disk: EndedMark = NO_ENDED;
@@ -126,6 +141,7 @@ export class IndexEntries {
     this.ended = new Map();
     this.tail = new Map();
     this.endedCount = 0;
+    this.endedSum = 0;
     this.endedMax = '';
     this.disk = NO_ENDED;
     this.openChanged.clear();
@@ -164,6 +180,7 @@ export class IndexEntries {
     this.open = open;
     this.ended = this.disk.n === 0 && this.disk.lines === 0 ? new Map() : null;
     this.endedCount = this.disk.n;
+    this.endedSum = this.disk.sum;
     this.endedMax = this.disk.max;
     this.rewrite = false;
     return cursor;
@@ -191,7 +208,7 @@ export class IndexEntries {
       }
     }
     for (const id of this.open.keys()) ended.delete(id);
-    if (whole !== this.disk.len || lines !== this.disk.lines || ended.size !== this.disk.n) {
+    if (whole !== this.disk.len || lines !== this.disk.lines || ended.size !== this.disk.n || idSum(ended.keys()) !== this.disk.sum) {
       // Not what `open` vouched for: nothing of it is trusted, and a full scan looks at every run.
       this.broken = true;
       this.rewrite = true;
@@ -201,6 +218,7 @@ export class IndexEntries {
     this.tail.clear();
     this.ended = ended;
     this.endedCount = ended.size;
+    this.endedSum = idSum(ended.keys());
     return ended;
   }
 
@@ -224,6 +242,11 @@ export class IndexEntries {
     return this.open.size + this.endedCount;
   }
 
+  /** `idSum` of every id, without reading the ended entries. */
+  get sum(): number {
+    return idSum(this.open.keys(), this.endedSum);
+  }
+
   set(id: string, e: IndexEntry): void {
     if (isOpenSummary(e.summary)) {
       this.dropEnded(id);
@@ -235,7 +258,10 @@ export class IndexEntries {
     const had = this.endedGet(id) !== undefined;
     if (this.ended) this.ended.set(id, e);
     else this.tail.set(id, e);
-    if (!had) this.endedCount++;
+    if (!had) {
+      this.endedCount++;
+      this.endedSum = idSum([id], this.endedSum);
+    }
     if (id > this.endedMax) this.endedMax = id;
     this.endedChanged.set(id, e);
   }
@@ -253,6 +279,7 @@ export class IndexEntries {
     if (this.ended) this.ended.delete(id);
     else this.tail.delete(id);
     this.endedCount--;
+    this.endedSum = (this.endedSum - idSum([id]) + TWO_32) % TWO_32;
     this.endedChanged.set(id, null);
     return true;
   }
@@ -311,7 +338,14 @@ export class IndexEntries {
       const text = [...this.endedChanged].map(([id, e]) => line(e ? [id, e.stamp, e.summary] : [id])).join('');
       if (this.disk.len > 0 || this.disk.ino !== '') state.truncateNow(ENDED_FILE, this.disk.len);
       state.append(ENDED_FILE, text);
-      this.disk = { ino: inodeOf(state.stamp(ENDED_FILE)), len: this.disk.len + Buffer.byteLength(text), lines: this.disk.lines + this.endedChanged.size, n: this.endedCount, max: this.endedMax };
+      this.disk = {
+        ino: inodeOf(state.stamp(ENDED_FILE)),
+        len: this.disk.len + Buffer.byteLength(text),
+        lines: this.disk.lines + this.endedChanged.size,
+        n: this.endedCount,
+        max: this.endedMax,
+        sum: this.endedSum,
+      };
     }
     this.endedChanged.clear();
     const mark = line(['c', VERSION, cursor, this.disk]);
@@ -342,8 +376,9 @@ export class IndexEntries {
     else await state.replace(ENDED_FILE, text, { durable: false });
     let max = '';
     for (const id of ended.keys()) if (id > max) max = id;
-    this.disk = { ino: ended.size === 0 ? '' : inodeOf(state.stamp(ENDED_FILE)), len: Buffer.byteLength(text), lines: ended.size, n: ended.size, max };
+    this.disk = { ino: ended.size === 0 ? '' : inodeOf(state.stamp(ENDED_FILE)), len: Buffer.byteLength(text), lines: ended.size, n: ended.size, max, sum: idSum(ended.keys()) };
     this.endedMax = max;
+    this.endedSum = this.disk.sum;
   }
 
   /** Anything to write: entries changed since the last save, or nothing written yet. */

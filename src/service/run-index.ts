@@ -12,7 +12,7 @@
 import type { Board } from '../board/board.js';
 import type { ChangeCursor } from '../board/changes.js';
 import { isRunId, paths } from '../board/layout.js';
-import { IndexEntries, isOpenSummary as isOpen, type IndexCursor as Cursor } from './run-index-file.js';
+import { idSum, IndexEntries, isOpenSummary as isOpen, type IndexCursor as Cursor } from './run-index-file.js';
 import { runFromDoc } from './runfiles.js';
 import { scanRunSummary, type RunSummary } from './run-summary-scan.js';
 
@@ -56,6 +56,14 @@ export const RESCAN_MS = 10 * 60_000;
 /** How many RUN.md files a full scan reads at once. */
 const SCAN_BATCH = 32;
 
+/**
+ * How often runs/ is listed when it changed and its link count cannot say whether
+ * only the runs the change log named came or went (past 65,000 runs on ext4): a
+ * run folder git or a hand brought then shows within this, not at once. The
+ * listing costs tens of milliseconds at 100k runs, every write's catch-up without this.
+ */
+export const LIST_EVERY_MS = 2_000;
+
 /** How often a long-lived coordinator writes its index back to `.work/index/` (after a full scan: at once). */
 const SAVE_EVERY_MS = 5_000;
 const byId = (rs: RunSummary[]) => rs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
@@ -67,6 +75,8 @@ export class RunIndex {
   private loaded = false;
   private dirty = false;
   private savedAt = 0;
+  /** When runs/ was last listed (see LIST_EVERY_MS). */
+  private listedAt = 0;
   /** The summaries in id order, kept until an entry changes. */
   private sorted: RunSummary[] | null = null;
   /** The open runs' summaries in id order, kept until an open run comes, goes or changes: what get_work walks. */
@@ -150,7 +160,7 @@ export class RunIndex {
       const read = this.board.changes.read(c.log);
       // A log started afresh may have lost commits made since the cursor: only a full scan sees them.
       if (!read.restarted) {
-        await this.catchUp(c, read.lines, read.cursor, runsDir, runs?.links ?? 0);
+        await this.catchUp(c, read.lines, read.cursor, runsDir, runs?.links ?? 2);
         // What catching up read of the ended entries did not match what was vouched for: look at every run.
         if (!this.entries.broken) {
           // Appended in the background and at most every few seconds.
@@ -164,18 +174,25 @@ export class RunIndex {
     await this.saveCache();
   }
 
+  /** The run folders in runs/, in the folder's order. */
   private listRunIds(): string[] {
-    return (this.board.listing.names('runs') ?? []).filter(isRunId);
+    return (this.board.listing.typedNames('runs') ?? []).map((d) => d.name).filter(isRunId);
   }
 
   private async fullScan(cursor: Cursor): Promise<void> {
     this.onChanged?.(null);
-    const ids = this.listRunIds();
+    // The listing says which run folders are links (never followed: such a run is left out, as a read refuses it).
+    const listed = (this.board.listing.typedNames('runs') ?? []).filter((d) => isRunId(d.name));
+    const ids = listed.map((d) => d.name);
     const seen = new Set(ids);
-    // In batches, so reading one file overlaps parsing another.
-    for (let i = 0; i < ids.length; i += SCAN_BATCH) {
+    for (let i = 0; i < listed.length; i += SCAN_BATCH) {
       if (i % 256 === 0) this.onProgress?.(i, ids.length);
-      await Promise.all(ids.slice(i, i + SCAN_BATCH).map((id) => this.refresh(id)));
+      for (const { name, link } of listed.slice(i, i + SCAN_BATCH)) {
+        if (link === true) this.forget(name);
+        // A run not in the index yet (all of them, at a cold start): its RUN.md read once, with its stamp.
+        else if (link === false && !this.entries.has(name)) await this.refreshRead(name);
+        else await this.refresh(name);
+      }
     }
     for (const id of this.entries.keys()) if (!seen.has(id)) this.forget(id);
     this.bare = new Set(ids.filter((id) => !this.entries.has(id)));
@@ -184,7 +201,8 @@ export class RunIndex {
     this.dirty = true;
   }
 
-  private async catchUp(c: Cursor, lines: readonly string[], log: ChangeCursor, runsDir: string, runsLinks: number): Promise<void> {
+  private async catchUp(c: Cursor, lines: readonly string[], log: ChangeCursor, seenDir: string, runsLinks: number): Promise<void> {
+    let runsDir = seenDir;
     const changed = new Set<string>();
     for (const line of lines) if (line.startsWith('run ')) changed.add(line.slice(4));
     for (const id of changed) {
@@ -198,12 +216,22 @@ export class RunIndex {
     if (runsDir !== c.runsDir) {
       // A folder that held no RUN.md may hold one now (git writes a folder's files after making it).
       for (const id of [...this.bare]) await this.refresh(id);
-      if (runsLinks - 2 !== this.entries.size + this.bare.size + this.ownStartsUnseen()) {
-        const ids = new Set(this.listRunIds());
-        for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
-        for (const id of this.entries.keys()) if (!ids.has(id)) this.forget(id);
-        this.bare = new Set([...ids].filter((id) => !this.entries.has(id)));
-      }
+      // ext4 stops counting past 65,000 subfolders (the count reads 1): then runs/ is listed
+      // at most every LIST_EVERY_MS, and its stamp is not taken as seen until it is.
+      const counted = runsLinks >= 2;
+      if (counted ? runsLinks - 2 !== this.entries.size + this.bare.size + this.ownStartsUnseen().length : this.clock() - this.listedAt >= LIST_EVERY_MS) {
+        this.listedAt = this.clock();
+        const listed = this.listRunIds();
+        // The same ids as the index, its folders without RUN.md and this process's starts: nothing else came or went.
+        const unseen = this.ownStartsUnseen();
+        const same = listed.length === this.entries.size + this.bare.size + unseen.length && idSum(listed) === idSum([...this.bare, ...unseen], this.entries.sum);
+        if (!same) {
+          const ids = new Set(listed);
+          for (const id of ids) if (!this.entries.has(id)) await this.refresh(id);
+          for (const id of this.entries.keys()) if (!ids.has(id)) this.forget(id);
+          this.bare = new Set([...ids].filter((id) => !this.entries.has(id)));
+        }
+      } else if (!counted) runsDir = c.runsDir;
     }
     if (log.log !== c.log.log || log.offset !== c.log.offset || runsDir !== c.runsDir) {
       this.cursor = { ...c, log, runsDir };
@@ -218,10 +246,8 @@ export class RunIndex {
   }
 
   /** This process's starts whose folder is there but not yet in the index. */
-  private ownStartsUnseen(): number {
-    let n = 0;
-    for (const id of this.ownStarts) if (!this.entries.has(id) && !this.bare.has(id) && this.board.listing.stat(paths.runDir(id))) n++;
-    return n;
+  private ownStartsUnseen(): string[] {
+    return [...this.ownStarts].filter((id) => !this.entries.has(id) && !this.bare.has(id) && this.board.listing.stat(paths.runDir(id)));
   }
 
   /** Re-read one run's summary if its RUN.md changed; forget it if RUN.md is gone. */
@@ -237,8 +263,27 @@ export class RunIndex {
       this.forget(id);
       return;
     }
+    this.set(id, st, summary);
+  }
+
+  /**
+   * A run's summary read with the stamp of the very bytes read: for a run folder
+   * the listing showed to be a real folder (RUN.md itself is opened without
+   * following a link), so the store's look at each folder on the way is not needed.
+   */
+  private async refreshRead(id: string): Promise<void> {
+    const read = this.board.listing.readStamped(paths.runFile(id));
+    const summary = read && (await this.summaryOf(id, read.bytes));
+    if (!read || !summary) {
+      this.forget(id);
+      return;
+    }
+    this.set(id, read.stamp, summary);
+  }
+
+  private set(id: string, stamp: string, summary: RunSummary): void {
     const before = this.entries.get(id)?.summary;
-    this.entries.set(id, { stamp: st, summary });
+    this.entries.set(id, { stamp, summary });
     this.bare.delete(id);
     this.dirty = true;
     this.sorted = null;
@@ -246,9 +291,9 @@ export class RunIndex {
   }
 
   /** The lines of RUN.md when they are as the board writes them, else the whole file read and checked; null when it cannot be read. */
-  private async summaryOf(id: string): Promise<RunSummary | null> {
+  private async summaryOf(id: string, read?: Buffer): Promise<RunSummary | null> {
     const rel = paths.runFile(id);
-    const bytes = await this.board.store.readBytes(rel).catch(() => null);
+    const bytes = read ?? (await this.board.store.readBytes(rel).catch(() => null));
     const scanned = bytes === null ? null : scanRunSummary(bytes.toString('utf8'));
     // A copy: the scanned strings are slices of RUN.md's text, which each of them would keep
     // in memory (about 0.5 KB a run, for every run of the board; an index read from disk has none).

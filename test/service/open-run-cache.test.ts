@@ -119,6 +119,21 @@ describe('open runs kept between CLI processes', () => {
     expect(kept(dir)).toEqual([id]);
   });
 
+  it("a folder's names are taken from the cache only as the cache file should hold them", async () => {
+    const dir = board();
+    const id = startRun(dir);
+    const b = await Board.open(dir);
+    const expected = new OpenRunCache(b).stampOf(id);
+    expect(expected).not.toBeNull();
+    // An entry whose run folder's stamp is today's, with names no listing gives: a path out of the folder, a number.
+    const st = statSync(path.join(dir, 'runs', id), { bigint: true });
+    const own = `${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+    for (const names of [['../../outside'], [7], 'RUN.md']) {
+      writeFileSync(path.join(dir, '.work/open-runs.json'), JSON.stringify({ version: 2, entries: [[id, { stamp: 'x', state: {}, folders: [[own, names]] }]] }));
+      expect(new OpenRunCache(b).stampOf(id)).toBe(expected);
+    }
+  });
+
   it('get and put compare every file of the run and of its leases', async () => {
     const dir = board();
     const id = startRun(dir);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { CHANGES_FILE } from '../../src/board/layout.js';
-import { RESCAN_MS, RunIndex } from '../../src/service/run-index.js';
+import { LIST_EVERY_MS, RESCAN_MS, RunIndex } from '../../src/service/run-index.js';
 import { Service } from '../../src/service/service.js';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
 
@@ -100,7 +100,7 @@ describe('the run index across coordinators', () => {
     const board = await Board.open(h.root);
     const index = new RunIndex(board);
     await index.summaries();
-    const listings = vi.spyOn(board.listing, 'names');
+    const listings = vi.spyOn(board.listing, 'typedNames');
     const listedRuns = () => listings.mock.calls.filter(([dir]) => dir === 'runs').length;
     // A start in flight: its folder holds its first commit's temp file, and the log does not name it yet.
     const ours = 'r-01jzzzzzzzzzzzzzzzzzzzzzza';
@@ -118,5 +118,52 @@ describe('the run index across coordinators', () => {
     await fs.rm(path.join(h.root, 'runs', ours), { recursive: true });
     await fs.rm(path.join(h.root, 'runs', theirs), { recursive: true });
     listings.mockRestore();
+  });
+
+  it('where runs/ does not count its subfolders (ext4 past 65,000, btrfs), it is listed at most every LIST_EVERY_MS, and a folder swapped for another is seen', async () => {
+    const board = await Board.open(h.root);
+    // The file system's answer for runs/ as ext4 gives it past 65,000 subfolders: a link count of 1.
+    const stat = board.listing.stat.bind(board.listing);
+    vi.spyOn(board.listing, 'stat').mockImplementation((rel) => {
+      const s = stat(rel);
+      return rel === 'runs' && s ? { ...s, links: 1 } : s;
+    });
+    let now = Date.now();
+    const index = new RunIndex(board, undefined, () => now);
+    const open = async () => (await index.openSummaries()).map((r) => r.id);
+    const b = await h.start('claim-review', { claimant: CAST.bob, amount: 7 });
+    const c = await h.start('claim-review', { claimant: CAST.bob, amount: 8 });
+    expect(await open()).toEqual(expect.arrayContaining([b.run.id, c.run.id]));
+    // Taken out by hand: the first look after a change lists runs/.
+    const away = (id: string) => `${h.root}-away-${id}`;
+    await fs.rename(path.join(h.root, 'runs', b.run.id), away(b.run.id));
+    await fs.rename(path.join(h.root, 'runs', c.run.id), away(c.run.id));
+    now += LIST_EVERY_MS;
+    const taken = await open();
+    expect(taken).not.toContain(b.run.id);
+    expect(taken).not.toContain(c.run.id);
+    // Put back by hand: not listed again within the interval, so not seen yet; a run the change log names is seen at once.
+    await fs.rename(away(b.run.id), path.join(h.root, 'runs', b.run.id));
+    const e = await h.start('claim-review', { claimant: CAST.cat, amount: 9 });
+    const within = await open();
+    expect(within).toContain(e.run.id);
+    expect(within).not.toContain(b.run.id);
+    now += LIST_EVERY_MS;
+    expect(await open()).toContain(b.run.id);
+    // One folder swapped for another: as many runs as before, other ids; the ids' sum tells them apart.
+    await fs.rename(path.join(h.root, 'runs', b.run.id), away(b.run.id));
+    await fs.rename(away(c.run.id), path.join(h.root, 'runs', c.run.id));
+    now += LIST_EVERY_MS;
+    const swapped = await open();
+    expect(swapped).toContain(c.run.id);
+    expect(swapped).not.toContain(b.run.id);
+    // And a fresh process, from the index on disk, lists what the files hold.
+    await fs.rename(away(b.run.id), path.join(h.root, 'runs', b.run.id));
+    await fs.rename(path.join(h.root, 'runs', c.run.id), away(c.run.id));
+    const fresh = new RunIndex(board, undefined, () => now);
+    const listedFresh = (await fresh.openSummaries()).map((r) => r.id);
+    expect(listedFresh).toContain(b.run.id);
+    expect(listedFresh).not.toContain(c.run.id);
+    await fs.rename(away(c.run.id), path.join(h.root, 'runs', c.run.id));
   });
 });
