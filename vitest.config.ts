@@ -12,5 +12,7 @@ export default defineConfig({
     // The longest files first, by measured durations, so both workers end together.
     sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/support/summary-reporter.ts'],
+    // WB_CPU_TSV=<file>: each file's CPU, its own and its children's, appended to <file> (CONTRIBUTING.md "Test").
+    setupFiles: process.env.WB_CPU_TSV ? ['./test/support/cpu-per-file.ts'] : [],
   },
 });

@@ -92,6 +92,9 @@ export interface CliResult {
   stderr: string;
 }
 
+/** How long one CLI call may take before it is stopped as hung (code -1): a guard, not a speed goal; a sync took over 30 s at load 30. */
+const CLI_HANG_MS = 180_000;
+
 /**
  * Run `node bin/workboard.js ...args` in `cwd`. The environment is this
  * process's minus any WORKBOARD_* variable (so a developer's settings never
@@ -103,7 +106,7 @@ export function workboard(args: string[], opts: { cwd: string; env?: Record<stri
   env.NO_COLOR = '1';
   Object.assign(env, opts.env ?? {});
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, maxBuffer: 16 * 1024 * 1024, timeout: 30_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, maxBuffer: 16 * 1024 * 1024, timeout: CLI_HANG_MS }, (err, stdout, stderr) => {
       let code = 0;
       if (err) {
         const c = (err as { code?: unknown }).code;

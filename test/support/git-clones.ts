@@ -42,8 +42,43 @@ const HELLO_TEAM: CloneTeam = {
   ],
 };
 
-/** A board repository with one process and one run, pushed to a bare remote, and two clones of it. */
-export async function twoClones(team: CloneTeam = HELLO_TEAM): Promise<{ root: string; remote: string; a: string; b: string; run: string }> {
+type Clones = { root: string; remote: string; a: string; b: string; run: string };
+
+/** The first set of clones each team got in this test file, copied before the test touched it. */
+const firstMade = new Map<CloneTeam, { root: string; run: string }>();
+
+/**
+ * A board repository with one process and one run, pushed to a bare remote, and two clones of it.
+ * The first call of a test file makes them with a dozen real CLI calls; later calls for the same team
+ * get a byte-for-byte copy of what that call made (its remote, both clones with their `.git/` and
+ * `.work/`, timestamps kept), with origin pointed at the copy's remote and `git-setup` run again in
+ * each clone so its hooks and textconv name the copy: the same files for seconds less CPU a test.
+ */
+export async function twoClones(team: CloneTeam = HELLO_TEAM): Promise<Clones> {
+  const kept = firstMade.get(team);
+  if (kept) return copyOf(kept);
+  const fresh = await makeClones(team);
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'wb-sync-kept-'));
+  await fs.cp(fresh.root, root, { recursive: true, preserveTimestamps: true });
+  firstMade.set(team, { root, run: fresh.run });
+  return fresh;
+}
+
+async function copyOf(kept: { root: string; run: string }): Promise<Clones> {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'wb-sync-'));
+  await fs.cp(kept.root, root, { recursive: true, preserveTimestamps: true });
+  const remote = path.join(root, 'remote.git');
+  const a = path.join(root, 'a');
+  const b = path.join(root, 'b');
+  for (const dir of [a, b]) {
+    git(dir, 'remote', 'set-url', 'origin', remote);
+    const setup = await wb(dir, 'git-setup');
+    expect(setup.code, setup.stderr).toBe(0);
+  }
+  return { root, remote, a, b, run: kept.run };
+}
+
+async function makeClones(team: CloneTeam): Promise<Clones> {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'wb-sync-'));
   const remote = path.join(root, 'remote.git');
   git(root, 'init', '-q', '--bare', '-b', 'main', remote);
