@@ -162,8 +162,8 @@ async function measure(dir) {
 
 const cliView = (dir) => [BIN, '--board', dir, '--json', 'runs', '--view', 'open-by-priority', '--as', 'mira@example.com'];
 
-/** `runs --view` as a CLI process on each board: one untimed call each, then pairs alternating which board goes first; medians of wall and CPU in ms. */
-function measureCli(dirs) {
+/** `runs --view` as a CLI process on each board: one untimed call each, then pairs alternating which board goes first; medians of wall and CPU in ms. Exported to measure boards kept from an earlier fill. */
+export function measureCli(dirs) {
   for (const dir of dirs) timedNode(cliView(dir));
   const times = dirs.map(() => ({ wall: [], cpu: [] }));
   for (let i = 0; i < CLI_PAIRS; i++) {

@@ -251,7 +251,7 @@ describe('runs', () => {
   });
 
   test("findings: a subprocess step's child is not named by its id, its outcome and data are", () => {
-    const onboarding = { steps: [step({ id: 'approve_contract', kind: 'subprocess', value: 'contract-approval' }), step({ id: 'register', kind: 'person' })] };
+    const onboarding = { steps: [step({ id: 'approve_contract', kind: 'subprocess', value: 'contract-approval' }), step({ id: 'register', kind: 'task' })] };
     const run = { data: { steps: { approve_contract: { output: { run: 'r-01m93zdhdr5re3b7wreqvtsk69', outcome: 'approved', reference: 'C-12' }, history: [] } } } };
     expect(findings(onboarding, run, ctx).map((f) => `${f.label}: ${f.text}`)).toEqual(['Outcome: approved', 'Reference: C-12']);
   });
