@@ -91,6 +91,8 @@ export function findings(
     const output = run.data.steps[step.id]?.output;
     if (!output) continue;
     for (const [key, value] of Object.entries(output)) {
+      // A subprocess step's `run` is its child's id; people read the child by its title, in the run's lineage (docs/profile-flow-1.md "7. Lineage and rollup").
+      if (step.kind === 'subprocess' && key === 'run') continue;
       const field = step.output?.[key];
       const v = formatValue(field, value, ctx);
       const rank = findingRank(field, value, v.text, opts.longText);

@@ -250,6 +250,12 @@ describe('runs', () => {
     expect(findings(expense, { data: { steps: {} } })).toEqual([]);
   });
 
+  test("findings: a subprocess step's child is not named by its id, its outcome and data are", () => {
+    const onboarding = { steps: [step({ id: 'approve_contract', kind: 'subprocess', value: 'contract-approval' }), step({ id: 'register', kind: 'task' })] };
+    const run = { data: { steps: { approve_contract: { output: { run: 'r-01m93zdhdr5re3b7wreqvtsk69', outcome: 'approved', reference: 'C-12' }, history: [] } } } };
+    expect(findings(onboarding, run, ctx).map((f) => `${f.label}: ${f.text}`)).toEqual(['Outcome: approved', 'Reference: C-12']);
+  });
+
   test('findings: a label two steps share names its step on each; long text comes in only when asked, on one line and cut at a word', () => {
     const twice = {
       ...expense,

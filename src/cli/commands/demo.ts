@@ -1,7 +1,8 @@
 /**
  * `workboard demo` (what `npm start` runs): a copy of the example board in a
  * folder of its own, a scripted agent that works an expense claim up to
- * finance's approval over real MCP, a supplier payment that waited for its
+ * finance's approval over real MCP, a supplier onboarding that started its
+ * contract approval as a run of its own, a supplier payment that waited for that
  * contract and woke when legal approved it, and `serve --http` on that copy, with
  * what to do next printed: the agent's token and MCP configuration, a
  * command connecting a real client, and how the waiting person decides.
@@ -125,12 +126,16 @@ function nextSteps(root: string, mcpUrl: string, token: string, claim: WorkedCla
     `     ${wb} show ${claim.runId}`,
     `     ${wb} log ${claim.runId}`,
     '',
-    color.bold('4. A payment that waited for its contract (flow-1):'),
-    `   ${name(STARTER)} started a supplier payment of 12,000.00 EUR blocked by its contract approval; ${name(LEGAL)} (legal)`,
-    `   approved the contract and the payment ${chain.woke ? 'woke' : 'was to wake'}: it now waits for finance, high priority.`,
+    color.bold('4. Runs that start and wait for other runs (flow-1):'),
+    `   ${name(STARTER)} started a supplier onboarding for Nordlicht Logistics; its first step started a contract`,
+    `   approval as a run of its own. A supplier payment of 12,000.00 EUR waited, blocked, for that contract.`,
+    `   ${name(LEGAL)} (legal) approved it: the onboarding ${chain.movedOn ? 'moved on' : 'was to move on'} to finance, and the payment ${chain.woke ? 'woke' : 'was to wake'}: it now waits`,
+    `   for finance, high priority.`,
+    `     ${wb} show ${chain.onboarding}   ${color.dim('(the onboarding and the run it started)')}`,
     `     ${wb} show ${chain.payment}`,
     `     ${wb} runs --view open-by-priority --as ${DEMO_PERSON}`,
-    `   In the browser, Runs and My work open on WORK.md's first saved view, "Open work by priority".`,
+    `   In the browser, Runs and My work open on WORK.md's first saved view, "Open work by priority"; the`,
+    `   onboarding's page shows its Lineage (the contract approval it started, with its state), and that run's page links back.`,
     '',
     color.dim('Ctrl-C stops the server; the board stays where it is.'),
     '',

@@ -1,9 +1,11 @@
 /**
  * The demo's second chain (flow-1, docs/profile-flow-1.md): Jon starts a
- * contract approval and a supplier payment blocked by it; Ana Ruiz (legal)
- * approves the contract, and the payment wakes in that same write and waits
- * for finance. Each call is the service's, as each person would make it from
- * the CLI or the web app.
+ * supplier onboarding, whose first step starts a contract approval as a run
+ * of its own (its child), and a supplier payment blocked by that contract
+ * approval; Ana Ruiz (legal) approves the contract, and in that same write
+ * the onboarding moves on to finance and the payment wakes and waits for
+ * finance. Each call is the service's, as each person would make it from the
+ * CLI or the web app.
  */
 import { randomUUID } from 'node:crypto';
 import type { Board } from '../../board/board.js';
@@ -16,8 +18,13 @@ export const STARTER = 'jon@example.com';
 export const LEGAL = 'ana@example.com';
 
 export interface PaymentChain {
+  /** The supplier onboarding: the parent run. */
+  onboarding: string;
+  /** The contract approval the onboarding started: its child. */
   contract: string;
   payment: string;
+  /** Whether the onboarding moved on past its contract approval once legal approved it. */
+  movedOn: boolean;
   /** Whether the payment was blocked before the approval and is not after it. */
   woke: boolean;
 }
@@ -38,13 +45,17 @@ const refused = (what: string, r: { ok: false; error: { message: string; issues?
 export async function paymentChain(board: Board, service: Service): Promise<PaymentChain> {
   const jon = actor(board, STARTER);
   const ana = actor(board, LEGAL);
-  const contract = await service.call(
+  const onboarding = await service.call(
     'start_run',
-    { process: 'contract-approval', inputs: { supplier: 'Nordlicht Logistics', contractUrl: 'https://example.com/contracts/nordlicht-2027.pdf', value: 48000 }, requestId: randomUUID() },
+    { process: 'supplier-onboarding', inputs: { supplier: 'Nordlicht Logistics', contractUrl: 'https://example.com/contracts/nordlicht-2027.pdf', value: 48000 }, requestId: randomUUID() },
     jon,
   );
-  if (!contract.ok) throw refused('start the contract approval', contract);
-  const contractId = contract.data.run.id;
+  if (!onboarding.ok) throw refused('start the supplier onboarding', onboarding);
+  const onboardingId = onboarding.data.run.id;
+  const contractId = (await service.runLineage(onboardingId))?.children[0]?.id;
+  if (contractId === undefined) throw new BoardError('invalid', 'the demo found no contract approval started by the supplier onboarding');
+  const contract = await service.call('get_run', { runId: contractId }, ana);
+  if (!contract.ok) throw refused('read the contract approval', contract);
   const payment = await service.call(
     'start_run',
     {
@@ -66,5 +77,7 @@ export async function paymentChain(board: Board, service: Service): Promise<Paym
   );
   if (!decided.ok) throw refused('approve the contract', decided);
   const after = (await service.runFlow(paymentId))?.blocked === true;
-  return { contract: contractId, payment: paymentId, woke: blocked && !after };
+  const parent = await service.call('get_run', { runId: onboardingId }, jon);
+  const movedOn = parent.ok && parent.data.workItems.some((w) => w.stepId === 'register');
+  return { onboarding: onboardingId, contract: contractId, payment: paymentId, movedOn, woke: blocked && !after };
 }

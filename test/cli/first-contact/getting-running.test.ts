@@ -110,8 +110,19 @@ describe('item 2: the demo (npm start)', () => {
       // What the newcomer's inbox shows.
       const inbox = await workboard(['--board', dir, 'inbox', '--as', 'mira@example.com'], { cwd: dir });
       expect(inbox.stdout).toContain('Amount claimed in EUR: 184.50 EUR');
-      // The second chain (flow-1): a payment blocked by its contract woke when legal approved it; a saved view shows it.
-      expect(out).toContain('Ana Ruiz (legal)\n   approved the contract and the payment woke: it now waits for finance');
+      // The second chain (flow-1): an onboarding started its contract approval as a run of its own; a payment
+      // blocked by that contract woke when legal approved it, and the onboarding moved on; a saved view shows it.
+      expect(out).toContain('Ana Ruiz (legal) approved it: the onboarding moved on to finance, and the payment woke: it now waits');
+      const onboarding = / show (r-[0-9a-z]+) {3}\(the onboarding and the run it started\)/.exec(out)?.[1];
+      expect(onboarding, out).toBeTruthy();
+      const parent = await workboard(['--board', dir, 'show', onboarding!], { cwd: dir });
+      expect(parent.stdout).toContain('Supplier onboarding · 48,000.00 EUR · Nordlicht Logistics  waiting');
+      expect(parent.stdout).toContain('rollup:  done (1 of 1 ended)');
+      expect(parent.stdout).toMatch(/children:\n +Contract approval · 48,000\.00 EUR · Nordlicht Logistics {2}ended approved {2}from Approve contract\n/);
+      expect(parent.stdout).toContain('waiting for the Finance group: Register the supplier and its bank details in the payment system');
+      const child = /children:\n.*\n +(r-[0-9a-z]+)\n/.exec(parent.stdout)?.[1];
+      const contract = await workboard(['--board', dir, 'show', child!], { cwd: dir });
+      expect(contract.stdout).toMatch(/parent: +Supplier onboarding · 48,000\.00 EUR · Nordlicht Logistics {2}waiting\n/);
       const view = await workboard(['--board', dir, 'runs', '--view', 'open-by-priority', '--as', 'mira@example.com'], { cwd: dir });
       expect(view.stdout).toContain('Supplier payment · 12,000.00 EUR · Nordlicht Logistics · High  Waiting · high · waiting for the finance group');
     } finally {
