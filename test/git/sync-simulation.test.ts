@@ -39,7 +39,7 @@ import { ensureBuilt, type CliResult } from '../support/cli-run.js';
 import { rounds } from '../support/soak.js';
 import { boardFiles, chainLines, differing, exists, git, gitState, mulberry32, readOr, runsOf, type RunView } from '../support/sim-board.js';
 import { mcpOf, OPERATOR, PEOPLE, SERVE, startServe, stopAll, stopServe, team, Trace, type Clone } from '../support/sim-team.js';
-import { verdict, type Acked } from '../support/sim-verdict.js';
+import { isTimer, verdict, type Acked } from '../support/sim-verdict.js';
 import { until } from '../support/until.js';
 
 const SEED = Number(process.env.WB_SIM_SEED ?? 20261201) >>> 0;
@@ -334,9 +334,25 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
         }
         const roundsTook = performance.now() - began;
 
+        // Quiet rounds may end before any timer fell due (they run on serve's clock): wait, on the condition, until a clone's
+        // serve wrote one (a wait ended, a wait_for timed out, an approval overdue), starting a `timed` run if none exists.
+        trace.round = ROUNDS + 1;
+        const timerWritten = async () => {
+          for (const c of clones)
+            for (const v of await runsOf(c.dir))
+              if (chainLines(await readOr(path.join(c.dir, 'runs', v.id, 'audit.jsonl'))).some(isTimer)) return `${c.name} ${v.id}`;
+          return undefined;
+        };
+        if ((await timerWritten()) === undefined && !(await runsOf(clones[0]!.dir)).some((v) => v.process === 'timed')) {
+          while ((await start(clones[0]!, 'timed')) === null);
+        }
+        const waitedFrom = performance.now();
+        const timerAt = await until(timerWritten, 600_000, 500).catch(() => null);
+        expect(timerAt, `a serve wrote a timer within 600 s of the last round (${trace.where()})`).not.toBeNull();
+        const waitedForTimer = performance.now() - waitedFrom;
+
         // The serves stop (their last syncs finished), then the final round of syncs: every clone, until a whole pass changes nothing.
         await stopAll(clones);
-        trace.round = ROUNDS + 1;
         const heads = async () => Promise.all([remote, ...clones.map((c) => c.dir)].map((d) => git(d, 'rev-parse', 'main')));
         let passes = 0;
         let still = true;
@@ -359,7 +375,7 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
           `sync simulation, seed ${SEED}: ${ROUNDS} rounds in ${(roundsTook / 1000).toFixed(0)} s (${(roundsTook / ROUNDS / 1000).toFixed(2)} s a round; load ${os
             .loadavg()
             .map((l) => l.toFixed(1))
-            .join(' ')}), whole test ${((performance.now() - began) / 1000).toFixed(0)} s; ` +
+            .join(' ')}), waited ${(waitedForTimer / 1000).toFixed(0)} s for a timer, whole test ${((performance.now() - began) / 1000).toFixed(0)} s; ` +
             `${v.runs} runs, ${v.supersededRuns} with superseded branches, ${contestedRuns.size} contested on purpose; ` +
             `${acked.length} acknowledged acts, ${v.superseded} superseded (${pct(v.superseded, acked.length)}%; ${v.byReason} of them with the engine's reason); outside the contested runs ${ordinarySuperseded} of ${ordinary.length} (${pct(ordinarySuperseded, ordinary.length)}%); ` +
             `${v.timers} timers kept (${v.timersOnOtherClone} runs where a timer met another clone's act), ${v.timersTwice.length} timer-only branches set aside beside the same timer kept (written twice while two clones held the clock${v.timersTwice.length > 0 ? `: ${v.timersTwice.join('; ')}` : ''}), ${boardAcked.length} board-chain lines; ` +

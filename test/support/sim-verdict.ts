@@ -35,7 +35,7 @@ export interface Verdict {
 }
 
 /** A timer's line: a server line that ends a wait or a `wait_for`, or marks a step overdue. */
-const isTimer = (l: ChainLine) => l.actor === 'server' && (l.action === 'step.overdue' || l.action === 'wait.timed-out' || (l.action === 'step.completed' && /\/(settle|signal)$/.test(l.entity)));
+export const isTimer = (l: ChainLine) => l.actor === 'server' && (l.action === 'step.overdue' || l.action === 'wait.timed-out' || (l.action === 'step.completed' && /\/(settle|signal)$/.test(l.entity)));
 
 export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boardAcked: Omit<Acked, 'run' | 'actor'>[]): Promise<Verdict> {
   const where = trace.where();
