@@ -378,7 +378,7 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
             .join(' ')}), waited ${(waitedForTimer / 1000).toFixed(0)} s for a timer, whole test ${((performance.now() - began) / 1000).toFixed(0)} s; ` +
             `${v.runs} runs, ${v.supersededRuns} with superseded branches, ${contestedRuns.size} contested on purpose; ` +
             `${acked.length} acknowledged acts, ${v.superseded} superseded (${pct(v.superseded, acked.length)}%; ${v.byReason} of them with the engine's reason); outside the contested runs ${ordinarySuperseded} of ${ordinary.length} (${pct(ordinarySuperseded, ordinary.length)}%); ` +
-            `${v.timers} timers kept (${v.timersOnOtherClone} runs where a timer met another clone's act), ${v.timersTwice.length} timer-only branches set aside beside the same timer kept (written twice while two clones held the clock${v.timersTwice.length > 0 ? `: ${v.timersTwice.join('; ')}` : ''}), ${boardAcked.length} board-chain lines; ` +
+            `${v.timers} timers kept (${v.timersOnOtherClone} runs where a timer met another clone's act), ${v.timersTwice.length} timers set aside beside the same timer kept (written twice while two clones held the clock${v.timersTwice.length > 0 ? `: ${v.timersTwice.join('; ')}` : ''}), ${v.timersMoot.length} timers set aside for an earlier act on another clone${v.timersMoot.length > 0 ? ` (${v.timersMoot.join('; ')})` : ''}, ${boardAcked.length} board-chain lines; ` +
             `SIGKILLs: ${Object.entries(kills)
               .map(([k, n]) => `${k} ${n}`)
               .join(', ')}; final syncs: ${passes} passes; ` +

@@ -91,11 +91,12 @@ export const fm = (text: string | null, key: string): string | null => {
 export interface ChainLine {
   seq: number;
   hash: string;
+  ts: string;
   action: string;
   actor: string;
   entity: string;
   signer?: string;
-  input?: { replayOf?: string };
+  input?: { replayOf?: string; changes?: { until?: string; due?: string } };
 }
 
 /** A chain file's lines, in order. */

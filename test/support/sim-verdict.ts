@@ -32,10 +32,36 @@ export interface Verdict {
   timersOnOtherClone: number;
   /** Branches of server lines alone, each a timer the kept side holds too: written twice while two clones held the clock. */
   timersTwice: string[];
+  /** Timers set aside because an act kept on another clone came first (a cancel before a wait ended, a decision before it was overdue). */
+  timersMoot: string[];
 }
 
 /** A timer's line: a server line that ends a wait or a `wait_for`, or marks a step overdue. */
 export const isTimer = (l: ChainLine) => l.actor === 'server' && (l.action === 'step.overdue' || l.action === 'wait.timed-out' || (l.action === 'step.completed' && /\/(settle|signal)$/.test(l.entity)));
+
+/**
+ * What became of a timer set aside in a branch of server lines alone, judged
+ * against the kept chain's lines after the fork:
+ * - `twice`: the kept side holds the same timer (two clones wrote it while
+ *   both held the clock, or the replay applied it again);
+ * - `moot`: an act of a person or an agent on the kept side, made before the
+ *   timer's deadline, ended the run or moved the timer's step, so the timer
+ *   never fell due there (acts outrank timers, docs/git.md "Timers once per
+ *   board"; the holder could not know of an act another clone had not synced);
+ * - `lost`: neither, so the kept run lacks a timer that did fall due.
+ * The deadline is what the lines before the timer set (a wait's `until`, a
+ * step's `due`), not the timer line's own time, which is when a clock holder
+ * wrote it down (a serve's clock runs ahead in the simulation). An act after
+ * the deadline would have applied the timer first (every call applies the
+ * run's elapsed deadlines), so the kept side would hold it.
+ */
+export function timerFate(timer: ChainLine, before: readonly ChainLine[], keptAfter: readonly ChainLine[]): 'twice' | 'moot' | 'lost' {
+  if (keptAfter.some((e) => e.action === timer.action && e.entity === timer.entity)) return 'twice';
+  const waited = [...before].reverse().find((e) => e.action === 'step.waiting' && e.entity === timer.entity)?.input?.changes?.until;
+  const deadline = (timer.action === 'step.overdue' ? timer.input?.changes?.due : waited) ?? timer.ts;
+  const preempts = (e: ChainLine) => e.actor !== 'server' && Date.parse(e.ts) < Date.parse(deadline) && (e.action === 'run.cancelled' || e.entity === timer.entity);
+  return keptAfter.some(preempts) ? 'moot' : 'lost';
+}
 
 export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boardAcked: Omit<Acked, 'run' | 'actor'>[]): Promise<Verdict> {
   const where = trace.where();
@@ -91,6 +117,7 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
   const actAgainstServer: string[] = [];
   const timerOnly: string[] = [];
   const timersTwice: string[] = [];
+  const timersMoot: string[] = [];
   const twice: string[] = [];
   let timers = 0;
   let timersOnOtherClone = 0;
@@ -102,11 +129,15 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
     for (const b of branches) {
       const keptAfter = chain.filter((e) => e.seq > b.fork.seq);
       if (b.lines.every((l) => l.actor === 'server')) {
-        // A timer written twice (two clones held the clock for a sync interval, docs/git.md "Timers once per board") is set aside
-        // beside the same timer kept; anything else a branch of server lines alone holds would be a timer lost.
-        const same = (l: ChainLine) => keptAfter.some((e) => e.action === l.action && e.entity === l.entity);
-        if (b.lines.filter(isTimer).every(same)) timersTwice.push(`${run}: ${b.lines.map((l) => l.action).join(', ')}`);
-        else timerOnly.push(`${run}: ${b.lines.map((l) => `${l.action} ${l.entity}`).join(', ')} set aside for ${keptAfter.map((e) => `${e.actor} ${e.action} ${e.entity}`).join(', ')}`);
+        // A branch of server lines alone: each timer in it was written twice, or made moot by an earlier act kept; never lost.
+        const shared = chain.filter((e) => e.seq <= b.fork.seq);
+        const fates = b.lines.flatMap((l, i) => (isTimer(l) ? [[l, timerFate(l, [...shared, ...b.lines.slice(0, i)], keptAfter)] as const] : []));
+        const said = (l: ChainLine) => `${l.actor} ${l.action} ${l.entity.slice(l.entity.indexOf('/') + 1)} at ${l.ts}`;
+        for (const [l, fate] of fates) {
+          if (fate === 'twice') timersTwice.push(`${run}: ${l.action}`);
+          else if (fate === 'moot') timersMoot.push(`${run}: ${said(l)}`);
+          else timerOnly.push(`${run}: ${said(l)} set aside for ${keptAfter.map(said).join(', ')}`);
+        }
       } else if (keptAfter.every((e) => e.actor === 'server'))
         actAgainstServer.push(
           `${run}: ${b.lines
@@ -132,7 +163,7 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
   }
   expect(solo, `runs superseded though one clone alone wrote them (${where})`).toEqual([]);
   expect(actAgainstServer, `acts of people or agents superseded by server lines alone (${where})`).toEqual([]);
-  expect(timerOnly, `superseded branches of server lines alone whose timers the kept side does not hold (${where})`).toEqual([]);
+  expect(timerOnly, `timers set aside in branches of server lines alone that the kept side neither holds nor made moot by an earlier act (${where})`).toEqual([]);
   expect(twice, `steps completed twice in one attempt (${where})`).toEqual([]);
   expect(timers, 'timers fell due and were written (waits ended, wait_for timed out, approvals overdue)').toBeGreaterThan(0);
   return {
@@ -144,5 +175,6 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
     timers,
     timersOnOtherClone,
     timersTwice,
+    timersMoot,
   };
 }
