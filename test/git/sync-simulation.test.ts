@@ -18,17 +18,19 @@
  *   key, read right after the call) is in the final chain or set aside beside
  *   it; no board-chain line is lost;
  * - a run only one clone's key wrote to is never superseded;
- * - no act of a person or an agent is set aside for server lines alone, no
- *   set-aside branch is server lines alone (a timer), and no step is
- *   completed twice in one attempt; timers did fall due;
+ * - no act of a person or an agent is set aside for server lines alone; a
+ *   timer set aside in a branch of server lines alone is the same timer kept
+ *   (written twice) or made moot by an act kept that came before its deadline
+ *   (docs/git.md "Timers once per board"), never lost; no step is completed
+ *   twice in one attempt; timers did fall due;
  * - the share of acknowledged lines superseded is printed (goal: at most 10%).
  * Agents find their work through get_work on their own clone; the contested
  * rounds claim by id, which always works.
  * The same merge made either way round is test/git/sync-both-ways.test.ts.
  *
  * The rounds are seeded (mulberry32): WB_SIM_SEED and WB_SIM_ROUNDS replay or
- * widen them; 30 in `npm test`, 300 in `npm run test:soak`. The choice of each
- * round is reproducible; what the serves do between them (their syncs and
+ * widen them; 20 in `npm test` (the file is among the suite's longest), 300 in
+ * `npm run test:soak`. The choice of each round is reproducible; what the serves do between them (their syncs and
  * timers run on their own clocks) is not, and needs not be.
  */
 import { promises as fs } from 'node:fs';
@@ -43,7 +45,7 @@ import { isTimer, verdict, type Acked } from '../support/sim-verdict.js';
 import { until } from '../support/until.js';
 
 const SEED = Number(process.env.WB_SIM_SEED ?? 20261201) >>> 0;
-const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? rounds(30, 300));
+const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? rounds(20, 300));
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -322,7 +324,8 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
           const mine = tokens.filter((t) => t.clone === c);
           const open = views.filter((v) => v.state === 'active' || v.state === 'waiting');
           const listening = views.filter((v) => v.process === 'timed' && v.steps.signal === 'waiting');
-          if (roll < 0.1) await contest();
+          // Round 3 always contests a run, so even the short in-suite rounds make two clones move one run.
+          if (roll < 0.1 || round === 3) await contest();
           else if (roll < 0.22) await sync(c);
           else if (roll < 0.42) await (mine.length > 0 ? submit(c, pick(mine)) : claimOrStart(c));
           else if (roll < 0.56) await claimOrStart(c);
@@ -338,9 +341,7 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
         // serve wrote one (a wait ended, a wait_for timed out, an approval overdue), starting a `timed` run if none exists.
         trace.round = ROUNDS + 1;
         const timerWritten = async () => {
-          for (const c of clones)
-            for (const v of await runsOf(c.dir))
-              if (chainLines(await readOr(path.join(c.dir, 'runs', v.id, 'audit.jsonl'))).some(isTimer)) return `${c.name} ${v.id}`;
+          for (const c of clones) for (const v of await runsOf(c.dir)) if (chainLines(await readOr(path.join(c.dir, 'runs', v.id, 'audit.jsonl'))).some(isTimer)) return `${c.name} ${v.id}`;
           return undefined;
         };
         if ((await timerWritten()) === undefined && !(await runsOf(clones[0]!.dir)).some((v) => v.process === 'timed')) {

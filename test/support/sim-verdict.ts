@@ -37,7 +37,8 @@ export interface Verdict {
 }
 
 /** A timer's line: a server line that ends a wait or a `wait_for`, or marks a step overdue. */
-export const isTimer = (l: ChainLine) => l.actor === 'server' && (l.action === 'step.overdue' || l.action === 'wait.timed-out' || (l.action === 'step.completed' && /\/(settle|signal)$/.test(l.entity)));
+export const isTimer = (l: ChainLine) =>
+  l.actor === 'server' && (l.action === 'step.overdue' || l.action === 'wait.timed-out' || (l.action === 'step.completed' && /\/(settle|signal)$/.test(l.entity)));
 
 /**
  * What became of a timer set aside in a branch of server lines alone, judged
