@@ -2,7 +2,10 @@
  * What a `git push --porcelain` said, told apart (docs/git.md "When a sync fails"):
  * - pushed;
  * - behind: the remote moved (`[rejected] … (fetch first)` or `(non-fast-forward)`),
- *   so fetching, merging and pushing again helps;
+ *   so fetching, merging and pushing again helps; so is a `[remote rejected]`
+ *   whose ref another push moved while this one was received (git's
+ *   `cannot lock ref … is at X but expected Y`, or its lock file held): two
+ *   pushes met, and the next try fetches what the other brought;
  * - declined: the remote refused it (`[remote rejected]`: a pre-receive hook,
  *   a protected branch), with the remote's own words, which no retry mends;
  * - failed: no answer about the ref at all (the remote could not be reached).
@@ -28,7 +31,13 @@ export function pushOutcome(code: number | null, stdout: string, stderr: string)
     .split('\n')
     .flatMap((l) => (/^remote: /.test(l) ? [l.slice('remote: '.length).trim()] : []))
     .filter((l) => l !== '');
+  if (/^\[remote rejected\]/.test(refused.summary) && /^failed to (update ref|lock)$/.test(reason) && lostRace(`${said.join('\n')}\n${stderr}`)) return { kind: 'behind' };
   return { kind: 'declined', reason, said };
+}
+
+/** The remote's words when its ref moved under a push (another push won the race), not a rule that refuses it. */
+function lostRace(words: string): boolean {
+  return /cannot lock ref '[^']+': (is at [0-9a-f]+ but expected [0-9a-f]+|unable to create '[^']+\.lock': File exists)/i.test(words);
 }
 
 /** A declined push in one line: who declined, why, the remote's own words, and that retrying will not mend it. */

@@ -29,4 +29,21 @@ describe('pushOutcome: what a push said, told apart', () => {
       said: [],
     });
   });
+
+  it('two pushes that met at the remote (the ref moved while this one was received): behind, so the sync fetches and tries again', () => {
+    const raced =
+      "remote: error: cannot lock ref 'refs/heads/main': is at 1163d44ae72482c0239799dd9b15cf1439b301dd but expected 77778cedc9321a81c2fd37cf30bcda6197ebd7d1\nerror: failed to push some refs to '/r.git'\n";
+    expect(pushOutcome(1, 'To /r.git\n!\tHEAD:refs/heads/main\t[remote rejected] (failed to update ref)\nDone\n', raced)).toEqual({ kind: 'behind' });
+    const held = "remote: error: cannot lock ref 'refs/heads/main': Unable to create '/r.git/refs/heads/main.lock': File exists.\n";
+    expect(pushOutcome(1, 'To /r.git\n!\tHEAD:refs/heads/main\t[remote rejected] (failed to lock)\nDone\n', held)).toEqual({ kind: 'behind' });
+  });
+
+  it('a ref the remote could not update for another reason (its disk, its rights): declined with its words', () => {
+    const out = pushOutcome(
+      1,
+      'To /r.git\n!\tHEAD:refs/heads/main\t[remote rejected] (failed to update ref)\nDone\n',
+      "remote: error: cannot lock ref 'refs/heads/main': Unable to create '/r.git/refs/heads/main.lock': Permission denied\n",
+    );
+    expect(out).toMatchObject({ kind: 'declined', reason: 'failed to update ref' });
+  });
 });

@@ -51,6 +51,30 @@ describe('a push the remote declines', () => {
     expect(git(remote, 'rev-parse', 'main')).toBe(git(a, 'rev-parse', 'HEAD'));
   }, 600_000);
 
+  it('a push that met another at the remote (git: "cannot lock ref … is at X but expected Y"): behind, not declined; the sync fetches, merges and pushes again', async () => {
+    const { remote, a, b, run } = await twoClones();
+    const before = git(remote, 'rev-parse', 'main');
+    // b's work reaches the remote under another name, and main goes back: the hook will move main to it in the middle of a's push, as a second push landing then would.
+    expect((await wb(b, '--as', 'writer-b', 'claim', run, 'draft')).code).toBe(0);
+    expect((await wb(b, 'sync')).code).toBe(0);
+    const theirs = git(remote, 'rev-parse', 'main');
+    git(remote, 'update-ref', 'refs/heads/other', theirs);
+    git(remote, 'update-ref', 'refs/heads/main', before);
+    await fs.writeFile(
+      path.join(remote, 'hooks/pre-receive'),
+      `#!/bin/sh\ncd "$GIT_DIR" || exit 1\nif [ ! -f raced ]; then touch raced; env -u GIT_QUARANTINE_PATH git update-ref refs/heads/main refs/heads/other; fi\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    expect((await wb(a, '--as', 'ana@example.com', 'person', 'add', 'eli@example.com')).code).toBe(0);
+    const r = await wb(a, 'sync');
+    expect(r.stderr).not.toMatch(/declined/);
+    expect(r.code, r.stderr).toBe(0);
+    expect(await fs.readFile(path.join(remote, 'raced'), 'utf8')).toBe('');
+    expect(git(remote, 'rev-parse', 'main')).toBe(git(a, 'rev-parse', 'HEAD'));
+    // What the other push brought is in what a pushed.
+    git(a, 'merge-base', '--is-ancestor', theirs, 'HEAD');
+  }, 600_000);
+
   it("serve --git-sync: backs off after each declined push, and doctor shows the last good sync, the failure in the remote's words and the next try", async () => {
     const { remote, a, run } = await twoClones();
     const hook = await declineEveryPush(remote);
