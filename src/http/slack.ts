@@ -17,7 +17,7 @@ import { sha256Hex } from '../core/hash.js';
 import type { Actor } from '../engine/types.js';
 import type { Service } from '../service/service.js';
 import { resolveActor } from '../service/identity.js';
-import { personName } from '../words/index.js';
+import { personName, refusalWords } from '../words/index.js';
 import { NOTE_BLOCK, parseInteraction, rejectModal, type Interaction, type ItemRef, type MessageAt } from '../notify/channels/slack-blocks.js';
 import { openModal, signingSecret, slackError, tellInSlack } from '../notify/channels/slack.js';
 import { SlackMessages } from './slack-messages.js';
@@ -103,9 +103,8 @@ export function createSlackEndpoint(service: Service, log: (line: string) => voi
     const issues = error.issues ?? [];
     if (error.code === 'stale') return 'The run changed since this message was posted, so nothing was decided. The message now shows the item as it is: look again, then decide.';
     if (issues.includes('already_decided') || issues.includes('run_ended')) return 'This was already decided (the message now says how). Nothing more was done.';
-    // docs/people.md "Out of office": four eyes holds for a stand-in and for the person away alike.
-    if (issues.includes('four_eyes'))
-      return 'Not decided: four eyes. You started this run or did one of its earlier steps (or the person you stand in for did), so another approver decides it. Nothing was changed.';
+    const words = refusalWords(issues);
+    if (words) return `Not decided. ${words} Nothing was changed.`;
     return `Not decided: ${error.message}`;
   };
 

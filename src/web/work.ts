@@ -15,7 +15,7 @@ import type { FieldContext } from './pages/fields.js';
 import { InboxPage, type InboxRow, type InboxView } from './pages/inbox.js';
 import { ConfirmPage, MessagePage } from './pages/message.js';
 import { routeReason, WorkItemPage, type WorkItemProps } from './pages/work-item.js';
-import { exactTime, personName, runTitle, stepTitleOf } from '../words/index.js';
+import { exactTime, personName, refusalWords, runTitle, stepTitleOf } from '../words/index.js';
 import { call, frame, redirect, sendPage, statusFor, type Request } from './respond.js';
 import { pinnedVersion, processList, stepOfWorkItem } from './runs.js';
 import type { PostedForm } from './request.js';
@@ -270,14 +270,16 @@ export async function decidePost(r: Request, runId: string, workItemId: string, 
       problem: { kind: 'error', title: 'Not decided: please fix what is marked', text: message },
     });
   }
+  const words = refusalWords(issues);
   return sendPage(
     r.res,
     statusFor(code),
     h(
       MessagePage,
       { frame: frame(r, 'Not decided', { current: 'work' }), title: 'Not decided' },
-      h('p', null, message),
-      issues.length
+      h('p', null, words ?? message),
+      words ? h('p', null, 'Nothing was changed.') : null,
+      issues.length && !words
         ? h(
             'ul',
             null,

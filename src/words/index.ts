@@ -14,6 +14,7 @@ export { instantOf, zoneWords } from './wall-clock.js';
 export { cutAtWord, firstSentence } from './text.js';
 export { fieldLabel, processTitle, stepTitle, stepTitleOf } from './titles.js';
 export { formatValue, unitOf, type ValueText, type WordsContext } from './values.js';
+export { refusalWords } from './refusals.js';
 export { stepStateWord } from './step-state.js';
 export { findings, runTitle, TITLE_SEPARATOR, type Finding } from './runs.js';
 export { columnTitle, levelWords, waiterWords, type ViewWords } from './views.js';

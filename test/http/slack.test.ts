@@ -208,7 +208,7 @@ describe('four eyes in Slack', () => {
       const told = await slack.next((c) => c.method === 'chat.postEphemeral' && c.args.user === USERS.ana, clicked);
       expect(told.args.channel).toBe(CHANNEL);
       expect(told.args.text).toBe(
-        'Not decided: four eyes. You started this run or did one of its earlier steps (or the person you stand in for did), so another approver decides it. Nothing was changed.',
+        'Not decided. Four eyes: you started this run or did one of its earlier steps (or the person you stand in for did), so another approver decides it. Nothing was changed.',
       );
       for (const id of [PEOPLE.ana, runId, (await runView(wb, runId)).workItems[0].id]) expect(told.args.text).not.toContain(id);
 
@@ -217,7 +217,7 @@ describe('four eyes in Slack', () => {
       await postInteraction(base, buttonClick(USERS.ana, message, 'wb.reject'), SECRET);
       const opened = await slack.next((c) => c.method === 'views.open' && c.args.trigger_id?.startsWith(`trigger-${USERS.ana}`), rejecting);
       const modal = await postInteraction(base, modalSubmit(USERS.ana, opened.args.view, 'I would rather not pay this.', 'V0FOUREYES'), SECRET);
-      expect(modal.json).toEqual({ response_action: 'errors', errors: { 'wb.note': expect.stringMatching(/^Not decided: four eyes\. You started this run/) } });
+      expect(modal.json).toEqual({ response_action: 'errors', errors: { 'wb.note': expect.stringMatching(/^Not decided\. Four eyes: you started this run/) } });
 
       // Nothing changed: the run's files byte for byte, its approval still open and undecided.
       expect(await runFiles(runId)).toEqual(before);
