@@ -29,6 +29,8 @@ export interface Words {
   runs: ReadonlyMap<string, RunFacts>;
   /** flow-1: other runs a line names (blockers, children, follow-on runs) by their titles in words; a run not here is said by id. */
   titles?: ReadonlyMap<string, string>;
+  /** A moment as a person reads it (the web page: the board's zone, in words); without it, the UTC form `log` and git print. */
+  time?: (iso: string) => string;
 }
 
 /** What a readable process version tells the words: its steps' kinds and everybody's titles. */
@@ -102,6 +104,8 @@ interface Line {
   name: (identity: unknown) => string;
   /** Runs a line names (flow-1), by title where the words know it: "“Contract approval · Acme”", else by id. */
   runs: (ids: unknown) => string;
+  /** A moment the line names (`until` a lease, a wait, a delegation), in the words' time. */
+  when: (iso: unknown) => string;
 }
 
 /** " for Mira Okafor" when a delegate decided for someone out of office (docs/people.md "Out of office"), else "". */
@@ -122,7 +126,7 @@ function delegation(l: Line): Said {
   const [, from, to, until] = m;
   if (until === undefined) return { what: `${l.by} ended ${l.name(from)}'s out of office (their work had gone to ${l.name(to)})` };
   const whose = l.name(from) === l.by ? 'their' : `${l.name(from)}'s`;
-  return { what: `${l.by} handed ${whose} work to ${l.name(to)} until ${when(until)}` };
+  return { what: `${l.by} handed ${whose} work to ${l.name(to)} until ${l.when(until)}` };
 }
 
 /** The people a reminder rung went to, by name. */
@@ -139,7 +143,7 @@ const SAY: Record<string, (l: Line) => Said> = {
   'subprocess.started': (l) => ({ what: `${l.step} started ${runsOf(l, l.c.runs, humanize(text(l.c.process)))} and waits for ${Array.isArray(l.c.runs) && l.c.runs.length === 1 ? 'it' : 'them'}` }),
   'subprocess.ended': (l) => ({ what: `the runs ${l.step} started ended: ${text(l.c.outcome)}` }),
   'step.ready': (l) => ({ what: `${l.step} is ready` }),
-  'step.claimed': (l) => ({ what: `${l.by} claimed ${l.step}`, detail: `until ${when(l.c.expiresAt)}` }),
+  'step.claimed': (l) => ({ what: `${l.by} claimed ${l.step}`, detail: `until ${l.when(l.c.expiresAt)}` }),
   'step.renewed': (l) => ({ what: `${l.by} renewed the claim on ${l.step}`, detail: quoted(l.c.progress) }),
   'step.completed': completed,
   'step.rejected': (l) => ({ what: `${l.by} rejected${forWhom(l)} ${l.step}${typeof l.c.to === 'string' ? ` → back to ${l.stepNamed(l.c.to)}` : ''}`, detail: quoted(l.c.note) }),
@@ -148,8 +152,8 @@ const SAY: Record<string, (l: Line) => Said> = {
   'step.escalated': (l) => ({ what: `${l.by} escalated ${l.step} to the operators`, detail: quoted(l.c.note) }),
   'step.check-failed': (l) => ({ what: `${l.by}'s submission of ${l.step} failed its checks`, detail: Array.isArray(l.c.issues) ? clip(l.c.issues.map(text).join('; ')) : undefined }),
   'step.rewound': (l) => ({ what: `${l.step} is sent back for rework` }),
-  'step.overdue': (l) => ({ what: `${l.step} is overdue`, detail: `due ${when(l.c.due)}` }),
-  'step.waiting': (l) => ({ what: `${l.step} waits${typeof l.c.event === 'string' ? ` for the event ${l.c.event}` : ''}`, detail: l.c.until ? `until ${when(l.c.until)}` : undefined }),
+  'step.overdue': (l) => ({ what: `${l.step} is overdue`, detail: `due ${l.when(l.c.due)}` }),
+  'step.waiting': (l) => ({ what: `${l.step} waits${typeof l.c.event === 'string' ? ` for the event ${l.c.event}` : ''}`, detail: l.c.until ? `until ${l.when(l.c.until)}` : undefined }),
   'work-item.opened': (l) => ({ what: `${l.step} waits for ${l.kind === 'approve' ? 'an approval' : 'a person'}` }),
   // Reminder ladders (docs/operators.md "Reminders and escalation ladders"): who was told; nothing was decided.
   'work-item.reminded': (l) => ({ what: `${l.step} still waits: its people were reminded`, detail: toldWords(l) }),
@@ -212,6 +216,7 @@ export function say(ev: Pick<AuditEvent, 'actor' | 'action' | 'entity' | 'input'
     process: facts?.titles?.process,
     name: (identity) => nameOf(text(identity), words),
     runs: (ids) => inList((Array.isArray(ids) ? ids : [ids]).map((id) => runNamedIn(text(id), words))),
+    when: (iso) => (words.time && typeof iso === 'string' ? words.time(iso) : when(iso)),
   };
   if (Object.hasOwn(SAY, ev.action)) return through(SAY[ev.action]!(line), c.via);
   if (ev.action.endsWith('.external-edit')) return { what: `${ev.entity} was edited outside workboard and adopted`, detail: `rev ${text(ev.input.toRev)}` };

@@ -8,7 +8,7 @@ import { h } from 'preact';
 import type { AuditEvent, PublishedVersion } from '../service/published.js';
 import { processMapLayout, runMapSvg } from '../map/index.js';
 import { MapPage } from './pages/map.js';
-import { humanize, processTitle, runTitle, stepTitleOf } from '../words/index.js';
+import { exactTime, humanize, processTitle, runTitle, stepTitleOf } from '../words/index.js';
 import { MessagePage } from './pages/message.js';
 import { RunPage } from './pages/run.js';
 import { firstPage, RunsPage, type RunsFilter } from './pages/runs.js';
@@ -165,7 +165,8 @@ async function timeline(r: Request, view: RunView, process: Process | null, link
   const facts = { process: view.run.process, version: view.run.version, inputs: view.data.inputs, ...(process ? processWords(process) : { kinds: new Map() }) };
   // flow-1: the blockers, parent and children a line names, by the titles the Lineage and blocked sections show.
   const titles = new Map(linked.map((l) => [l.id, l.title]));
-  const words: Words = { names: peopleNames(r.app.service.board.manifest.people), runs: new Map([[view.run.id, facts]]), titles };
+  const { people, notifications } = r.app.service.board.manifest;
+  const words: Words = { names: peopleNames(people), runs: new Map([[view.run.id, facts]]), titles, time: (iso) => exactTime(iso, notifications.timeZone) };
   const brief = (e: AuditEvent): TimelineEvent => ({ ts: e.ts, ...say(e, words) });
   return {
     events: t.events.map(brief),
