@@ -74,10 +74,10 @@ function writeRun(v: RunView, w: RunWords, write: Write, flow: RunFlow | null, l
     const due = s.due ? `  due ${relativeTime(s.due, w.now)}${s.overdue ? color.red(' OVERDUE') : ''}` : '';
     write(`  ${String(st).padEnd(9)} ${stepName(w, s.id)}${due}\n`);
     const declared = w.process.steps.find((x) => x.id === s.id)?.output;
-    if (d) printCompletion(d, w, declared, '      ', write);
+    if (d) printCompletion(d, w, declared, '      ', write, runs);
     for (const [i, h] of (d?.history ?? []).entries()) {
       write(color.dim(`      earlier attempt ${i + 1}:\n`));
-      printCompletion(h, w, declared, '        ', write);
+      printCompletion(h, w, declared, '        ', write, runs);
     }
   }
   for (const item of v.workItems) {
@@ -138,12 +138,12 @@ export async function printRunMap(cli: Cli, v: RunView, format = 'mermaid'): Pro
 }
 
 /** One completion: who and when, the decision or route, outputs in words, summary, note, evidence with its hash. */
-function printCompletion(d: Completion, w: RunWords, declared: Fields | undefined, indent: string, write: Write): void {
+function printCompletion(d: Completion, w: RunWords, declared: Fields | undefined, indent: string, write: Write, runs: ReadonlyMap<string, string>): void {
   const line = (s: string) => write(color.dim(`${indent}${s}\n`));
   if (d.by) line(`${who(w, d.by)}${d.at ? `, ${relativeTime(d.at, w.now)}` : ''}${d.decision ? `: ${d.decision}` : ''}`);
   if (d.next) line(`next: ${stepName(w, d.next)}`);
   if (d.next && d.reason) line(`why: ${d.reason.replace(/\s+/g, ' ').trim()}`);
-  if (d.output && Object.keys(d.output).length > 0) line(labelled(w, d.output, declared));
+  if (d.output && Object.keys(d.output).length > 0) line(labelled(w, d.output, declared, runs));
   if (d.summary) line(d.summary.split('\n')[0]!);
   if (d.note) line(`note: ${d.note}`);
   for (const e of d.evidence ?? []) line(`evidence: ${e.kind} ${e.ref}${e.sha256 ? ` sha256:${e.sha256}` : ''}`);

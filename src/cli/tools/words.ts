@@ -51,8 +51,9 @@ export const who = (w: RunWords, id: string): string => personName(w.people, id)
 export function labelled(w: RunWords, values: Record<string, unknown>, declared: Process['inputs'] | undefined, runs?: ReadonlyMap<string, string>): string {
   return Object.entries(values)
     .map(([k, v]) => {
-      const titles = runs && Array.isArray(v) && v.length > 0 ? v.map((id) => (typeof id === 'string' ? runs.get(id) : undefined)) : [];
-      // flow-1: a list of runs this run names (a blocked_by input), by their titles.
+      const ids = Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
+      const titles = runs && ids.length > 0 ? ids.map((id) => (typeof id === 'string' ? runs.get(id) : undefined)) : [];
+      // flow-1: runs this run names (a blocked_by input, a subprocess step's child), by their titles.
       if (titles.length > 0 && titles.every((t) => t !== undefined)) return `${fieldLabel(k, declared?.[k])}: ${titles.join(', ')}`;
       const t = formatValue(declared?.[k], v, w);
       return `${t.warning ? '⚠ ' : ''}${fieldLabel(k, declared?.[k])}: ${t.text}`;

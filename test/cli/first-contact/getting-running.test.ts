@@ -120,6 +120,9 @@ describe('item 2: the demo (npm start)', () => {
       expect(parent.stdout).toContain('rollup:  done (1 of 1 ended)');
       expect(parent.stdout).toMatch(/children:\n +Contract approval · 48,000\.00 EUR · Nordlicht Logistics {2}ended approved {2}from Approve contract\n/);
       expect(parent.stdout).toContain('waiting for the Finance group: Register the supplier and its bank details in the payment system');
+      // The finished subprocess step's output names its child by title, not by id.
+      expect(parent.stdout).toMatch(/Run: Contract approval · 48,000\.00 EUR · Nordlicht Logistics {2}· {2}Outcome: approved/);
+      expect(parent.stdout).not.toMatch(/Run: r-/);
       const child = /children:\n.*\n +(r-[0-9a-z]+)\n/.exec(parent.stdout)?.[1];
       const contract = await workboard(['--board', dir, 'show', child!], { cwd: dir });
       expect(contract.stdout).toMatch(/parent: +Supplier onboarding · 48,000\.00 EUR · Nordlicht Logistics {2}waiting\n/);
