@@ -162,7 +162,7 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
       await page.goto(`${base}/insights`);
       // The drop-down offers every published process the person may see, runs or not.
       expect(await page.locator('select[name=process] option').allInnerTexts()).toEqual(
-        who === MIRA ? ['every process', 'Contract approval', 'Expense approval', 'Release notes', 'Supplier payment'] : ['every process', 'Release notes'],
+        who === MIRA ? ['every process', 'Contract approval', 'Expense approval', 'Release notes', 'Supplier onboarding', 'Supplier payment'] : ['every process', 'Release notes'],
       );
       const res = await page.goto(`${base}/insights?process=release-notes`);
       expect(res!.status(), who).toBe(200);
