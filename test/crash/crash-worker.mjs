@@ -66,12 +66,16 @@ function stopAfterRenames(renames) {
 }
 
 if (mode === 'checkpoint') {
-  // Cutting the log is the checkpoint's one ftruncate: stop there, after its file-system flush.
+  // Cutting the log is the checkpoint's one ftruncate of a file in the log folder: stop there, after
+  // its file-system flush. (A recycled spare shorter than what it held is cut too: let that pass.)
   const truncate = fs.ftruncateSync;
-  fs.ftruncateSync = (...args) => {
-    out('stopped');
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); // until SIGKILL
-    return truncate(...args);
+  const logDir = `${path.sep}${path.join('.work', 'log')}${path.sep}`;
+  fs.ftruncateSync = (fd, ...rest) => {
+    if (fs.readlinkSync(`/proc/self/fd/${fd}`).includes(logDir)) {
+      out('stopped');
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0); // until SIGKILL
+    }
+    return truncate(fd, ...rest);
   };
   syncBuiltinESMExports();
   const s = await start(`${prefix}-0`);
