@@ -10,9 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../../src/service/service.js';
 import { cookieName, csrfToken } from '../../src/web/security.js';
-import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import { CAST, cleanupHarnesses, CLAIM_REVIEW_SUBMISSION, Harness, rid } from '../support/svc-harness.js';
-import { inProcessWeb } from './http-support.js';
+import { inProcessWeb, sessionToken } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
@@ -48,8 +47,7 @@ async function waitingApproval(): Promise<{ runId: string; workItemId: string; s
 }
 
 async function decideAs(email: string, at: { runId: string; workItemId: string }, fields: Record<string, string>): Promise<{ status: number; location: string | null; text: string }> {
-  const code = new URL(await createLoginLink(h.board, email, origin)).searchParams.get('code')!;
-  const token = (await redeemCode(h.board, code))!.token;
+  const token = await sessionToken(h.board, email, origin);
   calls.length = 0;
   const res = await fetch(`${origin}/work/${at.runId}/${at.workItemId}`, {
     method: 'POST',

@@ -7,9 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editManifest } from '../../src/board/people.js';
 import { cookieName, csrfToken } from '../../src/web/security.js';
-import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import { CAST, cleanupHarnesses, CLAIM_REVIEW_SUBMISSION, Harness, rid } from '../support/svc-harness.js';
-import { inProcessWeb } from './http-support.js';
+import { inProcessWeb, sessionToken } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
@@ -40,8 +39,7 @@ describe('four eyes on the decision page', () => {
     await h.ok('submit', { token: claimed.token, ...CLAIM_REVIEW_SUBMISSION, requestId: rid() }, CAST.agent);
     const item = (await h.view(runId)).workItems[0]!;
 
-    const code = new URL(await createLoginLink(h.board, CAST.fin, origin)).searchParams.get('code')!;
-    const token = (await redeemCode(h.board, code))!.token;
+    const token = await sessionToken(h.board, CAST.fin, origin);
     const res = await fetch(`${origin}/work/${runId}/${item.id}`, {
       method: 'POST',
       redirect: 'manual',

@@ -29,6 +29,12 @@ export async function inProcessWeb(service: Service, config = { publicOrigin: nu
   };
 }
 
+/** A session token for `who` on a board served in process, from a real login link redeemed as /signin does. */
+export async function sessionToken(board: Board, who: string, origin: string): Promise<string> {
+  const code = new URL(await createLoginLink(board, who, origin)).searchParams.get('code')!;
+  return (await redeemCode(board, code))!.token;
+}
+
 /** A session cookie (`wb_session=…`) for `who`, from a real login link posted to /signin. */
 export async function sessionCookie(wb: WebBoard, who: string, headers: Record<string, string> = {}): Promise<string> {
   const code = new URL(await createLoginLink(wb.board, who, wb.base)).searchParams.get('code')!;
@@ -101,8 +107,7 @@ export function streamed(base: string, path: string, headers: Record<string, str
 
 /** A page of the in-process web app as `email` sees it once signed in; fails unless it answers 200. */
 export async function pageAs(board: Board, origin: string, path: string, email: string, config = { publicOrigin: null, secure: false }): Promise<string> {
-  const code = new URL(await createLoginLink(board, email, origin)).searchParams.get('code')!;
-  const token = (await redeemCode(board, code))!.token;
+  const token = await sessionToken(board, email, origin);
   const res = await fetch(`${origin}${path}`, { headers: { cookie: `${cookieName(config)}=${token}` } });
   if (res.status !== 200) throw new Error(`${path} as ${email}: ${res.status}`);
   return res.text();

@@ -6,10 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editManifest } from '../../src/board/people.js';
-import { cookieName } from '../../src/web/security.js';
-import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
-import { inProcessWeb } from './http-support.js';
+import { inProcessWeb, pageAs } from './http-support.js';
 
 const CONFIG = { publicOrigin: null, secure: false };
 
@@ -35,9 +33,7 @@ describe('the run page timeline', () => {
   it('says when a claim runs out in the board’s zone, in words', async () => {
     const started = await h.start('claim-review', { claimant: CAST.ann, amount: 10 });
     const claimed = await h.claim(started.run.id, 'check');
-    const code = new URL(await createLoginLink(h.board, CAST.fin, origin)).searchParams.get('code')!;
-    const token = (await redeemCode(h.board, code))!.token;
-    const page = await (await fetch(`${origin}/runs/${started.run.id}`, { headers: { cookie: `${cookieName(CONFIG)}=${token}` } })).text();
+    const page = await pageAs(h.board, origin, `/runs/${started.run.id}`, CAST.fin);
     const timeline = /<ol class="timeline"[^>]*>([\s\S]*?)<\/ol>/.exec(page)?.[1] ?? '';
     const claim = timeline.split('</li>').find((li) => li.includes('claimed')) ?? '';
     // 2026-10-06 is summer time in New York: UTC-4, so a lease ending at 10:00Z ends at 06:00 EDT.
