@@ -183,6 +183,43 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
       server = http;
     }
   }
+  const graceMs = o.stopGraceMs ?? DEFAULT_STOP_GRACE_S * 1000;
+  // The signals are ours before the first line says where serve listens: a SIGTERM sent on seeing it
+  // must stop serve the graceful way, never by the default action.
+  let resolveStopped: () => void = () => undefined;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  const stop = async () => {
+    // A second signal while stopping means now: every answered call's commit is already flushed in the
+    // commit log, and one cut short after its flush is rolled forward at the next start.
+    if (stopping) {
+      log.warn('a second signal: stopping at once');
+      process.exit(EXIT.ok);
+    }
+    stopping = true;
+    opsListener?.tell();
+    log.info(`stopping: no new connections; calls in flight have ${graceMs / 1000} s to finish`);
+    const deadline = Date.now() + graceMs;
+    // Stop taking requests first, so nothing new starts while the daemon winds down.
+    const closed = closer ? closer.close(graceMs) : Promise.resolve();
+    await daemon.stop();
+    await closed;
+    // A call whose client hung up still runs to its commit: wait for it, within the grace.
+    let late: NodeJS.Timeout | undefined;
+    await Promise.race([service.settled(), new Promise((r) => (late = setTimeout(r, Math.max(0, deadline - Date.now()))))]);
+    clearTimeout(late);
+    // Make what was committed durable in the files themselves, so the next start has no log to replay.
+    await CommitLog.of(board.root)
+      .checkpoint()
+      .catch((e: unknown) => log.warn(`the last checkpoint failed (the next start replays the commit log): ${e instanceof Error ? e.message : String(e)}`));
+    await clearServedAt(board.state).catch(() => undefined);
+    await opsListener?.close();
+    log.info('stopped');
+    // Whatever still holds the event loop (a watcher, a timer of a library) must not keep a stopped serve alive.
+    setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), EXIT_AFTER_MS).unref();
+    resolveStopped();
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
   log.info(`workboard ${VERSION} coordinating board ${board.manifest.name} in ${board.root}`);
   let mcpUrl: string | null = null;
   if (server) {
@@ -196,41 +233,7 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
   }
   if (opsListener) log.info(`/healthz, /readyz${metrics ? ', /metrics' : ''} also at http://${opsListener.address}, answered by a thread of their own`);
   await announce?.(mcpUrl);
-  const graceMs = o.stopGraceMs ?? DEFAULT_STOP_GRACE_S * 1000;
-  await new Promise<void>((resolve) => {
-    const stop = async () => {
-      // A second signal while stopping means now: every answered call's commit is already flushed in the
-      // commit log, and one cut short after its flush is rolled forward at the next start.
-      if (stopping) {
-        log.warn('a second signal: stopping at once');
-        process.exit(EXIT.ok);
-      }
-      stopping = true;
-      opsListener?.tell();
-      log.info(`stopping: no new connections; calls in flight have ${graceMs / 1000} s to finish`);
-      const deadline = Date.now() + graceMs;
-      // Stop taking requests first, so nothing new starts while the daemon winds down.
-      const closed = closer ? closer.close(graceMs) : Promise.resolve();
-      await daemon.stop();
-      await closed;
-      // A call whose client hung up still runs to its commit: wait for it, within the grace.
-      let late: NodeJS.Timeout | undefined;
-      await Promise.race([service.settled(), new Promise((r) => (late = setTimeout(r, Math.max(0, deadline - Date.now()))))]);
-      clearTimeout(late);
-      // Make what was committed durable in the files themselves, so the next start has no log to replay.
-      await CommitLog.of(board.root)
-        .checkpoint()
-        .catch((e: unknown) => log.warn(`the last checkpoint failed (the next start replays the commit log): ${e instanceof Error ? e.message : String(e)}`));
-      await clearServedAt(board.state).catch(() => undefined);
-      await opsListener?.close();
-      log.info('stopped');
-      // Whatever still holds the event loop (a watcher, a timer of a library) must not keep a stopped serve alive.
-      setTimeout(() => process.exit(process.exitCode ?? EXIT.ok), EXIT_AFTER_MS).unref();
-      resolve();
-    };
-    process.on('SIGINT', () => void stop());
-    process.on('SIGTERM', () => void stop());
-  });
+  await stopped;
 }
 
 export interface ServeOptions {
