@@ -4,7 +4,7 @@
  * an operator sees every delegation in force and can end any of them.
  */
 import { Layout, type Frame } from './layout.js';
-import { Notice } from './parts.js';
+import { IssueList, Notice } from './parts.js';
 import { Person, When } from './words.js';
 
 export interface DelegationRow {
@@ -34,16 +34,6 @@ export interface DelegationProps {
   zone: string;
   /** A word after a change: 'set' or 'ended'. */
   done: string | null;
-}
-
-function Issues({ id, list }: { id: string; list: string[] | undefined }) {
-  return list?.length ? (
-    <ul class="field-issues" id={id}>
-      {list.map((i) => (
-        <li key={i}>{i}</li>
-      ))}
-    </ul>
-  ) : null;
 }
 
 function EndForm({ csrf, from, label, inline = false }: { csrf: string; from: string; label: string; inline?: boolean }) {
@@ -95,7 +85,7 @@ export function DelegationPage(p: DelegationProps) {
           They see what is assigned to you and your groups and decide it in their own name, for you. Four eyes still holds: they never approve what you or they submitted. It ends by itself on the date
           you give.
         </p>
-        <Issues id="set-issues" list={formIssues} />
+        <IssueList id="set-issues" list={formIssues} />
         <input type="hidden" name="csrf" value={p.csrf} />
         <div class={`field${toIssues ? ' has-issues' : ''}`}>
           <label for="f-to">Who stands in for you</label>
@@ -107,7 +97,7 @@ export function DelegationPage(p: DelegationProps) {
               </option>
             ))}
           </select>
-          <Issues id="f-to-issues" list={toIssues} />
+          <IssueList id="f-to-issues" list={toIssues} />
         </div>
         <div class={`field${untilIssues ? ' has-issues' : ''}`}>
           <label for="f-until">Back on ({p.zone})</label>
@@ -115,7 +105,7 @@ export function DelegationPage(p: DelegationProps) {
           <p class="desc" id="f-until-desc">
             Your work is yours again from the start of that day.
           </p>
-          <Issues id="f-until-issues" list={untilIssues} />
+          <IssueList id="f-until-issues" list={untilIssues} />
         </div>
         <div class="field">
           <label for="f-note">A note for the team (optional)</label>

@@ -7,6 +7,7 @@
  */
 import { fieldLabel, humanize, isLinkField, zoneWords } from '../../words/index.js';
 import type { WebField, Posted } from '../form-values.js';
+import { IssueList } from './parts.js';
 
 /** The field's label in words: its description's first sentence, else its key humanised. */
 const labelOf = (f: WebField): string => fieldLabel(f.name, f);
@@ -29,14 +30,7 @@ const idFor = (name: string) => `f-${name.replace(/[^A-Za-z0-9_-]/g, '-')}`;
 
 /** The service's issues at a field, said under the field's label rather than its key ("Legal name: missing"). */
 function Issues({ id, list, label }: { id: string; list: string[] | undefined; label: string }) {
-  if (!list || list.length === 0) return null;
-  return (
-    <ul class="field-issues" id={`${id}-issues`}>
-      {list.map((i) => (
-        <li key={i}>{i.replace(/^(?:output|inputs)\.[A-Za-z][A-Za-z0-9_-]*/, label)}</li>
-      ))}
-    </ul>
-  );
+  return <IssueList id={`${id}-issues`} list={list?.map((i) => i.replace(/^(?:output|inputs)\.[A-Za-z][A-Za-z0-9_-]*/, label))} />;
 }
 
 function described(id: string, f: WebField, hasIssues: boolean): string | undefined {

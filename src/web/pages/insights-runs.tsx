@@ -3,7 +3,7 @@
  * newest first, each run by its title.
  */
 import { Layout, type Frame } from './layout.js';
-import { When } from './parts.js';
+import { IssueList, When } from './parts.js';
 
 export interface InsightsRunsPageProps {
   frame: Frame;
@@ -20,13 +20,7 @@ export function InsightsRunsPage(p: InsightsRunsPageProps) {
         <a href={p.back}>Insights</a>
       </p>
       <h1>{`${p.runs.length} ${p.runs.length === 1 ? 'run' : 'runs'}: ${p.what}`}</h1>
-      {p.issues.length ? (
-        <ul class="field-issues">
-          {p.issues.map((i) => (
-            <li key={i}>{i}</li>
-          ))}
-        </ul>
-      ) : null}
+      <IssueList list={p.issues} />
       {p.runs.length > 0 ? (
         <div class="table-wrap">
           <table class="runs stack">

@@ -9,7 +9,7 @@ import type { Insights } from '../../insights/figures.js';
 import { durationText, type Labels } from '../../insights/labels.js';
 import { Layout, type Frame } from './layout.js';
 import { ChildrenSection } from './insights-children.js';
-import { FilterSelect, Notice } from './parts.js';
+import { FilterSelect, IssueList, Notice } from './parts.js';
 
 /** A chart drawn for a wide screen and for a phone (app.css shows the one that fits). */
 export interface Drawn {
@@ -112,13 +112,7 @@ export function InsightsPage(p: InsightsPageProps) {
       <p class="desc" id="when-hint">
         A date (2026-11-30), a date and time, or an age such as 7d, 12h or 4w; an until date counts its own day.
       </p>
-      {p.issues.length ? (
-        <ul class="field-issues">
-          {p.issues.map((i) => (
-            <li key={i}>{i}</li>
-          ))}
-        </ul>
-      ) : null}
+      <IssueList list={p.issues} />
       {p.runless !== null ? (
         <Notice kind="info" title="No runs yet">
           <p>{`${p.runless} is published and has no runs yet, so every figure below is zero. They fill in as its runs start.`}</p>

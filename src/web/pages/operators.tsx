@@ -6,7 +6,7 @@
 import { Layout, type Frame } from './layout.js';
 import type { Process } from '../../process/model.js';
 import { stepTitleOf } from '../../words/index.js';
-import { Notice, processName } from './parts.js';
+import { IssueList, Notice, processName } from './parts.js';
 import { kindWord } from './inbox.js';
 import { Person, When } from './words.js';
 import { DECISION_LABELS } from './work-item.js';
@@ -157,16 +157,6 @@ export interface RunActionsProps {
   awaited: string[];
 }
 
-function FieldIssues({ id, list }: { id: string; list: string[] | undefined }) {
-  return list?.length ? (
-    <ul class="field-issues" id={id}>
-      {list.map((i) => (
-        <li key={i}>{i}</li>
-      ))}
-    </ul>
-  ) : null;
-}
-
 /** On a run's page, for operators: cancel with a reason, send an event. */
 export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsProps) {
   const v = (k: string) => posted.get(k)?.[0] ?? '';
@@ -179,14 +169,14 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
       <div class="columns">
         <form method="post" action={`/runs/${runId}/cancel`} class="decide" aria-labelledby="cancel-h">
           <h3 id="cancel-h">Cancel this run</h3>
-          <FieldIssues id="cancel-issues" list={issues.get('cancel')} />
+          <IssueList id="cancel-issues" list={issues.get('cancel')} />
           <input type="hidden" name="csrf" value={csrf} />
           <div class={`field${reasonIssues ? ' has-issues' : ''}`}>
             <label for="f-cancel-reason">Reason (required)</label>
             <textarea id="f-cancel-reason" name="reason" rows={2} aria-describedby={reasonIssues ? 'f-cancel-reason-issues' : undefined}>
               {v('reason')}
             </textarea>
-            <FieldIssues id="f-cancel-reason-issues" list={reasonIssues} />
+            <IssueList id="f-cancel-reason-issues" list={reasonIssues} />
           </div>
           <div class="buttons">
             <button type="submit" class="danger">
@@ -196,7 +186,7 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
         </form>
         <form method="post" action={`/runs/${runId}/event`} class="decide" aria-labelledby="event-h">
           <h3 id="event-h">Send an event</h3>
-          <FieldIssues id="event-issues" list={issues.get('event')} />
+          <IssueList id="event-issues" list={issues.get('event')} />
           <input type="hidden" name="csrf" value={csrf} />
           <input type="hidden" name="requestId" value={v('requestId')} />
           <div class={`field${nameIssues ? ' has-issues' : ''}`}>
@@ -221,14 +211,14 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
                 </datalist>
               </>
             ) : null}
-            <FieldIssues id="f-event-name-issues" list={nameIssues} />
+            <IssueList id="f-event-name-issues" list={nameIssues} />
           </div>
           <div class={`field${dataIssues ? ' has-issues' : ''}`}>
             <label for="f-event-data">Data (a JSON object, optional)</label>
             <textarea id="f-event-data" name="data" rows={3} aria-describedby={dataIssues ? 'f-event-data-issues' : undefined}>
               {v('data')}
             </textarea>
-            <FieldIssues id="f-event-data-issues" list={dataIssues} />
+            <IssueList id="f-event-data-issues" list={dataIssues} />
           </div>
           <div class="buttons">
             <button type="submit">Send the event</button>

@@ -184,6 +184,17 @@ export function Notice({ kind, title, children }: { kind: 'info' | 'warn' | 'err
   );
 }
 
+/** Problems a person must fix, one per line, under the field or form they are about; nothing when there are none. */
+export function IssueList({ id, list }: { id?: string; list: readonly string[] | undefined }) {
+  return list?.length ? (
+    <ul class="field-issues" id={id}>
+      {list.map((i) => (
+        <li key={i}>{i}</li>
+      ))}
+    </ul>
+  ) : null;
+}
+
 export function TestBanner() {
   return <p class="test-banner">Test run: nothing it does is real.</p>;
 }

@@ -6,7 +6,7 @@
  */
 import { Layout, type Frame } from './layout.js';
 import { Fields, type FieldContext } from './fields.js';
-import { Markdown, Notice } from './parts.js';
+import { IssueList, Markdown, Notice } from './parts.js';
 import type { WebField } from '../form-values.js';
 import type { ProcessSummary } from '../views.js';
 
@@ -87,13 +87,7 @@ function StartForm({ p }: { p: ProcessPageProps }) {
           <p>{p.problem.text}</p>
         </Notice>
       ) : null}
-      {top.length ? (
-        <ul class="field-issues">
-          {top.map((i) => (
-            <li key={i}>{i}</li>
-          ))}
-        </ul>
-      ) : null}
+      <IssueList list={top} />
       <input type="hidden" name="csrf" value={p.frame.me!.csrf} />
       <input type="hidden" name="requestId" value={s.requestId} />
       <input type="hidden" name="version" value={String(p.version)} />

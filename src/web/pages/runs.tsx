@@ -1,7 +1,7 @@
 /** Runs, newest first (list_runs): filters by process, state and inputs as `key=value` lines, one page at a time, each run linked to its page. */
 import { Layout, type Frame } from './layout.js';
 import { humanize } from '../../words/index.js';
-import { FilterSelect, Notice } from './parts.js';
+import { FilterSelect, IssueList, Notice } from './parts.js';
 import { When } from './words.js';
 import type { ProcessSummary } from '../views.js';
 import type { RunRow } from '../../protocol/views.js';
@@ -59,13 +59,7 @@ export function RunsPage(p: RunsPageProps) {
         {p.picker ? <input type="hidden" name="view" value="all" /> : null}
         <button type="submit">Filter</button>
       </form>
-      {problems.length ? (
-        <ul class="field-issues" id="filter-issues">
-          {problems.map((i) => (
-            <li key={i}>{i}</li>
-          ))}
-        </ul>
-      ) : null}
+      <IssueList id="filter-issues" list={problems} />
       {p.rows.length === 0 ? (
         <Notice kind="info" title="No runs here">
           <p>{problems.length ? 'Fix the filter above.' : 'No run matches these filters.'}</p>

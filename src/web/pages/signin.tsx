@@ -4,7 +4,7 @@
  * link where the board sends email, else says whom to ask.
  */
 import { Layout, type Frame } from './layout.js';
-import { Notice } from './parts.js';
+import { IssueList, Notice } from './parts.js';
 
 export function SignInPage({ frame, code, email, name, next }: { frame: Frame; code: string; email: string; name?: string; next?: string }) {
   return (
@@ -75,11 +75,7 @@ function LinkForm({ ask, next }: { ask: AskForLink; next?: string }) {
       {next ? <input type="hidden" name="next" value={next} /> : null}
       <div class={`field${ask.addressProblem ? ' has-issues' : ''}`}>
         <label for="signin-address">Your email address</label>
-        {ask.addressProblem ? (
-          <ul class="field-issues" id="signin-address-problem">
-            <li>{ask.addressProblem}</li>
-          </ul>
-        ) : null}
+        <IssueList id="signin-address-problem" list={ask.addressProblem ? [ask.addressProblem] : undefined} />
         <input
           id="signin-address"
           type="email"

@@ -12,7 +12,7 @@ import { Layout, type Frame } from './layout.js';
 import { Fields, type FieldContext } from './fields.js';
 import { findings, stepTitleOf } from '../../words/index.js';
 import type { Process } from '../../process/model.js';
-import { Markdown, Notice, RunDataView, TestBanner, processName } from './parts.js';
+import { IssueList, Markdown, Notice, RunDataView, TestBanner, processName } from './parts.js';
 import { Findings, ForWhom, kindWord } from './inbox.js';
 import { Person, usePageWords, When } from './words.js';
 import { Changes, Handoff, type Change } from './work-item-notices.js';
@@ -53,16 +53,6 @@ export interface WorkItemProps {
   forWhom?: string;
 }
 
-function Issues({ id, list }: { id: string; list: string[] }) {
-  return list.length ? (
-    <ul class="field-issues" id={id}>
-      {list.map((i) => (
-        <li key={i}>{i}</li>
-      ))}
-    </ul>
-  ) : null;
-}
-
 /** The routes a task may take, each chosen by its `when` words; the reason the spec requires defaults to them. */
 function Routes({ item, ctx, process }: { item: WorkItem; ctx: FieldContext; process: Process | null }) {
   const nextIssues = [...(ctx.issues.get('next') ?? []), ...(ctx.issues.get('reason') ?? [])];
@@ -86,7 +76,7 @@ function Routes({ item, ctx, process }: { item: WorkItem; ctx: FieldContext; pro
       <textarea id="f-reason" name="reason" rows={2} aria-describedby="f-reason-desc">
         {ctx.posted.get('reason')?.[0] ?? ''}
       </textarea>
-      <Issues id="next-issues" list={nextIssues} />
+      <IssueList id="next-issues" list={nextIssues} />
     </fieldset>
   );
 }
@@ -133,7 +123,7 @@ function Completion({ item, ctx, kept, process }: { item: WorkItem; ctx: FieldCo
               </button>
             </div>
           ) : null}
-          {evIssues ? <Issues id="ev-issues" list={evIssues} /> : null}
+          {evIssues ? <IssueList id="ev-issues" list={evIssues} /> : null}
         </fieldset>
       ) : null}
       {item.next ? <Routes item={item} ctx={ctx} process={process} /> : null}
@@ -168,7 +158,7 @@ function DecisionForm({
   return (
     <form method="post" action={`/work/${p.view.run.id}/${item.id}`} enctype="multipart/form-data" class="decide" id={id} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>{heading}</h2>
-      <Issues id={`${id}-issues`} list={top} />
+      <IssueList id={`${id}-issues`} list={top} />
       <input type="hidden" name="csrf" value={p.frame.me!.csrf} />
       <input type="hidden" name="snapshot" value={item.snapshot} />
       <input type="hidden" name="stepId" value={item.stepId} />
@@ -196,7 +186,7 @@ function NoteField({ p, id, label, decisions }: { p: WorkItemProps; id: string; 
       <textarea id={id} name="note" rows={3} aria-describedby={issues.length ? `${id}-issues` : undefined}>
         {value}
       </textarea>
-      <Issues id={`${id}-issues`} list={issues} />
+      <IssueList id={`${id}-issues`} list={issues} />
     </div>
   );
 }
