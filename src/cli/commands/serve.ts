@@ -188,6 +188,8 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
   // must stop serve the graceful way, never by the default action.
   let resolveStopped: () => void = () => undefined;
   const stopped = new Promise<void>((r) => (resolveStopped = r));
+  // Where serve is reached, once recorded: a stop that came first clears it only after.
+  let served: Promise<void> = Promise.resolve();
   const stop = async () => {
     // A second signal while stopping means now: every answered call's commit is already flushed in the
     // commit log, and one cut short after its flush is rolled forward at the next start.
@@ -211,6 +213,7 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
     await CommitLog.of(board.root)
       .checkpoint()
       .catch((e: unknown) => log.warn(`the last checkpoint failed (the next start replays the commit log): ${e instanceof Error ? e.message : String(e)}`));
+    await served.catch(() => undefined);
     await clearServedAt(board.state).catch(() => undefined);
     await opsListener?.close();
     log.info('stopped');
@@ -227,7 +230,8 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
     mcpUrl = typeof addr === 'object' && addr ? `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}/mcp` : `http://${o.http}/mcp`;
     log.info(`MCP over HTTP at ${mcpUrl} (Authorization: Bearer <token from workboard token create>)`);
     const web = new URL('/', mcpUrl).href;
-    await recordServedAt(board.state, new URL(web).origin);
+    served = recordServedAt(board.state, new URL(web).origin);
+    await served;
     const people = boardBaseUrl(board.manifest, { served: new URL(web).origin });
     log.info(`web app at ${web}${new URL('/', people).href === web ? '' : ` (people's links point to ${people})`}; /healthz, /readyz${metrics ? ', /metrics' : ''}`);
   }
