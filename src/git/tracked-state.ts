@@ -37,7 +37,7 @@ export function gitBroughtState(root: string): (rel: string, bytes: () => Buffer
   let seen: string | null = null;
   let tracked = new Map<string, string>();
   return (rel, bytes) => {
-    const stamp = gitIndexStamp(root, Date.now());
+    const stamp = gitIndexStamp(root);
     if (stamp === null) return false;
     if (stamp !== seen) {
       tracked = trackedState(root);

@@ -11,7 +11,6 @@ import { parsePairs as parseKeyValues } from '../../core/pairs.js';
 import type { Cli } from '../cli.js';
 import { callQuietly } from './call.js';
 import type { Evidence } from './views.js';
-import { lookup } from 'mime-types';
 
 /** Commander's accumulator for a repeatable option. */
 export const collect = (v: string, acc: string[]) => [...acc, v];
@@ -60,7 +59,7 @@ export async function evidenceArgs(items: string[], cli: Cli): Promise<Evidence[
     const ref = m[2]!;
     if (m[1] === 'file' && !/^f-[0-9a-f]{32}$/.test(ref)) {
       const bytes = readBytes(ref, `--evidence file:${ref}`, cli);
-      const up = await callQuietly(cli, 'upload', { fileName: path.basename(ref), contentType: mediaTypeOf(ref), contentBase64: bytes.toString('base64'), requestId: randomUUID() });
+      const up = await callQuietly(cli, 'upload', { fileName: path.basename(ref), contentType: await mediaTypeOf(ref), contentBase64: bytes.toString('base64'), requestId: randomUUID() });
       if (!up.ok)
         throw new BoardError(
           'invalid',
@@ -74,6 +73,8 @@ export async function evidenceArgs(items: string[], cli: Cli): Promise<Evidence[
 }
 
 /** A file's media type from its name (`receipt.pdf`: application/pdf), else the generic one. */
-export function mediaTypeOf(file: string): string {
+export async function mediaTypeOf(file: string): Promise<string> {
+  // Loaded on use: its table of media types is parsed only by the commands that upload.
+  const { lookup } = (await import('mime-types')).default;
   return lookup(file) || 'application/octet-stream';
 }

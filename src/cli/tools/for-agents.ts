@@ -63,7 +63,12 @@ export function upload(program: Command, cli: Cli): void {
     .addHelpText('after', '\nExample:\n  workboard upload report.pdf --content-type application/pdf --as reviewer')
     .action(async (file: string, o: { contentType?: string }) => {
       const bytes = readBytes(file, `cannot read ${file}`, cli);
-      await call(cli, 'upload', { fileName: path.basename(file), contentType: o.contentType ?? mediaTypeOf(file), contentBase64: bytes.toString('base64'), requestId: randomUUID() }, printUpload);
+      await call(
+        cli,
+        'upload',
+        { fileName: path.basename(file), contentType: o.contentType ?? (await mediaTypeOf(file)), contentBase64: bytes.toString('base64'), requestId: randomUUID() },
+        printUpload,
+      );
     });
 }
 

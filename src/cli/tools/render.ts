@@ -11,7 +11,6 @@ import { levelName } from '../../engine/priority.js';
 import type { RunFlow, RunLineage } from '../../protocol/views.js';
 import { FULL_OFFER } from '../../protocol/offer.js';
 import { fieldLabel, findings, humanize, processTitle, relativeTime, runTitle, stepStateWord, type Finding } from '../../words/index.js';
-import { runMapSvg, runMermaid } from '../../map/index.js';
 import { color } from '../output.js';
 import type { Cli } from '../cli.js';
 import { labelled, stepName, when, who, wordsFor, type RunWords } from './words.js';
@@ -133,6 +132,8 @@ export async function printStarted(cli: Cli, v: RunView): Promise<void> {
 export async function printRunMap(cli: Cli, v: RunView, format = 'mermaid'): Promise<void> {
   const board = await cli.board();
   const p = await loadVersion(board, v.run.process, v.run.version, FULL_OFFER);
+  // Loaded here, not at the top: the map's font is half a megabyte that every other command would parse at start.
+  const { runMapSvg, runMermaid } = await import('../../map/index.js');
   if (format === 'svg') return void toStdout(await runMapSvg(p, v, { lanes: { groups: board.manifest.groups } }));
   toStdout(runMermaid(p, v, { lanes: { groups: board.manifest.groups } }));
 }
