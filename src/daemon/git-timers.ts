@@ -105,7 +105,7 @@ export class GitTimers {
     await this.boardClock?.beforeSync(this.clock.now()).catch((e: unknown) => this.log(`the board's clock: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn'));
     let outcome: Parameters<typeof afterTry>[2];
     try {
-      const r = await syncBoard(this.board, { actor: 'serve', ...(this.opts.gitTimeoutMs ? { timeoutMs: this.opts.gitTimeoutMs } : {}) });
+      const r = await syncBoard(this.board, { actor: 'serve', now: () => this.clock.now(), ...(this.opts.gitTimeoutMs ? { timeoutMs: this.opts.gitTimeoutMs } : {}) });
       this.syncs.failingInARow = 0;
       this.syncs.lastGoodAt = this.clock.now().getTime();
       outcome = { ok: true };

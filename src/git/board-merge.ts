@@ -132,7 +132,47 @@ export async function mergeCommits(repo: Repo, ours: string, theirs: string, ont
   const ids = await repo.writeBlobs([...overrides.values()].filter((v): v is Buffer => v !== null));
   let i = 0;
   const entries = new Map<string, string | null>([...overrides].map(([rel, v]) => [rel, v === null ? null : ids[i++]!]));
+  for (const [rel, id] of await oneSided(repo, { ours, theirs, tree }, changedOurs, changedTheirs, (rel) => inUnits(rel, runIds, boardBoth))) if (!overrides.has(rel)) entries.set(rel, id);
   return { tree: await repo.treeWith(tree, entries), runs, mergedBoardFiles };
+}
+
+/** Is a board path merged by the board's rules (a run moved on both sides, a board file changed on both)? */
+function inUnits(rel: string, runIds: readonly string[], boardBoth: readonly string[]): boolean {
+  const owner = ownerOf(rel);
+  return owner?.kind === 'run' ? runIds.includes(owner.id) : boardBoth.includes(rel);
+}
+
+/**
+ * Every other board path as the side that changed it has it (docs/git.md
+ * "The merge rule": a run changed on one side only takes that side). git's
+ * merge detects renames, and no option turns that off in every git that
+ * `merge-tree --write-tree` runs on: a file one side removed (an ended run's
+ * `done.md`, when a merge there kept the side that cancelled it) and a like
+ * one it added (another run's `done.md`) are taken for one file moved, and
+ * the other side's change to the first lands in the second, a run that side
+ * never touched, whose chain then no longer vouches for it. A board path is
+ * never moved, so git's word on these paths is set aside: a path changed on
+ * one side only is that side's, any other is ours (as the base has it), and a
+ * path of a run merged whole that git left beside the run's files is removed.
+ */
+async function oneSided(
+  repo: Repo,
+  at: { ours: string; theirs: string; tree: string },
+  changedOurs: ReadonlySet<string>,
+  changedTheirs: ReadonlySet<string>,
+  unit: (rel: string) => boolean,
+): Promise<Map<string, string | null>> {
+  const fromGit = (await repo.changed(at.ours, at.tree)).filter((rel) => ownerOf(rel) !== null);
+  const out = new Map<string, string | null>();
+  // A run merged whole has its files set by the run's merge; a file git put in its folder beside them goes.
+  for (const rel of fromGit) if (unit(rel) && ownerOf(rel)?.kind === 'run' && rel.split('/').length === 3) out.set(rel, null);
+  const paths = [...new Set([...fromGit, ...changedOurs, ...changedTheirs])].filter((rel) => ownerOf(rel) !== null && !unit(rel));
+  const fromTheirs = paths.filter((rel) => changedTheirs.has(rel));
+  const fromOurs = paths.filter((rel) => !changedTheirs.has(rel));
+  const [t, o] = await Promise.all([repo.blobs(at.theirs, fromTheirs), repo.blobs(at.ours, fromOurs)]);
+  for (const rel of fromTheirs) out.set(rel, t.get(rel) ?? null);
+  for (const rel of fromOurs) out.set(rel, o.get(rel) ?? null);
+  return out;
 }
 
 /** The runs with a file changed on each side (the same file or not), sorted. */

@@ -9,10 +9,13 @@
  * The holder is named in `audit/clock.json`, a lease that travels with the
  * board through git: `{holder, key, since, until}`. The holder renews it at
  * its syncs once half of it is spent; a clone whose sync finds it absent or
- * run out takes it. Two clones that take it between the same two syncs are
- * merged to one (the board's merge picks one side, alike on both), and the
- * other stops at its next sync. A coordinator counts as holding the clock
- * only once a sync has carried its lease to the remote.
+ * run out takes it. A coordinator counts as holding the clock only once a
+ * sync has carried its lease to the remote, and the remote decides between
+ * two clones that take it between the same two syncs: the second to get
+ * there finds the first's lease fetched, running, and changed since the two
+ * last agreed, and gives its own change up before it merges (givesWay), so a
+ * lease the remote confirmed is never displaced by one taken earlier and
+ * pushed later. The merge itself stays alike whichever way round (mergeClock).
  */
 import os from 'node:os';
 import { sha256Hex } from '../core/hash.js';
@@ -80,6 +83,41 @@ export async function claimClock(board: Board, me: { holder: string; key: string
   return next;
 }
 
+/**
+ * Before a sync merges what it fetched (docs/git.md "Timers once per board"):
+ * does this clone's change to the clock give way to the remote's? Yes when
+ * both changed it since they last agreed (`base`, the merge base) and the
+ * remote's is another clone's lease still running at `now`. This clone's
+ * change never reached the remote (else the base would hold it), and the
+ * remote's did first: the remote's compare-and-swap of its branch, not the
+ * leases' own times, says which take came first. Pure.
+ */
+export function givesWay(base: string | null, ours: string | null, theirs: string | null, key: string, now: Date): boolean {
+  if (theirs === base || ours === base || ours === theirs) return false;
+  const t = parseClock(theirs);
+  return t !== null && t.key !== key && Date.parse(t.until) > now.getTime();
+}
+
+/**
+ * Before a sync merges `theirs` (the remote's commit) into this clone: when
+ * this clone's change to the clock gives way (givesWay), the board's clock
+ * file becomes the remote's, through the board's lock, for the sync to
+ * commit. Returns whether it did.
+ */
+export async function yieldClock(board: Board, repo: Repo, theirs: string, now: Date): Promise<boolean> {
+  // No clock here (a board no serve --git-sync runs on), or the remote has nothing this clone lacks: nothing to give way to.
+  const bytes = await board.store.readBytes(CLOCK_FILE, { fresh: true });
+  if (bytes === null) return false;
+  const ours = await repo.resolve('HEAD');
+  const base = ours === null ? null : (await repo.run(['merge-base', ours, theirs], { allow: [1] })).stdout.toString('utf8').trim() || null;
+  if (base === theirs) return false;
+  const [t = null, b = null] = await repo.fileAt(base === null ? [theirs] : [theirs, base], CLOCK_FILE);
+  const text = (x: Buffer | null) => x?.toString('utf8') ?? null;
+  if (t === null || !givesWay(text(b), text(bytes), text(t), await board.store.signingFingerprint(), now)) return false;
+  await board.store.replace([{ scope: { kind: 'board' }, files: [{ rel: CLOCK_FILE, from: bytes === null ? null : sha256Hex(bytes), to: t }] }]);
+  return true;
+}
+
 /** The clone's name in a lease: its git user.email, else the host's name. */
 export async function cloneName(board: Board): Promise<string> {
   const repo = await Repo.at(board.root);
@@ -126,7 +164,10 @@ export class BoardClock {
  * The clock file changed on both sides: a lease that had run out when the
  * other was taken gives way to it; two clones that took the clock between
  * the same two syncs keep the lease taken first (then the greater key).
- * Alike whichever way round. Pure.
+ * Alike whichever way round. Pure. A sync rarely gets here with two
+ * different leases: the side that did not reach the remote gave way first
+ * (yieldClock); this decides where no remote did (two clones' merges that
+ * meet in a criss-cross, a branch merged from another clone directly).
  */
 export function mergeClock(ours: string, theirs: string): string {
   const [o, t] = [parseClock(ours), parseClock(theirs)];

@@ -153,6 +153,23 @@ export class Repo {
     return out;
   }
 
+  /** One file (relative to the board root) as each commit has it, in order (null: not there), read by one `git cat-file --batch`. */
+  async fileAt(commits: readonly string[], rel: string): Promise<(Buffer | null)[]> {
+    if (commits.length === 0) return [];
+    const buf = (await this.run(['cat-file', '--batch'], { input: `${commits.map((c) => `${c}:${this.prefix}${rel}`).join('\n')}\n` })).stdout;
+    const out: (Buffer | null)[] = [];
+    let at = 0;
+    for (let i = 0; i < commits.length; i++) {
+      const nl = buf.indexOf(0x0a, at);
+      // "<id> <type> <size>" then the content, or "<name> missing" (or "ambiguous") alone.
+      const [, type, size] = buf.subarray(at, nl).toString('utf8').split(' ');
+      const n = size === undefined ? NaN : Number(size);
+      out.push(type === 'blob' && Number.isInteger(n) ? Buffer.from(buf.subarray(nl + 1, nl + 1 + n)) : null);
+      at = Number.isInteger(n) ? nl + 1 + n + 1 : nl + 1;
+    }
+    return out;
+  }
+
   /** Write blobs into the object database, in one process; their ids, in order. */
   async writeBlobs(contents: readonly Buffer[]): Promise<string[]> {
     if (contents.length === 0) return [];

@@ -18,6 +18,7 @@ import type { Board } from '../board/board.js';
 import { BOARD_CHAIN, JOURNAL_DIR, paths, SYNC_LOCK } from '../board/layout.js';
 import { verifyBoard } from '../board/verify.js';
 import { mergeCommits, MergeRefused, ownerOf } from './board-merge.js';
+import { yieldClock } from './clock.js';
 import { commitBoard } from './commit.js';
 import { refusalText, refusedChanges } from './incoming.js';
 import { GitError, GitTimeout, Repo, type GitRun } from './repo.js';
@@ -37,6 +38,8 @@ export interface SyncOptions {
   timeoutMs?: number;
   /** Told of each step, for a progress line. */
   onStep?: (what: string) => void;
+  /** The time leases are judged by (the board's clock: serve's own clock; the system's otherwise). */
+  now?: () => Date;
 }
 
 /** A remote that accepts and never answers would hold the sync lock for good (and every `serve --git-sync` tick after it). */
@@ -55,7 +58,10 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       opts.onStep?.(`fetching ${remote}/${branch}`);
       const theirs = await fetch(repo, remote, branch, timeoutMs);
       if (theirs !== null) await refuseUnsafe(repo, await repo.resolve('HEAD'), theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
+      // A take of the board's clock that the remote's beat gives way before the merge (docs/git.md "Timers once per board").
+      const gaveWay = theirs !== null && (await yieldClock(board, repo, theirs, opts.now?.() ?? new Date()));
       if (report.committed === null) report.committed = await commitWhenQuiet(board);
+      else if (gaveWay) await commitWhenQuiet(board);
       const ours = await repo.resolve('HEAD');
       if (theirs !== null && ours !== null && !(await repo.isAncestor(theirs, ours))) {
         opts.onStep?.('merging');

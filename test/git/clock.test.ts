@@ -1,6 +1,6 @@
 /** The board clock's rules (src/git/clock.ts), pure: who takes, renews or keeps the lease, and how two leases merge. */
 import { describe, expect, it } from 'vitest';
-import { clockText, holdsClock, mergeClock, nextClock, parseClock, type ClockLease } from '../../src/git/clock.js';
+import { clockText, givesWay, holdsClock, mergeClock, nextClock, parseClock, type ClockLease } from '../../src/git/clock.js';
 
 const at = (min: number) => new Date(Date.UTC(2026, 11, 5, 10, min));
 const LEASE = 10 * 60_000;
@@ -27,6 +27,25 @@ describe('the board clock', () => {
   it('reads back what it writes, and a file that is no lease as none', () => {
     expect(parseClock(clockText(lease(a, 0, 10)))).toEqual(lease(a, 0, 10));
     for (const bad of ['', '{', '{"holder":"x"}', '[]', null]) expect(parseClock(bad)).toBeNull();
+  });
+
+  it("gives this clone's change up before a merge when the remote changed the clock too, to another clone's lease still running", () => {
+    const t = (x: ClockLease) => clockText(x);
+    const base = t(lease(a, 0, 10));
+    // b took it on the remote once a's lease ran out; a's renewal, made in time, got there second: a gives way.
+    expect(givesWay(base, t(lease(a, 0, 16)), t(lease(b, 10, 20)), 'ka', at(12))).toBe(true);
+    // a took it (first, by its own time) and b's take reached the remote before: a gives way.
+    const vacant = t(lease(b, 0, 5));
+    expect(givesWay(vacant, t(lease(a, 6, 16)), t(lease(b, 7, 17)), 'ka', at(8))).toBe(true);
+    // Nothing to give way to: the remote left the clock as both last saw it, or this clone did, or both agree.
+    expect(givesWay(base, t(lease(a, 0, 16)), base, 'ka', at(8))).toBe(false);
+    expect(givesWay(base, base, t(lease(b, 10, 20)), 'ka', at(12))).toBe(false);
+    expect(givesWay(base, t(lease(b, 10, 20)), t(lease(b, 10, 20)), 'ka', at(12))).toBe(false);
+    // The remote's lease has run out (the merge decides), names this clone, or is no lease.
+    expect(givesWay(vacant, t(lease(a, 6, 16)), t(lease(b, 7, 17)), 'ka', at(17))).toBe(false);
+    expect(givesWay(vacant, t(lease(a, 6, 16)), t(lease(a, 7, 17)), 'ka', at(8))).toBe(false);
+    expect(givesWay(vacant, t(lease(a, 6, 16)), '{', 'ka', at(8))).toBe(false);
+    expect(givesWay(vacant, t(lease(a, 6, 16)), null, 'ka', at(8))).toBe(false);
   });
 
   it('merges two leases alike whichever way round: one run out before the other was taken gives way; else the first taken', () => {

@@ -29,7 +29,7 @@
  * The same merge made either way round is test/git/sync-both-ways.test.ts.
  *
  * The rounds are seeded (mulberry32): WB_SIM_SEED and WB_SIM_ROUNDS replay or
- * widen them; 20 in `npm test` (the file is among the suite's longest), 300 in
+ * widen them (WB_SIM_KEEP=1 keeps the boards of a run that passed); 20 in `npm test` (the file is among the suite's longest), 300 in
  * `npm run test:soak`. The choice of each round is reproducible; what the serves do between them (their syncs and
  * timers run on their own clocks) is not, and needs not be.
  */
@@ -46,6 +46,8 @@ import { until } from '../support/until.js';
 
 const SEED = Number(process.env.WB_SIM_SEED ?? 20261201) >>> 0;
 const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? rounds(20, 300));
+/** WB_SIM_KEEP=1 keeps the boards of a run that passed, with the acknowledged acts in acked.json, to read what was superseded and why. */
+const KEEP = process.env.WB_SIM_KEEP === '1';
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -366,19 +368,24 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
         expect(still, `a fourth pass of syncs still changed something (${trace.where()})`).toBe(false);
         expect(new Set(await heads()).size, `every clone and the remote at one commit`).toBe(1);
 
+        // What was acknowledged, beside the boards (kept when the verdict fails, or with WB_SIM_KEEP=1), to read what became of each act.
+        await fs.writeFile(path.join(root, 'acked.json'), `${JSON.stringify({ seed: SEED, rounds: ROUNDS, contested: [...contestedRuns], acked, boardAcked }, null, 1)}\n`);
         const v = await verdict(trace, clones, acked, boardAcked);
         expect(counts['sync unreachable']?.tried, 'the unreachable syncs ran').toBe(2);
         expect(v.supersededRuns, 'the rounds made at least one run move on two clones at once').toBeGreaterThan(0);
         const ordinary = acked.filter((a) => !contestedRuns.has(a.run));
         const pct = (n: number, of: number) => (of === 0 ? '0' : ((100 * n) / of).toFixed(1));
         const ordinarySuperseded = ordinary.filter((a) => v.supersededLines.has(a.hash)).length;
+        // What was superseded outside the contested runs, by the act it was: where the share comes from when it is not contention on purpose.
+        const byAction = new Map<string, number>();
+        for (const a of ordinary) if (v.supersededLines.has(a.hash)) byAction.set(a.action, (byAction.get(a.action) ?? 0) + 1);
         console.log(
           `sync simulation, seed ${SEED}: ${ROUNDS} rounds in ${(roundsTook / 1000).toFixed(0)} s (${(roundsTook / ROUNDS / 1000).toFixed(2)} s a round; load ${os
             .loadavg()
             .map((l) => l.toFixed(1))
             .join(' ')}), waited ${(waitedForTimer / 1000).toFixed(0)} s for a timer, whole test ${((performance.now() - began) / 1000).toFixed(0)} s; ` +
             `${v.runs} runs, ${v.supersededRuns} with superseded branches, ${contestedRuns.size} contested on purpose; ` +
-            `${acked.length} acknowledged acts, ${v.superseded} superseded (${pct(v.superseded, acked.length)}%; ${v.byReason} of them with the engine's reason); outside the contested runs ${ordinarySuperseded} of ${ordinary.length} (${pct(ordinarySuperseded, ordinary.length)}%); ` +
+            `${acked.length} acknowledged acts, ${v.superseded} superseded (${pct(v.superseded, acked.length)}%; ${v.replayed} of them applied again on merge, ${v.byReason} refused with the engine's reason); outside the contested runs ${ordinarySuperseded} of ${ordinary.length} (${pct(ordinarySuperseded, ordinary.length)}%${byAction.size > 0 ? `: ${[...byAction].map(([k, n]) => `${n} ${k}`).join(', ')}` : ''}); ` +
             `${v.timers} timers kept (${v.timersOnOtherClone} runs where a timer met another clone's act), ${v.timersTwice.length} timers set aside beside the same timer kept (written twice while two clones held the clock${v.timersTwice.length > 0 ? `: ${v.timersTwice.join('; ')}` : ''}), ${v.timersMoot.length} timers set aside for an earlier act on another clone${v.timersMoot.length > 0 ? ` (${v.timersMoot.join('; ')})` : ''}, ${boardAcked.length} board-chain lines; ` +
             `SIGKILLs: ${Object.entries(kills)
               .map(([k, n]) => `${k} ${n}`)
@@ -395,7 +402,8 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
         throw e;
       } finally {
         await stopAll(clones);
-        if (passed) await fs.rm(root, { recursive: true, force: true });
+        if (passed && !KEEP) await fs.rm(root, { recursive: true, force: true });
+        else if (passed) console.log(`sync simulation: the boards are kept at ${root} (WB_SIM_KEEP=1), with the acknowledged acts in acked.json`);
       }
     },
     Math.max(1_800_000, ROUNDS * 20_000),
