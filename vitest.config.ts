@@ -6,10 +6,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Three files at a time on CI's 2 cores (vitest's default there is one): most tests
-    // wait on child processes, git and fsync rather than on a core, and with two files
-    // at a time a third of the two cores sat idle (CONTRIBUTING.md "Test").
-    maxWorkers: 3,
+    // Two files at a time: most tests wait on child processes, git and fsync rather than
+    // on a core, so two overlap well on CI's 2 cores (vitest's default there is one).
+    maxWorkers: 2,
     // The longest files first, by measured durations, so both workers end together.
     sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/support/summary-reporter.ts'],
