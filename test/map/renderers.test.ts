@@ -153,12 +153,19 @@ describe.skipIf(why !== '')(`maps drawn by Chromium and by rsvg-convert${why ? `
     await browser?.close();
   });
 
-  async function chromium(svgFile: string, pngFile: string, scheme: 'light' | 'dark', size: { width: number; height: number }) {
+  async function chromium(svgFile: string, pngFile: string, scheme: 'light' | 'dark', size: { width: number; height: number }, attempt = 1): Promise<void> {
     const ctx = await browser.newContext({ viewport: { width: Math.ceil(size.width), height: Math.ceil(size.height) }, colorScheme: scheme, deviceScaleFactor: 1 });
-    const page = await ctx.newPage();
-    await page.goto(`file://${svgFile}`);
-    await page.screenshot({ path: pngFile });
-    await ctx.close();
+    try {
+      const page = await ctx.newPage();
+      await page.goto(`file://${svgFile}`);
+      await page.screenshot({ path: pngFile });
+    } catch (e) {
+      // Chromium under load can fail to give a frame ("Unable to capture screenshot"): that says nothing of the map, so try once more in a fresh page.
+      if (attempt > 1 || !String(e).includes('Unable to capture screenshot')) throw e;
+      return chromium(svgFile, pngFile, scheme, size, attempt + 1);
+    } finally {
+      await ctx.close();
+    }
   }
 
   /** The colour at each point of each PNG, read in the browser from a canvas. */
