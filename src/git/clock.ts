@@ -114,7 +114,7 @@ export async function yieldClock(board: Board, repo: Repo, theirs: string, now: 
   const [t = null, b = null] = await repo.fileAt(base === null ? [theirs] : [theirs, base], CLOCK_FILE);
   const text = (x: Buffer | null) => x?.toString('utf8') ?? null;
   if (t === null || !givesWay(text(b), text(bytes), text(t), await board.store.signingFingerprint(), now)) return false;
-  await board.store.replace([{ scope: { kind: 'board' }, files: [{ rel: CLOCK_FILE, from: bytes === null ? null : sha256Hex(bytes), to: t }] }]);
+  await board.store.replace([{ scope: { kind: 'board' }, files: [{ rel: CLOCK_FILE, from: sha256Hex(bytes), to: t }] }]);
   return true;
 }
 

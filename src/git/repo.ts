@@ -134,38 +134,38 @@ export class Repo {
   /** The contents of many blobs, read by one `git cat-file --batch`. */
   async contents(ids: Iterable<string>): Promise<Map<string, Buffer>> {
     const unique = [...new Set(ids)];
+    const found = await this.catBatch(unique);
     const out = new Map<string, Buffer>();
-    if (unique.length === 0) return out;
-    const r = await this.run(['cat-file', '--batch'], { input: `${unique.join('\n')}\n` });
-    let at = 0;
-    const buf = r.stdout;
-    while (at < buf.length) {
-      const nl = buf.indexOf(0x0a, at);
-      const [id, type, size] = buf.subarray(at, nl).toString('utf8').split(' ');
-      if (type === 'missing' || size === undefined) {
-        at = nl + 1;
-        continue;
-      }
-      const n = Number(size);
-      out.set(id!, Buffer.from(buf.subarray(nl + 1, nl + 1 + n)));
-      at = nl + 1 + n + 1;
-    }
+    unique.forEach((id, i) => {
+      const o = found[i];
+      if (o) out.set(id, o.bytes);
+    });
     return out;
   }
 
   /** One file (relative to the board root) as each commit has it, in order (null: not there), read by one `git cat-file --batch`. */
   async fileAt(commits: readonly string[], rel: string): Promise<(Buffer | null)[]> {
-    if (commits.length === 0) return [];
-    const buf = (await this.run(['cat-file', '--batch'], { input: `${commits.map((c) => `${c}:${this.prefix}${rel}`).join('\n')}\n` })).stdout;
-    const out: (Buffer | null)[] = [];
+    return (await this.catBatch(commits.map((c) => `${c}:${this.prefix}${rel}`))).map((o) => (o?.type === 'blob' ? o.bytes : null));
+  }
+
+  /** Each named object (an id, or `<commit>:<path>`) with its type, in order; null where git has none (missing, ambiguous). */
+  private async catBatch(names: readonly string[]): Promise<({ type: string; bytes: Buffer } | null)[]> {
+    if (names.length === 0) return [];
+    const buf = (await this.run(['cat-file', '--batch'], { input: `${names.join('\n')}\n` })).stdout;
+    const out: ({ type: string; bytes: Buffer } | null)[] = [];
     let at = 0;
-    for (let i = 0; i < commits.length; i++) {
+    for (let i = 0; i < names.length && at < buf.length; i++) {
       const nl = buf.indexOf(0x0a, at);
-      // "<id> <type> <size>" then the content, or "<name> missing" (or "ambiguous") alone.
+      // "<id> <type> <size>" then the content and a newline, or "<name> missing" (or "ambiguous") alone.
       const [, type, size] = buf.subarray(at, nl).toString('utf8').split(' ');
       const n = size === undefined ? NaN : Number(size);
-      out.push(type === 'blob' && Number.isInteger(n) ? Buffer.from(buf.subarray(nl + 1, nl + 1 + n)) : null);
-      at = Number.isInteger(n) ? nl + 1 + n + 1 : nl + 1;
+      if (type === undefined || !Number.isInteger(n)) {
+        out.push(null);
+        at = nl + 1;
+        continue;
+      }
+      out.push({ type, bytes: Buffer.from(buf.subarray(nl + 1, nl + 1 + n)) });
+      at = nl + 1 + n + 1;
     }
     return out;
   }
