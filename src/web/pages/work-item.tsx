@@ -123,7 +123,7 @@ function Completion({ item, ctx, kept, process }: { item: WorkItem; ctx: FieldCo
               </button>
             </div>
           ) : null}
-          {evIssues ? <IssueList id="ev-issues" list={evIssues} /> : null}
+          <IssueList id="ev-issues" list={evIssues} />
         </fieldset>
       ) : null}
       {item.next ? <Routes item={item} ctx={ctx} process={process} /> : null}
