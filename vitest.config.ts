@@ -1,9 +1,32 @@
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/support/longest-first.js';
 
+/**
+ * Files that need a module graph of their own: they replace modules with
+ * `vi.mock`, which a shared graph would have loaded already or would keep
+ * for the next file.
+ */
+export const ISOLATED = ['test/board/byte-identity.test.ts', 'test/notify/courier-again.test.ts'];
+
+// WB_CPU_TSV=<file>: each file's CPU, its own and its children's, appended to <file> (CONTRIBUTING.md "Test").
+const cpu = process.env.WB_CPU_TSV ? ['./test/support/cpu-per-file.ts'] : [];
+
+/**
+ * The two projects every run is made of: most files share one module graph
+ * per worker, which saves each file importing the source afresh (a fifth of
+ * the suite's CPU); the files in ISOLATED get their own. `include`: the files
+ * to run (vitest.quick.config.ts runs fewer); `isolated`: those of ISOLATED
+ * among them.
+ */
+export function projects(include: string[], isolated: string[]) {
+  return [
+    { extends: true as const, test: { name: 'shared', include, exclude: ISOLATED, isolate: false, setupFiles: ['./test/support/shared-worker.ts', ...cpu] } },
+    { extends: true as const, test: { name: 'isolated', include: isolated, setupFiles: cpu } },
+  ];
+}
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two files at a time: most tests wait on child processes, git and fsync rather than
@@ -12,7 +35,6 @@ export default defineConfig({
     // The longest files first, by measured durations, so both workers end together.
     sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/support/summary-reporter.ts'],
-    // WB_CPU_TSV=<file>: each file's CPU, its own and its children's, appended to <file> (CONTRIBUTING.md "Test").
-    setupFiles: process.env.WB_CPU_TSV ? ['./test/support/cpu-per-file.ts'] : [],
+    projects: projects(['test/**/*.test.ts'], ISOLATED),
   },
 });

@@ -47,6 +47,11 @@ type Clones = { root: string; remote: string; a: string; b: string; run: string 
 /** The first set of clones each team got in this test file, copied before the test touched it. */
 const firstMade = new Map<CloneTeam, { root: string; run: string }>();
 
+/** Forget the clones kept for copies: another test file must make its own, since its tests judge times from when they were made (test/support/shared-worker.ts). */
+export function forgetClones(): void {
+  firstMade.clear();
+}
+
 /**
  * A board repository with one process and one run, pushed to a bare remote, and two clones of it.
  * The first call of a test file makes them with a dozen real CLI calls; later calls for the same team

@@ -139,6 +139,13 @@ export function keepAnswers(): void {
   keeping = true;
 }
 
+/** Start a test file's records afresh: a worker of the shared project runs many files with this module loaded once (test/support/shared-worker.ts). */
+export function forgetRecords(): void {
+  recorded.length = 0;
+  answers.length = 0;
+  keeping = false;
+}
+
 // ---- the board ------------------------------------------------------------------
 
 export interface BoardSpec {
