@@ -45,7 +45,7 @@ import { isTimer, verdict, type Acked } from '../support/sim-verdict.js';
 import { until } from '../support/until.js';
 
 const SEED = Number(process.env.WB_SIM_SEED ?? 20261201) >>> 0;
-const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? rounds(20, 300));
+const ROUNDS = Number(process.env.WB_SIM_ROUNDS ?? rounds(10, 300));
 /** WB_SIM_KEEP=1 keeps the boards of a run that passed, with the acknowledged acts in acked.json, to read what was superseded and why. */
 const KEEP = process.env.WB_SIM_KEEP === '1';
 
