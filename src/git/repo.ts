@@ -87,6 +87,8 @@ export class Repo {
   }
 
   async isAncestor(a: string, b: string): Promise<boolean> {
+    // A commit is its own ancestor, as git says: a sync that finds the remote where it left it asks nothing more.
+    if (a === b) return true;
     return (await this.run(['merge-base', '--is-ancestor', a, b], { allow: [1] })).code === 0;
   }
 
