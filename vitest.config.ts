@@ -2,11 +2,13 @@ import { defineConfig } from 'vitest/config';
 import LongestFirst from './test/support/longest-first.js';
 
 /**
- * Files that need a module graph of their own: they replace modules with
+ * Files that need a module graph of their own: two replace modules with
  * `vi.mock`, which a shared graph would have loaded already or would keep
- * for the next file.
+ * for the next file; two count this process's fsyncs (`fsyncCount`), which
+ * whatever an earlier file left running in a shared graph (a commit log's
+ * idle checkpoint, say) can add to: commit-log-room once counted 40 for 39.
  */
-export const ISOLATED = ['test/board/byte-identity.test.ts', 'test/notify/courier-again.test.ts'];
+export const ISOLATED = ['test/board/byte-identity.test.ts', 'test/notify/courier-again.test.ts', 'test/board/commit-log-room.test.ts', 'test/board/group-commit.test.ts'];
 
 // WB_CPU_TSV=<file>: each file's CPU, its own and its children's, appended to <file> (CONTRIBUTING.md "Test").
 const cpu = process.env.WB_CPU_TSV ? ['./test/support/cpu-per-file.ts'] : [];

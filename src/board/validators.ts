@@ -38,5 +38,8 @@ export function validatorFor(group: 'board' | 'tools', name: string, schema: () 
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
   }
-  return ajvInstance().compile(schema());
+  // One ajv holds each schema once, by its $id: a second compile of the same schema would throw.
+  const source = schema();
+  const ajv = ajvInstance();
+  return (typeof source.$id === 'string' ? ajv.getSchema(source.$id) : undefined) ?? ajv.compile(source);
 }

@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseMarkdown } from '../../src/core/markdown.js';
-import { ajvInstance } from '../../src/board/validators.js';
+import { ajvInstance, validatorFor } from '../../src/board/validators.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
 
 const require = createRequire(import.meta.url);
@@ -74,5 +74,14 @@ describe('validators built ahead of time', () => {
       const { built, compiled } = both('tools', name);
       expect(judge(built, data), name).toEqual(judge(compiled, data));
     }
+  });
+
+  it('a schema asked for twice in one process is compiled once, and both asks get its validator', () => {
+    // Run from src/, no validator is built ahead (dist/validators is not beside it): both asks compile with the one ajv.
+    const schema = () => JSON.parse(readFileSync(path.join(ROOT, 'schemas', 'board', 'run.schema.json'), 'utf8')) as Record<string, unknown>;
+    const first = validatorFor('board', 'run.schema', schema);
+    const second = validatorFor('board', 'run.schema', schema);
+    expect(second).toBe(first);
+    expect(first({})).toBe(false);
   });
 });
