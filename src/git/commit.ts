@@ -7,8 +7,6 @@
  * journals alone let one slip between them), with a message in words of the
  * transitions the staged audit lines record (commit-message.ts).
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { AuditEvent } from '../board/audit.js';
 import type { Board } from '../board/board.js';
 import { BOARD_SUPERSEDED, isChainPath, JOURNAL_DIR, type Scope, scopeFiles, STATE_DIR } from '../board/layout.js';
@@ -18,15 +16,9 @@ import { boardWords } from './board-words.js';
 import { commitMessage } from './commit-message.js';
 import { Repo } from './repo.js';
 
-const run = promisify(execFile);
-
-async function git(root: string, ...args: string[]): Promise<string> {
-  return (await run('git', ['-C', root, ...args], { maxBuffer: 64 * 1024 * 1024 })).stdout;
-}
-
 /** The audit lines staged for commit: what `git diff --cached` adds to the chains (raw, never through the textconv). */
-async function stagedAuditLines(root: string): Promise<AuditEvent[]> {
-  const diff = await git(root, 'diff', '--cached', '--no-textconv', '--no-ext-diff', '--relative', '-U0', '--no-color', '--', '.');
+async function stagedAuditLines(repo: Repo): Promise<AuditEvent[]> {
+  const diff = await repo.text(['diff', '--cached', '--no-textconv', '--no-ext-diff', '--relative', '-U0', '--no-color', '--', '.']);
   const added: string[] = [];
   let chain = false;
   for (const line of diff.split('\n')) {
@@ -36,15 +28,28 @@ async function stagedAuditLines(root: string): Promise<AuditEvent[]> {
   return auditLinesIn(`${added.join('\n')}\n`);
 }
 
-/** What git sees changed under the board now (paths relative to it), never `.work/`. */
-async function changedPaths(root: string): Promise<string[]> {
-  const listed = await Promise.all([
-    git(root, 'ls-files', '-z', '--modified', '--deleted', '--others', '--exclude-standard', '--', '.'),
-    git(root, 'diff', '--cached', '--name-only', '-z', '--relative', '--', '.'),
-  ]);
-  const all = new Set(listed.flatMap((l) => l.split('\0')).filter((p) => p !== ''));
-  return [...all].filter((p) => p !== STATE_DIR && !p.startsWith(`${STATE_DIR}/`)).sort();
+/**
+ * What git sees changed under the board now (paths relative to it), never
+ * `.work/`: one `git status` for what ls-files and `diff --cached` told in
+ * two. `--no-optional-locks` keeps status from refreshing git's index under
+ * its lock, which a person's own git command may be waiting for.
+ */
+async function changedPaths(repo: Repo): Promise<string[]> {
+  const out = await repo.run(['--no-optional-locks', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.']);
+  // Each entry is "XY <path>", ended by a NUL, its path from the work tree's top (no second path: --no-renames).
+  const paths = underBoard(
+    repo,
+    out.stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((e) => e.length > 3)
+      .map((e) => e.slice(3)),
+  );
+  return [...new Set(paths)].filter((p) => p !== STATE_DIR && !p.startsWith(`${STATE_DIR}/`)).sort();
 }
+
+/** Paths from the work tree's top that lie under the board, relative to the board. */
+const underBoard = (repo: Repo, paths: readonly string[]): string[] => paths.filter((p) => p.startsWith(repo.prefix)).map((p) => p.slice(repo.prefix.length));
 
 /** The scope whose lock guards a path (null: code beside the board, no transaction writes it). */
 function scopeOf(rel: string): Scope | null {
@@ -62,7 +67,9 @@ async function underLocks<T>(board: Board, scopes: Scope[], fn: () => Promise<T>
 /** Commit what changed under the board, if anything and if no commit is in flight. Returns the message, or null. */
 export async function commitBoard(board: Board): Promise<string | null> {
   const root = board.root;
-  const seen = await changedPaths(root);
+  const repo = await Repo.at(root);
+  if (!repo) return null;
+  const seen = await changedPaths(repo);
   if (seen.length === 0) return null;
   const scopes = seen.map(scopeOf).filter((s): s is Scope => s !== null);
   const locked = new Set(scopes.map((s) => scopeFiles(s).lock));
@@ -70,18 +77,27 @@ export async function commitBoard(board: Board): Promise<string | null> {
     // A journal of a held scope was left by a writer that died (the next writer rolls it forward); a sync's intent is a merge half brought in.
     if (board.state.list(JOURNAL_DIR).length > 0) return null;
     // Only the scopes held: one that changed since it was looked at waits for the next commit.
-    const paths = (await changedPaths(root)).filter((p) => {
+    const paths = (await changedPaths(repo)).filter((p) => {
       const scope = scopeOf(p);
       return scope === null || locked.has(scopeFiles(scope).lock);
     });
     if (paths.length === 0) return null;
-    const repo = (await Repo.at(root))!;
     const spec = { input: `${paths.map((p) => `:(literal)${p}`).join('\0')}\0` };
     await repo.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], spec);
-    const lines = await stagedAuditLines(root);
-    const changed = (await git(root, 'diff', '--cached', '--name-only', '--relative', '--', '.')).split('\n').filter((l) => l !== '');
+    const lines = await stagedAuditLines(repo);
+    // Everything staged in the repository, the board's and anything a person staged beside it.
+    const staged = (await repo.run(['diff', '--cached', '--name-only', '-z', '--no-renames'])).stdout
+      .toString('utf8')
+      .split('\0')
+      .filter((p) => p !== '');
+    const changed = underBoard(repo, staged);
+    if (changed.length === 0) return null;
     const { message, author } = commitMessage(lines, await boardWords(root, lines), changed);
-    await repo.run(['commit', '-q', '-m', message, ...(author ? ['--author', author] : []), '--pathspec-from-file=-', '--pathspec-file-nul'], spec);
+    // Naming the paths makes git build a second index of every file (0.7 s against 0.3 s at 10k runs): needed only when
+    // something else is staged, which a commit of the board's must leave staged, not take.
+    const ours = new Set(paths.map((p) => `${repo.prefix}${p}`));
+    const only = staged.every((p) => ours.has(p)) ? [] : ['--pathspec-from-file=-', '--pathspec-file-nul'];
+    await repo.run(['commit', '-q', '-m', message, ...(author ? ['--author', author] : []), ...only], only.length > 0 ? spec : {});
     return message;
   });
 }

@@ -1,8 +1,9 @@
 /**
  * `serve --git-commit` never commits a transition half applied (issue 39,
- * item 8). git is made to stop inside `git commit` while it reads a run's
- * files, by a clean filter on RUN.md (real git: it reads RUN.md first, then
- * the chain and the step files); meanwhile an agent submits on that run
+ * item 8). git is made to stop while the commit reads a run's files (in
+ * `git add`, or in `git commit` when it names the paths), by a clean filter
+ * on RUN.md (real git: it reads RUN.md first, then the chain and the step
+ * files); meanwhile an agent submits on that run
  * through the CLI. Before the fix the commit held RUN.md from before the
  * submit and the chain from after it; with the scope's lock held from
  * staging to the commit, the submit waits, and the commit holds the run as
@@ -16,10 +17,10 @@ import { ensureBuilt, ROOT } from '../support/cli-run.js';
 import { git, twoClones, wb } from '../support/git-clones.js';
 import { until } from '../support/until.js';
 
-/** Blocks the first time `git commit` runs it (its parent's command line says so) until the test says go; otherwise a plain `cat`. */
+/** Blocks the first time `git add` or `git commit` runs it (its parent's command line says so) until the test says go; otherwise a plain `cat`. */
 const FILTER = `#!/bin/sh
 case "$(tr '\\0' ' ' < /proc/$PPID/cmdline)" in
-  *" commit "*) if mkdir "$MARKS/commit.started" 2>/dev/null; then while [ ! -e "$MARKS/commit.go" ]; do sleep 0.05; done; fi ;;
+  *" add "*|*" commit "*) if mkdir "$MARKS/commit.started" 2>/dev/null; then while [ ! -e "$MARKS/commit.go" ]; do sleep 0.05; done; fi ;;
 esac
 exec cat
 `;

@@ -162,6 +162,28 @@ describe.skipIf(!hasGit)('commit messages in words (serve --git-commit)', () => 
     await commitBoard(await Board.open(root));
     expect(git(top, 'log', '-1', '--format=%s').trim()).toBe('10 transitions in 2 runs of payout');
   }, 60_000);
+
+  it("takes the board's files alone: what a person staged beside the board stays staged, and what they changed there stays theirs", async () => {
+    const { top, root } = await boardRepo();
+    await fs.writeFile(path.join(top, 'notes.md'), 'Staged, not the board.\n');
+    await fs.writeFile(path.join(top, 'draft.md'), 'Not even staged.\n');
+    git(top, 'add', 'notes.md');
+    const { runId } = await startAndDraft(root);
+    expect(await commitBoard(await Board.open(root))).not.toBeNull();
+    const files = git(top, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n');
+    expect(files).toContain(`board/runs/${runId}/audit.jsonl`);
+    expect(files.filter((f) => !f.startsWith('board/'))).toEqual([]);
+    expect(git(top, 'status', '--porcelain').trim().split('\n').sort()).toEqual(['?? draft.md', 'A  notes.md']);
+
+    // Nothing staged beside the board now: the next commit takes the board's files all the same, and only them.
+    git(top, 'commit', '-q', '-m', 'notes');
+    const { runId: second } = await startAndDraft(root);
+    await commitBoard(await Board.open(root));
+    const next = git(top, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n');
+    expect(next).toContain(`board/runs/${second}/audit.jsonl`);
+    expect(next.filter((f) => !f.startsWith('board/'))).toEqual([]);
+    expect(git(top, 'status', '--porcelain').trim()).toBe('?? draft.md');
+  }, 60_000);
 });
 
 describe.skipIf(!hasGit)('git log -p shows the audit in words', () => {
