@@ -32,8 +32,17 @@ async function newestMtime(dir: string, ext: string): Promise<{ newest: number; 
   return { newest, files };
 }
 
+/**
+ * Every source file has a newer twin in dist/, and the whole build ended after
+ * the newest of them: `npm run build` writes dist/built last. Without that
+ * stamp a file would find dist/ current once tsc had written it, and start
+ * the CLI while the bundle was still being replaced (the bundle's chunks
+ * then went missing under it: "Cannot find module dist/bundle/chunk-…").
+ */
 async function distIsCurrent(): Promise<boolean> {
   const src = await newestMtime(path.join(ROOT, 'src'), '.ts');
+  const built = await fs.stat(path.join(ROOT, 'dist', 'built')).catch(() => null);
+  if (built === null || built.mtimeMs < src.newest) return false;
   for (const f of src.files) {
     const rel = path.relative(path.join(ROOT, 'src'), f).replace(/\.ts$/, '.js');
     try {
