@@ -110,12 +110,29 @@ const CLI_HANG_MS = 180_000;
  * leak in), with NO_COLOR set, plus `env`.
  */
 export function workboard(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return node([BIN, ...args], opts);
+}
+
+/**
+ * Set-up commands, one after another in one process (test/support/cli-batch.mjs),
+ * in the environment `workboard` gives a call: each command's stdout, or the
+ * first failure's code and words. Only for fixtures: a command under test runs
+ * as a process of its own, through `workboard`.
+ */
+export async function workboardBatch(commands: { cwd: string; args: string[] }[]): Promise<string[]> {
+  const r = await node([path.join(ROOT, 'test/support/cli-batch.mjs'), JSON.stringify(commands)], { cwd: ROOT });
+  if (r.code !== 0) throw new Error(`set-up commands failed (exit ${r.code}):\n${r.stderr}`);
+  return JSON.parse(r.stdout) as string[];
+}
+
+/** `node ...args` in `cwd`, in this process's environment minus WORKBOARD_*, with NO_COLOR set, plus `env`. */
+function node(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKBOARD_')) env[k] = v;
   env.NO_COLOR = '1';
   Object.assign(env, opts.env ?? {});
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: opts.cwd, env, maxBuffer: 16 * 1024 * 1024, timeout: CLI_HANG_MS }, (err, stdout, stderr) => {
+    execFile(process.execPath, args, { cwd: opts.cwd, env, maxBuffer: 16 * 1024 * 1024, timeout: CLI_HANG_MS }, (err, stdout, stderr) => {
       let code = 0;
       if (err) {
         const c = (err as { code?: unknown }).code;

@@ -7,7 +7,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { workboard } from './cli-run.js';
+import { workboard, workboardBatch } from './cli-run.js';
 
 export const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
 
@@ -54,7 +54,8 @@ export function forgetClones(): void {
 
 /**
  * A board repository with one process and one run, pushed to a bare remote, and two clones of it.
- * The first call of a test file makes them with a dozen real CLI calls; later calls for the same team
+ * The first call of a test file makes them with a dozen real CLI commands, run in three processes
+ * (`workboardBatch`: they set up, nothing here tests them); later calls for the same team
  * get a byte-for-byte copy of what that call made (its remote, both clones with their `.git/` and
  * `.work/`, timestamps kept), with origin pointed at the copy's remote and `git-setup` run again in
  * each clone so its hooks and textconv name the copy: the same files for seconds less CPU a test.
@@ -75,11 +76,8 @@ async function copyOf(kept: { root: string; run: string }): Promise<Clones> {
   const remote = path.join(root, 'remote.git');
   const a = path.join(root, 'a');
   const b = path.join(root, 'b');
-  for (const dir of [a, b]) {
-    git(dir, 'remote', 'set-url', 'origin', remote);
-    const setup = await wb(dir, 'git-setup');
-    expect(setup.code, setup.stderr).toBe(0);
-  }
+  for (const dir of [a, b]) git(dir, 'remote', 'set-url', 'origin', remote);
+  await workboardBatch([a, b].map((cwd) => ({ cwd, args: ['git-setup'] })));
   return { root, remote, a, b, run: kept.run };
 }
 
@@ -88,35 +86,32 @@ async function makeClones(team: CloneTeam): Promise<Clones> {
   const remote = path.join(root, 'remote.git');
   git(root, 'init', '-q', '--bare', '-b', 'main', remote);
   const a = path.join(root, 'a');
-  expect((await wb(root, 'init', 'a', '--name', 'team', '--git')).code).toBe(0);
+  await workboardBatch([{ cwd: root, args: ['init', 'a', '--name', 'team', '--git'] }]);
   git(a, 'checkout', '-q', '-B', 'main');
   const [[emailA, nameA], [emailB, nameB]] = team.gitUsers;
   git(a, 'config', 'user.email', emailA);
   git(a, 'config', 'user.name', nameA);
   const { name, source, roles } = team.process;
-  for (const args of source === undefined ? [...team.setup, ['new', name]] : team.setup) {
-    const r = await wb(a, ...args);
-    expect(r.code, r.stderr).toBe(0);
-  }
   if (source !== undefined) {
     await fs.mkdir(path.join(a, 'processes', name), { recursive: true });
     await fs.writeFile(path.join(a, 'processes', name, 'PROCESS.md'), source);
   }
-  const published = await wb(a, 'publish', `processes/${name}`, ...roles.flatMap((r) => ['--role', r]));
-  expect(published.code, published.stderr).toBe(0);
-  const [agent, ...startArgs] = team.start;
-  const started = await wb(a, '--as', agent!, 'start', ...startArgs);
-  expect(started.code, started.stderr).toBe(0);
-  const run = started.stdout.trim();
   git(a, 'remote', 'add', 'origin', remote);
-  const first = await wb(a, 'sync');
-  expect(first.code, first.stderr).toBe(0);
+  const [agent, ...startArgs] = team.start;
+  const setUp = [
+    ...(source === undefined ? [...team.setup, ['new', name]] : team.setup),
+    ['publish', `processes/${name}`, ...roles.flatMap((r) => ['--role', r])],
+    ['--as', agent!, 'start', ...startArgs],
+    ['sync'],
+  ];
+  const outputs = await workboardBatch(setUp.map((args) => ({ cwd: a, args })));
+  const run = outputs[setUp.length - 2]!.trim();
   git(a, 'branch', '-q', '--set-upstream-to=origin/main');
   const b = path.join(root, 'b');
   git(root, 'clone', '-q', remote, 'b');
   git(b, 'config', 'user.email', emailB);
   git(b, 'config', 'user.name', nameB);
-  expect((await wb(b, 'git-setup')).code).toBe(0);
+  await workboardBatch([{ cwd: b, args: ['git-setup'] }]);
   return { root, remote, a, b, run };
 }
 
