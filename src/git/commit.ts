@@ -64,10 +64,10 @@ async function underLocks<T>(board: Board, scopes: Scope[], fn: () => Promise<T>
   return hold(0);
 }
 
-/** Commit what changed under the board, if anything and if no commit is in flight. Returns the message, or null. */
-export async function commitBoard(board: Board): Promise<string | null> {
+/** Commit what changed under the board, if anything and if no commit is in flight (`repo`: the board's, when known). Returns the message, or null. */
+export async function commitBoard(board: Board, known?: Repo): Promise<string | null> {
   const root = board.root;
-  const repo = await Repo.at(root);
+  const repo = known ?? (await Repo.at(root));
   if (!repo) return null;
   const seen = await changedPaths(repo);
   if (seen.length === 0) return null;

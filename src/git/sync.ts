@@ -60,8 +60,8 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       if (theirs !== null) await refuseUnsafe(repo, await repo.resolve('HEAD'), theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
       // A take of the board's clock that the remote's beat gives way before the merge (docs/git.md "Timers once per board").
       const gaveWay = theirs !== null && (await yieldClock(board, repo, theirs, opts.now?.() ?? new Date()));
-      if (report.committed === null) report.committed = await commitWhenQuiet(board);
-      else if (gaveWay) await commitWhenQuiet(board);
+      if (report.committed === null) report.committed = await commitWhenQuiet(board, repo);
+      else if (gaveWay) await commitWhenQuiet(board, repo);
       const ours = await repo.resolve('HEAD');
       if (theirs !== null && ours !== null && !(await repo.isAncestor(theirs, ours))) {
         opts.onStep?.('merging');
@@ -75,7 +75,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       if (report.pulled !== 'nothing') {
         // What came in that the board's chain does not record yet (WORK.md merged as data, versions from the other side) is adopted and committed with it.
         await adoptBoardFiles(board, opts.actor ?? 'git');
-        await commitWhenQuiet(board);
+        await commitWhenQuiet(board, repo);
       }
       const head = await repo.resolve('HEAD');
       report.head = head;
@@ -141,7 +141,7 @@ export async function reconcileAfterGit(board: Board, how: 'merge' | 'rebase'): 
     const commit = await repo.text(['commit-tree', result.tree, ...parents.flatMap((p) => ['-p', p])], { input: message });
     await moveTo(board, repo, { from: head, to: commit, ref });
     await adoptBoardFiles(board, 'git');
-    await commitWhenQuiet(board);
+    await commitWhenQuiet(board, repo);
     return { commit, merged };
   });
 }
@@ -188,12 +188,12 @@ async function network(call: Promise<GitRun>, what: string, after = ''): Promise
 }
 
 /** Commit the board's uncommitted files once no transaction is in flight (waiting a little for one to finish). */
-async function commitWhenQuiet(board: Board): Promise<string | null> {
+async function commitWhenQuiet(board: Board, repo: Repo): Promise<string | null> {
   for (let i = 0; i < 100; i++) {
     if (board.state.list(JOURNAL_DIR).length === 0) break;
     await new Promise((r) => setTimeout(r, 20));
   }
-  const message = await commitBoard(board);
+  const message = await commitBoard(board, repo);
   return message === null ? null : message.split('\n')[0]!;
 }
 
