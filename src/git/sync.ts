@@ -57,27 +57,32 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
     for (let attempt = 1; ; attempt++) {
       opts.onStep?.(`fetching ${remote}/${branch}`);
       const theirs = await fetch(repo, remote, branch, timeoutMs);
-      if (theirs !== null) await refuseUnsafe(repo, await repo.resolve('HEAD'), theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
+      // HEAD is asked for again only after this sync moved it (a commit, a pull): a sync with nothing to do asks once.
+      let ours = await repo.resolve('HEAD');
+      if (theirs !== null) await refuseUnsafe(repo, ours, theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
       // A take of the board's clock that the remote's beat gives way before the merge (docs/git.md "Timers once per board").
       const gaveWay = theirs !== null && (await yieldClock(board, repo, theirs, opts.now?.() ?? new Date()));
-      if (report.committed === null) report.committed = await commitWhenQuiet(board, repo);
-      else if (gaveWay) await commitWhenQuiet(board, repo);
-      const ours = await repo.resolve('HEAD');
+      const committed = report.committed === null || gaveWay ? await commitWhenQuiet(board, repo) : null;
+      if (report.committed === null) report.committed = committed;
+      if (committed !== null) ours = await repo.resolve('HEAD');
+      let moved = false;
       if (theirs !== null && ours !== null && !(await repo.isAncestor(theirs, ours))) {
         opts.onStep?.('merging');
         const pulled = await pull(board, repo, ref, ours, theirs, remote, branch);
         if (report.pulled !== 'merge') report.pulled = pulled.kind;
         report.merged.push(...pulled.merged);
+        moved = true;
       } else if (theirs !== null && ours === null) {
         await pull(board, repo, ref, null, theirs, remote, branch);
         report.pulled = 'fast-forward';
+        moved = true;
       }
       if (report.pulled !== 'nothing') {
         // What came in that the board's chain does not record yet (WORK.md merged as data, versions from the other side) is adopted and committed with it.
         await adoptBoardFiles(board, opts.actor ?? 'git');
-        await commitWhenQuiet(board, repo);
+        if ((await commitWhenQuiet(board, repo)) !== null) moved = true;
       }
-      const head = await repo.resolve('HEAD');
+      const head = moved ? await repo.resolve('HEAD') : ours;
       report.head = head;
       if (head === null || head === theirs) return report;
       opts.onStep?.('verifying');
@@ -85,7 +90,8 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       const verified = await verifyBoard(board, theirs === null ? {} : { chains: await chainsChanged(repo, theirs, head) });
       if (!verified.ok) throw new SyncError('broken', `the board does not verify after the merge, so nothing was pushed: run workboard audit verify`);
       opts.onStep?.(`pushing to ${remote}/${branch}`);
-      const pushed = await network(repo.run(['push', '--porcelain', '--quiet', remote, `HEAD:refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot push to ${remote}`);
+      // The commit verified above, not whatever HEAD is by now: a person's commit made meanwhile goes with the next sync.
+      const pushed = await network(repo.run(['push', '--porcelain', '--quiet', remote, `${head}:refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot push to ${remote}`);
       const outcome = pushOutcome(pushed.code, pushed.stdout.toString('utf8'), pushed.stderr);
       if (outcome.kind === 'pushed') {
         report.pushed = true;
