@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The `workboard` command: the compiled CLI in dist/, found beside this file
-// whether it runs from a clone, a global install or `npm link`. `npm run build`
-// also bundles it into dist/bundle/ (scripts/bundle.mjs), which starts faster;
-// that is run unless tsc has rebuilt dist/ since (it would be stale code).
-import { readFileSync, statSync } from 'node:fs';
+// whether it runs from a clone, a global install or `npm link` (which build of
+// it: cli-entry.js).
+import { readFileSync } from 'node:fs';
+import { cliEntry } from './cli-entry.js';
 
 // `--version` alone needs nothing but package.json: answer it before loading the CLI, so it starts like `node` does.
 const args = process.argv.slice(2);
@@ -12,12 +12,9 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.exit(0);
 }
 
-const builtAt = (rel) => statSync(new URL(`../dist/${rel}`, import.meta.url), { throwIfNoEntry: false })?.mtimeMs;
-const bundledAt = builtAt('bundle/main.js');
-const entry = bundledAt !== undefined && bundledAt >= (builtAt('cli/main.js') ?? 0) ? '../dist/bundle/main.js' : '../dist/cli/main.js';
 let main;
 try {
-  ({ main } = await import(entry));
+  ({ main } = await import(cliEntry()));
 } catch (e) {
   if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes('dist/cli/main.js')) throw e;
   process.stderr.write('workboard: dist/ is not built; run `npm run build` (or `npm install`) in the workboard folder\n');

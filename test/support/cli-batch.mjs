@@ -1,6 +1,6 @@
 /**
  * Several `workboard` commands, one after another, in one process: the real
- * CLI (the bundle bin/workboard.js runs, built by `ensureBuilt`) called as its
+ * CLI (the build bin/workboard.js runs, built by `ensureBuilt`) called as its
  * `main`, each command in its own folder. A fixture of a dozen set-up commands
  * then costs one process start instead of twelve (test/support/git-clones.ts).
  * Only for setting up: what is tested runs as its own process.
@@ -10,10 +10,9 @@
  * Prints one JSON line: each command's stdout, in order. The first command
  * that fails ends the batch: its stderr is printed and the exit code is its own.
  */
-import { existsSync } from 'node:fs';
+import { cliEntry } from '../../bin/cli-entry.js';
 
-const entry = new URL('../../dist/bundle/main.js', import.meta.url);
-const { main } = await import(existsSync(entry) ? entry.href : new URL('../../dist/cli/main.js', import.meta.url).href);
+const { main } = await import(cliEntry());
 const commands = JSON.parse(process.argv[2] ?? '[]');
 // Each command listens for a closed stdout once; a batch is not a leak.
 process.stdout.setMaxListeners(0);
