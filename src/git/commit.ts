@@ -37,8 +37,7 @@ async function stagedAuditLines(repo: Repo): Promise<AuditEvent[]> {
 async function changedPaths(repo: Repo): Promise<string[]> {
   const out = await repo.run(['--no-optional-locks', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', '.']);
   // Each entry is "XY <path>", ended by a NUL, its path from the work tree's top (no second path: --no-renames).
-  const paths = underBoard(
-    repo,
+  const paths = repo.underBoard(
     out.stdout
       .toString('utf8')
       .split('\0')
@@ -47,9 +46,6 @@ async function changedPaths(repo: Repo): Promise<string[]> {
   );
   return [...new Set(paths)].filter((p) => p !== STATE_DIR && !p.startsWith(`${STATE_DIR}/`)).sort();
 }
-
-/** Paths from the work tree's top that lie under the board, relative to the board. */
-const underBoard = (repo: Repo, paths: readonly string[]): string[] => paths.filter((p) => p.startsWith(repo.prefix)).map((p) => p.slice(repo.prefix.length));
 
 /** The scope whose lock guards a path (null: code beside the board, no transaction writes it). */
 function scopeOf(rel: string): Scope | null {
@@ -90,7 +86,7 @@ export async function commitBoard(board: Board, known?: Repo): Promise<string | 
       .toString('utf8')
       .split('\0')
       .filter((p) => p !== '');
-    const changed = underBoard(repo, staged);
+    const changed = repo.underBoard(staged);
     if (changed.length === 0) return null;
     const { message, author } = commitMessage(lines, await boardWords(root, lines), changed);
     // Naming the paths makes git build a second index of every file (0.7 s against 0.3 s at 10k runs): needed only when

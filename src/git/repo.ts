@@ -97,10 +97,12 @@ export class Repo {
     const args =
       from === null ? ['ls-tree', '-r', '-z', '--name-only', '--full-tree', to, '--', this.prefix || '.'] : ['diff', '--name-only', '-z', '--no-renames', from, to, '--', this.prefix || '.'];
     const out = (await this.run(from === null ? args : ['-c', 'core.quotePath=false', ...args])).stdout.toString('utf8');
-    return out
-      .split('\0')
-      .filter((p) => p !== '' && p.startsWith(this.prefix))
-      .map((p) => p.slice(this.prefix.length));
+    return this.underBoard(out.split('\0').filter((p) => p !== ''));
+  }
+
+  /** Of paths from the work tree's top, those under the board, relative to it. */
+  underBoard(paths: readonly string[]): string[] {
+    return paths.filter((p) => p.startsWith(this.prefix)).map((p) => p.slice(this.prefix.length));
   }
 
   /** Every path of the repository (not only the board's) that differs between two commits (null: from nothing), with its new mode. */
