@@ -14,6 +14,13 @@ import { plainYaml } from './plain-yaml.js';
 export const AMBIGUOUS =
   /^(\d{4}-\d{2}-\d{2}([Tt ].*)?|y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|true|True|TRUE|false|False|FALSE|null|Null|NULL|~|[-+]?(0b[01_]+|0x[0-9a-fA-F_]+|0[0-7_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?|[0-9][0-9_]*(\.[0-9_]*)?([eE][-+]?[0-9]+)?|\.[0-9_]+([eE][-+]?[0-9]+)?|\.(inf|Inf|INF|nan|NaN|NAN)))$/;
 
+/**
+ * Lines of nothing but spaces and tabs: as a block scalar YAML reads them as
+ * empty lines, so the library's `|+` would lose the spaces (" \n" would read
+ * back as "\n"). Double quotes keep them.
+ */
+const blankLines = (s: string): boolean => /^[ \t\n]+$/.test(s) && /[ \t]/.test(s) && s.includes('\n');
+
 /** Order the top-level keys: known keys first in the given order, then any others as they came. */
 export function ordered(data: Record<string, unknown>, order: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -32,7 +39,7 @@ export function libraryYaml(data: Record<string, unknown>): string {
   visit(doc, {
     Scalar(key, node: Scalar) {
       if (key === 'key') return;
-      if (typeof node.value === 'string' && AMBIGUOUS.test(node.value)) node.type = Scalar.QUOTE_DOUBLE;
+      if (typeof node.value === 'string' && (AMBIGUOUS.test(node.value) || blankLines(node.value))) node.type = Scalar.QUOTE_DOUBLE;
     },
   });
   return doc.toString({ lineWidth: 0, minContentWidth: 0, indent: 2, indentSeq: true, blockQuote: 'literal', nullStr: 'null' });

@@ -53,10 +53,14 @@ export function parseMarkdown(text: string): ParseResult {
     return fail('frontmatter delimiters are ambiguous; use a line that is exactly `---` to open and to close it', 1, 1);
   }
   const body = lines.slice(closeLine + 1).join('\n');
-  const frontmatter = lines.slice(1, closeLine).join('\n');
-  // The line break before the closing line belongs to the delimiter; with CRLF its CR is not YAML content
-  // (the YAML parser would otherwise keep it at the end of the last value).
-  return parseYaml(frontmatter.replace(/\r$/, ''), body, 1);
+  // The frontmatter is its lines, each with its line break, as YAML writers end a document: the break
+  // before the closing line ends the last value. Without it a keep-chomped block scalar (`|+`) that ends
+  // the frontmatter would lose its last blank line. With CRLF that break is the CR and LF.
+  const frontmatter = lines
+    .slice(1, closeLine)
+    .map((l) => `${stripCR(l)}\n`)
+    .join('');
+  return parseYaml(frontmatter, body, 1);
 }
 
 function stripCR(line: string | undefined): string | undefined {
@@ -93,7 +97,8 @@ export function parseYaml(yamlText: string, body: string, lineOffset = 0): Parse
   }
   const at = (offset: number | undefined) => {
     if (offset === undefined) return {};
-    const p = lineCounter.linePos(offset);
+    // An error at the very end (an unclosed quote) names the last line, not the empty one after its line break.
+    const p = lineCounter.linePos(Math.min(offset, Math.max(0, yamlText.length - 1)));
     return { line: p.line + lineOffset, col: p.col };
   };
   const issues: Issue[] = [];

@@ -100,7 +100,7 @@ function inputsOf(block: readonly string[]): Record<string, unknown> | null {
     }
     if (simple) return out;
   }
-  const parsed = parseYaml(block.join('\n'), '');
+  const parsed = parseYaml(`${block.join('\n')}\n`, '');
   if (!parsed.ok) return null;
   const value = (parsed.value.data as { inputs?: unknown }).inputs;
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
@@ -115,14 +115,16 @@ export function scanRunSummary(text: string): RunSummary | null {
   let inputs: string[] | null = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.startsWith('  ')) continue; // inside a nested block (ended, events, inputs)
+    // Inside a nested block (ended, events, inputs), or a blank line: a block
+    // scalar's empty lines are not indented, and at the top level YAML skips them.
+    if (line.startsWith('  ') || line === '') continue;
     const m = /^([A-Za-z][A-Za-z0-9_]*):(?: (.+))?$/.exec(line);
     if (!m || line.includes('\r') || line.includes('\t')) return null;
     const [, key, raw] = m as unknown as [string, string, string | undefined];
     if (found.has(key) || (key === 'inputs' && inputs !== null)) return null; // a duplicate: the full read refuses it
     if (key === 'inputs') {
       let end = i + 1;
-      while (end < lines.length && lines[end]!.startsWith('  ')) end++;
+      while (end < lines.length && (lines[end]!.startsWith('  ') || lines[end] === '')) end++;
       inputs = lines.slice(i, end);
       i = end - 1;
     } else if (SCALAR_SET.has(key)) {

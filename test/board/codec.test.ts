@@ -206,6 +206,22 @@ describe('block style', () => {
   });
 });
 
+describe('the value that ends the frontmatter', () => {
+  // The YAML writer keeps trailing line breaks with `|+`; the line break before the closing `---`
+  // is the last of them, so a reader that dropped it would lose one.
+  for (const note of ['\n', '\n\n', 'x\n\n', 'x\n\n\n', ' \n', 'x\n \n', 'x\n', 'x']) {
+    it(`reads back ${JSON.stringify(note)} exactly, with LF and with CRLF line ends`, () => {
+      const data = { id: 'review', kind: 'agent', rev: 1, note };
+      const text = renderMarkdown(data, 'Body.\n', ['id', 'kind', 'rev', 'note']);
+      for (const file of [text, text.replace(/\n/g, '\r\n')]) {
+        const parsed = parseMarkdown(file);
+        expect(parsed.ok && parsed.value.data).toEqual(data);
+        expect(parsed.ok && parsed.value.body).toBe(file.endsWith('\r\n') ? 'Body.\r\n' : 'Body.\n');
+      }
+    });
+  }
+});
+
 describe('stable bytes', () => {
   it('renders the same data twice to the same bytes, and insertion order of the top level does not matter', () => {
     const a = sampleStep();

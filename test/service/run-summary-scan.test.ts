@@ -97,6 +97,20 @@ describe('the index reads a RUN.md as the full read does', () => {
     );
   });
 
+  it('on values with blank lines, which the board writes as block scalars', () => {
+    const base = { process: 'a', version: 1, state: 'active', outcome: null, mode: 'live', startedAt: '2020-01-01T00:00:00.000Z', updatedAt: '2020-01-01T00:00:00.000Z' };
+    const cases = [
+      { ...base, inputs: {}, ended: { by: 'server', at: '2020-01-01T00:00:00.000Z', note: '\n\n' } },
+      { ...base, inputs: { a: 'x\n\ny', b: 2 }, ended: null },
+      { ...base, inputs: { a: 'x\n\n', b: 'y' }, ended: null },
+      { ...base, inputs: { a: '\n' }, ended: null },
+    ];
+    for (const r of cases) {
+      const text = fileOf(r);
+      expect(scanRunSummary(text)).toEqual({ id: ID, ...base, inputs: r.inputs });
+    }
+  });
+
   it('on hand edits: the same summary, or none (so the full read decides)', () => {
     const edits: ((text: string) => string)[] = [
       (t) => t.replace('\nstate: ', '\nstate:   '), // extra spaces after the colon
