@@ -8,7 +8,10 @@
  *   this clone's key) is offered here at once, as on a board of one clone;
  * - work that became ready on another clone is offered here only once a grace
  *   period has passed since that line, time for the clone where it became
- *   ready to claim it and for its sync to carry the claim here;
+ *   ready to claim it and for its sync to carry the claim here; while a serve
+ *   syncs here on a timer, the grace also lasts until three of its syncs got
+ *   through after that line (syncs that fail or back off carry nothing), but
+ *   never more than MOST_HELD_MS past it;
  * - work whose chain shows another clone's claim still running (a claim or
  *   renewal line signed by another key, its lease not run out, no line since
  *   that ended it) is not offered here.
@@ -30,15 +33,32 @@ export interface OfferLine {
 const READY_ACTIONS: ReadonlySet<string> = new Set(['step.ready', 'work-item.opened', 'lease.expired', 'claim.ended']);
 const CLAIM_ACTIONS: ReadonlySet<string> = new Set(['step.claimed', 'step.renewed']);
 
-/** Why a clone does not offer a step now, and until when (ISO time), or null: it is offered. */
+/** Why a clone does not offer a step now, and until when at the latest (ISO time), or null: it is offered. */
 export type Held = { why: 'claimed-elsewhere' | 'ready-elsewhere'; until: string } | null;
+
+/** How long work that became ready on another clone waits here before it is offered. */
+export interface OfferGrace {
+  /** The least wait after the line that made it ready. */
+  ms: number;
+  /** While a serve syncs here on a timer: when its last good syncs ended, oldest first. */
+  goodSyncs?: readonly string[];
+}
+
+/** Good syncs after the ready line that the grace waits for, while a serve syncs here. */
+export const SYNCS_IN_GRACE = 3;
+/**
+ * The longest a step waits for those syncs: a clone whose syncs keep failing
+ * cannot learn of a claim made elsewhere anyway, and work left unoffered for
+ * longer would look lost to the people and agents here.
+ */
+export const MOST_HELD_MS = 15 * 60_000;
 
 /**
  * Is the step `entity` (`<run>/<step>`) held back here? `mine`: this clone's
  * keys (its key and the ones it was rotated from); a line without a signer
  * (a board older than signing) counts as this clone's.
  */
-export function heldElsewhere(lines: readonly OfferLine[], entity: string, mine: ReadonlySet<string>, now: Date, graceMs: number): Held {
+export function heldElsewhere(lines: readonly OfferLine[], entity: string, mine: ReadonlySet<string>, now: Date, grace: OfferGrace): Held {
   let ready: OfferLine | null = null;
   let claim: OfferLine | null = null;
   for (const l of lines) {
@@ -53,8 +73,13 @@ export function heldElsewhere(lines: readonly OfferLine[], entity: string, mine:
   const foreign = (l: OfferLine) => l.signer !== undefined && !mine.has(l.signer);
   if (claim && foreign(claim) && claim.expiresAt !== undefined && Date.parse(claim.expiresAt) > t) return { why: 'claimed-elsewhere', until: claim.expiresAt };
   if (ready && foreign(ready)) {
-    const until = Date.parse(ready.ts) + graceMs;
-    if (Number.isFinite(until) && until > t) return { why: 'ready-elsewhere', until: new Date(until).toISOString() };
+    const from = Date.parse(ready.ts);
+    if (!Number.isFinite(from)) return null;
+    const until = (ms: number): Held => ({ why: 'ready-elsewhere', until: new Date(ms).toISOString() });
+    if (from + grace.ms > t) return until(from + grace.ms);
+    const latest = from + Math.max(grace.ms, MOST_HELD_MS);
+    const syncedSince = grace.goodSyncs?.filter((g) => Date.parse(g) > from).length ?? SYNCS_IN_GRACE;
+    if (syncedSince < SYNCS_IN_GRACE && latest > t) return until(latest);
   }
   return null;
 }
@@ -80,9 +105,13 @@ export function offerLines(text: string): OfferLine[] {
   return out;
 }
 
-/** The grace before work that became ready on another clone is offered here: three syncs, when this clone's serve syncs on a timer; else three minutes. */
-export function offerGraceMs(syncEveryMs: number | null): number {
-  return 3 * (syncEveryMs ?? 60_000);
+/**
+ * The grace before work that became ready on another clone is offered here:
+ * three of serve --git-sync's intervals, else three minutes; and, while that
+ * serve runs, its good syncs.
+ */
+export function offerGrace(sync: { everyMs: number; goodAt: readonly string[]; running: boolean } | null): OfferGrace {
+  return { ms: 3 * (sync?.everyMs ?? 60_000), ...(sync?.running ? { goodSyncs: sync.goodAt } : {}) };
 }
 
 /**

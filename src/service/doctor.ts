@@ -23,7 +23,7 @@ import { exactTime, personName } from '../words/index.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { incidentsSince, INCIDENT_SHOWN_MS, INCIDENTS_FILE } from './incidents.js';
 import type { Service } from './service.js';
-import { readSyncState, syncStateWords, type SyncState } from './sync-state.js';
+import { readSyncState, syncingServeRuns, syncStateWords, type SyncState } from './sync-state.js';
 
 export interface Finding {
   kind:
@@ -203,7 +203,7 @@ async function openWork(board: Board, service: Service, findings: Finding[], now
 export async function syncStatus(board: Board, now = new Date()): Promise<{ state: SyncState; running: boolean; words: ReturnType<typeof syncStateWords> } | null> {
   const state = await readSyncState(board.state);
   if (state === null) return null;
-  const running = state.host === hostname() && pidAlive(state.pid);
+  const running = syncingServeRuns(state);
   return { state, running, words: syncStateWords(state, now, running) };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The reads behind clone-offer.ts's rule for one get_work call: whether the
  * board has more than one clone's key on record, this clone's own keys, the
- * grace (from `serve --git-sync`'s interval), and each candidate run's chain
+ * grace (from `serve --git-sync`'s interval and its good syncs), and each candidate run's chain
  * (docs/git.md "Offered first where it became ready"). A board whose keys on
  * record are all this clone's (one clone, or none in git) gets null, and
  * get_work lists what it always did.
@@ -10,8 +10,8 @@ import type { Board } from '../board/board.js';
 import { paths, SIGNING_KEY_FILE } from '../board/layout.js';
 import { KEY_DIR } from '../board/signing.js';
 import type { RunState } from '../engine/types.js';
-import { heldElsewhere, offerGraceMs, offerLines, ownKeys, type OfferLine } from './clone-offer.js';
-import { readSyncState } from './sync-state.js';
+import { heldElsewhere, offerGrace, offerLines, ownKeys, type OfferLine } from './clone-offer.js';
+import { readSyncState, syncingServeRuns } from './sync-state.js';
 
 export interface CloneOffer {
   /** Is this step of the run (as read now) held back on this clone now (ready on another clone within the grace, or claimed there)? */
@@ -43,7 +43,8 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
   // A read never makes this clone's key: a clone that has none yet (a fresh clone) owns no line.
   const mine = board.state.stamp(SIGNING_KEY_FILE) === '' ? new Set<string>() : ownKeys(await board.store.signingFingerprint(), records);
   if (records.every((r) => mine.has(r.fingerprint))) return null;
-  const graceMs = offerGraceMs((await readSyncState(board.state))?.everyMs ?? null);
+  const sync = await readSyncState(board.state);
+  const grace = offerGrace(sync && { everyMs: sync.everyMs, goodAt: sync.goodAt, running: syncingServeRuns(sync) });
   return {
     async held(state, stepId) {
       const runId = state.run.id;
@@ -52,7 +53,7 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
         lines = offerLines((await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '');
         linesOf.set(state, lines);
       }
-      return heldElsewhere(lines, `${runId}/${stepId}`, mine, now, graceMs) !== null;
+      return heldElsewhere(lines, `${runId}/${stepId}`, mine, now, grace) !== null;
     },
   };
 }

@@ -6,6 +6,8 @@
  * it. The backoff and the words are pure; reading and writing go through the
  * board's `.work/` records.
  */
+import { hostname } from 'node:os';
+import { pidAlive } from '../board/lock.js';
 import type { WorkState } from '../board/state.js';
 import { SYNC_STATE_FILE } from '../board/layout.js';
 import { relativeTime } from '../words/index.js';
@@ -23,6 +25,8 @@ export interface SyncState {
   /** Failed syncs since the last good one. */
   failingInARow: number;
   lastGoodAt: string | null;
+  /** When the last good syncs ended, oldest first, at most GOOD_SYNCS_KEPT: how far another clone's lines could have travelled here (clone-offer.ts). */
+  goodAt: string[];
   lastFailureAt: string | null;
   /** The last failure in words (the remote's own, for a declined push). */
   lastFailure: string | null;
@@ -30,6 +34,9 @@ export interface SyncState {
   declined: boolean;
   nextTryAt: string | null;
 }
+
+/** How many of the last good syncs' times the record keeps. */
+export const GOOD_SYNCS_KEPT = 3;
 
 /** The longest wait between tries after failures: 15 minutes, or the interval itself when that is longer. */
 export const MAX_BACKOFF_MS = 15 * 60_000;
@@ -49,7 +56,7 @@ export function nextSyncDelay(everyMs: number, failingInARow: number): number {
 /** The record after one try, at `now`: a success clears the run of failures, a failure adds to it. */
 export function afterTry(prev: SyncState, now: Date, outcome: { ok: true } | { ok: false; message: string; declined: boolean }): SyncState {
   const s: SyncState = { ...prev, runs: prev.runs + 1 };
-  if (outcome.ok) Object.assign(s, { failingInARow: 0, lastGoodAt: now.toISOString() });
+  if (outcome.ok) Object.assign(s, { failingInARow: 0, lastGoodAt: now.toISOString(), goodAt: [...prev.goodAt, now.toISOString()].slice(-GOOD_SYNCS_KEPT) });
   else Object.assign(s, { failures: prev.failures + 1, failingInARow: prev.failingInARow + 1, lastFailureAt: now.toISOString(), lastFailure: outcome.message, declined: outcome.declined });
   s.nextTryAt = new Date(now.getTime() + nextSyncDelay(s.everyMs, s.failingInARow)).toISOString();
   return s;
@@ -64,6 +71,7 @@ export function freshSyncState(pid: number, host: string, everyMs: number, now: 
     failures: 0,
     failingInARow: 0,
     lastGoodAt: null,
+    goodAt: [],
     lastFailureAt: null,
     lastFailure: null,
     declined: false,
@@ -79,10 +87,17 @@ export async function readSyncState(state: WorkState): Promise<SyncState | null>
   if (text === null) return null;
   try {
     const v = JSON.parse(text) as unknown;
-    return isState(v) ? v : null;
+    if (!isState(v)) return null;
+    // A record written before the good syncs' times were kept has none.
+    return Array.isArray(v.goodAt) && v.goodAt.every((t) => typeof t === 'string') ? v : { ...v, goodAt: [] };
   } catch {
     return null; // torn by a crash mid-write: the next try writes it whole
   }
+}
+
+/** Whether the serve that wrote the record still runs (on this machine: a record from another host is not this clone's). */
+export function syncingServeRuns(s: SyncState): boolean {
+  return s.host === hostname() && pidAlive(s.pid);
 }
 
 export async function writeSyncState(state: WorkState, s: SyncState): Promise<void> {

@@ -7,6 +7,7 @@
  * Real git: a bare remote and two clones, the CLI's `work` (get_work).
  */
 import { promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/cli-run.js';
@@ -28,6 +29,16 @@ async function syncsEvery(dir: string, everyMs: number | null): Promise<void> {
   await fs.writeFile(
     file,
     `${JSON.stringify({ pid: process.pid, host: 'test', everyMs, runs: 1, failures: 0, failingInARow: 0, lastGoodAt: now, lastFailureAt: null, lastFailure: null, declined: false, nextTryAt: now })}\n`,
+  );
+}
+
+/** The record a running serve --git-sync (this test's own process stands for it) leaves after good syncs that ended at `goodAt`. */
+async function serveSyncing(dir: string, everyMs: number, goodAt: string[]): Promise<void> {
+  const now = new Date().toISOString();
+  await fs.mkdir(path.join(dir, '.work'), { recursive: true });
+  await fs.writeFile(
+    path.join(dir, '.work', 'git-sync.json'),
+    `${JSON.stringify({ pid: process.pid, host: hostname(), everyMs, runs: goodAt.length + 4, failures: 4, failingInARow: 0, lastGoodAt: goodAt.at(-1) ?? null, goodAt, lastFailureAt: now, lastFailure: 'could not reach the remote', declined: false, nextTryAt: now })}\n`,
   );
 }
 
@@ -63,6 +74,28 @@ describe('offered first where it became ready', () => {
     // Not offered is not refused: a claim by id on A works, as it always did.
     const byId = await wb(a, '--as', 'writer-a', 'claim', second, 'draft');
     expect(byId.code, byId.stderr).toBe(0);
+    await syncsEvery(b, null);
+  }, 600_000);
+
+  it("while B's serve syncs, B holds back a step that became ready on A until three of B's syncs got through after it", async () => {
+    const { a, b, run } = await twoClones();
+    expect(await offered(a, 'writer-a')).toEqual([run]);
+    // The time grace is long past (every millisecond), but B's serve failed to sync since before the step became ready:
+    // A's claim could not have reached B, so B does not offer it.
+    const before = new Date(Date.now() - 60_000).toISOString();
+    await serveSyncing(b, 1, [before, before, before]);
+    expect(await offered(b, 'writer-b')).toEqual([]);
+    // Two syncs got through since: still held; the third frees it.
+    const since = (ms: number) => new Date(Date.now() + ms).toISOString();
+    await serveSyncing(b, 1, [before, since(1), since(2)]);
+    expect(await offered(b, 'writer-b')).toEqual([]);
+    await serveSyncing(b, 1, [since(1), since(2), since(3)]);
+    expect(await offered(b, 'writer-b')).toEqual([run]);
+    // A record left by a serve that no longer runs counts its interval only.
+    await serveSyncing(b, 1, [before, before, before]);
+    const file = path.join(b, '.work', 'git-sync.json');
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace(/"pid":\d+/, '"pid":999999999'));
+    expect(await offered(b, 'writer-b')).toEqual([run]);
     await syncsEvery(b, null);
   }, 600_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heldElsewhere, offerGraceMs, offerLines, ownKeys, type OfferLine } from '../../src/service/clone-offer.js';
+import { heldElsewhere, MOST_HELD_MS, offerGrace, offerLines, ownKeys, type OfferLine } from '../../src/service/clone-offer.js';
 
 const STEP = 'r-1/draft';
 const at = (s: number) => new Date(Date.UTC(2026, 11, 5, 12, 0, s)).toISOString();
@@ -12,7 +12,7 @@ const line = (action: string, signer: string | undefined, s: number, expiresAt?:
 });
 const now = (s: number) => new Date(at(s));
 const MINE = new Set(['key-a']);
-const GRACE = 60_000;
+const GRACE = { ms: 60_000 };
 
 describe('offered first where it became ready (docs/git.md "Offered first where it became ready")', () => {
   it('work made ready on this clone is offered at once', () => {
@@ -57,9 +57,27 @@ describe('offered first where it became ready (docs/git.md "Offered first where 
     expect(heldElsewhere([line('step.ready', undefined, 0)], STEP, MINE, now(1), GRACE)).toBeNull();
   });
 
-  it('the grace is three syncs of serve --git-sync, else three minutes', () => {
-    expect(offerGraceMs(20_000)).toBe(60_000);
-    expect(offerGraceMs(null)).toBe(180_000);
+  it('the grace is three intervals of serve --git-sync, else three minutes; its good syncs count only while it runs', () => {
+    const goodAt = [at(1), at(2)];
+    expect(offerGrace({ everyMs: 20_000, goodAt, running: true })).toEqual({ ms: 60_000, goodSyncs: goodAt });
+    expect(offerGrace({ everyMs: 20_000, goodAt, running: false })).toEqual({ ms: 60_000 });
+    expect(offerGrace(null)).toEqual({ ms: 180_000 });
+  });
+
+  it('while a serve syncs here, the grace also waits for three of its syncs to get through after the line', () => {
+    const lines = [line('step.ready', 'key-b', 0)];
+    // Syncs failing since before the line: held past the time grace, until the most it may be.
+    const failing = { ms: 60_000, goodSyncs: [at(-30), at(-20), at(-10)] };
+    expect(heldElsewhere(lines, STEP, MINE, now(61), failing)).toEqual({ why: 'ready-elsewhere', until: new Date(Date.parse(at(0)) + MOST_HELD_MS).toISOString() });
+    expect(heldElsewhere(lines, STEP, MINE, new Date(Date.parse(at(0)) + MOST_HELD_MS - 1), failing)?.why).toBe('ready-elsewhere');
+    expect(heldElsewhere(lines, STEP, MINE, new Date(Date.parse(at(0)) + MOST_HELD_MS), failing)).toBeNull();
+    // Two got through since: still held; the third frees it.
+    expect(heldElsewhere(lines, STEP, MINE, now(61), { ms: 60_000, goodSyncs: [at(-10), at(20), at(40)] })?.why).toBe('ready-elsewhere');
+    expect(heldElsewhere(lines, STEP, MINE, now(61), { ms: 60_000, goodSyncs: [at(20), at(40), at(60)] })).toBeNull();
+    // Three syncs soon after the line do not cut the time grace short.
+    expect(heldElsewhere(lines, STEP, MINE, now(30), { ms: 60_000, goodSyncs: [at(1), at(2), at(3)] })?.until).toBe(at(60));
+    // Work made ready here, or claimed here, is never held by syncs.
+    expect(heldElsewhere([line('step.ready', 'key-a', 0)], STEP, MINE, now(1), failing)).toBeNull();
   });
 
   it("a clone's keys are its own and those it was rotated from", () => {
