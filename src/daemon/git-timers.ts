@@ -123,7 +123,7 @@ export class GitTimers {
       const next = Math.round(nextSyncDelay(this.opts.gitSyncMs ?? 0, this.syncs.failingInARow) / 1000);
       this.log(`git sync failed: ${message}; next try in ${next} s`, 'warn');
     }
-    if (this.syncState && !this.stopped) await this.scheduleSync(afterTry(this.syncState, this.clock.now(), outcome));
+    if (this.syncState && !this.stopped) await this.scheduleSync(afterTry(this.syncState, this.clock.now(), outcome, new Date()));
   }
 
   private async commitToGit(): Promise<void> {

@@ -53,10 +53,15 @@ export function nextSyncDelay(everyMs: number, failingInARow: number): number {
   return Math.min(cap, everyMs * 2 ** Math.min(failingInARow, 30));
 }
 
-/** The record after one try, at `now`: a success clears the run of failures, a failure adds to it. */
-export function afterTry(prev: SyncState, now: Date, outcome: { ok: true } | { ok: false; message: string; declined: boolean }): SyncState {
+/**
+ * The record after one try, at `now`: a success clears the run of failures, a
+ * failure adds to it. `wall`: the wall's time, which `goodAt` keeps because it
+ * is compared with lines other processes stamped (docs/architecture.md
+ * "Test-only seams"); it is `now` unless a test set serve's clock ahead.
+ */
+export function afterTry(prev: SyncState, now: Date, outcome: { ok: true } | { ok: false; message: string; declined: boolean }, wall = now): SyncState {
   const s: SyncState = { ...prev, runs: prev.runs + 1 };
-  if (outcome.ok) Object.assign(s, { failingInARow: 0, lastGoodAt: now.toISOString(), goodAt: [...prev.goodAt, now.toISOString()].slice(-GOOD_SYNCS_KEPT) });
+  if (outcome.ok) Object.assign(s, { failingInARow: 0, lastGoodAt: now.toISOString(), goodAt: [...prev.goodAt, wall.toISOString()].slice(-GOOD_SYNCS_KEPT) });
   else Object.assign(s, { failures: prev.failures + 1, failingInARow: prev.failingInARow + 1, lastFailureAt: now.toISOString(), lastFailure: outcome.message, declined: outcome.declined });
   s.nextTryAt = new Date(now.getTime() + nextSyncDelay(s.everyMs, s.failingInARow)).toISOString();
   return s;

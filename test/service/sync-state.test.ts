@@ -32,4 +32,9 @@ describe("serve --git-sync's record", () => {
     expect(s.goodAt).toEqual([iso(15), iso(20), iso(35)]);
     expect(s).toMatchObject({ failingInARow: 0, lastGoodAt: iso(35), nextTryAt: iso(40) });
   });
+
+  it("keeps the good syncs' times on the wall's clock when serve's runs ahead (a test's)", () => {
+    const s = afterTry(freshSyncState(1, 'host', 5000, t(50)), t(55), { ok: true }, t(5));
+    expect(s).toMatchObject({ lastGoodAt: iso(55), nextTryAt: iso(60), goodAt: [iso(5)] });
+  });
 });
