@@ -24,6 +24,8 @@ const ok = (r) => {
 };
 const board = await Board.open(dir);
 const svc = await Service.open(board);
+// As an agent's process has it: `workboard mcp` (and serve's daemon) watch the open runs' folders.
+svc.watchOpenRuns();
 const A = (n) => resolveActor(board.manifest, n).actor;
 const agent = A('reviewer');
 const mira = A('mira@example.com');

@@ -24,10 +24,12 @@ export class RunWatch {
   private readonly folders = new Map<string, FolderWatch>();
   private readonly fixed: Closable[] = [];
 
+  /** `persistent`: whether the watches alone keep the process running (serve's do; a process that ends with its input does not wait for them). */
   constructor(
     private readonly root: string,
     private readonly changeLog: string,
     private readonly onEvent: (e: RunWatchEvent) => void,
+    private readonly persistent = true,
   ) {}
 
   start(): void {
@@ -54,18 +56,22 @@ export class RunWatch {
     }
     for (const id of want) {
       if (this.folders.has(id)) continue;
-      const w = watchFolder(path.join(this.root, 'runs', id), (name) => {
-        if (name === id) {
-          // The folder itself was moved or removed (git can replace a run's folder whole): this watch
-          // no longer sees runs/<id>. Let it go, so the next follow watches the folder there now.
-          w.close();
-          if (this.folders.get(id) === w) this.folders.delete(id);
-          this.onEvent({ kind: 'run', runId: id });
-          return;
-        }
-        // A change the OS could not name may be any file's.
-        if ((name === '' || name.endsWith('.md')) && !name.includes('.tmp-')) this.onEvent({ kind: 'run', runId: id });
-      });
+      const w = watchFolder(
+        path.join(this.root, 'runs', id),
+        (name) => {
+          if (name === id) {
+            // The folder itself was moved or removed (git can replace a run's folder whole): this watch
+            // no longer sees runs/<id>. Let it go, so the next follow watches the folder there now.
+            w.close();
+            if (this.folders.get(id) === w) this.folders.delete(id);
+            this.onEvent({ kind: 'run', runId: id });
+            return;
+          }
+          // A change the OS could not name may be any file's.
+          if ((name === '' || name.endsWith('.md')) && !name.includes('.tmp-')) this.onEvent({ kind: 'run', runId: id });
+        },
+        this.persistent,
+      );
       this.folders.set(id, w);
       added.push(id);
     }
@@ -92,10 +98,10 @@ export class RunWatch {
  * One OS watch on one folder, calling back with the name of what changed in it.
  * A folder that cannot be watched (gone meanwhile) is simply not watched: the next plan looks at it again.
  */
-export function watchFolder(dir: string, onName: (name: string) => void): FolderWatch {
+export function watchFolder(dir: string, onName: (name: string) => void, persistent = true): FolderWatch {
   let w: FSWatcher;
   try {
-    w = watch(dir, { persistent: true }, (_event, name) => onName(name === null ? '' : String(name)));
+    w = watch(dir, { persistent }, (_event, name) => onName(name === null ? '' : String(name)));
   } catch {
     return { live: false, close() {} };
   }

@@ -57,7 +57,11 @@ const TRUST_MS = 2000;
 interface Cached {
   stamp: { folder: string; leases: string };
   loaded: Loaded;
-  /** The change log or a watch named the run since its stamp was taken: the next read takes the whole stamp. */
+  /**
+   * The change log or a watch named the run since it was read: the next read
+   * reads its files again, even when the folders' times did not move (a file
+   * written in place, as an editor does, moves only its own).
+   */
   named: boolean;
   /** Until when (performance.now() time) a sweep serves it without looking at all: see TRUST_MS. */
   trustedUntil: number;
@@ -77,6 +81,7 @@ export class RunReader {
   private readonly runCache = new BoundedMap<string, Cached>(CACHED_RUNS);
   /** Which runs' folders a watch reports every change of (serve's daemon), or null: then every read looks. */
   private watched: ((runId: string) => boolean) | null = null;
+  private sweepHook: ((open: readonly RunSummary[]) => void) | null = null;
   /** Counts the changes reported: a read that waited while one came in trusts nothing it read. */
   private changes = 0;
   /**
@@ -200,8 +205,7 @@ export class RunReader {
       return cached.loaded;
     }
     const stamp = runStamp(this.board, runId);
-    if (cached && cached.stamp.folder === stamp.folder && cached.stamp.leases === stamp.leases) {
-      cached.named = false;
+    if (cached && !cached.named && cached.stamp.folder === stamp.folder && cached.stamp.leases === stamp.leases) {
       cached.trustedUntil = trustedUntil;
       return cached.loaded;
     }
@@ -340,10 +344,21 @@ export class RunReader {
     return runView(state, pinned, now, this.fileUrl);
   }
 
+  /** Before each sweep, with the open runs: own-run-watch.ts follows them. */
+  onSweep(hook: ((open: readonly RunSummary[]) => void) | null): void {
+    this.sweepHook = hook;
+  }
+
+  private async openSummaries(): Promise<readonly RunSummary[]> {
+    const open = await this.index.openSummaries();
+    this.sweepHook?.(open);
+    return open;
+  }
+
   /** Runs still open, read as of now. Ended runs are skipped by the index alone. */
   async *openRuns(process?: string): AsyncGenerator<Loaded> {
     const now = this.now();
-    for (const r of await this.index.openSummaries()) {
+    for (const r of await this.openSummaries()) {
       if (process !== undefined && r.process !== process) continue;
       try {
         yield this.current(await this.read(r.id, true), now);
@@ -360,7 +375,7 @@ export class RunReader {
 
   /** The runs still open, as the index knows them. */
   async openRunIds(): Promise<string[]> {
-    return (await this.index.openSummaries()).map((r) => r.id);
+    return (await this.openSummaries()).map((r) => r.id);
   }
 
   /** When each open run's next deadline falls (ms since the epoch), as the files say now. */

@@ -23,6 +23,7 @@ import { getWorkHere, listProcesses, listRuns } from './queries.js';
 import { Replay } from './replay.js';
 import { Failures, type ToolResult } from './results.js';
 import { RunReader } from './run-reader.js';
+import { watchOpenRuns } from './own-run-watch.js';
 import { ReminderLadders, type RunLadders } from './reminders.js';
 import { currentActor } from './identity.js';
 import { decidedFor, delegateAs, delegationsNow, endDelegationAs, untilFrom, withDelegators } from './delegations.js';
@@ -379,6 +380,11 @@ export class Service {
   /** Serve's daemon: which runs' folders its watch reports every change of, or null once it stops (see RunReader.trustWatched). */
   trustWatched(watched: ((runId: string) => boolean) | null): void {
     this.reader.trustWatched(watched);
+  }
+
+  /** A long-lived process without serve's daemon (workboard mcp) watches the open runs' folders itself; returns what stops it. */
+  watchOpenRuns(): () => void {
+    return watchOpenRuns(this.board.root, this.reader);
   }
 
   /** Serve's daemon: its watch saw something change in a run's folder. */

@@ -24,6 +24,8 @@ export function register(program: Command, cli: Cli): void {
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const { createMcpServer } = await import('../../mcp/server.js');
       const service = await Service.open(board, { evaluate });
+      // This process lives as long as its agent: get_work then reuses what it read of each open run, as serve does.
+      const stopWatching = service.watchOpenRuns();
       const server = createMcpServer(service, who.actor, VERSION);
       // One JSON-RPC line must fit the largest upload the board allows (base64 is 4/3 of the bytes), with room to spare.
       const maxBufferSize = Math.ceil(board.manifest.settings.maxUploadBytes / 3) * 4 + 1024 * 1024;
@@ -37,6 +39,7 @@ export function register(program: Command, cli: Cli): void {
         server.onclose = () => resolve();
         process.stdin.on('end', () => resolve());
       });
+      stopWatching();
       // The transport closes itself on a line over its limit: say so, and exit non-zero.
       if (failure && (failure as Error).message.includes('exceeded maximum size')) cli.exit(EXIT.refused);
     });
