@@ -170,10 +170,11 @@ export class Daemon {
     return this.git.appliesTimers;
   }
 
-  async stop(): Promise<void> {
+  /** Stop; `gitGraceMs`: how long a git sync or commit under way may take to finish (serve's --stop-grace). */
+  async stop(gitGraceMs = STOP_WAIT_MS): Promise<void> {
     this.stopped = true;
     this.timer?.();
-    this.git.stop();
+    const git = this.git.stop();
     this.adopting?.();
     this.debounce?.();
     this.editTimer?.();
@@ -184,9 +185,12 @@ export class Daemon {
     await this.watcher?.close();
     // Let a tick or a delivery in flight finish, but not for long: a commit cut short is rolled
     // forward at the next start (the journal), and a delivery cut short is sent again with its id.
-    let waited: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.all([this.planning, this.delivering?.catch(() => undefined)]), new Promise((resolve) => (waited = setTimeout(resolve, STOP_WAIT_MS)))]);
-    clearTimeout(waited);
+    const within = async (work: Promise<unknown>, ms: number) => {
+      let waited: NodeJS.Timeout | undefined;
+      await Promise.race([work, new Promise((resolve) => (waited = setTimeout(resolve, ms)))]);
+      clearTimeout(waited);
+    };
+    await Promise.all([within(Promise.all([this.planning, this.delivering?.catch(() => undefined)]), STOP_WAIT_MS), within(git, gitGraceMs)]);
   }
 
   /** A file changed: remember which run (to adopt or refuse its edits), then re-plan once things settle. */

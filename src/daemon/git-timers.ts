@@ -44,6 +44,8 @@ export class GitTimers {
   private syncTimer: Cancel | null = null;
   private syncState: SyncState | null = null;
   private stopped = false;
+  /** The sync or commit under way, if any: stop() lets it finish. */
+  private inFlight: Promise<void> | null = null;
 
   constructor(
     private readonly board: Board,
@@ -57,14 +59,30 @@ export class GitTimers {
   }
 
   async start(): Promise<void> {
-    if (this.opts.gitCommitMs) this.gitTimer = this.clock.every(this.opts.gitCommitMs, () => this.commitToGit());
+    if (this.opts.gitCommitMs) this.gitTimer = this.clock.every(this.opts.gitCommitMs, () => this.track(this.commitToGit()));
     if (this.opts.gitSyncMs) await this.scheduleSync(freshSyncState(process.pid, hostname(), this.opts.gitSyncMs, this.clock.now()));
   }
 
-  stop(): void {
+  /**
+   * Start no more git work; resolves once the sync or commit under way has
+   * finished. One cut short is safe (a sync's intent is rolled forward by the
+   * next command), but that command would then change the board before doing
+   * its own work, and a stop asked for politely should not leave that behind.
+   */
+  stop(): Promise<void> {
     this.stopped = true;
     this.gitTimer?.();
     this.syncTimer?.();
+    return this.inFlight ?? Promise.resolve();
+  }
+
+  private track(work: Promise<void>): Promise<void> {
+    const settled = work.catch((e: unknown) => this.log(`git: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`, 'warn'));
+    this.inFlight = settled;
+    void settled.then(() => {
+      if (this.inFlight === settled) this.inFlight = null;
+    });
+    return settled;
   }
 
   /** Does this daemon sync with a git remote (`serve --git-sync`)? */
@@ -96,7 +114,7 @@ export class GitTimers {
     await writeSyncState(this.board.state, state).catch((e: unknown) => this.log(`could not save the git sync state: ${e instanceof Error ? e.message : String(e)}`, 'warn'));
     if (this.stopped) return;
     const due = Date.parse(state.nextTryAt ?? '');
-    this.syncTimer = this.clock.after(Number.isNaN(due) ? state.everyMs : Math.max(0, due - this.clock.now().getTime()), () => this.syncToGit());
+    this.syncTimer = this.clock.after(Number.isNaN(due) ? state.everyMs : Math.max(0, due - this.clock.now().getTime()), () => this.track(this.syncToGit()));
   }
 
   /** `serve --git-sync`: commit, pull, merge, push; the next is planned only once this one ends (scheduleSync), so two never overlap. */

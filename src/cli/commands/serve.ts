@@ -50,7 +50,7 @@ export function register(program: Command, cli: Cli): void {
     )
     .option('--no-metrics', 'answer /metrics with 404 and keep no metrics')
     .option('--outbox-stuck <seconds>', '/readyz fails once a notification has waited this long past its time', String(DEFAULT_OUTBOX_STUCK_S))
-    .option('--stop-grace <seconds>', 'on SIGTERM or SIGINT, how long calls in flight may take to finish (a second signal stops at once)', String(DEFAULT_STOP_GRACE_S))
+    .option('--stop-grace <seconds>', 'on SIGTERM or SIGINT, how long calls and a git sync in flight may take to finish (a second signal stops at once)', String(DEFAULT_STOP_GRACE_S))
     .option('--log-format <format>', 'json (one JSON object a line) or text (words); default WORKBOARD_LOG_FORMAT, else text')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')}: the least a line must be to be written (debug adds every read); default WORKBOARD_LOG_LEVEL, else info`)
     .addHelpText('after', '\nExample:\n  workboard serve --http 127.0.0.1:7420\n\n/metrics answers loopback callers, or any caller with WORKBOARD_METRICS_TOKEN as a bearer token.')
@@ -203,7 +203,7 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
     const deadline = Date.now() + graceMs;
     // Stop taking requests first, so nothing new starts while the daemon winds down.
     const closed = closer ? closer.close(graceMs) : Promise.resolve();
-    await daemon.stop();
+    await daemon.stop(graceMs);
     await closed;
     // A call whose client hung up still runs to its commit: wait for it, within the grace.
     let late: NodeJS.Timeout | undefined;
