@@ -177,7 +177,7 @@ export async function recover(host: RecoveryHost): Promise<RecoveryReport> {
   if (dead.length > 0) await host.checkpoint();
   // Not reported either: a process killed before its exit hook leaves its spares (see spares.ts).
   for (const n of await listDir(files.abs(SPARE_DIR))) if (isDeadSpare(n, pidAlive)) await removeIfExists(files.abs(`${SPARE_DIR}/${n}`));
-  for (const dir of [STATE_DIR, REQUESTS_DIR]) {
+  for (const dir of [STATE_DIR, REQUESTS_DIR, JOURNAL_DIR]) {
     for (const n of await listDir(files.abs(dir))) {
       if (isDeadTemp(n, pidAlive) && (await removeIfExists(files.abs(`${dir}/${n}`)))) report.removed.push(`${dir}/${n}`);
     }

@@ -11,8 +11,8 @@
 import { appendFileSync, mkdirSync, readFileSync, renameSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from './errors.js';
-import { createExclusive, isCode, readIfExists, removeIfExists, tempPathFor, writeFileAtomic } from './fsutil.js';
-import { isStatePath, lockFile, LOCKS_DIR, normalizeRel, STATE_DIR } from './layout.js';
+import { createExclusive, isCode, readIfExists, removeIfExists, TEMP_MARK, tempPathFor, writeFileAtomic } from './fsutil.js';
+import { isStatePath, JOURNAL_DIR, lockFile, LOCKS_DIR, normalizeRel, STATE_DIR } from './layout.js';
 import { Listing } from './listing.js';
 import { acquireLock, LockTimeout } from './lock.js';
 import { Spares } from './spares.js';
@@ -80,6 +80,15 @@ export class WorkState {
   /** The names in a state folder, sorted ([] when it does not exist). */
   list(dir: string): string[] {
     return this.listing.names(this.rel(dir)) ?? [];
+  }
+
+  /**
+   * The journals and the sync's intent left in `.work/journal/`: commits or a
+   * merge under way or cut short. A writer's temp file there is none of them
+   * (it never became one), even when its writer died before the rename.
+   */
+  pendingJournals(): string[] {
+    return this.list(JOURNAL_DIR).filter((n) => !n.includes(TEMP_MARK));
   }
 
   /**

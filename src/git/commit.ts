@@ -9,7 +9,7 @@
  */
 import type { AuditEvent } from '../board/audit.js';
 import type { Board } from '../board/board.js';
-import { BOARD_SUPERSEDED, isChainPath, JOURNAL_DIR, type Scope, scopeFiles, STATE_DIR } from '../board/layout.js';
+import { BOARD_SUPERSEDED, isChainPath, type Scope, scopeFiles, STATE_DIR } from '../board/layout.js';
 import { auditLinesIn } from './audit-words.js';
 import { ownerOf } from './board-merge.js';
 import { boardWords } from './board-words.js';
@@ -71,7 +71,7 @@ export async function commitBoard(board: Board, known?: Repo): Promise<string | 
   const locked = new Set(scopes.map((s) => scopeFiles(s).lock));
   return underLocks(board, scopes, async () => {
     // A journal of a held scope was left by a writer that died (the next writer rolls it forward); a sync's intent is a merge half brought in.
-    if (board.state.list(JOURNAL_DIR).length > 0) return null;
+    if (board.state.pendingJournals().length > 0) return null;
     // Only the scopes held: one that changed since it was looked at waits for the next commit.
     const paths = (await changedPaths(repo)).filter((p) => {
       const scope = scopeOf(p);

@@ -15,7 +15,7 @@
  */
 import { adoptBoardFiles } from '../board/adopt.js';
 import type { Board } from '../board/board.js';
-import { BOARD_CHAIN, JOURNAL_DIR, paths, SYNC_LOCK } from '../board/layout.js';
+import { BOARD_CHAIN, paths, SYNC_LOCK } from '../board/layout.js';
 import { verifyBoard } from '../board/verify.js';
 import { mergeCommits, MergeRefused, ownerOf } from './board-merge.js';
 import { yieldClock } from './clock.js';
@@ -196,7 +196,7 @@ async function network(call: Promise<GitRun>, what: string, after = ''): Promise
 /** Commit the board's uncommitted files once no transaction is in flight (waiting a little for one to finish). */
 async function commitWhenQuiet(board: Board, repo: Repo): Promise<string | null> {
   for (let i = 0; i < 100; i++) {
-    if (board.state.list(JOURNAL_DIR).length === 0) break;
+    if (board.state.pendingJournals().length === 0) break;
     await new Promise((r) => setTimeout(r, 20));
   }
   const message = await commitBoard(board, repo);

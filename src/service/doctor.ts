@@ -214,7 +214,7 @@ export async function doctorFindings(board: Board, service: Service, now = new D
   if (sync && sync.state.failingInARow > 0)
     findings.push({ kind: 'git-sync', where: 'serve --git-sync', detail: [sync.words.failure, sync.words.good, sync.words.next].filter((x) => x !== null).join('; ') });
   await locks(board, findings);
-  for (const n of board.state.list(JOURNAL_DIR)) {
+  for (const n of board.state.pendingJournals()) {
     findings.push({
       kind: 'pending-journal',
       where: n,
