@@ -96,7 +96,7 @@ export interface ChainLine {
   actor: string;
   entity: string;
   signer?: string;
-  input?: { replayOf?: string; changes?: { until?: string; due?: string } };
+  input?: { replayOf?: string; changes?: { until?: string; due?: string; to?: string } };
 }
 
 /** A chain file's lines, in order. */

@@ -150,10 +150,13 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
             .join(', ')} set aside for ${keptAfter.map((e) => e.action).join(', ')}`,
         );
     }
-    // A step is completed once per attempt: between two completions of one step, it was made ready (or rewound) again.
+    // A step is completed once per attempt: between two completions of one step, it was made ready (or rewound) again,
+    // or an approval's rejection sent the run back to it (its next attempt, docs/processes.md "Rework"; a held event
+    // then completes a wait at once, with no step.waiting line between).
     const open = new Map<string, boolean>();
     for (const e of chain) {
       if (e.action === 'step.ready' || e.action === 'step.rewound' || e.action === 'step.waiting') open.set(e.entity, true);
+      else if (e.action === 'step.rejected' && e.input?.changes?.to !== undefined) open.set(`${run}/${e.input.changes.to}`, true);
       else if (e.action === 'step.completed') {
         if (open.get(e.entity) === false) twice.push(`${run}: ${e.entity} completed again by ${e.actor} at #${e.seq}`);
         open.set(e.entity, false);
