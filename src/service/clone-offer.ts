@@ -18,6 +18,7 @@
  * Only what get_work lists changes: a claim or a decision asked for by id is
  * taken as always. Pure.
  */
+import type { SyncState } from './sync-state.js';
 
 /** Of an audit line, what the rule reads. */
 export interface OfferLine {
@@ -110,8 +111,8 @@ export function offerLines(text: string): OfferLine[] {
  * three of serve --git-sync's intervals, else three minutes; and, while that
  * serve runs, its good syncs.
  */
-export function offerGrace(sync: { everyMs: number; goodAt: readonly string[]; running: boolean } | null): OfferGrace {
-  return { ms: 3 * (sync?.everyMs ?? 60_000), ...(sync?.running ? { goodSyncs: sync.goodAt } : {}) };
+export function offerGrace(sync: Pick<SyncState, 'everyMs' | 'goodAt'> | null, running: boolean): OfferGrace {
+  return { ms: 3 * (sync?.everyMs ?? 60_000), ...(sync && running ? { goodSyncs: sync.goodAt } : {}) };
 }
 
 /**

@@ -44,7 +44,7 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
   const mine = board.state.stamp(SIGNING_KEY_FILE) === '' ? new Set<string>() : ownKeys(await board.store.signingFingerprint(), records);
   if (records.every((r) => mine.has(r.fingerprint))) return null;
   const sync = await readSyncState(board.state);
-  const grace = offerGrace(sync && { everyMs: sync.everyMs, goodAt: sync.goodAt, running: syncingServeRuns(sync) });
+  const grace = offerGrace(sync, sync !== null && syncingServeRuns(sync));
   return {
     async held(state, stepId) {
       const runId = state.run.id;

@@ -57,11 +57,8 @@ const TRUST_MS = 2000;
 interface Cached {
   stamp: { folder: string; leases: string };
   loaded: Loaded;
-  /**
-   * The change log or a watch named the run since it was read: the next read
-   * reads its files again, even when the folders' times did not move (a file
-   * written in place, as an editor does, moves only its own).
-   */
+  /** The change log or a watch named the run since it was read: the next read reads its files
+   *  again, even when the folders' times did not move (a file written in place moves only its own). */
   named: boolean;
   /** Until when (performance.now() time) a sweep serves it without looking at all: see TRUST_MS. */
   trustedUntil: number;
@@ -81,6 +78,7 @@ export class RunReader {
   private readonly runCache = new BoundedMap<string, Cached>(CACHED_RUNS);
   /** Which runs' folders a watch reports every change of (serve's daemon), or null: then every read looks. */
   private watched: ((runId: string) => boolean) | null = null;
+  /** Told the open runs before each sweep reads them (see onSweep). */
   private sweepHook: ((open: readonly RunSummary[]) => void) | null = null;
   /** Counts the changes reported: a read that waited while one came in trusts nothing it read. */
   private changes = 0;

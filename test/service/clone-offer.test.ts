@@ -59,9 +59,9 @@ describe('offered first where it became ready (docs/git.md "Offered first where 
 
   it('the grace is three intervals of serve --git-sync, else three minutes; its good syncs count only while it runs', () => {
     const goodAt = [at(1), at(2)];
-    expect(offerGrace({ everyMs: 20_000, goodAt, running: true })).toEqual({ ms: 60_000, goodSyncs: goodAt });
-    expect(offerGrace({ everyMs: 20_000, goodAt, running: false })).toEqual({ ms: 60_000 });
-    expect(offerGrace(null)).toEqual({ ms: 180_000 });
+    expect(offerGrace({ everyMs: 20_000, goodAt }, true)).toEqual({ ms: 60_000, goodSyncs: goodAt });
+    expect(offerGrace({ everyMs: 20_000, goodAt }, false)).toEqual({ ms: 60_000 });
+    expect(offerGrace(null, false)).toEqual({ ms: 180_000 });
   });
 
   it('while a serve syncs here, the grace also waits for three of its syncs to get through after the line', () => {
