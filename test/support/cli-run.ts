@@ -1,8 +1,8 @@
 /**
  * Run the real `workboard` binary (bin/workboard.js, which imports dist/) in a
- * child process. `ensureBuilt` builds (`npm run build`) first when dist/ is missing or
- * older than a source file; concurrent test files serialise the build with an
- * exclusive lock directory so none of them imports a half-written dist/.
+ * child process. `ensureBuilt` builds (scripts/build.mjs) first unless dist/ was
+ * built from the sources there are now; concurrent test files serialise the
+ * build with an exclusive lock directory so none of them imports a half-written dist/.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -10,63 +10,17 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { distIsCurrent } from '../../scripts/build.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin', 'workboard.js');
 
-async function newestMtime(dir: string, ext: string): Promise<{ newest: number; files: string[] }> {
-  let newest = 0;
-  const files: string[] = [];
-  const walk = async (d: string) => {
-    for (const e of await fs.readdir(d, { withFileTypes: true })) {
-      const abs = path.join(d, e.name);
-      if (e.isDirectory()) await walk(abs);
-      // A declaration file (.d.ts) compiles to nothing, so it has no dist/ twin to compare.
-      else if (e.name.endsWith(ext) && !e.name.endsWith('.d.ts')) {
-        files.push(abs);
-        newest = Math.max(newest, (await fs.stat(abs)).mtimeMs);
-      }
-    }
-  };
-  await walk(dir);
-  return { newest, files };
-}
-
-/**
- * Every source file has a newer twin in dist/, and the whole build ended after
- * the newest of them: `npm run build` writes dist/built last. Without that
- * stamp a file would find dist/ current once tsc had written it, and start
- * the CLI while the bundle was still being replaced (the bundle's chunks
- * then went missing under it: "Cannot find module dist/bundle/chunk-…").
- */
-async function distIsCurrent(): Promise<boolean> {
-  const src = await newestMtime(path.join(ROOT, 'src'), '.ts');
-  const built = await fs.stat(path.join(ROOT, 'dist', 'built')).catch(() => null);
-  if (built === null || built.mtimeMs < src.newest) return false;
-  for (const f of src.files) {
-    const rel = path.relative(path.join(ROOT, 'src'), f).replace(/\.ts$/, '.js');
-    try {
-      const st = await fs.stat(path.join(ROOT, 'dist', rel));
-      if (st.mtimeMs < (await fs.stat(f)).mtimeMs) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-
-function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(cmd, args, { cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-    });
-  });
-}
+/** Set once this process has seen dist/ current: the sources do not change under a test run, and hashing them costs tens of milliseconds. */
+let seenCurrent = false;
 
 /** Compile src/ into dist/ unless dist/ is already current. Safe to call from parallel test files. */
 export async function ensureBuilt(): Promise<void> {
-  if (await distIsCurrent()) return;
+  if (seenCurrent || (seenCurrent = distIsCurrent(ROOT))) return;
   const lock = path.join(os.tmpdir(), `workboard-test-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
   const deadline = Date.now() + 120_000;
   for (;;) {
@@ -86,10 +40,11 @@ export async function ensureBuilt(): Promise<void> {
     }
   }
   try {
-    if (await distIsCurrent()) return;
+    if ((seenCurrent = distIsCurrent(ROOT))) return;
     // The whole build, not tsc alone: bin/workboard.js runs the bundle, and would fall back past a stale one.
-    const r = await run('npm', ['run', 'build', '--silent'], ROOT);
-    if (r.code !== 0) throw new Error(`npm run build failed:\n${r.stdout}${r.stderr}`);
+    const r = await node([path.join(ROOT, 'scripts', 'build.mjs')], { cwd: ROOT });
+    if (r.code !== 0) throw new Error(`the build failed:\n${r.stdout}${r.stderr}`);
+    seenCurrent = true;
   } finally {
     await fs.rm(lock, { recursive: true, force: true });
   }

@@ -2,9 +2,10 @@
  * The README's quick start and tour, run as written: the fenced blocks that
  * follow a `<!-- readme-test: … -->` comment are read from README.md itself,
  * so the README cannot drift from what works. The install block (npm pack,
- * then a global install of the tarball) runs in a copy of the source tree
- * with its global prefix in a temporary folder; the tour runs in an empty
- * folder with that installed `workboard` first on PATH; then an MCP client
+ * then a global install of the tarball) runs in a copy of the source tree as
+ * `npm install` left it (dist/ built), with its global prefix in a temporary
+ * folder; the tour runs in an empty folder with that installed `workboard`
+ * first on PATH; then an MCP client
  * (the SDK's) shakes hands with the installed `workboard mcp`. Skips, named,
  * when the npm registry cannot be reached (the install fetches dependencies).
  */
@@ -14,7 +15,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../../support/cli-run.js';
+import { ensureBuilt, ROOT } from '../../support/cli-run.js';
 import { cleanupTmp, tmpDir } from '../../support/tmp-board.js';
 
 afterAll(cleanupTmp);
@@ -53,10 +54,11 @@ function sh(script: string, cwd: string, env: Record<string, string>) {
 
 describe.skipIf(!registryUp)('README, as written (skipped when npm ping fails: the install needs the registry)', () => {
   it('quick start install from the packed tarball, the tour, and an MCP handshake with the installed workboard', async () => {
+    await ensureBuilt();
     const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     const base = await tmpDir('wb-readme-');
     const prefix = path.join(base, 'prefix');
-    // A copy of the source tree as a clone has it, with this checkout's dependencies.
+    // A copy of the source tree as a clone has it after `npm install`: this checkout's dependencies and dist/.
     const clone = path.join(base, 'clone');
     await fs.mkdir(clone);
     const files = execFileSync('git', ['-C', ROOT, 'ls-files', '-co', '--exclude-standard'], { encoding: 'utf8' })
@@ -70,6 +72,8 @@ describe.skipIf(!registryUp)('README, as written (skipped when npm ping fails: t
       await fs.copyFile(from, path.join(clone, f));
     }
     await fs.symlink(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'));
+    // And the dist/ that `npm install` built there: `npm pack` rebuilds it only if the sources differ from what it was built from.
+    await fs.cp(path.join(ROOT, 'dist'), path.join(clone, 'dist'), { recursive: true });
     const env = shellEnv(prefix);
 
     const install = sh(block(readme, 'install'), clone, env);
