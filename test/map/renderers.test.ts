@@ -21,7 +21,7 @@ import { processMapSvg, runMapSvg, type RunMapView } from '../../src/map/index.j
 import { loadProcess } from '../../src/process/load.js';
 import { textWidth } from '../../src/map/text.js';
 import { FULL_OFFER } from '../../src/protocol/offer.js';
-import { CHROMIUM, HAVE_BROWSER, launch } from '../web/web-support.js';
+import { CHROMIUM, HAVE_BROWSER, launch, release } from '../web/web-support.js';
 import { ROOT, SHARED } from './sources.js';
 
 const RSVG = '/usr/bin/rsvg-convert';
@@ -150,7 +150,7 @@ describe.skipIf(why !== '')(`maps drawn by Chromium and by rsvg-convert${why ? `
     mkdirSync(dir, { recursive: true });
   });
   afterAll(async () => {
-    await browser?.close();
+    await release(browser);
   });
 
   async function chromium(svgFile: string, pngFile: string, scheme: 'light' | 'dark', size: { width: number; height: number }, attempt = 1): Promise<void> {

@@ -16,7 +16,7 @@ import { Board } from '../../src/board/board.js';
 import { addPerson, addToGroup } from '../../src/board/people.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, serveBoard, stopServer } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -47,7 +47,7 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await release(browser);
     await stopServer(server);
     rmSync(dir, { recursive: true, force: true });
   });

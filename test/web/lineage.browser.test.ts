@@ -24,7 +24,7 @@ import { offerFor } from '../../src/service/context.js';
 import { Service } from '../../src/service/service.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, serveBoard, stopServer } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -85,7 +85,7 @@ describe.skipIf(!HAVE_BROWSER)(`lineage and map links in a real browser${HAVE_BR
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await release(browser);
     await stopServer(server);
     if (dir) rmSync(path.dirname(dir), { recursive: true, force: true });
   });

@@ -13,7 +13,23 @@ import { addToGroup, editManifest } from '../../src/board/people.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import { cleanupTmp } from '../support/tmp-board.js';
 import { until } from '../support/until.js';
-import { agentDoes, axeProblems, HAVE_BROWSER, HELPER, launch, NO_BROWSER_REASON, PAYOUT_TEXT, PEOPLE, republish, rid, serveBoard, stopServer, startBoard, type WebBoard } from './web-support.js';
+import {
+  agentDoes,
+  axeProblems,
+  HAVE_BROWSER,
+  HELPER,
+  launch,
+  NO_BROWSER_REASON,
+  PAYOUT_TEXT,
+  PEOPLE,
+  release,
+  republish,
+  rid,
+  serveBoard,
+  startBoard,
+  stopServer,
+  type WebBoard,
+} from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -53,7 +69,7 @@ describe.skipIf(!HAVE_BROWSER)(`a work item's reminder ladder${HAVE_BROWSER ? ''
     browser = await launch();
   }, 120_000);
   afterAll(async () => {
-    await browser?.close();
+    await release(browser);
     await wb?.stop();
     await cleanupTmp();
   });

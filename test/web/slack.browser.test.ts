@@ -14,7 +14,7 @@ import { ensureBuilt } from '../support/cli-run.js';
 import { buttonClick, postInteraction } from '../support/slack-api.js';
 import { until } from '../support/until.js';
 import { cleanupTmp } from '../support/tmp-board.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, runView, signedIn } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, release, runView, signedIn } from './web-support.js';
 import { approvalPosted, SECRET, slackBoard, USERS, type SlackBoard } from './slack-support.js';
 
 const DOCS_WEB = fileURLToPath(new URL('../../docs/web', import.meta.url));
@@ -29,7 +29,7 @@ describe.skipIf(!HAVE_BROWSER)(`a decision made in Slack on the run page${HAVE_B
     mkdirSync(DOCS_WEB, { recursive: true });
   }, 180_000);
   afterAll(async () => {
-    await browser?.close();
+    await release(browser);
     await sb?.stop();
     await cleanupTmp();
   });

@@ -18,7 +18,7 @@ import { Board } from '../../src/board/board.js';
 import { Service } from '../../src/service/service.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, serveBoard, stopServer } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -62,7 +62,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
   }, 300_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await release(browser);
     await stopServer(server);
     if (dir) rmSync(path.dirname(dir), { recursive: true, force: true });
   });

@@ -259,18 +259,34 @@ export function browserSuite(): { wb: WebBoard; browser: Browser } {
     mkdirSync(ARTIFACTS, { recursive: true });
   });
   afterAll(async () => {
-    await suite.browser?.close();
+    await release(suite.browser);
     await suite.wb?.stop();
     await cleanupTmp();
   });
   return suite;
 }
 
+let shared: Browser | undefined;
+
+/**
+ * The worker's browser, launched on first use and kept for the files after
+ * (the `shared` project's files share this module, vitest.config.ts): a
+ * launch costs about two seconds of CPU. Each file gets it with no contexts
+ * open (`release`); Playwright ends it with the worker.
+ */
 export async function launch(): Promise<Browser> {
-  return chromium.launch({
+  if (shared?.isConnected()) return shared;
+  shared = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  return shared;
+}
+
+/** A file is done with the browser: every context it opened is closed, and the browser stays for the next file. */
+export async function release(browser: Browser | undefined): Promise<void> {
+  if (!browser?.isConnected()) return;
+  await Promise.all(browser.contexts().map((c) => c.close()));
 }
 
 /** A browser context signed in as `who` through a real login link (opened, then the button pressed); `emulate` adds a phone's emulation. */

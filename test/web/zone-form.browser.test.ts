@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { editManifest } from '../../src/board/people.js';
 import { cleanupTmp } from '../support/tmp-board.js';
-import { ARTIFACTS, axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, republish, runView, serveBoard, stopServer, signedIn, startBoard, type WebBoard } from './web-support.js';
+import { ARTIFACTS, axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, release, republish, runView, serveBoard, signedIn, startBoard, stopServer, type WebBoard } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -47,7 +47,7 @@ describe.skipIf(!HAVE_BROWSER)(`date-time fields in the board's zone${HAVE_BROWS
     browser = await launch();
   });
   afterAll(async () => {
-    await browser?.close();
+    await release(browser);
     await wb?.stop();
     await cleanupTmp();
   });
