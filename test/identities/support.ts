@@ -4,7 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { BIN, ensureBuilt, workboard, type CliResult } from '../support/cli-run.js';
+import { BIN, ensureBuilt, workboard, workboardBatch, type CliResult } from '../support/cli-run.js';
 import { tmpDir } from '../support/tmp-board.js';
 
 /** One approval by the `approver` role, then paid: the smallest process a person decides. */
@@ -29,14 +29,9 @@ export async function boardWith(opts: { people?: string[]; agents?: string[] } =
   await ensureBuilt();
   const dir = path.join(await tmpDir('wb-ident-'), 'board');
   const wb = (...args: string[]) => workboard(['--board', dir, ...args], { cwd: path.dirname(dir) });
-  const must = async (...args: string[]) => {
-    const r = await wb(...args);
-    if (r.code !== 0) throw new Error(`workboard ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
-    return r;
-  };
-  await must('init', dir, '--name', 'team');
-  for (const p of opts.people ?? []) await must('person', 'add', p);
-  for (const a of opts.agents ?? []) await must('agent', 'add', a);
+  // The fixture's commands run in one process; what a test calls through `wb` runs as a process of its own.
+  const setUp = [['init', dir, '--name', 'team'], ...(opts.people ?? []).map((p) => ['person', 'add', p]), ...(opts.agents ?? []).map((a) => ['agent', 'add', a])];
+  await workboardBatch(setUp.map((args) => ({ cwd: path.dirname(dir), args: ['--board', dir, ...args] })));
   return { dir, wb };
 }
 
