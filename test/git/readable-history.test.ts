@@ -14,7 +14,7 @@ import { Board } from '../../src/board/board.js';
 import { commitBoard } from '../../src/git/commit.js';
 import { Service } from '../../src/service/service.js';
 import type { Actor } from '../../src/engine/types.js';
-import { ensureBuilt, workboard } from '../support/cli-run.js';
+import { ensureBuilt, workboard, workboardBatch } from '../support/cli-run.js';
 import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
 
 const hasGit = spawnSync('git', ['--version']).status === 0;
@@ -73,18 +73,18 @@ async function boardRepo(opts: { git: boolean } = { git: true }): Promise<{ top:
   const top = await tmpDir('wb-read-');
   if (opts.git) git(top, 'init', '-q', '-b', 'main');
   const root = path.join(top, 'board');
-  const run = async (...args: string[]) => {
-    const r = await wb(top, '--board', root, '--as', 'mira@example.com', ...args);
-    expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-  };
-  await run('init', ...(opts.git ? ['--git'] : []), '--name', 'team');
-  await run('person', 'add', 'mira@example.com', '--name', 'Mira Okafor');
-  await run('person', 'add', 'jon@example.com');
-  await run('group', 'add', 'finance', 'mira@example.com');
-  await run('agent', 'add', 'reviewer');
+  // The set-up commands in one process each side of writing the process (workboardBatch): these are fixtures, not what is tested.
+  const run = (...commands: string[][]) => workboardBatch(commands.map((args) => ({ cwd: top, args: ['--board', root, '--as', 'mira@example.com', ...args] })));
+  await run(
+    ['init', ...(opts.git ? ['--git'] : []), '--name', 'team'],
+    ['person', 'add', 'mira@example.com', '--name', 'Mira Okafor'],
+    ['person', 'add', 'jon@example.com'],
+    ['group', 'add', 'finance', 'mira@example.com'],
+    ['agent', 'add', 'reviewer'],
+  );
   await fs.mkdir(path.join(root, 'processes/payout'), { recursive: true });
   await fs.writeFile(path.join(root, 'processes/payout/PROCESS.md'), PAYOUT);
-  await run('publish', path.join(root, 'processes/payout'), '--role', 'approver=finance');
+  await run(['publish', path.join(root, 'processes/payout'), '--role', 'approver=finance']);
   if (opts.git) {
     git(top, 'add', '-A');
     git(top, 'commit', '-q', '-m', 'a board');
