@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { workboardBatch } from '../support/cli-run.js';
 import { conformanceIssues } from '../support/svc-harness.js';
 
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
@@ -32,15 +33,17 @@ function tool(name: string, ...args: string[]): { ok: boolean; data?: any; error
 beforeAll(async () => {
   const root = await fs.mkdtemp(path.join(tmpdir(), 'wb-cmds-'));
   b = path.join(root, 'b');
-  expect(spawnSync(process.execPath, [BIN, 'init', b, '--name', 'cmds']).status).toBe(0);
-  for (const args of [
-    ['person', 'add', 'ana@example.com'],
-    ['person', 'add', 'ops@example.com'],
-    ['operator', 'add', 'ops@example.com'],
-    ['group', 'add', 'approvers', 'ana@example.com'],
-    ['agent', 'add', 'helper'],
-  ])
-    expect(wb(...args).code).toBe(0);
+  // The board's set-up is a fixture: one process for all of it (workboardBatch); what the tests call runs as its own.
+  await workboardBatch(
+    [
+      ['init', b, '--name', 'cmds'],
+      ['person', 'add', 'ana@example.com'],
+      ['person', 'add', 'ops@example.com'],
+      ['operator', 'add', 'ops@example.com'],
+      ['group', 'add', 'approvers', 'ana@example.com'],
+      ['agent', 'add', 'helper'],
+    ].map((args) => ({ cwd: root, args: ['--board', b, ...args] })),
+  );
   await fs.mkdir(path.join(b, 'processes/filing'), { recursive: true });
   await fs.writeFile(
     path.join(b, 'processes/filing/PROCESS.md'),
