@@ -307,6 +307,9 @@ export class Daemon {
       for (const ev of r.events) this.log(`${runId}: ${ev.action} ${ev.entity}`);
     } catch (e) {
       if (e instanceof BoardError && (e.code === 'invalid' || e.code === 'corrupt')) {
+        // The last valid state is kept before the run is listed as refused: whoever reads that list (doctor,
+        // a test, an operator) may count on any process serving the run, read-only, from that state.
+        await this.service.keepLastValid(runId, true);
         const problems = e.issues.map(issueText);
         this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`, 'warn');
         // Told once, until the run reads valid again.
@@ -319,7 +322,6 @@ export class Daemon {
         }
         this.refused.set(runId, [e.message, ...problems]);
         await this.saveRefused();
-        await this.service.keepLastValid(runId, true);
       } else if (!(e instanceof BoardError && e.code === 'busy')) {
         this.log(`${runId}: ${e instanceof Error ? e.message : String(e)}`, 'warn');
       }
