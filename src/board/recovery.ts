@@ -167,8 +167,9 @@ export async function recover(host: RecoveryHost): Promise<RecoveryReport> {
     if (!(await lockIsStale(files.abs(rel), host.lockStaleMs, host.now().getTime()))) continue;
     const scope = scopeOfStateName(n, '.lock');
     if (scope) await host.settleScope(scope);
-    // Taking a stale guard or request lock breaks it; letting go of it removes it.
-    else if (n.endsWith('.break') || n.startsWith('request-')) await host.settleLock(rel);
+    // Any other lock (a break guard, a request's, a named one: sync, notify-…): taking a stale one breaks it,
+    // letting go of it removes it. Left alone, a lock nobody takes again (a notification already sent) stays stale.
+    else if (n.endsWith('.lock') || n.endsWith('.break')) await host.settleLock(rel);
     else continue;
     report.brokenLocks.push(n);
   }

@@ -209,7 +209,7 @@ describe('a fault that retrying cannot mend', () => {
 });
 
 describe('recovery removes what dead writers left', () => {
-  it('stale locks, lock-break guards, dead temps and unstarted run folders are gone; live work is untouched', async () => {
+  it("stale locks (a scope's, a named one, a guard), dead temps and unstarted run folders are gone; live work is untouched", async () => {
     const h = await Harness.open(SPEC);
     const v = await h.start('claim-review', INPUTS);
     const dead = { host: HOST, pid: 2 ** 22 + 11, acquiredAt: new Date().toISOString(), token: 'x' };
@@ -219,13 +219,16 @@ describe('recovery removes what dead writers left', () => {
     await fs.writeFile(path.join(lockDir, `run-${ghost}.lock`), JSON.stringify(dead));
     await fs.writeFile(path.join(lockDir, `run-${v.run.id}.lock`), JSON.stringify(dead));
     await fs.writeFile(path.join(lockDir, `board.lock.break`), JSON.stringify(dead));
+    // Named locks too: a killed serve's courier leaves one for a notification nobody sends again.
+    await fs.writeFile(path.join(lockDir, `notify-${ghost}-n-01jzzzzzzzzzzzzzzzzzzzzzzz.lock`), JSON.stringify(dead));
+    await fs.writeFile(path.join(lockDir, `sync.lock`), JSON.stringify({ ...dead, intent: 'sync' }));
     await fs.writeFile(path.join(h.root, '.work/requests', `x.json.tmp-${HOST}-${dead.pid}-0123abcd`), '{');
     await fs.writeFile(path.join(h.root, '.work', `index.json.tmp-${HOST}-${dead.pid}-0123abcd`), '{');
     await fs.mkdir(path.join(h.root, 'runs', ghost));
     const empty = 'r-01jxxxxxxxxxxxxxxxxxxxxxxx';
     await fs.mkdir(path.join(h.root, 'runs', empty));
     const report = await h.board.store.recover();
-    expect(report.brokenLocks.sort()).toEqual(['board.lock.break', `run-${ghost}.lock`, `run-${v.run.id}.lock`].sort());
+    expect(report.brokenLocks.sort()).toEqual(['board.lock.break', `notify-${ghost}-n-01jzzzzzzzzzzzzzzzzzzzzzzz.lock`, `run-${ghost}.lock`, `run-${v.run.id}.lock`, 'sync.lock'].sort());
     expect(await fs.readdir(lockDir)).toEqual([]);
     expect(await runFolders(h)).toEqual([v.run.id]);
     expect((await fs.readdir(path.join(h.root, '.work/requests'))).some((n) => n.includes('.tmp-'))).toBe(false);
