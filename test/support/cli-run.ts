@@ -70,12 +70,12 @@ export function workboard(args: string[], opts: { cwd: string; env?: Record<stri
 
 /**
  * Set-up commands, one after another in one process (test/support/cli-batch.mjs),
- * in the environment `workboard` gives a call: each command's stdout, or the
+ * in the environment `workboard` gives a call (plus `env`): each command's stdout, or the
  * first failure's code and words. Only for fixtures: a command under test runs
  * as a process of its own, through `workboard`.
  */
-export async function workboardBatch(commands: { cwd: string; args: string[] }[]): Promise<string[]> {
-  const r = await node([path.join(ROOT, 'test/support/cli-batch.mjs'), JSON.stringify(commands)], { cwd: ROOT });
+export async function workboardBatch(commands: { cwd: string; args: string[] }[], env?: Record<string, string>): Promise<string[]> {
+  const r = await node([path.join(ROOT, 'test/support/cli-batch.mjs'), JSON.stringify(commands)], { cwd: ROOT, ...(env ? { env } : {}) });
   if (r.code !== 0) throw new Error(`set-up commands failed (exit ${r.code}):\n${r.stderr}`);
   return JSON.parse(r.stdout) as string[];
 }

@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { Mcp } from '../crash/crash-support.js';
-import { BIN, type CliResult } from './cli-run.js';
+import { BIN, workboardBatch, type CliResult } from './cli-run.js';
 import { chainLines, git, GIT_ENV, readOr } from './sim-board.js';
 import { TEST_CLOCK_AHEAD_VAR } from '../../src/daemon/clock.js';
 
@@ -143,19 +143,27 @@ export async function team(trace: Trace, root: string, cloneCount: number): Prom
     expect(r.code, `workboard ${args.join(' ')} in ${c.name}: ${r.stderr}`).toBe(0);
     return r;
   };
-  await ok({ ...seed, dir: root }, ['init', 'seed', '--name', 'team', '--git']);
+  // The board's set-up is a fixture, run a batch to a process (workboardBatch); from the first sync on, every call is traced.
+  const setUp = (cwd: string, commands: string[][]) =>
+    workboardBatch(
+      commands.map((args) => ({ cwd, args })),
+      GIT_ENV,
+    );
+  await setUp(root, [['init', 'seed', '--name', 'team', '--git']]);
   await git(seed.dir, 'symbolic-ref', 'HEAD', 'refs/heads/main');
   await git(seed.dir, 'config', 'user.email', 'seed@example.com');
   await git(seed.dir, 'config', 'user.name', 'Seed');
-  for (const p of PEOPLE) await ok(seed, ['person', 'add', p]);
-  await ok(seed, ['group', 'add', 'approvers', ...PEOPLE]);
-  await ok(seed, ['operator', 'add', OPERATOR]);
-  for (const a of AGENTS) await ok(seed, ['agent', 'add', a]);
-  await ok(seed, ['new', 'hello']);
-  await ok(seed, ['publish', 'processes/hello', '--role', 'approver=approvers']);
-  await fs.mkdir(path.join(seed.dir, 'processes', 'timed'));
+  await fs.mkdir(path.join(seed.dir, 'processes', 'timed'), { recursive: true });
   await fs.writeFile(path.join(seed.dir, 'processes', 'timed', 'PROCESS.md'), TIMED);
-  await ok(seed, ['publish', 'processes/timed', '--role', 'approver=approvers']);
+  await setUp(seed.dir, [
+    ...PEOPLE.map((p) => ['person', 'add', p]),
+    ['group', 'add', 'approvers', ...PEOPLE],
+    ['operator', 'add', OPERATOR],
+    ...AGENTS.map((a) => ['agent', 'add', a]),
+    ['new', 'hello'],
+    ['publish', 'processes/hello', '--role', 'approver=approvers'],
+    ['publish', 'processes/timed', '--role', 'approver=approvers'],
+  ]);
   await git(seed.dir, 'remote', 'add', 'origin', remote);
   await ok(seed, ['sync', '--as', PEOPLE[0]!]);
   const clones: Clone[] = [];
@@ -166,8 +174,7 @@ export async function team(trace: Trace, root: string, cloneCount: number): Prom
     await git(dir, 'config', 'user.email', `clone-${name.toLowerCase()}@example.com`);
     await git(dir, 'config', 'user.name', `Clone ${name}`);
     const c: Clone = { i, name, dir, agents: [AGENTS[(2 * i) % 8]!, AGENTS[(2 * i + 1) % 8]!], person: PEOPLE[i % 2]!, signer: '', serve: null, serveLog: '', mcp: new Map() };
-    await ok(c, ['git-setup']);
-    await ok(c, ['person', 'add', `member-${name.toLowerCase()}@example.com`, '--as', OPERATOR]);
+    await setUp(dir, [['git-setup'], ['person', 'add', `member-${name.toLowerCase()}@example.com`, '--as', OPERATOR]]);
     c.signer = chainLines(await readOr(path.join(dir, 'audit', 'board.jsonl'))).pop()?.signer ?? '';
     expect(c.signer, `the signer of ${name}'s first line`).toMatch(/^[0-9a-f]+$/);
     clones.push(c);
