@@ -308,7 +308,7 @@ export class Daemon {
     } catch (e) {
       if (e instanceof BoardError && (e.code === 'invalid' || e.code === 'corrupt')) {
         // The last valid state is kept before the run is listed as refused: whoever reads that list (doctor,
-        // a test, an operator) may count on any process serving the run, read-only, from that state.
+        // an operator) may count on any process, a fresh one too, serving the run read-only from that state.
         await this.service.keepLastValid(runId, true);
         const problems = e.issues.map(issueText);
         this.log(`${runId}: refused: ${e.message}${problems.length ? `\n  ${problems.join('\n  ')}` : ''}`, 'warn');

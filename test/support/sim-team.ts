@@ -143,7 +143,7 @@ export async function team(trace: Trace, root: string, cloneCount: number): Prom
     expect(r.code, `workboard ${args.join(' ')} in ${c.name}: ${r.stderr}`).toBe(0);
     return r;
   };
-  // The board's set-up is a fixture, run a batch to a process (workboardBatch); from the first sync on, every call is traced.
+  // The board's set-up is a fixture: each batch runs in one process (workboardBatch). From the first sync on, every call is traced.
   const setUp = (cwd: string, commands: string[][]) =>
     workboardBatch(
       commands.map((args) => ({ cwd, args })),

@@ -271,7 +271,7 @@ let shared: Browser | undefined;
 /**
  * The worker's browser, launched on first use and kept for the files after
  * (the `shared` project's files share this module, vitest.config.ts): a
- * launch costs about two seconds of CPU. Each file gets it with no contexts
+ * launch and close cost about 1.5 s of CPU. Each file gets it with no contexts
  * open (`release`); Playwright ends it with the worker.
  */
 export async function launch(): Promise<Browser> {

@@ -5,9 +5,9 @@
  * then a global install of the tarball) runs in a copy of the source tree as
  * `npm install` left it (dist/ built), with its global prefix in a temporary
  * folder; the tour runs in an empty folder with that installed `workboard`
- * first on PATH; then an MCP client
- * (the SDK's) shakes hands with the installed `workboard mcp`. Skips, named,
- * when the npm registry cannot be reached (the install fetches dependencies).
+ * first on PATH; then an MCP client (the SDK's) shakes hands with the
+ * installed `workboard mcp`. Skips, named, when the npm registry cannot be
+ * reached (the install fetches dependencies).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { promises as fs, readFileSync } from 'node:fs';
