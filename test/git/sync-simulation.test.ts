@@ -121,7 +121,14 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
           const killAfter = rand() < 0.1 ? Math.floor(rand() * 400) : null;
           const t0 = performance.now();
           const call = m.call(name, { ...args, ...(name === 'get_work' ? {} : { requestId: `sim-${SEED}-${++rid}` }) }, 120_000);
-          const timer = killAfter === null ? null : setTimeout(() => m.kill(), killAfter);
+          let killSent = false;
+          const timer =
+            killAfter === null
+              ? null
+              : setTimeout(() => {
+                  killSent = true;
+                  m.kill();
+                }, killAfter);
           let r: Awaited<typeof call> | null = null;
           try {
             r = await call;
@@ -131,6 +138,9 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
             r = null;
           }
           if (timer) clearTimeout(timer);
+          // A kill sent just after the answer was written still lands: wait for
+          // it, so that the agent's next call starts a fresh server.
+          if (killSent) await m.exited;
           if (r === null) kills.agent!++;
           trace.note(c.name, ['mcp', name, typeof args.runId === 'string' ? args.runId : ''], r === null ? -1 : r.ok ? 0 : 1, r?.ok === false ? (r.error?.message ?? '') : '', performance.now() - t0);
           if (name !== 'get_work') count(name, r?.ok === true);
