@@ -31,7 +31,10 @@ afterEach(async () => {
   await cleanupHarnesses();
 });
 
-async function board(quietHours?: string): Promise<{ h: Harness; smtp: Smtp }> {
+/** The ladder of the tests: two reminders 4 s apart, the leads at 12 s, the owner at 16 s. */
+const LADDER = { after: { every: '4s', times: 2 }, escalate: { after: '12s', to: 'finance-leads' }, owner: { after: '16s', to: OWNER } };
+
+async function board(quietHours?: string, ladder: Record<string, unknown> = LADDER): Promise<{ h: Harness; smtp: Smtp }> {
   const smtp = await smtpServer();
   sinks.push(smtp);
   const h = await notifyBoard({
@@ -43,7 +46,7 @@ async function board(quietHours?: string): Promise<{ h: Harness; smtp: Smtp }> {
     // contract-approval's review has no due time: the ladder counts from when it opened.
     m.reminders = {
       ...(quietHours ? { quietHours } : {}),
-      ladders: { 'contract-approval': { after: { every: '4s', times: 2 }, escalate: { after: '12s', to: 'finance-leads' }, owner: { after: '16s', to: OWNER } } },
+      ladders: { 'contract-approval': ladder },
     };
     return 'reminders';
   });
@@ -141,14 +144,16 @@ describe('reminder ladders under a real serve', () => {
   it('in quiet hours no rung goes out, and none is recorded as sent', async () => {
     // Quiet from an hour ago to two hours ahead, in UTC (the board's zone here).
     const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
-    const { h, smtp } = await board(`${hhmm(Date.now() - 3_600_000)}-${hhmm(Date.now() + 2 * 3_600_000)}`);
+    // A ladder of the same rungs a quarter as far apart, so waiting past all of them takes seconds.
+    const ladder = { after: { every: '1s', times: 2 }, escalate: { after: '3s', to: 'finance-leads' }, owner: { after: '4s', to: OWNER } };
+    const { h, smtp } = await board(`${hhmm(Date.now() - 3_600_000)}-${hhmm(Date.now() + 2 * 3_600_000)}`, ladder);
     const s = started(h);
     await s.ready;
     h.setTime(new Date().toISOString());
     const a = await h.start('contract-approval', { supplier: 'Quiet Ltd' }, CAST.ann);
-    // Past every rung's time (4 s … 16 s): the work item's own email goes, no rung does.
+    // Past every rung's time (1 s … 4 s) and as long again: the work item's own email goes, no rung does.
     await until(() => (smtp.mails.some((m) => m.subject.includes('Quiet Ltd')) ? true : undefined));
-    await new Promise((r) => setTimeout(r, 18_000));
+    await new Promise((r) => setTimeout(r, 8_000));
     expect(await rungsAudited(h, a.run.id)).toEqual([]);
     expect(await ladderEntries(h, a.run.id)).toEqual([]);
     expect(smtp.mails.filter((m) => m.subject.startsWith('Reminder') || m.subject.startsWith('Still waiting'))).toEqual([]);
