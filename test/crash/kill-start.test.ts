@@ -6,7 +6,8 @@
  * Three kinds of real processes start runs with distinct requestIds and are
  * killed with SIGKILL at random moments:
  *   - coordinators (test/crash/crash-worker.mjs, the service from dist/), three
- *     at a time, each killed 0–50 ms after it is ready, 20 rounds (60 kills);
+ *     at a time, each killed 0–50 ms after it is ready: 10 rounds (30 kills) in
+ *     `npm test`, 20 (60 kills) under `npm run test:soak`;
  *   - stdio MCP servers (`workboard mcp --as reviewer`) with 12 start_run calls
  *     in flight, killed 0–50 ms after the calls were sent (8 kills);
  *   - CLI invocations (`workboard start`), killed at a random point of their
@@ -22,6 +23,7 @@
  * its requestId returns the same run and creates none.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rounds } from '../support/soak.js';
 import {
   AGENT,
   brief,
@@ -48,7 +50,7 @@ import {
   type ToolResult,
 } from './crash-support.js';
 
-const WORKER_ROUNDS = 20;
+const WORKER_ROUNDS = rounds(10, 20);
 const WORKERS_PER_ROUND = 3;
 const MCP_ROUNDS = 8;
 const MCP_CALLS = 12;
