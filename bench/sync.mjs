@@ -205,7 +205,10 @@ export async function syncSection({ quick, base = tmpdir() }) {
           ', ',
         )}; claims per round, through the service: A ${s(median(rows.map((r) => r.claimMs.A)))} s, B ${s(median(rows.map((r) => r.claimMs.B)))} s; A and B ${same ? 'end at the same commit' : 'DO NOT end at the same commit'})`,
     );
-    return { lines, json: { runs, counts, readyEvery, rounds: rows, phased, setup, syncA: { median: median(cliA), min: Math.min(...cliA), max: Math.max(...cliA) }, sameHead: same } };
+    // B's push-only sync is a CLI process in every round, the phased one included.
+    const pushes = rows.map((r) => r.pushB);
+    const spread = (xs) => ({ median: median(xs), min: Math.min(...xs), max: Math.max(...xs) });
+    return { lines, json: { runs, counts, readyEvery, rounds: rows, phased, setup, syncA: spread(cliA), pushB: spread(pushes), sameHead: same } };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
