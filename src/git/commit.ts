@@ -35,7 +35,7 @@ async function stagedAuditLines(repo: Repo): Promise<AuditEvent[]> {
  * `--no-optional-locks` keeps status from refreshing git's index under its
  * lock, which a person's own git command may be waiting for.
  */
-async function changedPaths(repo: Repo, within?: readonly string[]): Promise<string[]> {
+export async function changedPaths(repo: Repo, within?: readonly string[]): Promise<string[]> {
   const spec = within ? within.map((dir) => `:(literal)${dir}`) : ['.'];
   const out = await repo.run(['--no-optional-locks', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--', ...spec]);
   // Each entry is "XY <path>", ended by a NUL, its path from the work tree's top (no second path: --no-renames).
@@ -62,12 +62,15 @@ async function underLocks<T>(board: Board, scopes: Scope[], fn: () => Promise<T>
   return hold(0);
 }
 
-/** Commit what changed under the board, if anything and if no commit is in flight (`repo`: the board's, when known). Returns the message, or null. */
-export async function commitBoard(board: Board, known?: Repo): Promise<string | null> {
+/**
+ * Commit what changed under the board, if anything and if no commit is in flight (`repo`: the board's, when known;
+ * `looked`: changedPaths of a moment ago, which picks the scopes to lock). Returns the message, or null.
+ */
+export async function commitBoard(board: Board, known?: Repo, looked?: string[]): Promise<string | null> {
   const root = board.root;
   const repo = known ?? (await Repo.at(root));
   if (!repo) return null;
-  const seen = await changedPaths(repo);
+  const seen = looked ?? (await changedPaths(repo));
   if (seen.length === 0) return null;
   const scopes = seen.map(scopeOf).filter((s): s is Scope => s !== null);
   const locked = new Set(scopes.map((s) => scopeFiles(s).lock));
@@ -86,9 +89,10 @@ export async function commitBoard(board: Board, known?: Repo): Promise<string | 
     if (toCommit.length === 0) return null;
     const spec = { input: `${toCommit.map((p) => `:(literal)${p}`).join('\0')}\0` };
     await repo.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], spec);
-    const lines = await stagedAuditLines(repo);
-    // Everything staged in the repository, the board's and anything a person staged beside it.
-    const staged = (await repo.run(['diff', '--cached', '--name-only', '-z', '--no-renames'])).stdout
+    // The audit lines staged, and everything staged in the repository (the board's and anything a person staged
+    // beside it): two reads of the index, side by side.
+    const [lines, stagedOut] = await Promise.all([stagedAuditLines(repo), repo.run(['diff', '--cached', '--name-only', '-z', '--no-renames'])]);
+    const staged = stagedOut.stdout
       .toString('utf8')
       .split('\0')
       .filter((p) => p !== '');
