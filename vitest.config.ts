@@ -33,7 +33,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two files at a time: most tests wait on child processes, git and fsync rather than
     // on a core, so two overlap well on CI's 2 cores (vitest's default there is one).
-    maxWorkers: 2,
+    // WB_TEST_WORKERS=<n> tries another count (the command line's --maxWorkers does not reach the projects).
+    maxWorkers: Number(process.env.WB_TEST_WORKERS) || 2,
     // The longest files first, by measured durations, so both workers end together.
     sequence: { sequencer: LongestFirst },
     reporters: ['default', './test/support/summary-reporter.ts'],
