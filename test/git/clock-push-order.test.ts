@@ -61,6 +61,28 @@ describe('the board clock: the remote decides between two takes', () => {
     expect((await boardFiles(a))[CLOCK_FILE]).toBe((await boardFiles(b))[CLOCK_FILE]);
   }, 300_000);
 
+  it('a take already committed here, whose push failed, gives way all the same', async () => {
+    const { remote, a, boardA, boardB, keys, clockA, clockB } = await clonesWithClocks();
+    const t0 = Date.now();
+    // a takes the clock and its sync commits the take, but the push fails: the take is in a's history, not on the remote.
+    await clockA.beforeSync(new Date(t0));
+    execFileSync('git', ['remote', 'set-url', '--push', 'origin', `${remote}-unreachable`], { cwd: a });
+    await expect(syncBoard(boardA, { actor: 'serve' })).rejects.toThrow(/cannot push/);
+    execFileSync('git', ['remote', 'set-url', '--push', 'origin', remote], { cwd: a });
+    expect(execFileSync('git', ['status', '--porcelain', '--', CLOCK_FILE], { cwd: a, encoding: 'utf8' }), "a's take is committed").toBe('');
+    // b takes it a second later and its sync gets there: b holds the clock.
+    await clockB.beforeSync(new Date(t0 + 1000));
+    await syncBoard(boardB, { actor: 'serve' });
+    await clockB.afterSync(new Date(t0 + 2000));
+    expect(remoteLease(remote)?.key).toBe(keys.b);
+
+    // a's next sync gives its committed take up before it merges.
+    await syncBoard(boardA, { actor: 'serve' });
+    await clockA.afterSync(new Date(t0 + 3000));
+    expect(remoteLease(remote)?.key, "the remote's lease after a's sync").toBe(keys.b);
+    expect(clockA.heldAt(new Date(t0 + 3000))).toBe(false);
+  }, 300_000);
+
   it("a holder's renewal that reaches the remote after its lease ran out gives way to the clone that took it meanwhile", async () => {
     const { remote, boardA, boardB, keys, clockA, clockB } = await clonesWithClocks();
     const t0 = Date.now();
