@@ -10,6 +10,11 @@ import LongestFirst from './test/support/longest-first.js';
  */
 export const ISOLATED = ['test/board/byte-identity.test.ts', 'test/notify/courier-again.test.ts', 'test/board/commit-log-room.test.ts', 'test/board/group-commit.test.ts'];
 
+// Node reads and parses the whole bundle NODE_EXTRA_CA_CERTS names at every start (about 40 ms on a 2-core
+// machine), and the suite starts some 1,500 node processes (CLI calls, serves, MCP servers). None of them
+// makes a TLS connection: the tests talk plain HTTP on loopback. So the workers, and what they start, go without.
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 // WB_CPU_TSV=<file>: each file's CPU, its own and its children's, appended to <file> (CONTRIBUTING.md "Test").
 const cpu = process.env.WB_CPU_TSV ? ['./test/support/cpu-per-file.ts'] : [];
 

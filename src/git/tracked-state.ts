@@ -5,12 +5,39 @@
  * `git add -f`. A record git tracks whose bytes are still the ones git has
  * for it came from git, not from this coordinator, so the board reads it as
  * absent (docs/git.md "What git never brings"); once this clone writes it, it is its own.
- * git is asked again only when its index changed (a stat per question).
+ * git is asked again only when its index changed (a stat per question), and
+ * not at all when the index's own bytes show it names no `.work/` path, as on
+ * almost every board: a spawned `git ls-files` costs each CLI call tens of
+ * milliseconds.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { STATE_DIR } from '../board/layout.js';
-import { gitIndexStamp } from './at-work.js';
+import { gitDirOf, gitIndexStamp } from './at-work.js';
+
+/**
+ * Whether git's index may name a path under a `.work/` folder. Index versions
+ * 2 and 3 store every path whole, so bytes without `.work/` name none; any
+ * other version (4 shares path prefixes between entries), a split index
+ * (entries in a `sharedindex.*` file) or an unreadable index may, and git is
+ * asked. A false "may" costs one spawn; a false "cannot" would be a bug, so
+ * every doubt answers "may".
+ */
+export function indexMayNameState(gitDir: string): boolean {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path.join(gitDir, 'index'));
+  } catch {
+    return true;
+  }
+  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return true;
+  const version = bytes.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return true;
+  if (readdirSync(gitDir).some((n) => n.startsWith('sharedindex.'))) return true;
+  return bytes.includes(`${STATE_DIR}/`);
+}
 
 /** The `.work/` paths (relative to the board root) git tracks now, with the blob each has in git's index. */
 export function trackedState(root: string): Map<string, string> {
@@ -40,7 +67,8 @@ export function gitBroughtState(root: string): (rel: string, bytes: () => Buffer
     const stamp = gitIndexStamp(root);
     if (stamp === null) return false;
     if (stamp !== seen) {
-      tracked = trackedState(root);
+      const gitDir = gitDirOf(root);
+      tracked = gitDir !== null && !indexMayNameState(gitDir) ? new Map<string, string>() : trackedState(root);
       seen = stamp;
     }
     const blob = tracked.get(rel);
