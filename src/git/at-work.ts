@@ -4,8 +4,9 @@
  * whole, so what changed is not yet anyone's edit. These are git's own files
  * in its folder, never the board's.
  */
-import { readFileSync, statSync, existsSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { STATE_DIR } from '../board/layout.js';
 
 /** How long after git last moved HEAD it still counts as at work. */
 const GIT_RECENT_MS = 4000;
@@ -53,4 +54,26 @@ export function gitIndexStamp(root: string): string | null {
   if (gitDir === null) return null;
   const st = statSync(path.join(gitDir, 'index'), { throwIfNoEntry: false });
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '';
+}
+
+/**
+ * Whether git's index may name a path under a `.work/` folder. Index versions
+ * 2 and 3 store every path whole, so bytes without `.work/` name none; any
+ * other version (4 shares path prefixes between entries), a split index
+ * (entries in a `sharedindex.*` file) or an unreadable index may, and git is
+ * asked. A false "may" costs one spawn; a false "cannot" would be a bug, so
+ * every doubt answers "may".
+ */
+export function indexMayNameState(gitDir: string): boolean {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path.join(gitDir, 'index'));
+  } catch {
+    return true;
+  }
+  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return true;
+  const version = bytes.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return true;
+  if (readdirSync(gitDir).some((n) => n.startsWith('sharedindex.'))) return true;
+  return bytes.includes(`${STATE_DIR}/`);
 }

@@ -12,32 +12,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { STATE_DIR } from '../board/layout.js';
-import { gitDirOf, gitIndexStamp } from './at-work.js';
-
-/**
- * Whether git's index may name a path under a `.work/` folder. Index versions
- * 2 and 3 store every path whole, so bytes without `.work/` name none; any
- * other version (4 shares path prefixes between entries), a split index
- * (entries in a `sharedindex.*` file) or an unreadable index may, and git is
- * asked. A false "may" costs one spawn; a false "cannot" would be a bug, so
- * every doubt answers "may".
- */
-export function indexMayNameState(gitDir: string): boolean {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path.join(gitDir, 'index'));
-  } catch {
-    return true;
-  }
-  if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return true;
-  const version = bytes.readUInt32BE(4);
-  if (version !== 2 && version !== 3) return true;
-  if (readdirSync(gitDir).some((n) => n.startsWith('sharedindex.'))) return true;
-  return bytes.includes(`${STATE_DIR}/`);
-}
+import { gitDirOf, gitIndexStamp, indexMayNameState } from './at-work.js';
 
 /** The `.work/` paths (relative to the board root) git tracks now, with the blob each has in git's index. */
 export function trackedState(root: string): Map<string, string> {

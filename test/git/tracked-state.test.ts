@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { indexMayNameState, trackedState } from '../../src/git/tracked-state.js';
+import { indexMayNameState } from '../../src/git/at-work.js';
+import { trackedState } from '../../src/git/tracked-state.js';
 import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
 
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
