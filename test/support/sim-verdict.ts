@@ -30,6 +30,7 @@ export interface Verdict {
   byReason: number;
   /** Of the superseded lines, those the merge applied again on top of the side kept (their act holds, as an unsigned line naming them). */
   replayed: number;
+  replayedLines: Set<string>;
   timers: number;
   timersOnOtherClone: number;
   /** Branches of server lines alone, each a timer the kept side holds too: written twice while two clones held the clock. */
@@ -104,7 +105,7 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
   const superseded = acked.filter((a) => !inChain(a));
   // "With a reason": the branch's outcome for the line (applied again, or the engine's refusal), or the whole side set aside by the merge rule.
   const byReason = superseded.filter((a) => outcomes.get(a.hash)?.reason !== undefined).length;
-  const replayed = superseded.filter((a) => outcomes.get(a.hash)?.replayed !== undefined).length;
+  const replayedLines = new Set(superseded.filter((a) => outcomes.get(a.hash)?.replayed !== undefined).map((a) => a.hash));
 
   // No board-chain line lost: every acknowledged WORK.md edit's line is in audit/board.jsonl or set aside beside it.
   const boardChain = new Set(chainLines(await readOr(path.join(first.dir, 'audit', 'board.jsonl'))).map((l) => l.hash));
@@ -179,7 +180,8 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
     supersededLines: new Set(superseded.map((a) => a.hash)),
     supersededRuns: finalRuns.filter((r) => branchesOf.get(r)!.length > 0).length,
     byReason,
-    replayed,
+    replayed: replayedLines.size,
+    replayedLines,
     timers,
     timersOnOtherClone,
     timersTwice,
