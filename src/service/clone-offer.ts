@@ -8,7 +8,9 @@
  *   this clone's key) is offered here at once, as on a board of one clone;
  * - work that became ready on another clone is offered here only once a grace
  *   period has passed since that line, time for the clone where it became
- *   ready to claim it and for its sync to carry the claim here; while a serve
+ *   ready to claim it and for its sync to carry the claim here, plus a further
+ *   wait each clone draws for each step from its own key, so the other clones
+ *   do not all offer it at one moment and race for it; while a serve
  *   syncs here on a timer, the grace also lasts until three of its syncs got
  *   through after that line (syncs that fail or back off carry nothing), but
  *   never more than MOST_HELD_MS past it;
@@ -43,6 +45,23 @@ export interface OfferGrace {
   ms: number;
   /** While a serve syncs here on a timer: when its last good syncs ended, oldest first. */
   goodSyncs?: readonly string[];
+  /** This clone's key: it draws, for each step, a further wait of up to `ms` (the same draw on every call). */
+  drawKey?: string;
+}
+
+/**
+ * A number in [0, 1) drawn from `text` (32-bit FNV-1a): the same text, the
+ * same draw, on every clone and every call.
+ */
+function draw(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h / 2 ** 32;
+}
+
+/** How long after the line that made `entity` ready it is held back here: the grace, and this clone's draw for it. */
+export function graceFor(grace: OfferGrace, entity: string, readyAt: string): number {
+  return grace.ms + (grace.drawKey === undefined ? 0 : Math.floor(grace.ms * draw(`${grace.drawKey}\0${entity}\0${readyAt}`)));
 }
 
 /** Good syncs after the ready line that the grace waits for, while a serve syncs here. */
@@ -77,8 +96,9 @@ export function heldElsewhere(lines: readonly OfferLine[], entity: string, mine:
     const from = Date.parse(ready.ts);
     if (!Number.isFinite(from)) return null;
     const until = (ms: number): Held => ({ why: 'ready-elsewhere', until: new Date(ms).toISOString() });
-    if (from + grace.ms > t) return until(from + grace.ms);
-    const latest = from + Math.max(grace.ms, MOST_HELD_MS);
+    const wait = graceFor(grace, entity, ready.ts);
+    if (from + wait > t) return until(from + wait);
+    const latest = from + Math.max(wait, MOST_HELD_MS);
     const syncedSince = grace.goodSyncs?.filter((g) => Date.parse(g) > from).length ?? SYNCS_IN_GRACE;
     if (syncedSince < SYNCS_IN_GRACE && latest > t) return until(latest);
   }
@@ -108,11 +128,12 @@ export function offerLines(text: string): OfferLine[] {
 
 /**
  * The grace before work that became ready on another clone is offered here:
- * three of serve --git-sync's intervals, else three minutes; and, while that
- * serve runs, its good syncs.
+ * three of serve --git-sync's intervals, else three minutes, and up to as
+ * much again drawn from this clone's key (`key`; none for a clone that has
+ * none yet); and, while that serve runs, its good syncs.
  */
-export function offerGrace(sync: Pick<SyncState, 'everyMs' | 'goodAt'> | null, running: boolean): OfferGrace {
-  return { ms: 3 * (sync?.everyMs ?? 60_000), ...(sync && running ? { goodSyncs: sync.goodAt } : {}) };
+export function offerGrace(sync: Pick<SyncState, 'everyMs' | 'goodAt'> | null, running: boolean, key?: string): OfferGrace {
+  return { ms: 3 * (sync?.everyMs ?? 60_000), ...(sync && running ? { goodSyncs: sync.goodAt } : {}), ...(key !== undefined ? { drawKey: key } : {}) };
 }
 
 /**

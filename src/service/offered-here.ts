@@ -41,10 +41,11 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
     }
   }
   // A read never makes this clone's key: a clone that has none yet (a fresh clone) owns no line.
-  const mine = board.state.stamp(SIGNING_KEY_FILE) === '' ? new Set<string>() : ownKeys(await board.store.signingFingerprint(), records);
+  const key = board.state.stamp(SIGNING_KEY_FILE) === '' ? undefined : await board.store.signingFingerprint();
+  const mine = key === undefined ? new Set<string>() : ownKeys(key, records);
   if (records.every((r) => mine.has(r.fingerprint))) return null;
   const sync = await readSyncState(board.state);
-  const grace = offerGrace(sync, sync !== null && syncingServeRuns(sync));
+  const grace = offerGrace(sync, sync !== null && syncingServeRuns(sync), key);
   return {
     async held(state, stepId) {
       const runId = state.run.id;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heldElsewhere, MOST_HELD_MS, offerGrace, offerLines, ownKeys, type OfferLine } from '../../src/service/clone-offer.js';
+import { graceFor, heldElsewhere, MOST_HELD_MS, offerGrace, offerLines, ownKeys, type OfferLine } from '../../src/service/clone-offer.js';
 
 const STEP = 'r-1/draft';
 const at = (s: number) => new Date(Date.UTC(2026, 11, 5, 12, 0, s)).toISOString();
@@ -78,6 +78,32 @@ describe('offered first where it became ready (docs/git.md "Offered first where 
     expect(heldElsewhere(lines, STEP, MINE, now(30), { ms: 60_000, goodSyncs: [at(1), at(2), at(3)] })?.until).toBe(at(60));
     // Work made ready here, or claimed here, is never held by syncs.
     expect(heldElsewhere([line('step.ready', 'key-a', 0)], STEP, MINE, now(1), failing)).toBeNull();
+  });
+
+  it('each clone draws, for each step, a further wait of up to the grace again, the same on every call', () => {
+    expect(offerGrace({ everyMs: 20_000, goodAt: [] }, false, 'key-c')).toEqual({ ms: 60_000, drawKey: 'key-c' });
+    const steps = Array.from({ length: 200 }, (_, i) => `r-${i}/draft`);
+    const waits = (key: string) => steps.map((e) => graceFor({ ms: 60_000, drawKey: key }, e, at(0)));
+    const [c, d] = [waits('key-c'), waits('key-d')];
+    // Every wait lies between the grace and twice it, and is drawn again the same.
+    for (const w of [...c, ...d]) expect(w >= 60_000 && w < 120_000, `wait ${w}`).toBe(true);
+    expect(waits('key-c')).toEqual(c);
+    // Spread across that span, and different from another clone's for almost every step.
+    const quarters = new Set(c.map((w) => Math.floor((w - 60_000) / 15_000)));
+    expect([...quarters].sort()).toEqual([0, 1, 2, 3]);
+    expect(c.filter((w, i) => Math.abs(w - d[i]!) >= 5_000).length).toBeGreaterThan(150);
+    // The same step made ready again later is a new draw.
+    expect(steps.filter((e, i) => graceFor({ ms: 60_000, drawKey: 'key-c' }, e, at(30)) !== c[i]).length).toBeGreaterThan(190);
+  });
+
+  it('the drawn wait holds the work back as the grace does, and the most it may be still ends it', () => {
+    const lines = [line('step.ready', 'key-b', 0)];
+    const grace = { ms: 60_000, drawKey: 'key-a' };
+    const wait = graceFor(grace, STEP, at(0));
+    expect(heldElsewhere(lines, STEP, MINE, new Date(Date.parse(at(0)) + wait - 1), grace)).toEqual({ why: 'ready-elsewhere', until: new Date(Date.parse(at(0)) + wait).toISOString() });
+    expect(heldElsewhere(lines, STEP, MINE, new Date(Date.parse(at(0)) + wait), grace)).toBeNull();
+    const failing = { ...grace, goodSyncs: [at(-30), at(-20), at(-10)] };
+    expect(heldElsewhere(lines, STEP, MINE, new Date(Date.parse(at(0)) + MOST_HELD_MS), failing)).toBeNull();
   });
 
   it("a clone's keys are its own and those it was rotated from", () => {
