@@ -4,7 +4,7 @@
  * whole, so what changed is not yet anyone's edit. These are git's own files
  * in its folder, never the board's.
  */
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
+import { readFileSync, statSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { STATE_DIR } from '../board/layout.js';
 
@@ -58,13 +58,16 @@ export function gitIndexStamp(root: string): string | null {
 
 /**
  * Whether git's index may name a path under a `.work/` folder. Index versions
- * 2 and 3 store every path whole, so bytes without `.work/` name none; any
- * other version (4 shares path prefixes between entries), a split index
- * (entries in a `sharedindex.*` file) or an unreadable index may, and git is
- * asked. A false "may" costs one spawn; a false "cannot" would be a bug, so
- * every doubt answers "may".
+ * 2 and 3 store every path whole, so bytes without `.work/` name none. Any
+ * other version (4 shares path prefixes between entries), an index that
+ * leaves entries elsewhere (a split index's `link` extension, a sparse
+ * index's `sdir`: their names anywhere in the bytes), another index file
+ * (GIT_INDEX_FILE) or an unreadable one may, and git is asked. A false "may"
+ * costs one spawn; a false "cannot" would be a bug, so every doubt answers
+ * "may".
  */
 export function indexMayNameState(gitDir: string): boolean {
+  if (process.env.GIT_INDEX_FILE) return true;
   let bytes: Buffer;
   try {
     bytes = readFileSync(path.join(gitDir, 'index'));
@@ -74,6 +77,5 @@ export function indexMayNameState(gitDir: string): boolean {
   if (bytes.length < 12 || bytes.toString('latin1', 0, 4) !== 'DIRC') return true;
   const version = bytes.readUInt32BE(4);
   if (version !== 2 && version !== 3) return true;
-  if (readdirSync(gitDir).some((n) => n.startsWith('sharedindex.'))) return true;
-  return bytes.includes(`${STATE_DIR}/`);
+  return bytes.includes('link') || bytes.includes('sdir') || bytes.includes(`${STATE_DIR}/`);
 }

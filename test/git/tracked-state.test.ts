@@ -16,7 +16,7 @@ import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
 const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
 /** A repository with a board at `sub` (relative), some committed files, and `.work/` records under it tracked or not. */
-async function repo(opts: { sub?: string; trackState?: boolean; version?: number; split?: boolean; extra?: string } = {}): Promise<{ dir: string; board: string }> {
+async function repo(opts: { sub?: string; trackState?: boolean; version?: number; split?: boolean; sparse?: boolean; extra?: string } = {}): Promise<{ dir: string; board: string }> {
   const dir = await tmpDir('wb-tracked-');
   const board = path.join(dir, opts.sub ?? '');
   git(dir, 'init', '-q', '-b', 'main');
@@ -34,6 +34,16 @@ async function repo(opts: { sub?: string; trackState?: boolean; version?: number
   if (opts.trackState) git(dir, 'add', '-f', path.join(opts.sub ?? '', '.work', 'tokens.json'));
   if (opts.version) git(dir, 'update-index', '--index-version', String(opts.version));
   if (opts.split) git(dir, 'update-index', '--split-index');
+  if (opts.sparse) {
+    // A cone-mode sparse index that leaves the board's folder out collapses it to one entry: its paths are not in the index's bytes.
+    git(dir, '-c', 'user.email=t@example.com', '-c', 'user.name=T', 'commit', '-qm', 'board');
+    await fs.mkdir(path.join(dir, 'other'), { recursive: true });
+    await fs.writeFile(path.join(dir, 'other', 'x.txt'), 'x\n');
+    git(dir, 'add', 'other');
+    git(dir, '-c', 'user.email=t@example.com', '-c', 'user.name=T', 'commit', '-qm', 'other');
+    git(dir, 'sparse-checkout', 'init', '--cone', '--sparse-index');
+    git(dir, 'sparse-checkout', 'set', 'other');
+  }
   return { dir, board };
 }
 
@@ -59,10 +69,24 @@ describe("the look at git's index before asking git which .work/ records it trac
     expect(sub.listed).toEqual(['.work/tokens.json']);
   });
 
-  it('answers "may" for an index it cannot read path by path: version 4, or a split index', async () => {
+  it('answers "may" for an index it cannot read path by path: version 4, a split index, a sparse index', async () => {
     expect(both(await repo({ version: 4 })).may).toBe(true);
     expect(both(await repo({ trackState: true, version: 4 }))).toEqual({ may: true, listed: ['.work/tokens.json'] });
     expect(both(await repo({ split: true })).may).toBe(true);
+    const sparse = await repo({ sub: 'team', trackState: true, sparse: true });
+    expect((await fs.readFile(path.join(sparse.dir, '.git', 'index'))).includes('.work/'), 'the sparse index holds the path by name').toBe(false);
+    expect(indexMayNameState(path.join(sparse.dir, '.git'))).toBe(true);
+  });
+
+  it('answers "may" when git is pointed at another index file', async () => {
+    const r = await repo();
+    process.env.GIT_INDEX_FILE = path.join(r.dir, 'elsewhere.index');
+    try {
+      expect(indexMayNameState(path.join(r.dir, '.git'))).toBe(true);
+    } finally {
+      delete process.env.GIT_INDEX_FILE;
+    }
+    expect(indexMayNameState(path.join(r.dir, '.git'))).toBe(false);
   });
 
   it('answers "may" for a path that only looks like .work/ (a spawn, never a miss), and git lists nothing there', async () => {
