@@ -5,15 +5,13 @@
  * shapes: versions 2, 3 and 4, a split index, a board in a subfolder, a
  * path that merely contains the word.
  */
-import { execFileSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { indexMayNameState } from '../../src/git/at-work.js';
 import { trackedState } from '../../src/git/tracked-state.js';
+import { git } from '../support/git-clones.js';
 import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
-
-const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8' });
 
 /** A repository with a board at `sub` (relative), some committed files, and `.work/` records under it tracked or not. */
 async function repo(opts: { sub?: string; trackState?: boolean; version?: number; split?: boolean; sparse?: boolean; extra?: string } = {}): Promise<{ dir: string; board: string }> {

@@ -29,7 +29,6 @@ export interface Verdict {
   supersededRuns: number;
   byReason: number;
   /** Of the superseded lines, those the merge applied again on top of the side kept (their act holds, as an unsigned line naming them). */
-  replayed: number;
   replayedLines: Set<string>;
   timers: number;
   timersOnOtherClone: number;
@@ -180,7 +179,6 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
     supersededLines: new Set(superseded.map((a) => a.hash)),
     supersededRuns: finalRuns.filter((r) => branchesOf.get(r)!.length > 0).length,
     byReason,
-    replayed: replayedLines.size,
     replayedLines,
     timers,
     timersOnOtherClone,
