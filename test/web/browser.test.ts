@@ -12,7 +12,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tmpDir } from '../support/tmp-board.js';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { agentDoes, ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, rid, runView, signedIn, tabTo } from './web-support.js';
+import { agentDoes, ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, rid, runView, signedIn, tabTo, shot } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -325,12 +325,12 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in a real browser${HAVE_BROWSER ? ''
       ['phone', { width: 390, height: 844 }],
     ] as const) {
       const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ana, viewport);
-      await page.screenshot({ path: path.join(ARTIFACTS, `inbox-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `inbox-${label}.png`), fullPage: true });
       await page.goto(`${suite.wb.base}/work/${runId}/${wi.id}`);
-      await page.screenshot({ path: path.join(ARTIFACTS, `work-item-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `work-item-${label}.png`), fullPage: true });
       await page.goto(`${suite.wb.base}/runs/${runId}`);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `run-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `run-${label}.png`), fullPage: true });
       // Nothing wider than the screen on a phone.
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
       await ctx.close();

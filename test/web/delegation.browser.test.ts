@@ -7,16 +7,12 @@
  * screenshots are in docs/web/.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { axeProblems, browserSuite, HAVE_BROWSER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE } from './web-support.js';
+import { axeProblems, browserSuite, HAVE_BROWSER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, shot, DOCS_WEB } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const SHOTS = path.join(ROOT, 'docs/web');
 
 const VIEWS = [
   ['desktop', { viewport: { width: 1280, height: 900 } }],
@@ -51,7 +47,7 @@ describe.skipIf(!HAVE_BROWSER)(`out of office in a browser${HAVE_BROWSER ? '' : 
       expect(await ana.locator('main').innerText()).toContain('You are out of office');
       expect(await axeProblems(ana)).toEqual([]);
       expect(await sideways(ana)).toBe(0);
-      await ana.screenshot({ path: path.join(SHOTS, `out-of-office-${label}.png`), fullPage: true });
+      await shot(ana, { path: path.join(DOCS_WEB, `out-of-office-${label}.png`), fullPage: true });
 
       const cy = await open(PEOPLE.cy, options);
       const card = cy.locator('li.item', { hasText: `Lee ${label}` });
@@ -59,7 +55,7 @@ describe.skipIf(!HAVE_BROWSER)(`out of office in a browser${HAVE_BROWSER ? '' : 
       expect(await card.locator('.on-behalf').innerText()).toBe('For Ana Silva, out of office: you decide it for them');
       expect(await axeProblems(cy)).toEqual([]);
       expect(await sideways(cy)).toBe(0);
-      await cy.screenshot({ path: path.join(SHOTS, `inbox-delegated-${label}.png`), fullPage: true });
+      await shot(cy, { path: path.join(DOCS_WEB, `inbox-delegated-${label}.png`), fullPage: true });
 
       await card.getByRole('link').first().click();
       await cy.waitForURL(/\/work\/r-/);

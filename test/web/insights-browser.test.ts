@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { addPerson, addToGroup } from '../../src/board/people.js';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer } from './web-support.js';
+import { ensureBuilt } from '../support/cli-run.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer, shot, DOCS_WEB } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -86,7 +86,7 @@ describe.skipIf(!HAVE_BROWSER)(`the Insights page in a real browser${HAVE_BROWSE
       expect(await page.locator('figure.chart .chart-svg:visible svg a path[aria-label]').count()).toBeGreaterThan(10);
       expect(await page.locator('[style]').count()).toBe(0);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ROOT, `docs/web/insights-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(DOCS_WEB, `insights-${label}.png`), fullPage: true });
       expect(csp).toEqual([]);
       await page.context().close();
     });

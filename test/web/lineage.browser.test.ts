@@ -24,7 +24,7 @@ import { offerFor } from '../../src/service/context.js';
 import { Service } from '../../src/service/service.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer, shot, DOCS_WEB } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -123,7 +123,7 @@ describe.skipIf(!HAVE_BROWSER)(`lineage and map links in a real browser${HAVE_BR
       expect(await page.locator('main').textContent()).not.toContain('waits for equipment-order');
       expect(await noSideScroll(page)).toBe(true);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ROOT, `docs/web/lineage-run-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(DOCS_WEB, `lineage-run-${label}.png`), fullPage: true });
 
       // A child names its parent; its link leads back.
       await lineage.locator(`a[href="/runs/${runs.phone}"]`).click();
@@ -144,7 +144,7 @@ describe.skipIf(!HAVE_BROWSER)(`lineage and map links in a real browser${HAVE_BR
       expect(words(await links.innerText())).toBe('Runs of other processes it starts Equipment order from “Runs of Equipment order” Access request from “Runs of Access request”');
       expect(await noSideScroll(page)).toBe(true);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ROOT, `docs/web/map-links-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(DOCS_WEB, `map-links-${label}.png`), fullPage: true });
       // The lane of the role "it" names it as written for people: IT.
       expect(await (await page.request.get(`${base}/processes/onboarding/v1/map.svg`)).text()).toContain('1 member, as IT<');
       await links.getByRole('link', { name: 'Equipment order' }).click();

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { addPerson, addToGroup, removeFromGroup } from '../../src/board/people.js';
-import { ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn } from './web-support.js';
+import { ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, republish, rid, runView, signedIn, shot } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -192,7 +192,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
         ['doctor', '/operators/doctor'],
       ] as const) {
         await page.goto(`${suite.wb.base}${where}`);
-        await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
+        await shot(page, { path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
       }
       await ctx.close();
@@ -222,7 +222,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
     for (const f of findings) expect(shown).toContain(`${f.where}: ${f.detail}`);
     expect(shown).toHaveLength(findings.length);
     expect(await axeProblems(page)).toEqual([]);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'doctor-findings-desktop.png'), fullPage: true });
+    await shot(page, { path: path.join(ARTIFACTS, 'doctor-findings-desktop.png'), fullPage: true });
     await ctx.close();
   });
 
@@ -255,7 +255,7 @@ describe.skipIf(!HAVE_BROWSER)(`the operators' pages in a real browser${HAVE_BRO
       // Said once: the failing finding `workboard doctor` lists is this section on the page.
       expect(await page.getByRole('heading', { name: 'Sync with the git remote failing' }).count()).toBe(0);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, 'doctor-git-sync-desktop.png'), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, 'doctor-git-sync-desktop.png'), fullPage: true });
       await ctx.close();
     } finally {
       await rm(path.join(suite.wb.root, '.work/git-sync.json'), { force: true });

@@ -6,7 +6,6 @@
  * screenshots go to docs/web/. A test run's item shows no ladder.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { addToGroup, editManifest } from '../../src/board/people.js';
@@ -29,11 +28,12 @@ import {
   startBoard,
   stopServer,
   type WebBoard,
+  shot,
+  DOCS_WEB,
 } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
-const DOCS_WEB = fileURLToPath(new URL('../../docs/web/', import.meta.url));
 const SENTENCE = 'Reminded twice; goes to the finance leads in 4 hours.';
 
 describe.skipIf(!HAVE_BROWSER)(`a work item's reminder ladder${HAVE_BROWSER ? '' : ` (skipped: ${NO_BROWSER_REASON})`}`, () => {
@@ -96,7 +96,7 @@ describe.skipIf(!HAVE_BROWSER)(`a work item's reminder ladder${HAVE_BROWSER ? ''
     await expect.poll(() => liveCard.locator('.ladder').textContent()).toBe(SENTENCE);
     expect(await cards.filter({ hasText: 'Tess Trial' }).locator('.ladder').count()).toBe(0);
     expect(await axeProblems(page)).toEqual([]);
-    await page.screenshot({ path: path.join(DOCS_WEB, `reminders-inbox-${name}.png`), fullPage: true });
+    await shot(page, { path: path.join(DOCS_WEB, `reminders-inbox-${name}.png`), fullPage: true });
 
     // The item page: the sentence under the item's line, nothing sideways on a phone.
     await page.goto(`${wb.base}/work/${live}/${await itemOf(live)}`);
@@ -105,7 +105,7 @@ describe.skipIf(!HAVE_BROWSER)(`a work item's reminder ladder${HAVE_BROWSER ? ''
     expect(box!.x + box!.width).toBeLessThanOrEqual(options.viewport.width);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(options.viewport.width);
     expect(await axeProblems(page)).toEqual([]);
-    await page.screenshot({ path: path.join(DOCS_WEB, `reminders-item-${name}.png`), fullPage: name === 'desktop' });
+    await shot(page, { path: path.join(DOCS_WEB, `reminders-item-${name}.png`), fullPage: name === 'desktop' });
 
     await page.goto(`${wb.base}/work/${test}/${await itemOf(test)}`);
     expect(await page.locator('main .ladder').count()).toBe(0);

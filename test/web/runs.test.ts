@@ -26,6 +26,7 @@ import {
   rid,
   runView,
   signedIn,
+  shot,
 } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
@@ -136,7 +137,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
       expect(timeline.some((t) => t.includes('Ana Silva rejected “Approve the payout when the memo explains it” → back to “Draft the payout”') && t.includes(note))).toBe(true);
       expect(timeline.join('\n')).not.toMatch(/step (rejected|completed)/);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `run-rejected-${name}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `run-rejected-${name}.png`), fullPage: true });
       await ctx.close();
     }
   });
@@ -255,7 +256,7 @@ describe.skipIf(!HAVE_BROWSER)(`runs and processes in a real browser${HAVE_BROWS
       ] as const) {
         await page.goto(`${suite.wb.base}${where}`);
         if (name === 'process') await page.locator('figure.map img').evaluate((i: HTMLImageElement) => i.decode());
-        await page.screenshot({ path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
+        await shot(page, { path: path.join(ARTIFACTS, `${name}-${label}.png`), fullPage: true });
         // Nothing wider than the screen: wide tables scroll inside their own box.
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
       }

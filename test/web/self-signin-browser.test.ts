@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { editManifest } from '../../src/board/people.js';
 import { until } from '../support/until.js';
 import { smtpServer, type Mail, type Smtp } from '../notify/support.js';
-import { ARTIFACTS, HAVE_BROWSER, NO_BROWSER_REASON, PEOPLE, axeProblems, browserSuite, payoutAwaitingApproval } from './web-support.js';
+import { ARTIFACTS, HAVE_BROWSER, NO_BROWSER_REASON, PEOPLE, axeProblems, browserSuite, payoutAwaitingApproval, shot } from './web-support.js';
 
 const TITLE = 'Finance desk';
 const VIEWPORTS = [
@@ -56,7 +56,7 @@ describe.skipIf(!HAVE_BROWSER)('signing in by oneself, in a browser', () => {
       const field = page.getByLabel('Your email address');
       expect(await field.inputValue()).toBe('');
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `signin-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `signin-${label}.png`), fullPage: true });
 
       // Sent empty: the problem is said at the field, and the page stays accessible.
       await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
@@ -69,7 +69,7 @@ describe.skipIf(!HAVE_BROWSER)('signing in by oneself, in a browser', () => {
       await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
       await page.getByText('Check your email').waitFor();
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `signin-sent-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `signin-sent-${label}.png`), fullPage: true });
       const known = await reads(page, PEOPLE.ana);
 
       // Someone else, in another browser, types an address nobody on the board has: the same page.

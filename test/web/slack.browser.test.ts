@@ -5,19 +5,15 @@
  * page then says the run is paid, and its timeline says "Ana Silva approved
  * … in Slack". axe-core finds nothing serious. Screenshots go to docs/web/.
  */
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { ensureBuilt } from '../support/cli-run.js';
 import { buttonClick, postInteraction } from '../support/slack-api.js';
 import { until } from '../support/until.js';
 import { cleanupTmp } from '../support/tmp-board.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, release, runView, signedIn } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, release, runView, signedIn, shot, DOCS_WEB } from './web-support.js';
 import { approvalPosted, SECRET, slackBoard, USERS, type SlackBoard } from './slack-support.js';
-
-const DOCS_WEB = fileURLToPath(new URL('../../docs/web', import.meta.url));
 
 describe.skipIf(!HAVE_BROWSER)(`a decision made in Slack on the run page${HAVE_BROWSER ? '' : ` (${NO_BROWSER_REASON})`}`, () => {
   let sb: SlackBoard;
@@ -26,7 +22,6 @@ describe.skipIf(!HAVE_BROWSER)(`a decision made in Slack on the run page${HAVE_B
     await ensureBuilt();
     sb = await slackBoard();
     browser = await launch();
-    mkdirSync(DOCS_WEB, { recursive: true });
   }, 180_000);
   afterAll(async () => {
     await release(browser);
@@ -51,7 +46,7 @@ describe.skipIf(!HAVE_BROWSER)(`a decision made in Slack on the run page${HAVE_B
       // Nothing scrolls sideways, on the phone in mobile emulation too.
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       await timeline.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(DOCS_WEB, `run-slack-${name}.png`), fullPage: false });
+      await shot(page, { path: path.join(DOCS_WEB, `run-slack-${name}.png`), fullPage: false });
       await ctx.close();
     }
   });

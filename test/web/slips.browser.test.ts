@@ -16,7 +16,23 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, payoutAwaitingApproval, PEOPLE, person, republish, rid, runView, type WebBoard } from './web-support.js';
+import {
+  ARTIFACTS,
+  axeProblems,
+  browserSuite,
+  HAVE_BROWSER,
+  HELPER,
+  NO_BROWSER_REASON,
+  payoutAwaitingApproval,
+  PEOPLE,
+  person,
+  republish,
+  rid,
+  runView,
+  type WebBoard,
+  shot,
+  DOCS_WEB,
+} from './web-support.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The example board's expense process as it is published (fields-1: its amount has `minimum: 0.01`). */
@@ -65,7 +81,7 @@ describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BR
       console.log(`${label}: ${Math.round(start!.y - (nav!.y + nav!.height))} px between Versions and the start form`);
       expect(start!.y - (nav!.y + nav!.height)).toBeGreaterThanOrEqual(12);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `slips-process-${label}.png`) });
+      await shot(page, { path: path.join(ARTIFACTS, `slips-process-${label}.png`) });
       await page.context().close();
     });
 
@@ -137,7 +153,7 @@ describe.skipIf(!HAVE_BROWSER)(`issue 42's page slips in a real browser${HAVE_BR
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
       expect(await axeProblems(page)).toEqual([]);
       await issue.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(ROOT, `docs/web/amount-bound-${label}.png`) });
+      await shot(page, { path: path.join(DOCS_WEB, `amount-bound-${label}.png`) });
       await page.context().close();
     });
   }

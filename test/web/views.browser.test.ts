@@ -18,7 +18,7 @@ import { Board } from '../../src/board/board.js';
 import { Service } from '../../src/service/service.js';
 import { createLoginLink } from '../../src/web/sessions.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer, shot, DOCS_WEB } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -90,7 +90,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
       expect(await section.textContent()).toContain('Priority: High');
       expect(await noSideScroll(page)).toBe(true);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ROOT, `docs/web/blocked-run-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(DOCS_WEB, `blocked-run-${label}.png`), fullPage: true });
       await page.context().close();
     });
 
@@ -102,7 +102,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
       await expect(page.locator('.view-picker a[aria-current="page"]').textContent()).resolves.toBe('All my work');
       expect(await noSideScroll(page)).toBe(true);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ROOT, `docs/web/work-priority-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(DOCS_WEB, `work-priority-${label}.png`), fullPage: true });
       await page.context().close();
     });
 
@@ -117,7 +117,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
       expect(await columns.nth(1).locator('.blocked-tag').textContent()).toBe('Blocked');
       expect(await noSideScroll(page)).toBe(true);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ROOT, `docs/web/runs-view-board-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(DOCS_WEB, `runs-view-board-${label}.png`), fullPage: true });
 
       await page.getByRole('link', { name: 'Who each run waits for' }).click();
       await page.waitForURL(`${base}/runs?view=waiting-on`);
@@ -150,7 +150,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
     const heads = (await page.locator('.view-column > h2').allTextContents()).map((t) => t.replace(/\s+/g, ' ').trim());
     expect(heads).toEqual(['Urgent 1', 'High 1', 'Normal 1', 'Low 1']);
     expect(await axeProblems(page)).toEqual([]);
-    await page.screenshot({ path: path.join(ROOT, 'docs/web/work-view-board-desktop.png'), fullPage: true });
+    await shot(page, { path: path.join(DOCS_WEB, 'work-view-board-desktop.png'), fullPage: true });
     await page.context().close();
   });
 });

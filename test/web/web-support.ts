@@ -25,6 +25,21 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const HAVE_BROWSER = existsSync(CHROMIUM);
 export const NO_BROWSER_REASON = `no browser at ${CHROMIUM} (install Debian's chromium package; .ci/run does): browser tests skipped`;
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts/web');
+/** The docs' pictures of the pages (docs/people.md and the other guides show them). */
+export const DOCS_WEB = path.join(ROOT, 'docs/web');
+
+/**
+ * A picture of the page as the test saw it, under WB_SCREENSHOTS=1 only
+ * (CONTRIBUTING.md, "Look at the pages"): to docs/web/ for the docs, to
+ * test-artifacts/web/ for the rest. Without it none is taken: no assertion
+ * reads them, a full-page PNG costs the browser about a second of CPU, and a
+ * test run should not rewrite files git tracks.
+ */
+export async function shot(page: Page, options: { path: string; fullPage?: boolean }): Promise<void> {
+  if (process.env.WB_SCREENSHOTS !== '1') return;
+  mkdirSync(path.dirname(options.path), { recursive: true });
+  await page.screenshot(options);
+}
 
 export const PEOPLE = {
   ana: 'ana@example.com',
@@ -256,7 +271,6 @@ export function browserSuite(): { wb: WebBoard; browser: Browser } {
   beforeAll(async () => {
     suite.wb = await startBoard();
     suite.browser = await launch();
-    mkdirSync(ARTIFACTS, { recursive: true });
   });
   afterAll(async () => {
     await release(suite.browser);
@@ -278,7 +292,17 @@ export async function launch(): Promise<Browser> {
   if (shared?.isConnected()) return shared;
   shared = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      ...(process.env.CHROMEARGS ? process.env.CHROMEARGS.split(' ') : []),
+    ],
   });
   return shared;
 }

@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { createLoginLink } from '../../src/web/sessions.js';
-import { agentDoes, ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PEOPLE, republish, rid, runView, signedIn, type WebBoard } from './web-support.js';
+import { agentDoes, ARTIFACTS, axeProblems, browserSuite, HAVE_BROWSER, HELPER, NO_BROWSER_REASON, PEOPLE, republish, rid, runView, signedIn, type WebBoard, shot } from './web-support.js';
 
 const EXPENSE = `---
 name: expense-claim
@@ -155,7 +155,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
     expect(bar.top).toBeGreaterThan(0);
     expect(bar.bottom).toBeLessThanOrEqual(844);
     expect(await axeProblems(page)).toEqual([]);
-    await page.screenshot({ path: path.join(ARTIFACTS, 'words-long-link-phone.png') });
+    await shot(page, { path: path.join(ARTIFACTS, 'words-long-link-phone.png') });
     await ctx.close();
   });
 
@@ -186,7 +186,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       expect(await due.textContent()).toMatch(/^in (2 days|\d+ hours)$/);
       expect(await due.getAttribute('title')).toMatch(/\d{4}, \d{2}:\d{2}/);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `words-inbox-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `words-inbox-${label}.png`), fullPage: true });
       await ctx.close();
     });
 
@@ -234,7 +234,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       }
       expect(await axeProblems(page)).toEqual([]);
       await page.evaluate(() => window.scrollTo(0, 0));
-      await page.screenshot({ path: path.join(ARTIFACTS, `words-work-item-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `words-work-item-${label}.png`), fullPage: true });
       await ctx.close();
     });
 
@@ -275,7 +275,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       const img = await page.request.get(`${suite.wb.base}/runs/${flagged.runId}/map.svg`);
       expect(img.headers()['content-type']).toContain('image/svg+xml');
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `words-map-${label}.png`), fullPage: false });
+      await shot(page, { path: path.join(ARTIFACTS, `words-map-${label}.png`), fullPage: false });
       await ctx.close();
     });
 
@@ -292,7 +292,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
         expect(oneLine.every(Boolean)).toBe(true);
       }
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `words-run-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `words-run-${label}.png`), fullPage: true });
       await page.goto(`${suite.wb.base}/runs?process=expense-claim`);
       expect(await page.locator('table.runs tbody th a').allTextContents()).toContain('Expense claim · Ana Silva · 1,240.00 EUR');
       expect(await axeProblems(page)).toEqual([]);
@@ -303,7 +303,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       const link = page.getByLabel('Link to the receipt');
       expect(await link.evaluate((el) => [el.tagName, el.getAttribute('inputmode')])).toEqual(['INPUT', 'url']);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `words-process-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `words-process-${label}.png`), fullPage: true });
       await page.getByRole('link', { name: 'Open the map full size' }).click();
       await page.waitForURL(/\/processes\/expense-claim\/v1\/map$/);
       expect(await page.locator('[data-map] svg image').count()).toBe(1);
@@ -324,7 +324,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       await page.getByLabel('Nights away (nights)').fill('3');
       await page.getByLabel(/^No seat is free yet/).check();
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `words-task-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `words-task-${label}.png`), fullPage: true });
       await page.getByRole('button', { name: 'Complete', exact: true }).click();
       await page.waitForURL(new RegExp(`/runs/${runId}\\?done=`));
       expect(await page.locator('.notice.ok').textContent()).toContain('Your work was recorded');
@@ -386,7 +386,7 @@ describe.skipIf(!HAVE_BROWSER)(`the web app in words, at 1280 and 390 px${HAVE_B
       expect(await instead.locator('textarea[name="note"]').count()).toBe(0);
       expect(await instead.getByText('Within the travel policy').count()).toBeGreaterThan(0);
       expect(await axeProblems(page)).toEqual([]);
-      await page.screenshot({ path: path.join(ARTIFACTS, `words-escalation-${label}.png`), fullPage: true });
+      await shot(page, { path: path.join(ARTIFACTS, `words-escalation-${label}.png`), fullPage: true });
       await ctx.close();
     }
     const { ctx, page } = await signedIn(suite.browser, suite.wb, PEOPLE.ops);

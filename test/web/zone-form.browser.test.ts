@@ -10,7 +10,23 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { editManifest } from '../../src/board/people.js';
 import { cleanupTmp } from '../support/tmp-board.js';
-import { ARTIFACTS, axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, PEOPLE, release, republish, runView, serveBoard, signedIn, startBoard, stopServer, type WebBoard } from './web-support.js';
+import {
+  ARTIFACTS,
+  axeProblems,
+  HAVE_BROWSER,
+  launch,
+  NO_BROWSER_REASON,
+  PEOPLE,
+  release,
+  republish,
+  runView,
+  serveBoard,
+  signedIn,
+  startBoard,
+  stopServer,
+  type WebBoard,
+  shot,
+} from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -63,7 +79,7 @@ describe.skipIf(!HAVE_BROWSER)(`date-time fields in the board's zone${HAVE_BROWS
     expect(await page.locator('main').textContent()).not.toContain('(UTC)');
     await page.getByLabel('Topic').fill(`Planning, ${name}`);
     await field.fill(typed);
-    await page.screenshot({ path: path.join(ARTIFACTS, `zone-form-${name}.png`), fullPage: true });
+    await shot(page, { path: path.join(ARTIFACTS, `zone-form-${name}.png`), fullPage: true });
     expect(await axeProblems(page)).toEqual([]);
     await page.getByRole('button', { name: 'Start a run of version 1' }).click();
     await page.waitForURL(/\/runs\/r-[0-9a-z]{26}\?started=1$/);
