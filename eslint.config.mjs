@@ -1,7 +1,8 @@
 // Lint (CONTRIBUTING.md, "Lint and format"): typescript-eslint's type-aware
 // recommended rules over src/ and test/, with the promise and assertion rules
-// as errors. `!` is a warning in src/, capped by `npm run lint`'s
-// --max-warnings so the count can only fall. Tests read JSON answers as `any`
+// as errors. `!` is a warning in src/, capped by MAX_WARNINGS in
+// scripts/check.mjs (what `npm run lint` and `npm test` run, over the same
+// program as the typecheck) so the count can only fall. Tests read JSON answers as `any`
 // on purpose (test/support/svc-harness.ts's Data), so the rules about `any`
 // and `!` are off there.
 import js from '@eslint/js';
