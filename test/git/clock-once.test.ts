@@ -47,7 +47,7 @@ describe('the board clock: timers once per board', () => {
     const serves = new Map<string, { child: ChildProcess; out: string }>();
     const startServe = (dir: string) => {
       // Every serve's clock a minute ahead (the test-only seam, docs/architecture.md "Test-only seams"): approvals fall due as soon as a clone holding the clock sees them.
-      const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', '1', '--git-clock', '20'], {
+      const child = spawn(process.execPath, [BIN, 'serve', '--git-sync', '1', '--git-clock', '10'], {
         cwd: dir,
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, [TEST_CLOCK_AHEAD_VAR]: '60000' },
