@@ -7,6 +7,7 @@ import { BoundedMap } from '../core/bounded-map.js';
 import type { Issue } from '../core/issues.js';
 import { sha256Hex } from '../core/hash.js';
 import { parseMarkdown } from '../core/markdown.js';
+import { isObj } from '../process/validate/raw.js';
 import { renderMarkdown } from './codec.js';
 import { fileKind } from './layout.js';
 import { manifestIssues } from './manifest.js';
@@ -52,18 +53,18 @@ function decodeFresh(rel: string, bytes: Buffer, sha256: string): { ok: true; do
   const parsed = parseMarkdown(text);
   if (!parsed.ok) return parsed;
   const data = parsed.value.data;
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return { ok: false, issues: [{ path: '', message: 'frontmatter must be a map' }] };
+  if (!isObj(data)) return { ok: false, issues: [{ path: '', message: 'frontmatter must be a map' }] };
   const kind = fileKind(rel);
   if (kind) {
-    const issues = [...schemaIssues(kind, data), ...(kind === 'work' ? manifestIssues(data as Record<string, unknown>) : [])].map((i) => ({
+    const issues = [...schemaIssues(kind, data), ...(kind === 'work' ? manifestIssues(data) : [])].map((i) => ({
       ...i,
       ...(parsed.value.locate(i.path.split(/\.|\[|\]/).filter(Boolean)) ?? {}),
     }));
     if (issues.length > 0) return { ok: false, issues };
   }
-  const rev = (data as Record<string, unknown>).rev;
+  const rev = data.rev;
   if (typeof rev !== 'number' || !Number.isInteger(rev) || rev < 1) return { ok: false, issues: [{ path: 'rev', message: 'required: a whole number from 1' }] };
-  return { ok: true, doc: { rel, data: data as Record<string, unknown>, body: parsed.value.body, rev, sha256 } };
+  return { ok: true, doc: { rel, data, body: parsed.value.body, rev, sha256 } };
 }
 
 export function encodeDoc(rel: string, data: Record<string, unknown>, body: string): string {

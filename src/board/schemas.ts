@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { DefinedError, ValidateFunction } from 'ajv/dist/2020.js';
 import type { Issue } from '../core/issues.js';
 import { validatorFor } from './validators.js';
 
@@ -66,10 +66,11 @@ export function fieldRule(kind: FileKind, key: string): FieldRule {
 export function schemaIssues(kind: FileKind, data: unknown): Issue[] {
   const c = load(kind);
   if (c.validate(data)) return [];
-  return (c.validate.errors ?? []).map(toIssue);
+  // Our schemas use only ajv's own keywords (strict mode refuses others), whose errors DefinedError types by keyword.
+  return ((c.validate.errors ?? []) as DefinedError[]).map(toIssue);
 }
 
-function toIssue(e: ErrorObject): Issue {
+function toIssue(e: DefinedError): Issue {
   const segs = e.instancePath
     .split('/')
     .slice(1)
@@ -77,15 +78,15 @@ function toIssue(e: ErrorObject): Issue {
   let path = segs.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
   let message = e.message ?? 'invalid';
   if (e.keyword === 'additionalProperties') {
-    const key = (e.params as { additionalProperty: string }).additionalProperty;
+    const key = e.params.additionalProperty;
     path = path === '' ? key : `${path}.${key}`;
     message = 'unknown key';
   } else if (e.keyword === 'required') {
-    const key = (e.params as { missingProperty: string }).missingProperty;
+    const key = e.params.missingProperty;
     path = path === '' ? key : `${path}.${key}`;
     message = 'required';
   } else if (e.keyword === 'enum') {
-    message = `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    message = `must be one of ${e.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   }
   return { path, message };
 }

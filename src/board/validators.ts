@@ -8,6 +8,7 @@
  */
 import { createRequire } from 'node:module';
 import type { Ajv2020, ValidateFunction } from 'ajv/dist/2020.js';
+import { isCode } from './fsutil.js';
 
 const require = createRequire(import.meta.url);
 
@@ -36,7 +37,7 @@ export function validatorFor(group: 'board' | 'tools', name: string, schema: () 
   try {
     return require(`../validators/${group}/${name}.cjs`) as ValidateFunction;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+    if (!isCode(e, 'MODULE_NOT_FOUND')) throw e;
   }
   // One ajv holds each schema once, by its $id: a second compile of the same schema would throw.
   const source = schema();

@@ -15,6 +15,8 @@ export type LogFormat = 'json' | 'text';
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+const isLogLevel = (s: string): s is LogLevel => LOG_LEVELS.some((l) => l === s);
+
 /** The request a line belongs to: set around each HTTP request, read by every line logged within it. */
 export const requestScope = new AsyncLocalStorage<{ req: string }>();
 
@@ -42,10 +44,12 @@ export interface Logger {
 export function logSettings(flags: { format?: string; level?: string }, env: NodeJS.ProcessEnv = process.env): { format: LogFormat; level: LogLevel } | { problems: string[] } {
   const format = flags.format ?? env.WORKBOARD_LOG_FORMAT ?? 'text';
   const level = flags.level ?? env.WORKBOARD_LOG_LEVEL ?? 'info';
+  const formatOk = format === 'json' || format === 'text';
+  const levelOk = isLogLevel(level);
   const problems: string[] = [];
-  if (format !== 'json' && format !== 'text') problems.push(`the log format must be json or text, got "${format}"`);
-  if (!(LOG_LEVELS as readonly string[]).includes(level)) problems.push(`the log level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
-  return problems.length > 0 ? { problems } : { format: format as LogFormat, level: level as LogLevel };
+  if (!formatOk) problems.push(`the log format must be json or text, got "${format}"`);
+  if (!levelOk) problems.push(`the log level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return formatOk && levelOk ? { format, level } : { problems };
 }
 
 /** A JSON line as readable words, still one line an event: time, level, message (its own lines joined by ' | '), then its fields (request, who, …) in brackets. */

@@ -8,6 +8,8 @@ import { canonicalJson, sha256Hex } from '../core/hash.js';
 import type { CheckQuestion, Step } from '../process/model.js';
 import type { Limits, Pinned, RunState } from './types.js';
 import type { Completion, QuestionResult, Verdict } from '../protocol/completions.js';
+import type { StepDataView } from '../protocol/views.js';
+import { isObj } from '../process/validate/raw.js';
 import { runData } from './view.js';
 
 /** One answer as an evaluator gives it; which shape depends on the question's kind. */
@@ -50,9 +52,8 @@ export function askedQuestions(qs: readonly CheckQuestion[]): AskedQuestion[] {
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 
 /** When a step's entry in run data last changed: its current completion, else its latest earlier one. */
-function lastAt(entry: unknown): string {
-  const e = entry as { at?: string; history?: { at?: string }[] };
-  return e.at ?? e.history?.[e.history.length - 1]?.at ?? '';
+function lastAt(e: StepDataView): string {
+  return e.at ?? e.history[e.history.length - 1]?.at ?? '';
 }
 
 /**
@@ -64,7 +65,9 @@ export function checkRequest(state: RunState, pinned: Pinned, def: Step, sub: Co
   const steps = { ...full.steps };
   let inputs = full.inputs;
   const omitted: string[] = [];
-  const oldestFirst = Object.keys(steps).sort((a, b) => (lastAt(steps[a]) < lastAt(steps[b]) ? -1 : lastAt(steps[a]) > lastAt(steps[b]) ? 1 : 0));
+  const oldestFirst = Object.entries(steps)
+    .sort(([, a], [, b]) => (lastAt(a) < lastAt(b) ? -1 : lastAt(a) > lastAt(b) ? 1 : 0))
+    .map(([id]) => id);
   for (const id of oldestFirst) {
     if (bytes({ inputs, steps }) <= limits.checkStateBytes) break;
     delete steps[id];
@@ -96,19 +99,19 @@ export function checkRequest(state: RunState, pinned: Pinned, def: Step, sub: Co
  * not fit.
  */
 export function readAnswer(q: AskedQuestion, a: unknown): { ok: true; answer: CheckAnswer } | { ok: false; problem: string } {
-  const isProb = (x: unknown) => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
-  if (typeof a !== 'object' || a === null || Array.isArray(a)) return { ok: false, problem: 'expected an object' };
-  const o = a as Record<string, unknown>;
+  const isProb = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= 1;
+  if (!isObj(a)) return { ok: false, problem: 'expected an object' };
   const bad = (problem: string) => ({ ok: false as const, problem });
   switch (q.kind) {
     case 'yes_no':
-      return isProb(o.yes) ? { ok: true, answer: { yes: o.yes as number } } : bad('expected {"yes": <probability from 0 to 1>}');
+      return isProb(a.yes) ? { ok: true, answer: { yes: a.yes } } : bad('expected {"yes": <probability from 0 to 1>}');
     case 'choice':
-      if (typeof o.choice !== 'string' || !Object.hasOwn(q.one_of, o.choice)) return bad(`expected "choice" to be one of ${Object.keys(q.one_of).join(', ')}`);
-      return isProb(o.confidence) ? { ok: true, answer: { choice: o.choice, confidence: o.confidence as number } } : bad('expected "confidence" from 0 to 1');
+      if (typeof a.choice !== 'string' || !Object.hasOwn(q.one_of, a.choice)) return bad(`expected "choice" to be one of ${Object.keys(q.one_of).join(', ')}`);
+      return isProb(a.confidence) ? { ok: true, answer: { choice: a.choice, confidence: a.confidence } } : bad('expected "confidence" from 0 to 1');
     case 'rubric':
-      if (!Number.isInteger(o.level) || (o.level as number) < 0 || (o.level as number) >= q.levels.length) return bad(`expected "level" to be a whole number from 0 to ${q.levels.length - 1}`);
-      return isProb(o.confidence) ? { ok: true, answer: { level: o.level as number, confidence: o.confidence as number } } : bad('expected "confidence" from 0 to 1');
+      // Number.isInteger is false for every non-number, so the typeof only narrows.
+      if (typeof a.level !== 'number' || !Number.isInteger(a.level) || a.level < 0 || a.level >= q.levels.length) return bad(`expected "level" to be a whole number from 0 to ${q.levels.length - 1}`);
+      return isProb(a.confidence) ? { ok: true, answer: { level: a.level, confidence: a.confidence } } : bad('expected "confidence" from 0 to 1');
   }
 }
 

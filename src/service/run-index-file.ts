@@ -97,11 +97,11 @@ function records(text: string): { value: unknown; end: number }[] {
   }
 }
 
-const isEntry = (v: unknown): v is IndexEntry => typeof v === 'object' && v !== null && typeof (v as IndexEntry).stamp === 'string' && typeof (v as IndexEntry).summary === 'object';
+const isEntry = (v: unknown): v is IndexEntry => typeof v === 'object' && v !== null && 'stamp' in v && typeof v.stamp === 'string' && 'summary' in v && typeof v.summary === 'object';
 
 function isMark(v: unknown): v is EndedMark {
-  const m = v as EndedMark;
-  return typeof v === 'object' && v !== null && typeof m.ino === 'string' && typeof m.max === 'string' && [m.len, m.lines, m.n, m.sum].every((x) => Number.isSafeInteger(x) && x >= 0);
+  if (typeof v !== 'object' || v === null || !('ino' in v && 'max' in v && 'len' in v && 'lines' in v && 'n' in v && 'sum' in v)) return false;
+  return typeof v.ino === 'string' && typeof v.max === 'string' && [v.len, v.lines, v.n, v.sum].every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0);
 }
 
 /** The inode part of a file's stamp ('' when absent). */
@@ -155,13 +155,13 @@ export class IndexEntries {
     const text = state.readTextNow(OPEN_FILE);
     if (text === null) return null;
     const open = new Map<string, IndexEntry>();
-    let batch: unknown[] = [];
+    let batch: unknown[][] = [];
     let cursor: IndexCursor | null = null;
     for (const { value, end } of records(text)) {
       if (!Array.isArray(value)) break;
       if (value[0] === 'c') {
         if (value[1] !== VERSION || !isMark(value[3]) || typeof value[2] !== 'object' || value[2] === null) break;
-        for (const r of batch as unknown[][]) {
+        for (const r of batch) {
           if (r[0] === 's' && typeof r[1] === 'string' && isEntry(r[2])) open.set(r[1], r[2]);
           else if (r[0] === 'd' && typeof r[1] === 'string') open.delete(r[1]);
         }

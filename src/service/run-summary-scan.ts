@@ -17,6 +17,7 @@
  */
 import { parseYaml } from '../core/markdown.js';
 import { fieldRule } from '../board/schemas.js';
+import { isObj } from '../process/validate/raw.js';
 import type { RunRecord } from '../engine/types.js';
 
 /** What the run index keeps of a run: enough to list, filter and sort runs without reading them. */
@@ -102,8 +103,9 @@ function inputsOf(block: readonly string[]): Record<string, unknown> | null {
   }
   const parsed = parseYaml(`${block.join('\n')}\n`, '');
   if (!parsed.ok) return null;
-  const value = (parsed.value.data as { inputs?: unknown }).inputs;
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  const data = parsed.value.data;
+  const value = isObj(data) ? data.inputs : undefined;
+  return isObj(value) ? value : null;
 }
 
 export function scanRunSummary(text: string): RunSummary | null {
@@ -120,7 +122,8 @@ export function scanRunSummary(text: string): RunSummary | null {
     if (line.startsWith('  ') || line === '') continue;
     const m = /^([A-Za-z][A-Za-z0-9_]*):(?: (.+))?$/.exec(line);
     if (!m || line.includes('\r') || line.includes('\t')) return null;
-    const [, key, raw] = m as unknown as [string, string, string | undefined];
+    // The key's group always takes part in a match: the default is never used.
+    const [, key = '', raw] = m;
     if (found.has(key) || (key === 'inputs' && inputs !== null)) return null; // a duplicate: the full read refuses it
     if (key === 'inputs') {
       let end = i + 1;
@@ -133,7 +136,10 @@ export function scanRunSummary(text: string): RunSummary | null {
       found.set(key, v);
     }
   }
-  const str = (k: string) => (typeof found.get(k) === 'string' ? (found.get(k) as string) : null);
+  const str = (k: string) => {
+    const v = found.get(k);
+    return typeof v === 'string' ? v : null;
+  };
   const [id, process, state, mode, startedAt, updatedAt] = ['id', 'process', 'state', 'mode', 'startedAt', 'updatedAt'].map(str);
   const version = found.get('version');
   const outcome = found.get('outcome') ?? null;

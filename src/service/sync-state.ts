@@ -85,7 +85,7 @@ export function freshSyncState(pid: number, host: string, everyMs: number, now: 
 }
 
 const isState = (v: unknown): v is SyncState =>
-  typeof v === 'object' && v !== null && typeof (v as SyncState).everyMs === 'number' && typeof (v as SyncState).failingInARow === 'number' && typeof (v as SyncState).pid === 'number';
+  typeof v === 'object' && v !== null && 'everyMs' in v && typeof v.everyMs === 'number' && 'failingInARow' in v && typeof v.failingInARow === 'number' && 'pid' in v && typeof v.pid === 'number';
 
 export async function readSyncState(state: WorkState): Promise<SyncState | null> {
   const text = await state.readText(SYNC_STATE_FILE);

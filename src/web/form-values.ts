@@ -22,16 +22,17 @@ export interface WebField {
   maximum?: number;
 }
 
-type RawField = string | { type?: string; description?: string; optional?: boolean; one_of?: unknown[]; items?: RawField; minimum?: unknown; maximum?: unknown };
+/** A field as a published process declares it, already checked by process/validate/fields.ts: a known type name, scalar `one_of` values. */
+type RawField = FieldType | { type?: FieldType; description?: string; optional?: boolean; one_of?: (string | number | boolean)[]; items?: RawField; minimum?: unknown; maximum?: unknown };
 
 function one(name: string, raw: RawField): WebField {
-  if (typeof raw === 'string') return { name, type: raw as FieldType, optional: false };
+  if (typeof raw === 'string') return { name, type: raw, optional: false };
   return {
     name,
-    type: (raw.type ?? 'string') as FieldType,
+    type: raw.type ?? 'string',
     optional: raw.optional === true,
     ...(raw.description !== undefined ? { description: raw.description } : {}),
-    ...(Array.isArray(raw.one_of) ? { oneOf: raw.one_of as (string | number | boolean)[] } : {}),
+    ...(Array.isArray(raw.one_of) ? { oneOf: raw.one_of } : {}),
     ...(raw.items !== undefined ? { items: one('item', raw.items) } : {}),
     ...(typeof raw.minimum === 'number' ? { minimum: raw.minimum } : {}),
     ...(typeof raw.maximum === 'number' ? { maximum: raw.maximum } : {}),

@@ -89,9 +89,10 @@ export function checkQuestions(issues: IssueList, v: unknown, path: PathSegment[
       }
       let pass = 0;
       if (!own(q, 'pass')) issues.add([...qp, 'pass'], 'required: the lowest passing level, counted from 0');
-      else if (!Number.isInteger(q.pass) || (q.pass as number) < 0 || (n > 0 && (q.pass as number) >= n))
+      // Number.isInteger is false for every non-number, so isNum only narrows.
+      else if (!isNum(q.pass) || !Number.isInteger(q.pass) || q.pass < 0 || (n > 0 && q.pass >= n))
         issues.add([...qp, 'pass'], `expected a level number from 0 to ${n > 0 ? n - 1 : 'the last level'}`);
-      else pass = q.pass as number;
+      else pass = q.pass;
       const c = probability('confidence');
       out.push({ kind: 'rubric', ask, levels: Array.isArray(levels) ? (levels as string[]) : [], pass, ...(c !== undefined ? { confidence: c } : {}) });
       return;

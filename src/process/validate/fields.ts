@@ -77,8 +77,10 @@ function checkField(issues: IssueList, def: unknown, path: PathSegment[], inItem
   return type ? spec : undefined;
 }
 
+const isFieldType = (name: string): name is FieldType => FIELD_TYPES.some((t) => t === name);
+
 function checkType(issues: IssueList, name: string, path: PathSegment[]): FieldType | undefined {
-  if ((FIELD_TYPES as readonly string[]).includes(name)) return name as FieldType;
+  if (isFieldType(name)) return name;
   issues.add(path, `unknown type "${name}"; expected one of ${list(FIELD_TYPES)}`);
   return undefined;
 }
@@ -115,7 +117,7 @@ export function coreInputs(raw: unknown): Record<string, unknown> {
   if (!isObj(raw)) return {};
   const out: Record<string, unknown> = {};
   for (const [name, def] of Object.entries(raw)) {
-    const core = isObj(def) && BOUND_KEYS.some((k) => own(def, k)) ? Object.fromEntries(Object.entries(def).filter(([k]) => !(BOUND_KEYS as readonly string[]).includes(k))) : def;
+    const core = isObj(def) && BOUND_KEYS.some((k) => own(def, k)) ? Object.fromEntries(Object.entries(def).filter(([k]) => !BOUND_KEYS.some((b) => b === k))) : def;
     Object.defineProperty(out, name, { value: core, enumerable: true, writable: true, configurable: true });
   }
   return out;
