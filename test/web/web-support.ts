@@ -32,7 +32,7 @@ export const DOCS_WEB = path.join(ROOT, 'docs/web');
  * A picture of the page as the test saw it, under WB_SCREENSHOTS=1 only
  * (CONTRIBUTING.md, "Look at the pages"): to docs/web/ for the docs, to
  * test-artifacts/web/ for the rest. Without it none is taken: no assertion
- * reads them, a full-page PNG costs the browser about a second of CPU, and a
+ * reads them, a full-page PNG costs the browser 0.5–1 s of CPU, and a
  * test run should not rewrite files git tracks.
  */
 export async function shot(page: Page, options: { path: string; fullPage?: boolean }): Promise<void> {
