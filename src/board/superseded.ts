@@ -25,12 +25,23 @@ export interface SupersededBranch {
   lines: AuditEvent[];
   /** The losing side's run files (RUN.md and step files), by name, as they were. */
   files: Record<string, string>;
-  /**
-   * What the merge's replay made of each line (git/replay.ts): applied again as the
-   * kept chain's line `replayed`, or not, for `reason`. Absent on branches set aside whole.
-   */
-  outcomes?: ({ line: string; replayed: string } | { line: string; reason: string })[];
+  /** What the merge's replay made of each line (git/replay.ts). Absent on branches set aside whole. */
+  outcomes?: BranchOutcome[];
 }
+
+/**
+ * One line's outcome in a replay: applied again as the kept chain's line
+ * `replayed`; already done there by the kept chain's line `held` (the same
+ * act, or an act alike: a cancel of a run cancelled there too, a decision
+ * made alike); or neither, for `reason`.
+ */
+export type BranchOutcome = { line: string; replayed: string } | { line: string; held: string } | { line: string; reason: string };
+
+/** Does the act of an outcome hold on the kept side (applied again, or already done there)? */
+export const actHolds = (o: BranchOutcome): boolean => 'replayed' in o || 'held' in o;
+
+/** The hashes of a branch's lines whose act holds on the kept side: not superseded, so nobody is told they were lost. */
+export const holdingLines = (b: SupersededBranch): Set<string> => new Set((b.outcomes ?? []).filter(actHolds).map((o) => o.line));
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

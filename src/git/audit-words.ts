@@ -8,6 +8,7 @@
  * briefly; hashes and signatures never appear (the files keep them). Pure.
  */
 import type { AuditEvent } from '../board/audit.js';
+import { actHolds, type BranchOutcome } from '../board/superseded.js';
 import type { Process, StepKind } from '../process/model.js';
 import { humanize, inList, processTitle, stepTitle } from '../words/index.js';
 
@@ -272,29 +273,27 @@ export function fileText(content: string, words: Words): string {
   for (const { raw, value } of jsonLines(content)) {
     if (isLine(value)) out.push(lineText(value, words));
     else if (isObj(value) && isObj(value.fork) && typeof value.fork.seq === 'number' && Array.isArray(value.lines) && value.lines.every(isLine)) {
-      out.push(...branchText({ fork: { seq: value.fork.seq }, lines: value.lines, ...(Array.isArray(value.outcomes) ? { outcomes: value.outcomes as Outcome[] } : {}) }, words));
+      out.push(...branchText({ fork: { seq: value.fork.seq }, lines: value.lines, ...(Array.isArray(value.outcomes) ? { outcomes: value.outcomes as BranchOutcome[] } : {}) }, words));
     } else out.push(`!! ${value === null ? 'not valid JSON' : 'not an audit line'}: ${oneLine(raw)}`);
   }
   return out.length > 0 ? `${out.join('\n')}\n` : '';
 }
 
-type Outcome = { line: string; replayed: string } | { line: string; reason: string };
-
 /**
  * A branch a merge set aside, in words: a heading, then each of its lines; when the
- * merge replayed it (docs/git.md "The merge rule"), each line says whether it was
- * applied again on the kept side or why not.
+ * merge replayed it (docs/git.md "The replay"), each line says whether it was
+ * applied again on the kept side, was already done there, or why not.
  */
-export function branchText(b: { fork: { seq: number }; lines: readonly AuditEvent[]; outcomes?: readonly Outcome[] }, words: Words, n?: number): string[] {
+export function branchText(b: { fork: { seq: number }; lines: readonly AuditEvent[]; outcomes?: readonly BranchOutcome[] }, words: Words, n?: number): string[] {
   const after = b.fork.seq < 0 ? 'from the start' : `after #${b.fork.seq}`;
   const count = `${b.lines.length} transition${b.lines.length === 1 ? '' : 's'} ${after}, made on another clone's side of the merge`;
   if (!b.outcomes) return [`superseded on merge${n !== undefined ? `, branch ${n}` : ''} (${count}):`, ...b.lines.map((l) => `  ${lineText(l, words)}`)];
   const of = new Map(b.outcomes.map((o) => [o.line, o]));
   const said = (l: AuditEvent): string => {
     const o = of.get(l.hash);
-    return o === undefined ? '' : 'replayed' in o ? ' (applied again on merge)' : ` (superseded: ${o.reason})`;
+    return o === undefined ? '' : 'replayed' in o ? ' (applied again on merge)' : 'held' in o ? ' (already done on the kept side)' : ` (superseded: ${o.reason})`;
   };
-  // Named by what happened to it: nothing of it applied again is simply superseded.
-  const heading = b.outcomes.some((o) => 'replayed' in o) ? 'replayed on merge' : 'superseded on merge';
+  // Named by what happened to it: a branch none of whose acts holds on the kept side is simply superseded.
+  const heading = b.outcomes.some(actHolds) ? 'replayed on merge' : 'superseded on merge';
   return [`${heading}${n !== undefined ? `, branch ${n}` : ''} (${count}):`, ...b.lines.map((l) => `  ${lineText(l, words)}${said(l)}`)];
 }

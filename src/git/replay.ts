@@ -14,11 +14,12 @@
  * is the original act's, and ids are made from the original line's hash.
  * Pure: file texts in, file texts out.
  */
-import { sha256Hex } from '../core/hash.js';
+import { canonicalJson, sha256Hex } from '../core/hash.js';
 import { sealEvent, type AuditDraft, type AuditEvent, type ChainHead } from '../board/audit.js';
 import { planCommit, type StagedFile } from '../board/commit-plan.js';
 import { decodeDoc, type BoardDoc } from '../board/document.js';
 import { paths } from '../board/layout.js';
+import type { BranchOutcome } from '../board/superseded.js';
 import type { Submission } from '../engine/acceptance.js';
 import type { Decision } from '../engine/decide.js';
 import { execute, type Command } from '../engine/execute.js';
@@ -37,8 +38,8 @@ export interface ReplayWorld {
   people?: ReadonlySet<string>;
 }
 
-/** What became of one line of the side set aside: applied again (the kept chain's line that did it), or not, and why. */
-export type LineOutcome = { line: string; replayed: string } | { line: string; reason: string };
+/** What became of one line of the side set aside (board/superseded.ts): applied again, already done on the kept side, or neither, and why. */
+export type LineOutcome = BranchOutcome;
 
 export interface ReplayResult {
   /** The kept side's files with every accepted act applied (its chain included). */
@@ -194,7 +195,8 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
   const events = [...keptEvents];
   const outcomes: LineOutcome[] = [];
   // Acts the kept side already holds (itself, or applied again by an earlier merge) are not applied twice.
-  const held = new Set(events.flatMap((e) => [e.hash, replayOf(e) ?? '']));
+  const holds = new Map<string, string>();
+  for (const e of events) for (const of of [e.hash, replayOf(e)]) if (of !== null) holds.set(of, e.hash);
   const shared = keptEvents.slice(0, forkSeq + 1);
   // An event delivered to a wait completes it in the same commit: that completion goes with the event's replay.
   const skip = new Set<number>();
@@ -204,8 +206,9 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
     const withNext = next !== undefined && carried(line, next) ? next : null;
     if (withNext) skip.add(i + 1);
     const original = replayOf(line) ?? line.hash;
-    if (held.has(original)) {
-      outcomes.push({ line: line.hash, reason: 'the kept side already holds it' });
+    const holding = holds.get(original);
+    if (holding !== undefined) {
+      outcomes.push({ line: line.hash, held: holding });
       continue;
     }
     const read = stateOf(runId, files);
@@ -229,6 +232,11 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
       outcomes.push({ line: line.hash, reason: 'it would start other runs, which a merge does not do' });
       continue;
     }
+    const alike = plan.kind === 'refuse' ? doneAlike(line, act.command, state, events, files, loser) : null;
+    if (alike !== null) {
+      outcomes.push({ line: line.hash, held: alike });
+      continue;
+    }
     if (plan.kind !== 'commit') {
       const why =
         plan.kind === 'refuse' ? plan.error.message + (plan.error.issues?.length ? ` (${plan.error.issues.join('; ')})` : '') : 'its check would have to be asked again, which a merge cannot do';
@@ -243,12 +251,37 @@ export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEv
     }
     events.push(...sealed.lines);
     files[CHAIN] = (files[CHAIN] ?? '') + sealed.lines.map((l) => `${JSON.stringify(l)}\n`).join('');
-    held.add(original);
     const by = (sealed.lines.find((l) => l.actor === line.actor) ?? sealed.lines[0])?.hash ?? '';
+    holds.set(original, by);
     outcomes.push({ line: line.hash, replayed: by });
     if (withNext) outcomes.push({ line: withNext.hash, replayed: by });
   }
   return { files, outcomes };
+}
+
+const DECISIONS = new Set(['step.completed', 'step.rejected', 'step.returned', 'step.failed']);
+
+/**
+ * The kept side's line that already did what a refused act meant to do
+ * (docs/git.md "The replay"): a cancel of a run the kept side cancelled too,
+ * or a person's decision on a work item the kept side decided alike (the
+ * same decision, note and output, whoever made it). The act holds there, so
+ * it is recorded as held, not superseded, and nobody is told it was lost.
+ */
+function doneAlike(line: AuditEvent, command: Command, state: RunState, kept: readonly AuditEvent[], keptFiles: Folder, loser: Folder): string | null {
+  if (command.tool === 'cancel') return state.run.state === 'cancelled' ? ([...kept].reverse().find((e) => e.action === 'run.cancelled')?.hash ?? null) : null;
+  if (command.tool !== 'decide' || !DECISIONS.has(line.action)) return null;
+  const item = command.decision.workItemId;
+  const opened = kept.findIndex((e) => e.entity === line.entity && e.input.changes?.workItem === item);
+  const decided = opened < 0 ? undefined : kept.slice(opened + 1).find((e) => e.entity === line.entity && isPerson(e.actor) && DECISIONS.has(e.action));
+  if (decided?.action !== line.action) return null;
+  const what = (l: AuditEvent, files: Folder): string | null => {
+    if (l.action !== 'step.completed') return canonicalJson({ note: l.input.changes?.note ?? null });
+    const c = completionOf(files, stepOf(l.entity), l.actor, l.ts);
+    return c === null ? null : canonicalJson({ decision: c.decision ?? null, note: c.note ?? null, output: c.output ?? {} });
+  };
+  const mine = what(line, loser);
+  return mine !== null && mine === what(decided, keptFiles) ? decided.hash : null;
 }
 
 /** One replayed act as the store would commit it: files at rev + 1, the last line recording them; unsigned, naming the original. */

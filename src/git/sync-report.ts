@@ -15,7 +15,7 @@ export interface SyncReport {
   /** What arrived: nothing, a fast-forward, or a merge commit. */
   pulled: 'nothing' | 'fast-forward' | 'merge';
   /** Runs changed on both sides, and what the merge set aside. */
-  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number; replayed: number } | null }[];
+  merged: { run: string; taken: RunMerge['taken']; superseded: { side: 'ours' | 'theirs'; transitions: number; replayed: number; held: number } | null }[];
   pushed: boolean;
   head: string | null;
 }
@@ -32,15 +32,24 @@ export class SyncError extends Error {
 }
 
 /** What a merge did to each run that moved on both sides, as a report lists it. */
-const replayedCount = (b: SupersededBranch): number => (b.outcomes ?? []).filter((o) => 'replayed' in o).length;
+const count = (b: SupersededBranch, kind: 'replayed' | 'held'): number => (b.outcomes ?? []).filter((o) => kind in o).length;
+
+function holding(side: 'ours' | 'theirs', b: SupersededBranch): NonNullable<SyncReport['merged'][number]['superseded']> {
+  const replayed = count(b, 'replayed');
+  const held = count(b, 'held');
+  return { side, transitions: b.lines.length - replayed - held, replayed, held };
+}
+
+/** What of a superseded side still holds, as the report's words add it: `, 2 replayed on top, 1 already done there`. */
+export function holdingWords(s: { replayed: number; held: number }): string {
+  return `${s.replayed > 0 ? `, ${s.replayed} replayed on top` : ''}${s.held > 0 ? `, ${s.held} already done there` : ''}`;
+}
 
 export function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] {
   return runs.map(({ id, merge }) => ({
     run: id,
     taken: merge.taken,
-    // Lines the replay applied again on the kept side are not counted as superseded (docs/git.md "The replay").
-    superseded: merge.superseded
-      ? { side: merge.superseded.side, transitions: merge.superseded.branch.lines.length - replayedCount(merge.superseded.branch), replayed: replayedCount(merge.superseded.branch) }
-      : null,
+    // Lines whose act holds on the kept side (applied again, or already done there) are not counted as superseded (docs/git.md "The replay").
+    superseded: merge.superseded ? holding(merge.superseded.side, merge.superseded.branch) : null,
   }));
 }

@@ -8,7 +8,7 @@ import { verifyChain } from '../board/audit.js';
 import { paths } from '../board/layout.js';
 import { readRunHead } from '../board/run-head.js';
 import type { ScopeReplacement } from '../board/store.js';
-import { parseSuperseded, type SupersededBranch } from '../board/superseded.js';
+import { holdingLines, parseSuperseded, type SupersededBranch } from '../board/superseded.js';
 import { newId } from '../core/ids.js';
 import { entryFile } from '../notify/outbox.js';
 import { supersededNotification } from '../notify/superseded.js';
@@ -25,10 +25,10 @@ export type StateChanges = Pick<ScopeReplacement, 'removeState' | 'writeState'>;
 export async function endSuperseded(board: Board, run: string, before: string, after: string, runText: string, chain: string): Promise<StateChanges | null> {
   const mine = await board.store.signingFingerprint();
   const known = new Set(parseSuperseded(before).branches.flatMap((b) => b.lines.map((l) => l.hash)));
-  // A line the merge applied again on the kept side was not superseded: nobody is told of it (docs/git.md "The merge rule").
+  // A line whose act holds on the kept side (applied again, or already done there) was not superseded: nobody is told of it (docs/git.md "The replay").
   const told = (b: SupersededBranch) => {
-    const replayed = new Set((b.outcomes ?? []).flatMap((o) => ('replayed' in o ? [o.line] : [])));
-    return b.lines.filter((l) => !known.has(l.hash) && l.signer === mine && !replayed.has(l.hash));
+    const holds = holdingLines(b);
+    return b.lines.filter((l) => !known.has(l.hash) && l.signer === mine && !holds.has(l.hash));
   };
   const fresh = parseSuperseded(after).branches.filter((b) => told(b).length > 0);
   if (fresh.length === 0) return null;

@@ -24,7 +24,7 @@ import { refusalText, refusedChanges } from './incoming.js';
 import { GitError, GitTimeout, Repo, type GitRun } from './repo.js';
 import { declinedText, pushOutcome } from './push-outcome.js';
 import { finishIntent, moveTo } from './sync-move.js';
-import { summarise, SyncError, type SyncReport } from './sync-report.js';
+import { holdingWords, summarise, SyncError, type SyncReport } from './sync-report.js';
 
 export { SyncError, type SyncReport } from './sync-report.js';
 
@@ -235,7 +235,7 @@ async function pull(
   const body = setAside.flatMap(({ run, taken, superseded: s }) =>
     s
       ? [
-          `- ${run}: kept ${taken === 'ours' ? 'this clone' : `${remote}`}; ${s.transitions} transition${s.transitions === 1 ? '' : 's'} of ${s.side === 'ours' ? 'this clone' : remote} superseded${s.replayed > 0 ? `, ${s.replayed} replayed on top` : ''} (runs/${run}/superseded.jsonl)`,
+          `- ${run}: kept ${taken === 'ours' ? 'this clone' : `${remote}`}; ${s.transitions} transition${s.transitions === 1 ? '' : 's'} of ${s.side === 'ours' ? 'this clone' : remote} superseded${holdingWords(s)} (runs/${run}/superseded.jsonl)`,
         ]
       : [],
   );

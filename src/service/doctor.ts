@@ -15,6 +15,7 @@ import { isBreakable, pidAlive } from '../board/lock.js';
 import { listProcessNames, listVersions, loadVersion } from '../board/processes.js';
 import { verifyBoard } from '../board/verify.js';
 import { verifyChain } from '../board/audit.js';
+import { holdingLines } from '../board/superseded.js';
 import { supersededOf } from './superseded.js';
 import { allEntries, statusOf } from '../notify/outbox.js';
 import { emailsOf, fourEyesApplies } from '../engine/rights.js';
@@ -253,9 +254,9 @@ async function setAsideFindings(board: Board, runId: string): Promise<Finding[]>
   const chain = (await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '';
   const head = verifyChain(chain).head?.hash;
   return branches.flatMap((b, i) => {
-    // Acts a merge applied again on the kept side were not set aside (docs/git.md "The merge rule").
-    const replayed = new Set((b.outcomes ?? []).flatMap((o) => ('replayed' in o ? [o.line] : [])));
-    const open = b.lines.filter((l) => !replayed.has(l.hash) && !['server', 'coordinator', 'external'].includes(l.actor));
+    // Acts that hold on the kept side (applied again on merge, or already done there) were not set aside (docs/git.md "The replay").
+    const holds = holdingLines(b);
+    const open = b.lines.filter((l) => !holds.has(l.hash) && !['server', 'coordinator', 'external'].includes(l.actor));
     if (b.outcomes && open.length === 0) return [];
     const acts = open.map((l) => `${l.actor} ${l.action.replace(/^[a-z-]+\./, '')} ${l.entity.split('/')[1] ?? ''}`.trim());
     const at = b.lines[b.lines.length - 1]!.ts;

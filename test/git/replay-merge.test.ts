@@ -8,6 +8,7 @@
  * is clean on each.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { BranchOutcome } from '../../src/board/superseded.js';
 import { mergeCommits } from '../../src/git/board-merge.js';
 import { Repo } from '../../src/git/repo.js';
 import { ensureBuilt } from '../support/cli-run.js';
@@ -73,7 +74,7 @@ const asideOf = (files: Record<string, string>, run: string) =>
   (files[`runs/${run}/superseded.jsonl`] ?? '')
     .split('\n')
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { lines: Line[]; outcomes?: ({ line: string; replayed: string } | { line: string; reason: string })[] });
+    .map((l) => JSON.parse(l) as { lines: Line[]; outcomes?: BranchOutcome[] });
 
 /** Both clones synced until they agree; then the same bytes, and a clean `audit verify --git` on each. */
 async function settle(a: string, b: string): Promise<Record<string, string>> {
@@ -152,5 +153,35 @@ describe('a merge replays the side it does not keep through the engine', () => {
     expect(branch!.outcomes!.find((o) => o.line === lost.hash)).toEqual({ line: lost.hash, reason: 'this work item was already decided (already_decided)' });
     // The run goes on from the kept approval: the sign-off is open once.
     expect(files[`runs/${run}/sign-off.md`]).toMatch(/^state: waiting$/m);
+  }, 600_000);
+
+  it('a cancel made on both clones holds once: the other is already done there, nobody is told it was lost', async () => {
+    const { a, b, run } = await twoClones(REVIEW_TEAM);
+    for (const [dir, reason] of [
+      [a, 'Not this week.'],
+      [b, 'Sent by mistake.'],
+    ] as const) {
+      const r = await wb(dir, '--as', 'ana@example.com', 'cancel', run, '--reason', reason);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect((await wb(a, 'sync')).code).toBe(0);
+    const merging = await wb(b, 'sync');
+    expect(merging.code, merging.stderr).toBe(0);
+    expect(merging.stdout).toMatch(/0 transition\(s\) of .* superseded, 1 already done there/);
+    const files = await settle(a, b);
+    const cancelled = chainOf(files, run).filter((l) => l.action === 'run.cancelled');
+    expect(cancelled).toHaveLength(1);
+    const [branch] = asideOf(files, run);
+    const other = branch!.lines.find((l) => l.action === 'run.cancelled')!;
+    expect(other.hash).not.toBe(cancelled[0]!.hash);
+    expect(branch!.outcomes!.find((o) => o.line === other.hash)).toEqual({ line: other.hash, held: cancelled[0]!.hash });
+    const log = await wb(a, 'log', run);
+    expect(log.stdout).toMatch(
+      /^replayed on merge, branch 1 \(1 transition after #1, made on another clone's side of the merge\):\n {2}#2 .* Ana Lind cancelled the run \(".*"\) \(already done on the kept side\)$/m,
+    );
+    for (const dir of [a, b]) {
+      const doctor = await wb(dir, 'doctor');
+      expect(doctor.stdout + doctor.stderr).not.toContain('superseded on merge');
+    }
   }, 600_000);
 });

@@ -222,7 +222,46 @@ describe('the replay of a merge', () => {
       ['run.ended', 'server', 'replayed'],
     ]);
     const [branch] = parseSuperseded(files['superseded.jsonl']!).branches;
-    expect(branch!.outcomes!.map((o) => ('replayed' in o ? 'replayed' : o.reason))).toEqual(['replayed', 'a server line: the engine derives it again where it still applies']);
+    expect(branch!.outcomes!.map((o) => ('replayed' in o ? 'replayed' : 'held' in o ? 'held' : o.reason))).toEqual(['replayed', 'a server line: the engine derives it again where it still applies']);
+  });
+
+  it('a cancel of a run the other side cancelled too holds: already done there, not superseded', () => {
+    const base = shared();
+    const a = base.clone(keys[0]);
+    a.run(person('cat@example.com', true), { tool: 'cancel', reason: 'Not this quarter' }, '2026-12-01T09:02:00.000Z');
+    const b = base.clone(keys[1]);
+    b.run(person('fin@example.com', true), { tool: 'cancel', reason: 'Duplicate' }, '2026-12-01T09:03:00.000Z');
+    const files = merged(base, a, b);
+    const events = verifyChain(files['audit.jsonl']!).events;
+    const kept = events.filter((e) => e.action === 'run.cancelled');
+    expect(kept).toHaveLength(1);
+    const [branch] = parseSuperseded(files['superseded.jsonl']!).branches;
+    const other = branch!.lines.find((l) => l.action === 'run.cancelled')!;
+    expect(other.actor).not.toBe(kept[0]!.actor);
+    expect(branch!.outcomes!.find((o) => o.line === other.hash)).toEqual({ line: other.hash, held: kept[0]!.hash });
+    expect(stateOf(files).run.state).toBe('cancelled');
+  });
+
+  it('a decision made alike on both sides holds (same decision and note, whoever made it); one that differs is refused', () => {
+    const base = shared();
+    const a = base.clone(keys[0]);
+    a.decide('cat@example.com', 'approve', { decision: 'rejected', note: 'Too much' }, '2026-12-01T09:02:00.000Z');
+    const b = base.clone(keys[1]);
+    b.decide('fin@example.com', 'approve', { decision: 'rejected', note: 'Too much' }, '2026-12-01T09:03:00.000Z');
+    const files = merged(base, a, b);
+    const keptLine = verifyChain(files['audit.jsonl']!).events.find((e) => e.action === 'step.rejected')!;
+    const [branch] = parseSuperseded(files['superseded.jsonl']!).branches;
+    const other = branch!.lines.find((l) => l.action === 'step.rejected')!;
+    expect(other.actor).not.toBe(keptLine.actor);
+    expect(branch!.outcomes!.find((o) => o.line === other.hash)).toEqual({ line: other.hash, held: keptLine.hash });
+
+    const c = base.clone(keys[1]);
+    c.decide('fin@example.com', 'approve', { decision: 'rejected', note: 'Ask Ann first' }, '2026-12-01T09:03:00.000Z');
+    const differing = merged(base, a, c);
+    const [set] = parseSuperseded(differing['superseded.jsonl']!).branches;
+    const lost = set!.lines.find((l) => l.action === 'step.rejected')!;
+    // A rejection with no step to return to ends the run, so the engine names the end first.
+    expect(set!.outcomes!.find((o) => o.line === lost.hash)).toEqual({ line: lost.hash, reason: 'the run has ended; nothing more can change it (run_ended)' });
   });
 
   it('an act already applied by an earlier merge is not applied twice (a criss-cross)', () => {

@@ -30,6 +30,8 @@ export interface Verdict {
   byReason: number;
   /** Of the superseded lines, those the merge applied again on top of the side kept (their act holds, as an unsigned line naming them). */
   replayedLines: Set<string>;
+  /** Of the superseded lines, those whose act the side kept had already done (a cancel of a run cancelled there too, a decision made alike). */
+  heldLines: Set<string>;
   timers: number;
   timersOnOtherClone: number;
   /** Branches of server lines alone, each a timer the kept side holds too: written twice while two clones held the clock. */
@@ -84,13 +86,13 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
   const finalRuns = (await fs.readdir(path.join(first.dir, 'runs'))).filter((n) => n.startsWith('r-')).sort();
   const chains = new Map<string, ChainLine[]>();
   const branchesOf = new Map<string, ReturnType<typeof setAside>>();
-  const outcomes = new Map<string, { reason?: string; replayed?: string }>();
+  const outcomes = new Map<string, { reason?: string; replayed?: string; held?: string }>();
   for (const run of finalRuns) {
     const dir = path.join(first.dir, 'runs', run);
     chains.set(run, chainLines(await readOr(path.join(dir, 'audit.jsonl'))));
     const branches = setAside(await readOr(path.join(dir, 'superseded.jsonl')));
     branchesOf.set(run, branches);
-    for (const b of branches) for (const o of (b as { outcomes?: { line: string; reason?: string; replayed?: string }[] }).outcomes ?? []) outcomes.set(o.line, o);
+    for (const b of branches) for (const o of (b as { outcomes?: { line: string; reason?: string; replayed?: string; held?: string }[] }).outcomes ?? []) outcomes.set(o.line, o);
   }
 
   // Every acknowledged line is in its run's chain, or set aside beside it.
@@ -105,6 +107,7 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
   // "With a reason": the branch's outcome for the line (applied again, or the engine's refusal), or the whole side set aside by the merge rule.
   const byReason = superseded.filter((a) => outcomes.get(a.hash)?.reason !== undefined).length;
   const replayedLines = new Set(superseded.filter((a) => outcomes.get(a.hash)?.replayed !== undefined).map((a) => a.hash));
+  const heldLines = new Set(superseded.filter((a) => outcomes.get(a.hash)?.held !== undefined).map((a) => a.hash));
 
   // No board-chain line lost: every acknowledged WORK.md edit's line is in audit/board.jsonl or set aside beside it.
   const boardChain = new Set(chainLines(await readOr(path.join(first.dir, 'audit', 'board.jsonl'))).map((l) => l.hash));
@@ -180,6 +183,7 @@ export async function verdict(trace: Trace, clones: Clone[], acked: Acked[], boa
     supersededRuns: finalRuns.filter((r) => branchesOf.get(r)!.length > 0).length,
     byReason,
     replayedLines,
+    heldLines,
     timers,
     timersOnOtherClone,
     timersTwice,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { syncBoard, SyncError, type SyncReport } from '../../git/sync.js';
+import { holdingWords } from '../../git/sync-report.js';
 import { resolveRun } from '../../git/resolve.js';
 import { color, EXIT, printJson } from '../output.js';
 import type { Cli } from '../cli.js';
@@ -19,9 +20,7 @@ export function mergedLines(merged: SyncReport['merged'], other: string): string
     if (!m.superseded) return [];
     const kept = m.taken === 'ours' ? 'this clone' : other;
     const lost = m.superseded.side === 'ours' ? 'this clone' : other;
-    return [
-      `  ${m.run}: moved on both sides; kept ${kept}'s, ${m.superseded.transitions} transition(s) of ${lost} superseded${m.superseded.replayed > 0 ? `, ${m.superseded.replayed} replayed on top` : ''} (workboard log ${m.run})`,
-    ];
+    return [`  ${m.run}: moved on both sides; kept ${kept}'s, ${m.superseded.transitions} transition(s) of ${lost} superseded${holdingWords(m.superseded)} (workboard log ${m.run})`];
   });
 }
 
