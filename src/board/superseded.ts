@@ -82,7 +82,7 @@ export function parseSuperseded(text: string): { branches: SupersededBranch[]; p
 }
 
 /** A branch's identity: where it forks and where it ends. */
-const branchKey = (b: SupersededBranch): string => `${b.fork.hash}:${b.lines[b.lines.length - 1]!.hash}`;
+export const branchKey = (b: SupersededBranch): string => `${b.fork.hash}:${b.lines[b.lines.length - 1]!.hash}`;
 
 /** Is `a` the same branch as `b` cut short (same fork, its lines a prefix of b's)? */
 function isPrefixOf(a: SupersededBranch, b: SupersededBranch): boolean {

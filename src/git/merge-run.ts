@@ -7,7 +7,8 @@
  * - changed on one side only: that side, whole;
  * - changed on both: the side the rule below ranks higher, whole; then the
  *   other side's acts after the fork are replayed on top of it through the
- *   engine (git/replay.ts) when the board's version of the process is at hand;
+ *   engine (git/replay.ts) when the board's version of the process is at hand,
+ *   and so are the acts an earlier merge refused on that side;
  *   the other side's lines are kept verbatim in `superseded.jsonl`
  *   (board/superseded.ts), signed and verifiable, with its files and what the
  *   replay made of each line (applied again, or refused and why).
@@ -34,8 +35,8 @@ import { verifyChain, type AuditEvent } from '../board/audit.js';
 import { SERVER } from '../engine/types.js';
 import { RUN_CHAIN_FILE, RUN_FILE_NAME } from '../board/layout.js';
 import { pinnedBy, readRunHead } from '../board/run-head.js';
-import { canonicalBranches, parseSuperseded, SUPERSEDED_FILE, supersededText, type SupersededBranch } from '../board/superseded.js';
-import { replay, type ReplayWorld } from './replay.js';
+import { actHolds, branchKey, canonicalBranches, parseSuperseded, SUPERSEDED_FILE, supersededText, type BranchOutcome, type SupersededBranch } from '../board/superseded.js';
+import { replay, type ReplaySource, type ReplayWorld } from './replay.js';
 
 /** What the replay needs of the board for a run (its pinned version, limits, people), or null when the run cannot be replayed. */
 export type WorldFor = (run: { id: string; process: string; version: number }) => ReplayWorld | null;
@@ -76,6 +77,8 @@ function side(files: RunFiles): Side {
   const run = head !== null && head.id !== null && pin !== null ? { id: head.id, ...pin } : null;
   return { files, events: report.events, valid: report.breaks.length === 0 && report.events.length > 0, rev: head?.rev ?? -1, run };
 }
+
+const branchesOf = (s: Side): SupersededBranch[] => parseSuperseded(s.files[SUPERSEDED_FILE] ?? '').branches;
 
 const digest = (files: RunFiles): string => sha256Hex(canonicalJson(files));
 
@@ -142,23 +145,48 @@ export function mergeRun(base: RunFiles | null, ours: RunFiles | null, theirs: R
   const oursWins = rank(a, b, worldFor !== undefined && a.run !== null && worldFor(a.run) !== null) > 0;
   const [winner, loser] = oursWins ? [a, b] : [b, a];
   const found = branchOf(winner, loser);
-  const replayed = found && worldFor ? replayOnto(winner, found, worldFor) : null;
-  const branch = found && replayed ? { ...found, outcomes: replayed.outcomes } : found;
+  const [winnerBranches, loserBranches] = [branchesOf(winner), branchesOf(loser)];
+  const replayed = found && worldFor ? replayOnto(winner, found, refusedEarlier(loser, loserBranches, winnerBranches), worldFor) : null;
+  const branch = found && replayed ? { ...found, outcomes: replayed.outcomes[0] } : found;
+  // An earlier refusal that now holds says so in its own branch.
+  const nowHold = new Map((replayed?.outcomes.slice(1).flat() ?? []).filter(actHolds).map((o) => [o.line, o]));
+  const patched = loserBranches.map((b) => (b.outcomes?.some((o) => nowHold.has(o.line)) ? { ...b, outcomes: b.outcomes.map((o) => nowHold.get(o.line) ?? o) } : b));
   const keptFiles = replayed ? replayed.files : winner.files;
   const keptEvents = replayed ? side(replayed.files).events : winner.events;
-  const branches = canonicalBranches(keptEvents, parseSuperseded(winner.files[SUPERSEDED_FILE] ?? '').branches, parseSuperseded(loser.files[SUPERSEDED_FILE] ?? '').branches, branch ? [branch] : []);
+  const branches = canonicalBranches(keptEvents, winnerBranches, patched, branch ? [branch] : []);
   const files: Record<string, string> = Object.fromEntries(Object.entries(keptFiles).filter(([n]) => n !== SUPERSEDED_FILE));
   if (branches.length > 0) files[SUPERSEDED_FILE] = supersededText(branches);
   return { files, taken: oursWins ? 'ours' : 'theirs', superseded: branch ? { side: oursWins ? 'theirs' : 'ours', branch } : null };
 }
 
-/** The side set aside applied again on top of the kept one, when the board can say what the run is pinned to. */
-function replayOnto(winner: Side, branch: SupersededBranch, worldFor: WorldFor): { files: RunFiles; outcomes: NonNullable<SupersededBranch['outcomes']> } | null {
+/**
+ * The side set aside applied again on top of the kept one, then `earlier`, when
+ * the board can say what the run is pinned to. Outcomes: the side's first,
+ * then each of `earlier`'s.
+ */
+function replayOnto(winner: Side, branch: SupersededBranch, earlier: readonly ReplaySource[], worldFor: WorldFor): { files: RunFiles; outcomes: BranchOutcome[][] } | null {
   const world = winner.run ? worldFor(winner.run) : null;
   if (!world || !winner.valid || !winner.run) return null;
   const kept = Object.fromEntries(Object.entries(winner.files).filter(([n]) => n !== SUPERSEDED_FILE));
-  const r = replay(winner.run.id, kept, winner.events, branch.fork.seq, branch.lines, branch.files, world);
-  return { files: r.files, outcomes: r.outcomes };
+  const side: ReplaySource = { lines: branch.lines, before: winner.events.slice(0, branch.fork.seq + 1), files: branch.files };
+  return replay(winner.run.id, kept, winner.events, [side, ...earlier], world);
+}
+
+/**
+ * The acts an earlier merge refused on the side now set aside, tried again on
+ * the side kept: what refused them (a cancel, a decision on that side) may be
+ * set aside now itself, and a merge applies every act that still applies
+ * (docs/git.md "The replay"). Branches the kept side holds too are not: their
+ * refusals were against the kept side's own chain, which still stands.
+ */
+function refusedEarlier(loser: Side, theirs: readonly SupersededBranch[], kept: readonly SupersededBranch[]): ReplaySource[] {
+  const keptToo = new Set(kept.map(branchKey));
+  return theirs.flatMap((b) => {
+    const refused = new Set((b.outcomes ?? []).flatMap((o) => ('reason' in o ? [o.line] : [])));
+    const forkedHere = b.fork.seq < 0 || loser.events[b.fork.seq]?.hash === b.fork.hash;
+    if (refused.size === 0 || keptToo.has(branchKey(b)) || !forkedHere) return [];
+    return [{ lines: b.lines, before: loser.events.slice(0, b.fork.seq + 1), files: b.files, only: refused }];
+  });
 }
 
 /**

@@ -44,8 +44,8 @@ export type LineOutcome = BranchOutcome;
 export interface ReplayResult {
   /** The kept side's files with every accepted act applied (its chain included). */
   files: Record<string, string>;
-  /** One entry per line of the side set aside, in its order. */
-  outcomes: LineOutcome[];
+  /** For each source, one entry per line tried, in its order. */
+  outcomes: LineOutcome[][];
 }
 
 const CHAIN = 'audit.jsonl';
@@ -187,76 +187,95 @@ function idsFrom(seed: string): (prefix: string) => string {
 }
 
 /**
- * Apply the side set aside (`branch`, its lines after the fork, and `loser`,
- * its run files) on top of the kept side (`kept`, with its chain's lines).
+ * Lines to apply again on top of the kept side: the side set aside after the
+ * fork, or an earlier merge's branch whose refusals may no longer hold.
  */
-export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEvent[], forkSeq: number, branch: readonly AuditEvent[], loser: Folder, world: ReplayWorld): ReplayResult {
+export interface ReplaySource {
+  /** The branch's lines, in order. */
+  lines: readonly AuditEvent[];
+  /** The lines of the chain it grew from, up to its fork: what its acts were made against (the work item a decision decided). */
+  before: readonly AuditEvent[];
+  /** Its run files as they were: a decision's output, an event's data. */
+  files: Folder;
+  /** Only these lines are tried, the rest passed over without an outcome; every line when absent. */
+  only?: ReadonlySet<string>;
+}
+
+/**
+ * Apply each source in turn, in order, on top of the kept side (`kept`, with
+ * its chain's lines). The outcomes come one list per source.
+ */
+export function replay(runId: string, kept: Folder, keptEvents: readonly AuditEvent[], sources: readonly ReplaySource[], world: ReplayWorld): ReplayResult {
   const files: Record<string, string> = { ...kept };
   const events = [...keptEvents];
-  const outcomes: LineOutcome[] = [];
   // Acts the kept side already holds (itself, or applied again by an earlier merge) are not applied twice.
   const holds = new Map<string, string>();
   for (const e of events) for (const of of [e.hash, replayOf(e)]) if (of !== null) holds.set(of, e.hash);
-  const shared = keptEvents.slice(0, forkSeq + 1);
-  // An event delivered to a wait completes it in the same commit: that completion goes with the event's replay.
-  const skip = new Set<number>();
-  for (const [i, line] of branch.entries()) {
-    if (skip.has(i)) continue;
-    const next = branch[i + 1];
-    const withNext = next !== undefined && carried(line, next) ? next : null;
-    if (withNext) skip.add(i + 1);
-    const original = replayOf(line) ?? line.hash;
-    const holding = holds.get(original);
-    if (holding !== undefined) {
-      outcomes.push({ line: line.hash, held: holding });
-      continue;
+  const all: LineOutcome[][] = [];
+  for (const source of sources) {
+    const outcomes: LineOutcome[] = [];
+    all.push(outcomes);
+    const branch = source.lines;
+    // An event delivered to a wait completes it in the same commit: that completion goes with the event's replay.
+    const skip = new Set<number>();
+    for (const [i, line] of branch.entries()) {
+      if (skip.has(i) || (source.only && !source.only.has(line.hash))) continue;
+      const next = branch[i + 1];
+      const withNext = next !== undefined && carried(line, next) ? next : null;
+      if (withNext) skip.add(i + 1);
+      const original = replayOf(line) ?? line.hash;
+      const holding = holds.get(original);
+      if (holding !== undefined) {
+        outcomes.push({ line: line.hash, held: holding });
+        continue;
+      }
+      const read = stateOf(runId, files);
+      if (!read) {
+        outcomes.push({ line: line.hash, reason: "the kept side's files do not read as a run" });
+        continue;
+      }
+      const act = actOf(line, [...source.before, ...branch.slice(0, i)], source.files, read.state, world.pinned);
+      if ('reason' in act) {
+        outcomes.push({ line: line.hash, reason: act.reason });
+        continue;
+      }
+      const state = read.state;
+      if (act.grant) {
+        const st = state.steps[stepOf(line.entity)];
+        if (st?.state === 'ready') state.leases[st.id] = { stepId: st.id, claimId: act.grant.lease, agent: line.actor, claimedAt: line.ts, expiresAt: '9999-12-31T23:59:59.999Z' };
+      }
+      const ctx: Context = { now: new Date(line.ts), newId: idsFrom(original), limits: world.limits, ...(world.people ? { people: world.people } : {}) };
+      const plan = execute(state, world.pinned, ctx, act.actor, act.command);
+      if (plan.kind === 'commit' && plan.starts) {
+        outcomes.push({ line: line.hash, reason: 'it would start other runs, which a merge does not do' });
+        continue;
+      }
+      const alike = plan.kind === 'refuse' ? doneAlike(line, act.command, state, events, files, source.files) : null;
+      if (alike !== null) {
+        outcomes.push({ line: line.hash, held: alike });
+        continue;
+      }
+      if (plan.kind !== 'commit') {
+        const why =
+          plan.kind === 'refuse' ? plan.error.message + (plan.error.issues?.length ? ` (${plan.error.issues.join('; ')})` : '') : 'its check would have to be asked again, which a merge cannot do';
+        outcomes.push({ line: line.hash, reason: why });
+        if (withNext) outcomes.push({ line: withNext.hash, reason: why });
+        continue;
+      }
+      const sealed = commitLines(runId, plan.state, read.docs, plan.events, events[events.length - 1] ?? null, line.ts, original, files);
+      if ('reason' in sealed || sealed.lines.length === 0) {
+        outcomes.push({ line: line.hash, reason: 'reason' in sealed ? sealed.reason : 'it changes nothing on the kept side' });
+        continue;
+      }
+      events.push(...sealed.lines);
+      files[CHAIN] = (files[CHAIN] ?? '') + sealed.lines.map((l) => `${JSON.stringify(l)}\n`).join('');
+      const by = (sealed.lines.find((l) => l.actor === line.actor) ?? sealed.lines[0])?.hash ?? '';
+      holds.set(original, by);
+      outcomes.push({ line: line.hash, replayed: by });
+      if (withNext) outcomes.push({ line: withNext.hash, replayed: by });
     }
-    const read = stateOf(runId, files);
-    if (!read) {
-      outcomes.push({ line: line.hash, reason: "the kept side's files do not read as a run" });
-      continue;
-    }
-    const act = actOf(line, [...shared, ...branch.slice(0, i)], loser, read.state, world.pinned);
-    if ('reason' in act) {
-      outcomes.push({ line: line.hash, reason: act.reason });
-      continue;
-    }
-    const state = read.state;
-    if (act.grant) {
-      const st = state.steps[stepOf(line.entity)];
-      if (st?.state === 'ready') state.leases[st.id] = { stepId: st.id, claimId: act.grant.lease, agent: line.actor, claimedAt: line.ts, expiresAt: '9999-12-31T23:59:59.999Z' };
-    }
-    const ctx: Context = { now: new Date(line.ts), newId: idsFrom(original), limits: world.limits, ...(world.people ? { people: world.people } : {}) };
-    const plan = execute(state, world.pinned, ctx, act.actor, act.command);
-    if (plan.kind === 'commit' && plan.starts) {
-      outcomes.push({ line: line.hash, reason: 'it would start other runs, which a merge does not do' });
-      continue;
-    }
-    const alike = plan.kind === 'refuse' ? doneAlike(line, act.command, state, events, files, loser) : null;
-    if (alike !== null) {
-      outcomes.push({ line: line.hash, held: alike });
-      continue;
-    }
-    if (plan.kind !== 'commit') {
-      const why =
-        plan.kind === 'refuse' ? plan.error.message + (plan.error.issues?.length ? ` (${plan.error.issues.join('; ')})` : '') : 'its check would have to be asked again, which a merge cannot do';
-      outcomes.push({ line: line.hash, reason: why });
-      if (withNext) outcomes.push({ line: withNext.hash, reason: why });
-      continue;
-    }
-    const sealed = commitLines(runId, plan.state, read.docs, plan.events, events[events.length - 1] ?? null, line.ts, original, files);
-    if ('reason' in sealed || sealed.lines.length === 0) {
-      outcomes.push({ line: line.hash, reason: 'reason' in sealed ? sealed.reason : 'it changes nothing on the kept side' });
-      continue;
-    }
-    events.push(...sealed.lines);
-    files[CHAIN] = (files[CHAIN] ?? '') + sealed.lines.map((l) => `${JSON.stringify(l)}\n`).join('');
-    const by = (sealed.lines.find((l) => l.actor === line.actor) ?? sealed.lines[0])?.hash ?? '';
-    holds.set(original, by);
-    outcomes.push({ line: line.hash, replayed: by });
-    if (withNext) outcomes.push({ line: withNext.hash, replayed: by });
   }
-  return { files, outcomes };
+  return { files, outcomes: all };
 }
 
 const DECISIONS = new Set(['step.completed', 'step.rejected', 'step.returned', 'step.failed']);

@@ -264,6 +264,35 @@ describe('the replay of a merge', () => {
     expect(set!.outcomes!.find((o) => o.line === lost.hash)).toEqual({ line: lost.hash, reason: 'the run has ended; nothing more can change it (run_ended)' });
   });
 
+  it('an act an earlier merge refused is tried again once what refused it is set aside in turn', () => {
+    const base = shared();
+    const a = base.clone(keys[0]);
+    a.run(person('cat@example.com', true), { tool: 'cancel', reason: 'Not this quarter' }, '2026-12-01T09:02:00.000Z');
+    const b = base.clone(keys[1]);
+    b.decide('fin@example.com', 'approve', { decision: 'failed', note: 'No budget' }, '2026-12-01T09:03:00.000Z');
+    // First a and b: both ended the run; b's longer chain is kept and a's cancel refused.
+    const ab = merged(base, a, b);
+    const cancel = a.events().find((e) => e.action === 'run.cancelled')!;
+    const outcomeOf = (files: RunFiles, line: string) =>
+      parseSuperseded(files['superseded.jsonl']!)
+        .branches.flatMap((x) => x.outcomes ?? [])
+        .find((o) => o.line === line);
+    expect(outcomeOf(ab, cancel.hash)).toEqual({ line: cancel.hash, reason: 'the run has ended; nothing more can change it (run_ended)' });
+    // Then a third clone approved meanwhile: its side, which did not end the run, is kept, so b's failure is refused
+    // (the item is decided) and the cancel that b's failure had refused now applies.
+    const c = base.clone(keys[0]);
+    c.decide('cat@example.com', 'approve', { decision: 'approved' }, '2026-12-01T09:04:00.000Z');
+    const abc = merged(base, new Clone({ ...ab }, keys[0]), c);
+    const st = stateOf(abc);
+    expect(st.run.state).toBe('cancelled');
+    expect(st.steps.approve!.current?.decision).toBe('approved');
+    const replayedCancel = verifyChain(abc['audit.jsonl']!).events.find((e) => e.action === 'run.cancelled')!;
+    expect(replayedCancel.input.replayOf).toBe(cancel.hash);
+    expect(outcomeOf(abc, cancel.hash)).toEqual({ line: cancel.hash, replayed: replayedCancel.hash });
+    const failed = b.events().find((e) => e.action === 'step.failed')!;
+    expect(outcomeOf(abc, failed.hash)).toEqual({ line: failed.hash, reason: 'this work item was already decided (already_decided)' });
+  });
+
   it('an act already applied by an earlier merge is not applied twice (a criss-cross)', () => {
     const base = shared();
     const a = base.clone(keys[0]);
