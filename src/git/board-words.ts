@@ -11,6 +11,8 @@ import { loadProcess } from '../process/load.js';
 import { offerFor } from '../service/context.js';
 import type { Process } from '../process/model.js';
 import { runTitle } from '../words/index.js';
+import { parseMarkdown } from '../core/markdown.js';
+import { scanRunSummary } from '../service/run-summary-scan.js';
 import { NO_WORDS, peopleNames, processWords, runOf, type RunFacts, type Words } from './audit-words.js';
 
 const orNull = <T>(p: Promise<T>): Promise<T | null> => p.catch(() => null);
@@ -24,6 +26,21 @@ async function versionWords(board: Board, name: string, version: number): Promis
   return loaded?.ok ? { ...processWords(loaded.process), process: loaded.process } : { kinds: new Map() };
 }
 
+/**
+ * What a RUN.md's frontmatter says, read as the run index reads it (the board's
+ * own layout straight off its lines, else the YAML parser), not checked
+ * against the run schema: only words come of it, and a sync's commit names a
+ * hundred runs at a time.
+ */
+async function runData(board: Board, runId: string): Promise<unknown> {
+  const text = (await orNull(board.store.readBytes(paths.runFile(runId))))?.toString('utf8');
+  if (text === undefined) return null;
+  const scanned = scanRunSummary(text);
+  if (scanned) return scanned;
+  const parsed = parseMarkdown(text);
+  return parsed.ok ? parsed.value.data : null;
+}
+
 /** A run's facts from its RUN.md, else from the run.started line (a run folder gone from the board), with its title when its version can be read. */
 async function runFacts(
   board: Board,
@@ -31,8 +48,7 @@ async function runFacts(
   started: AuditEvent | undefined,
   words: (name: string, version: number) => Promise<VersionWords>,
 ): Promise<(RunFacts & { title?: string }) | null> {
-  const doc = await orNull(board.store.read(paths.runFile(runId)));
-  const d = (doc?.data ?? started?.input.changes ?? null) as { process?: unknown; version?: unknown; inputs?: unknown } | null;
+  const d = ((await runData(board, runId)) ?? started?.input.changes ?? null) as { process?: unknown; version?: unknown; inputs?: unknown } | null;
   if (!d || typeof d.process !== 'string' || typeof d.version !== 'number') return null;
   const inputs = typeof d.inputs === 'object' && d.inputs !== null ? (d.inputs as Record<string, unknown>) : {};
   const { process, ...known } = (await orNull(words(d.process, d.version))) ?? { kinds: new Map() };

@@ -50,16 +50,23 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
   if (!repo) throw new SyncError('not-git', `${board.root} is not in a git repository: run workboard init --git, or git init`);
   return board.store.exclusive(SYNC_LOCK, 'sync', async () => {
     await finishIntent(board, repo);
+    // The commit's first look at the board runs beside the questions about the upstream and the fetch, which mostly
+    // waits on the remote: a whole `git status` costs 0.3 s at 10k runs. Its second look, under the scopes' locks, is
+    // what the commit takes.
+    const look = (): Promise<string[]> => {
+      const p = changedPaths(repo);
+      p.catch(() => undefined); // a failed look is met again when it is awaited, not left unhandled if the fetch fails first
+      return p;
+    };
+    let firstLook: Promise<string[]> | null = look();
     const { remote, branch, ref, tracked } = await upstream(repo, opts.remote);
     const report: SyncReport = { remote, branch, committed: null, pulled: 'nothing', merged: [], pushed: false, head: null };
     const attempts = opts.attempts ?? 5;
     const timeoutMs = opts.timeoutMs ?? DEFAULT_NETWORK_TIMEOUT_MS;
     for (let attempt = 1; ; attempt++) {
       opts.onStep?.(`fetching ${remote}/${branch}`);
-      // The commit's first look at the board runs beside the fetch, which mostly waits on the remote: a whole
-      // `git status` costs 0.3 s at 10k runs. Its second look, under the scopes' locks, is what the commit takes.
-      const looking = report.committed === null ? changedPaths(repo) : null;
-      looking?.catch(() => undefined); // a failed look is met again when it is awaited, not left unhandled if the fetch fails first
+      const looking = report.committed === null ? (firstLook ?? look()) : null;
+      firstLook = null;
       const theirs = await fetch(repo, remote, branch, timeoutMs);
       // HEAD is asked for again only after this sync moved it (a commit, a pull): a sync with nothing to do asks once.
       let ours = await repo.resolve('HEAD');
@@ -159,12 +166,17 @@ export async function reconcileAfterGit(board: Board, how: 'merge' | 'rebase'): 
 
 /** The remote and branch to sync with: the branch's upstream, else `origin` and the branch's own name. */
 async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{ remote: string; branch: string; ref: string; tracked: boolean }> {
-  const ref = (await repo.run(['symbolic-ref', '-q', 'HEAD'], { allow: [1] })).stdout.toString('utf8').trim();
+  // Three questions at once: each is a git process of its own.
+  const [head, up, listed] = await Promise.all([
+    repo.run(['symbolic-ref', '-q', 'HEAD'], { allow: [1] }),
+    repo.run(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}'], { allow: [128] }),
+    repo.text(['remote']),
+  ]);
+  const ref = head.stdout.toString('utf8').trim();
   if (ref === '') throw new SyncError('refused', 'HEAD is detached: check out a branch to sync');
   const local = ref.replace(/^refs\/heads\//, '');
-  const up = await repo.run(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}'], { allow: [128] });
   const upName = up.code === 0 ? up.stdout.toString('utf8').trim() : '';
-  const remotes = (await repo.text(['remote'])).split('\n').filter(Boolean);
+  const remotes = listed.split('\n').filter(Boolean);
   const remote = remoteOption ?? (upName.includes('/') ? upName.slice(0, upName.indexOf('/')) : remotes.includes('origin') ? 'origin' : remotes[0]);
   if (!remote) throw new SyncError('refused', 'this repository has no remote to sync with: git remote add origin <url>');
   if (!remotes.includes(remote)) throw new SyncError('refused', `there is no remote named ${remote} (remotes: ${remotes.join(', ') || 'none'})`);
