@@ -7,6 +7,8 @@
  * journals alone let one slip between them), with a message in words of the
  * transitions the staged audit lines record (commit-message.ts).
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { AuditEvent } from '../board/audit.js';
 import type { Board } from '../board/board.js';
 import { BOARD_SUPERSEDED, isChainPath, paths, type Scope, scopeFiles, STATE_DIR } from '../board/layout.js';
@@ -78,14 +80,19 @@ export async function commitBoard(board: Board, known?: Repo, looked?: string[])
     // A journal of a held scope was left by a writer that died (the next writer rolls it forward); a sync's intent is a merge half brought in.
     if (board.state.pendingJournals().length > 0) return null;
     // Only the scopes held: one that changed since it was looked at waits for the next commit. When only runs changed,
-    // only their folders are looked at again (a whole one each, since the first look may have caught a commit halfway
-    // through its renames): at 10k runs a status of the whole board costs a third of a second.
-    const runDirs = new Set(scopes.flatMap((s) => (s.kind === 'run' ? [paths.runDir(s.id)] : [])));
-    const runsOnly = scopes.length === seen.length && scopes.every((s) => s.kind === 'run') && runDirs.size <= 1000;
-    const toCommit = (await changedPaths(repo, runsOnly ? [...runDirs] : undefined)).filter((p) => {
-      const scope = scopeOf(p);
-      return scope === null || locked.has(scopeFiles(scope).lock);
-    });
+    // their folders are staged whole, as they are now under their locks (the first look may have caught a commit
+    // halfway through its renames), with no second look: at 10k runs a status of the whole board costs a third of a
+    // second, and even of a hundred folders a tenth. A folder gone since (a run removed by hand) would be a pathspec
+    // git refuses when it tracked none of it: then the folders are looked at again.
+    const runDirs = [...new Set(scopes.flatMap((s) => (s.kind === 'run' ? [paths.runDir(s.id)] : [])))];
+    const runsOnly = scopes.length === seen.length && scopes.every((s) => s.kind === 'run');
+    const wholeDirs = runsOnly && runDirs.every((d) => existsSync(path.join(root, d)));
+    const toCommit = wholeDirs
+      ? runDirs
+      : (await changedPaths(repo, runsOnly ? runDirs : undefined)).filter((p) => {
+          const scope = scopeOf(p);
+          return scope === null || locked.has(scopeFiles(scope).lock);
+        });
     if (toCommit.length === 0) return null;
     const spec = { input: `${toCommit.map((p) => `:(literal)${p}`).join('\0')}\0` };
     await repo.run(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], spec);
@@ -102,7 +109,8 @@ export async function commitBoard(board: Board, known?: Repo, looked?: string[])
     // Naming the paths makes git build a second index of every file (0.7 s against 0.3 s at 10k runs): needed only when
     // something else is staged, which a commit of the board's must leave staged, not take.
     const ours = new Set(toCommit.map((p) => `${repo.prefix}${p}`));
-    const only = staged.every((p) => ours.has(p)) ? [] : ['--pathspec-from-file=-', '--pathspec-file-nul'];
+    const isOurs = (p: string) => ours.has(p) || (wholeDirs && ours.has(p.slice(0, p.lastIndexOf('/'))));
+    const only = staged.every(isOurs) ? [] : ['--pathspec-from-file=-', '--pathspec-file-nul'];
     await repo.run(['commit', '-q', '-m', message, ...(author ? ['--author', author] : []), ...only], only.length > 0 ? spec : {});
     return message;
   });

@@ -11,7 +11,8 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
-import { commitBoard } from '../../src/git/commit.js';
+import { changedPaths, commitBoard } from '../../src/git/commit.js';
+import { Repo } from '../../src/git/repo.js';
 import { Service } from '../../src/service/service.js';
 import type { Actor } from '../../src/engine/types.js';
 import { ensureBuilt, workboard, workboardBatch } from '../support/cli-run.js';
@@ -183,6 +184,25 @@ describe.skipIf(!hasGit)('commit messages in words (serve --git-commit)', () => 
     expect(next).toContain(`board/runs/${second}/audit.jsonl`);
     expect(next.filter((f) => !f.startsWith('board/'))).toEqual([]);
     expect(git(top, 'status', '--porcelain').trim()).toBe('?? draft.md');
+  }, 60_000);
+});
+
+describe.skipIf(!hasGit)('what a commit of the board takes', () => {
+  it('stages each changed run folder whole, and a folder the look saw that is gone by the commit (removed by hand) stops nothing', async () => {
+    const { top, root } = await boardRepo();
+    const { runId } = await startAndDraft(root);
+    const ghost = 'runs/r-01kx0000000000000000000000';
+    await fs.mkdir(path.join(root, ghost));
+    await fs.writeFile(path.join(root, ghost, 'RUN.md'), 'Made by hand, removed by hand.\n');
+    const repo = (await Repo.at(root))!;
+    const looked = await changedPaths(repo);
+    expect(looked).toContain(`${ghost}/RUN.md`);
+    await fs.rm(path.join(root, ghost), { recursive: true });
+    expect(await commitBoard(await Board.open(root), repo, looked)).not.toBeNull();
+    const files = git(top, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n');
+    expect(files).toContain(`board/runs/${runId}/audit.jsonl`);
+    expect(files).toContain(`board/runs/${runId}/RUN.md`);
+    expect(git(top, 'status', '--porcelain')).toBe('');
   }, 60_000);
 });
 
