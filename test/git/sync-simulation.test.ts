@@ -395,13 +395,18 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
         // What was superseded outside the contested runs, by the act it was: where the share comes from when it is not contention on purpose.
         const byAction = new Map<string, number>();
         for (const a of ordinary) if (v.supersededLines.has(a.hash)) byAction.set(a.action, (byAction.get(a.action) ?? 0) + 1);
+        // And inside them, the acts lost by the act they were: two claims of one step, say, keep one.
+        const contested = acked.filter((a) => contestedRuns.has(a.run));
+        const contestedLost = new Map<string, number>();
+        for (const a of contested) if (v.supersededLines.has(a.hash) && !holds(a.hash)) contestedLost.set(a.action, (contestedLost.get(a.action) ?? 0) + 1);
+        const lostThere = [...contestedLost.values()].reduce((n, k) => n + k, 0);
         console.log(
           `sync simulation, seed ${SEED}: ${ROUNDS} rounds in ${(roundsTook / 1000).toFixed(0)} s (${(roundsTook / ROUNDS / 1000).toFixed(2)} s a round; load ${os
             .loadavg()
             .map((l) => l.toFixed(1))
             .join(' ')}), waited ${(waitedForTimer / 1000).toFixed(0)} s for a timer, whole test ${((performance.now() - began) / 1000).toFixed(0)} s; ` +
             `${v.runs} runs, ${v.supersededRuns} with superseded branches, ${contestedRuns.size} contested on purpose; ` +
-            `${acked.length} acknowledged acts, ${lost} superseded (${pct(lost, acked.length)}%), outside the contested runs ${ordinaryLost} of ${ordinary.length} (${pct(ordinaryLost, ordinary.length)}%); ` +
+            `${acked.length} acknowledged acts, ${lost} superseded (${pct(lost, acked.length)}%), outside the contested runs ${ordinaryLost} of ${ordinary.length} (${pct(ordinaryLost, ordinary.length)}%), in them ${lostThere} of ${contested.length}${contestedLost.size > 0 ? ` (${[...contestedLost].map(([k, n]) => `${n} ${k}`).join(', ')})` : ''}; ` +
             `lines set aside ${v.superseded} (${pct(v.superseded, acked.length)}%; ${v.replayedLines.size} of them applied again on merge, ${v.heldLines.size} already done alike on the side kept, ${v.byReason} refused with the engine's reason), outside the contested runs ${ordinarySuperseded} (${pct(ordinarySuperseded, ordinary.length)}%${byAction.size > 0 ? `: ${[...byAction].map(([k, n]) => `${n} ${k}`).join(', ')}` : ''}); ` +
             `${v.timers} timers kept (${v.timersOnOtherClone} runs where a timer met another clone's act), ${v.timersTwice.length} timers set aside beside the same timer kept (written twice while two clones held the clock${v.timersTwice.length > 0 ? `: ${v.timersTwice.join('; ')}` : ''}), ${v.timersMoot.length} timers set aside for an earlier act on another clone${v.timersMoot.length > 0 ? ` (${v.timersMoot.join('; ')})` : ''}, ${boardAcked.length} board-chain lines; ` +
             `SIGKILLs: ${Object.entries(kills)
