@@ -13,6 +13,7 @@ import type { Process } from '../process/model.js';
 import { runTitle } from '../words/index.js';
 import { parseMarkdown } from '../core/markdown.js';
 import { scanRunSummary } from '../service/run-summary-scan.js';
+import { isObj } from '../process/validate/raw.js';
 import { NO_WORDS, peopleNames, processWords, runOf, type RunFacts, type Words } from './audit-words.js';
 
 const orNull = <T>(p: Promise<T>): Promise<T | null> => p.catch(() => null);
@@ -32,13 +33,13 @@ async function versionWords(board: Board, name: string, version: number): Promis
  * against the run schema: only words come of it, and a sync's commit names a
  * hundred runs at a time.
  */
-async function runData(board: Board, runId: string): Promise<unknown> {
+async function runData(board: Board, runId: string): Promise<Record<string, unknown> | null> {
   const text = (await orNull(board.store.readBytes(paths.runFile(runId))))?.toString('utf8');
   if (text === undefined) return null;
   const scanned = scanRunSummary(text);
   if (scanned) return scanned;
   const parsed = parseMarkdown(text);
-  return parsed.ok ? parsed.value.data : null;
+  return parsed.ok && isObj(parsed.value.data) ? parsed.value.data : null;
 }
 
 /** A run's facts from its RUN.md, else from the run.started line (a run folder gone from the board), with its title when its version can be read. */
@@ -48,9 +49,9 @@ async function runFacts(
   started: AuditEvent | undefined,
   words: (name: string, version: number) => Promise<VersionWords>,
 ): Promise<(RunFacts & { title?: string }) | null> {
-  const d = ((await runData(board, runId)) ?? started?.input.changes ?? null) as { process?: unknown; version?: unknown; inputs?: unknown } | null;
+  const d = (await runData(board, runId)) ?? started?.input.changes ?? null;
   if (!d || typeof d.process !== 'string' || typeof d.version !== 'number') return null;
-  const inputs = typeof d.inputs === 'object' && d.inputs !== null ? (d.inputs as Record<string, unknown>) : {};
+  const inputs = isObj(d.inputs) ? d.inputs : {};
   const { process, ...known } = (await orNull(words(d.process, d.version))) ?? { kinds: new Map() };
   return { process: d.process, version: d.version, inputs, ...known, ...(process ? { title: runTitle(process, inputs, board.manifest.people) } : {}) };
 }
