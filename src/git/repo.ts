@@ -80,6 +80,20 @@ export class Repo {
     return (await this.run(args, opts)).stdout.toString('utf8').trim();
   }
 
+  /** Whether this repository's commits are signed (`commit.gpgSign`), asked once. */
+  private signs: Promise<boolean> | null = null;
+
+  /**
+   * A commit of `tree` on `parents`, signed when the repository signs its
+   * commits: `git commit` does so itself, `git commit-tree` does not (it
+   * ignores `commit.gpgSign`), so a team that signs would get unsigned merges.
+   */
+  async commitTree(tree: string, parents: readonly string[], message: string): Promise<string> {
+    this.signs ??= this.run(['config', '--bool', '--get', 'commit.gpgsign'], { allow: [1] }).then((r) => r.stdout.toString('utf8').trim() === 'true');
+    const sign = (await this.signs) ? ['-S'] : [];
+    return this.text(['commit-tree', ...sign, tree, ...parents.flatMap((p) => ['-p', p])], { input: message });
+  }
+
   /** A commit's id, or null when the name does not resolve. */
   async resolve(name: string): Promise<string | null> {
     const r = await this.run(['rev-parse', '-q', '--verify', `${name}^{commit}`], { allow: [1, 128] });

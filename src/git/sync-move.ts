@@ -182,7 +182,7 @@ export async function finishIntent(board: Board, repo: Repo): Promise<void> {
       .filter((m) => m.superseded)
       .map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? "this clone's transitions" : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`)
       .join('\n')}\n`;
-    const merge = await repo.text(['commit-tree', result.tree, '-p', local, '-p', intent.to], { input: message });
+    const merge = await repo.commitTree(result.tree, [local, intent.to], message);
     const next = { from: at ?? '', to: merge, ref: intent.ref };
     await writeIntent(board, next);
     await resume(board, repo, next, [...known, local]);
@@ -251,5 +251,5 @@ async function commitMoved(board: Board, repo: Repo, from: string, scopes: Map<s
   let i = 0;
   const entries = new Map(list.map((rel, k) => [rel, bytes[k] === null ? null : ids[i++]!] as const));
   const tree = await repo.treeWith(from, entries);
-  return repo.text(['commit-tree', tree, '-p', from], { input: 'workboard sync: transitions made on this clone while a sync was interrupted\n' });
+  return repo.commitTree(tree, [from], 'workboard sync: transitions made on this clone while a sync was interrupted\n');
 }

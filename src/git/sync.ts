@@ -156,7 +156,7 @@ export async function reconcileAfterGit(board: Board, how: 'merge' | 'rebase'): 
         ? `${await repo.text(['log', '-1', '--format=%B', head])}\n\nRuns that moved on both sides were kept whole from one side (workboard).\n`
         : 'workboard: runs that moved on both sides kept whole from one side (after git rebase)\n';
     const parents = how === 'merge' ? sides : [head];
-    const commit = await repo.text(['commit-tree', result.tree, ...parents.flatMap((p) => ['-p', p])], { input: message });
+    const commit = await repo.commitTree(result.tree, parents, message);
     await moveTo(board, repo, { from: head, to: commit, ref });
     await adoptBoardFiles(board, 'git');
     await commitWhenQuiet(board, repo);
@@ -252,7 +252,7 @@ async function pull(
       : [],
   );
   const message = `${subject}\n${body.length > 0 ? `\n${body.join('\n')}\n` : ''}`;
-  const commit = await repo.text(['commit-tree', result.tree, '-p', ours, '-p', theirs], { input: message });
+  const commit = await repo.commitTree(result.tree, [ours, theirs], message);
   await moveTo(board, repo, { from: ours, to: commit, ref });
   return { kind: 'merge', merged };
 }
