@@ -7,8 +7,6 @@
  * journals alone let one slip between them), with a message in words of the
  * transitions the staged audit lines record (commit-message.ts).
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { AuditEvent } from '../board/audit.js';
 import type { Board } from '../board/board.js';
 import { BOARD_SUPERSEDED, isChainPath, paths, type Scope, scopeFiles, STATE_DIR } from '../board/layout.js';
@@ -83,10 +81,11 @@ export async function commitBoard(board: Board, known?: Repo, looked?: string[])
     // their folders are staged whole, as they are now under their locks (the first look may have caught a commit
     // halfway through its renames), with no second look: at 10k runs a status of the whole board costs a third of a
     // second, and even of a hundred folders a tenth. A folder gone since (a run removed by hand) would be a pathspec
-    // git refuses when it tracked none of it: then the folders are looked at again.
-    const runDirs = [...new Set(scopes.flatMap((s) => (s.kind === 'run' ? [paths.runDir(s.id)] : [])))];
+    // git refuses when it tracked none of it: unless each run still has its RUN.md, the folders are looked at again.
+    const runIds = [...new Set(scopes.flatMap((s) => (s.kind === 'run' ? [s.id] : [])))];
+    const runDirs = runIds.map((id) => paths.runDir(id));
     const runsOnly = scopes.length === seen.length && scopes.every((s) => s.kind === 'run');
-    const wholeDirs = runsOnly && runDirs.every((d) => existsSync(path.join(root, d)));
+    const wholeDirs = runsOnly && (await Promise.all(runIds.map((id) => board.store.readBytes(paths.runFile(id), { fresh: true }).catch(() => null)))).every((b) => b !== null);
     const toCommit = wholeDirs
       ? runDirs
       : (await changedPaths(repo, runsOnly ? runDirs : undefined)).filter((p) => {
