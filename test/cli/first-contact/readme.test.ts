@@ -44,6 +44,10 @@ function shellEnv(prefix: string): Record<string, string> {
     // put them there) is installed from the cache without asking the registry whether a newer one exists; only
     // what is missing is fetched. The install and the tour are the same, without a hundred round trips to wait on.
     npm_config_prefer_offline: 'true',
+    // npm waits five minutes on a fetch that stalls (its default fetch-timeout), as long as the whole install may take
+    // here: one stalled download of the hundreds failed the test. A stall is cut after 30 s and fetched again.
+    npm_config_fetch_timeout: '30000',
+    npm_config_fetch_retries: '4',
     PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH ?? ''}`,
   };
 }
