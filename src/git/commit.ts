@@ -88,7 +88,7 @@ export async function commitBoard(board: Board, known?: Repo, looked?: string[])
     const wholeDirs = runsOnly && (await Promise.all(runIds.map((id) => board.store.readBytes(paths.runFile(id), { fresh: true }).catch(() => null)))).every((b) => b !== null);
     const toCommit = wholeDirs
       ? runDirs
-      : (await changedPaths(repo, runsOnly ? runDirs : undefined)).filter((p) => {
+      : (await changedPaths(repo, runsOnly && runDirs.length <= 1000 ? runDirs : undefined)).filter((p) => {
           const scope = scopeOf(p);
           return scope === null || locked.has(scopeFiles(scope).lock);
         });

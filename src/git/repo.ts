@@ -53,6 +53,9 @@ interface RunOptions {
 }
 
 export class Repo {
+  /** Whether this repository's commits are signed (`commit.gpgSign`), asked once. */
+  private signs: Promise<boolean> | null = null;
+
   private constructor(
     /** The folder git is run in (the board root). */
     readonly cwd: string,
@@ -79,9 +82,6 @@ export class Repo {
   async text(args: readonly string[], opts: RunOptions = {}): Promise<string> {
     return (await this.run(args, opts)).stdout.toString('utf8').trim();
   }
-
-  /** Whether this repository's commits are signed (`commit.gpgSign`), asked once. */
-  private signs: Promise<boolean> | null = null;
 
   /**
    * A commit of `tree` on `parents`, signed when the repository signs its

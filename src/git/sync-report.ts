@@ -34,7 +34,7 @@ export class SyncError extends Error {
 /** What a merge did to each run that moved on both sides, as a report lists it. */
 const count = (b: SupersededBranch, kind: 'replayed' | 'held'): number => (b.outcomes ?? []).filter((o) => kind in o).length;
 
-function holding(side: 'ours' | 'theirs', b: SupersededBranch): NonNullable<SyncReport['merged'][number]['superseded']> {
+function supersededSummary(side: 'ours' | 'theirs', b: SupersededBranch): NonNullable<SyncReport['merged'][number]['superseded']> {
   const replayed = count(b, 'replayed');
   const held = count(b, 'held');
   return { side, transitions: b.lines.length - replayed - held, replayed, held };
@@ -50,6 +50,6 @@ export function summarise(runs: BoardMergeResult['runs']): SyncReport['merged'] 
     run: id,
     taken: merge.taken,
     // Lines whose act holds on the kept side (applied again, or already done there) are not counted as superseded (docs/git.md "The replay").
-    superseded: merge.superseded ? holding(merge.superseded.side, merge.superseded.branch) : null,
+    superseded: merge.superseded ? supersededSummary(merge.superseded.side, merge.superseded.branch) : null,
   }));
 }

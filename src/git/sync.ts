@@ -51,8 +51,8 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
   return board.store.exclusive(SYNC_LOCK, 'sync', async () => {
     await finishIntent(board, repo);
     // The commit's first look at the board runs beside the questions about the upstream and the fetch, which mostly
-    // waits on the remote: a whole `git status` costs 0.3 s at 10k runs. Its second look, under the scopes' locks, is
-    // what the commit takes.
+    // waits on the remote: a whole `git status` costs 0.3 s at 10k runs. It picks the scopes to lock; what the commit
+    // takes is what those hold once locked (commitBoard).
     const look = (): Promise<string[]> => {
       const p = changedPaths(repo);
       p.catch(() => undefined); // a failed look is met again when it is awaited, not left unhandled if the fetch fails first

@@ -188,7 +188,22 @@ describe.skipIf(!hasGit)('commit messages in words (serve --git-commit)', () => 
 });
 
 describe.skipIf(!hasGit)('what a commit of the board takes', () => {
-  it('stages each changed run folder whole, and a folder the look saw that is gone by the commit (removed by hand) stops nothing', async () => {
+  it('takes a run folder as it is once locked: a file written there after the look is committed with the rest', async () => {
+    const { top, root } = await boardRepo();
+    const { runId } = await startAndDraft(root);
+    const repo = (await Repo.at(root))!;
+    const looked = await changedPaths(repo);
+    expect(looked).not.toContain(`runs/${runId}/late.md`);
+    // As a transition caught halfway through its renames by the look would leave it.
+    await fs.writeFile(path.join(root, 'runs', runId, 'late.md'), 'Written after the look.\n');
+    expect(await commitBoard(await Board.open(root), repo, looked)).not.toBeNull();
+    const files = git(top, 'show', '--name-only', '--format=', 'HEAD').trim().split('\n');
+    expect(files).toContain(`board/runs/${runId}/late.md`);
+    expect(files).toContain(`board/runs/${runId}/audit.jsonl`);
+    expect(git(top, 'status', '--porcelain')).toBe('');
+  }, 60_000);
+
+  it('a run folder the look saw that is gone by the commit (removed by hand) stops nothing: the other runs are committed', async () => {
     const { top, root } = await boardRepo();
     const { runId } = await startAndDraft(root);
     const ghost = 'runs/r-01kx0000000000000000000000';
