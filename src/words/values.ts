@@ -70,16 +70,45 @@ export function unitOf(description: string | undefined): { unit: string; currenc
   return unit && (UNITS.has(unit.toLowerCase()) || PERCENT.has(unit.toLowerCase())) ? { unit, currency: false } : null;
 }
 
-// toLocaleString builds a NumberFormat on every call; one per precision is kept instead.
-const numberFormats = new Map<number | undefined, Intl.NumberFormat>();
-
-function grouped(n: number, decimals?: number): string {
-  let format = numberFormats.get(decimals);
-  if (format === undefined) {
-    format = new Intl.NumberFormat('en-US', decimals === undefined ? { maximumFractionDigits: 6 } : { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
-    numberFormats.set(decimals, format);
+/**
+ * `x` (finite, from 0 to 1e21) with exactly `places` decimals, rounded half
+ * away from zero on its shortest decimal form, as Intl rounds ("1.005" to
+ * 2 places is "1.01", where toFixed's exact binary value gives "1.00").
+ */
+function fixed(x: number, places: number): { whole: string; fraction: string } {
+  const [, int = '0', decimals = '', exponent = '0'] = /^(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x)) ?? [];
+  let digits = `${int}${decimals}`;
+  let point = int.length + Number(exponent);
+  if (point < 0) [digits, point] = [`${'0'.repeat(-point)}${digits}`, 0];
+  const keep = point + places;
+  if (digits.length <= keep) digits = digits.padEnd(keep, '0');
+  else {
+    const kept = [...digits.slice(0, keep)].map(Number);
+    if ((digits[keep] ?? '0') >= '5') {
+      let i = kept.length - 1;
+      while (i >= 0 && kept[i] === 9) kept[i--] = 0;
+      if (i >= 0) kept[i] = (kept[i] ?? 0) + 1;
+      else {
+        kept.unshift(1);
+        point += 1;
+      }
+    }
+    digits = kept.join('');
   }
-  return format.format(n);
+  return { whole: digits.slice(0, point).replace(/^0+(?=\d)/, '') || '0', fraction: digits.slice(point) };
+}
+
+/**
+ * A number as en-US writes it: thousands grouped with commas, `decimals`
+ * places, else at most six with trailing zeros dropped ("1,234.5"). By hand:
+ * the first Intl.NumberFormat a process builds loads ICU's data, 20 ms of
+ * every CLI call that shows an amount. Past 1e21, Intl writes it.
+ */
+export function grouped(n: number, decimals?: number): string {
+  if (!Number.isFinite(n) || Math.abs(n) >= 1e21) return n.toLocaleString('en-US', { maximumFractionDigits: decimals ?? 6, minimumFractionDigits: decimals ?? 0 });
+  const { whole, fraction } = fixed(Math.abs(n), decimals ?? 6);
+  const shown = decimals === undefined ? fraction.replace(/0+$/, '') : fraction;
+  return `${n < 0 || Object.is(n, -0) ? '-' : ''}${whole.replace(/\B(?=(\d{3})+$)/g, ',')}${shown === '' ? '' : `.${shown}`}`;
 }
 
 function numberText(n: number, description: string | undefined): string {
