@@ -157,4 +157,12 @@ export const MUTANTS = [
     ['test/crash/flow-lineage.test.ts'],
   ],
   ['replay-other-arguments', 'src/service/replay.ts', 'if (rec.fingerprint !== fingerprint(tool, a, actor)) {', 'if (false) {', ['test/service/idempotency.test.ts']],
+  [
+    'kept-decode-git-brought',
+    'src/board/kept-decodes.ts',
+    'if (bytes === null || this.distrusted(record, () => bytes)) return null;',
+    'if (bytes === null || (this.distrusted(record, () => bytes) && bytes.length < 0)) return null;',
+    ['test/cli/kept-decodes.test.ts'],
+  ],
+  ['kept-decode-other-bytes', 'src/board/kept-decodes.ts', 'kept.doc.rel === rel && kept.doc.sha256 === sha256', 'kept.doc.rel === rel', ['test/cli/kept-decodes.test.ts']],
 ];

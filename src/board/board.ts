@@ -72,14 +72,16 @@ export class Board {
   }
 
   /** State records read as absent, by every reader of `.work/` (see WorkState.distrust). */
-  distrust(distrusted: Distrusted): void {
+  private distrust(distrusted: Distrusted): void {
     this.state.distrust(distrusted);
     this.store.distrust(distrusted);
   }
 
-  static async open(root: string, options: Partial<StoreOptions> = {}): Promise<Board> {
+  /** `distrusted`: the `.work/` records to read as absent (see `distrust`), known before WORK.md is read. */
+  static async open(root: string, options: Partial<StoreOptions> = {}, distrusted?: Distrusted): Promise<Board> {
     const abs = path.resolve(root);
     const probe = new BoardStore(abs, { lockStaleMs: DEFAULT_SETTINGS.lockStaleSeconds * 1000, lockTimeoutMs: LOCK_TIMEOUT_MS, ...options });
+    if (distrusted) probe.distrust(distrusted);
     const doc = await probe.read(WORK_FILE).catch(async (e: unknown) => {
       // WORK.md of a newer format fails our checks (its format, maybe fields we do not know): say that in one line instead.
       const raw = await probe.readBytes(WORK_FILE);
@@ -94,7 +96,9 @@ export class Board {
       lockTimeoutMs: LOCK_TIMEOUT_MS,
       ...options,
     });
-    return new Board(abs, store, manifest, doc.sha256);
+    const board = new Board(abs, store, manifest, doc.sha256);
+    if (distrusted) board.distrust(distrusted);
+    return board;
   }
 
   /**

@@ -29,8 +29,16 @@ export interface BoardDoc {
  */
 const decoded = new BoundedMap<string, BoardDoc>(2048);
 
+/** What decoding a committed markdown file gives: the document, or every problem with it. */
+export type Decoded = { ok: true; doc: BoardDoc } | { ok: false; issues: Issue[] };
+
+/** Whether these bytes of `rel` were decoded in this process before (so `decodeDoc` answers without parsing). */
+export function decodedBefore(rel: string, sha256: string): boolean {
+  return decoded.has(`${rel}\0${sha256}`);
+}
+
 /** A parsed and schema-checked committed markdown file, or every problem with it. */
-export function decodeDoc(rel: string, bytes: Buffer): { ok: true; doc: BoardDoc } | { ok: false; issues: Issue[] } {
+export function decodeDoc(rel: string, bytes: Buffer): Decoded {
   const sha256 = sha256Hex(bytes);
   const key = `${rel}\0${sha256}`;
   const hit = decoded.get(key);
@@ -48,7 +56,7 @@ export function rememberDecoded(doc: BoardDoc): void {
   decoded.set(`${doc.rel}\0${doc.sha256}`, { ...doc, data: JSON.parse(JSON.stringify(doc.data)) as Record<string, unknown> });
 }
 
-function decodeFresh(rel: string, bytes: Buffer, sha256: string): { ok: true; doc: BoardDoc } | { ok: false; issues: Issue[] } {
+function decodeFresh(rel: string, bytes: Buffer, sha256: string): Decoded {
   const text = bytes.toString('utf8');
   const parsed = parseMarkdown(text);
   if (!parsed.ok) return parsed;

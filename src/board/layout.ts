@@ -53,6 +53,8 @@ export const INCIDENTS_FILE = `${STATE_DIR}/incidents.jsonl`;
 export const INDEX_DIR = `${STATE_DIR}/index`;
 /** The run index's cache before INDEX_DIR, one file rewritten whole: removed once INDEX_DIR is written. */
 export const LEGACY_INDEX_FILE = `${STATE_DIR}/index.json`;
+/** Decodes of WORK.md kept across processes, by content and build (kept-decodes.ts). */
+export const DECODED_DIR = `${STATE_DIR}/decoded`;
 /** Each chain's Insights facts (service/run-history.ts). */
 export const INSIGHTS_FILE = `${STATE_DIR}/insights.json`;
 /** Open runs' states kept between CLI processes (service/open-run-cache.ts). */

@@ -44,6 +44,7 @@ import type { KeyRecord } from './signing.js';
 import { snapshot } from './snapshot.js';
 import type { Distrusted } from './state.js';
 import { Tx } from './tx.js';
+import { buildStamp, KeptDecodes } from './kept-decodes.js';
 
 export interface StoreOptions {
   lockStaleMs: number;
@@ -81,6 +82,7 @@ export class BoardStore {
   private readonly feed = new CommitFeed();
 
   private distrusted: Distrusted = () => false;
+  private kept: KeptDecodes | null = null;
 
   constructor(
     root: string,
@@ -141,7 +143,7 @@ export class BoardStore {
   async read(rel: string): Promise<BoardDoc | null> {
     const bytes = await this.readBytes(rel);
     if (bytes === null) return null;
-    const d = decodeDoc(rel, bytes);
+    const d = this.kept ? await this.kept.decode(rel, bytes) : decodeDoc(rel, bytes);
     if (!d.ok)
       throw new BoardError(
         'invalid',
@@ -258,9 +260,15 @@ export class BoardStore {
     return this.journals.pending(scope);
   }
 
-  /** State records a transaction reads as absent (see WorkState.distrust). */
+  /**
+   * State records a transaction reads as absent (see WorkState.distrust). Once
+   * it is known which records to distrust, WORK.md's decode is kept across
+   * processes by a built coordinator (kept-decodes.ts).
+   */
   distrust(distrusted: Distrusted): void {
     this.distrusted = distrusted;
+    const build = buildStamp();
+    this.kept = build === null ? null : new KeptDecodes(this.files, distrusted, build);
   }
 
   /** Bring the board to a whole state after crashes (see recovery.ts). */

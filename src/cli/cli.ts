@@ -65,9 +65,9 @@ export class Cli {
   }
 
   async board(): Promise<Board> {
-    const board = await Board.open(this.boardRoot());
+    const root = this.boardRoot();
     // What git brought under .work/ (a pull, a clone) is not this coordinator's: read as absent (docs/git.md "What git never brings").
-    board.distrust(gitBroughtState(board.root));
+    const board = await Board.open(root, {}, gitBroughtState(root));
     this.opened = { root: board.root, manifest: board.manifest };
     return board;
   }

@@ -1,0 +1,97 @@
+/**
+ * What WORK.md decodes to, kept across processes (docs/architecture.md
+ * "Decodes kept across processes"). Every CLI call opens the board, and
+ * decoding WORK.md afresh (its YAML, then loading and first running the
+ * schema's generated validator, 140 KB of code) was about a sixth of a short
+ * call's CPU. A valid decode is kept in `.work/decoded/`, keyed by the
+ * file's sha256 and the build that decoded it, and read back while both
+ * still match: an edited WORK.md, or a new build, is decoded afresh. Nothing
+ * is flushed; a lost or torn record is decoded again. A record git brought
+ * is read as absent, like every `.work/` record (the data in it need not be
+ * what the file says).
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { sha256Hex } from '../core/hash.js';
+import { isObj } from '../process/validate/raw.js';
+import { decodedBefore, decodeDoc, rememberDecoded, type BoardDoc, type Decoded } from './document.js';
+import { isCode, readIfExists, writeFileAtomic } from './fsutil.js';
+import { DECODED_DIR, WORK_FILE } from './layout.js';
+import type { SafeFiles } from './safe-files.js';
+import type { Distrusted } from './state.js';
+
+/** The board files whose decodes are kept: the one every command reads first. */
+const KEPT = new Set([WORK_FILE]);
+
+/** The record a decode of `rel` is kept in. */
+export const keptRecord = (rel: string): string => `${DECODED_DIR}/${encodeURIComponent(rel)}.json`;
+
+let stamp: string | null | undefined;
+
+/**
+ * The build this code came from: the hash of its inputs that `npm run build`
+ * writes in dist/built (scripts/build.mjs), found beside the running module
+ * (dist/board/ or dist/bundle/). Null when running from source, which keeps nothing.
+ */
+export function buildStamp(): string | null {
+  if (stamp === undefined) {
+    try {
+      stamp =
+        readFileSync(new URL('../built', import.meta.url), 'utf8')
+          .split('\n')[1]
+          ?.trim() || null;
+    } catch (e) {
+      if (!isCode(e, 'ENOENT', 'ENOTDIR')) throw e;
+      stamp = null;
+    }
+  }
+  return stamp;
+}
+
+export class KeptDecodes {
+  constructor(
+    private readonly files: SafeFiles,
+    private readonly distrusted: Distrusted,
+    private readonly build: string,
+  ) {}
+
+  /** `decodeDoc`, answered from the kept record when it holds this file's bytes as decoded by this build. */
+  async decode(rel: string, bytes: Buffer): Promise<Decoded> {
+    if (!KEPT.has(rel)) return decodeDoc(rel, bytes);
+    const sha256 = sha256Hex(bytes);
+    if (decodedBefore(rel, sha256)) return decodeDoc(rel, bytes);
+    const record = keptRecord(rel);
+    const kept = await this.read(record);
+    if (kept && kept.build === this.build && isObj(kept.doc) && kept.doc.rel === rel && kept.doc.sha256 === sha256) {
+      rememberDecoded(kept.doc as unknown as BoardDoc);
+      return decodeDoc(rel, bytes);
+    }
+    const d = decodeDoc(rel, bytes);
+    // Kept only when JSON gives back exactly what YAML read (no -0, no infinity).
+    if (d.ok && isDeepStrictEqual(JSON.parse(JSON.stringify(d.doc)), d.doc)) await this.write(record, `${JSON.stringify({ build: this.build, doc: d.doc })}\n`);
+    return d;
+  }
+
+  /** A cache's write: one that fails (a read-only board, a full disk) costs the next call a decode, never the answer. */
+  private async write(record: string, text: string): Promise<void> {
+    const file = this.files.abs(record);
+    try {
+      mkdirSync(path.dirname(file), { recursive: true });
+      await writeFileAtomic(file, text, { durable: false });
+    } catch {
+      // decoded again next time
+    }
+  }
+
+  private async read(record: string): Promise<Record<string, unknown> | null> {
+    const bytes = await readIfExists(this.files.abs(record)).catch(() => null);
+    if (bytes === null || this.distrusted(record, () => bytes)) return null;
+    try {
+      const v: unknown = JSON.parse(bytes.toString('utf8'));
+      return isObj(v) ? v : null;
+    } catch {
+      return null; // torn or foreign: decoded afresh and written again
+    }
+  }
+}

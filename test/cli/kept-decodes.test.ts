@@ -1,0 +1,92 @@
+/**
+ * WORK.md's decode kept across CLI calls (src/board/kept-decodes.ts,
+ * docs/architecture.md "Decodes kept across processes"), through the real
+ * binary: what a call reads is always what WORK.md says now. A hand edit,
+ * valid or not, is read afresh; a torn record is decoded again; a record
+ * git brought is never believed, even with the right hash and build.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, workboard } from '../support/cli-run.js';
+import { cleanupTmp, tmpDir } from '../support/tmp-board.js';
+
+beforeAll(ensureBuilt, 120_000);
+afterAll(cleanupTmp);
+
+const RECORD = '.work/decoded/WORK.md.json';
+const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=T', ...args], { cwd, encoding: 'utf8' });
+
+async function board(): Promise<string> {
+  const dir = path.join(await tmpDir(), 'ops');
+  expect((await workboard(['init', dir, '--git'], { cwd: path.dirname(dir) })).code).toBe(0);
+  expect((await workboard(['person', 'add', 'ana@example.com', '--as', 'ana@example.com'], { cwd: dir })).code).toBe(0);
+  return dir;
+}
+
+/** Who may act, as the refusal of an unknown identity lists them. */
+async function known(dir: string): Promise<string> {
+  const r = await workboard(['--as', 'nobody@example.com', 'inbox'], { cwd: dir });
+  expect(r.code).toBe(1);
+  return /known: ([^)]*)\)/.exec(r.stderr)?.[1] ?? r.stderr;
+}
+
+const kept = async (dir: string) => JSON.parse(await fs.readFile(path.join(dir, RECORD), 'utf8')) as { build: string; doc: { sha256: string; data: { people: { email: string }[] } } };
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await fs.readFile(file))
+    .digest('hex');
+
+describe("WORK.md's decode kept across CLI calls", () => {
+  it('is kept for the bytes WORK.md has, and a hand edit is read afresh, valid or not', async () => {
+    const dir = await board();
+    const work = path.join(dir, 'WORK.md');
+    expect(await known(dir)).toBe('ana@example.com');
+    expect((await kept(dir)).doc.sha256).toBe(await sha256(work));
+
+    const before = await fs.readFile(work, 'utf8');
+    await fs.writeFile(work, before.replace('  - email: ana@example.com\n', '  - email: ana@example.com\n  - email: bo@example.com\n'));
+    expect(await known(dir)).toBe('ana@example.com, bo@example.com');
+    expect((await kept(dir)).doc.sha256).toBe(await sha256(work));
+
+    const valid = await kept(dir);
+    await fs.writeFile(work, (await fs.readFile(work, 'utf8')).replace('leaseSeconds: 600', 'leaseSeconds: soon'));
+    const r = await workboard(['--as', 'ana@example.com', 'inbox'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/WORK\.md: coordination\.leaseSeconds/);
+    expect(await kept(dir), 'an invalid WORK.md is never kept').toEqual(valid);
+  });
+
+  it('decodes again over a torn record or one another build wrote', async () => {
+    const dir = await board();
+    await known(dir);
+    await fs.writeFile(path.join(dir, RECORD), '{"build":"');
+    expect(await known(dir)).toBe('ana@example.com');
+    const whole = await kept(dir);
+    expect(whole.doc.sha256).toBe(await sha256(path.join(dir, 'WORK.md')));
+
+    // Another build's record, claiming someone WORK.md does not name: not read.
+    const forged = { build: 'another build', doc: { ...whole.doc, data: { ...whole.doc.data, people: [{ email: 'mallory@example.com' }] } } };
+    await fs.writeFile(path.join(dir, RECORD), JSON.stringify(forged));
+    expect(await known(dir)).toBe('ana@example.com');
+    expect((await kept(dir)).build).toBe(whole.build);
+  });
+
+  it('never believes a record git brought, though its hash and build match', async () => {
+    const dir = await board();
+    await known(dir);
+    const whole = await kept(dir);
+    const forged = { ...whole, doc: { ...whole.doc, data: { ...whole.doc.data, people: [{ email: 'mallory@example.com' }] } } };
+    await fs.writeFile(path.join(dir, RECORD), JSON.stringify(forged));
+    // As a collaborator's `git add -f` would bring it: the bytes git has for it are the bytes on disk.
+    git(dir, 'add', '-f', '--sparse', RECORD);
+    git(dir, 'commit', '-qm', 'planted');
+    expect(await known(dir)).toBe('ana@example.com');
+    // Once git no longer has it, it is this coordinator's own record: the one it writes again over the forged one.
+    git(dir, 'rm', '-q', '--cached', '--sparse', RECORD);
+    git(dir, 'commit', '-qm', 'unplanted');
+    expect(await known(dir)).toBe('ana@example.com');
+  });
+});
