@@ -72,16 +72,19 @@ export class Board {
   }
 
   /** State records read as absent, by every reader of `.work/` (see WorkState.distrust). */
-  private distrust(distrusted: Distrusted): void {
+  private distrust(distrusted: Distrusted, readOnly: boolean): void {
     this.state.distrust(distrusted);
-    this.store.distrust(distrusted);
+    this.store.distrust(distrusted, readOnly);
   }
 
-  /** `distrusted`: the `.work/` records to read as absent (see `distrust`), known before WORK.md is read. */
-  static async open(root: string, options: Partial<StoreOptions> = {}, distrusted?: Distrusted): Promise<Board> {
+  /**
+   * `trust.distrusted`: the `.work/` records to read as absent (see `distrust`), known before WORK.md is read;
+   * `trust.readOnly`: the caller promises to change nothing, so no decode is kept for the next (kept-decodes.ts).
+   */
+  static async open(root: string, options: Partial<StoreOptions> = {}, trust?: { distrusted: Distrusted; readOnly?: boolean }): Promise<Board> {
     const abs = path.resolve(root);
     const probe = new BoardStore(abs, { lockStaleMs: DEFAULT_SETTINGS.lockStaleSeconds * 1000, lockTimeoutMs: LOCK_TIMEOUT_MS, ...options });
-    if (distrusted) probe.distrust(distrusted);
+    if (trust) probe.distrust(trust.distrusted, trust.readOnly ?? false);
     const doc = await probe.read(WORK_FILE).catch(async (e: unknown) => {
       // WORK.md of a newer format fails our checks (its format, maybe fields we do not know): say that in one line instead.
       const raw = await probe.readBytes(WORK_FILE);
@@ -97,7 +100,7 @@ export class Board {
       ...options,
     });
     const board = new Board(abs, store, manifest, doc.sha256);
-    if (distrusted) board.distrust(distrusted);
+    if (trust) board.distrust(trust.distrusted, trust.readOnly ?? false);
     return board;
   }
 

@@ -54,6 +54,8 @@ export class KeptDecodes {
     private readonly files: SafeFiles,
     private readonly distrusted: Distrusted,
     private readonly build: string,
+    /** False for a caller that promises to change nothing (`audit verify`): it reads a record, never writes one. */
+    private readonly writes: boolean,
   ) {}
 
   /** `decodeDoc`, answered from the kept record when it holds this file's bytes as decoded by this build. */
@@ -69,7 +71,7 @@ export class KeptDecodes {
     }
     const d = decodeDoc(rel, bytes);
     // Kept only when JSON gives back exactly what YAML read (no -0, no infinity).
-    if (d.ok && isDeepStrictEqual(JSON.parse(JSON.stringify(d.doc)), d.doc)) await this.write(record, `${JSON.stringify({ build: this.build, doc: d.doc })}\n`);
+    if (d.ok && this.writes && isDeepStrictEqual(JSON.parse(JSON.stringify(d.doc)), d.doc)) await this.write(record, `${JSON.stringify({ build: this.build, doc: d.doc })}\n`);
     return d;
   }
 

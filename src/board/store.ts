@@ -263,12 +263,12 @@ export class BoardStore {
   /**
    * State records a transaction reads as absent (see WorkState.distrust). Once
    * it is known which records to distrust, WORK.md's decode is kept across
-   * processes by a built coordinator (kept-decodes.ts).
+   * processes by a built coordinator (kept-decodes.ts); `readOnly`: read, never written.
    */
-  distrust(distrusted: Distrusted): void {
+  distrust(distrusted: Distrusted, readOnly = false): void {
     this.distrusted = distrusted;
     const build = buildStamp();
-    this.kept = build === null ? null : new KeptDecodes(this.files, distrusted, build);
+    this.kept = build === null ? null : new KeptDecodes(this.files, distrusted, build, !readOnly);
   }
 
   /** Bring the board to a whole state after crashes (see recovery.ts). */

@@ -64,10 +64,11 @@ export class Cli {
     return Board.locate(this.globals().board);
   }
 
-  async board(): Promise<Board> {
+  /** The board, opened; `readOnly` for a command that promises to change nothing (`audit verify`). */
+  async board(opts: { readOnly?: boolean } = {}): Promise<Board> {
     const root = this.boardRoot();
     // What git brought under .work/ (a pull, a clone) is not this coordinator's: read as absent (docs/git.md "What git never brings").
-    const board = await Board.open(root, {}, gitBroughtState(root));
+    const board = await Board.open(root, {}, { distrusted: gitBroughtState(root), ...opts });
     this.opened = { root: board.root, manifest: board.manifest };
     return board;
   }

@@ -24,7 +24,8 @@ export function register(program: Command, cli: Cli): void {
       '\nExample:\n  workboard audit verify --json\n  workboard audit verify --git\n  workboard audit verify --key 3f9a0c…  # the fingerprint `workboard audit key` printed on the coordinator',
     )
     .action(async (opts: { git?: boolean; key: string[] }) => {
-      const board = await cli.board();
+      // Verify changes nothing, not even a cache (docs/architecture.md "Decodes kept across processes").
+      const board = await cli.board({ readOnly: true });
       const shown = progress('verifying audit chains');
       const report = await verifyBoard(board, { onProgress: shown.tick, pins: opts.key });
       shown.done();
