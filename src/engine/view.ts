@@ -117,11 +117,16 @@ export function decisionsFor(def: Step, st: StepState): Decision[] {
   return def.kind === 'approve' ? ['approved', 'rejected', 'failed'] : ['completed', 'failed'];
 }
 
+/** Whether a step holds an open work item: waiting on a person (or on operators, for an escalation). */
+export function hasOpenWorkItem(st: StepState | undefined): st is StepState & { workItem: string } {
+  return !!st?.workItem && st.state === 'waiting';
+}
+
 export function workItems(state: RunState, pinned: Pinned, snapshot: string): WorkItemView[] {
   const items: WorkItemView[] = [];
   for (const def of pinned.process.steps) {
     const st = state.steps[def.id];
-    if (!st?.workItem || st.state !== 'waiting') continue;
+    if (!hasOpenWorkItem(st)) continue;
     const kind = def.kind as 'agent' | 'task' | 'approve';
     const req = kind === 'approve' ? { output: null, evidence: null, next: null } : requirements(def);
     items.push({

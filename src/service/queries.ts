@@ -10,7 +10,7 @@ import { mayDecide } from '../engine/decide.js';
 import { decidesFor } from '../engine/delegation.js';
 import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord } from '../engine/types.js';
-import { leaseLive, workItems } from '../engine/view.js';
+import { hasOpenWorkItem, leaseLive, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
 import { coreInputs } from '../process/validate/fields.js';
 import { listPrefix, urgencyPrefix } from '../engine/priority.js';
@@ -71,6 +71,8 @@ export async function getWork(
         found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${def.id}`, m, stepId: def.id });
       }
     } else {
+      // The snapshot (the whole state's canonical JSON, hashed) only for a run with work waiting: at 100k runs most open runs wait on agents.
+      if (!Object.values(m.state.steps).some(hasOpenWorkItem)) continue;
       const snapshot = reader.snapshot(m);
       for (const wi of workItems(m.state, m.pinned, snapshot)) {
         const def = m.pinned.process.steps.find((s) => s.id === wi.stepId)!;
