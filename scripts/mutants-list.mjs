@@ -164,5 +164,5 @@ export const MUTANTS = [
     'if (bytes === null || (this.distrusted(record, () => bytes) && bytes.length < 0)) return null;',
     ['test/cli/kept-decodes.test.ts'],
   ],
-  ['kept-decode-other-bytes', 'src/board/kept-decodes.ts', 'kept.doc.rel === rel && kept.doc.sha256 === sha256', 'kept.doc.rel === rel', ['test/cli/kept-decodes.test.ts']],
+  ['kept-decode-other-bytes', 'src/board/kept-decodes.ts', 'v.rel === rel && v.sha256 === sha256', 'v.rel === rel', ['test/cli/kept-decodes.test.ts']],
 ];

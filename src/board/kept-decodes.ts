@@ -49,6 +49,11 @@ export function buildStamp(): string | null {
   return stamp;
 }
 
+/** A kept decode of these bytes of `rel`, whole: the record is a file anyone on the machine can edit, so a field missing or of another type means decoding afresh. */
+function isKeptDoc(v: unknown, rel: string, sha256: string): v is BoardDoc {
+  return isObj(v) && v.rel === rel && v.sha256 === sha256 && isObj(v.data) && typeof v.body === 'string' && typeof v.rev === 'number';
+}
+
 export class KeptDecodes {
   constructor(
     private readonly files: SafeFiles,
@@ -65,8 +70,8 @@ export class KeptDecodes {
     if (decodedBefore(rel, sha256)) return decodeDoc(rel, bytes);
     const record = keptRecord(rel);
     const kept = await this.read(record);
-    if (kept && kept.build === this.build && isObj(kept.doc) && kept.doc.rel === rel && kept.doc.sha256 === sha256) {
-      rememberDecoded(kept.doc as unknown as BoardDoc);
+    if (kept && kept.build === this.build && isKeptDoc(kept.doc, rel, sha256)) {
+      rememberDecoded(kept.doc);
       return decodeDoc(rel, bytes);
     }
     const d = decodeDoc(rel, bytes);
