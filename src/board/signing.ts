@@ -41,8 +41,18 @@ function rawPublic(key: KeyObject): Buffer {
   return Buffer.from(jwk.x, 'base64url');
 }
 
+/** Key objects by raw public key: a board has a few keys and thousands of lines, and building the object cost more than a tenth of `doctor`'s check of every signature. */
+const publicKeys = new Map<string, KeyObject>();
+
 function publicFromRaw(raw: string): KeyObject {
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw }, format: 'jwk' });
+  let key = publicKeys.get(raw);
+  if (key === undefined) {
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: raw }, format: 'jwk' });
+    // Bounded however many keys a hostile board lists: a miss only costs building the object again.
+    if (publicKeys.size >= 256) publicKeys.clear();
+    publicKeys.set(raw, key);
+  }
+  return key;
 }
 
 export function newPrivateKeyPem(): string {
