@@ -19,13 +19,13 @@ export interface CloneOffer {
 }
 
 /**
- * Each run state's chain lines, read once. A state is served again only while
+ * Each run state's chain lines, and the keys that signed them, read once. A state is served again only while
  * the run's files are as they were when it was read (run-reader.ts), and every
  * commit that appends to the chain, here, on another process or through git,
  * ends that: a new state, whose chain is read again. Without this, get_work on
  * a shared board read and parsed every ready run's chain on every call.
  */
-const linesOf = new WeakMap<RunState, OfferLine[]>();
+const chainOf = new WeakMap<RunState, { lines: OfferLine[]; signers: ReadonlySet<string> }>();
 
 export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | null> {
   const names = (board.listing.names(KEY_DIR) ?? []).filter((n) => n.endsWith('.json'));
@@ -49,12 +49,15 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
   return {
     async held(state, stepId) {
       const runId = state.run.id;
-      let lines = linesOf.get(state);
-      if (!lines) {
-        lines = offerLines((await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '');
-        linesOf.set(state, lines);
+      let chain = chainOf.get(state);
+      if (!chain) {
+        const lines = offerLines((await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '');
+        chain = { lines, signers: new Set(lines.flatMap((l) => (l.signer === undefined ? [] : [l.signer]))) };
+        chainOf.set(state, chain);
       }
-      return heldElsewhere(lines, `${runId}/${stepId}`, mine, now, grace) !== null;
+      // Only another clone's line holds a step back: a run whose lines this clone alone signed is never held, and is not walked line by line.
+      for (const signer of chain.signers) if (!mine.has(signer)) return heldElsewhere(chain.lines, `${runId}/${stepId}`, mine, now, grace) !== null;
+      return false;
     },
   };
 }
