@@ -164,5 +164,6 @@ export const MUTANTS = [
     'if (bytes === null || (this.distrusted(record, () => bytes) && bytes.length < 0)) return null;',
     ['test/cli/kept-decodes.test.ts'],
   ],
-  ['kept-decode-other-bytes', 'src/board/kept-decodes.ts', 'v.rel === rel && v.sha256 === sha256', 'v.rel === rel', ['test/cli/kept-decodes.test.ts']],
+  ['kept-decode-other-bytes', 'src/board/kept-decodes.ts', 'k.build === this.build && k.sha256 === sha256 &&', 'k.build === this.build &&', ['test/cli/kept-decodes.test.ts']],
+  ['kept-decode-no-checksum', 'src/board/kept-decodes.ts', ' && k.sum === sha256Hex(JSON.stringify(k.answer))) return', ') return', ['test/cli/kept-decodes.test.ts']],
 ];

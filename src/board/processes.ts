@@ -17,6 +17,7 @@ import { readIfExists } from './fsutil.js';
 import { paths, WORK_FILE } from './layout.js';
 import { manifestFrom } from './manifest.js';
 import { canonicalJson } from '../core/hash.js';
+import { isObj } from '../process/validate/raw.js';
 
 export interface PublishedVersion {
   name: string;
@@ -55,6 +56,16 @@ export async function listProcessNames(board: Board): Promise<string[]> {
   return names;
 }
 
+/** What a process's check depends on besides its bytes: the profiles and tools offered. */
+const offerKey = (offer: Offer): string => `${[...offer.profiles].sort().join(',')}|${[...offer.tools].sort().join(',')}`;
+
+/** A kept load whole, as loadVersion uses it (the record is a file anyone on the machine can edit). */
+function isLoaded(v: unknown): v is { process: Process; hash: string } {
+  if (!isObj(v) || typeof v.hash !== 'string' || !isObj(v.process)) return false;
+  const p = v.process;
+  return typeof p.name === 'string' && typeof p.description === 'string' && isObj(p.inputs) && Array.isArray(p.steps) && p.steps.every(isObj) && isObj(p.frontmatter) && typeof p.body === 'string';
+}
+
 /**
  * Load a published version and check that its bytes still hash to what was
  * recorded at publication. A version that no longer matches is never served.
@@ -64,8 +75,14 @@ export async function loadVersion(board: Board, name: string, version: number, o
   const meta = await board.store.read(`${dir}/VERSION.md`);
   const text = await board.store.readBytes(`${dir}/PROCESS.md`);
   if (!meta || text === null) throw new BoardError('invalid', `process ${name} has no version ${version}`);
-  const loaded = loadProcess(text.toString('utf8'), offer);
-  if (!loaded.ok) throw new BoardError('invalid', `${dir}/PROCESS.md no longer validates`, loaded.issues);
+  let refused: Issue[] = [];
+  const loaded = await board.store.keptAnswer(`${dir}/PROCESS.md`, text, offerKey(offer), isLoaded, () => {
+    const l = loadProcess(text.toString('utf8'), offer);
+    if (l.ok) return { process: l.process, hash: l.hash };
+    refused = l.issues;
+    return null;
+  });
+  if (!loaded) throw new BoardError('invalid', `${dir}/PROCESS.md no longer validates`, refused);
   const d = meta.data as { hash: string; publishedAt: string; publishedBy: string; roles: Record<string, string> };
   if (loaded.hash !== d.hash) {
     throw new BoardError('corrupt', `${dir}/PROCESS.md was changed after publication: its hash is ${loaded.hash}, VERSION.md records ${d.hash}`, [

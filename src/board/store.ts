@@ -262,13 +262,19 @@ export class BoardStore {
 
   /**
    * State records a transaction reads as absent (see WorkState.distrust). Once
-   * it is known which records to distrust, WORK.md's decode is kept across
-   * processes by a built coordinator (kept-decodes.ts); `readOnly`: read, never written.
+   * it is known which records to distrust, the decodes of WORK.md and the
+   * published processes are kept across processes by a built coordinator
+   * (kept-decodes.ts); `readOnly`: read, never written.
    */
   distrust(distrusted: Distrusted, readOnly = false): void {
     this.distrusted = distrusted;
     const build = buildStamp();
     this.kept = build === null ? null : new KeptDecodes(this.files, distrusted, build, !readOnly);
+  }
+
+  /** What `compute` makes of these bytes of `rel`: kept across processes by a built CLI (kept-decodes.ts `answer`), else computed now. */
+  keptAnswer<T extends object>(rel: string, bytes: Buffer, variant: string, whole: (v: unknown) => v is T, compute: () => T | null): Promise<T | null> {
+    return this.kept ? this.kept.answer(rel, sha256Hex(bytes), variant, whole, compute) : Promise.resolve(compute());
   }
 
   /** Bring the board to a whole state after crashes (see recovery.ts). */
