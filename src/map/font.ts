@@ -2,12 +2,16 @@
  * The map's font: Liberation Sans (SIL Open Font License, fonts/OFL.txt),
  * bundled so every map is measured with the metrics it is drawn with. It
  * has Arial's advance widths, so Arimo, Arial and Helvetica stand in for it
- * where it is not installed. The files are read once, on the first width
- * asked for; `fonts/` sits beside this module in src/ and in dist/ (the build
+ * where it is not installed. The files are read, and opentype.js loaded, on
+ * the first width asked for: a serve whose pages draw no map starts without
+ * them. `fonts/` sits beside this module in src/ and in dist/ (the build
  * copies it), and the bundle rewrites import.meta.url to dist's address.
  */
 import { readFileSync } from 'node:fs';
-import { parse, type Font } from 'opentype.js/dist/opentype.mjs';
+import { createRequire } from 'node:module';
+import type { Font } from 'opentype.js/dist/opentype.mjs';
+
+const require = createRequire(import.meta.url);
 
 export const FONT_FAMILY = "'Liberation Sans', Arimo, Arial, Helvetica, sans-serif";
 
@@ -26,6 +30,7 @@ const faces = new Map<Weight, Face>();
 function face(weight: Weight): Face {
   let f = faces.get(weight);
   if (!f) {
+    const { parse } = require('opentype.js') as typeof import('opentype.js/dist/opentype.mjs');
     const bytes = readFileSync(new URL(`./fonts/${FILES[weight]}`, import.meta.url));
     f = { font: parse(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength), { lowMemory: true }), em: new Map() };
     faces.set(weight, f);

@@ -1,5 +1,8 @@
-/** Email over SMTP through nodemailer: plain text and HTML, credentials from the environment. */
-import nodemailer from 'nodemailer';
+/**
+ * Email over SMTP through nodemailer: plain text and HTML, credentials from
+ * the environment. nodemailer is loaded at the first message: a serve that
+ * sends no email starts without it.
+ */
 import type { NotificationsConfig } from '../../board/manifest.js';
 import type { Message } from '../message.js';
 
@@ -9,6 +12,7 @@ type EmailConfig = NonNullable<NotificationsConfig['email']>;
 export async function sendEmail(cfg: EmailConfig, to: string, m: Message, signal: AbortSignal): Promise<void> {
   const user = cfg.smtp.userEnv ? process.env[cfg.smtp.userEnv] : undefined;
   const pass = cfg.smtp.passwordEnv ? process.env[cfg.smtp.passwordEnv] : undefined;
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     host: cfg.smtp.host,
     port: cfg.smtp.port ?? (cfg.smtp.secure ? 465 : 587),

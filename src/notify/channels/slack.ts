@@ -7,8 +7,10 @@
  * is kept under `.work/slack/`, so it can be updated when the item changes
  * (docs/operators.md "Slack"). The bot token and the signing secret come
  * from the environment or a file under `.work/`, like the webhook's secret.
+ * The client is loaded at the first call to Slack: a serve that sends
+ * nothing there starts without it.
  */
-import { LogLevel, WebClient, type Logger } from '@slack/web-api';
+import type { Logger, WebClient } from '@slack/web-api';
 import type { PersonLike } from '../../words/index.js';
 import type { SlackConfig } from '../../board/manifest.js';
 import { SLACK_DIR } from '../../board/layout.js';
@@ -37,19 +39,20 @@ export const botToken = (cfg: SlackConfig, state: WorkState): Promise<string | n
 export const signingSecret = (cfg: SlackConfig, state: WorkState): Promise<string | null> =>
   webhookSecret({ ...(cfg.signingSecretEnv ? { secretEnv: cfg.signingSecretEnv } : {}), ...(cfg.signingSecretFile ? { secretFile: cfg.signingSecretFile } : {}) }, state);
 
-/** The client logs nothing of its own: what went wrong is the attempt's error, logged once by the courier, never with the token. */
-const quiet: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  setLevel: () => undefined,
-  getLevel: () => LogLevel.ERROR,
-  setName: () => undefined,
-};
-
 /** Slack's client for the board's bot: one attempt per call (the outbox retries), within 10 s. */
-export function slackClient(cfg: SlackConfig, token: string): WebClient {
+async function slackClient(cfg: SlackConfig, token: string): Promise<WebClient> {
+  // A CommonJS package: its exports are the default export, in Node and in the bundle alike.
+  const { LogLevel, WebClient } = (await import('@slack/web-api')).default;
+  /** The client logs nothing of its own: what went wrong is the attempt's error, logged once by the courier, never with the token. */
+  const quiet: Logger = {
+    debug: () => undefined,
+    info: () => undefined,
+    warn: () => undefined,
+    error: () => undefined,
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.ERROR,
+    setName: () => undefined,
+  };
   return new WebClient(token, { slackApiUrl: cfg.apiUrl ?? SLACK_API_URL, retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: 10_000, logger: quiet, logLevel: LogLevel.ERROR });
 }
 
