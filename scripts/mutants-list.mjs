@@ -165,5 +165,6 @@ export const MUTANTS = [
     ['test/cli/kept-decodes.test.ts'],
   ],
   ['kept-decode-other-bytes', 'src/board/kept-decodes.ts', 'k.build === this.build && k.sha256 === sha256 &&', 'k.build === this.build &&', ['test/cli/kept-decodes.test.ts']],
+  ['kept-decode-other-variant', 'src/board/kept-decodes.ts', ' && k.variant === variant &&', ' &&', ['test/cli/kept-decodes.test.ts']],
   ['kept-decode-no-checksum', 'src/board/kept-decodes.ts', ' && k.sum === sha256Hex(JSON.stringify(k.answer))) return', ') return', ['test/cli/kept-decodes.test.ts']],
 ];

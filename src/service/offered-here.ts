@@ -19,11 +19,12 @@ export interface CloneOffer {
 }
 
 /**
- * Each run state's chain lines, and the keys that signed them, read once. A state is served again only while
- * the run's files are as they were when it was read (run-reader.ts), and every
- * commit that appends to the chain, here, on another process or through git,
- * ends that: a new state, whose chain is read again. Without this, get_work on
- * a shared board read and parsed every ready run's chain on every call.
+ * Each run state's chain lines, and the keys that signed them, read once. A
+ * state is served again only while the run's files are as they were when it
+ * was read (run-reader.ts), and every commit that appends to the chain, here,
+ * on another process or through git, ends that: a new state, whose chain is
+ * read again. Without this, get_work on a shared board read and parsed every
+ * ready run's chain on every call.
  */
 const chainOf = new WeakMap<RunState, { lines: OfferLine[]; signers: ReadonlySet<string> }>();
 

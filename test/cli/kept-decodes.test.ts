@@ -43,7 +43,8 @@ interface Kept<T> {
   sum: string;
   answer: T;
 }
-const kept = async (dir: string, record = RECORD) => JSON.parse(await fs.readFile(path.join(dir, record), 'utf8')) as Kept<{ sha256: string; data: { people: { email: string }[] } }>;
+/** A kept record: of WORK.md's decode unless another record and answer are named. */
+const kept = async <T = { sha256: string; data: { people: { email: string }[] } }>(dir: string, record = RECORD) => JSON.parse(await fs.readFile(path.join(dir, record), 'utf8')) as Kept<T>;
 /** A record with another answer and that answer's checksum: what only a deliberate forger writes. */
 const withAnswer = <T>(k: Kept<T>, answer: T): Kept<T> => ({ ...k, answer, sum: createHash('sha256').update(JSON.stringify(answer)).digest('hex') });
 const sha256 = async (file: string) =>
@@ -122,11 +123,17 @@ describe("WORK.md's decode kept across CLI calls", () => {
     // Kept: the load whose hash VERSION.md records, and VERSION.md's decode.
     const record = (rel: string) => `.work/decoded/${encodeURIComponent(rel)}.json`;
     const published = /^hash: ([0-9a-f]{64})$/m.exec(await fs.readFile(path.join(dir, version, 'VERSION.md'), 'utf8'))?.[1];
-    const load = await kept(dir, record(`${version}/PROCESS.md`));
-    expect((load.answer as unknown as { hash: string }).hash).toBe(published);
+    const load = await kept<{ hash: string; process: { description: string } }>(dir, record(`${version}/PROCESS.md`));
+    expect(load.answer.hash).toBe(published);
     expect(load.sha256).toBe(await sha256(path.join(dir, version, 'PROCESS.md')));
     expect((await kept(dir, record(`${version}/VERSION.md`))).answer.sha256).toBe(await sha256(path.join(dir, version, 'VERSION.md')));
     expect(await processes()).toEqual(listed);
+
+    // A record for these bytes and this build, checked against another offer: not this call's answer.
+    const other = withAnswer({ ...load, variant: `${load.variant}|another offer` }, { ...load.answer, process: { ...load.answer.process, description: 'Forged.' } });
+    await fs.writeFile(path.join(dir, record(`${version}/PROCESS.md`)), JSON.stringify(other));
+    expect(await processes()).toEqual(listed);
+    expect(await kept(dir, record(`${version}/PROCESS.md`))).toEqual(load);
 
     // PROCESS.md changed after publication: its kept load is for other bytes, so the change is found as without one.
     await fs.appendFile(path.join(dir, version, 'PROCESS.md'), 'One more line.\n');
