@@ -3,7 +3,7 @@
 // whether it runs from a clone, a global install or `npm link` (which build of
 // it: cli-entry.js).
 import { readFileSync } from 'node:fs';
-import { cliEntry } from './cli-entry.js';
+import { loadMain } from './cli-entry.js';
 
 // `--version` alone needs nothing but package.json: answer it before loading the CLI, so it starts like `node` does.
 const args = process.argv.slice(2);
@@ -14,9 +14,10 @@ if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
 
 let main;
 try {
-  ({ main } = await import(cliEntry()));
+  main = await loadMain(args);
 } catch (e) {
-  if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes('dist/cli/main.js')) throw e;
+  // Only a missing module of dist/ itself means it is not built (a dependency missing from it is another error).
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !/Cannot find module '[^']*\/dist\/cli\/[^']*'/.test(String(e.message))) throw e;
   process.stderr.write('workboard: dist/ is not built; run `npm run build` (or `npm install`) in the workboard folder\n');
   process.exit(70);
 }

@@ -1,14 +1,18 @@
 // Bundles the compiled CLI (dist/cli/main.js, what it imports and the libraries
-// it uses) into dist/bundle/ with esbuild, which bin/workboard.js prefers: one
-// file per command module and shared chunks instead of a few hundred modules
-// to resolve, so each call starts sooner. ESM, split at the lazy import() of
-// each command, so a command still loads only its own code. Source maps chain
-// through tsc's to src/*.ts (`NODE_OPTIONS=--enable-source-maps` names them in
-// stack traces). Run by `npm run build` after tsc; `--out <dir>` writes elsewhere.
+// it uses) into dist/bundle/ with esbuild, which bin/workboard.js prefers to a
+// few hundred modules to resolve, so each call starts sooner. Two builds:
+// - main.js: ESM, split at the lazy import() of each command, so a command
+//   loads only its own code and shared chunks; it runs every command;
+// - light.cjs: one CommonJS file of every command but HEAVY_COMMANDS
+//   (src/cli/command-table.ts), which a process loads in about a fifth less
+//   CPU than main.js's chunks; bin/cli-entry.js sends those commands to it.
+// Source maps chain through tsc's to src/*.ts (`NODE_OPTIONS=--enable-source-maps`
+// names them in stack traces). Run by `npm run build` after tsc; `--out <dir>` writes elsewhere.
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { HEAVY_COMMANDS } from '../dist/cli/command-table.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -18,10 +22,11 @@ const out = outArg > 0 ? path.resolve(process.argv[outArg + 1]) : path.join(dist
 /**
  * Our modules find files beside themselves through import.meta.url (schemas,
  * the prebuilt validators, web assets, package.json, the example board). In
- * a chunk that would be the chunk's address, so each of our files that uses
- * it gets its own dist/ address back, relative to the chunk.
+ * a bundle that would be the bundle's address (and CommonJS has none), so
+ * each of our files that uses it gets its own dist/ address back, relative
+ * to the bundle's (`here`: that address, as an expression of the output format).
  */
-const ownImportMetaUrl = {
+const ownImportMetaUrl = (here) => ({
   name: 'own-import-meta-url',
   setup(b) {
     b.onLoad({ filter: /\.js$/ }, (args) => {
@@ -29,7 +34,26 @@ const ownImportMetaUrl = {
       const source = readFileSync(args.path, 'utf8');
       if (!source.includes('import.meta.url')) return undefined;
       const rel = path.relative(out, args.path).split(path.sep).join('/');
-      return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader: 'js' };
+      return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(rel)}, ${here}).href`), loader: 'js' };
+    });
+  },
+});
+
+/**
+ * light.cjs leaves out the heavy commands' modules: each becomes a module
+ * whose register() says where the command runs. bin/cli-entry.js never sends
+ * one there; if it ever did, the error names the reason. Counted, so a heavy
+ * command whose module was renamed fails the build instead of coming along.
+ */
+const stubbed = new Set();
+const leaveOutHeavy = {
+  name: 'leave-out-heavy-commands',
+  setup(b) {
+    const heavy = new RegExp(`^\\./commands/(${HEAVY_COMMANDS.join('|')})\\.js$`);
+    b.onResolve({ filter: heavy }, (args) => ({ path: heavy.exec(args.path)[1], namespace: 'heavy-command' }));
+    b.onLoad({ filter: /.*/, namespace: 'heavy-command' }, (args) => {
+      stubbed.add(args.path);
+      return { contents: `export function register() { throw new Error(${JSON.stringify(`workboard ${args.path} runs from dist/bundle/main.js, not light.cjs`)}); }`, loader: 'js' };
     });
   },
 };
@@ -51,5 +75,25 @@ await build({
   // elkjs is loaded only to draw a map and is one file already: taken from node_modules, not copied (3 MB).
   external: ['elkjs', 'elkjs/*'],
   logLevel: 'warning',
-  plugins: [ownImportMetaUrl],
+  plugins: [ownImportMetaUrl('import.meta.url')],
 });
+
+await build({
+  entryPoints: [path.join(dist, 'cli/main.js')],
+  outfile: path.join(out, 'light.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  sourcesContent: false,
+  // Libraries a light command loads only now and then (a map's layout, a file's media type, an email, a Slack
+  // message) stay in node_modules, loaded on first use, instead of being parsed by every call.
+  external: ['elkjs', 'elkjs/*', 'mime-types', 'nodemailer', '@slack/web-api'],
+  logLevel: 'warning',
+  // A module of ours may name its own `require` (createRequire): the bundle's address is taken before any can.
+  banner: { js: "const __workboardBundle = require('node:url').pathToFileURL(__filename);" },
+  plugins: [ownImportMetaUrl('__workboardBundle'), leaveOutHeavy],
+});
+const missing = HEAVY_COMMANDS.filter((c) => !stubbed.has(c));
+if (missing.length > 0) throw new Error(`light.cjs: no module commands/<name>.js was met for ${missing.join(', ')} (HEAVY_COMMANDS in src/cli/command-table.ts)`);

@@ -3,53 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { Cli, CliExit } from './cli.js';
 import { EXIT, printError, printUsageError } from './output.js';
 import { VERSION } from './version.js';
-
-interface CommandModule {
-  register(program: Command, cli: Cli): void;
-}
-
-/**
- * Each command module with the commands it registers. Only the module of the
- * command being run is loaded (start-up is most of a CLI call, and serve, the
- * web app and maps bring large libraries); help and unknown commands load all.
- * A test checks this table against what each module registers.
- */
-export const COMMAND_MODULES: readonly [readonly string[], () => Promise<CommandModule>][] = [
-  [['init'], () => import('./commands/init.js')],
-  [['person', 'group', 'agent', 'operator'], () => import('./commands/people.js')],
-  [['new'], () => import('./commands/new.js')],
-  [['validate'], () => import('./commands/validate.js')],
-  [['publish'], () => import('./commands/publish.js')],
-  [['processes'], () => import('./commands/processes.js')],
-  [['map'], () => import('./commands/map.js')],
-  [['start', 'describe', 'runs', 'show', 'inbox', 'decide', 'cancel', 'priority', 'event', 'upload', 'work', 'claim', 'renew', 'submit', 'escalate'], () => import('./commands/tools.js')],
-  [['audit', 'log'], () => import('./commands/audit.js')],
-  [['doctor'], () => import('./commands/doctor.js')],
-  [['upgrade'], () => import('./commands/upgrade.js')],
-  [['stats'], () => import('./commands/stats.js')],
-  [['notifications'], () => import('./commands/notifications.js')],
-  [['evaluator'], () => import('./commands/evaluator.js')],
-  [['merge-driver', 'git-setup', 'audit-text', 'git-reconcile'], () => import('./commands/git.js')],
-  [['sync', 'resolve'], () => import('./commands/sync.js')],
-  [['mcp'], () => import('./commands/mcp.js')],
-  [['mcp-config'], () => import('./commands/mcp-config.js')],
-  [['token'], () => import('./commands/tokens.js')],
-  [['serve'], () => import('./commands/serve.js')],
-  [['demo'], () => import('./commands/demo.js')],
-  [['login-link', 'session'], () => import('./commands/web.js')],
-  [['delegate'], () => import('./commands/delegate.js')],
-  [['reminders'], () => import('./commands/reminders.js')],
-];
-
-/** The command named on the command line (after the global options), if any. */
-function commandName(args: readonly string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '--board' || a === '--as') i++;
-    else if (!a.startsWith('-')) return a === 'help' ? args[i + 1] : a;
-  }
-  return undefined;
-}
+import { COMMAND_MODULES, commandName, type CommandModule } from './command-table.js';
 
 /** The modules to load for this command line: the one that defines its command, or every one. */
 function modulesFor(args: readonly string[]): (() => Promise<CommandModule>)[] {

@@ -10,9 +10,9 @@
  * Prints one JSON line: each command's stdout, in order. The first command
  * that fails ends the batch: its stderr is printed and the exit code is its own.
  */
-import { cliEntry } from '../../bin/cli-entry.js';
+import { loadMain } from '../../bin/cli-entry.js';
 
-const { main } = await import(cliEntry());
+const main = await loadMain();
 const commands = JSON.parse(process.argv[2] ?? '[]');
 // Each command listens for a closed stdout once; a batch is not a leak.
 process.stdout.setMaxListeners(0);
