@@ -14,7 +14,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** What the build reads: folders walked whole, and single files. A dependency's new version shows in the lockfile. */
 const INPUT_DIRS = ['src', 'schemas'];
-const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/validators.mjs', 'scripts/bundle.mjs'];
+const INPUT_FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'scripts/build.mjs', 'scripts/validators.mjs', 'scripts/bundle.mjs', 'scripts/light-cache.mjs', 'bin/cli-entry.js'];
 
 function filesUnder(root, rel) {
   const abs = path.join(root, rel);

@@ -5,9 +5,12 @@
 //   loads only its own code and shared chunks; it runs every command;
 // - light.cjs: one CommonJS file of every command but HEAVY_COMMANDS
 //   (src/cli/command-table.ts), which a process loads in about a fifth less
-//   CPU than main.js's chunks; bin/cli-entry.js sends those commands to it.
+//   CPU than main.js's chunks, and less again with V8's code cache of it
+//   (light.cjs.cache, scripts/light-cache.mjs); bin/cli-entry.js sends those
+//   commands to it.
 // Source maps chain through tsc's to src/*.ts (`NODE_OPTIONS=--enable-source-maps`
 // names them in stack traces). Run by `npm run build` after tsc; `--out <dir>` writes elsewhere.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,9 +90,12 @@ await build({
   target: 'node20',
   sourcemap: true,
   sourcesContent: false,
-  // Libraries a light command loads only now and then (a map's layout, a file's media type, an email, a Slack
-  // message) stay in node_modules, loaded on first use, instead of being parsed by every call.
-  external: ['elkjs', 'elkjs/*', 'mime-types', 'nodemailer', '@slack/web-api'],
+  // Libraries a light command loads only now and then (a map's layout, a file's media type) stay in node_modules,
+  // loaded on first use instead of parsed by every call...
+  external: ['elkjs', 'elkjs/*', 'mime-types'],
+  // ...through require() (both are CommonJS): import() from a vm script needs Node 20's experimental loader option,
+  // which warns on stderr, and with the code cache it still failed ("A dynamic import callback was not specified").
+  supported: { 'dynamic-import': false },
   logLevel: 'warning',
   // A module of ours may name its own `require` (createRequire): the bundle's address is taken before any can.
   banner: { js: "const __workboardBundle = require('node:url').pathToFileURL(__filename);" },
@@ -97,3 +103,5 @@ await build({
 });
 const missing = HEAVY_COMMANDS.filter((c) => !stubbed.has(c));
 if (missing.length > 0) throw new Error(`light.cjs: no module commands/<name>.js was met for ${missing.join(', ')} (HEAVY_COMMANDS in src/cli/command-table.ts)`);
+// Its code cache, for dist/bundle/ only: the cache is made from the bundle bin/cli-entry.js loads.
+if (out === path.join(dist, 'bundle')) execFileSync(process.execPath, [path.join(root, 'scripts/light-cache.mjs')], { stdio: 'inherit' });

@@ -4,11 +4,12 @@
  * or a command would be missing when run on its own. bin/cli-entry.js runs
  * most commands from the light bundle, which leaves the heavy ones out.
  */
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Command } from 'commander';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadMain } from '../../bin/cli-entry.js';
+import { LIGHT_CACHE, loadLight, loadMain } from '../../bin/cli-entry.js';
 import { Cli } from '../../src/cli/cli.js';
 import { COMMAND_MODULES, HEAVY_COMMANDS, runsLight } from '../../src/cli/command-table.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
@@ -42,20 +43,27 @@ describe('the command table', () => {
 });
 
 describe('the light bundle (dist/bundle/light.cjs)', () => {
-  const require = createRequire(import.meta.url);
-  let light: { main(argv: string[]): Promise<number> };
   beforeAll(async () => {
     await ensureBuilt();
-    light = require(path.join(ROOT, 'dist/bundle/light.cjs')) as typeof light;
   }, 600_000);
 
-  it('is what bin/workboard.js runs for a light command, and the whole CLI for a heavy one', async () => {
-    expect(await loadMain(['show', 'r-1'])).toBe(light.main);
-    expect(await loadMain(['serve'])).not.toBe(light.main);
-    expect(await loadMain()).not.toBe(light.main);
-  });
+  const refusesHeavy = async (main: (argv: string[]) => Promise<number>) => {
+    for (const heavy of HEAVY_COMMANDS) await expect(main(['node', 'workboard', heavy])).rejects.toThrow(`workboard ${heavy} runs from dist/bundle/main.js, not light.cjs`);
+  };
 
   it('leaves the heavy commands out, and says where they run if one is ever asked of it', async () => {
-    for (const heavy of HEAVY_COMMANDS) await expect(light.main(['node', 'workboard', heavy])).rejects.toThrow(`workboard ${heavy} runs from dist/bundle/main.js, not light.cjs`);
+    await refusesHeavy(loadLight().main);
+  });
+
+  it('is what bin/workboard.js runs for a light command, and the whole CLI for a heavy one', async () => {
+    await refusesHeavy(await loadMain(['show', 'r-1']));
+    const whole = ((await import(pathToFileURL(path.join(ROOT, 'dist/bundle/main.js')).href)) as { main: unknown }).main;
+    expect(await loadMain(['serve'])).toBe(whole);
+    expect(await loadMain()).toBe(whole);
+  });
+
+  it('comes with a code cache this node takes', () => {
+    const { script } = loadLight(readFileSync(path.join(ROOT, 'dist', LIGHT_CACHE)));
+    expect(script.cachedDataRejected).toBe(false);
   });
 });
