@@ -99,16 +99,17 @@ export function givesWay(base: string | null, ours: string | null, theirs: strin
 }
 
 /**
- * Before a sync merges `theirs` (the remote's commit) into this clone: when
- * this clone's change to the clock gives way (givesWay), the board's clock
- * file becomes the remote's, through the board's lock, for the sync to
- * commit. Returns whether it did.
+ * Before a sync merges `theirs` (the remote's commit) into `ours` (this
+ * clone's HEAD, null before its first commit): when this clone's change to
+ * the clock gives way (givesWay), the board's clock file becomes the
+ * remote's, through the board's lock, for the sync to commit. Returns
+ * whether it did.
  */
-export async function yieldClock(board: Board, repo: Repo, theirs: string, now: Date): Promise<boolean> {
+export async function yieldClock(board: Board, repo: Repo, ours: string | null, theirs: string, now: Date): Promise<boolean> {
   // No clock here (a board no serve --git-sync runs on), or the remote has nothing this clone lacks: nothing to give way to.
+  if (ours === theirs) return false;
   const bytes = await board.store.readBytes(CLOCK_FILE, { fresh: true });
   if (bytes === null) return false;
-  const ours = await repo.resolve('HEAD');
   const base = ours === null ? null : (await repo.run(['merge-base', ours, theirs], { allow: [1] })).stdout.toString('utf8').trim() || null;
   if (base === theirs) return false;
   const [t = null, b = null] = await repo.fileAt(base === null ? [theirs] : [theirs, base], CLOCK_FILE);
@@ -134,6 +135,8 @@ export function clockLeaseMs(syncMs: number): number {
 export class BoardClock {
   /** The lease as the last sync that reached the remote left it, and whether it named this clone. */
   private confirmed: { lease: ClockLease | null; mine: boolean } = { lease: null, mine: false };
+  /** This clone's name in a lease (cloneName). */
+  private name: Promise<string> | null = null;
 
   constructor(
     private readonly board: Board,
@@ -147,7 +150,9 @@ export class BoardClock {
 
   /** Before a sync: take the clock when nobody holds it, or renew this clone's lease. */
   async beforeSync(now: Date): Promise<void> {
-    const me = { holder: await cloneName(this.board), key: await this.board.store.signingFingerprint() };
+    // Asked once (two git processes): a clone's user.email set while serve runs names it from the next start.
+    this.name ??= cloneName(this.board);
+    const me = { holder: await this.name, key: await this.board.store.signingFingerprint() };
     await claimClock(this.board, me, now, this.leaseMs);
   }
 

@@ -72,7 +72,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       let ours = await repo.resolve('HEAD');
       if (theirs !== null) await refuseUnsafe(repo, ours, theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
       // A take of the board's clock that the remote's beat gives way before the merge (docs/git.md "Timers once per board").
-      const gaveWay = theirs !== null && (await yieldClock(board, repo, theirs, opts.now?.() ?? new Date()));
+      const gaveWay = theirs !== null && (await yieldClock(board, repo, ours, theirs, opts.now?.() ?? new Date()));
       // A clock that gave way wrote the board since that look: look again.
       const committed = report.committed === null || gaveWay ? await commitWhenQuiet(board, repo, gaveWay || !looking ? undefined : await looking) : null;
       if (report.committed === null) report.committed = committed;
