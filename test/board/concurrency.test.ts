@@ -18,12 +18,12 @@ import { rounds } from '../support/soak.js';
 const WORKER = fileURLToPath(new URL('../support/board-worker.mjs', import.meta.url));
 const dirs: string[] = [];
 /**
- * SIGKILLs, each after a round's first acknowledged commit: 30 in `npm test`,
+ * SIGKILLs, each after a round's first acknowledged commit: 20 in `npm test`,
  * 300 in `npm run test:soak`. Every round kills a writer that is committing
  * back to back, so about half of the kills land inside a commit (the test
- * prints how many); 30 keep that well above the one it requires.
+ * prints how many); 20 keep that well above the one it requires.
  */
-const KILLS = rounds(30, 300);
+const KILLS = rounds(20, 300);
 
 async function newBoard(): Promise<{ board: Board; runId: string }> {
   const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-conc-'));

@@ -6,12 +6,12 @@
  * Three kinds of real processes start runs with distinct requestIds and are
  * killed with SIGKILL at random moments:
  *   - coordinators (test/crash/crash-worker.mjs, the service from dist/), three
- *     at a time, each killed 0–50 ms after it is ready: 10 rounds (30 kills) in
+ *     at a time, each killed 0–50 ms after it is ready: 6 rounds (18 kills) in
  *     `npm test`, 20 (60 kills) under `npm run test:soak`;
  *   - stdio MCP servers (`workboard mcp --as reviewer`) with 12 start_run calls
- *     in flight, killed 0–50 ms after the calls were sent (8 kills);
+ *     in flight, killed 0–50 ms after the calls were sent (5 kills; 8 in the soak);
  *   - CLI invocations (`workboard start`), killed at a random point of their
- *     measured lifetime (12 kills).
+ *     measured lifetime (8 kills; 12 in the soak).
  * Then a first `workboard doctor` (a coordinator touching the board recovers
  * what dead writers left), and: `audit verify` exit 0, `doctor` exit 0; no run
  * folder without a RUN.md and an audit chain (none holding only audit.jsonl or
@@ -50,11 +50,11 @@ import {
   type ToolResult,
 } from './crash-support.js';
 
-const WORKER_ROUNDS = rounds(10, 20);
+const WORKER_ROUNDS = rounds(6, 20);
 const WORKERS_PER_ROUND = 3;
-const MCP_ROUNDS = 8;
+const MCP_ROUNDS = rounds(5, 8);
 const MCP_CALLS = 12;
-const CLI_KILLS = 12;
+const CLI_KILLS = rounds(8, 12);
 
 let root: string;
 /** requestId → runId, for every start that answered ok. */
@@ -179,7 +179,7 @@ describe('SIGKILL during start_run', () => {
   it(`${WORKER_ROUNDS * WORKERS_PER_ROUND + MCP_ROUNDS + CLI_KILLS} kills landed inside starts, and every start that answered said ok`, () => {
     expect(unexpected).toEqual([]);
     expect(kills).toBe(WORKER_ROUNDS * WORKERS_PER_ROUND + MCP_ROUNDS + CLI_KILLS);
-    expect(acked.size).toBeGreaterThan(50);
+    expect(acked.size).toBeGreaterThan(kills);
     expect(inFlight.size).toBeGreaterThan(WORKER_ROUNDS);
     // Killed holding a run's lock at least once, or the kills prove little.
     expect(beforeRecovery.locks.length + beforeRecovery.journals.length + beforeRecovery.temps.length).toBeGreaterThan(0);

@@ -28,7 +28,7 @@ import { rounds } from '../support/soak.js';
 import { BIN, built, cleanup, freshBoard, PROCESS, RELEASE_DATE, said, sleep, submitArgs, tmp, type Exit, type ToolResult } from './crash-support.js';
 
 /** Power losses: five in `npm test`, ten under `npm run test:soak` (test/support/soak.ts). */
-const CYCLES = rounds(5, 10);
+const CYCLES = rounds(3, 10);
 const AGENTS = 8;
 /** The power goes once the agents have this many more acknowledged transitions, or after LOAD_MS at most, then up to CUT_JITTER_MS later. */
 const CUT_AFTER_ACKS = 40;

@@ -6,7 +6,7 @@
  * (`workboard mcp --as reviewer`) and three CLI invocations (`workboard
  * start|claim --request-id`), the MCP calls sent when the CLI processes are
  * about to reach the board (their lifetime is measured as the trials go).
- * 10 trials of start_run, then 10 of claim on one step (40 of each under
+ * 6 trials of start_run, then 6 of claim on one step (40 of each under
  * `npm run test:soak`). Each trial: exactly one
  * run is created (counted on disk by its inputs), or exactly one claim is
  * recorded (one `step.claimed` line in the run's chain, one lease); all eight
@@ -39,7 +39,7 @@ import {
 import { rounds } from '../support/soak.js';
 
 /** Trials of each tool: every one is a fresh race of eight processes; the soak runs four times as many. */
-const TRIALS = rounds(10, 40);
+const TRIALS = rounds(6, 40);
 const SERVERS = 5;
 const CLIS = 3;
 
