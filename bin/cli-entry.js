@@ -36,7 +36,7 @@ export function loadLight(cachedData) {
 /** The CLI's `main(argv)` for this command line (`args`: process.argv without node and the script; none: every command). */
 export async function loadMain(args = []) {
   const { runsLight } = await import('../dist/cli/command-table.js');
-  if (args.length > 0 && runsLight(args) && current(LIGHT)) {
+  if (runsLight(args) && current(LIGHT)) {
     // Node maps stack traces to src/ only for what require() loads: with --enable-source-maps, no code cache.
     if (process.sourceMapsEnabled) return createRequire(import.meta.url)(dist(LIGHT)).main;
     // V8 checks a cache against the source's length only: one older than the bundle is not offered.
