@@ -79,6 +79,9 @@ if (process.send) {
   process.disconnect();
 } else {
   const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
-  for (const k of Object.keys(out.cpu)) out[`${k}CpuMedianMs`] = median(out.cpu[k]);
+  for (const k of Object.keys(out.cpu)) {
+    out[`${k}CpuMedianMs`] = median(out.cpu[k]);
+    out[`${k}MedianMs`] = median(out.lat[k]);
+  }
   console.log(JSON.stringify({ ...out, lat: undefined, cpu: undefined }));
 }

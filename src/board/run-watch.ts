@@ -45,16 +45,21 @@ export class RunWatch {
    * Watch exactly these runs' folders: new ones are added, the rest let go.
    * Returns the runs newly watched: an edit may have landed before the watch began.
    */
-  follow(runIds: Iterable<string>): string[] {
+  follow(runIds: readonly string[]): string[] {
     const added: string[] = [];
-    const want = new Set(runIds);
-    for (const [id, w] of this.folders) {
-      if (!want.has(id)) {
-        w.close();
-        this.folders.delete(id);
+    // Most calls add a run or two and let none go: the folders are walked only when some are no longer wanted.
+    let kept = 0;
+    for (const id of runIds) if (this.folders.has(id)) kept++;
+    if (kept < this.folders.size) {
+      const want = new Set(runIds);
+      for (const [id, w] of this.folders) {
+        if (!want.has(id)) {
+          w.close();
+          this.folders.delete(id);
+        }
       }
     }
-    for (const id of want) {
+    for (const id of runIds) {
       if (this.folders.has(id)) continue;
       const w = watchFolder(
         path.join(this.root, 'runs', id),

@@ -161,7 +161,7 @@ export class Lineage {
         // busy: the next sweep tries again
       }
     }
-    for await (const m of this.reader.openRuns()) {
+    for (const m of await this.reader.openRuns()) {
       const run = m.state.run;
       try {
         if (waitedFor(m.state).length > 0 && (await this.moveParent(run.id))) moved.push(run.id);

@@ -14,8 +14,11 @@ import { heldElsewhere, offerGrace, offerLines, ownKeys, type OfferLine } from '
 import { readSyncState, syncingServeRuns } from './sync-state.js';
 
 export interface CloneOffer {
-  /** Is this step of the run (as read now) held back on this clone now (ready on another clone within the grace, or claimed there)? */
-  held(state: RunState, stepId: string): Promise<boolean>;
+  /**
+   * Is this step of the run (as read now) held back on this clone now (ready on another clone within the grace, or claimed there)?
+   * Answered at once when the run's chain was read for this state already: get_work asks it of every ready step on every call.
+   */
+  held(state: RunState, stepId: string): boolean | Promise<boolean>;
 }
 
 /**
@@ -26,7 +29,34 @@ export interface CloneOffer {
  * read again. Without this, get_work on a shared board read and parsed every
  * ready run's chain on every call.
  */
-const chainOf = new WeakMap<RunState, { lines: OfferLine[]; signers: ReadonlySet<string> }>();
+const chainOf = new WeakMap<RunState, Chain>();
+
+interface Chain {
+  lines: OfferLine[];
+  signers: ReadonlySet<string>;
+  held: Map<string, KeptHeld>;
+}
+
+async function readChain(board: Board, state: RunState): Promise<Chain> {
+  const lines = offerLines((await board.store.readBytes(paths.runChain(state.run.id)))?.toString('utf8') ?? '');
+  const chain = { lines, signers: new Set(lines.flatMap((l) => (l.signer === undefined ? [] : [l.signer]))), held: new Map() };
+  chainOf.set(state, chain);
+  return chain;
+}
+
+/**
+ * A step's answer, kept with the run's state: it holds while the grace and
+ * this clone's keys are as they were (`rule`) and `until` has not passed. An
+ * answer can only change at those: a step held for a claim elsewhere is held
+ * until the lease ends, one held for its grace until the grace ends or more
+ * syncs got through (a new `rule`), and a step offered stays offered, since
+ * time and good syncs only take holds away.
+ */
+interface KeptHeld {
+  rule: string;
+  held: boolean;
+  until: number;
+}
 
 export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | null> {
   const names = (board.listing.names(KEY_DIR) ?? []).filter((n) => n.endsWith('.json'));
@@ -47,18 +77,34 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
   if (records.every((r) => mine.has(r.fingerprint))) return null;
   const sync = await readSyncState(board.state);
   const grace = offerGrace(sync, sync !== null && syncingServeRuns(sync), key);
+  const rule = sameRule(JSON.stringify([grace, [...mine]]));
+  const t = now.getTime();
   return {
-    async held(state, stepId) {
-      const runId = state.run.id;
-      let chain = chainOf.get(state);
-      if (!chain) {
-        const lines = offerLines((await board.store.readBytes(paths.runChain(runId)))?.toString('utf8') ?? '');
-        chain = { lines, signers: new Set(lines.flatMap((l) => (l.signer === undefined ? [] : [l.signer]))) };
-        chainOf.set(state, chain);
-      }
-      // Only another clone's line holds a step back: a run whose lines this clone alone signed is never held, and is not walked line by line.
-      for (const signer of chain.signers) if (!mine.has(signer)) return heldElsewhere(chain.lines, `${runId}/${stepId}`, mine, now, grace) !== null;
-      return false;
+    held(state, stepId) {
+      const chain = chainOf.get(state);
+      return chain ? decide(chain, state, stepId) : readChain(board, state).then((c) => decide(c, state, stepId));
     },
   };
+
+  function decide(chain: Chain, state: RunState, stepId: string): boolean {
+    // Only another clone's line holds a step back: a run whose lines this clone alone signed is never held, and is not walked line by line.
+    if (!foreignSigner(chain.signers, mine)) return false;
+    const kept = chain.held.get(stepId);
+    if (kept && kept.rule === rule && t < kept.until) return kept.held;
+    const h = heldElsewhere(chain.lines, `${state.run.id}/${stepId}`, mine, now, grace);
+    chain.held.set(stepId, { rule, held: h !== null, until: h === null ? Infinity : Date.parse(h.until) });
+    return h !== null;
+  }
+}
+
+let lastRule = '';
+/** The rule's text as the same string object while it is unchanged: every kept answer compares with it, and a string compared with itself is compared at once. */
+function sameRule(rule: string): string {
+  if (rule !== lastRule) lastRule = rule;
+  return lastRule;
+}
+
+function foreignSigner(signers: ReadonlySet<string>, mine: ReadonlySet<string>): boolean {
+  for (const s of signers) if (!mine.has(s)) return true;
+  return false;
 }

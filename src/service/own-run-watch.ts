@@ -14,7 +14,11 @@ import type { RunReader } from './run-reader.js';
 /** Start watching; returns what stops it. The watches do not keep the process running. */
 export function watchOpenRuns(root: string, reader: RunReader): () => void {
   const watch = new RunWatch(root, CHANGES_FILE, (e) => e.kind === 'run' && reader.changed(e.runId), false);
+  let followed: readonly unknown[] | null = null;
   reader.onSweep((open) => {
+    // The index hands out the same list while no run opened or ended: with every folder of it still watched, there is nothing to follow.
+    if (open === followed && watch.watching === open.length) return;
+    followed = open;
     // A run followed only now may have changed before its watch began: its next read looks.
     for (const id of watch.follow(open.map((r) => r.id))) reader.changed(id);
   });

@@ -9,7 +9,7 @@ import { listProcessNames, listVersions } from '../board/processes.js';
 import { mayDecide } from '../engine/decide.js';
 import { decidesFor } from '../engine/delegation.js';
 import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
-import type { Actor, RunRecord } from '../engine/types.js';
+import type { Actor, RunRecord, RunState, StepState } from '../engine/types.js';
 import { hasOpenWorkItem, leaseLive, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
 import { coreInputs } from '../process/validate/fields.js';
@@ -45,7 +45,43 @@ interface Found {
   key: string;
   m: Loaded;
   stepId: string;
+  workItem: WorkItemView | undefined;
+}
+
+/** What a run as read offers before asking who is asking or what is held: its ready agent steps, or its open work items, each with its sort key. */
+interface Offer {
+  key: string;
+  stepId: string;
   workItem?: WorkItemView;
+}
+
+/**
+ * Each state's offers, worked out once: the reader serves the same state
+ * object until the run's files or its next deadline change it, and get_work
+ * walks every open run on every call. A key kept whole is also compared
+ * quickly; one built afresh by concatenation is flattened at every compare.
+ */
+const agentOffers = new WeakMap<RunState, Offer[]>();
+const personOffers = new WeakMap<RunState, Offer[]>();
+
+function offersOf(reader: RunReader, m: Loaded, kind: Actor['kind']): Offer[] {
+  const memo = kind === 'agent' ? agentOffers : personOffers;
+  let out = memo.get(m.state);
+  if (out) return out;
+  out = [];
+  const r = m.state.run;
+  const key = (readySince: StepState['readySince'], id: string) => `${urgencyPrefix(r)}${readySince}|${r.id}|${id}`;
+  if (kind === 'agent') {
+    for (const def of m.pinned.process.steps) {
+      const st = m.state.steps[def.id];
+      if (def.kind === 'agent' && st?.state === 'ready') out.push({ key: key(st.readySince, def.id), stepId: def.id });
+    }
+  } else if (Object.values(m.state.steps).some(hasOpenWorkItem)) {
+    // The snapshot (the whole state's canonical JSON, hashed) only for a run with work waiting: at 100k runs most open runs wait on agents.
+    for (const wi of workItems(m.state, m.pinned, reader.snapshot(m))) out.push({ key: key(m.state.steps[wi.stepId]!.readySince, wi.id), stepId: wi.stepId, workItem: wi });
+  }
+  memo.set(m.state, out);
+  return out;
 }
 
 /** `across`: on a board several clones share, the work held back on this one (docs/git.md "Offered first where it became ready"); null lists all. */
@@ -60,30 +96,21 @@ export async function getWork(
   const groups = rules.groups;
   const fourEyes = (process: string) => fourEyesApplies(rules.fourEyes, process);
   const found: Found[] = [];
-  for await (const m of reader.openRuns(a.process)) {
+  for (const m of await reader.openRuns(a.process)) {
     const r = m.state.run;
-    if (actor.kind === 'agent') {
-      if (!inScope(actor, r.process)) continue;
-      for (const def of m.pinned.process.steps) {
-        const st = m.state.steps[def.id];
-        if (def.kind !== 'agent' || st?.state !== 'ready' || leaseLive(m.state, def.id, now)) continue;
-        if (across && (await across.held(m.state, def.id))) continue;
-        found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${def.id}`, m, stepId: def.id });
-      }
-    } else {
-      // The snapshot (the whole state's canonical JSON, hashed) only for a run with work waiting: at 100k runs most open runs wait on agents.
-      if (!Object.values(m.state.steps).some(hasOpenWorkItem)) continue;
-      const snapshot = reader.snapshot(m);
-      for (const wi of workItems(m.state, m.pinned, snapshot)) {
-        const def = m.pinned.process.steps.find((s) => s.id === wi.stepId)!;
+    if (actor.kind === 'agent' && !inScope(actor, r.process)) continue;
+    for (const o of offersOf(reader, m, actor.kind)) {
+      const wi = o.workItem;
+      if (wi) {
+        const def = m.pinned.process.steps.find((s) => s.id === o.stepId)!;
         // Four eyes: an approval this person may not decide is left for the others in the group.
         // A delegator's work is the delegate's too, under the same rule for both (docs/people.md "Out of office").
         const blocked = (a: Actor) => fourEyes(r.process) && fourEyesProblem(m.state, def, a) !== null;
         if (decidesFor(actor, (a) => mayDecide(a, wi.assignedTo, groups), blocked) === undefined) continue;
-        if (across && (await across.held(m.state, wi.stepId))) continue;
-        const st = m.state.steps[wi.stepId]!;
-        found.push({ key: `${urgencyPrefix(r)}${st.readySince}|${r.id}|${wi.id}`, m, stepId: wi.stepId, workItem: wi });
-      }
+      } else if (leaseLive(m.state, o.stepId, now)) continue;
+      const held = across?.held(m.state, o.stepId) ?? false;
+      if (held === true || (held !== false && (await held))) continue;
+      found.push({ key: o.key, m, stepId: o.stepId, workItem: wi });
     }
   }
   // Only the page's entries are built: on a board of thousands of open runs, most are never shown.

@@ -24,6 +24,7 @@ import { runView, snapshotOf, type FileUrl } from '../engine/view.js';
 import { FULL_OFFER } from '../protocol/offer.js';
 import { contextFor } from './context.js';
 import { OpenRunCache } from './open-run-cache.js';
+import { distrust, trustedAt, trustFrom, type CachedRun } from './read-trust.js';
 import { RunIndex, runFolderStamp, runStamp } from './run-index.js';
 import type { RunSummary } from './run-summary-scan.js';
 import { leasePath, parseLease, runFromDoc, stepFromDoc } from './runfiles.js';
@@ -43,39 +44,13 @@ const LAST_GOOD_RUNS = 2000;
  * under a steady load of new runs, none of them read again.
  */
 const LAST_GOOD_ENDED_RUNS = 64;
-/**
- * How long an open run's state, read while its folder was watched, is served
- * by the sweeps over every open run without looking at its folder again (two
- * stats a run, most of get_work's time on a board of thousands of open runs).
- * A backstop only: a watch event or the change log naming the run ends the
- * trust at once. Each run's trust lasts between one and one and a half times
- * this, so runs read together are not all looked at again in the same call.
- */
-const TRUST_MS = 2000;
-
-/** An open run as last read: the stamp it was read at, and what may let a sweep reuse it without the whole stamp. */
-interface Cached {
-  stamp: { folder: string; leases: string };
-  loaded: Loaded;
-  /** The change log or a watch named the run since it was read: the next read reads its files
-   *  again, even when the folders' times did not move (a file written in place moves only its own). */
-  named: boolean;
-  /** Until when (performance.now() time) a sweep serves it without looking at all: see TRUST_MS. */
-  trustedUntil: number;
-}
-
-function distrust(c: Cached): void {
-  c.named = true;
-  c.trustedUntil = 0;
-}
-
 export const isEnded = (l: Loaded): boolean => l.state.run.state === 'ended' || l.state.run.state === 'cancelled';
 
 export class RunReader {
   private readonly pinnedCache = new Map<string, Pinned>();
   private readonly index: RunIndex;
   /** Open runs as last read, reused while nothing in their folder or leases changed (see `read`). */
-  private readonly runCache = new BoundedMap<string, Cached>(CACHED_RUNS);
+  private readonly runCache = new BoundedMap<string, CachedRun<Loaded>>(CACHED_RUNS);
   /** Which runs' folders a watch reports every change of (serve's daemon), or null: then every read looks. */
   private watched: ((runId: string) => boolean) | null = null;
   /** Told the open runs before each sweep reads them (see onSweep). */
@@ -173,31 +148,31 @@ export class RunReader {
     for (const e of this.runCache.values()) distrust(e);
   }
 
-  /** Until when a state read now, with its folder watched, is served without looking again (0: not at all). */
-  private trustFrom(runId: string): number {
-    return this.watched?.(runId) ? performance.now() + TRUST_MS * (1 + Math.random() / 2) : 0;
+  /** The state a sweep may serve without looking (read-trust.ts), at `t` (performance.now() time). */
+  private trusted(runId: string, t: number): Loaded | undefined {
+    // Not counted as a use: the entry moves up at its next look, every TRUST_MS or so.
+    return trustedAt(this.runCache.peek(runId), t);
   }
 
   /**
    * A run's state from its files, read without locking as one consistent whole.
    * `sweep`: a read of every open run (get_work, list_runs, deadlines) just
    * after the index read the change log. It may serve a state read while the
-   * run's folder was watched (TRUST_MS), and for a run the change log has not
+   * run's folder was watched (TRUST_MS in read-trust.ts), and for a run the change log has not
    * named since it was read, looks at its folder alone: leases change only in
    * commits, and the log names every commit's run before the commit returns.
    */
   async read(runId: string, sweep = false): Promise<Loaded> {
     if (sweep) {
-      // Not counted as a use: the entry moves up at its next look, every TRUST_MS or so.
-      const trusted = this.runCache.peek(runId);
-      if (trusted && trusted.trustedUntil > performance.now()) return trusted.loaded;
+      const trusted = this.trusted(runId, performance.now());
+      if (trusted) return trusted;
     }
     if (!isRunId(runId)) throw new ToolError('not_found', `no run ${runId}`);
     const cached = this.runCache.get(runId);
     // The trust is taken before the stamp: a change after the stamp ends it (`changed`),
     // or, for a read that waits on files, stops it from being trusted at all.
     const changes = this.changes;
-    const trustedUntil = this.trustFrom(runId);
+    const trustedUntil = trustFrom(this.watched?.(runId) ?? false);
     if (sweep && cached && !cached.named && cached.stamp.folder === runFolderStamp(this.board, runId)) {
       cached.trustedUntil = trustedUntil;
       return cached.loaded;
@@ -353,17 +328,24 @@ export class RunReader {
     return open;
   }
 
-  /** Runs still open, read as of now. Ended runs are skipped by the index alone. */
-  async *openRuns(process?: string): AsyncGenerator<Loaded> {
+  /**
+   * Runs still open, read as of now; ended runs are skipped by the index
+   * alone. A state a watch vouches for is taken without waiting: get_work
+   * walks thousands of open runs on every call.
+   */
+  async openRuns(process?: string): Promise<Loaded[]> {
     const now = this.now();
+    const out: Loaded[] = [];
+    const t = performance.now();
     for (const r of await this.openSummaries()) {
       if (process !== undefined && r.process !== process) continue;
       try {
-        yield this.current(await this.read(r.id, true), now);
+        out.push(this.current(this.trusted(r.id, t) ?? (await this.read(r.id, true)), now));
       } catch {
         // a run whose files are being repaired is skipped, not fatal to everyone's inbox
       }
     }
+    return out;
   }
 
   /** This process begins to start a run (see RunIndex.starting); call what it returns once the start is over. */

@@ -232,7 +232,7 @@ export class Service {
    */
   async wakeBlocked(): Promise<string[]> {
     const moved: string[] = [];
-    for await (const m of this.reader.openRuns()) {
+    for (const m of await this.reader.openRuns()) {
       const run = m.state.run;
       if (!run.blocked) continue;
       if (blockersVerdict(run.blockedBy ?? [], await blockerEnds(this.reader, run.blockedBy ?? [], this.board.manifest.people)).kind === 'wait') continue;
@@ -345,7 +345,7 @@ export class Service {
   async workload(): Promise<Workload> {
     const out = emptyWorkload();
     const now = this.now();
-    for await (const m of this.reader.openRuns()) addRun(out, m, now);
+    for (const m of await this.reader.openRuns()) addRun(out, m, now);
     return out;
   }
 

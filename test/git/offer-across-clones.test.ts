@@ -4,12 +4,17 @@
  * it only after the grace (three syncs of its serve --git-sync), and not at
  * all while a claim made on another clone is running there. A claim asked
  * for by id is taken as always (docs/git.md "Offered first where it became ready").
- * Real git: a bare remote and two clones, the CLI's `work` (get_work).
+ * Real git: a bare remote and two clones, the CLI's `work` (get_work), and
+ * one long-lived service on a clone, which keeps each step's answer with the
+ * run's state until the answer can change.
  */
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { Board } from '../../src/board/board.js';
+import { resolveActor } from '../../src/service/identity.js';
+import { Service } from '../../src/service/service.js';
 import { ensureBuilt } from '../support/cli-run.js';
 import { twoClones, wb } from '../support/git-clones.js';
 
@@ -97,5 +102,33 @@ describe('offered first where it became ready', () => {
     await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace(/"pid":\d+/, '"pid":999999999'));
     expect(await offered(b, 'writer-b')).toEqual([run]);
     await syncsEvery(b, null);
+  }, 600_000);
+
+  it('one long-lived process on B offers the step once its grace passes by its clock, or its syncs got through, and holds it again when the rule changes', async () => {
+    const { b, run } = await twoClones();
+    let clock = Date.now();
+    const board = await Board.open(b);
+    const svc = await Service.open(board, { now: () => new Date(clock) });
+    const agent = resolveActor(board.manifest, 'writer-b').actor;
+    const offeredHere = async () => {
+      const r = await svc.call('get_work', {}, agent);
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      return (r.data.items as { runId: string }[]).map((i) => i.runId);
+    };
+    // B's serve has synced, but not since the step became ready on A: held.
+    const before = new Date(clock - 60_000).toISOString();
+    await serveSyncing(b, 1, [before, before, before]);
+    expect(await offeredHere()).toEqual([]);
+    expect(await offeredHere()).toEqual([]);
+    // Three syncs got through since: the same process offers it at once, the run's files unchanged.
+    const since = (ms: number) => new Date(clock + ms).toISOString();
+    await serveSyncing(b, 1, [since(1), since(2), since(3)]);
+    expect(await offeredHere()).toEqual([run]);
+    // No serve syncs any more: the grace of three minutes, and this clone's draw, hold it back again.
+    await syncsEvery(b, null);
+    expect(await offeredHere()).toEqual([]);
+    // Seven minutes later by the service's clock (the grace and the longest draw are six): offered.
+    clock += 7 * 60_000;
+    expect(await offeredHere()).toEqual([run]);
   }, 600_000);
 });
