@@ -289,6 +289,16 @@ export class IndexEntries {
     this.endedMap();
   }
 
+  /**
+   * Let the ended entries go from memory once the file holds every one of
+   * them, as after a cold start's scan and save: a process that wants only
+   * the open runs then holds what a warm start would (at 100k runs, most of
+   * the scan's heap). They are read again when something needs them.
+   */
+  releaseEnded(): void {
+    if (this.ended && this.state && this.endedChanged.size === 0 && !this.rewrite && !this.broken && this.disk.n === this.ended.size) this.ended = null;
+  }
+
   /** Every run was looked at again (a full scan): what was broken is whole in memory, and written whole at the next save. */
   rebuilt(): void {
     if (this.broken) this.rewrite = true;

@@ -172,6 +172,8 @@ export class RunIndex {
     // The log's end is taken before the scan: whatever is appended meanwhile is read next time.
     await this.fullScan({ log: this.board.changes.end(), runsDir, fullAt: this.clock() });
     await this.saveCache();
+    // Only the open runs were wanted: the ended ones stay on disk until something wants them.
+    if (!all) this.entries.releaseEnded();
   }
 
   /** The run folders in runs/, in the folder's order. */

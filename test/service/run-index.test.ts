@@ -80,6 +80,24 @@ describe('the run index across coordinators', () => {
     expect(fresh.find((r) => r.id === x.run.id)?.inputs).toEqual({ claimant: CAST.cat, amount: 3 });
   });
 
+  it('a cold start that wants only the open runs lets the ended ones go to disk, and every run is still listed after', async () => {
+    const open = await h.start('claim-review', { claimant: CAST.cat, amount: 7 });
+    const ended = await h.start('claim-review', { claimant: CAST.cat, amount: 8 });
+    await h.ok('cancel', { runId: ended.run.id, reason: 'Test.' }, CAST.operator);
+    await fs.rm(path.join(h.root, '.work/index'), { recursive: true, force: true });
+    const cold = new RunIndex(await Board.open(h.root));
+    const openIds = (await cold.openSummaries()).map((r) => r.id);
+    expect(openIds).toContain(open.run.id);
+    expect(openIds).not.toContain(ended.run.id);
+    // A run ending after the scan joins the ended entries without reading the file back.
+    await h.ok('cancel', { runId: open.run.id, reason: 'Test.' }, CAST.operator);
+    expect((await cold.openSummaries()).map((r) => r.id)).not.toContain(open.run.id);
+    const all = await cold.summaries();
+    expect(all.find((r) => r.id === ended.run.id)?.state).toBe('cancelled');
+    expect(all.find((r) => r.id === open.run.id)?.state).toBe('cancelled');
+    expect(all.map((r) => r.id)).toEqual((await ids(other)).map((r) => r.id).sort());
+  });
+
   it('an edit outside workboard to a run already indexed shows after the rescan interval; a rotated log rescans at once', async () => {
     const d = await h.start('claim-review', { claimant: CAST.ann, amount: 4 });
     let now = Date.now();
