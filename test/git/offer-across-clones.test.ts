@@ -109,7 +109,9 @@ describe('offered first where it became ready', () => {
     let clock = Date.now();
     const board = await Board.open(b);
     const svc = await Service.open(board, { now: () => new Date(clock) });
-    const agent = resolveActor(board.manifest, 'writer-b').actor;
+    const who = resolveActor(board.manifest, 'writer-b');
+    if (!who.ok) throw new Error(who.message);
+    const agent = who.actor;
     const offeredHere = async () => {
       const r = await svc.call('get_work', {}, agent);
       if (!r.ok) throw new Error(JSON.stringify(r.error));
