@@ -111,7 +111,17 @@ export class OpenRunCache {
 
   /** The run's files as they are now: what `get` compares and `put` records. */
   stampOf(runId: string): string | null {
-    return filesStamp(this.board, runId, this.load().get(runId)?.folders)?.stamp ?? null;
+    return this.stamps(runId)?.files ?? null;
+  }
+
+  /**
+   * The same, with the stamps of the run's folder and of its leases folder on
+   * the way (run-index.ts `runStamp`'s form), which the reader would otherwise
+   * stat again; null when the run folder is missing.
+   */
+  stamps(runId: string): { files: string; folder: string; leases: string } | null {
+    const s = filesStamp(this.board, runId, this.load().get(runId)?.folders);
+    return s && { files: s.stamp, folder: s.folders[0]?.[0] ?? '-', leases: s.folders[1]?.[0] ?? '-' };
   }
 
   /** The state kept for this run, if its files are exactly as they were when it was read. */

@@ -177,7 +177,9 @@ export class RunReader {
       cached.trustedUntil = trustedUntil;
       return cached.loaded;
     }
-    const stamp = runStamp(this.board, runId);
+    // A CLI's reader keeps open runs across processes: its stamp of every file takes the folders' on the way.
+    const keptStamps = this.kept?.stamps(runId) ?? null;
+    const stamp = keptStamps ? { folder: keptStamps.folder, leases: keptStamps.leases } : runStamp(this.board, runId);
     if (cached && !cached.named && cached.stamp.folder === stamp.folder && cached.stamp.leases === stamp.leases) {
       cached.trustedUntil = trustedUntil;
       return cached.loaded;
@@ -186,7 +188,7 @@ export class RunReader {
       const missed = this.changes !== changes;
       this.runCache.set(runId, { stamp, loaded, named: missed, trustedUntil: missed ? 0 : trustedUntil });
     };
-    const keptStamp = this.kept?.stampOf(runId) ?? null;
+    const keptStamp = keptStamps?.files ?? null;
     const kept = this.kept?.get(runId, keptStamp);
     if (kept) {
       const loaded = { state: kept, pinned: await this.pinned(kept.run.process, kept.run.version, kept.run.hash) };
