@@ -120,10 +120,14 @@ it("SIGTERM during 8 clients' load: serve exits 0 and every acknowledged transit
 it('a second SIGTERM stops serve at once, exit 0, with every acknowledged transition kept', async () => {
   const { h, s, told, done } = await loadedServe();
   // A request whose body never finishes keeps the first stop waiting (for its grace), so the second signal finds it stopping.
+  // It asks to continue: serve's "100 Continue" says it holds the request as in flight, which a signal sent before could beat.
   const slow = connect(Number(s.mcp.port), '127.0.0.1');
   slow.on('error', () => undefined);
   await new Promise((r) => slow.once('connect', r));
-  slow.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${await tokenFor(h, 'rival')}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"jsonrpc"`);
+  const held = new Promise<Buffer>((r) => slow.once('data', r));
+  slow.write(`POST /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer ${await tokenFor(h, 'rival')}\r\ncontent-type: application/json\r\ncontent-length: 1000\r\nexpect: 100-continue\r\n\r\n`);
+  expect((await held).toString()).toMatch(/^HTTP\/1\.1 100 /);
+  slow.write('{"jsonrpc"');
   s.child.kill('SIGTERM');
   await until(() => (s.lines().some((l) => JSON.parse(l).msg.startsWith('stopping: ')) ? true : undefined), 10_000, 5);
   expect(s.child.exitCode).toBeNull();
