@@ -42,7 +42,7 @@ export class RunWatch {
   }
 
   /**
-   * Watch exactly these runs' folders: new ones are added, the rest let go.
+   * Watch exactly these runs' folders (each id once): new ones are added, the rest let go.
    * Returns the runs newly watched: an edit may have landed before the watch began.
    */
   follow(runIds: readonly string[]): string[] {

@@ -109,15 +109,11 @@ export class OpenRunCache {
     return this.entries;
   }
 
-  /** The run's files as they are now: what `get` compares and `put` records. */
-  stampOf(runId: string): string | null {
-    return this.stamps(runId)?.files ?? null;
-  }
-
   /**
-   * The same, with the stamps of the run's folder and of its leases folder on
-   * the way (run-index.ts `runStamp`'s form), which the reader would otherwise
-   * stat again; null when the run folder is missing.
+   * The run's files as they are now (`files`: what `get` compares and `put`
+   * records), with the stamps of the run's folder and of its leases folder
+   * taken on the way (run-index.ts `runStamp`'s form), which the reader would
+   * otherwise stat again; null when the run folder is missing.
    */
   stamps(runId: string): { files: string; folder: string; leases: string } | null {
     const s = filesStamp(this.board, runId, this.load().get(runId)?.folders);

@@ -10,6 +10,7 @@ import { mayDecide } from '../engine/decide.js';
 import { decidesFor } from '../engine/delegation.js';
 import { fourEyesApplies, fourEyesProblem, inScope } from '../engine/rights.js';
 import type { Actor, RunRecord, RunState, StepState } from '../engine/types.js';
+import type { Step } from '../process/model.js';
 import { hasOpenWorkItem, leaseLive, workItems } from '../engine/view.js';
 import { canonicalJson } from '../core/hash.js';
 import { coreInputs } from '../process/validate/fields.js';
@@ -48,11 +49,11 @@ interface Found {
   workItem: WorkItemView | undefined;
 }
 
-/** What a run as read offers before asking who is asking or what is held: its ready agent steps, or its open work items, each with its sort key. */
+/** What a run as read offers before asking who is asking or what is held: its ready agent steps, or its open work items (with their step), each with its sort key. */
 interface Offer {
   key: string;
   stepId: string;
-  workItem?: WorkItemView;
+  workItem?: { view: WorkItemView; def: Step };
 }
 
 /**
@@ -78,7 +79,10 @@ function offersOf(reader: RunReader, m: Loaded, kind: Actor['kind']): Offer[] {
     }
   } else if (Object.values(m.state.steps).some(hasOpenWorkItem)) {
     // The snapshot (the whole state's canonical JSON, hashed) only for a run with work waiting: at 100k runs most open runs wait on agents.
-    for (const wi of workItems(m.state, m.pinned, reader.snapshot(m))) out.push({ key: key(m.state.steps[wi.stepId]!.readySince, wi.id), stepId: wi.stepId, workItem: wi });
+    for (const wi of workItems(m.state, m.pinned, reader.snapshot(m))) {
+      const def = m.pinned.process.steps.find((s) => s.id === wi.stepId)!;
+      out.push({ key: key(m.state.steps[wi.stepId]!.readySince, wi.id), stepId: wi.stepId, workItem: { view: wi, def } });
+    }
   }
   memo.set(m.state, out);
   return out;
@@ -100,9 +104,9 @@ export async function getWork(
     const r = m.state.run;
     if (actor.kind === 'agent' && !inScope(actor, r.process)) continue;
     for (const o of offersOf(reader, m, actor.kind)) {
-      const wi = o.workItem;
-      if (wi) {
-        const def = m.pinned.process.steps.find((s) => s.id === o.stepId)!;
+      const wi = o.workItem?.view;
+      const def = o.workItem?.def;
+      if (wi && def) {
         // Four eyes: an approval this person may not decide is left for the others in the group.
         // A delegator's work is the delegate's too, under the same rule for both (docs/people.md "Out of office").
         const blocked = (a: Actor) => fourEyes(r.process) && fourEyesProblem(m.state, def, a) !== null;

@@ -16,6 +16,9 @@ import { Board } from '../../src/board/board.js';
 import { OpenRunCache } from '../../src/service/open-run-cache.js';
 import { ensureBuilt } from '../support/cli-run.js';
 
+/** The stamp of every file of the run that the cache compares and records. */
+const filesStamp = (c: OpenRunCache, runId: string) => c.stamps(runId)?.files ?? null;
+
 const BIN = fileURLToPath(new URL('../../bin/workboard.js', import.meta.url));
 const EXAMPLE = fileURLToPath(new URL('../../examples/board', import.meta.url));
 
@@ -123,14 +126,14 @@ describe('open runs kept between CLI processes', () => {
     const dir = board();
     const id = startRun(dir);
     const b = await Board.open(dir);
-    const expected = new OpenRunCache(b).stampOf(id);
+    const expected = filesStamp(new OpenRunCache(b), id);
     expect(expected).not.toBeNull();
     // An entry whose run folder's stamp is today's, with names no listing gives: a path out of the folder, a number.
     const st = statSync(path.join(dir, 'runs', id), { bigint: true });
     const own = `${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
     for (const names of [['../../outside'], [7], 'RUN.md']) {
       writeFileSync(path.join(dir, '.work/open-runs.json'), JSON.stringify({ version: 2, entries: [[id, { stamp: 'x', state: {}, folders: [[own, names]] }]] }));
-      expect(new OpenRunCache(b).stampOf(id)).toBe(expected);
+      expect(filesStamp(new OpenRunCache(b), id)).toBe(expected);
     }
   });
 
@@ -143,25 +146,25 @@ describe('open runs kept between CLI processes', () => {
     let now = written - 1000;
     const cache = new OpenRunCache(b, () => now);
     const state = { run: { id } } as never;
-    const stamp = cache.stampOf(id);
+    const stamp = filesStamp(cache, id);
     cache.put(id, stamp, state);
-    expect(cache.get(id, cache.stampOf(id))).toBeNull(); // files too young to trust
+    expect(cache.get(id, filesStamp(cache, id))).toBeNull(); // files too young to trust
     now += 10_000;
     cache.put(id, stamp, state);
-    expect(cache.get(id, cache.stampOf(id))).toBe(state);
+    expect(cache.get(id, filesStamp(cache, id))).toBe(state);
     // Whole-second mtimes (a coarse file system): two seconds must pass, not 100 ms.
     const whole = new Date(Math.floor(Date.now() / 1000) * 1000);
     for (const n of readdirSync(path.join(dir, 'runs', id))) utimesSync(path.join(dir, 'runs', id, n), whole, whole);
     const coarse = new OpenRunCache(b, () => whole.getTime() + 500);
-    coarse.put(id, coarse.stampOf(id), state);
-    expect(coarse.get(id, coarse.stampOf(id))).toBeNull();
+    coarse.put(id, filesStamp(coarse, id), state);
+    expect(coarse.get(id, filesStamp(coarse, id))).toBeNull();
     const later = new OpenRunCache(b, () => whole.getTime() + 2500);
-    later.put(id, later.stampOf(id), state);
-    expect(later.get(id, later.stampOf(id))).toBe(state);
+    later.put(id, filesStamp(later, id), state);
+    expect(later.get(id, filesStamp(later, id))).toBe(state);
     // The entry kept before those mtimes changed no longer matches; nor after a file is added.
-    expect(cache.get(id, cache.stampOf(id))).toBeNull();
+    expect(cache.get(id, filesStamp(cache, id))).toBeNull();
     writeFileSync(path.join(dir, 'runs', id, 'review_claim.md.note'), 'x');
-    expect(later.get(id, later.stampOf(id))).toBeNull();
-    expect(cache.stampOf('r-00000000000000000000000000')).toBeNull();
+    expect(later.get(id, filesStamp(later, id))).toBeNull();
+    expect(filesStamp(cache, 'r-00000000000000000000000000')).toBeNull();
   });
 });

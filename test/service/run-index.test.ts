@@ -89,7 +89,7 @@ describe('the run index across coordinators', () => {
     const openIds = (await cold.openSummaries()).map((r) => r.id);
     expect(openIds).toContain(open.run.id);
     expect(openIds).not.toContain(ended.run.id);
-    // A run ending after the scan joins the ended entries without reading the file back.
+    // A run ending after the scan is listed among the ended ones too.
     await h.ok('cancel', { runId: open.run.id, reason: 'Test.' }, CAST.operator);
     expect((await cold.openSummaries()).map((r) => r.id)).not.toContain(open.run.id);
     const all = await cold.summaries();
