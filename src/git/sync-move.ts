@@ -17,6 +17,8 @@ import { summarise, SyncError } from './sync-report.js';
 import { endSuperseded } from './sync-superseded.js';
 
 const INTENT = SYNC_INTENT;
+/** How many times finishing an interrupted sync merges in what this clone did meanwhile before it asks for the next sync. */
+const MERGE_ROUNDS = 3;
 
 export interface Intent {
   from: string;
@@ -170,22 +172,28 @@ export async function finishIntent(board: Board, repo: Repo): Promise<void> {
     return;
   }
   const from = intent.from === '' ? null : intent.from;
-  const known = [intent.to, ...(from === null ? [] : [from])];
-  try {
-    await resume(board, repo, { ...intent, from: at ?? '' }, known);
-  } catch (e) {
-    if (!(e instanceof MovedSince)) throw e;
-    if (from === null) throw new SyncError('busy', 'this clone moved while its first sync was brought in, which was interrupted: commit its board (git add, git commit), then sync again');
-    const local = await commitMoved(board, repo, from, e.scopes);
-    const result = await mergeCommits(repo, local, intent.to);
-    const message = `workboard sync: merged the transitions made here while a sync was interrupted\n\n${summarise(result.runs)
-      .filter((m) => m.superseded)
-      .map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? "this clone's transitions" : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`)
-      .join('\n')}\n`;
-    const merge = await repo.commitTree(result.tree, [local, intent.to], message);
-    const next = { from: at ?? '', to: merge, ref: intent.ref };
-    await writeIntent(board, next);
-    await resume(board, repo, next, [...known, local]);
+  // Each round that finds more transitions made here meanwhile commits them and merges again, so none is written over.
+  let target = intent.to;
+  let known = [intent.to, ...(from === null ? [] : [from])];
+  for (let round = 1; ; round++) {
+    try {
+      await resume(board, repo, { from: at ?? '', to: target, ref: intent.ref }, known);
+      return;
+    } catch (e) {
+      if (!(e instanceof MovedSince)) throw e;
+      if (from === null) throw new SyncError('busy', 'this clone moved while its first sync was brought in, which was interrupted: commit its board (git add, git commit), then sync again');
+      // Agents that write faster than a merge is made: stop here, with nothing written over and the intent kept for the next sync.
+      if (round > MERGE_ROUNDS) throw new SyncError('busy', `${[...e.scopes.keys()].join(', ')} kept moving on this clone while an interrupted sync was being finished; nothing was lost: sync again`);
+      const local = await commitMoved(board, repo, from, e.scopes);
+      const result = await mergeCommits(repo, local, target);
+      const message = `workboard sync: merged the transitions made here while a sync was interrupted\n\n${summarise(result.runs)
+        .filter((m) => m.superseded)
+        .map((m) => `- ${m.run}: kept ${m.taken === 'ours' ? "this clone's transitions" : 'the merge'}; ${m.superseded!.transitions} transition(s) superseded (runs/${m.run}/superseded.jsonl)`)
+        .join('\n')}\n`;
+      target = await repo.commitTree(result.tree, [local, target], message);
+      await writeIntent(board, { from: at ?? '', to: target, ref: intent.ref });
+      known = [...known, local];
+    }
   }
 }
 

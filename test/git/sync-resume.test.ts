@@ -7,11 +7,14 @@
  * verify --git` clean on both clones. The killed state is made by writing the
  * record as sync does, after a real fetch.
  */
+import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/cli-run.js';
 import { git, submitAs, twoClones, wb } from '../support/git-clones.js';
+import { until } from '../support/until.js';
 
 /** Every line hash of a run's chain and of its superseded branches, with who did what. */
 async function linesOf(dir: string, run: string): Promise<{ chain: string[]; aside: string[] }> {
@@ -70,6 +73,62 @@ describe('a killed sync resumed after this clone moved', () => {
         const v = await wb(dir, ...args);
         expect(v.code, `${args.join(' ')}: ${v.stdout}${v.stderr}`).toBe(0);
       }
+    }
+  }, 600_000);
+
+  it('an agent that keeps writing while the interrupted sync is finished: merged in, or "sync again" (exit 3), never an internal error', async () => {
+    const { a, b, run } = await twoClones();
+    await submitAs(b, run, 'writer-b', 'From B.');
+    expect((await wb(b, 'sync')).code).toBe(0);
+    git(a, 'fetch', '-q', 'origin', 'main');
+    const intent = { from: git(a, 'rev-parse', 'HEAD'), to: git(a, 'rev-parse', 'FETCH_HEAD'), ref: 'refs/heads/main' };
+    await fs.mkdir(path.join(a, '.work/journal'), { recursive: true });
+    await fs.writeFile(path.join(a, '.work/journal/sync.json'), `${JSON.stringify(intent)}\n`);
+
+    // Writer A claims the draft on clone A and renews it every 30 ms, more often than a merge is made: each renewal is a line in the run's chain.
+    const stop = path.join(a, '..', 'stop-renewing');
+    const agent = spawn(process.execPath, [fileURLToPath(new URL('../support/renew-loop.mjs', import.meta.url)), a, run, 'draft', 'writer-a', stop, '30'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    agent.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    agent.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => agent.on('exit', resolve));
+    await until(async () => (out.includes('claimed') ? true : undefined), 60_000, 20);
+
+    // The agent's lines as clone A holds them before each sync: what it was answered for so far.
+    const written = new Set<string>();
+    const note = async () => {
+      for (const l of (await fs.readFile(path.join(a, 'runs', run, 'audit.jsonl'), 'utf8')).split('\n').filter(Boolean)) {
+        const e = JSON.parse(l) as { hash: string; actor: string };
+        if (e.actor === 'writer-a') written.add(e.hash);
+      }
+    };
+    // Syncs while it writes: each finishes the move with the agent's lines merged in, or stops and asks for another sync.
+    for (let i = 0; i < 2; i++) {
+      await note();
+      const r = await wb(a, 'sync');
+      expect([0, 3], `sync while the agent writes: ${r.stderr}`).toContain(r.code);
+      if (r.code === 3) expect(r.stderr).toMatch(/sync again/);
+    }
+    await fs.writeFile(stop, '');
+    expect(await exited, err).toBe(0);
+    expect(out).toMatch(/renewed [1-9]/);
+    await note();
+
+    // Once it stops, a sync finishes; every line the agent was answered for is in the run's chain or set aside.
+    const last = await wb(a, 'sync');
+    expect(last.code, last.stderr).toBe(0);
+    expect(await fs.stat(path.join(a, '.work/journal/sync.json')).catch(() => null)).toBeNull();
+    const after = await linesOf(a, run);
+    expect(written.size).toBeGreaterThan(1);
+    for (const h of written) expect([...after.chain, ...after.aside], h).toContain(h);
+    expect(git(a, 'status', '--porcelain', '--', `runs/${run}`)).toBe('');
+    for (const args of [
+      ['audit', 'verify'],
+      ['audit', 'verify', '--git'],
+    ]) {
+      const v = await wb(a, ...args);
+      expect(v.code, `${args.join(' ')}: ${v.stdout}${v.stderr}`).toBe(0);
     }
   }, 600_000);
 });
