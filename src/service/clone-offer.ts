@@ -17,8 +17,9 @@
  * - work whose chain shows another clone's claim still running (a claim or
  *   renewal line signed by another key, its lease not run out, no line since
  *   that ended it) is not offered here.
- * Only what get_work lists changes: a claim or a decision asked for by id is
- * taken as always. Pure.
+ * get_work lists by this rule. A claim asked for by id is refused only for
+ * another clone's claim still running (offered-here.ts); a claim of work in
+ * its grace, and a decision, asked for by id are taken as always. Pure.
  */
 import type { SyncState } from './sync-state.js';
 

@@ -10,6 +10,8 @@ import type { Board } from '../board/board.js';
 import { paths, SIGNING_KEY_FILE } from '../board/layout.js';
 import { KEY_DIR } from '../board/signing.js';
 import type { RunState } from '../engine/types.js';
+import type { RunWriteCall } from '../protocol/calls.js';
+import { ToolError } from '../protocol/errors.js';
 import { heldElsewhere, offerGrace, offerLines, ownKeys, type OfferLine } from './clone-offer.js';
 import { readSyncState, syncingServeRuns } from './sync-state.js';
 
@@ -19,6 +21,8 @@ export interface CloneOffer {
    * Answered at once when the run's chain was read for this state already: get_work asks it of every ready step on every call.
    */
   held(state: RunState, stepId: string): boolean | Promise<boolean>;
+  /** When another clone's claim on this step, arrived here through git, runs until (its lease end), or null. */
+  claimedElsewhere(state: RunState, stepId: string): Promise<string | null>;
 }
 
 /**
@@ -84,6 +88,11 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
       const chain = chainOf.get(state);
       return chain ? decide(chain, state, stepId) : readChain(board, state).then((c) => decide(c, state, stepId));
     },
+    async claimedElsewhere(state, stepId) {
+      const chain = chainOf.get(state) ?? (await readChain(board, state));
+      const h = foreignSigner(chain.signers, mine) ? heldElsewhere(chain.lines, `${state.run.id}/${stepId}`, mine, now, grace) : null;
+      return h?.why === 'claimed-elsewhere' ? h.until : null;
+    },
   };
 
   function decide(chain: Chain, state: RunState, stepId: string): boolean {
@@ -107,4 +116,17 @@ function sameRule(rule: string): string {
 function foreignSigner(signers: ReadonlySet<string>, mine: ReadonlySet<string>): boolean {
   for (const s of signers) if (!mine.has(s)) return true;
   return false;
+}
+
+/**
+ * A claim of a step another clone holds, once that clone's claim line has
+ * arrived here: refused as a claim of a step held on this clone is, since the
+ * merge would set this one aside and its work with it (docs/git.md "Claimed
+ * on another clone"). Null for any other call, and for a claim that goes on.
+ */
+export async function claimHeldElsewhere(board: Board, call: RunWriteCall, state: RunState, now: Date): Promise<ToolError | null> {
+  if (call.tool !== 'claim') return null;
+  const until = await (await cloneOffer(board, now))?.claimedElsewhere(state, call.args.stepId);
+  if (!until) return null;
+  return new ToolError('conflict', `another agent holds this step on another clone of the board until ${until} (unless it renews); call get_work for other work`, ['claimed_by_other']);
 }

@@ -34,6 +34,7 @@ import { tellOperators } from '../notify/tell.js';
 import { newId } from '../core/ids.js';
 import { namedBlockers } from '../engine/commands.js';
 import { blockerEnds } from './blockers-read.js';
+import { claimHeldElsewhere } from './offered-here.js';
 import { writeAnswers, type WriteAnswers } from './write-answers.js';
 
 /** How often a write asks the evaluator again when run data moved while it was answering. */
@@ -167,6 +168,8 @@ export class RunWrites {
         case 'refuse':
           return { value: refusalOf(plan), commit: plan.keep ? changeCommit(plan.keep, loaded.state, read.revOf) : null };
         case 'commit': {
+          const elsewhere = await claimHeldElsewhere(this.board, call, loaded.state, now);
+          if (elsewhere) return { value: elsewhere, commit: null };
           const data = this.answers[call.tool](plan, loaded.pinned, now);
           done.committed = { state: plan.state, pinned: loaded.pinned };
           done.starts = plan.starts;

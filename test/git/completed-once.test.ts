@@ -1,11 +1,15 @@
 /**
  * Issue 41, item 3: a step is never completed twice. Agent A claims a step
- * on clone A, which syncs; clone B still offers the step (claims live in each
- * clone's .work/), so agent B claims and submits it there, and B syncs. A's
- * next sync is a fast-forward: nothing conflicts, so nothing is superseded.
- * Before, A's old token still renewed and its submission was accepted, and
- * B's output silently moved to `history`. Now the claim ends as the step's
- * files arrive, and A is told on its next call who completed the step.
+ * on clone A, which syncs; clone B has not synced since (claims live in each
+ * clone's .work/, and reach other clones only as chain lines), so agent B
+ * claims and submits it there, and B's sync merges A's claim in. A's next
+ * sync is a fast-forward to B's merge. Before, A's old token still renewed
+ * and its submission was accepted, and B's output silently moved to
+ * `history`. Now the claim ends as the step's files arrive, and A is told on
+ * its next call who completed the step. (Once A's claim line has reached B,
+ * B refuses a claim of the step: test/git/offer-across-clones.test.ts. A
+ * step's files arriving completed while a claim runs here, with no merge, is
+ * test/service/stranded-claim.test.ts.)
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -24,14 +28,14 @@ describe('a step completed on another clone ends the claims on it here', () => {
     expect(claim.code, claim.stderr).toBe(0);
     const tokenA = claim.stdout.trim();
     expect((await wb(a, 'sync')).code).toBe(0);
-    expect((await wb(b, 'sync')).code).toBe(0);
     await submitAs(b, run, 'writer-b', 'From B.');
     expect((await wb(b, 'sync')).code).toBe(0);
     const before = git(a, 'rev-parse', 'HEAD');
     const pulled = await wb(a, 'sync');
     expect(pulled.code, pulled.stderr).toBe(0);
-    // A fast-forward: A's HEAD is an ancestor of what it has now, and no merge commit was made.
-    expect(git(a, 'rev-list', '--merges', `${before}..HEAD`)).toBe('');
+    // A fast-forward: A's HEAD is an ancestor of what it has now, B's commit, and A made no merge of its own.
+    expect(git(a, 'merge-base', '--is-ancestor', before, 'HEAD')).toBe('');
+    expect(git(a, 'rev-parse', 'HEAD')).toBe(git(b, 'rev-parse', 'HEAD'));
 
     const renew = await wb(a, '--as', 'writer-a', '--json', 'renew', tokenA);
     expect(renew.code).not.toBe(0);

@@ -52,7 +52,7 @@ describe('offered first where it became ready', () => {
     await ensureBuilt();
   }, 600_000);
 
-  it("B holds back a step that became ready on A until the grace passes, never while A's claim runs, and still takes a claim by id", async () => {
+  it("B holds back a step that became ready on A until the grace passes, never while A's claim runs (and refuses a claim of it by id then), and still takes a claim by id of a step in its grace", async () => {
     const { a, b, run } = await twoClones();
     // The run was started on A: its draft is offered there at once, and not on B (three minutes of grace by default).
     expect(await offered(a, 'writer-a')).toEqual([run]);
@@ -67,6 +67,15 @@ describe('offered first where it became ready', () => {
     expect((await wb(a, 'sync')).code).toBe(0);
     expect((await wb(b, 'sync')).code).toBe(0);
     expect(await offered(b, 'writer-b')).toEqual([]);
+    // And a claim of it by id on B is refused, as a claim of a step claimed on B would be, naming when A's lease ends.
+    const lease = (JSON.parse((await fs.readFile(path.join(b, 'runs', run, 'audit.jsonl'), 'utf8')).trim().split('\n').at(-1)!) as { input: { changes: { expiresAt: string } } }).input.changes
+      .expiresAt;
+    const twice = await wb(b, '--as', 'writer-b', '--json', 'claim', run, 'draft');
+    expect(twice.code).not.toBe(0);
+    const error = (JSON.parse(twice.stdout) as { error: { code: string; message: string; issues: string[] } }).error;
+    expect(error.code).toBe('conflict');
+    expect(error.issues).toContain('claimed_by_other');
+    expect(error.message).toContain(`on another clone of the board until ${lease}`);
 
     // A second run started on B: offered on B at once, held back on A (no serve sync record there: three minutes).
     const started = await wb(b, '--as', 'writer-b', 'start', 'hello', '--input', 'topic=Ferries', '--input', 'words=40');
@@ -76,7 +85,7 @@ describe('offered first where it became ready', () => {
     expect((await wb(b, 'sync')).code).toBe(0);
     expect((await wb(a, 'sync')).code).toBe(0);
     expect(await offered(a, 'writer-a')).toEqual([]);
-    // Not offered is not refused: a claim by id on A works, as it always did.
+    // Held back for its grace is not refused: a claim by id on A works, as it always did.
     const byId = await wb(a, '--as', 'writer-a', 'claim', second, 'draft');
     expect(byId.code, byId.stderr).toBe(0);
     await syncsEvery(b, null);
