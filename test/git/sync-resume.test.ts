@@ -104,13 +104,17 @@ describe('a killed sync resumed after this clone moved', () => {
       }
     };
     // Syncs while it writes: each finishes the move with the agent's lines merged in, or stops and asks for another sync.
-    for (let i = 0; i < 2; i++) {
-      await note();
-      const r = await wb(a, 'sync');
-      expect([0, 3], `sync while the agent writes: ${r.stderr}`).toContain(r.code);
-      if (r.code === 3) expect(r.stderr).toMatch(/sync again/);
+    try {
+      for (let i = 0; i < 2; i++) {
+        await note();
+        const r = await wb(a, 'sync');
+        expect([0, 3], `sync while the agent writes: ${r.stderr}`).toContain(r.code);
+        if (r.code === 3) expect(r.stderr).toMatch(/sync again/);
+      }
+    } finally {
+      // The agent stops however the syncs went: a test that failed leaves no process writing behind it.
+      await fs.writeFile(stop, '');
     }
-    await fs.writeFile(stop, '');
     expect(await exited, err).toBe(0);
     expect(out).toMatch(/renewed [1-9]/);
     await note();
