@@ -154,22 +154,23 @@ async function writeIntent(board: Board, intent: Intent): Promise<void> {
  * on top of where the branch was, that commit is merged with where it was
  * going by the board's rules (a run moved on both sides is kept whole from
  * one side, the other side's transitions set aside in superseded.jsonl), and
- * the move goes there instead.
+ * the move goes there instead. True when it finished one, so a sync that
+ * fails after it does not say it changed nothing.
  */
-export async function finishIntent(board: Board, repo: Repo): Promise<void> {
+export async function finishIntent(board: Board, repo: Repo): Promise<boolean> {
   const text = await board.state.readText(INTENT);
-  if (text === null) return;
+  if (text === null) return false;
   let intent: Intent;
   try {
     intent = JSON.parse(text) as Intent;
   } catch {
     await board.state.remove(INTENT);
-    return;
+    return false;
   }
   const at = await repo.resolve(intent.ref);
   if ((at ?? '') !== intent.from && at !== intent.to) {
     await board.state.remove(INTENT);
-    return;
+    return false;
   }
   const from = intent.from === '' ? null : intent.from;
   // Each round that finds more transitions made here meanwhile commits them and merges again, so none is written over.
@@ -178,7 +179,7 @@ export async function finishIntent(board: Board, repo: Repo): Promise<void> {
   for (let round = 1; ; round++) {
     try {
       await resume(board, repo, { from: at ?? '', to: target, ref: intent.ref }, known);
-      return;
+      return true;
     } catch (e) {
       if (!(e instanceof MovedSince)) throw e;
       if (from === null) throw new SyncError('busy', 'this clone moved while its first sync was brought in, which was interrupted: commit its board (git add, git commit), then sync again');

@@ -1,6 +1,7 @@
 /**
  * `workboard sync`: share a board through a git remote. In order:
- * 1. fetch the remote branch (unreachable: one clear error, nothing changed);
+ * 1. fetch the remote branch (unreachable: one clear error, nothing changed
+ *    but the finish of a sync killed here before, which the error names);
  * 2. commit what is uncommitted of the board (never in the middle of a transaction);
  * 3. merge, if the histories diverged, with the board's rules (board-merge.ts):
  *    the merge commit is built with plumbing, never leaving a conflict marker;
@@ -49,7 +50,8 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
   const repo = await Repo.at(board.root);
   if (!repo) throw new SyncError('not-git', `${board.root} is not in a git repository: run workboard init --git, or git init`);
   return board.store.exclusive(SYNC_LOCK, 'sync', async () => {
-    await finishIntent(board, repo);
+    // A sync killed here before is finished first, network or not: the board must not stay half moved.
+    const unchanged = (await finishIntent(board, repo)) ? '; this clone finished the sync that was interrupted here before, and changed nothing else' : '; nothing was changed';
     // The commit's first look at the board runs beside the questions about the upstream and the fetch, which mostly
     // waits on the remote: a whole `git status` costs 0.3 s at 10k runs. It picks the scopes to lock; what the commit
     // takes is what those hold once locked (commitBoard).
@@ -67,7 +69,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       opts.onStep?.(`fetching ${remote}/${branch}`);
       const looking = report.committed === null ? (firstLook ?? look()) : null;
       firstLook = null;
-      const theirs = await fetch(repo, remote, branch, timeoutMs);
+      const theirs = await fetch(repo, remote, branch, timeoutMs, attempt === 1 ? unchanged : '; this clone keeps what this sync committed and merged so far: sync again to push it');
       // HEAD is asked for again only after this sync moved it (a commit, a pull): a sync with nothing to do asks once.
       let ours = await repo.resolve('HEAD');
       if (theirs !== null) await refuseUnsafe(repo, ours, theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
@@ -185,11 +187,11 @@ async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{
 }
 
 /** The remote branch's commit, or null when the remote does not have the branch yet. */
-async function fetch(repo: Repo, remote: string, branch: string, timeoutMs: number): Promise<string | null> {
-  const r = await network(repo.run(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot reach ${remote}`, '; nothing was changed');
+async function fetch(repo: Repo, remote: string, branch: string, timeoutMs: number, unchanged: string): Promise<string | null> {
+  const r = await network(repo.run(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot reach ${remote}`, unchanged);
   if (r.code === 0) return repo.resolve('FETCH_HEAD');
   if (/couldn't find remote ref/i.test(r.stderr)) return null;
-  throw new SyncError('unreachable', `cannot reach ${remote}: ${new GitError(['fetch'], r.code, r.stderr).message.replace(/^git fetch: /, '')}; nothing was changed`);
+  throw new SyncError('unreachable', `cannot reach ${remote}: ${new GitError(['fetch'], r.code, r.stderr).message.replace(/^git fetch: /, '')}${unchanged}`);
 }
 
 /** Refuse, before anything is changed, what `theirs` brings that this clone never takes from git (incoming.ts). */

@@ -135,4 +135,35 @@ describe('a killed sync resumed after this clone moved', () => {
       expect(v.code, `${args.join(' ')}: ${v.stdout}${v.stderr}`).toBe(0);
     }
   }, 600_000);
+
+  it('a sync that cannot reach the remote still finishes the interrupted one, and says so in its one line', async () => {
+    const { a, b, run } = await twoClones();
+    await submitAs(b, run, 'writer-b', 'From B.');
+    expect((await wb(b, 'sync')).code).toBe(0);
+    git(a, 'fetch', '-q', 'origin', 'main');
+    const intent = { from: git(a, 'rev-parse', 'HEAD'), to: git(a, 'rev-parse', 'FETCH_HEAD'), ref: 'refs/heads/main' };
+    await fs.mkdir(path.join(a, '.work/journal'), { recursive: true });
+    await fs.writeFile(path.join(a, '.work/journal/sync.json'), `${JSON.stringify(intent)}\n`);
+    const url = git(a, 'remote', 'get-url', 'origin');
+    git(a, 'remote', 'set-url', 'origin', path.join(path.dirname(a), 'no-such-remote.git'));
+    try {
+      const r = await wb(a, 'sync');
+      expect(r.code).not.toBe(0);
+      const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/cannot reach origin/);
+      expect(lines[0]).toContain('this clone finished the sync that was interrupted here before, and changed nothing else');
+      expect(lines[0]).not.toContain('nothing was changed');
+      // Finished: the branch is where that sync was going, B's submission is on the board, and the intent is gone.
+      expect(git(a, 'rev-parse', 'HEAD')).toBe(intent.to);
+      expect(await fs.readFile(path.join(a, 'runs', run, 'draft.md'), 'utf8')).toContain('From B.');
+      expect(await fs.stat(path.join(a, '.work/journal/sync.json')).catch(() => null)).toBeNull();
+      // The next sync that cannot reach it has nothing to finish, and changes nothing.
+      const again = await wb(a, 'sync');
+      expect(again.code).not.toBe(0);
+      expect(again.stderr).toMatch(/nothing was changed/);
+    } finally {
+      git(a, 'remote', 'set-url', 'origin', url);
+    }
+  }, 600_000);
 });
