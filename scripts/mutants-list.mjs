@@ -138,8 +138,8 @@ export const MUTANTS = [
   [
     'recovery-sync-intent-ignored',
     'src/git/sync-move.ts',
-    'const text = await board.state.readText(INTENT);\n  if (text === null) return;',
-    'const text = await board.state.readText(INTENT);\n  if (text === null || text !== null) return;',
+    'const text = await board.state.readText(INTENT);\n  if (text === null) return false;',
+    'const text = await board.state.readText(INTENT);\n  if (text === null || text !== null) return false;',
     ['test/crash/sync-intent.test.ts', 'test/git/sync-resume.test.ts'],
   ],
   [
