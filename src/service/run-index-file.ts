@@ -21,6 +21,7 @@ import { crc32 } from 'node:zlib';
 import type { ChangeCursor } from '../board/changes.js';
 import { INDEX_DIR, LEGACY_INDEX_FILE } from '../board/layout.js';
 import type { WorkState } from '../board/state.js';
+import { line, linesOf, records } from './run-index-lines.js';
 import type { RunSummary } from './run-summary-scan.js';
 
 /** How far the index has looked: the change log, the runs/ folder, the last check of every RUN.md. */
@@ -70,32 +71,6 @@ export function idSum(ids: Iterable<string>, from = 0): number {
 }
 
 export const isOpenSummary = (r: RunSummary): boolean => r.state !== 'ended' && r.state !== 'cancelled';
-
-function line(v: unknown): string {
-  const json = JSON.stringify(v);
-  return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
-}
-
-/** The records of whole, intact lines from the start, each with the bytes up to its end; stops at the first that is not. */
-function records(text: string): { value: unknown; end: number }[] {
-  const out: { value: unknown; end: number }[] = [];
-  let at = 0;
-  let bytes = 0;
-  for (;;) {
-    const nl = text.indexOf('\n', at);
-    if (nl < 0) return out;
-    const raw = text.slice(at, nl);
-    const json = raw.slice(9);
-    if (raw[8] !== ' ' || raw.slice(0, 8) !== crc32(json).toString(16).padStart(8, '0')) return out;
-    try {
-      bytes += Buffer.byteLength(raw) + 1;
-      out.push({ value: JSON.parse(json) as unknown, end: bytes });
-    } catch {
-      return out;
-    }
-    at = nl + 1;
-  }
-}
 
 const isEntry = (v: unknown): v is IndexEntry => typeof v === 'object' && v !== null && 'stamp' in v && typeof v.stamp === 'string' && 'summary' in v && typeof v.summary === 'object';
 
@@ -381,12 +356,12 @@ export class IndexEntries {
   /** `ended` written whole, by rename: a new inode, which the next cursor line names. */
   private async writeEnded(state: WorkState): Promise<void> {
     const ended = this.endedMap();
-    const text = [...ended].map(([id, e]) => line([id, e.stamp, e.summary])).join('');
+    let len = 0;
     if (ended.size === 0) await state.remove(ENDED_FILE);
-    else await state.replace(ENDED_FILE, text, { durable: false });
+    else len = state.replaceInPieces(ENDED_FILE, linesOf(ended));
     let max = '';
     for (const id of ended.keys()) if (id > max) max = id;
-    this.disk = { ino: ended.size === 0 ? '' : inodeOf(state.stamp(ENDED_FILE)), len: Buffer.byteLength(text), lines: ended.size, n: ended.size, max, sum: idSum(ended.keys()) };
+    this.disk = { ino: ended.size === 0 ? '' : inodeOf(state.stamp(ENDED_FILE)), len, lines: ended.size, n: ended.size, max, sum: idSum(ended.keys()) };
     this.endedMax = max;
     this.endedSum = this.disk.sum;
   }

@@ -48,6 +48,24 @@ describe('board.state', () => {
     expect(state.list('.work/notes')).toEqual(['b.json']);
   });
 
+  it('replaces a record from pieces: the bytes are the pieces joined, its folder is made, and a failure leaves the old record and no temp file', async () => {
+    const root = await tmpDir();
+    const state = new WorkState(root, options);
+    // Over a megabyte, with characters of two and four bytes, so pieces meet the writes' boundaries mid-character.
+    const pieces = Array.from({ length: 3000 }, (_, i) => `${i} Zoë 🚆 ${'x'.repeat(400)}\n`);
+    const len = state.replaceInPieces('.work/index/big', pieces);
+    const want = pieces.join('');
+    expect(len).toBe(Buffer.byteLength(want));
+    expect(await state.readText('.work/index/big')).toBe(want);
+    function* failing() {
+      yield 'half of a new record';
+      throw new Error('the pieces ran out');
+    }
+    expect(() => state.replaceInPieces('.work/index/big', failing())).toThrow('the pieces ran out');
+    expect(await state.readText('.work/index/big')).toBe(want);
+    expect(await fs.readdir(path.join(root, '.work/index'))).toEqual(['big']);
+  });
+
   it('two OS processes incrementing one record under its named lock lose no increment', async () => {
     const root = await tmpDir();
     const rounds = 100;
