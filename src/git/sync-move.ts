@@ -231,7 +231,12 @@ async function settleScopes(board: Board, rels: string[]): Promise<void> {
     const owner = ownerOf(rel);
     if (owner) scopes.set(owner.kind === 'run' ? owner.id : 'board', owner.kind === 'run' ? { kind: 'run', id: owner.id } : { kind: 'board' });
   }
-  for (const scope of scopes.values()) if (await board.store.pendingCommit(scope)) await board.store.transact(scope, () => undefined);
+  await rollForward(board, scopes.values());
+}
+
+/** Each scope's journal, if a writer left one, rolled forward under the scope's lock, as its next writer would. */
+export async function rollForward(board: Board, scopes: Iterable<Scope>): Promise<void> {
+  for (const scope of scopes) if (await board.store.pendingCommit(scope)) await board.store.transact(scope, () => undefined);
 }
 
 /**

@@ -16,7 +16,8 @@
  */
 import { adoptBoardFiles } from '../board/adopt.js';
 import type { Board } from '../board/board.js';
-import { BOARD_CHAIN, paths, SYNC_LOCK } from '../board/layout.js';
+import { BoardError } from '../board/errors.js';
+import { BOARD_CHAIN, paths, scopeOfStateName, SYNC_LOCK } from '../board/layout.js';
 import { verifyBoard } from '../board/verify.js';
 import { mergeCommits, MergeRefused, ownerOf } from './board-merge.js';
 import { yieldClock } from './clock.js';
@@ -24,7 +25,7 @@ import { changedPaths, commitBoard } from './commit.js';
 import { refusalText, refusedChanges } from './incoming.js';
 import { GitError, GitTimeout, Repo, type GitRun } from './repo.js';
 import { declinedText, pushOutcome } from './push-outcome.js';
-import { finishIntent, moveTo } from './sync-move.js';
+import { finishIntent, moveTo, rollForward } from './sync-move.js';
 import { holdingWords, summarise, SyncError, type SyncReport } from './sync-report.js';
 
 export { SyncError, type SyncReport } from './sync-report.js';
@@ -218,6 +219,13 @@ async function commitWhenQuiet(board: Board, repo: Repo, looked?: string[]): Pro
     if (board.state.pendingJournals().length === 0) break;
     await new Promise((r) => setTimeout(r, 20));
   }
+  // A journal still there was left by a writer that died: until its scope's next write rolls it forward, no commit
+  // would be made, and a run nobody writes again would hold every sync back for good.
+  const left = board.state.pendingJournals().flatMap((n) => scopeOfStateName(n, '.json') ?? []);
+  if (left.length > 0)
+    await rollForward(board, left).catch((e: unknown) => {
+      if (!(e instanceof BoardError && e.code === 'busy')) throw e;
+    });
   const message = await commitBoard(board, repo, looked);
   return message === null ? null : message.split('\n')[0]!;
 }
