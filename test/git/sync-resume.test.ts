@@ -30,21 +30,36 @@ async function linesOf(dir: string, run: string): Promise<{ chain: string[]; asi
   return { chain, aside };
 }
 
+/** Two clones where B submitted and synced, and A's sync fetched, wrote its intent (as sync does), and was killed before it moved a file. */
+async function interruptedOnA() {
+  const { a, b, run } = await twoClones();
+  await submitAs(b, run, 'writer-b', 'From B.');
+  expect((await wb(b, 'sync')).code).toBe(0);
+  git(a, 'fetch', '-q', 'origin', 'main');
+  const intent = { from: git(a, 'rev-parse', 'HEAD'), to: git(a, 'rev-parse', 'FETCH_HEAD'), ref: 'refs/heads/main' };
+  await fs.mkdir(path.join(a, '.work/journal'), { recursive: true });
+  await fs.writeFile(path.join(a, '.work/journal/sync.json'), `${JSON.stringify(intent)}\n`);
+  return { a, b, run, intent };
+}
+
+/** `audit verify` and `audit verify --git` both exit 0 on a clone. */
+async function verifiesClean(dir: string): Promise<void> {
+  for (const args of [
+    ['audit', 'verify'],
+    ['audit', 'verify', '--git'],
+  ]) {
+    const v = await wb(dir, ...args);
+    expect(v.code, `${args.join(' ')}: ${v.stdout}${v.stderr}`).toBe(0);
+  }
+}
+
 describe('a killed sync resumed after this clone moved', () => {
   beforeAll(async () => {
     await ensureBuilt();
   }, 600_000);
 
   it("the agent's claim and submit made after the intent are kept (in the chain or superseded), committed, and both verifies stay clean", async () => {
-    const { a, b, run } = await twoClones();
-    await submitAs(b, run, 'writer-b', 'From B.');
-    expect((await wb(b, 'sync')).code).toBe(0);
-
-    // Clone A's sync fetched, wrote its intent, and was killed before it moved a file.
-    git(a, 'fetch', '-q', 'origin', 'main');
-    const intent = { from: git(a, 'rev-parse', 'HEAD'), to: git(a, 'rev-parse', 'FETCH_HEAD'), ref: 'refs/heads/main' };
-    await fs.mkdir(path.join(a, '.work/journal'), { recursive: true });
-    await fs.writeFile(path.join(a, '.work/journal/sync.json'), `${JSON.stringify(intent)}\n`);
+    const { a, b, run } = await interruptedOnA();
 
     // An agent works on the run meanwhile, acknowledged.
     await submitAs(a, run, 'writer-a', 'From A.');
@@ -65,25 +80,11 @@ describe('a killed sync resumed after this clone moved', () => {
     expect((await wb(b, 'sync')).code).toBe(0);
     const onB = await linesOf(b, run);
     for (const h of agentLines) expect([...onB.chain, ...onB.aside], h).toContain(h);
-    for (const dir of [a, b]) {
-      for (const args of [
-        ['audit', 'verify'],
-        ['audit', 'verify', '--git'],
-      ]) {
-        const v = await wb(dir, ...args);
-        expect(v.code, `${args.join(' ')}: ${v.stdout}${v.stderr}`).toBe(0);
-      }
-    }
+    for (const dir of [a, b]) await verifiesClean(dir);
   }, 600_000);
 
   it('an agent that keeps writing while the interrupted sync is finished: merged in, or "sync again" (exit 3), never an internal error', async () => {
-    const { a, b, run } = await twoClones();
-    await submitAs(b, run, 'writer-b', 'From B.');
-    expect((await wb(b, 'sync')).code).toBe(0);
-    git(a, 'fetch', '-q', 'origin', 'main');
-    const intent = { from: git(a, 'rev-parse', 'HEAD'), to: git(a, 'rev-parse', 'FETCH_HEAD'), ref: 'refs/heads/main' };
-    await fs.mkdir(path.join(a, '.work/journal'), { recursive: true });
-    await fs.writeFile(path.join(a, '.work/journal/sync.json'), `${JSON.stringify(intent)}\n`);
+    const { a, run } = await interruptedOnA();
 
     // Writer A claims the draft on clone A and renews it every 30 ms, more often than a merge is made: each renewal is a line in the run's chain.
     const stop = path.join(a, '..', 'stop-renewing');
@@ -127,23 +128,11 @@ describe('a killed sync resumed after this clone moved', () => {
     expect(written.size).toBeGreaterThan(1);
     for (const h of written) expect([...after.chain, ...after.aside], h).toContain(h);
     expect(git(a, 'status', '--porcelain', '--', `runs/${run}`)).toBe('');
-    for (const args of [
-      ['audit', 'verify'],
-      ['audit', 'verify', '--git'],
-    ]) {
-      const v = await wb(a, ...args);
-      expect(v.code, `${args.join(' ')}: ${v.stdout}${v.stderr}`).toBe(0);
-    }
+    await verifiesClean(a);
   }, 600_000);
 
   it('a sync that cannot reach the remote still finishes the interrupted one, and says so in its one line', async () => {
-    const { a, b, run } = await twoClones();
-    await submitAs(b, run, 'writer-b', 'From B.');
-    expect((await wb(b, 'sync')).code).toBe(0);
-    git(a, 'fetch', '-q', 'origin', 'main');
-    const intent = { from: git(a, 'rev-parse', 'HEAD'), to: git(a, 'rev-parse', 'FETCH_HEAD'), ref: 'refs/heads/main' };
-    await fs.mkdir(path.join(a, '.work/journal'), { recursive: true });
-    await fs.writeFile(path.join(a, '.work/journal/sync.json'), `${JSON.stringify(intent)}\n`);
+    const { a, run, intent } = await interruptedOnA();
     const url = git(a, 'remote', 'get-url', 'origin');
     git(a, 'remote', 'set-url', 'origin', path.join(path.dirname(a), 'no-such-remote.git'));
     try {
