@@ -207,7 +207,8 @@ function closeQuietly(fd: number): void {
   }
 }
 
-function removeQuietly(file: string): void {
+/** Remove a file if it is there (a temp a failed write left), saying nothing either way. */
+export function removeQuietly(file: string): void {
   try {
     unlinkSync(file);
   } catch {

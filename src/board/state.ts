@@ -8,10 +8,10 @@
  *
  * Paths are relative to the board root and must lie under `.work/`.
  */
-import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { BoardError } from './errors.js';
-import { createExclusive, isCode, readIfExists, removeIfExists, TEMP_MARK, tempPathFor, writeFileAtomic } from './fsutil.js';
+import { createExclusive, isCode, readIfExists, removeIfExists, removeQuietly, TEMP_MARK, tempPathFor, writeFileAtomic } from './fsutil.js';
 import { isStatePath, JOURNAL_DIR, lockFile, LOCKS_DIR, normalizeRel, STATE_DIR } from './layout.js';
 import { Listing } from './listing.js';
 import { acquireLock, LockTimeout } from './lock.js';
@@ -143,11 +143,7 @@ export class WorkState {
       return len;
     } catch (e) {
       if (fd !== null) closeSync(fd);
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // never created
-      }
+      removeQuietly(tmp);
       throw e;
     }
   }
@@ -160,11 +156,7 @@ export class WorkState {
       writeFileSync(tmp, bytes);
       renameSync(tmp, file);
     } catch (e) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        // never created
-      }
+      removeQuietly(tmp);
       throw e;
     }
   }

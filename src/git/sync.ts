@@ -213,14 +213,11 @@ async function network(call: Promise<GitRun>, what: string, after = ''): Promise
   }
 }
 
-/** Commit the board's uncommitted files once no transaction is in flight (waiting a little for one to finish). */
+/** Commit the board's uncommitted files once no transaction is in flight (a live one waited for, a dead one rolled forward). */
 async function commitWhenQuiet(board: Board, repo: Repo, looked?: string[]): Promise<string | null> {
-  for (let i = 0; i < 100; i++) {
-    if (board.state.pendingJournals().length === 0) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  // A journal still there was left by a writer that died: until its scope's next write rolls it forward, no commit
-  // would be made, and a run nobody writes again would hold every sync back for good.
+  // A pending journal is a writer's commit under way, or one a writer that died left: under each scope's lock, the
+  // first is waited for and the second rolled forward. Else no commit is made, and a run nobody writes again would
+  // hold every sync back for good.
   const left = board.state.pendingJournals().flatMap((n) => scopeOfStateName(n, '.json') ?? []);
   if (left.length > 0)
     await rollForward(board, left).catch((e: unknown) => {
