@@ -61,6 +61,8 @@ export const INSIGHTS_FILE = `${STATE_DIR}/insights.json`;
 export const OPEN_RUNS_FILE = `${STATE_DIR}/open-runs.json`;
 /** serve --git-sync's last tries (service/sync-state.ts). */
 export const SYNC_STATE_FILE = `${STATE_DIR}/git-sync.json`;
+/** The fetch or push a sync has under way, so that the next sync stops one its dead holder left (git/network-git.ts). */
+export const NETWORK_GIT_FILE = `${STATE_DIR}/git-network.json`;
 /** When each person last had a digest (notify/digests.ts). */
 export const DIGESTS_FILE = `${STATE_DIR}/notifications-digests.json`;
 /** Runs whose files serve's daemon refused, with why (daemon/daemon.ts, doctor). */

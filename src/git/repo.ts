@@ -50,6 +50,40 @@ interface RunOptions {
   input?: string | Buffer;
   env?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** Told the process's id once it started (a network call: the leader of its own group). */
+  started?: (pid: number) => void;
+}
+
+/** How long a git told to stop has to end by itself (it removes its lock files on SIGTERM) before SIGKILL. */
+export const STOP_GRACE_MS = 1000;
+
+/** Signal process group `pid`; false when there is none any more. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Set by stopNetworkGit: this process is stopping, and starts no network call any more. */
+let stopping = false;
+
+/** The network calls under way in this process, each stopped with its helpers by `stop()`. */
+const reaching = new Set<{ stop: () => void; ended: Promise<void> }>();
+
+/**
+ * Stop every network call this process has under way, with what each started
+ * (ssh, a local remote's receive-pack and its hooks), and resolve once all
+ * have ended: a command that is stopped must not leave git talking to a
+ * remote behind it. A network call asked for after this fails at once.
+ */
+export async function stopNetworkGit(): Promise<void> {
+  stopping = true;
+  const calls = [...reaching];
+  for (const c of calls) c.stop();
+  await Promise.all(calls.map((c) => c.ended));
 }
 
 export class Repo {
@@ -227,32 +261,42 @@ function runGit(cwd: string, args: readonly string[], opts: RunOptions = {}): Pr
   return new Promise((resolve) => {
     // No prompt for credentials or host keys: sync runs unattended, and a prompt would hang it.
     const env = { ...(opts.env ?? process.env), GIT_TERMINAL_PROMPT: '0', GIT_SSH_COMMAND: process.env.GIT_SSH_COMMAND ?? 'ssh -o BatchMode=yes' };
-    // Its own process group, so a timeout stops git and what it started (ssh, git-remote-https) together.
-    const child = spawn('git', [...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: opts.timeoutMs !== undefined });
+    const network = opts.timeoutMs !== undefined;
+    if (network && stopping) return resolve({ stdout: Buffer.alloc(0), stderr: 'not started: this process is stopping', code: null, timedOut: false });
+    // Its own process group, so a stop reaches git and what it started (ssh, git-remote-https) together.
+    const child = spawn('git', [...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'], detached: network });
     const out: Buffer[] = [];
     let err = '';
     let timedOut = false;
-    const timer =
-      opts.timeoutMs === undefined
-        ? null
-        : setTimeout(() => {
-            timedOut = true;
-            try {
-              process.kill(-child.pid!, 'SIGKILL');
-            } catch {
-              child.kill('SIGKILL'); // the group is gone already: the child alone, if it is still there
-            }
-          }, opts.timeoutMs);
+    let killer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      if (killer) return;
+      const signal = (s: NodeJS.Signals) => signalGroup(child.pid!, s) || child.kill(s); // the group is gone already: the child alone, if it is still there
+      signal('SIGTERM');
+      killer = setTimeout(() => signal('SIGKILL'), STOP_GRACE_MS);
+    };
+    const timer = network
+      ? setTimeout(() => {
+          timedOut = true;
+          stop();
+        }, opts.timeoutMs)
+      : null;
+    let call: { stop: () => void; ended: Promise<void> } | null = null;
+    if (network && child.pid !== undefined) {
+      call = { stop, ended: new Promise((r) => child.once('close', () => r())) };
+      reaching.add(call);
+      opts.started?.(child.pid);
+    }
+    const done = (r: GitRun) => {
+      if (timer) clearTimeout(timer);
+      clearTimeout(killer);
+      if (call) reaching.delete(call);
+      resolve(r);
+    };
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
-    child.on('error', (e) => {
-      if (timer) clearTimeout(timer);
-      resolve({ stdout: Buffer.alloc(0), stderr: e.message, code: -1, timedOut: false });
-    });
-    child.on('close', (code) => {
-      if (timer) clearTimeout(timer);
-      resolve({ stdout: Buffer.concat(out), stderr: err, code, timedOut });
-    });
+    child.on('error', (e) => done({ stdout: Buffer.alloc(0), stderr: e.message, code: -1, timedOut: false }));
+    child.on('close', (code) => done({ stdout: Buffer.concat(out), stderr: err, code, timedOut }));
     child.stdin.on('error', () => undefined);
     child.stdin.end(opts.input ?? '');
   });

@@ -23,7 +23,8 @@ import { mergeCommits, MergeRefused, ownerOf } from './board-merge.js';
 import { yieldClock } from './clock.js';
 import { changedPaths, commitBoard } from './commit.js';
 import { refusalText, refusedChanges } from './incoming.js';
-import { GitError, GitTimeout, Repo, type GitRun } from './repo.js';
+import { networkGit, stopLeftoverGit } from './network-git.js';
+import { GitError, Repo } from './repo.js';
 import { declinedText, pushOutcome } from './push-outcome.js';
 import { finishIntent, moveTo, rollForward } from './sync-move.js';
 import { holdingWords, summarise, SyncError, type SyncReport } from './sync-report.js';
@@ -51,6 +52,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
   const repo = await Repo.at(board.root);
   if (!repo) throw new SyncError('not-git', `${board.root} is not in a git repository: run workboard init --git, or git init`);
   return board.store.exclusive(SYNC_LOCK, 'sync', async () => {
+    await stopLeftoverGit(board);
     // A sync killed here before is finished first, network or not: the board must not stay half moved.
     const unchanged = (await finishIntent(board, repo)) ? '; this clone finished the sync that was interrupted here before, and changed nothing else' : '; nothing was changed';
     // The commit's first look at the board runs beside the questions about the upstream and the fetch, which mostly
@@ -70,7 +72,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       opts.onStep?.(`fetching ${remote}/${branch}`);
       const looking = report.committed === null ? (firstLook ?? look()) : null;
       firstLook = null;
-      const theirs = await fetch(repo, remote, branch, timeoutMs, attempt === 1 ? unchanged : '; this clone keeps what this sync committed and merged so far: sync again to push it');
+      const theirs = await fetch(board, repo, remote, branch, timeoutMs, attempt === 1 ? unchanged : '; this clone keeps what this sync committed and merged so far: sync again to push it');
       // HEAD is asked for again only after this sync moved it (a commit, a pull): a sync with nothing to do asks once.
       let ours = await repo.resolve('HEAD');
       if (theirs !== null) await refuseUnsafe(repo, ours, theirs, `${remote}/${branch} (${theirs.slice(0, 8)})`);
@@ -106,7 +108,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
       if (!verified.ok) throw new SyncError('broken', `the board does not verify after the merge, so nothing was pushed: run workboard audit verify`);
       opts.onStep?.(`pushing to ${remote}/${branch}`);
       // The commit verified above, not whatever HEAD is by now: a person's commit made meanwhile goes with the next sync.
-      const pushed = await network(repo.run(['push', '--porcelain', '--quiet', remote, `${head}:refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot push to ${remote}`);
+      const pushed = await networkGit(board, repo, ['push', '--porcelain', '--quiet', remote, `${head}:refs/heads/${branch}`], timeoutMs, `cannot push to ${remote}`);
       const outcome = pushOutcome(pushed.code, pushed.stdout.toString('utf8'), pushed.stderr);
       if (outcome.kind === 'pushed') {
         report.pushed = true;
@@ -188,8 +190,8 @@ async function upstream(repo: Repo, remoteOption: string | undefined): Promise<{
 }
 
 /** The remote branch's commit, or null when the remote does not have the branch yet. */
-async function fetch(repo: Repo, remote: string, branch: string, timeoutMs: number, unchanged: string): Promise<string | null> {
-  const r = await network(repo.run(['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], { allow: [1, 128], timeoutMs }), `cannot reach ${remote}`, unchanged);
+async function fetch(board: Board, repo: Repo, remote: string, branch: string, timeoutMs: number, unchanged: string): Promise<string | null> {
+  const r = await networkGit(board, repo, ['fetch', '--quiet', '--no-tags', remote, `refs/heads/${branch}`], timeoutMs, `cannot reach ${remote}`, unchanged);
   if (r.code === 0) return repo.resolve('FETCH_HEAD');
   if (/couldn't find remote ref/i.test(r.stderr)) return null;
   throw new SyncError('unreachable', `cannot reach ${remote}: ${new GitError(['fetch'], r.code, r.stderr).message.replace(/^git fetch: /, '')}${unchanged}`);
@@ -201,16 +203,6 @@ async function refuseUnsafe(repo: Repo, ours: string | null, theirs: string, wha
   const base = ours === null ? null : (await repo.run(['merge-base', ours, theirs], { allow: [1] })).stdout.toString('utf8').trim() || null;
   const refused = refusedChanges(await repo.treeChanges(base, theirs), repo.prefix);
   if (refused.length > 0) throw new SyncError('refused', refusalText(what, refused));
-}
-
-/** A network git call, its timeout said in one line. */
-async function network(call: Promise<GitRun>, what: string, after = ''): Promise<GitRun> {
-  try {
-    return await call;
-  } catch (e) {
-    if (e instanceof GitTimeout) throw new SyncError('unreachable', `${what}: no answer in ${e.ms / 1000} s${after}`);
-    throw e;
-  }
 }
 
 /** Commit the board's uncommitted files once no transaction is in flight (a live one waited for, a dead one rolled forward). */

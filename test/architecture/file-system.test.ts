@@ -22,6 +22,7 @@ const ALLOWED: Record<string, string> = {
   'map/font.ts': "the package's fonts, for measuring and embedding text in maps",
   'web/signin-worker.ts': "the sign-in thread writes its own log lines to stdout (fd 1) with one synchronous write, so a log line for one address puts no work on the server's thread",
   'git/at-work.ts': "git's own index.lock, HEAD log and index in the repository's git folder (is git at work now? may its index name .work/?), never a board file",
+  'git/process-probe.ts': '/proc, to tell whether a process a dead sync left is still git and whether it has ended: never a board file',
   'git/repo.ts': 'temp files outside the board (os.tmpdir) for git plumbing: blobs to hash, a private index',
 };
 

@@ -43,7 +43,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, type CliResult } from '../support/cli-run.js';
 import { rounds } from '../support/soak.js';
 import { boardFiles, chainLines, differing, exists, git, gitState, mulberry32, readOr, runsOf, type RunView } from '../support/sim-board.js';
-import { mcpOf, OPERATOR, PEOPLE, SERVE, startServe, stopAll, stopServe, team, Trace, type Clone } from '../support/sim-team.js';
+import { gitWorkingIn, mcpOf, OPERATOR, PEOPLE, SERVE, startServe, stopAll, stopServe, team, Trace, type Clone } from '../support/sim-team.js';
 import { isTimer, verdict, type Acked } from '../support/sim-verdict.js';
 import { until } from '../support/until.js';
 
@@ -244,6 +244,8 @@ describe(`workboard sync: four clones with serves, ${ROUNDS} seeded rounds (seed
           if (how === 'moved') await fs.rename(remote, away);
           else await git(c.dir, 'remote', 'set-url', 'origin', path.join(root, 'no-such-remote.git'));
           try {
+            // Nothing else acts here while the failed sync is watched: a push of a sync SIGKILLed before may still be landing.
+            await until(async () => ((await gitWorkingIn(c.dir)).length === 0 ? true : undefined), 120_000, 20);
             const interrupted = await exists(path.join(c.dir, '.work', 'journal', 'sync.json'));
             const filesBefore = await boardFiles(c.dir);
             const gitBefore = await gitState(c.dir);

@@ -208,6 +208,21 @@ export async function stopServe(c: Clone, signal: NodeJS.Signals): Promise<void>
   await closed;
 }
 
+/**
+ * The git processes working in `dir`, from /proc. A command SIGKILLed while
+ * it fetched or pushed leaves that git running (it leads a process group of
+ * its own) until it ends or the next sync stops it.
+ */
+export async function gitWorkingIn(dir: string): Promise<number[]> {
+  const pids = (await fs.readdir('/proc')).filter((n) => /^\d+$/.test(n));
+  const found: number[] = [];
+  for (const pid of pids) {
+    const [cwd, comm] = await Promise.all([fs.readlink(`/proc/${pid}/cwd`).catch(() => ''), fs.readFile(`/proc/${pid}/comm`, 'utf8').catch(() => '')]);
+    if (cwd === dir && comm.startsWith('git')) found.push(Number(pid));
+  }
+  return found;
+}
+
 /** The agent's stdio MCP server on its clone, started when first needed or after it was killed. */
 export async function mcpOf(c: Clone, agent: string): Promise<Mcp> {
   const m = c.mcp.get(agent);

@@ -13,6 +13,7 @@ import { color, EXIT } from '../output.js';
 import type { Cli } from '../cli.js';
 import { VERSION } from '../version.js';
 import { STATE_DIR } from '../../board/layout.js';
+import { stopNetworkGit } from '../../git/repo.js';
 
 /** Why the address could not be had, in words a person can act on. */
 function cannotListen(e: NodeJS.ErrnoException, where: string): string {
@@ -204,6 +205,8 @@ export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announ
     // Stop taking requests first, so nothing new starts while the daemon winds down.
     const closed = closer ? closer.close(graceMs) : Promise.resolve();
     await daemon.stop(graceMs);
+    // A fetch or push still under way when the grace ran out is stopped with its helpers: nothing of serve outlives it.
+    await stopNetworkGit();
     await closed;
     // A call whose client hung up still runs to its commit: wait for it, within the grace.
     let late: NodeJS.Timeout | undefined;

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { constants } from 'node:os';
+import { stopNetworkGit } from '../../git/repo.js';
 import { syncBoard, SyncError, type SyncReport } from '../../git/sync.js';
 import { holdingWords } from '../../git/sync-report.js';
 import { resolveRun } from '../../git/resolve.js';
@@ -24,6 +26,30 @@ export function mergedLines(merged: SyncReport['merged'], other: string): string
   });
 }
 
+/**
+ * Ctrl-C, a TERM or a hang-up during a sync: stop the fetch or push under way
+ * with what it started (it leads a process group of its own, which the signal
+ * does not reach) and start no other, so the sync ends at once and lets go of
+ * its lock. A second signal ends the process as the signal would.
+ */
+function stopGitOnSignal(): { signal: () => NodeJS.Signals | null; off: () => void } {
+  let received: NodeJS.Signals | null = null;
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((s) => {
+    const h = () => {
+      received ??= s;
+      void stopNetworkGit();
+    };
+    process.once(s, h);
+    return [s, h] as const;
+  });
+  return {
+    signal: () => received,
+    off: () => {
+      for (const [s, h] of handlers) process.removeListener(s, h);
+    },
+  };
+}
+
 export function register(program: Command, cli: Cli): void {
   program
     .command('sync')
@@ -35,17 +61,27 @@ export function register(program: Command, cli: Cli): void {
       const seconds = opts.timeout === undefined ? undefined : Number(opts.timeout);
       if (seconds !== undefined && !(seconds > 0)) cli.usage(`--timeout expects a number of seconds, got "${opts.timeout}"`);
       const board = await cli.board();
+      const stop = stopGitOnSignal();
+      let report: SyncReport;
       try {
-        const report = await syncBoard(board, { ...(opts.remote ? { remote: opts.remote } : {}), ...(seconds ? { timeoutMs: seconds * 1000 } : {}), actor: cli.actor() });
-        if (cli.json()) printJson({ ok: true, data: report });
-        else process.stdout.write(`${syncLines(report).join('\n')}\n`);
-        cli.exit(EXIT.ok);
+        report = await syncBoard(board, { ...(opts.remote ? { remote: opts.remote } : {}), ...(seconds ? { timeoutMs: seconds * 1000 } : {}), actor: cli.actor() });
       } catch (e) {
+        const signal = stop.signal();
+        if (signal !== null) {
+          // Whatever the sync began (its intent on record, a commit not pushed), the next one finishes.
+          process.stderr.write(`${color.red('sync stopped')} (${signal}): the next sync finishes what this one began\n`);
+          cli.exit(128 + constants.signals[signal]);
+        }
         if (!(e instanceof SyncError)) throw e;
         if (cli.json()) printJson({ ok: false, error: { code: e.code, message: e.message } });
         else process.stderr.write(`${color.red('sync failed')}: ${e.message}\n`);
         cli.exit(EXIT_FOR[e.code]);
+      } finally {
+        stop.off();
       }
+      if (cli.json()) printJson({ ok: true, data: report });
+      else process.stdout.write(`${syncLines(report).join('\n')}\n`);
+      cli.exit(EXIT.ok);
     });
 
   program
