@@ -119,6 +119,8 @@ export class BoardStore {
     try {
       this.files.forgetDirs(scope);
       if (journal === 'roll-forward') this.feed.publish({ scope, source: 'roll-forward', files: await this.journals.rollForward(scope), events: [] });
+      // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
+      if (held.broken.length > 0) await cleanTemps(this.files, scope);
       return held;
     } catch (e) {
       await held.release();
@@ -170,8 +172,6 @@ export class BoardStore {
     const sf = scopeFiles(scope);
     const held = await this.enter(scope);
     try {
-      // Temp files are orphaned only by a writer that died holding this lock, and then its lock was broken.
-      if (held.broken.length > 0) await cleanTemps(this.files, scope);
       const chain = await this.chains.state(sf.chain);
       const tx = new Tx(this.files, scope, chain.recorded, this.now(), held.broken, this.distrusted);
       const value = await fn(tx);

@@ -4,6 +4,7 @@
  * state; a torn one means the commit never reached its flush, so readers see
  * the old state and the next writer discards it with its temp files.
  */
+import { spawnSync } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { Board } from '../../src/board/board.js';
 import { sha256Hex } from '../../src/core/hash.js';
 import { encodeDoc } from '../../src/board/document.js';
 import { verifyBoard } from '../../src/board/verify.js';
+import { HOST } from '../../src/board/fsutil.js';
+import { scopeFiles } from '../../src/board/layout.js';
 
 async function setup() {
   const dir = await fs.mkdtemp(path.join(tmpdir(), 'wb-journal-'));
@@ -139,5 +142,22 @@ describe('journals of dead writers', () => {
     const report = await verifyBoard(board);
     expect(report.ok, JSON.stringify(report.chains)).toBe(true);
     expect(report.chains.filter((c) => c.pending).map((c) => [c.file, c.pending])).toEqual([[`runs/${runId}/audit.jsonl`, expect.stringMatching(/never reached its commit point/)]]);
+  });
+});
+
+describe('a writer that died holding a lock, with a temp file in the run folder', () => {
+  it('a merge that writes the run (store.replace) breaks the lock and removes the temp, as a transition does', async () => {
+    const { board, runId, rel } = await setup();
+    const scope = { kind: 'run', id: runId } as const;
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    await fs.mkdir(path.join(board.root, '.work/locks'), { recursive: true });
+    await fs.writeFile(path.join(board.root, scopeFiles(scope).lock), JSON.stringify({ host: HOST, pid: dead, acquiredAt: new Date().toISOString(), token: 'dead' }));
+    const tmp = `${rel}.tmp-${HOST}-${dead}-0badf00d`;
+    await fs.writeFile(path.join(board.root, tmp), 'half a file');
+    const before = (await board.store.readBytes(rel))!;
+    const after = Buffer.from(encodeDoc(rel, { id: 'work', kind: 'agent', state: 'ready', output: { k: 3 }, rev: 2 }, ''));
+    await board.store.replace([{ scope, files: [{ rel, from: sha256Hex(before), to: after }] }]);
+    expect((await fs.readdir(path.join(board.root, `runs/${runId}`))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    expect((await board.store.read(rel))?.data.output).toEqual({ k: 3 });
   });
 });
