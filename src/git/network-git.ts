@@ -11,7 +11,7 @@
 import { hostname } from 'node:os';
 import type { Board } from '../board/board.js';
 import { NETWORK_GIT_FILE } from '../board/layout.js';
-import { endedWithin, isGit } from './process-probe.js';
+import { endedWithin, isGitIn } from './process-probe.js';
 import { GitTimeout, signalGroup, STOP_GRACE_MS, type GitRun, type Repo } from './repo.js';
 import { SyncError } from './sync-report.js';
 
@@ -38,12 +38,12 @@ export async function networkGit(board: Board, repo: Repo, args: string[], timeo
 }
 
 /** Under the sync lock: stop the fetch or push a dead sync left running, if one is recorded (SIGTERM, then SIGKILL). */
-export async function stopLeftoverGit(board: Board): Promise<void> {
+export async function stopLeftoverGit(board: Board, repo: Repo): Promise<void> {
   const text = await board.state.readText(NETWORK_GIT_FILE);
   if (text === null) return;
   const left = recordOf(text);
   // The holder of the sync lock removes its record before it lets go: one found here is a dead holder's.
-  if (left !== null && left.host === HOST && isGit(left.pid))
+  if (left !== null && left.host === HOST && isGitIn(left.pid, [repo.cwd, repo.top]))
     for (const signal of ['SIGTERM', 'SIGKILL'] as const) if (!signalGroup(left.pid, signal) || (await endedWithin(left.pid, STOP_GRACE_MS))) break;
   await board.state.remove(NETWORK_GIT_FILE);
 }

@@ -4,15 +4,38 @@
  * from ps and signal 0.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pidAlive } from '../board/lock.js';
 
-/** Is `pid` still git? Its id may have been given to another process since it was recorded, and that one must not be stopped. */
-export function isGit(pid: number): boolean {
-  const name = existsSync('/proc/self') ? procCommand(pid) : psCommand(pid);
-  return name !== null && path.basename(name).startsWith('git');
+/**
+ * Is `pid` still a git working in one of `dirs`? Its id may have been given to
+ * another process since it was recorded, and that one must not be stopped.
+ * Where there is no /proc, only its name is asked (ps).
+ */
+export function isGitIn(pid: number, dirs: readonly string[]): boolean {
+  if (!existsSync('/proc/self')) return isGitName(psCommand(pid));
+  const cwd = procCwd(pid);
+  return isGitName(procCommand(pid)) && dirs.some((d) => realpathOr(d) === cwd);
+}
+
+const isGitName = (name: string | null): boolean => name !== null && path.basename(name).startsWith('git');
+
+function procCwd(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
+}
+
+function realpathOr(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 function procCommand(pid: number): string | null {

@@ -97,6 +97,17 @@ export class Repo {
     readonly prefix: string,
   ) {}
 
+  /** The work tree's top folder (git moves there as it starts). */
+  get top(): string {
+    return path.resolve(
+      this.cwd,
+      ...this.prefix
+        .split('/')
+        .filter((p) => p !== '')
+        .map(() => '..'),
+    );
+  }
+
   /** The repository holding `dir`, or null when `dir` is in none. */
   static async at(dir: string): Promise<Repo | null> {
     const probe = await runGit(dir, ['rev-parse', '--is-inside-work-tree', '--show-prefix']);

@@ -52,7 +52,7 @@ export async function syncBoard(board: Board, opts: SyncOptions = {}): Promise<S
   const repo = await Repo.at(board.root);
   if (!repo) throw new SyncError('not-git', `${board.root} is not in a git repository: run workboard init --git, or git init`);
   return board.store.exclusive(SYNC_LOCK, 'sync', async () => {
-    await stopLeftoverGit(board);
+    await stopLeftoverGit(board, repo);
     // A sync killed here before is finished first, network or not: the board must not stay half moved.
     const unchanged = (await finishIntent(board, repo)) ? '; this clone finished the sync that was interrupted here before, and changed nothing else' : '; nothing was changed';
     // The commit's first look at the board runs beside the questions about the upstream and the fetch, which mostly

@@ -9,8 +9,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, promises as fs, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isGitIn } from '../../src/git/process-probe.js';
+import { Repo } from '../../src/git/repo.js';
 import { BIN, ensureBuilt } from '../support/cli-run.js';
 import { git, twoClones, wb } from '../support/git-clones.js';
 import { until } from '../support/until.js';
@@ -108,4 +111,25 @@ describe('no git left talking to the remote after a sync is stopped', () => {
     expect(code, serve.output()).toBe(0);
     expect(running(pid), `serve exited and left its push running:\n${serve.output()}`).toBe(false);
   }, 600_000);
+});
+
+describe('which recorded process the next sync may stop', () => {
+  it('a git working in the clone, seen from a board in a subfolder (git moves to the top as it starts); never another process', async () => {
+    const top = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'wb-probe-')));
+    git(top, 'init', '-q');
+    const sub = path.join(top, 'board');
+    await fs.mkdir(sub);
+    const repo = (await Repo.at(sub))!;
+    expect(repo.top).toBe(top);
+    // `git cat-file --batch` waits on its stdin: a git that stays while it is looked at.
+    const waiting = spawn('git', ['cat-file', '--batch'], { cwd: sub, stdio: ['pipe', 'ignore', 'ignore'] });
+    try {
+      const pid = waiting.pid!;
+      await until(() => (isGitIn(pid, [repo.cwd, repo.top]) ? true : undefined), 10_000, 20);
+      expect(isGitIn(pid, [os.tmpdir()]), 'a git working elsewhere').toBe(false);
+      expect(isGitIn(process.pid, [repo.cwd, repo.top]), 'a process that is not git').toBe(false);
+    } finally {
+      waiting.kill('SIGKILL');
+    }
+  });
 });
