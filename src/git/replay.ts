@@ -25,6 +25,7 @@ import type { Decision } from '../engine/decide.js';
 import { execute, type Command } from '../engine/execute.js';
 import { SERVER, type Actor, type Context, type Limits, type Pinned, type RunState } from '../engine/types.js';
 import { snapshotOf } from '../engine/view.js';
+import { sameItemKept } from './replay-same-item.js';
 import type { Completion } from '../protocol/completions.js';
 import { runDoc, runFromDoc, stepDoc, stepFromDoc } from '../service/runfiles.js';
 
@@ -95,8 +96,9 @@ function actOf(line: AuditEvent, before: readonly AuditEvent[], loser: Folder, s
   const anyFile = () => ({ ok: true as const, sha256: '' });
   const rules = { groups: Object.fromEntries(Object.values(pinned.roles).map((g) => [g, [a]])), fourEyes: false };
   const decision = (d: Pick<Decision, 'decision' | 'note'> & Submission): Act => {
-    const workItemId = workItemBefore(before, line.entity);
-    if (workItemId === null) return { reason: 'the work item it decided is not on the record' };
+    const decided = workItemBefore(before, line.entity);
+    if (decided === null) return { reason: 'the work item it decided is not on the record' };
+    const workItemId = sameItemKept(decided, step, line.ts, loser, state) ?? decided;
     return { actor: person(a), command: { tool: 'decide', decision: { workItemId, snapshot: snapshotOf(state, pinned), ...d }, rules, checkFile: anyFile } };
   };
   const text = (v: unknown): string => (typeof v === 'string' ? v : '');
