@@ -5,7 +5,7 @@
  * before either synced), each has its own id, made from the moment it opened,
  * and a decision on the side set aside names an item the kept side never had.
  * It is the same item when the kept side's is still open, is the same step's
- * same round, and stands on the same run data but for who acted and when:
+ * same round, and stands on the same run data but for when each thing was done:
  * then the decision applies there. Any other difference, and it is refused as
  * before. Pure.
  */
@@ -38,12 +38,12 @@ function stepsOf(folder: Folder): StepState[] {
   });
 }
 
-/** Every step's completions made before `before` (all when absent), oldest first, without who made them and when. */
+/** Every step's completions made before `before` (all when absent), oldest first, without when each was made. */
 function dataOf(steps: readonly StepState[], before?: string): string {
   const data: Record<string, unknown[]> = {};
   for (const st of steps) {
     const made = [...st.history, ...(st.current ? [st.current] : [])].filter((c) => before === undefined || c.at < before);
-    if (made.length > 0) data[st.id] = made.map(({ by: _by, at: _at, check, ...rest }) => (check ? { ...rest, check: { ...check, at: '' } } : rest));
+    if (made.length > 0) data[st.id] = made.map(({ at: _at, check, ...rest }) => (check ? { ...rest, check: { ...check, at: '' } } : rest));
   }
   return canonicalJson(data);
 }

@@ -264,15 +264,19 @@ describe('the replay of a merge', () => {
     expect(set!.outcomes!.find((o) => o.line === lost.hash)).toEqual({ line: lost.hash, reason: 'the run has ended; nothing more can change it (run_ended)' });
   });
 
-  it("a decision on an item both sides opened for one step after the fork, on the same data, decides the kept side's item; on other data it is refused", () => {
+  it("a decision on an item both sides opened for one step after the fork, on the same data, decides the kept side's item; on other data, or data another made, it is refused", () => {
     const began = new Clone({}, keys[0]);
     began.commit(start(PINNED, { inputs: {}, mode: 'live' }, person('ann@example.com'), ctx('2026-12-01T09:00:00.000Z'), RUN), '2026-12-01T09:00:00.000Z');
-    for (const purpose of ['Lunch', 'Dinner']) {
+    for (const [purpose, who] of [
+      ['Lunch', 'fin@example.com'],
+      ['Dinner', 'fin@example.com'],
+      ['Lunch', 'ann@example.com'],
+    ] as const) {
       // Fin does the first task on both clones; on B, Cat then turns the spend down, which ends the run there, so A's side is kept.
       const a = began.clone(keys[0]);
       a.decide('fin@example.com', 'prepare', { decision: 'completed', output: { purpose: 'Lunch' } }, '2026-12-01T09:01:00.000Z');
       const b = began.clone(keys[1]);
-      b.decide('fin@example.com', 'prepare', { decision: 'completed', output: { purpose } }, '2026-12-01T09:02:00.000Z');
+      b.decide(who, 'prepare', { decision: 'completed', output: { purpose } }, '2026-12-01T09:02:00.000Z');
       b.decide('cat@example.com', 'approve', { decision: 'failed', note: 'No budget' }, '2026-12-01T09:03:00.000Z');
       expect(b.state().state.steps.approve!.decided).not.toContain(a.state().state.steps.approve!.workItem);
       const files = merged(began, a, b);
@@ -280,12 +284,12 @@ describe('the replay of a merge', () => {
       const [branch] = parseSuperseded(files['superseded.jsonl']!).branches;
       const turnedDown = branch!.lines.find((l) => l.action === 'step.failed')!;
       const outcome = branch!.outcomes!.find((o) => o.line === turnedDown.hash);
-      if (purpose === 'Lunch') {
+      if (purpose === 'Lunch' && who === 'fin@example.com') {
         expect(st.run.state).toBe('ended');
         expect(st.steps.approve!.current).toMatchObject({ decision: 'failed', note: 'No budget', by: 'cat@example.com' });
         expect(outcome).toEqual({ line: turnedDown.hash, replayed: expect.any(String) });
       } else {
-        // What Cat turned down was a dinner; the kept side asks about a lunch.
+        // What Cat turned down was a dinner, or a lunch Ann asked for; the kept side asks about Fin's lunch.
         expect(st.run.state).toBe('waiting');
         expect(st.steps.approve!.workItem).toBe(a.state().state.steps.approve!.workItem);
         expect(outcome).toEqual({ line: turnedDown.hash, reason: expect.stringMatching(/^no work item w-/) });
