@@ -73,6 +73,11 @@ let stopping = false;
 /** The network calls under way in this process, each stopped with its helpers by `stop()`. */
 const reaching = new Set<{ stop: () => void; ended: Promise<void> }>();
 
+/** How many network calls this process has under way. */
+export function networkCallsUnderWay(): number {
+  return reaching.size;
+}
+
 /**
  * Stop every network call this process has under way, with what each started
  * (ssh, a local remote's receive-pack and its hooks), and resolve once all

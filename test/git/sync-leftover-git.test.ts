@@ -86,6 +86,25 @@ describe('no git left talking to the remote after a sync is stopped', () => {
     expect(git(remote, 'rev-parse', 'main')).toBe(git(a, 'rev-parse', 'HEAD'));
   }, 600_000);
 
+  it('Ctrl-C while the sync waits for its lock (no git under way): 130, saying so, and nothing committed once the lock is free', async () => {
+    const { a, run } = await twoClones();
+    expect((await wb(a, '--as', 'writer-a', 'claim', run, 'draft')).code).toBe(0);
+    const head = git(a, 'rev-parse', 'HEAD');
+    // Another sync of this host holds the lock: this test's own process, alive, so it is waited for.
+    const lock = path.join(a, '.work/locks/sync.lock');
+    await fs.mkdir(path.dirname(lock), { recursive: true });
+    await fs.writeFile(lock, JSON.stringify({ host: os.hostname(), pid: process.pid, acquiredAt: new Date().toISOString(), token: 'held' }));
+    const sync = start(a, ['sync']);
+    // Time for the CLI to start and wait; a signal that came sooner would end it by default, as well.
+    await new Promise((r) => setTimeout(r, 2000));
+    sync.child.kill('SIGINT');
+    await fs.rm(lock);
+    const { code } = await sync.exited;
+    expect(code, sync.output()).toBe(130);
+    expect(sync.output()).toMatch(/^sync stopped \(SIGINT\): the next sync finishes what this one began$/m);
+    expect(git(a, 'rev-parse', 'HEAD'), 'the stopped sync committed the board once the lock was free').toBe(head);
+  }, 600_000);
+
   it('SIGKILL during a push: its git lives on, and the next sync stops it before it pushes itself', async () => {
     const { remote, a, hookPid, release } = await pushHeld();
     const sync = start(a, ['sync']);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { constants } from 'node:os';
-import { stopNetworkGit } from '../../git/repo.js';
+import { networkCallsUnderWay, stopNetworkGit } from '../../git/repo.js';
 import { syncBoard, SyncError, type SyncReport } from '../../git/sync.js';
 import { holdingWords } from '../../git/sync-report.js';
 import { resolveRun } from '../../git/resolve.js';
@@ -26,18 +26,25 @@ export function mergedLines(merged: SyncReport['merged'], other: string): string
   });
 }
 
+/** The one line of a sync a signal stopped. Whatever it began (its intent on record, a commit not pushed), the next one finishes. */
+const stoppedLine = (signal: NodeJS.Signals) => `${color.red('sync stopped')} (${signal}): the next sync finishes what this one began\n`;
+
 /**
- * Ctrl-C, a TERM or a hang-up during a sync: stop the fetch or push under way
- * with what it started (it leads a process group of its own, which the signal
- * does not reach) and start no other, so the sync ends at once and lets go of
- * its lock. A second signal ends the process as the signal would.
+ * Ctrl-C, a TERM or a hang-up during a sync. While a fetch or push is under
+ * way: stop it with what it started (it leads a process group of its own,
+ * which the signal does not reach) and start no other, so the sync ends at
+ * once and lets go of its lock. Otherwise (waiting for the lock, merging) end
+ * now, as the signal would have: nothing is left running, and a half-made
+ * move is finished by the next sync. A second signal ends the process at once.
  */
 function stopGitOnSignal(): { signal: () => NodeJS.Signals | null; off: () => void } {
   let received: NodeJS.Signals | null = null;
   const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((s) => {
     const h = () => {
       received ??= s;
-      void stopNetworkGit();
+      if (networkCallsUnderWay() > 0) return void stopNetworkGit();
+      process.stderr.write(stoppedLine(s));
+      process.exit(128 + constants.signals[s]);
     };
     process.once(s, h);
     return [s, h] as const;
@@ -68,8 +75,7 @@ export function register(program: Command, cli: Cli): void {
       } catch (e) {
         const signal = stop.signal();
         if (signal !== null) {
-          // Whatever the sync began (its intent on record, a commit not pushed), the next one finishes.
-          process.stderr.write(`${color.red('sync stopped')} (${signal}): the next sync finishes what this one began\n`);
+          process.stderr.write(stoppedLine(signal));
           cli.exit(128 + constants.signals[signal]);
         }
         if (!(e instanceof SyncError)) throw e;
