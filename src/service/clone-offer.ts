@@ -6,14 +6,15 @@
  * sync. The rule, read off the run's audit chain, which travels with the run:
  * - work that became ready here (the line that made it ready is signed by
  *   this clone's key) is offered here at once, as on a board of one clone;
- * - work that became ready on another clone is offered here only once a grace
- *   period has passed since that line, time for the clone where it became
- *   ready to claim it and for its sync to carry the claim here, plus a further
- *   wait each clone draws for each step from its own key, so the other clones
- *   do not all offer it at one moment and race for it; while a serve
- *   syncs here on a timer, the grace also lasts until three of its syncs got
- *   through after that line (syncs that fail or back off carry nothing), but
- *   never more than MOST_HELD_MS past it;
+ * - work that became ready on another clone is offered on the others in
+ *   turns: each step draws an order of those clones from their keys on
+ *   record (the same order on every clone), and the clone at turn k offers
+ *   it once k + 1 graces have passed since that line. A grace is time for
+ *   the clone before to claim it and for the syncs to carry the claim here,
+ *   so no two clones offer it at one moment and race for it. While a serve
+ *   syncs here on a timer, a turn also waits for three of its syncs to get
+ *   through after the turn before it began (syncs that fail or back off
+ *   carry nothing); no turn waits more than MOST_HELD_MS past that line;
  * - work whose chain shows another clone's claim still running (a claim or
  *   renewal line signed by another key, its lease not run out, no line since
  *   that ended it) is not offered here.
@@ -42,12 +43,17 @@ export type Held = { why: 'claimed-elsewhere' | 'ready-elsewhere'; until: string
 
 /** How long work that became ready on another clone waits here before it is offered. */
 export interface OfferGrace {
-  /** The least wait after the line that made it ready. */
+  /** One turn's wait after the line that made it ready. */
   ms: number;
   /** While a serve syncs here on a timer: when its last good syncs ended, oldest first. */
   goodSyncs?: readonly string[];
-  /** This clone's key: it draws, for each step, a further wait of up to `ms` (the same draw on every call). */
-  drawKey?: string;
+  /** The clones that take turns: this clone's key (none for a clone that has none yet), and every key on record mapped to its clone's newest key. */
+  turns?: Turns;
+}
+
+export interface Turns {
+  key?: string;
+  current: ReadonlyMap<string, string>;
 }
 
 /**
@@ -60,9 +66,29 @@ function draw(text: string): number {
   return h / 2 ** 32;
 }
 
-/** How long after the line that made `entity` ready it is held back here: the grace, and this clone's draw for it. */
-export function graceFor(grace: OfferGrace, entity: string, readyAt: string): number {
-  return grace.ms + (grace.drawKey === undefined ? 0 : Math.floor(grace.ms * draw(`${grace.drawKey}\0${entity}\0${readyAt}`)));
+/**
+ * This clone's turn (0 first) among the clones other than the one whose line
+ * made `entity` ready at `readyAt`, in the order drawn for that step: the same
+ * order on every clone that has the same keys on record. A clone with no key
+ * on record yet goes after all of them.
+ */
+export function turnOf(turns: Turns, entity: string, readyAt: string, readySigner: string): number {
+  const readyClone = turns.current.get(readySigner) ?? readySigner;
+  const others = [...new Set(turns.current.values())].filter((k) => k !== readyClone);
+  const order = others.map((k) => ({ k, d: draw(`${k}\0${entity}\0${readyAt}`) })).sort((a, b) => a.d - b.d || (a.k < b.k ? -1 : 1));
+  const i = turns.key === undefined ? -1 : order.findIndex((o) => o.k === turns.key);
+  return i === -1 ? others.length : i;
+}
+
+/**
+ * How long after the line that made `entity` ready it is held back here
+ * (`ms`: one grace per turn up to this clone's), and from when on, after that
+ * line, the good syncs that must get through count (`syncsFrom`: the turn
+ * before this one began, the earliest its clone could have claimed it).
+ */
+export function waitFor(grace: OfferGrace, entity: string, readyAt: string, readySigner: string): { ms: number; syncsFrom: number } {
+  const turn = grace.turns ? turnOf(grace.turns, entity, readyAt, readySigner) : 0;
+  return { ms: Math.min(grace.ms * (turn + 1), MOST_HELD_MS), syncsFrom: Math.min(grace.ms * turn, MOST_HELD_MS) };
 }
 
 /** Good syncs after the ready line that the grace waits for, while a serve syncs here. */
@@ -91,16 +117,16 @@ export function heldElsewhere(lines: readonly OfferLine[], entity: string, mine:
     else claim = null;
   }
   const t = now.getTime();
-  const foreign = (l: OfferLine) => l.signer !== undefined && !mine.has(l.signer);
+  const foreign = (l: OfferLine): l is OfferLine & { signer: string } => l.signer !== undefined && !mine.has(l.signer);
   if (claim && foreign(claim) && claim.expiresAt !== undefined && Date.parse(claim.expiresAt) > t) return { why: 'claimed-elsewhere', until: claim.expiresAt };
   if (ready && foreign(ready)) {
     const from = Date.parse(ready.ts);
     if (!Number.isFinite(from)) return null;
     const until = (ms: number): Held => ({ why: 'ready-elsewhere', until: new Date(ms).toISOString() });
-    const wait = graceFor(grace, entity, ready.ts);
-    if (from + wait > t) return until(from + wait);
-    const latest = from + Math.max(wait, MOST_HELD_MS);
-    const syncedSince = grace.goodSyncs?.filter((g) => Date.parse(g) > from).length ?? SYNCS_IN_GRACE;
+    const wait = waitFor(grace, entity, ready.ts, ready.signer);
+    if (from + wait.ms > t) return until(from + wait.ms);
+    const latest = from + MOST_HELD_MS;
+    const syncedSince = grace.goodSyncs?.filter((g) => Date.parse(g) > from + wait.syncsFrom).length ?? SYNCS_IN_GRACE;
     if (syncedSince < SYNCS_IN_GRACE && latest > t) return until(latest);
   }
   return null;
@@ -128,13 +154,26 @@ export function offerLines(text: string): OfferLine[] {
 }
 
 /**
- * The grace before work that became ready on another clone is offered here:
- * three of serve --git-sync's intervals, else three minutes, and up to as
- * much again drawn from this clone's key (`key`; none for a clone that has
- * none yet); and, while that serve runs, its good syncs.
+ * The grace before work that became ready on another clone is offered here,
+ * per turn: three of serve --git-sync's intervals, else three minutes; the
+ * clones that take turns (`turns`); and, while that serve runs, its good syncs.
  */
-export function offerGrace(sync: Pick<SyncState, 'everyMs' | 'goodAt'> | null, running: boolean, key?: string): OfferGrace {
-  return { ms: 3 * (sync?.everyMs ?? 60_000), ...(sync && running ? { goodSyncs: sync.goodAt } : {}), ...(key !== undefined ? { drawKey: key } : {}) };
+export function offerGrace(sync: Pick<SyncState, 'everyMs' | 'goodAt'> | null, running: boolean, turns?: Turns): OfferGrace {
+  return { ms: 3 * (sync?.everyMs ?? 60_000), ...(sync && running ? { goodSyncs: sync.goodAt } : {}), ...(turns ? { turns } : {}) };
+}
+
+/** Every key on record mapped to its clone's newest key (following each record's `rotates`): one turn per clone, whatever key signed its lines. */
+export function currentKeys(records: readonly { fingerprint: string; rotates?: string }[]): Map<string, string> {
+  const next = new Map<string, string>();
+  for (const r of records) if (r.rotates !== undefined) next.set(r.rotates, r.fingerprint);
+  const out = new Map<string, string>();
+  for (const r of records) {
+    let k = r.fingerprint;
+    const seen = new Set([k]);
+    for (let n = next.get(k); n !== undefined && !seen.has(n); n = next.get(n)) seen.add((k = n));
+    out.set(r.fingerprint, k);
+  }
+  return out;
 }
 
 /**

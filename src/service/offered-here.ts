@@ -12,7 +12,7 @@ import { KEY_DIR } from '../board/signing.js';
 import type { RunState } from '../engine/types.js';
 import type { RunWriteCall } from '../protocol/calls.js';
 import { ToolError } from '../protocol/errors.js';
-import { heldElsewhere, offerGrace, offerLines, ownKeys, type OfferLine } from './clone-offer.js';
+import { currentKeys, heldElsewhere, offerGrace, offerLines, ownKeys, type OfferLine } from './clone-offer.js';
 import { readSyncState, syncingServeRuns } from './sync-state.js';
 
 export interface CloneOffer {
@@ -80,8 +80,8 @@ export async function cloneOffer(board: Board, now: Date): Promise<CloneOffer | 
   const mine = key === undefined ? new Set<string>() : ownKeys(key, records);
   if (records.every((r) => mine.has(r.fingerprint))) return null;
   const sync = await readSyncState(board.state);
-  const grace = offerGrace(sync, sync !== null && syncingServeRuns(sync), key);
-  const rule = sameRule(JSON.stringify([grace, [...mine]]));
+  const grace = offerGrace(sync, sync !== null && syncingServeRuns(sync), { ...(key !== undefined ? { key } : {}), current: currentKeys(records) });
+  const rule = sameRule(JSON.stringify([grace, [...(grace.turns?.current ?? [])], [...mine]]));
   const t = now.getTime();
   return {
     held(state, stepId) {

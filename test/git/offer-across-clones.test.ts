@@ -1,7 +1,7 @@
 /**
  * Issue 41, item 6: two clones rarely offer the same step. A step is offered
- * at once on the clone where it became ready; another clone's get_work lists
- * it only after the grace (three syncs of its serve --git-sync), and not at
+ * at once on the clone where it became ready; the other clones' get_work
+ * lists it only in turns, one grace each (three syncs of a serve --git-sync), and not at
  * all while a claim made on another clone is running there. A claim asked
  * for by id is taken as always (docs/git.md "Offered first where it became ready").
  * Real git: a bare remote and two clones, the CLI's `work` (get_work), and
@@ -16,7 +16,7 @@ import { Board } from '../../src/board/board.js';
 import { resolveActor } from '../../src/service/identity.js';
 import { Service } from '../../src/service/service.js';
 import { ensureBuilt } from '../support/cli-run.js';
-import { twoClones, wb } from '../support/git-clones.js';
+import { addClone, twoClones, wb } from '../support/git-clones.js';
 
 /** What `work` (get_work) offers an agent on a clone: the run ids. */
 async function offered(dir: string, agent: string): Promise<string[]> {
@@ -135,11 +135,44 @@ describe('offered first where it became ready', () => {
     const since = (ms: number) => new Date(clock + ms).toISOString();
     await serveSyncing(b, 1, [since(1), since(2), since(3)]);
     expect(await offeredHere()).toEqual([run]);
-    // No serve syncs any more: the grace of three minutes, and this clone's draw, hold it back again.
+    // No serve syncs any more: the grace of three minutes holds it back again (B, the only other clone, has the first turn).
     await syncsEvery(b, null);
     expect(await offeredHere()).toEqual([]);
-    // Seven minutes later by the service's clock (the grace and the longest draw are six): offered.
-    clock += 7 * 60_000;
+    // Four minutes later by the service's clock: offered.
+    clock += 4 * 60_000;
     expect(await offeredHere()).toEqual([run]);
+  }, 600_000);
+
+  it('with three clones, the two that did not make it ready take turns: one offers it after one grace, the other only after two', async () => {
+    const { root, remote, a, b } = await twoClones();
+    const c = await addClone(root, remote, 'c', 'c@example.com');
+    // B and C each sign a write and sync, so every clone has all three keys on record; then A starts a run and syncs.
+    for (const dir of [b, c]) {
+      expect((await wb(dir, '--as', 'writer-b', 'start', 'hello', '--input', 'topic=Turns', '--input', 'words=60')).code).toBe(0);
+      expect((await wb(dir, 'sync')).code).toBe(0);
+    }
+    expect((await wb(a, 'sync')).code).toBe(0);
+    const started = await wb(a, '--as', 'writer-a', 'start', 'hello', '--input', 'topic=Whose turn', '--input', 'words=60');
+    expect(started.code, started.stderr).toBe(0);
+    const run = started.stdout.trim();
+    expect((await wb(a, 'sync')).code).toBe(0);
+    for (const dir of [b, c]) expect((await wb(dir, 'sync')).code).toBe(0);
+    const readyAt = Date.parse((JSON.parse((await fs.readFile(path.join(b, 'runs', run, 'audit.jsonl'), 'utf8')).trim().split('\n').at(-1)!) as { ts: string }).ts);
+    // What get_work offers on a clone at `ms` after the step became ready, by a service's clock (no serve syncs: a grace is three minutes).
+    const offersAt = async (dir: string, ms: number) => {
+      const board = await Board.open(dir);
+      const svc = await Service.open(board, { now: () => new Date(readyAt + ms) });
+      const who = resolveActor(board.manifest, 'writer-b');
+      if (!who.ok) throw new Error(who.message);
+      const r = await svc.call('get_work', {}, who.actor);
+      await svc.settled();
+      if (!r.ok) throw new Error(JSON.stringify(r.error));
+      return (r.data.items as { runId: string }[]).some((i) => i.runId === run);
+    };
+    expect([await offersAt(b, 2 * 60_000), await offersAt(c, 2 * 60_000)]).toEqual([false, false]);
+    // Until the second grace ends, one of them offers it, never both (each used to draw its own wait within those six minutes).
+    const beforeTwo = [await offersAt(b, 6 * 60_000 - 1000), await offersAt(c, 6 * 60_000 - 1000)];
+    expect(beforeTwo.filter(Boolean)).toHaveLength(1);
+    expect([await offersAt(b, 7 * 60_000), await offersAt(c, 7 * 60_000)]).toEqual([true, true]);
   }, 600_000);
 });

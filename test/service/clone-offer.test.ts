@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { graceFor, heldElsewhere, MOST_HELD_MS, offerGrace, offerLines, ownKeys, type OfferLine } from '../../src/service/clone-offer.js';
+import { currentKeys, heldElsewhere, MOST_HELD_MS, offerGrace, offerLines, ownKeys, turnOf, waitFor, type OfferLine } from '../../src/service/clone-offer.js';
 
 const STEP = 'r-1/draft';
 const at = (s: number) => new Date(Date.UTC(2026, 11, 5, 12, 0, s)).toISOString();
@@ -80,30 +80,52 @@ describe('offered first where it became ready (docs/git.md "Offered first where 
     expect(heldElsewhere([line('step.ready', 'key-a', 0)], STEP, MINE, now(1), failing)).toBeNull();
   });
 
-  it('each clone draws, for each step, a further wait of up to the grace again, the same on every call', () => {
-    expect(offerGrace({ everyMs: 20_000, goodAt: [] }, false, 'key-c')).toEqual({ ms: 60_000, drawKey: 'key-c' });
-    const steps = Array.from({ length: 200 }, (_, i) => `r-${i}/draft`);
-    const waits = (key: string) => steps.map((e) => graceFor({ ms: 60_000, drawKey: key }, e, at(0)));
-    const [c, d] = [waits('key-c'), waits('key-d')];
-    // Every wait lies between the grace and twice it, and is drawn again the same.
-    for (const w of [...c, ...d]) expect(w >= 60_000 && w < 120_000, `wait ${w}`).toBe(true);
+  it('the clones other than the one where it became ready take turns, one grace each, in an order each step draws', () => {
+    const current = currentKeys(['key-a', 'key-b', 'key-c', 'key-d'].map((fingerprint) => ({ fingerprint })));
+    expect(offerGrace({ everyMs: 20_000, goodAt: [] }, false, { key: 'key-c', current })).toEqual({ ms: 60_000, turns: { key: 'key-c', current } });
+    const steps = Array.from({ length: 300 }, (_, i) => `r-${i}/draft`);
+    const waits = (key: string) => steps.map((e) => waitFor({ ms: 60_000, turns: { key, current } }, e, at(0), 'key-b').ms);
+    const [a, c, d] = [waits('key-a'), waits('key-c'), waits('key-d')];
+    // For every step, the three other clones wait one, two and three graces: never two at one moment.
+    for (const [i, step] of steps.entries())
+      expect(
+        [a[i], c[i], d[i]].sort((x, y) => x! - y!),
+        step,
+      ).toEqual([60_000, 120_000, 180_000]);
+    // The same every call; each clone goes first for about a third of the steps.
     expect(waits('key-c')).toEqual(c);
-    // Spread across that span, and different from another clone's for almost every step.
-    const quarters = new Set(c.map((w) => Math.floor((w - 60_000) / 15_000)));
-    expect([...quarters].sort()).toEqual([0, 1, 2, 3]);
-    expect(c.filter((w, i) => Math.abs(w - d[i]!) >= 5_000).length).toBeGreaterThan(150);
-    // The same step made ready again later is a new draw.
-    expect(steps.filter((e, i) => graceFor({ ms: 60_000, drawKey: 'key-c' }, e, at(30)) !== c[i]).length).toBeGreaterThan(190);
+    for (const w of [a, c, d]) expect(w.filter((x) => x === 60_000).length).toBeGreaterThan(70);
+    // The same step made ready again later draws its order again.
+    expect(steps.filter((e, i) => waitFor({ ms: 60_000, turns: { key: 'key-c', current } }, e, at(30), 'key-b').ms !== c[i]).length).toBeGreaterThan(100);
   });
 
-  it('the drawn wait holds the work back as the grace does, and the most it may be still ends it', () => {
+  it('a rotated key keeps its clone one turn; a clone with no key on record goes last; the turns end by the most a wait may be', () => {
+    const current = currentKeys([{ fingerprint: 'key-a' }, { fingerprint: 'old-b' }, { fingerprint: 'key-b', rotates: 'old-b' }, { fingerprint: 'key-c' }]);
+    expect(current.get('old-b')).toBe('key-b');
+    // Made ready by key-b's older key: key-b takes no turn, a and c share turns 0 and 1.
+    const turns = (key?: string) => Array.from({ length: 50 }, (_, i) => turnOf({ ...(key ? { key } : {}), current }, `r-${i}/draft`, at(0), 'old-b'));
+    for (const [i, ta] of turns('key-a').entries()) expect([ta, turns('key-c')[i]].sort((x, y) => x! - y!)).toEqual([0, 1]);
+    expect(new Set([...turns(), ...turns('key-new')])).toEqual(new Set([2]));
+    // Many clones: no wait passes the most a step is held.
+    const many = currentKeys(Array.from({ length: 12 }, (_, i) => ({ fingerprint: `k${i}` })));
+    const longest = Math.max(...Array.from({ length: 12 }, (_, i) => waitFor({ ms: 180_000, turns: { key: `k${i}`, current: many } }, STEP, at(0), 'k0').ms));
+    expect(longest).toBe(MOST_HELD_MS);
+  });
+
+  it('a turn holds the work back until its graces have passed and, while a serve syncs here, three syncs since the turn before began', () => {
+    const current = currentKeys(['key-a', 'key-b', 'key-c'].map((fingerprint) => ({ fingerprint })));
     const lines = [line('step.ready', 'key-b', 0)];
-    const grace = { ms: 60_000, drawKey: 'key-a' };
-    const wait = graceFor(grace, STEP, at(0));
-    expect(heldElsewhere(lines, STEP, MINE, new Date(Date.parse(at(0)) + wait - 1), grace)).toEqual({ why: 'ready-elsewhere', until: new Date(Date.parse(at(0)) + wait).toISOString() });
-    expect(heldElsewhere(lines, STEP, MINE, new Date(Date.parse(at(0)) + wait), grace)).toBeNull();
-    const failing = { ...grace, goodSyncs: [at(-30), at(-20), at(-10)] };
-    expect(heldElsewhere(lines, STEP, MINE, new Date(Date.parse(at(0)) + MOST_HELD_MS), failing)).toBeNull();
+    // The step for which key-a's turn is the second.
+    const step = Array.from({ length: 50 }, (_, i) => `r-${i}/draft`).find((e) => turnOf({ key: 'key-a', current }, e, at(0), 'key-b') === 1)!;
+    const held = (s: number, goodSyncs?: string[]) =>
+      heldElsewhere([{ ...lines[0]!, entity: step }], step, MINE, now(s), { ms: 60_000, turns: { key: 'key-a', current }, ...(goodSyncs ? { goodSyncs } : {}) });
+    expect(held(119)).toEqual({ why: 'ready-elsewhere', until: at(120) });
+    expect(held(120)).toBeNull();
+    // Three good syncs, but one of them before the first turn began (at 60 s): still held; three after it free it.
+    expect(held(121, [at(50), at(70), at(90)])?.why).toBe('ready-elsewhere');
+    expect(held(121, [at(70), at(90), at(110)])).toBeNull();
+    // Syncs that keep failing hold it no longer than the most it may be.
+    expect(held(MOST_HELD_MS / 1000, [at(-30), at(-20), at(-10)])).toBeNull();
   });
 
   it("a clone's keys are its own and those it was rotated from", () => {
