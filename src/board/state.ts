@@ -115,37 +115,25 @@ export class WorkState {
    * file's length in bytes.
    */
   replaceInPieces(rel: string, pieces: Iterable<string>): number {
-    const file = this.abs(rel);
-    const tmp = tempPathFor(file);
-    let fd: number | null = null;
+    const out = this.openPieces(rel);
     try {
-      fd = openTemp(tmp, () => this.ensureDir(path.posix.dirname(rel)));
-      const out = fd;
-      let len = 0;
-      let pending: string[] = [];
-      let size = 0;
-      const flush = () => {
-        const bytes = Buffer.from(pending.join(''));
-        for (let at = 0; at < bytes.length;) at += writeSync(out, bytes, at);
-        len += bytes.length;
-        pending = [];
-        size = 0;
-      };
-      for (const piece of pieces) {
-        pending.push(piece);
-        size += piece.length;
-        if (size >= PIECE_BYTES) flush();
-      }
-      flush();
-      closeSync(fd);
-      fd = null;
-      renameSync(tmp, file);
-      return len;
+      for (const piece of pieces) out.write(piece);
+      return out.finish();
     } catch (e) {
-      if (fd !== null) closeSync(fd);
-      removeQuietly(tmp);
+      out.abort();
       throw e;
     }
+  }
+
+  /** A file to be written in pieces over time and put in place at once by `finish` (or dropped by `abort`): the run index's cold build. */
+  openPieces(rel: string): PiecesFile {
+    const file = this.abs(rel);
+    const tmp = tempPathFor(file);
+    return new PiecesFile(
+      file,
+      tmp,
+      openTemp(tmp, () => this.ensureDir(path.posix.dirname(rel))),
+    );
   }
 
   /** `replace` without yielding and without fsync: for caches written on the way out of a request. */
@@ -243,8 +231,64 @@ export class WorkState {
   }
 }
 
-/** How much `replaceInPieces` gathers before each write. */
+/** How much a `PiecesFile` gathers before each write. */
 const PIECE_BYTES = 1 << 20;
+
+/** A temp file written a megabyte at a time, renamed over its record when finished (never flushed: for caches). */
+export class PiecesFile {
+  private pending: string[] = [];
+  private size = 0;
+  private len = 0;
+  private fd: number | null;
+
+  constructor(
+    private readonly file: string,
+    private readonly tmp: string,
+    fd: number,
+  ) {
+    this.fd = fd;
+  }
+
+  write(piece: string): void {
+    this.pending.push(piece);
+    this.size += piece.length;
+    if (this.size >= PIECE_BYTES) this.flush();
+  }
+
+  /** What was written so far, read back (the file is not put in place). */
+  readBack(): string {
+    this.flush();
+    return readFileSync(this.tmp, 'utf8');
+  }
+
+  /** Put the file in place by rename; its length in bytes. */
+  finish(): number {
+    this.flush();
+    this.close();
+    renameSync(this.tmp, this.file);
+    return this.len;
+  }
+
+  /** Drop the temp file. */
+  abort(): void {
+    this.close();
+    removeQuietly(this.tmp);
+  }
+
+  private flush(): void {
+    if (this.fd === null || this.pending.length === 0) return;
+    const bytes = Buffer.from(this.pending.join(''));
+    for (let at = 0; at < bytes.length;) at += writeSync(this.fd, bytes, at);
+    this.len += bytes.length;
+    this.pending = [];
+    this.size = 0;
+  }
+
+  private close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+}
 
 /** A temp file opened for writing, its folder made first when it is missing. */
 function openTemp(tmp: string, makeDir: () => void): number {

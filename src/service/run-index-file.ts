@@ -17,11 +17,11 @@
  * it is busy or another process wrote since this one read: that one's copy
  * is then read again before the next use.
  */
-import { crc32 } from 'node:zlib';
 import type { ChangeCursor } from '../board/changes.js';
 import { INDEX_DIR, LEGACY_INDEX_FILE } from '../board/layout.js';
-import type { WorkState } from '../board/state.js';
+import type { PiecesFile, WorkState } from '../board/state.js';
 import { line, linesOf, records } from './run-index-lines.js';
+import { idSum, inodeOf, isMark, NO_ENDED, TWO_32, type EndedMark } from './run-index-mark.js';
 import type { RunSummary } from './run-summary-scan.js';
 
 /** How far the index has looked: the change log, the runs/ folder, the last check of every RUN.md. */
@@ -45,42 +45,9 @@ const ENDED_FILE = `${INDEX_DIR}/ended`;
 const VERSION = 5;
 const LOCK = 'run-index';
 
-/** What the last cursor line says of `ended`: its inode, how many bytes of it are whole, its lines, its entries, its greatest id, the sum of its ids (`idSum`). */
-interface EndedMark {
-  ino: string;
-  len: number;
-  lines: number;
-  n: number;
-  max: string;
-  sum: number;
-}
-
-const NO_ENDED: EndedMark = { ino: '', len: 0, lines: 0, n: 0, max: '', sum: 0 };
-
-const TWO_32 = 2 ** 32;
-
-/**
- * The sum of the ids' CRC-32s, modulo 2^32: the same for the same ids in any
- * order, and kept up as runs come and go, so a listing of runs/ is compared
- * with the index (count and sum) without reading the ended runs' entries.
- */
-export function idSum(ids: Iterable<string>, from = 0): number {
-  let sum = from;
-  for (const id of ids) sum = (sum + crc32(id)) % TWO_32;
-  return sum;
-}
-
 export const isOpenSummary = (r: RunSummary): boolean => r.state !== 'ended' && r.state !== 'cancelled';
 
 const isEntry = (v: unknown): v is IndexEntry => typeof v === 'object' && v !== null && 'stamp' in v && typeof v.stamp === 'string' && 'summary' in v && typeof v.summary === 'object';
-
-function isMark(v: unknown): v is EndedMark {
-  if (typeof v !== 'object' || v === null || !('ino' in v && 'max' in v && 'len' in v && 'lines' in v && 'n' in v && 'sum' in v)) return false;
-  return typeof v.ino === 'string' && typeof v.max === 'string' && [v.len, v.lines, v.n, v.sum].every((x) => typeof x === 'number' && Number.isSafeInteger(x) && x >= 0);
-}
-
-/** The inode part of a file's stamp ('' when absent). */
-const inodeOf = (stamp: string): string => stamp.split(':')[0] ?? '';
 
 export class IndexEntries {
   private state: WorkState | null = null;
@@ -104,6 +71,13 @@ export class IndexEntries {
   private headLines = 0;
   /** Write both files whole at the next save (none yet, or what they hold cannot be trusted). */
   private rewrite = true;
+  /**
+   * A cold build's ended entries, written to a new `ended` as the scan reads
+   * them instead of held in memory (at 100k runs, most of a cold start's
+   * heap); the save puts the file in place. Read back into memory only when
+   * an entry of it is wanted first, or that save could not be made.
+   */
+  private spill: { file: PiecesFile; ids: Set<string>; lines: number } | null = null;
   /** `ended` did not hold what `open` vouched for: every run is to be looked at again (a full scan). */
   broken = false;
   /** Another process saved since this one read: read its copy again before the next use. */
@@ -112,6 +86,8 @@ export class IndexEntries {
   /** Read the copy on disk; the cursor it was saved with, or null when there is none to trust (then all is empty). */
   load(state: WorkState): IndexCursor | null {
     this.state = state;
+    this.spill?.file.abort();
+    this.spill = null;
     this.open = new Map();
     this.ended = new Map();
     this.tail = new Map();
@@ -163,6 +139,7 @@ export class IndexEntries {
 
   /** The ended entries, read from disk the first time they are needed. */
   private endedMap(): Map<string, IndexEntry> {
+    this.unspill();
     if (this.ended) return this.ended;
     const ended = new Map<string, IndexEntry>();
     const text = this.state?.readTextNow(ENDED_FILE) ?? null;
@@ -199,6 +176,7 @@ export class IndexEntries {
 
   /** Is `id` among the ended entries? Reads them only when the id could be there. */
   private endedGet(id: string): IndexEntry | undefined {
+    if (this.spill?.ids.has(id)) this.unspill();
     if (this.ended) return this.ended.get(id);
     const t = this.tail.get(id);
     if (t || id > this.disk.max) return t;
@@ -230,6 +208,15 @@ export class IndexEntries {
       return;
     }
     if (this.open.delete(id)) this.openChanged.add(id);
+    if (this.spill && !this.spill.ids.has(id)) {
+      this.spill.file.write(line([id, e.stamp, e.summary]));
+      this.spill.ids.add(id);
+      this.spill.lines++;
+      this.endedCount++;
+      this.endedSum = idSum([id], this.endedSum);
+      if (id > this.endedMax) this.endedMax = id;
+      return;
+    }
     const had = this.endedGet(id) !== undefined;
     if (this.ended) this.ended.set(id, e);
     else this.tail.set(id, e);
@@ -257,6 +244,32 @@ export class IndexEntries {
     this.endedSum = (this.endedSum - idSum([id]) + TWO_32) % TWO_32;
     this.endedChanged.set(id, null);
     return true;
+  }
+
+  /** Write the ended entries set from now on straight to a new file, when nothing is held yet (a cold build); true when it does. */
+  startSpill(): boolean {
+    if (!this.state || this.spill || !this.rewrite || this.open.size > 0 || this.ended?.size !== 0 || this.tail.size > 0) return false;
+    this.spill = { file: this.state.openPieces(ENDED_FILE), ids: new Set(), lines: 0 };
+    return true;
+  }
+
+  /** The spill read back into memory and its file dropped, as if its entries had been held all along (written whole at the next save). */
+  private unspill(): void {
+    const spill = this.spill;
+    if (!spill) return;
+    this.spill = null;
+    const ended = this.ended ?? new Map<string, IndexEntry>();
+    try {
+      for (const { value } of records(spill.file.readBack())) {
+        const [id, stamp, summary] = value as [string, string, RunSummary];
+        ended.set(id, { stamp, summary });
+      }
+    } finally {
+      spill.file.abort();
+    }
+    this.ended = ended;
+    // Not what was counted (the temp file could not be read whole): the next save writes what is here, and a full scan looks again.
+    if (ended.size !== spill.ids.size) this.broken = true;
   }
 
   /** Read the ended entries now, so that `broken` says whether they can be trusted before any answer is built from them. */
@@ -309,6 +322,8 @@ export class IndexEntries {
     } catch {
       // busy, or the disk refused: a cache, written again by the next save
     }
+    // The save did not put a cold build's file in place: its entries are held in memory until one does.
+    this.unspill();
   }
 
   private async saveLocked(state: WorkState, cursor: IndexCursor): Promise<void> {
@@ -318,7 +333,8 @@ export class IndexEntries {
     }
     // Out-of-date lines: more than twice the live entries (and a floor, so small boards never compact).
     const endedDead = this.disk.lines + this.endedChanged.size - this.endedCount;
-    if (this.rewrite || this.broken || (this.ended !== null && endedDead > this.endedCount + 4096)) await this.writeEnded(state);
+    if (this.spill && this.endedChanged.size === 0 && !this.broken) this.finishSpill(state, this.spill);
+    else if (this.rewrite || this.broken || (this.ended !== null && endedDead > this.endedCount + 4096)) await this.writeEnded(state);
     else if (this.endedChanged.size > 0) {
       const text = [...this.endedChanged].map(([id, e]) => line(e ? [id, e.stamp, e.summary] : [id])).join('');
       if (this.disk.len > 0 || this.disk.ino !== '') state.truncateNow(ENDED_FILE, this.disk.len);
@@ -351,6 +367,14 @@ export class IndexEntries {
     if (this.rewrite && state.stamp(LEGACY_INDEX_FILE) !== '') await state.remove(LEGACY_INDEX_FILE);
     this.rewrite = false;
     this.broken = false;
+  }
+
+  /** A cold build's `ended` put in place (a new inode, which the next cursor line names); its entries are read from it when wanted. */
+  private finishSpill(state: WorkState, spill: NonNullable<typeof this.spill>): void {
+    this.spill = null;
+    const len = spill.file.finish();
+    this.disk = { ino: inodeOf(state.stamp(ENDED_FILE)), len, lines: spill.lines, n: this.endedCount, max: this.endedMax, sum: this.endedSum };
+    this.ended = null;
   }
 
   /** `ended` written whole, by rename: a new inode, which the next cursor line names. */

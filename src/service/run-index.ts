@@ -12,7 +12,8 @@
 import type { Board } from '../board/board.js';
 import type { ChangeCursor } from '../board/changes.js';
 import { isRunId, paths } from '../board/layout.js';
-import { idSum, IndexEntries, isOpenSummary as isOpen, type IndexCursor as Cursor } from './run-index-file.js';
+import { IndexEntries, isOpenSummary as isOpen, type IndexCursor as Cursor } from './run-index-file.js';
+import { idSum } from './run-index-mark.js';
 import { runFromDoc } from './runfiles.js';
 import { scanRunSummary, type RunSummary } from './run-summary-scan.js';
 
@@ -170,7 +171,7 @@ export class RunIndex {
       }
     }
     // The log's end is taken before the scan: whatever is appended meanwhile is read next time.
-    await this.fullScan({ log: this.board.changes.end(), runsDir, fullAt: this.clock() });
+    await this.fullScan({ log: this.board.changes.end(), runsDir, fullAt: this.clock() }, !all);
     await this.saveCache();
     // Only the open runs were wanted: the ended ones stay on disk until something wants them.
     if (!all) this.entries.releaseEnded();
@@ -181,23 +182,35 @@ export class RunIndex {
     return (this.board.listing.typedNames('runs') ?? []).map((d) => d.name).filter(isRunId);
   }
 
-  private async fullScan(cursor: Cursor): Promise<void> {
+  /**
+   * Look at every run. `spill`: when nothing is held yet (a cold start), the
+   * ended runs' entries go straight to the index file as they are read, not
+   * into memory (run-index-file.ts), unless every run is wanted now anyway.
+   */
+  private async fullScan(cursor: Cursor, spill: boolean): Promise<void> {
     this.onChanged?.(null);
+    const cold = spill && this.entries.startSpill();
     // The listing says which run folders are links (never followed: such a run is left out, as a read refuses it).
     const listed = (this.board.listing.typedNames('runs') ?? []).filter((d) => isRunId(d.name));
     const ids = listed.map((d) => d.name);
-    const seen = new Set(ids);
+    const bare: string[] = [];
     for (let i = 0; i < listed.length; i += SCAN_BATCH) {
       if (i % 256 === 0) this.onProgress?.(i, ids.length);
       for (const { name, link } of listed.slice(i, i + SCAN_BATCH)) {
-        if (link === true) this.forget(name);
+        let kept: boolean;
+        if (link === true) kept = this.forget(name);
         // A run not in the index yet (all of them, at a cold start): its RUN.md read once, with its stamp.
-        else if (link === false && !this.entries.has(name)) await this.refreshRead(name);
-        else await this.refresh(name);
+        else if (link === false && (cold || !this.entries.has(name))) kept = await this.refreshRead(name);
+        else kept = await this.refresh(name);
+        if (!kept) bare.push(name);
       }
     }
-    for (const id of this.entries.keys()) if (!seen.has(id)) this.forget(id);
-    this.bare = new Set(ids.filter((id) => !this.entries.has(id)));
+    // Runs gone from runs/ since (none to look for after a cold start: nothing was held before it).
+    if (!cold) {
+      const seen = new Set(ids);
+      for (const id of this.entries.keys()) if (!seen.has(id)) this.forget(id);
+    }
+    this.bare = new Set(bare);
     this.entries.rebuilt();
     this.cursor = cursor;
     this.dirty = true;
@@ -252,20 +265,15 @@ export class RunIndex {
     return [...this.ownStarts].filter((id) => !this.entries.has(id) && !this.bare.has(id) && this.board.listing.stat(paths.runDir(id)));
   }
 
-  /** Re-read one run's summary if its RUN.md changed; forget it if RUN.md is gone. */
-  private async refresh(id: string): Promise<void> {
+  /** Re-read one run's summary if its RUN.md changed; forget it if RUN.md is gone. Whether the run has an entry now. */
+  private async refresh(id: string): Promise<boolean> {
     const st = this.board.listing.stamp(paths.runFile(id));
-    if (st === '') {
-      this.forget(id);
-      return;
-    }
-    if (this.entries.get(id)?.stamp === st) return;
+    if (st === '') return this.forget(id);
+    if (this.entries.get(id)?.stamp === st) return true;
     const summary = await this.summaryOf(id);
-    if (!summary) {
-      this.forget(id);
-      return;
-    }
+    if (!summary) return this.forget(id);
     this.set(id, st, summary);
+    return true;
   }
 
   /**
@@ -273,14 +281,12 @@ export class RunIndex {
    * the listing showed to be a real folder (RUN.md itself is opened without
    * following a link), so the store's look at each folder on the way is not needed.
    */
-  private async refreshRead(id: string): Promise<void> {
+  private async refreshRead(id: string): Promise<boolean> {
     const read = this.board.listing.readStamped(paths.runFile(id));
     const summary = read && (await this.summaryOf(id, read.bytes));
-    if (!read || !summary) {
-      this.forget(id);
-      return;
-    }
+    if (!read || !summary) return this.forget(id);
     this.set(id, read.stamp, summary);
+    return true;
   }
 
   private set(id: string, stamp: string, summary: RunSummary): void {
@@ -306,13 +312,15 @@ export class RunIndex {
     return { id: r.id, process: r.process, version: r.version, state: r.state, outcome: r.outcome, mode: r.mode, startedAt: r.startedAt, updatedAt: r.updatedAt, inputs: r.inputs };
   }
 
-  private forget(id: string): void {
+  /** Drop a run's entry; false (it has none now), for the callers that say whether a run has one. */
+  private forget(id: string): false {
     const before = this.entries.get(id)?.summary;
     if (this.entries.delete(id)) {
       this.dirty = true;
       this.sorted = null;
       if (before && isOpen(before)) this.sortedOpen = null;
     }
+    return false;
   }
 
   /** One save at a time, each of what changed when its turn comes: appended, never flushed (run-index-file.ts). */

@@ -33,6 +33,15 @@ async function onDisk(root: string): Promise<string[]> {
 }
 
 const listed = async (index: RunIndex) => (await index.summaries()).map((r) => `${r.id} ${r.state}`);
+/** Every run as a fresh process lists it, checking that it read no RUN.md (the copy on disk was whole). */
+async function listedReadingNoRun(root: string): Promise<string[]> {
+  const board = await Board.open(root);
+  const reads = vi.spyOn(board.store, 'readBytes');
+  const scans = vi.spyOn(board.listing, 'readStamped');
+  const out = await listed(new RunIndex(board));
+  expect([...reads.mock.calls, ...scans.mock.calls].filter(([rel]) => rel.endsWith('/RUN.md'))).toEqual([]);
+  return out;
+}
 const listedOpen = async (index: RunIndex) => (await index.openSummaries()).map((r) => `${r.id} ${r.state}`);
 const isOpen = (line: string) => line.endsWith(' active') || line.endsWith(' waiting');
 
@@ -63,6 +72,34 @@ describe('the run index on disk', () => {
     const stateReads = vi.spyOn(fresh.state, 'readTextNow');
     expect(await listedOpen(new RunIndex(fresh))).toEqual(truth.filter(isOpen));
     expect(stateReads.mock.calls.map(([rel]) => rel)).not.toContain(ENDED);
+  });
+
+  it('a cold start for the open runs writes the ended entries to the file as it reads them, and the next process lists every run from it, reading no RUN.md', async () => {
+    await fs.rm(path.join(h.root, '.work/index'), { recursive: true, force: true });
+    const truth = await onDisk(h.root);
+    expect(await listedOpen(new RunIndex(await Board.open(h.root)))).toEqual(truth.filter(isOpen));
+    // The file holds each ended run once, and nothing half made is left beside it.
+    const endedLines = (await fs.readFile(path.join(h.root, ENDED), 'utf8')).split('\n').filter(Boolean);
+    const idsIn = endedLines.map((l) => /^[0-9a-f]{8} \["(r-[0-9a-z]+)"/.exec(l)?.[1]);
+    expect(idsIn.sort()).toEqual(truth.filter((l) => !isOpen(l)).map((l) => l.split(' ')[0]));
+    expect((await fs.readdir(path.join(h.root, '.work/index'))).sort()).toEqual(['ended', 'open']);
+
+    expect(await listedReadingNoRun(h.root)).toEqual(truth);
+  });
+
+  it('a cold start whose save cannot be made (another process holds the index) keeps every run in memory, and leaves no file half made', async () => {
+    await fs.rm(path.join(h.root, '.work/index'), { recursive: true, force: true });
+    const truth = await onDisk(h.root);
+    const holder = await Board.open(h.root);
+    const cold = new RunIndex(await Board.open(h.root));
+    await holder.state.locked('run-index', async () => {
+      expect(await listedOpen(cold)).toEqual(truth.filter(isOpen));
+    });
+    expect(await fs.readdir(path.join(h.root, '.work/index')).catch(() => [])).toEqual([]);
+    expect(await listed(cold)).toEqual(truth);
+    // The next process saves its own; the one after it reads every run from that.
+    expect(await listed(new RunIndex(await Board.open(h.root)))).toEqual(truth);
+    expect(await listedReadingNoRun(h.root)).toEqual(truth);
   });
 
   it('is appended to, not rewritten, when runs start and end', async () => {
