@@ -142,6 +142,16 @@ async function listDir(dir: string): Promise<string[]> {
   }
 }
 
+/** The scopes (a run, the board) whose lock a dead writer holds: a transaction on each breaks it and removes the writer's temp files. */
+export async function deadHeldScopes(files: SafeFiles, staleMs: number, now: number): Promise<Scope[]> {
+  const out: Scope[] = [];
+  for (const n of await listDir(files.abs(LOCKS_DIR))) {
+    const scope = scopeOfStateName(n, '.lock');
+    if (scope && (await lockIsStale(files.abs(`${LOCKS_DIR}/${n}`), staleMs, now))) out.push(scope);
+  }
+  return out;
+}
+
 /**
  * Bring the board to a whole state after crashes (start-up, `doctor`): replay
  * the commit logs of an earlier boot; roll forward every pending journal;

@@ -211,11 +211,19 @@ async function commitWhenQuiet(board: Board, repo: Repo, looked?: string[]): Pro
   // first is waited for and the second rolled forward. Else no commit is made, and a run nobody writes again would
   // hold every sync back for good.
   const left = board.state.pendingJournals().flatMap((n) => scopeOfStateName(n, '.json') ?? []);
-  if (left.length > 0)
-    await rollForward(board, left).catch((e: unknown) => {
-      if (!(e instanceof BoardError && e.code === 'busy')) throw e;
-    });
-  const message = await commitBoard(board, repo, looked);
+  const busyIsFine = (e: unknown) => {
+    if (!(e instanceof BoardError && e.code === 'busy')) throw e;
+  };
+  if (left.length > 0) await rollForward(board, left).catch(busyIsFine);
+  // A writer killed before its journal leaves only its lock and temp files, litter beside the run's files until the run
+  // is written again: breaking the lock removes them and adds a line to the run's chain, so the board is looked at again.
+  let settled = true;
+  try {
+    settled = await board.store.settleDeadHolders();
+  } catch (e) {
+    busyIsFine(e);
+  }
+  const message = await commitBoard(board, repo, settled ? undefined : looked);
   return message === null ? null : message.split('\n')[0]!;
 }
 

@@ -10,7 +10,7 @@ import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { beforeAll, expect, it } from 'vitest';
-import { JOURNAL_DIR, SYNC_INTENT } from '../../src/board/layout.js';
+import { JOURNAL_DIR, lockFile, SYNC_INTENT } from '../../src/board/layout.js';
 import { ensureBuilt } from '../support/cli-run.js';
 import { git, twoClones, wb } from '../support/git-clones.js';
 
@@ -36,4 +36,25 @@ it("a dead writer's temp file of the sync's intent neither blocks a sync nor sho
   expect(git(remote, 'rev-parse', 'main')).toBe(git(a, 'rev-parse', 'HEAD'));
   expect(git(a, 'status', '--porcelain', '--', 'WORK.md')).toBe('');
   expect(await fs.readFile(path.join(a, 'WORK.md'), 'utf8')).toContain('eli@example.com');
+}, 600_000);
+
+it("a writer killed holding a run's lock before its journal: the next sync breaks the lock, removes its temp file, and leaves the run as it was", async () => {
+  const { remote, a, run } = await twoClones();
+  const runFile = path.join(a, 'runs', run, 'RUN.md');
+  const before = await fs.readFile(runFile, 'utf8');
+  // What an agent's claim killed just after it took the run's lock and opened its temp file leaves (a pid no process has).
+  const pid = 999999999;
+  const lock = path.join(a, lockFile(`run-${run}`));
+  await fs.mkdir(path.dirname(lock), { recursive: true });
+  await fs.writeFile(lock, JSON.stringify({ host: hostname(), pid, acquiredAt: new Date().toISOString(), token: '0badcafe0badcafe' }));
+  const temp = `${runFile}.tmp-${hostname()}-${pid}-0badcafe`;
+  await fs.writeFile(temp, '');
+
+  const synced = await wb(a, 'sync');
+  expect(synced.code, synced.stderr).toBe(0);
+  expect(await fs.readdir(path.join(a, 'runs', run))).not.toContain(path.basename(temp));
+  expect(await fs.stat(lock).catch(() => null)).toBeNull();
+  expect(await fs.readFile(runFile, 'utf8')).toBe(before);
+  expect(git(a, 'status', '--porcelain')).toBe('');
+  expect(git(remote, 'rev-parse', 'main')).toBe(git(a, 'rev-parse', 'HEAD'));
 }, 600_000);
