@@ -159,16 +159,22 @@ export function supersededBreaks(branches: readonly SupersededBranch[], main: re
 /**
  * The unsigned lines of `lines` that a merge's replay wrote (docs/git.md "The merge rule"): each
  * names in `input.replayOf` a signed line kept in one of `branches` (or in `lines` itself), and is
- * that line's actor's or the server's. Their signature is the original's; returned as indexes.
+ * that line's actor's or the server's, or, right after the server consumed a held event, the
+ * step completed by whoever sent an event to this run (the engine completes it in the sender's
+ * name). Their signature is the original's; returned as indexes.
  */
 export function vouchedLines(lines: readonly AuditEvent[], branches: readonly SupersededBranch[]): Set<number> {
   const signed = new Map<string, string>();
   for (const l of [...lines, ...branches.flatMap((b) => b.lines)]) if (typeof l.sig === 'string' && typeof l.hash === 'string') signed.set(l.hash, l.actor);
   const out = new Set<number>();
+  const senders = new Set<string>();
   lines.forEach((l, i) => {
+    if (l.action === 'event.received' || l.action === 'event.held') senders.add(l.actor);
     const of = isObj(l.input) ? l.input.replayOf : undefined;
     const actor = typeof of === 'string' ? signed.get(of) : undefined;
-    if (l.sig === undefined && l.signer === undefined && actor !== undefined && (l.actor === actor || l.actor === 'server')) out.add(i);
+    const before = lines[i - 1];
+    const afterConsumed = before?.action === 'event.consumed' && (out.has(i - 1) || typeof before.sig === 'string') && l.action === 'step.completed' && senders.has(l.actor);
+    if (l.sig === undefined && l.signer === undefined && actor !== undefined && (l.actor === actor || l.actor === 'server' || afterConsumed)) out.add(i);
   });
   return out;
 }
