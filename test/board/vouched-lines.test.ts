@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../../src/board/audit.js';
-import { vouchedLines } from '../../src/board/superseded.js';
+import { vouchedLines, type SupersededBranch } from '../../src/board/superseded.js';
 
 let seq = 0;
 const line = (action: string, actor: string, extra: { replayOf?: string; signed?: boolean } = {}): AuditEvent => ({
@@ -34,7 +34,7 @@ describe('the lines a replay wrote, vouched for by the signed act they replay', 
     line('step.completed', completedBy, { replayOf: rejection.hash }),
     line('work-item.opened', 'server', { replayOf: rejection.hash }),
   ];
-  const branches = [{ fork: { seq: 1, hash: 'h2' }, lines: [rejection] }];
+  const branches: SupersededBranch[] = [{ fork: { seq: 1, hash: 'h2' }, kept: 'h6', lines: [rejection], files: {} }];
 
   it("vouches for the step the held event completes, in its sender's name, right after the server consumed it", () => {
     const lines = replayed('ana@example.com');
