@@ -5,6 +5,7 @@
  * are cleaned by journal.ts `cleanTemps`).
  */
 import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
 import { verifyChain } from './audit.js';
 import { findLogs, readLog } from './log-files.js';
 import { isCode, isDeadTemp, removeIfEmpty, removeIfExists, TEMP_MARK } from './fsutil.js';
@@ -142,12 +143,12 @@ async function listDir(dir: string): Promise<string[]> {
   }
 }
 
-/** The scopes (a run, the board) whose lock a dead writer holds: a transaction on each breaks it and removes the writer's temp files. */
-export async function deadHeldScopes(files: SafeFiles, staleMs: number, now: number): Promise<Scope[]> {
+/** The scopes (a run, the board) whose lock in `lockDir` a dead writer holds: a transaction on each breaks it and removes the writer's temp files. */
+export async function deadHeldScopes(lockDir: string, staleMs: number, now: number): Promise<Scope[]> {
   const out: Scope[] = [];
-  for (const n of await listDir(files.abs(LOCKS_DIR))) {
+  for (const n of await listDir(lockDir)) {
     const scope = scopeOfStateName(n, '.lock');
-    if (scope && (await lockIsStale(files.abs(`${LOCKS_DIR}/${n}`), staleMs, now))) out.push(scope);
+    if (scope && (await lockIsStale(path.join(lockDir, n), staleMs, now))) out.push(scope);
   }
   return out;
 }

@@ -12,7 +12,8 @@ import { appendFileSync, closeSync, mkdirSync, openSync, readFileSync, renameSyn
 import path from 'node:path';
 import { BoardError } from './errors.js';
 import { createExclusive, isCode, readIfExists, removeIfExists, removeQuietly, TEMP_MARK, tempPathFor, writeFileAtomic } from './fsutil.js';
-import { isStatePath, JOURNAL_DIR, lockFile, LOCKS_DIR, normalizeRel, STATE_DIR } from './layout.js';
+import { isStatePath, JOURNAL_DIR, lockFile, LOCKS_DIR, normalizeRel, STATE_DIR, type Scope } from './layout.js';
+import { deadHeldScopes } from './recovery.js';
 import { Listing } from './listing.js';
 import { acquireLock, LockTimeout } from './lock.js';
 import { Spares } from './spares.js';
@@ -202,6 +203,11 @@ export class WorkState {
       if (isCode(e, 'ENOENT')) return false;
       throw e;
     }
+  }
+
+  /** The scopes (a run, the board) whose lock a writer that died holds: a transaction on each finishes what it left. */
+  deadHeldScopes(): Promise<Scope[]> {
+    return deadHeldScopes(this.abs(LOCKS_DIR), this.options.lockStaleMs, (this.options.now ?? (() => new Date()))().getTime());
   }
 
   /** Remove a record; false when it was not there. */

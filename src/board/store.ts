@@ -37,7 +37,7 @@ import { cleanTemps, Journals, type PendingCommit } from './journal.js';
 import { scopeFiles, type Scope } from './layout.js';
 import { acquireLock, LockTimeout, type HeldLock } from './lock.js';
 import { Spares } from './spares.js';
-import { deadHeldScopes, recover, replayEarlierBoots, type RecoveryReport, type ReplayReport } from './recovery.js';
+import { recover, replayEarlierBoots, type RecoveryReport, type ReplayReport } from './recovery.js';
 import { SafeFiles } from './safe-files.js';
 import { SigningKey } from './signing-key.js';
 import type { KeyRecord } from './signing.js';
@@ -291,18 +291,6 @@ export class BoardStore {
       },
       settleLock: (rel) => this.exclusive(rel, '', async () => undefined),
     });
-  }
-
-  /**
-   * Finish what writers that died holding a scope's lock left (a pending
-   * journal rolled forward, their temp files removed), as recovery does at
-   * start-up, for a sync about to commit the board (git/sync.ts). Whether
-   * there were any (breaking a lock adds a line to the chain of what it guarded).
-   */
-  async settleDeadHolders(): Promise<boolean> {
-    const scopes = await deadHeldScopes(this.files, this.options.lockStaleMs, this.now().getTime());
-    for (const scope of scopes) await this.transact(scope, () => undefined);
-    return scopes.length > 0;
   }
 
   /** Make every commit so far durable in the data files themselves and cut this process's commit log (see commit-log.ts). */

@@ -240,6 +240,17 @@ export async function rollForward(board: Board, scopes: Iterable<Scope>): Promis
 }
 
 /**
+ * Finish what writers that died holding a scope's lock left (a journal rolled
+ * forward, their temp files removed), as recovery does at start-up. Whether
+ * there were any: breaking a lock adds a line to the chain of what it guarded.
+ */
+export async function settleDeadHolders(board: Board): Promise<boolean> {
+  const scopes = await board.state.deadHeldScopes();
+  for (const scope of scopes) await board.store.transact(scope, () => undefined);
+  return scopes.length > 0;
+}
+
+/**
  * The scopes that moved here since a sync's intent, as a commit on top of
  * `from` holding each of them whole as it is now (its folder's files; the
  * board's own files for the board scope), so none of their transitions is lost.

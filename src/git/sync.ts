@@ -26,7 +26,7 @@ import { refusalText, refusedChanges } from './incoming.js';
 import { networkGit, stopLeftoverGit } from './network-git.js';
 import { GitError, Repo } from './repo.js';
 import { declinedText, pushOutcome } from './push-outcome.js';
-import { finishIntent, moveTo, rollForward } from './sync-move.js';
+import { finishIntent, moveTo, rollForward, settleDeadHolders } from './sync-move.js';
 import { holdingWords, summarise, SyncError, type SyncReport } from './sync-report.js';
 
 export { SyncError, type SyncReport } from './sync-report.js';
@@ -219,7 +219,7 @@ async function commitWhenQuiet(board: Board, repo: Repo, looked?: string[]): Pro
   // is written again: breaking the lock removes them and adds a line to the run's chain, so the board is looked at again.
   let settled = true;
   try {
-    settled = await board.store.settleDeadHolders();
+    settled = await settleDeadHolders(board);
   } catch (e) {
     busyIsFine(e);
   }
