@@ -371,8 +371,9 @@ export class IndexEntries {
 
   /** A cold build's `ended` put in place (a new inode, which the next cursor line names); its entries are read from it when wanted. */
   private finishSpill(state: WorkState, spill: NonNullable<typeof this.spill>): void {
-    this.spill = null;
+    // Pending until the rename is done: if it fails, the save's caller reads the file back instead.
     const len = spill.file.finish();
+    this.spill = null;
     this.disk = { ino: inodeOf(state.stamp(ENDED_FILE)), len, lines: spill.lines, n: this.endedCount, max: this.endedMax, sum: this.endedSum };
     this.ended = null;
   }

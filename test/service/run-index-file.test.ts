@@ -97,6 +97,16 @@ describe('the run index on disk', () => {
     });
     expect(await fs.readdir(path.join(h.root, '.work/index')).catch(() => [])).toEqual([]);
     expect(await listed(cold)).toEqual(truth);
+
+    // The same when the file cannot be put in place (a folder where it belongs): the save fails, nothing is lost.
+    await fs.rm(path.join(h.root, '.work/index'), { recursive: true, force: true });
+    await fs.mkdir(path.join(h.root, ENDED), { recursive: true });
+    await fs.writeFile(path.join(h.root, ENDED, 'in-the-way'), '');
+    const blocked = new RunIndex(await Board.open(h.root));
+    expect(await listedOpen(blocked)).toEqual(truth.filter(isOpen));
+    expect(await listed(blocked)).toEqual(truth);
+    expect((await fs.readdir(path.join(h.root, '.work/index'))).filter((n) => n.includes('.tmp-'))).toEqual([]);
+    await fs.rm(path.join(h.root, ENDED), { recursive: true });
     // The next process saves its own; the one after it reads every run from that.
     expect(await listed(new RunIndex(await Board.open(h.root)))).toEqual(truth);
     expect(await listedReadingNoRun(h.root)).toEqual(truth);
