@@ -143,14 +143,16 @@ async function listDir(dir: string): Promise<string[]> {
   }
 }
 
-/** The scopes (a run, the board) whose lock in `lockDir` a dead writer holds: a transaction on each breaks it and removes the writer's temp files. */
-export async function deadHeldScopes(lockDir: string, staleMs: number, now: number): Promise<Scope[]> {
-  const out: Scope[] = [];
-  for (const n of await listDir(lockDir)) {
-    const scope = scopeOfStateName(n, '.lock');
-    if (scope && (await lockIsStale(path.join(lockDir, n), staleMs, now))) out.push(scope);
-  }
+/** The locks in `lockDir` whose holder is gone, each with the scope it guards (a run, the board), or null for any other lock. */
+async function staleLocks(lockDir: string, staleMs: number, now: number): Promise<{ name: string; scope: Scope | null }[]> {
+  const out: { name: string; scope: Scope | null }[] = [];
+  for (const name of await listDir(lockDir)) if (await lockIsStale(path.join(lockDir, name), staleMs, now)) out.push({ name, scope: scopeOfStateName(name, '.lock') });
   return out;
+}
+
+/** The scopes whose lock in `lockDir` a dead writer holds: a transaction on each breaks it and removes the writer's temp files. */
+export async function deadHeldScopes(lockDir: string, staleMs: number, now: number): Promise<Scope[]> {
+  return (await staleLocks(lockDir, staleMs, now)).flatMap((l) => (l.scope ? [l.scope] : []));
 }
 
 /**
@@ -172,15 +174,11 @@ export async function recover(host: RecoveryHost): Promise<RecoveryReport> {
     await host.settleScope(scope);
     report.rolledForward.push(scopeFiles(scope).name);
   }
-  const lockDir = LOCKS_DIR;
-  for (const n of await listDir(files.abs(lockDir))) {
-    const rel = `${lockDir}/${n}`;
-    if (!(await lockIsStale(files.abs(rel), host.lockStaleMs, host.now().getTime()))) continue;
-    const scope = scopeOfStateName(n, '.lock');
+  for (const { name: n, scope } of await staleLocks(files.abs(LOCKS_DIR), host.lockStaleMs, host.now().getTime())) {
     if (scope) await host.settleScope(scope);
     // Any other lock (a break guard, a request's, a named one: sync, notify-…): taking a stale one breaks it,
     // letting go of it removes it. Left alone, a lock nobody takes again (a notification already sent) stays stale.
-    else if (n.endsWith('.lock') || n.endsWith('.break')) await host.settleLock(rel);
+    else if (n.endsWith('.lock') || n.endsWith('.break')) await host.settleLock(`${LOCKS_DIR}/${n}`);
     else continue;
     report.brokenLocks.push(n);
   }

@@ -77,7 +77,7 @@ export class IndexEntries {
    * heap); the save puts the file in place. Read back into memory only when
    * an entry of it is wanted first, or that save could not be made.
    */
-  private spill: { file: PiecesFile; ids: Set<string>; lines: number } | null = null;
+  private spill: { file: PiecesFile; ids: Set<string> } | null = null;
   /** `ended` did not hold what `open` vouched for: every run is to be looked at again (a full scan). */
   broken = false;
   /** Another process saved since this one read: read its copy again before the next use. */
@@ -200,7 +200,18 @@ export class IndexEntries {
     return idSum(this.open.keys(), this.endedSum);
   }
 
-  set(id: string, e: IndexEntry): void {
+  /** Set a run's entry: kept as a copy (a scanned summary's strings are slices of RUN.md, about 0.5 KB a run kept alive), unless a cold build only writes it. */
+  set(id: string, scanned: IndexEntry): void {
+    if (this.spill && !this.spill.ids.has(id) && !isOpenSummary(scanned.summary)) {
+      if (this.open.delete(id)) this.openChanged.add(id);
+      this.spill.file.write(line([id, scanned.stamp, scanned.summary]));
+      this.spill.ids.add(id);
+      this.endedCount++;
+      this.endedSum = idSum([id], this.endedSum);
+      if (id > this.endedMax) this.endedMax = id;
+      return;
+    }
+    const e = { stamp: scanned.stamp, summary: structuredClone(scanned.summary) };
     if (isOpenSummary(e.summary)) {
       this.dropEnded(id);
       this.open.set(id, e);
@@ -208,15 +219,6 @@ export class IndexEntries {
       return;
     }
     if (this.open.delete(id)) this.openChanged.add(id);
-    if (this.spill && !this.spill.ids.has(id)) {
-      this.spill.file.write(line([id, e.stamp, e.summary]));
-      this.spill.ids.add(id);
-      this.spill.lines++;
-      this.endedCount++;
-      this.endedSum = idSum([id], this.endedSum);
-      if (id > this.endedMax) this.endedMax = id;
-      return;
-    }
     const had = this.endedGet(id) !== undefined;
     if (this.ended) this.ended.set(id, e);
     else this.tail.set(id, e);
@@ -249,7 +251,7 @@ export class IndexEntries {
   /** Write the ended entries set from now on straight to a new file, when nothing is held yet (a cold build); true when it does. */
   startSpill(): boolean {
     if (!this.state || this.spill || !this.rewrite || this.open.size > 0 || this.ended?.size !== 0 || this.tail.size > 0) return false;
-    this.spill = { file: this.state.openPieces(ENDED_FILE), ids: new Set(), lines: 0 };
+    this.spill = { file: this.state.openPieces(ENDED_FILE), ids: new Set() };
     return true;
   }
 
@@ -374,7 +376,7 @@ export class IndexEntries {
     // Pending until the rename is done: if it fails, the save's caller reads the file back instead.
     const len = spill.file.finish();
     this.spill = null;
-    this.disk = { ino: inodeOf(state.stamp(ENDED_FILE)), len, lines: spill.lines, n: this.endedCount, max: this.endedMax, sum: this.endedSum };
+    this.disk = { ino: inodeOf(state.stamp(ENDED_FILE)), len, lines: spill.ids.size, n: this.endedCount, max: this.endedMax, sum: this.endedSum };
     this.ended = null;
   }
 

@@ -303,9 +303,8 @@ export class RunIndex {
     const rel = paths.runFile(id);
     const bytes = read ?? (await this.board.store.readBytes(rel).catch(() => null));
     const scanned = bytes === null ? null : scanRunSummary(bytes.toString('utf8'));
-    // A copy: the scanned strings are slices of RUN.md's text, which each of them would keep
-    // in memory (about 0.5 KB a run, for every run of the board; an index read from disk has none).
-    if (scanned && scanned.id === id) return structuredClone(scanned);
+    // Its strings are slices of RUN.md's text: the index copies what it keeps (IndexEntries.set).
+    if (scanned && scanned.id === id) return scanned;
     const doc = await this.board.store.read(rel).catch(() => null);
     if (!doc) return null;
     const r = runFromDoc(doc);
