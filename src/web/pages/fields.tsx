@@ -5,6 +5,7 @@
  * Each input is labelled, shows the value posted before and the issues the
  * service found at it. Names follow form-values.ts.
  */
+import type { ComponentChildren } from 'preact';
 import { fieldLabel, humanize, isLinkField, zoneWords } from '../../words/index.js';
 import type { WebField, Posted } from '../form-values.js';
 import { IssueList } from './parts.js';
@@ -113,17 +114,19 @@ function boundWords(f: WebField): string {
   return hi !== undefined ? ` (at most ${hi})` : '';
 }
 
-function rowsFor(ctx: FieldContext, name: string, posted: number): number {
-  return Math.max(posted, 1) + (ctx.addRow === name ? 1 : 0);
+/** A list or an object field, named `base` in the form and `id` on the page. */
+interface RepeatProps {
+  f: WebField;
+  ctx: FieldContext;
+  base: string;
+  id: string;
 }
 
-function ListField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base: string; id: string }) {
-  const item: WebField = f.items ?? { name: 'item', type: 'string', optional: false };
-  const values = ctx.posted.get(base) ?? [];
-  const n = rowsFor(ctx, base, values.length);
+/** A list or an object: a fieldset of rows, one more when "Add a row" was pressed, with the field's issues under it. */
+function RepeatField({ f, ctx, base, id, kind, rows, row }: RepeatProps & { kind: 'list' | 'object'; rows: number; row: (i: number) => ComponentChildren }) {
   const list = ctx.issues.get(`${ctx.prefix}.${f.name}`);
   return (
-    <fieldset class="list" data-repeat={base} aria-describedby={described(id, f, !!list)}>
+    <fieldset class={kind} data-repeat={base} aria-describedby={described(id, f, !!list)}>
       <legend>
         {labelOf(f)}
         {f.optional ? ' (optional)' : ''}
@@ -133,13 +136,7 @@ function ListField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base:
           {extra(f)}
         </p>
       ) : null}
-      <ol class="rows">
-        {Array.from({ length: n }, (_, i) => (
-          <li key={i} class="row">
-            <Scalar f={item} name={base} id={`${id}-${i}`} value={values[i] ?? ''} ctx={ctx} label={`${labelOf(f)} ${i + 1}`} />
-          </li>
-        ))}
-      </ol>
+      <ol class="rows">{Array.from({ length: Math.max(rows, 1) + (ctx.addRow === base ? 1 : 0) }, (_, i) => row(i))}</ol>
       <button type="submit" name="_add" value={base} formnovalidate class="add-row">
         Add a row to {labelOf(f)}
       </button>
@@ -148,41 +145,46 @@ function ListField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base:
   );
 }
 
-function ObjectField({ f, ctx, base, id }: { f: WebField; ctx: FieldContext; base: string; id: string }) {
+function ListField(props: RepeatProps) {
+  const { f, ctx, base, id } = props;
+  const item: WebField = f.items ?? { name: 'item', type: 'string', optional: false };
+  const values = ctx.posted.get(base) ?? [];
+  return (
+    <RepeatField
+      {...props}
+      kind="list"
+      rows={values.length}
+      row={(i) => (
+        <li key={i} class="row">
+          <Scalar f={item} name={base} id={`${id}-${i}`} value={values[i] ?? ''} ctx={ctx} label={`${labelOf(f)} ${i + 1}`} />
+        </li>
+      )}
+    />
+  );
+}
+
+function ObjectField(props: RepeatProps) {
+  const { f, base, id, ctx } = props;
   const keys = ctx.posted.get(`${base}.key`) ?? [];
   const values = ctx.posted.get(`${base}.value`) ?? [];
-  const n = rowsFor(ctx, base, keys.length);
-  const list = ctx.issues.get(`${ctx.prefix}.${f.name}`);
   return (
-    <fieldset class="object" data-repeat={base} aria-describedby={described(id, f, !!list)}>
-      <legend>
-        {labelOf(f)}
-        {f.optional ? ' (optional)' : ''}
-      </legend>
-      {extra(f) ? (
-        <p class="desc" id={`${id}-desc`}>
-          {extra(f)}
-        </p>
-      ) : null}
-      <ol class="rows">
-        {Array.from({ length: n }, (_, i) => (
-          <li key={i} class="row pair">
-            <label for={`${id}-k${i}`}>
-              {labelOf(f)}: name {i + 1}
-            </label>
-            <input type="text" id={`${id}-k${i}`} name={`${base}.key`} value={keys[i] ?? ''} />
-            <label for={`${id}-v${i}`}>
-              {labelOf(f)}: value {i + 1}
-            </label>
-            <input type="text" id={`${id}-v${i}`} name={`${base}.value`} value={values[i] ?? ''} />
-          </li>
-        ))}
-      </ol>
-      <button type="submit" name="_add" value={base} formnovalidate class="add-row">
-        Add a row to {labelOf(f)}
-      </button>
-      <Issues id={id} list={list} label={labelOf(f)} />
-    </fieldset>
+    <RepeatField
+      {...props}
+      kind="object"
+      rows={keys.length}
+      row={(i) => (
+        <li key={i} class="row pair">
+          <label for={`${id}-k${i}`}>
+            {labelOf(f)}: name {i + 1}
+          </label>
+          <input type="text" id={`${id}-k${i}`} name={`${base}.key`} value={keys[i] ?? ''} />
+          <label for={`${id}-v${i}`}>
+            {labelOf(f)}: value {i + 1}
+          </label>
+          <input type="text" id={`${id}-v${i}`} name={`${base}.value`} value={values[i] ?? ''} />
+        </li>
+      )}
+    />
   );
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Insights } from '../../insights/figures.js';
 import { durationText, type Labels } from '../../insights/labels.js';
+import { StackTable } from './stack-table.js';
 
 export function ChildrenSection({ children, labels: l, step }: { children: NonNullable<Insights['children']>; labels: Labels; step: (process: string, id: string) => string }) {
   return (
@@ -14,35 +15,24 @@ export function ChildrenSection({ children, labels: l, step }: { children: NonNu
         children's, since it cannot end before them. A run not shown is not on this board, or is of a process whose figures you may not see.
       </p>
       <div class="table-wrap">
-        <table class="stack">
-          <caption class="visually-hidden">Runs started by these runs, per parent step and process</caption>
-          <thead>
-            <tr>
-              <th scope="col">Started by</th>
-              <th scope="col">Process</th>
-              <th scope="col">Runs</th>
-              <th scope="col">Ended</th>
-              <th scope="col">Median time</th>
-            </tr>
-          </thead>
-          <tbody>
-            {children.map((c) => (
-              <tr key={`${c.process}/${c.step ?? ''}/${c.child}`}>
-                <th scope="row">{c.step === null ? `${l.process(c.process)}, at its end` : step(c.process, c.step)}</th>
-                <td data-label="Process">{l.process(c.child)}</td>
-                <td data-label="Runs">{c.missing > 0 ? `${c.runs} (${c.missing} not shown)` : c.runs}</td>
-                <td data-label="Ended">
-                  {c.ended === 0
-                    ? '0'
-                    : Object.entries(c.byOutcome)
-                        .map(([o, n]) => `${n} ${o}`)
-                        .join(', ')}
-                </td>
-                <td data-label="Median time">{c.cycle.p50Ms === null ? '–' : durationText(c.cycle.p50Ms)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StackTable
+          caption="Runs started by these runs, per parent step and process"
+          columns={[{ head: 'Started by' }, { head: 'Process' }, { head: 'Runs' }, { head: 'Ended' }, { head: 'Median time' }]}
+          rows={children.map((c) => ({
+            key: `${c.process}/${c.step ?? ''}/${c.child}`,
+            head: c.step === null ? `${l.process(c.process)}, at its end` : step(c.process, c.step),
+            cells: [
+              l.process(c.child),
+              c.missing > 0 ? `${c.runs} (${c.missing} not shown)` : c.runs,
+              c.ended === 0
+                ? '0'
+                : Object.entries(c.byOutcome)
+                    .map(([o, n]) => `${n} ${o}`)
+                    .join(', '),
+              c.cycle.p50Ms === null ? '–' : durationText(c.cycle.p50Ms),
+            ],
+          }))}
+        />
       </div>
     </section>
   );

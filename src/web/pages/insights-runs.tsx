@@ -4,6 +4,7 @@
  */
 import { Layout, type Frame } from './layout.js';
 import { IssueList, When } from './parts.js';
+import { StackTable } from './stack-table.js';
 
 export interface InsightsRunsPageProps {
   frame: Frame;
@@ -23,30 +24,21 @@ export function InsightsRunsPage(p: InsightsRunsPageProps) {
       <IssueList list={p.issues} />
       {p.runs.length > 0 ? (
         <div class="table-wrap">
-          <table class="runs stack">
-            <caption class="visually-hidden">{`Runs behind the figure, newest first`}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">Started</th>
-                <th scope="col">Outcome</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.runs.map((r) => (
-                <tr key={r.id}>
-                  <th scope="row">
-                    <a href={`/runs/${r.id}`}>{r.title}</a>
-                    {r.mode === 'test' ? ' (test run)' : ''} <span class="small-id">{r.id}</span>
-                  </th>
-                  <td data-label="Started">
-                    <When at={r.startedAt} />
-                  </td>
-                  <td data-label="Outcome">{r.outcome ?? 'open'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StackTable
+            kind="runs"
+            caption="Runs behind the figure, newest first"
+            columns={[{ head: 'Run' }, { head: 'Started' }, { head: 'Outcome' }]}
+            rows={p.runs.map((r) => ({
+              key: r.id,
+              head: (
+                <>
+                  <a href={`/runs/${r.id}`}>{r.title}</a>
+                  {r.mode === 'test' ? ' (test run)' : ''} <span class="small-id">{r.id}</span>
+                </>
+              ),
+              cells: [<When at={r.startedAt} />, r.outcome ?? 'open'],
+            }))}
+          />
         </div>
       ) : null}
     </Layout>

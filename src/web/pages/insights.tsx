@@ -10,6 +10,7 @@ import { durationText, type Labels } from '../../insights/labels.js';
 import { Layout, type Frame } from './layout.js';
 import { ChildrenSection } from './insights-children.js';
 import { FilterSelect, IssueList, Notice } from './parts.js';
+import { StackTable } from './stack-table.js';
 
 /** A chart drawn for a wide screen and for a phone (app.css shows the one that fits). */
 export interface Drawn {
@@ -154,36 +155,18 @@ export function InsightsPage(p: InsightsPageProps) {
       <section aria-labelledby="throughput">
         <h2 id="throughput">{`Runs per ${s.per}`}</h2>
         <Chart title={`Runs started and ended per ${s.per}`} svg={p.charts.throughput}>
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">{s.per[0]!.toUpperCase() + s.per.slice(1)}</th>
-                <th scope="col">Started</th>
-                {outcomes.map((o) => (
-                  <th scope="col" key={o}>{`Ended ${o}`}</th>
-                ))}
-                <th scope="col">Fell overdue</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.periods.map((w) => (
-                <tr key={w.period}>
-                  <th scope="row">{`${w.period} (from ${w.from})`}</th>
-                  <td data-label="Started">
-                    <Count n={w.started} href={p.runsHref({ bar: 'started', period: w.period })} />
-                  </td>
-                  {outcomes.map((o) => (
-                    <td data-label={`Ended ${o}`} key={o}>
-                      <Count n={w.ended[o] ?? 0} href={p.runsHref({ bar: 'ended', period: w.period, outcome: o })} />
-                    </td>
-                  ))}
-                  <td data-label="Fell overdue">
-                    <Count n={w.overdue} href={p.runsHref({ bar: 'overdue', period: w.period })} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StackTable
+            columns={[{ head: s.per[0]!.toUpperCase() + s.per.slice(1) }, { head: 'Started' }, ...outcomes.map((o) => ({ head: `Ended ${o}` })), { head: 'Fell overdue' }]}
+            rows={s.periods.map((w) => ({
+              key: w.period,
+              head: `${w.period} (from ${w.from})`,
+              cells: [
+                <Count n={w.started} href={p.runsHref({ bar: 'started', period: w.period })} />,
+                ...outcomes.map((o) => <Count n={w.ended[o] ?? 0} href={p.runsHref({ bar: 'ended', period: w.period, outcome: o })} />),
+                <Count n={w.overdue} href={p.runsHref({ bar: 'overdue', period: w.period })} />,
+              ],
+            }))}
+          />
         </Chart>
       </section>
 
@@ -193,102 +176,60 @@ export function InsightsPage(p: InsightsPageProps) {
           From the moment a step is reached to the moment it is finished (completed, decided or timed out), in the unit its axis names; waiting is the part of it spent unclaimed or with a person.
         </p>
         <Chart title="Time from reaching a step to finishing it" svg={p.charts.cycle}>
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Step</th>
-                <th scope="col">Finished</th>
-                <th scope="col">Median</th>
-                <th scope="col">90th percentile</th>
-                <th scope="col">Median waiting</th>
-                <th scope="col">90th percentile waiting</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.steps.map((x) => (
-                <tr key={`${x.process}/${x.step}`}>
-                  <th scope="row">{step(x.process, x.step)}</th>
-                  <td data-label="Finished">
-                    <Count n={x.wall.count} href={p.runsHref({ bar: 'step', process: x.process, step: x.step })} />
-                  </td>
-                  <td data-label="Median">{durationText(x.wall.p50Ms)}</td>
-                  <td data-label="90th percentile">{durationText(x.wall.p90Ms)}</td>
-                  <td data-label="Median waiting">{durationText(x.waiting.p50Ms)}</td>
-                  <td data-label="90th percentile waiting">{durationText(x.waiting.p90Ms)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StackTable
+            columns={[{ head: 'Step' }, { head: 'Finished' }, { head: 'Median' }, { head: '90th percentile' }, { head: 'Median waiting' }, { head: '90th percentile waiting' }]}
+            rows={s.steps.map((x) => ({
+              key: `${x.process}/${x.step}`,
+              head: step(x.process, x.step),
+              cells: [
+                <Count n={x.wall.count} href={p.runsHref({ bar: 'step', process: x.process, step: x.step })} />,
+                durationText(x.wall.p50Ms),
+                durationText(x.wall.p90Ms),
+                durationText(x.waiting.p50Ms),
+                durationText(x.waiting.p90Ms),
+              ],
+            }))}
+          />
         </Chart>
       </section>
 
       <section aria-labelledby="waiting">
         <h2 id="waiting">Where runs wait</h2>
         <Chart title="Time waited at each step, by whom it waited for" svg={p.charts.waiting}>
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Step</th>
-                <th scope="col">For agents</th>
-                <th scope="col">For people</th>
-                <th scope="col">For timers and events</th>
-                <th scope="col">Waiting now</th>
-                <th scope="col">Overdue now</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.steps.map((x) => (
-                <tr key={`${x.process}/${x.step}`}>
-                  <th scope="row">{step(x.process, x.step)}</th>
-                  <td data-label="For agents">
-                    {x.waitingForAgentsMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'agent' })}>{durationText(x.waitingForAgentsMs)}</a> : '0 s'}
-                  </td>
-                  <td data-label="For people">
-                    {x.waitingForPeopleMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'person' })}>{durationText(x.waitingForPeopleMs)}</a> : '0 s'}
-                  </td>
-                  <td data-label="For timers">
-                    {x.waitingForTimersMs > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: 'timer' })}>{durationText(x.waitingForTimersMs)}</a> : '0 s'}
-                  </td>
-                  <td data-label="Waiting now">{x.waitingNow}</td>
-                  <td data-label="Overdue now">{x.overdueNow}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StackTable
+            columns={[{ head: 'Step' }, { head: 'For agents' }, { head: 'For people' }, { head: 'For timers and events', label: 'For timers' }, { head: 'Waiting now' }, { head: 'Overdue now' }]}
+            rows={s.steps.map((x) => {
+              const waited = (ms: number, whom: 'agent' | 'person' | 'timer') =>
+                ms > 0 ? <a href={p.runsHref({ bar: 'waiting', process: x.process, step: x.step, for: whom })}>{durationText(ms)}</a> : '0 s';
+              return {
+                key: `${x.process}/${x.step}`,
+                head: step(x.process, x.step),
+                cells: [waited(x.waitingForAgentsMs, 'agent'), waited(x.waitingForPeopleMs, 'person'), waited(x.waitingForTimersMs, 'timer'), x.waitingNow, x.overdueNow],
+              };
+            })}
+          />
         </Chart>
       </section>
 
       <section aria-labelledby="rework">
         <h2 id="rework">Sent back</h2>
         <Chart title="Rejections per approval step" svg={p.charts.rework}>
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Step</th>
-                <th scope="col">Rejections</th>
-                <th scope="col">Runs</th>
-                <th scope="col">Most frequent notes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {s.rework.map((x) => (
-                <tr key={`${x.process}/${x.step}`}>
-                  <th scope="row">{step(x.process, x.step)}</th>
-                  <td data-label="Rejections">
-                    <Count n={x.rejections} href={p.runsHref({ bar: 'rework', process: x.process, step: x.step })} />
-                  </td>
-                  <td data-label="Runs">{x.runs}</td>
-                  <td data-label="Notes">
-                    <ul class="values">
-                      {x.topNotes.map((n) => (
-                        <li key={n.note}>{`${n.count}× “${n.note}”`}</li>
-                      ))}
-                    </ul>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StackTable
+            columns={[{ head: 'Step' }, { head: 'Rejections' }, { head: 'Runs' }, { head: 'Most frequent notes', label: 'Notes' }]}
+            rows={s.rework.map((x) => ({
+              key: `${x.process}/${x.step}`,
+              head: step(x.process, x.step),
+              cells: [
+                <Count n={x.rejections} href={p.runsHref({ bar: 'rework', process: x.process, step: x.step })} />,
+                x.runs,
+                <ul class="values">
+                  {x.topNotes.map((n) => (
+                    <li key={n.note}>{`${n.count}× “${n.note}”`}</li>
+                  ))}
+                </ul>,
+              ],
+            }))}
+          />
         </Chart>
       </section>
 
@@ -298,31 +239,15 @@ export function InsightsPage(p: InsightsPageProps) {
           <p class="desc">No agent escalated, had work returned or let a claim expire.</p>
         ) : (
           <div class="table-wrap">
-            <table class="stack">
-              <caption class="visually-hidden">Escalations, returns and expired claims per agent</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Agent</th>
-                  <th scope="col">Escalations</th>
-                  <th scope="col">Of them by a check</th>
-                  <th scope="col">Returned</th>
-                  <th scope="col">Expired claims</th>
-                </tr>
-              </thead>
-              <tbody>
-                {s.agents.map((a) => (
-                  <tr key={a.agent}>
-                    <th scope="row">
-                      <a href={p.runsHref({ bar: 'agent', agent: a.agent })}>{l.who(a.agent)}</a>
-                    </th>
-                    <td data-label="Escalations">{a.escalations}</td>
-                    <td data-label="By a check">{a.checkEscalations}</td>
-                    <td data-label="Returned">{a.returns}</td>
-                    <td data-label="Expired claims">{a.leaseExpiries}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <StackTable
+              caption="Escalations, returns and expired claims per agent"
+              columns={[{ head: 'Agent' }, { head: 'Escalations' }, { head: 'Of them by a check', label: 'By a check' }, { head: 'Returned' }, { head: 'Expired claims' }]}
+              rows={s.agents.map((a) => ({
+                key: a.agent,
+                head: <a href={p.runsHref({ bar: 'agent', agent: a.agent })}>{l.who(a.agent)}</a>,
+                cells: [a.escalations, a.checkEscalations, a.returns, a.leaseExpiries],
+              }))}
+            />
           </div>
         )}
       </section>
@@ -331,27 +256,11 @@ export function InsightsPage(p: InsightsPageProps) {
         <section aria-labelledby="checks">
           <h2 id="checks">Checks</h2>
           <div class="table-wrap">
-            <table class="stack">
-              <caption class="visually-hidden">Check verdicts per checked step</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Step</th>
-                  <th scope="col">Passed</th>
-                  <th scope="col">Failed</th>
-                  <th scope="col">Unsure</th>
-                </tr>
-              </thead>
-              <tbody>
-                {s.checks.map((c) => (
-                  <tr key={`${c.process}/${c.step}`}>
-                    <th scope="row">{step(c.process, c.step)}</th>
-                    <td data-label="Passed">{c.pass}</td>
-                    <td data-label="Failed">{c.fail}</td>
-                    <td data-label="Unsure">{c.unsure}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <StackTable
+              caption="Check verdicts per checked step"
+              columns={[{ head: 'Step' }, { head: 'Passed' }, { head: 'Failed' }, { head: 'Unsure' }]}
+              rows={s.checks.map((c) => ({ key: `${c.process}/${c.step}`, head: step(c.process, c.step), cells: [c.pass, c.fail, c.unsure] }))}
+            />
           </div>
         </section>
       ) : null}

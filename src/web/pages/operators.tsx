@@ -6,7 +6,7 @@
 import { Layout, type Frame } from './layout.js';
 import type { Process } from '../../process/model.js';
 import { stepTitleOf } from '../../words/index.js';
-import { IssueList, Notice, processName } from './parts.js';
+import { IssueList, Notice, TextField, processName } from './parts.js';
 import { kindWord } from './inbox.js';
 import { Person, When } from './words.js';
 import { DECISION_LABELS } from './work-item.js';
@@ -171,13 +171,7 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
           <h3 id="cancel-h">Cancel this run</h3>
           <IssueList id="cancel-issues" list={issues.get('cancel')} />
           <input type="hidden" name="csrf" value={csrf} />
-          <div class={`field${reasonIssues ? ' has-issues' : ''}`}>
-            <label for="f-cancel-reason">Reason (required)</label>
-            <textarea id="f-cancel-reason" name="reason" rows={2} aria-describedby={reasonIssues ? 'f-cancel-reason-issues' : undefined}>
-              {v('reason')}
-            </textarea>
-            <IssueList id="f-cancel-reason-issues" list={reasonIssues} />
-          </div>
+          <TextField id="f-cancel-reason" name="reason" label="Reason (required)" rows={2} value={v('reason')} issues={reasonIssues} />
           <div class="buttons">
             <button type="submit" class="danger">
               Cancel the run…
@@ -213,13 +207,7 @@ export function RunActions({ runId, csrf, posted, issues, awaited }: RunActionsP
             ) : null}
             <IssueList id="f-event-name-issues" list={nameIssues} />
           </div>
-          <div class={`field${dataIssues ? ' has-issues' : ''}`}>
-            <label for="f-event-data">Data (a JSON object, optional)</label>
-            <textarea id="f-event-data" name="data" rows={3} aria-describedby={dataIssues ? 'f-event-data-issues' : undefined}>
-              {v('data')}
-            </textarea>
-            <IssueList id="f-event-data-issues" list={dataIssues} />
-          </div>
+          <TextField id="f-event-data" name="data" label="Data (a JSON object, optional)" rows={3} value={v('data')} issues={dataIssues} />
           <div class="buttons">
             <button type="submit">Send the event</button>
           </div>

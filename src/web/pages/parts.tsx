@@ -195,6 +195,20 @@ export function IssueList({ id, list }: { id?: string; list: readonly string[] |
   ) : null;
 }
 
+/** A text area with its label and, under it, its issues (the field marked while it has any). */
+export function TextField({ id, name, label, rows, value, issues }: { id: string; name: string; label: string; rows: number; value: string; issues: readonly string[] | undefined }) {
+  const has = !!issues?.length;
+  return (
+    <div class={`field${has ? ' has-issues' : ''}`}>
+      <label for={id}>{label}</label>
+      <textarea id={id} name={name} rows={rows} aria-describedby={has ? `${id}-issues` : undefined}>
+        {value}
+      </textarea>
+      <IssueList id={`${id}-issues`} list={issues} />
+    </div>
+  );
+}
+
 export function TestBanner() {
   return <p class="test-banner">Test run: nothing it does is real.</p>;
 }

@@ -7,6 +7,7 @@ import { Notice, RunDataView, TestBanner, processName, type RunTitles } from './
 import { ForWhom, kindWord } from './inbox.js';
 import { stateWords } from './runs.js';
 import { Person, When } from './words.js';
+import { StackTable } from './stack-table.js';
 import type { RunFlow, RunLineage, RunView } from '../views.js';
 import { levelName } from '../../engine/priority.js';
 
@@ -196,36 +197,25 @@ export function RunPage(p: RunPageProps) {
       <section aria-labelledby="steps-table-h">
         <h2 id="steps-table-h">Steps</h2>
         <div class="table-wrap">
-          <table class="stack">
-            <thead>
-              <tr>
-                <th scope="col">Step</th>
-                <th scope="col">Kind</th>
-                <th scope="col">State</th>
-                <th scope="col">By</th>
-                <th scope="col">When</th>
-              </tr>
-            </thead>
-            <tbody>
-              {view.steps.map((s) => {
-                const d = view.data.steps[s.id];
-                return (
-                  <tr key={s.id}>
-                    <th scope="row">{stepTitleOf(process, s.id)}</th>
-                    <td data-label="Kind">{KIND_WORDS[process?.steps.find((d) => d.id === s.id)?.kind ?? s.kind] ?? humanize(s.kind)}</td>
-                    <td data-label="State">
-                      {s.state ? humanize(stepStateWord(s.state, d?.decision)) : 'not reached'}
-                      {s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
-                    </td>
-                    <td data-label="By">{d?.by ? <Person email={d.by} /> : '–'}</td>
-                    <td data-label="When">
-                      <When at={d?.at ?? s.due} />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+          <StackTable
+            columns={[{ head: 'Step' }, { head: 'Kind' }, { head: 'State' }, { head: 'By' }, { head: 'When' }]}
+            rows={view.steps.map((s) => {
+              const d = view.data.steps[s.id];
+              return {
+                key: s.id,
+                head: stepTitleOf(process, s.id),
+                cells: [
+                  KIND_WORDS[process?.steps.find((d) => d.id === s.id)?.kind ?? s.kind] ?? humanize(s.kind),
+                  <>
+                    {s.state ? humanize(stepStateWord(s.state, d?.decision)) : 'not reached'}
+                    {s.overdue ? <strong class="overdue-tag"> · overdue</strong> : null}
+                  </>,
+                  d?.by ? <Person email={d.by} /> : '–',
+                  <When at={d?.at ?? s.due} />,
+                ],
+              };
+            })}
+          />
         </div>
       </section>
       {p.actions}

@@ -3,6 +3,7 @@ import { Layout, type Frame } from './layout.js';
 import { humanize } from '../../words/index.js';
 import { FilterSelect, IssueList, Notice } from './parts.js';
 import { When } from './words.js';
+import { StackTable } from './stack-table.js';
 import type { ProcessSummary } from '../views.js';
 import type { RunRow } from '../../protocol/views.js';
 import { ViewPicker, type PickerProps } from './view-picker.js';
@@ -66,38 +67,23 @@ export function RunsPage(p: RunsPageProps) {
         </Notice>
       ) : (
         <div class="table-wrap">
-          <table class="runs stack">
-            <caption class="visually-hidden">Runs, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Run</th>
-                <th scope="col">State</th>
-                <th scope="col">Started</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.rows.map(({ run: r, name }) => (
-                <tr key={r.id}>
-                  <th scope="row">
-                    <a href={`/runs/${r.id}`}>{name}</a>{' '}
-                    <span class="small-id">
-                      {r.id} · version {r.version}
-                    </span>
-                  </th>
-                  <td data-label="State">
-                    <span>{stateWords(r.state, r.outcome)}</span>
-                  </td>
-                  <td data-label="Started">
-                    <When at={r.startedAt} />
-                  </td>
-                  <td data-label="Updated">
-                    <When at={r.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <StackTable
+            kind="runs"
+            caption="Runs, newest first"
+            columns={[{ head: 'Run' }, { head: 'State' }, { head: 'Started' }, { head: 'Updated' }]}
+            rows={p.rows.map(({ run: r, name }) => ({
+              key: r.id,
+              head: (
+                <>
+                  <a href={`/runs/${r.id}`}>{name}</a>{' '}
+                  <span class="small-id">
+                    {r.id} · version {r.version}
+                  </span>
+                </>
+              ),
+              cells: [<span>{stateWords(r.state, r.outcome)}</span>, <When at={r.startedAt} />, <When at={r.updatedAt} />],
+            }))}
+          />
         </div>
       )}
       <nav class="pager" aria-label="Pages of runs">

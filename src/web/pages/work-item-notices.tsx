@@ -6,6 +6,7 @@
 import type { WorkItem } from '../views.js';
 import { Notice } from './parts.js';
 import { Person, When } from './words.js';
+import { StackTable } from './stack-table.js';
 
 /** One difference between the run as the page showed it and as it is now. */
 export interface Change {
@@ -53,25 +54,13 @@ export function Changes({ changes }: { changes: Change[] | null }) {
   return (
     <Notice kind="warn" title="The run changed since you opened this page">
       {changes && changes.length > 0 ? (
-        <table class="changes stack">
-          <caption>What changed</caption>
-          <thead>
-            <tr>
-              <th scope="col">Where</th>
-              <th scope="col">Before</th>
-              <th scope="col">Now</th>
-            </tr>
-          </thead>
-          <tbody>
-            {changes.map((c) => (
-              <tr key={c.path}>
-                <th scope="row">{c.path}</th>
-                <td data-label="Before">{c.before}</td>
-                <td data-label="Now">{c.after}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <StackTable
+          kind="changes"
+          caption="What changed"
+          captionShown
+          columns={[{ head: 'Where' }, { head: 'Before' }, { head: 'Now' }]}
+          rows={changes.map((c) => ({ key: c.path, head: c.path, cells: [c.before, c.after] }))}
+        />
       ) : (
         <p>The page below shows the run as it is now.</p>
       )}

@@ -12,7 +12,7 @@ import { Layout, type Frame } from './layout.js';
 import { Fields, type FieldContext } from './fields.js';
 import { findings, stepTitleOf } from '../../words/index.js';
 import type { Process } from '../../process/model.js';
-import { IssueList, Markdown, Notice, RunDataView, TestBanner, processName } from './parts.js';
+import { IssueList, Markdown, Notice, RunDataView, TestBanner, TextField, processName } from './parts.js';
 import { Findings, ForWhom, kindWord } from './inbox.js';
 import { Person, usePageWords, When } from './words.js';
 import { Changes, Handoff, type Change } from './work-item-notices.js';
@@ -180,15 +180,7 @@ function NoteField({ p, id, label, decisions }: { p: WorkItemProps; id: string; 
   const posted = p.ctx.posted.get('decision')?.[0];
   const issues = posted && decisions.includes(posted) ? (p.ctx.issues.get('note') ?? []) : [];
   const value = posted && decisions.includes(posted) ? (p.ctx.posted.get('note')?.[0] ?? '') : '';
-  return (
-    <div class={`field${issues.length ? ' has-issues' : ''}`}>
-      <label for={id}>{label}</label>
-      <textarea id={id} name="note" rows={3} aria-describedby={issues.length ? `${id}-issues` : undefined}>
-        {value}
-      </textarea>
-      <IssueList id={`${id}-issues`} list={issues} />
-    </div>
-  );
+  return <TextField id={id} name="note" label={label} rows={3} value={value} issues={issues} />;
 }
 
 /**
