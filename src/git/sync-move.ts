@@ -40,14 +40,7 @@ export async function moveTo(board: Board, repo: Repo, intent: Intent): Promise<
   }
   await writeIntent(board, intent);
   try {
-    await applyBoardFiles(
-      board,
-      repo,
-      from,
-      intent.to,
-      changed.filter((p) => ownerOf(p) !== null),
-      null,
-    );
+    await applyBoardFiles(board, repo, from, intent.to, changed, null);
   } catch (e) {
     // Refused before anything was written (the compare-and-swap runs under every lock first): nothing to finish.
     if (e instanceof SyncError && e.code === 'busy') await board.state.remove(INTENT);
@@ -83,13 +76,14 @@ class MovedSince extends Error {
 }
 
 /**
- * Put the board files that differ between two commits into the second one's
- * state, each scope whole. `resuming`: a sync that died may have brought some
+ * Put the board files among the paths that differ between two commits (those
+ * a scope owns; `changed`) into the second one's state, each scope whole. `resuming`: a sync that died may have brought some
  * scopes already, and this clone may have moved others since; so a file
  * already as wanted is left alone, and one in any other state than one of
  * the `known` commits has it is a MovedSince, before anything is written.
  */
-async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, rels: string[], resuming: { known: string[] } | null): Promise<void> {
+async function applyBoardFiles(board: Board, repo: Repo, from: string | null, to: string, changed: string[], resuming: { known: string[] } | null): Promise<void> {
+  const rels = changed.filter((p) => ownerOf(p) !== null);
   if (rels.length === 0) return;
   const [before, after, ...known] = await Promise.all([
     from === null ? new Map<string, string>() : repo.blobs(from, rels),
@@ -203,14 +197,7 @@ async function resume(board: Board, repo: Repo, intent: Intent, known: string[])
   const from = intent.from === '' ? null : intent.from;
   const changed = await repo.changed(from, intent.to);
   await settleScopes(board, changed);
-  await applyBoardFiles(
-    board,
-    repo,
-    from,
-    intent.to,
-    changed.filter((p) => ownerOf(p) !== null),
-    { known },
-  );
+  await applyBoardFiles(board, repo, from, intent.to, changed, { known });
   await finishMove(
     board,
     repo,

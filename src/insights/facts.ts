@@ -58,6 +58,11 @@ export interface RunFacts {
   started: { step: string | null; process: string; run: string }[];
 }
 
+/** A run's facts before any of its lines but the start are read: who it is, with every list empty (`visits` aside, when known). */
+export function newFacts(head: Omit<RunFacts, 'visits' | 'rejections' | 'escalations' | 'returns' | 'leaseExpiries' | 'checks' | 'started'>, visits: Visit[] = []): RunFacts {
+  return { ...head, visits, rejections: [], escalations: [], returns: [], leaseExpiries: [], checks: [], started: [] };
+}
+
 const isPerson = (identity: string): boolean => identity.includes('@');
 const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
@@ -72,7 +77,7 @@ export function runFacts(id: string, lines: readonly HistoryLine[]): RunFacts | 
   const start = lines.find((l) => l.action === 'run.started');
   if (!start) return null;
   const c = start.changes ?? {};
-  const facts: RunFacts = {
+  const facts = newFacts({
     id,
     process: text(c.process),
     version: typeof c.version === 'number' ? c.version : 0,
@@ -80,14 +85,7 @@ export function runFacts(id: string, lines: readonly HistoryLine[]): RunFacts | 
     startedAt: Date.parse(start.ts),
     endedAt: null,
     outcome: null,
-    visits: [],
-    rejections: [],
-    escalations: [],
-    returns: [],
-    leaseExpiries: [],
-    checks: [],
-    started: [],
-  };
+  });
   const open = new Map<string, Visit>();
   const escalatedBy = new Map<string, string>();
   const stopWaiting = (v: Visit, at: number) => {

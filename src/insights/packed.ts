@@ -5,7 +5,7 @@
  * in a fraction of the time. Packing then unpacking gives the same facts.
  * Pure.
  */
-import type { RunFacts, Visit, Wait, WaitFor } from './facts.js';
+import { newFacts, type RunFacts, type Visit, type Wait, type WaitFor } from './facts.js';
 
 type Rel = number | null;
 /** step, entered, done, outcome, by, then each wait as for, from, to. */
@@ -62,22 +62,7 @@ export function unpack(p: PackedFacts): RunFacts {
     for (let i = 5; i < v.length; i += 3) waits.push({ for: v[i] as WaitFor, from: (v[i + 1] as number) + t0, to: abs(v[i + 2] as Rel) });
     visits.push({ step: v[0], enteredAt: v[1] + t0, doneAt: abs(v[2]), outcome: v[3], by: v[4], waits });
   }
-  const f: RunFacts = {
-    id: p[0],
-    process: p[1],
-    version: p[2],
-    mode: p[3],
-    startedAt: t0,
-    endedAt: abs(p[5]),
-    outcome: p[6],
-    visits,
-    rejections: [],
-    escalations: [],
-    returns: [],
-    leaseExpiries: [],
-    checks: [],
-    started: [],
-  };
+  const f = newFacts({ id: p[0], process: p[1], version: p[2], mode: p[3], startedAt: t0, endedAt: abs(p[5]), outcome: p[6] }, visits);
   for (const r of p[8]) f.rejections.push({ step: r[0], by: r[1], at: r[2] + t0, note: r[3] });
   for (const e of p[9]) f.escalations.push({ step: e[0], agent: e[1], at: e[2] + t0, check: e[3] === 1 });
   for (const r of p[10]) f.returns.push({ step: r[0], agent: r[1], at: r[2] + t0 });

@@ -3,6 +3,7 @@
  * completion, the handoff to the next claimant, an escalation, and a check's
  * verdict. Protocol vocabulary, so the views and the engine share one shape.
  */
+import type { QuestionResult, Verdict } from './tool-results.js';
 
 export const EVIDENCE_KINDS = ['file', 'link'] as const;
 export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
@@ -27,24 +28,9 @@ export interface Completion {
   at: string;
 }
 
-/** One question of a check, answered and judged (docs/processes.md "Verdicts"). */
-export interface QuestionResult {
-  ask: string;
-  kind: 'yes_no' | 'choice' | 'rubric';
-  answer: number | string | null;
-  confidence?: number;
-  result: 'pass' | 'fail' | 'unsure';
-}
-
-/** A check's verdict as run data, handoffs and escalations show it (key order is the file's order). */
-export interface Verdict {
-  verdict: 'pass' | 'fail' | 'unsure' | 'error';
-  advisory: boolean;
-  model: string;
-  questions: QuestionResult[];
-  truncated?: boolean;
-  at: string;
-}
+// A check's verdict and its questions are what the results' schema says (schemas/results/): one shape
+// for the run's files, handoffs, escalations and every answer (docs/processes.md "Verdicts").
+export type { QuestionResult, Verdict };
 
 export interface Handoff {
   progress?: string;
