@@ -205,6 +205,17 @@ export function said(r: Exit): string {
   return `exit ${r.code}${r.signal ? ` (${r.signal})` : ''}\nstdout: ${r.stdout.slice(0, 1500)}\nstderr: ${r.stderr.slice(0, 1500)}`;
 }
 
+/** What `audit verify` said, less its `ok` lines: a chain that verified is not news. */
+export function saidVerify(r: Exit): string {
+  return said({
+    ...r,
+    stdout: r.stdout
+      .split('\n')
+      .filter((l) => !l.startsWith('ok '))
+      .join('\n'),
+  });
+}
+
 /**
  * A stdio MCP server (`workboard mcp --as <agent>`) spoken to with raw
  * newline-delimited JSON-RPC: calls can be pipelined, and the process killed
@@ -439,16 +450,7 @@ export async function recoverAndCheck(root: string): Promise<{ first: CliResult 
 export function healthProblems(h: Health): string[] {
   const p: string[] = [];
   // Only the lines that report something: a chain that verified is not news.
-  if (h.verify.code !== 0)
-    p.push(
-      `audit verify: ${said({
-        ...h.verify,
-        stdout: h.verify.stdout
-          .split('\n')
-          .filter((l) => !l.startsWith('ok '))
-          .join('\n'),
-      })}`,
-    );
+  if (h.verify.code !== 0) p.push(`audit verify: ${saidVerify(h.verify)}`);
   if (h.doctor.code !== 0) p.push(`doctor: ${said(h.doctor)}`);
   for (const [k, v] of Object.entries(h.left)) if (v.length) p.push(`${k}: ${v.slice(0, 20).join(', ')}${v.length > 20 ? ` … (${v.length})` : ''}`);
   return p;

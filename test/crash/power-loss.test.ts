@@ -25,7 +25,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listeningAt } from '../identities/support.js';
 import { rounds } from '../support/soak.js';
-import { BIN, built, cleanup, freshBoard, PROCESS, RELEASE_DATE, said, sleep, submitArgs, tmp, type Exit, type ToolResult } from './crash-support.js';
+import { BIN, built, cleanup, freshBoard, PROCESS, RELEASE_DATE, said, saidVerify, sleep, submitArgs, tmp, type Exit, type ToolResult } from './crash-support.js';
 
 /** Power losses: five in `npm test`, ten under `npm run test:soak` (test/support/soak.ts). */
 const CYCLES = rounds(3, 10);
@@ -309,16 +309,7 @@ describe.skipIf(SKIP !== null)(`a power loss under serve${SKIP ? ` (skipped: ${S
         `cycle ${cycle}: ${ackedCount() - before} acknowledged, ${lost.missing.length} of all ${ackedCount()} missing from the data files and ${damaged} files empty or NUL-filled before recovery; after: ${after.missing.length} missing, ${after.twice.length} twice`,
       );
       if (first.code !== 0) problems.push(`cycle ${cycle}: the recovering doctor ${said(first)}`);
-      if (verify.code !== 0)
-        problems.push(
-          `cycle ${cycle}: audit verify ${said({
-            ...verify,
-            stdout: verify.stdout
-              .split('\n')
-              .filter((l) => !l.startsWith('ok '))
-              .join('\n'),
-          })}`,
-        );
+      if (verify.code !== 0) problems.push(`cycle ${cycle}: audit verify ${saidVerify(verify)}`);
       if (again.code !== 0) problems.push(`cycle ${cycle}: doctor after recovery ${said(again)}`);
       for (const m of after.missing.slice(0, 5)) problems.push(`cycle ${cycle}: missing ${m}`);
       for (const t of after.twice.slice(0, 5)) problems.push(`cycle ${cycle}: twice ${t}`);

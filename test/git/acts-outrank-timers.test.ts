@@ -13,7 +13,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt } from '../support/cli-run.js';
-import { boardFiles, twoClones, wb } from '../support/git-clones.js';
+import { boardFiles, submitAs, twoClones, wb } from '../support/git-clones.js';
 import { until } from '../support/until.js';
 import { TEST_CLOCK_AHEAD_VAR } from '../../src/daemon/clock.js';
 
@@ -35,28 +35,7 @@ describe("a person's act outranks another clone's timer in the merge", () => {
       const started = await wb(a, '--as', 'writer-a', 'start', 'hello', '--input', `topic=Trains ${i}`, '--input', 'words=60');
       expect(started.code, started.stderr).toBe(0);
       const run = started.stdout.trim();
-      const claim = await wb(a, '--as', 'writer-a', 'claim', run, 'draft');
-      expect(claim.code, claim.stderr).toBe(0);
-      const done = await wb(
-        a,
-        '--as',
-        'writer-a',
-        'submit',
-        claim.stdout.trim(),
-        '--output',
-        'text=Text.',
-        '--output',
-        'sources=1',
-        '--evidence',
-        'link:https://example.com/s',
-        '--next',
-        'approve',
-        '--reason',
-        'Ready.',
-        '--summary',
-        'Wrote it.',
-      );
-      expect(done.code, done.stderr).toBe(0);
+      await submitAs(a, run, 'writer-a', 'Text.');
       runs.push(run);
     }
     for (const dir of [a, b]) expect((await wb(dir, 'sync')).code).toBe(0);

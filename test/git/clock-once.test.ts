@@ -14,7 +14,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ensureBuilt } from '../support/cli-run.js';
-import { boardFiles, git, twoClones, wb } from '../support/git-clones.js';
+import { addClone, boardFiles, submitAs, twoClones, wb } from '../support/git-clones.js';
 import { until } from '../support/until.js';
 import { TEST_CLOCK_AHEAD_VAR } from '../../src/daemon/clock.js';
 
@@ -31,14 +31,7 @@ describe('the board clock: timers once per board', () => {
 
   it('three clones with serve --git-sync: one holds the clock, it moves when that clone dies, and each overdue mark is written once', async () => {
     const { root, remote, a, b } = await twoClones();
-    const c = path.join(root, 'c');
-    git(root, 'clone', '-q', remote, 'c');
-    for (const [k, v] of [
-      ['user.email', 'c@example.com'],
-      ['user.name', 'Clone C'],
-    ])
-      git(c, 'config', k!, v!);
-    expect((await wb(c, 'git-setup')).code).toBe(0);
+    const c = await addClone(root, remote, 'c', 'c@example.com');
     const processFile = path.join(a, 'processes/hello/PROCESS.md');
     await fs.writeFile(processFile, (await fs.readFile(processFile, 'utf8')).replace('due: 2d', 'due: 1m'));
     expect((await wb(a, 'publish', 'processes/hello', '--role', 'approver=approvers')).code).toBe(0);
@@ -78,27 +71,7 @@ describe('the board clock: timers once per board', () => {
         const started = await wb(second, '--as', 'writer-a', 'start', 'hello', '--input', `topic=Ferries ${i}`, '--input', 'words=60');
         expect(started.code, started.stderr).toBe(0);
         const run = started.stdout.trim();
-        const claim = await wb(second, '--as', 'writer-a', 'claim', run, 'draft');
-        const done = await wb(
-          second,
-          '--as',
-          'writer-a',
-          'submit',
-          claim.stdout.trim(),
-          '--output',
-          'text=Text.',
-          '--output',
-          'sources=1',
-          '--evidence',
-          'link:https://example.com/s',
-          '--next',
-          'approve',
-          '--reason',
-          'Ready.',
-          '--summary',
-          'Wrote it.',
-        );
-        expect(done.code, done.stderr).toBe(0);
+        await submitAs(second, run, 'writer-a', 'Text.');
         runs.push(run);
       }
       const opened = Date.now();

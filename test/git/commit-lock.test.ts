@@ -14,7 +14,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { git, twoClones, wb } from '../support/git-clones.js';
+import { draftSubmission, git, twoClones, wb } from '../support/git-clones.js';
 import { until } from '../support/until.js';
 
 /** Blocks the first time `git add` or `git commit` runs it (its parent's command line says so) until the test says go; otherwise a plain `cat`. */
@@ -74,25 +74,7 @@ describe('a git commit of the board is never in the middle of a transition', () 
       const submit = new Promise<{ code: number; stderr: string }>((resolve) => {
         execFile(
           process.execPath,
-          [
-            path.join(ROOT, 'bin/workboard.js'),
-            '--as',
-            'writer-a',
-            'submit',
-            claim.stdout.trim(),
-            '--output',
-            'text=Mid-commit.',
-            '--output',
-            'sources=1',
-            '--evidence',
-            'link:https://example.com/source',
-            '--next',
-            'approve',
-            '--reason',
-            'Ready.',
-            '--summary',
-            'Written.',
-          ],
+          [path.join(ROOT, 'bin/workboard.js'), '--as', 'writer-a', ...draftSubmission(claim.stdout.trim(), 'Mid-commit.', 'Written.')],
           { cwd: a, env: { ...process.env, NO_COLOR: '1' } },
           (e, _out, stderr) => resolve({ code: e ? Number((e as { code?: unknown }).code ?? 1) : 0, stderr }),
         );

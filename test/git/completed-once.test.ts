@@ -15,7 +15,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/cli-run.js';
-import { boardFiles, git, submitAs, twoClones, wb } from '../support/git-clones.js';
+import { boardFiles, draftSubmission, git, submitAs, twoClones, wb } from '../support/git-clones.js';
 
 describe('a step completed on another clone ends the claims on it here', () => {
   beforeAll(async () => {
@@ -41,25 +41,7 @@ describe('a step completed on another clone ends the claims on it here', () => {
     expect(renew.code).not.toBe(0);
     expect(renew.stdout + renew.stderr).toMatch(/stale/);
     expect(renew.stdout + renew.stderr).toContain('writer-b completed draft');
-    const submit = await wb(
-      a,
-      '--as',
-      'writer-a',
-      'submit',
-      tokenA,
-      '--output',
-      'text=From A.',
-      '--output',
-      'sources=1',
-      '--evidence',
-      'link:https://example.com/a',
-      '--next',
-      'approve',
-      '--reason',
-      'Ready.',
-      '--summary',
-      'A wrote it.',
-    );
+    const submit = await wb(a, '--as', 'writer-a', ...draftSubmission(tokenA, 'From A.', 'A wrote it.', 'https://example.com/a'));
     expect(submit.code).not.toBe(0);
     expect(submit.stderr).toContain('writer-b completed draft');
 

@@ -13,7 +13,7 @@
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
+import { freePort } from '../support/free-port.js';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -42,14 +42,6 @@ function statusFor(port: number, token: string): Promise<number> {
     req.on('error', reject);
     req.end(body);
   });
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** `serve --http` on a clone, stopped after `fn`. */

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../support/cli-run.js';
+import { draftSubmission } from '../support/git-clones.js';
 import { boardFiles, chainLines, differing, exists, git, readOr } from '../support/sim-board.js';
 import { team, Trace, type Clone } from '../support/sim-team.js';
 
@@ -29,25 +30,7 @@ describe('workboard sync: the same merge either way round', () => {
         expect(r.code, `workboard ${args.join(' ')} on ${c.name}: ${r.stderr}`).toBe(0);
         return r.stdout.trim();
       };
-      const submit = (c: Clone, token: string, agent: string, text: string) =>
-        ok(c, [
-          'submit',
-          token,
-          '--output',
-          `text=${text}`,
-          '--output',
-          'sources=1',
-          '--evidence',
-          'link:https://example.com/x',
-          '--next',
-          'approve',
-          '--reason',
-          'Ready.',
-          '--summary',
-          text,
-          '--as',
-          agent,
-        ]);
+      const submit = (c: Clone, token: string, agent: string, text: string) => ok(c, [...draftSubmission(token, text, text, 'https://example.com/x'), '--as', agent]);
 
       // Two runs both clones have.
       const contested = await ok(a, ['start', 'hello', '--input', 'topic=Both', '--input', 'words=10', '--as', a.agents[0]!]);

@@ -9,7 +9,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { promises as fs } from 'node:fs';
-import net from 'node:net';
+import { freePort } from '../support/free-port.js';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,14 +34,6 @@ async function recipe(): Promise<string[][]> {
 
 /** Shell words: spaces split, double quotes group. */
 const words = (line: string): string[] => [...line.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!);
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 describe('the team recipe in docs/git.md, run as written', () => {
   beforeAll(async () => {

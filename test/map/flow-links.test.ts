@@ -9,12 +9,12 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { linkedProcesses, mapGraph, processMapSvg } from '../../src/map/index.js';
 import { loadProcess } from '../../src/process/load.js';
 import { FULL_OFFER } from '../../src/protocol/offer.js';
-import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
-import { inProcessWeb, pageAs, sectionText } from '../web/http-support.js';
+import { CAST } from '../support/svc-harness.js';
+import { sectionText, servedHarness } from '../web/http-support.js';
 import { ROOT } from './sources.js';
 
 const fixture = (name: string) => {
@@ -50,28 +50,18 @@ describe('the map of a process that starts runs of others', () => {
 });
 
 describe('the full-size map page', () => {
-  let h: Harness;
-  let origin: string;
-  let close: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    h = await Harness.open({
-      groups: { it: [CAST.fin] },
-      processes: [{ folder: 'equipment-order' }, { folder: 'access-request', roles: { it: 'it' } }, { folder: 'onboarding', roles: { it: 'it' } }, { folder: 'hiring', roles: { it: 'it' } }],
-    });
-    ({ origin, close } = await inProcessWeb(h.service));
-  });
-  afterAll(async () => {
-    await close?.();
-    await cleanupHarnesses();
+  const web = servedHarness({
+    groups: { it: [CAST.fin] },
+    processes: [{ folder: 'equipment-order' }, { folder: 'access-request', roles: { it: 'it' } }, { folder: 'onboarding', roles: { it: 'it' } }, { folder: 'hiring', roles: { it: 'it' } }],
   });
 
   it('lists the processes whose runs it starts, each linked, with the step or end that starts them', async () => {
-    const onboarding = await pageAs(h.board, origin, '/processes/onboarding/v1/map', CAST.fin);
+    const onboarding = await web.page('/processes/onboarding/v1/map');
     expect(sectionText(onboarding, 'map-links-h')).toBe('Runs of other processes it startsEquipment order from “Runs of Equipment order”Access request from “Runs of Access request”');
     expect(onboarding).toContain('<a href="/processes/equipment-order">Equipment order</a>');
-    const hiring = await pageAs(h.board, origin, '/processes/hiring/v1/map', CAST.fin);
+    const hiring = await web.page('/processes/hiring/v1/map');
     expect(sectionText(hiring, 'map-links-h')).toBe('Runs of other processes it startsOnboarding when it ends hired');
-    const plain = await pageAs(h.board, origin, '/processes/equipment-order/v1/map', CAST.fin);
+    const plain = await web.page('/processes/equipment-order/v1/map');
     expect(sectionText(plain, 'map-links-h')).toBeNull();
   });
 });

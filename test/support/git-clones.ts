@@ -122,29 +122,17 @@ export async function boardFiles(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
+/** The CLI words that submit a hello run's draft (claimed with `token`) to its approval: its text, one source, a link. */
+export function draftSubmission(token: string, text: string, summary: string, link = 'https://example.com/source'): string[] {
+  return ['submit', token, '--output', `text=${text}`, '--output', 'sources=1', '--evidence', `link:${link}`, '--next', 'approve', '--reason', 'Ready.', '--summary', summary];
+}
+
+/** A hello run's draft claimed and submitted to its approval by `agent` through the CLI; the claim's token. */
 export async function submitAs(dir: string, run: string, agent: string, text: string) {
   const claim = await wb(dir, '--as', agent, 'claim', run, 'draft');
   expect(claim.code, claim.stderr).toBe(0);
   const token = claim.stdout.trim();
-  const done = await wb(
-    dir,
-    '--as',
-    agent,
-    'submit',
-    token,
-    '--output',
-    `text=${text}`,
-    '--output',
-    'sources=1',
-    '--evidence',
-    'link:https://example.com/source',
-    '--next',
-    'approve',
-    '--reason',
-    'Ready.',
-    '--summary',
-    `${agent} wrote it.`,
-  );
+  const done = await wb(dir, '--as', agent, ...draftSubmission(token, text, `${agent} wrote it.`));
   expect(done.code, done.stderr).toBe(0);
   return token;
 }

@@ -7,12 +7,14 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import type { Service } from '../../src/service/service.js';
 import { createWebApp } from '../../src/web/app.js';
 import type { Board } from '../../src/board/board.js';
 import { cookieName } from '../../src/web/security.js';
 import { createLoginLink, redeemCode } from '../../src/web/sessions.js';
 import type { WebBoard } from './web-support.js';
+import { CAST, cleanupHarnesses, Harness, type BoardSpec } from '../support/svc-harness.js';
 
 /** The web app over a service in this process, on a real loopback socket: its origin, and how to close it. */
 export async function inProcessWeb(service: Service, config = { publicOrigin: null, secure: false }): Promise<{ origin: string; close: () => Promise<void> }> {
@@ -111,6 +113,29 @@ export async function pageAs(board: Board, origin: string, path: string, email: 
   const res = await fetch(`${origin}${path}`, { headers: { cookie: `${cookieName(config)}=${token}` } });
   if (res.status !== 200) throw new Error(`${path} as ${email}: ${res.status}`);
   return res.text();
+}
+
+/**
+ * A harness board served by the web app in this process, for the tests after
+ * it (its hooks are registered here): read `h` inside them; `page` is a page
+ * as a person sees it once signed in (CAST.fin unless named).
+ */
+export function servedHarness(spec: BoardSpec, config = { publicOrigin: null, secure: false }) {
+  const web = {
+    h: undefined as unknown as Harness,
+    origin: '',
+    page: (path: string, email: string = CAST.fin) => pageAs(web.h.board, web.origin, path, email, config),
+  };
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    web.h = await Harness.open(spec);
+    ({ origin: web.origin, close } = await inProcessWeb(web.h.service, config));
+  });
+  afterAll(async () => {
+    await close?.();
+    await cleanupHarnesses();
+  });
+  return web;
 }
 
 /** The text of a page's section labelled by the heading `headingId`, tags dropped; null when there is none. */

@@ -22,9 +22,8 @@ import { Board } from '../../src/board/board.js';
 import { publish } from '../../src/board/processes.js';
 import { offerFor } from '../../src/service/context.js';
 import { Service } from '../../src/service/service.js';
-import { createLoginLink } from '../../src/web/sessions.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer, shot, DOCS_WEB } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, signedIn, stopServer, shot, DOCS_WEB } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -90,21 +89,14 @@ describe.skipIf(!HAVE_BROWSER)(`lineage and map links in a real browser${HAVE_BR
     if (dir) rmSync(path.dirname(dir), { recursive: true, force: true });
   });
 
-  async function signedIn(width: number): Promise<Page> {
-    const ctx = await browser.newContext({ viewport: { width, height: 900 } });
-    const page = await ctx.newPage();
-    await page.goto(await createLoginLink(board, MIRA, base));
-    await page.getByRole('button', { name: /Sign in as/ }).click();
-    await page.waitForURL(`${base}/work`);
-    return page;
-  }
+  const signedInAt = async (width: number): Promise<Page> => (await signedIn(browser, { board, base }, MIRA, { width, height: 900 })).page;
 
   const noSideScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
   const words = (s: string | null) => (s ?? '').replace(/\s+/g, ' ').trim();
 
   for (const [label, width] of VIEWPORTS) {
     it(`${label}: the onboarding's page names its parent and its children by title, linked, with their states and the rollup`, async () => {
-      const page = await signedIn(width);
+      const page = await signedInAt(width);
       await page.goto(`${base}/runs/${runs.onboarding}`);
       const lineage = page.locator('section[aria-labelledby="lineage-h"]');
       await expect(lineage.locator('h2').textContent()).resolves.toBe('Lineage');
@@ -138,7 +130,7 @@ describe.skipIf(!HAVE_BROWSER)(`lineage and map links in a real browser${HAVE_BR
     });
 
     it(`${label}: the onboarding's map page links the processes whose runs it starts, and the hiring map links onboarding`, async () => {
-      const page = await signedIn(width);
+      const page = await signedInAt(width);
       await page.goto(`${base}/processes/onboarding/v1/map`);
       const links = page.locator('section[aria-labelledby="map-links-h"]');
       expect(words(await links.innerText())).toBe('Runs of other processes it starts Equipment order from “Runs of Equipment order” Access request from “Runs of Access request”');

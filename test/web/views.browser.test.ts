@@ -16,9 +16,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Board } from '../../src/board/board.js';
 import { Service } from '../../src/service/service.js';
-import { createLoginLink } from '../../src/web/sessions.js';
 import { ensureBuilt, ROOT } from '../support/cli-run.js';
-import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, stopServer, shot, DOCS_WEB } from './web-support.js';
+import { axeProblems, HAVE_BROWSER, launch, NO_BROWSER_REASON, release, serveBoard, signedIn, stopServer, shot, DOCS_WEB } from './web-support.js';
 
 if (!HAVE_BROWSER) console.warn(NO_BROWSER_REASON);
 
@@ -67,20 +66,13 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
     if (dir) rmSync(path.dirname(dir), { recursive: true, force: true });
   });
 
-  async function signedIn(who: string, width: number): Promise<Page> {
-    const ctx = await browser.newContext({ viewport: { width, height: 900 } });
-    const page = await ctx.newPage();
-    await page.goto(await createLoginLink(board, who, base));
-    await page.getByRole('button', { name: /Sign in as/ }).click();
-    await page.waitForURL(`${base}/work`);
-    return page;
-  }
+  const signedInAt = async (who: string, width: number): Promise<Page> => (await signedIn(browser, { board, base }, who, { width, height: 900 })).page;
 
   const noSideScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
   for (const [label, width] of VIEWPORTS) {
     it(`${label}: a blocked payment's page says Blocked and names its contract by title, linked, with where it stands`, async () => {
-      const page = await signedIn(MIRA, width);
+      const page = await signedInAt(MIRA, width);
       await page.goto(`${base}/runs/${runs.blocked}`);
       await expect(page.locator('.blocked-tag').first().textContent()).resolves.toBe('Blocked');
       const section = page.locator('section[aria-labelledby="flow-h"]');
@@ -95,7 +87,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
     });
 
     it(`${label}: My work lists finance's approvals most urgent first, the blocked payment not among them`, async () => {
-      const page = await signedIn(MIRA, width);
+      const page = await signedInAt(MIRA, width);
       await page.goto(`${base}/work?view=all`);
       const names = await page.locator('li.item .run-name').allTextContents();
       expect(names).toEqual(['Supplier payment · 2,250.00 EUR · Stadtwerke · Urgent', 'Supplier payment · 86.20 EUR · Kaffee & Co', 'Supplier payment · 310.40 EUR · Papierwerk · Low']);
@@ -107,7 +99,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
     });
 
     it(`${label}: Runs opens on the first saved view, a board of columns by priority; the picker leads to who each run waits for`, async () => {
-      const page = await signedIn(MIRA, width);
+      const page = await signedInAt(MIRA, width);
       await page.goto(`${base}/runs`);
       await expect(page.locator('.view-picker a[aria-current="page"]').textContent()).resolves.toBe('Open work by priority');
       const columns = page.locator('.view-column');
@@ -138,7 +130,7 @@ describe.skipIf(!HAVE_BROWSER)(`blocked runs, priority and saved views in a real
       { kind: 'person', email: 'ana@example.com', operator: false },
     );
     expect(decided.ok, JSON.stringify(decided)).toBe(true);
-    const page = await signedIn(MIRA, 1280);
+    const page = await signedInAt(MIRA, 1280);
     await page.goto(`${base}/work?view=all`);
     expect(await page.locator('li.item .run-name').allTextContents()).toEqual([
       'Supplier payment · 2,250.00 EUR · Stadtwerke · Urgent',

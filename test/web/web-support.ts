@@ -316,7 +316,7 @@ export async function release(browser: Browser | undefined): Promise<void> {
 /** A browser context signed in as `who` through a real login link (opened, then the button pressed); `emulate` adds a phone's emulation. */
 export async function signedIn(
   browser: Browser,
-  wb: WebBoard,
+  wb: Pick<WebBoard, 'board' | 'base'>,
   who: string,
   viewport = { width: 1280, height: 900 },
   emulate: { isMobile?: boolean; hasTouch?: boolean; deviceScaleFactor?: number } = {},
