@@ -218,8 +218,10 @@ export class IndexEntries {
       this.openChanged.add(id);
       return;
     }
-    if (this.open.delete(id)) this.openChanged.add(id);
-    const had = this.endedGet(id) !== undefined;
+    // An id is open or ended, never both: a run open until now is not looked for among the ended (at 100k runs that read them all back).
+    const wasOpen = this.open.delete(id);
+    if (wasOpen) this.openChanged.add(id);
+    const had = !wasOpen && this.endedGet(id) !== undefined;
     if (this.ended) this.ended.set(id, e);
     else this.tail.set(id, e);
     if (!had) {
@@ -231,11 +233,9 @@ export class IndexEntries {
   }
 
   delete(id: string): boolean {
-    if (this.open.delete(id)) {
-      this.openChanged.add(id);
-      return true;
-    }
-    return this.dropEnded(id);
+    if (!this.open.delete(id)) return this.dropEnded(id);
+    this.openChanged.add(id);
+    return true;
   }
 
   private dropEnded(id: string): boolean {

@@ -112,6 +112,35 @@ describe('the run index on disk', () => {
     expect(await listedReadingNoRun(h.root)).toEqual(truth);
   });
 
+  it('a warm process whose open run ends after a newer run was saved as ended does not read the ended entries back', async () => {
+    // A cold start writes both files and its cursor before it answers: the warm process below catches up from there.
+    await fs.rm(path.join(h.root, '.work/index'), { recursive: true, force: true });
+    await listedOpen(new RunIndex(await Board.open(h.root)));
+    const board = await Board.open(h.root);
+    // Each look at the clock is 10 s later, so every catch-up also saves (SAVE_EVERY_MS).
+    let now = Date.now();
+    const index = new RunIndex(board, undefined, () => (now += 10_000));
+    // A run's id begins with its start time: these two come after every run before them, in this order.
+    h.advance(60_000);
+    const older = await h.start('claim-review', { claimant: CAST.bob, amount: 50 });
+    h.advance(1_000);
+    const newer = await h.start('claim-review', { claimant: CAST.bob, amount: 60 });
+    expect(older.run.id < newer.run.id).toBe(true);
+    const reads = vi.spyOn(board.state, 'readTextNow');
+    expect(await listedOpen(index)).toEqual((await onDisk(h.root)).filter(isOpen));
+    await h.ok('cancel', { runId: newer.run.id, reason: 'Test.' }, CAST.operator);
+    await listedOpen(index);
+    // The newer run's end is on disk: the greatest ended id there is now above the older run's.
+    await until(async () => ((await fs.readFile(path.join(h.root, ENDED), 'utf8')).includes(newer.run.id) ? true : undefined), 10_000, 20);
+    await h.ok('cancel', { runId: older.run.id, reason: 'Test.' }, CAST.operator);
+    expect(await listedOpen(index)).toEqual((await onDisk(h.root)).filter(isOpen));
+    expect(reads.mock.calls.map(([rel]) => rel)).not.toContain(ENDED);
+    // And what it saved lists every run as the files say, in this process and the next.
+    expect(await listed(index)).toEqual(await onDisk(h.root));
+    await until(async () => ((await fs.readFile(path.join(h.root, ENDED), 'utf8')).includes(older.run.id) ? true : undefined), 10_000, 20);
+    expect(await listedReadingNoRun(h.root)).toEqual(await onDisk(h.root));
+  });
+
   it('is appended to, not rewritten, when runs start and end', async () => {
     await listed(new RunIndex(await Board.open(h.root)));
     const before = await Promise.all([OPEN, ENDED].map(async (f) => ({ ino: (await fs.stat(path.join(h.root, f))).ino, bytes: await fs.readFile(path.join(h.root, f)) })));
