@@ -10,8 +10,10 @@
  *   the change log was read and how much of `ended` is whole. Read by every
  *   process; small, as it follows what is open, not the board's size.
  * - `ended`: the ended and cancelled runs' entries (or `[id]`: no longer
- *   there), read only when something needs them (every run listed, a full
- *   scan, a run the change log names that may be among them).
+ *   there), read only when every run is listed or looked at again; a run
+ *   that could be among them is looked for by the ids alone
+ *   (run-index-ended.ts, ended-ids.ts). A long-lived process keeps the
+ *   entries of runs that end only until a save has appended them.
  * A save appends what changed; a file is rewritten whole only when most of
  * its lines are out of date. Saves are serialised by a lock and skipped when
  * it is busy or another process wrote since this one read: that one's copy
@@ -19,8 +21,11 @@
  */
 import type { ChangeCursor } from '../board/changes.js';
 import { INDEX_DIR, LEGACY_INDEX_FILE } from '../board/layout.js';
-import type { PiecesFile, WorkState } from '../board/state.js';
+import type { WorkState } from '../board/state.js';
+import { EndedIds } from './ended-ids.js';
+import { ENDED_FILE, isEntry, readEndedEntries, readEndedIds, type IndexEntry } from './run-index-ended.js';
 import { line, linesOf, records } from './run-index-lines.js';
+import { EndedSpill } from './run-index-spill.js';
 import { idSum, inodeOf, isMark, NO_ENDED, TWO_32, type EndedMark } from './run-index-mark.js';
 import type { RunSummary } from './run-summary-scan.js';
 
@@ -34,28 +39,21 @@ export interface IndexCursor {
   fullAt: number;
 }
 
-/** A run's summary and the stamp of the RUN.md it was read from. */
-export interface IndexEntry {
-  stamp: string;
-  summary: RunSummary;
-}
-
 const OPEN_FILE = `${INDEX_DIR}/open`;
-const ENDED_FILE = `${INDEX_DIR}/ended`;
 const VERSION = 5;
 const LOCK = 'run-index';
 
 export const isOpenSummary = (r: RunSummary): boolean => r.state !== 'ended' && r.state !== 'cancelled';
-
-const isEntry = (v: unknown): v is IndexEntry => typeof v === 'object' && v !== null && 'stamp' in v && typeof v.stamp === 'string' && 'summary' in v && typeof v.summary === 'object';
 
 export class IndexEntries {
   private state: WorkState | null = null;
   private open = new Map<string, IndexEntry>();
   /** Ended runs' entries once read (null: not read yet; `tail` holds those added meanwhile). */
   private ended: Map<string, IndexEntry> | null = new Map();
-  /** Ended entries added while `ended` was not read, every id greater than the file's. */
+  /** Ended entries set while `ended` was not read, held until a save has appended them to the file. */
   private tail = new Map<string, IndexEntry>();
+  /** While `ended` is not read: which runs are among the ended ones, by id alone. */
+  private endedIds = new EndedIds();
   /** Ended entries in all, and the greatest id among them. */
   private endedCount = 0;
   private endedSum = 0;
@@ -71,13 +69,8 @@ export class IndexEntries {
   private headLines = 0;
   /** Write both files whole at the next save (none yet, or what they hold cannot be trusted). */
   private rewrite = true;
-  /**
-   * A cold build's ended entries, written to a new `ended` as the scan reads
-   * them instead of held in memory (at 100k runs, most of a cold start's
-   * heap); the save puts the file in place. Read back into memory only when
-   * an entry of it is wanted first, or that save could not be made.
-   */
-  private spill: { file: PiecesFile; ids: Set<string> } | null = null;
+  /** A cold build's ended entries, written to a new file as they are read (run-index-spill.ts). */
+  private spill: EndedSpill | null = null;
   /** `ended` did not hold what `open` vouched for: every run is to be looked at again (a full scan). */
   broken = false;
   /** Another process saved since this one read: read its copy again before the next use. */
@@ -86,11 +79,12 @@ export class IndexEntries {
   /** Read the copy on disk; the cursor it was saved with, or null when there is none to trust (then all is empty). */
   load(state: WorkState): IndexCursor | null {
     this.state = state;
-    this.spill?.file.abort();
+    this.spill?.abort();
     this.spill = null;
     this.open = new Map();
     this.ended = new Map();
     this.tail = new Map();
+    this.endedIds = new EndedIds();
     this.endedCount = 0;
     this.endedSum = 0;
     this.endedMax = '';
@@ -137,58 +131,61 @@ export class IndexEntries {
     return cursor;
   }
 
-  /** The ended entries, read from disk the first time they are needed. */
-  private endedMap(): Map<string, IndexEntry> {
+  /** The ended entries, read from disk the first time they are needed; `broken` then says whether they can be trusted. */
+  loadEnded(): Map<string, IndexEntry> {
     this.unspill();
     if (this.ended) return this.ended;
-    const ended = new Map<string, IndexEntry>();
-    const text = this.state?.readTextNow(ENDED_FILE) ?? null;
-    const ino = this.state ? inodeOf(this.state.stamp(ENDED_FILE)) : '';
-    let whole = 0;
-    let lines = 0;
-    if (text !== null && ino === this.disk.ino) {
-      for (const { value, end } of records(text)) {
-        if (end > this.disk.len) break;
-        whole = end;
-        lines++;
-        if (Array.isArray(value) && typeof value[0] === 'string') {
-          const [, stamp, summary] = value as unknown[];
-          const entry = { stamp, summary };
-          if (value.length === 1) ended.delete(value[0]);
-          else if (isEntry(entry)) ended.set(value[0], entry);
-        }
-      }
-    }
-    for (const id of this.open.keys()) ended.delete(id);
-    if (whole !== this.disk.len || lines !== this.disk.lines || ended.size !== this.disk.n || idSum(ended.keys()) !== this.disk.sum) {
+    let ended = readEndedEntries(this.state, this.disk, this.open);
+    if (ended === null) {
       // Not what `open` vouched for: nothing of it is trusted, and a full scan looks at every run.
       this.broken = true;
       this.rewrite = true;
-      ended.clear();
+      ended = new Map();
     }
     for (const [id, e] of this.tail) ended.set(id, e);
     this.tail.clear();
+    this.endedIds = new EndedIds();
     this.ended = ended;
     this.endedCount = ended.size;
     this.endedSum = idSum(ended.keys());
     return ended;
   }
 
-  /** Is `id` among the ended entries? Reads them only when the id could be there. */
-  private endedGet(id: string): IndexEntry | undefined {
-    if (this.spill?.ids.has(id)) this.unspill();
-    if (this.ended) return this.ended.get(id);
-    const t = this.tail.get(id);
-    if (t || id > this.disk.max) return t;
-    return this.endedMap().get(id);
+  /** Is `id` among the ended runs? Answered by ids alone; the file's ids are read the first time an id could be among them. */
+  private endedHas(id: string): boolean {
+    if (this.spill?.ids.has(id)) return true;
+    if (this.ended) return this.ended.has(id);
+    if (this.tail.has(id)) return true;
+    const known = this.endedIds.has(id);
+    if (known !== undefined) return known;
+    if (id > this.disk.max) return false;
+    // Read now: the answer is known either way after that.
+    this.fillIds();
+    return this.endedHas(id);
   }
 
-  get(id: string): IndexEntry | undefined {
-    return this.open.get(id) ?? this.endedGet(id);
+  /** The file's ended ids read into `endedIds`, without their entries; when they are not what was vouched for, the entries are read (and found broken). */
+  private fillIds(): void {
+    const ids = readEndedIds(this.state, this.disk, this.open);
+    if (ids) this.endedIds.fill(ids);
+    else this.loadEnded();
   }
 
   has(id: string): boolean {
-    return this.get(id) !== undefined;
+    return this.open.has(id) || this.endedHas(id);
+  }
+
+  isOpen(id: string): boolean {
+    return this.open.has(id);
+  }
+
+  /**
+   * The stamp of the RUN.md a run's entry was read from; undefined when it
+   * has none, or its entry was let go after a save (then RUN.md is read
+   * again, which costs a file where looking it up costs every ended entry).
+   */
+  stampOf(id: string): string | undefined {
+    return (this.open.get(id) ?? (this.ended ? this.ended.get(id) : this.tail.get(id)))?.stamp;
   }
 
   get size(): number {
@@ -202,13 +199,11 @@ export class IndexEntries {
 
   /** Set a run's entry: kept as a copy (a scanned summary's strings are slices of RUN.md, about 0.5 KB a run kept alive), unless a cold build only writes it. */
   set(id: string, scanned: IndexEntry): void {
-    if (this.spill && !this.spill.ids.has(id) && !isOpenSummary(scanned.summary)) {
+    if (this.spill?.ids.has(id)) this.unspill();
+    if (this.spill && !isOpenSummary(scanned.summary)) {
       if (this.open.delete(id)) this.openChanged.add(id);
-      this.spill.file.write(line([id, scanned.stamp, scanned.summary]));
-      this.spill.ids.add(id);
-      this.endedCount++;
-      this.endedSum = idSum([id], this.endedSum);
-      if (id > this.endedMax) this.endedMax = id;
+      this.spill.write(id, scanned);
+      this.counted(id, false);
       return;
     }
     const e = { stamp: scanned.stamp, summary: structuredClone(scanned.summary) };
@@ -221,15 +216,20 @@ export class IndexEntries {
     // An id is open or ended, never both: a run open until now is not looked for among the ended (at 100k runs that read them all back).
     const wasOpen = this.open.delete(id);
     if (wasOpen) this.openChanged.add(id);
-    const had = !wasOpen && this.endedGet(id) !== undefined;
+    const had = !wasOpen && this.endedHas(id);
     if (this.ended) this.ended.set(id, e);
     else this.tail.set(id, e);
+    this.counted(id, had);
+    this.endedChanged.set(id, e);
+  }
+
+  /** An ended entry counted in the totals (`had`: it was one already). */
+  private counted(id: string, had: boolean): void {
     if (!had) {
       this.endedCount++;
       this.endedSum = idSum([id], this.endedSum);
     }
     if (id > this.endedMax) this.endedMax = id;
-    this.endedChanged.set(id, e);
   }
 
   delete(id: string): boolean {
@@ -239,9 +239,13 @@ export class IndexEntries {
   }
 
   private dropEnded(id: string): boolean {
-    if (this.endedGet(id) === undefined) return false;
+    if (this.spill?.ids.has(id)) this.unspill();
+    if (!this.endedHas(id)) return false;
     if (this.ended) this.ended.delete(id);
-    else this.tail.delete(id);
+    else {
+      this.tail.delete(id);
+      this.endedIds.delete(id);
+    }
     this.endedCount--;
     this.endedSum = (this.endedSum - idSum([id]) + TWO_32) % TWO_32;
     this.endedChanged.set(id, null);
@@ -251,32 +255,16 @@ export class IndexEntries {
   /** Write the ended entries set from now on straight to a new file, when nothing is held yet (a cold build); true when it does. */
   startSpill(): boolean {
     if (!this.state || this.spill || !this.rewrite || this.open.size > 0 || this.ended?.size !== 0 || this.tail.size > 0) return false;
-    this.spill = { file: this.state.openPieces(ENDED_FILE), ids: new Set() };
+    this.spill = new EndedSpill(this.state);
     return true;
   }
 
   /** The spill read back into memory and its file dropped, as if its entries had been held all along (written whole at the next save). */
   private unspill(): void {
     const spill = this.spill;
-    if (!spill) return;
     this.spill = null;
-    const ended = this.ended ?? new Map<string, IndexEntry>();
-    try {
-      for (const { value } of records(spill.file.readBack())) {
-        const [id, stamp, summary] = value as [string, string, RunSummary];
-        ended.set(id, { stamp, summary });
-      }
-    } finally {
-      spill.file.abort();
-    }
-    this.ended = ended;
     // Not what was counted (the temp file could not be read whole): the next save writes what is here, and a full scan looks again.
-    if (ended.size !== spill.ids.size) this.broken = true;
-  }
-
-  /** Read the ended entries now, so that `broken` says whether they can be trusted before any answer is built from them. */
-  loadEnded(): void {
-    this.endedMap();
+    if (spill && !spill.readBack((this.ended ??= new Map<string, IndexEntry>()))) this.broken = true;
   }
 
   /**
@@ -286,7 +274,9 @@ export class IndexEntries {
    * the scan's heap). They are read again when something needs them.
    */
   releaseEnded(): void {
-    if (this.ended && this.state && this.endedChanged.size === 0 && !this.rewrite && !this.broken && this.disk.n === this.ended.size) this.ended = null;
+    if (!this.ended || !this.state || this.endedChanged.size > 0 || this.rewrite || this.broken || this.disk.n !== this.ended.size) return;
+    this.endedIds = EndedIds.of(this.ended.keys());
+    this.ended = null;
   }
 
   /** Every run was looked at again (a full scan): what was broken is whole in memory, and written whole at the next save. */
@@ -297,12 +287,12 @@ export class IndexEntries {
 
   /** Every id; reads the ended entries. */
   keys(): string[] {
-    return [...this.open.keys(), ...this.endedMap().keys()];
+    return [...this.open.keys(), ...this.loadEnded().keys()];
   }
 
   /** Every entry; reads the ended entries. */
   values(): IndexEntry[] {
-    return [...this.open.values(), ...this.endedMap().values()];
+    return [...this.open.values(), ...this.loadEnded().values()];
   }
 
   /** The open runs' entries alone: what get_work walks, without reading the ended ones. */
@@ -349,6 +339,7 @@ export class IndexEntries {
         max: this.endedMax,
         sum: this.endedSum,
       };
+      this.releaseTail();
     }
     this.endedChanged.clear();
     const mark = line(['c', VERSION, cursor, this.disk]);
@@ -371,18 +362,26 @@ export class IndexEntries {
     this.broken = false;
   }
 
+  /** The tail's entries are in the file now: only their ids stay in memory (a long-lived server ends runs all day). */
+  private releaseTail(): void {
+    for (const id of this.tail.keys()) this.endedIds.add(id);
+    this.tail.clear();
+    if (this.endedIds.wantsFile) this.fillIds();
+  }
+
   /** A cold build's `ended` put in place (a new inode, which the next cursor line names); its entries are read from it when wanted. */
   private finishSpill(state: WorkState, spill: NonNullable<typeof this.spill>): void {
     // Pending until the rename is done: if it fails, the save's caller reads the file back instead.
-    const len = spill.file.finish();
+    const len = spill.finish();
     this.spill = null;
     this.disk = { ino: inodeOf(state.stamp(ENDED_FILE)), len, lines: spill.ids.size, n: this.endedCount, max: this.endedMax, sum: this.endedSum };
+    this.endedIds = EndedIds.of(spill.ids);
     this.ended = null;
   }
 
   /** `ended` written whole, by rename: a new inode, which the next cursor line names. */
   private async writeEnded(state: WorkState): Promise<void> {
-    const ended = this.endedMap();
+    const ended = this.loadEnded();
     let len = 0;
     if (ended.size === 0) await state.remove(ENDED_FILE);
     else len = state.replaceInPieces(ENDED_FILE, linesOf(ended));

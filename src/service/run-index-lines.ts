@@ -16,23 +16,43 @@ export function* linesOf<E extends { stamp: string; summary: unknown }>(entries:
   for (const [id, e] of entries) yield line([id, e.stamp, e.summary]);
 }
 
-/** The records of whole, intact lines from the start, each with the bytes up to its end; stops at the first that is not. */
-export function records(text: string): { value: unknown; end: number }[] {
-  const out: { value: unknown; end: number }[] = [];
+/** The JSON of whole, intact lines from the start, each with the bytes up to its end; stops at the first that is not. */
+export function* intactLines(text: string): Generator<{ json: string; end: number }> {
   let at = 0;
   let bytes = 0;
   for (;;) {
     const nl = text.indexOf('\n', at);
-    if (nl < 0) return out;
+    if (nl < 0) return;
     const raw = text.slice(at, nl);
     const json = raw.slice(9);
-    if (raw[8] !== ' ' || raw.slice(0, 8) !== crc32(json).toString(16).padStart(8, '0')) return out;
+    if (raw[8] !== ' ' || raw.slice(0, 8) !== crc32(json).toString(16).padStart(8, '0')) return;
+    bytes += Buffer.byteLength(raw) + 1;
+    yield { json, end: bytes };
+    at = nl + 1;
+  }
+}
+
+/** The records of whole, intact lines from the start, each with the bytes up to its end; stops at the first that is not. */
+export function records(text: string): { value: unknown; end: number }[] {
+  const out: { value: unknown; end: number }[] = [];
+  for (const { json, end } of intactLines(text)) {
     try {
-      bytes += Buffer.byteLength(raw) + 1;
-      out.push({ value: JSON.parse(json) as unknown, end: bytes });
+      out.push({ value: JSON.parse(json) as unknown, end });
     } catch {
       return out;
     }
-    at = nl + 1;
   }
+  return out;
+}
+
+/**
+ * The id an ended-file line names, without parsing its entry (`["<id>", stamp, summary]`
+ * sets it, `["<id>"]` drops it); null for a line of another shape. Run ids hold no quote or escape.
+ */
+export function lineId(json: string): { id: string; set: boolean } | null {
+  const close = json.indexOf('"', 2);
+  if (!json.startsWith('["') || close < 0) return null;
+  const id = json.slice(2, close);
+  if (json.length === close + 2 && json.endsWith('"]')) return { id, set: false };
+  return json[close + 1] === ',' ? { id, set: true } : null;
 }

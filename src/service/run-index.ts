@@ -190,6 +190,8 @@ export class RunIndex {
   private async fullScan(cursor: Cursor, spill: boolean): Promise<void> {
     this.onChanged?.(null);
     const cold = spill && this.entries.startSpill();
+    // Every held stamp is compared with its RUN.md: the ended ones are read first, as one file, not run by run.
+    if (!cold) this.entries.loadEnded();
     // The listing says which run folders are links (never followed: such a run is left out, as a read refuses it).
     const listed = (this.board.listing.typedNames('runs') ?? []).filter((d) => isRunId(d.name));
     const ids = listed.map((d) => d.name);
@@ -269,7 +271,7 @@ export class RunIndex {
   private async refresh(id: string): Promise<boolean> {
     const st = this.board.listing.stamp(paths.runFile(id));
     if (st === '') return this.forget(id);
-    if (this.entries.get(id)?.stamp === st) return true;
+    if (this.entries.stampOf(id) === st) return true;
     const summary = await this.summaryOf(id);
     if (!summary) return this.forget(id);
     this.set(id, st, summary);
@@ -290,12 +292,12 @@ export class RunIndex {
   }
 
   private set(id: string, stamp: string, summary: RunSummary): void {
-    const before = this.entries.get(id)?.summary;
+    const wasOpen = this.entries.isOpen(id);
     this.entries.set(id, { stamp, summary });
     this.bare.delete(id);
     this.dirty = true;
     this.sorted = null;
-    if ((before && isOpen(before)) || isOpen(summary)) this.sortedOpen = null;
+    if (wasOpen || isOpen(summary)) this.sortedOpen = null;
   }
 
   /** The lines of RUN.md when they are as the board writes them, else the whole file read and checked; null when it cannot be read. */
@@ -313,11 +315,11 @@ export class RunIndex {
 
   /** Drop a run's entry; false (it has none now), for the callers that say whether a run has one. */
   private forget(id: string): false {
-    const before = this.entries.get(id)?.summary;
+    const wasOpen = this.entries.isOpen(id);
     if (this.entries.delete(id)) {
       this.dirty = true;
       this.sorted = null;
-      if (before && isOpen(before)) this.sortedOpen = null;
+      if (wasOpen) this.sortedOpen = null;
     }
     return false;
   }

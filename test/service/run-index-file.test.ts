@@ -12,6 +12,8 @@ import { Board } from '../../src/board/board.js';
 import type { Actor } from '../../src/engine/types.js';
 import { resolveActor } from '../../src/service/identity.js';
 import { RESCAN_MS, RunIndex } from '../../src/service/run-index.js';
+import { IndexEntries } from '../../src/service/run-index-file.js';
+import { scanRunSummary } from '../../src/service/run-summary-scan.js';
 import { Service } from '../../src/service/service.js';
 import { CAST, cleanupHarnesses, Harness } from '../support/svc-harness.js';
 import { git, twoClones, wb } from '../support/git-clones.js';
@@ -139,6 +141,53 @@ describe('the run index on disk', () => {
     expect(await listed(index)).toEqual(await onDisk(h.root));
     await until(async () => ((await fs.readFile(path.join(h.root, ENDED), 'utf8')).includes(older.run.id) ? true : undefined), 10_000, 20);
     expect(await listedReadingNoRun(h.root)).toEqual(await onDisk(h.root));
+  });
+
+  it('keeps an ended run by its id alone once saved, and a run below the greatest ended id reads no ended entry back', async () => {
+    await fs.rm(path.join(h.root, '.work/index'), { recursive: true, force: true });
+    await listedOpen(new RunIndex(await Board.open(h.root)));
+    const truth = await onDisk(h.root);
+    const ended = truth.filter((l) => !isOpen(l)).map((l) => l.split(' ')[0]!);
+    const fresh = async () => {
+      const entries = new IndexEntries();
+      const cursor = entries.load((await Board.open(h.root)).state);
+      expect(cursor).not.toBeNull();
+      return { entries, cursor };
+    };
+    const { entries, cursor } = await fresh();
+    // Each ended run is known to be one, with no entry held for it.
+    for (const id of ended) {
+      expect(entries.has(id)).toBe(true);
+      expect(entries.stampOf(id)).toBeUndefined();
+    }
+    // Ids below every other, as runs a clone whose clock is behind started and git brought.
+    const low = (n: number) => `r-${String(n).padStart(26, '0')}`;
+    const text = await fs.readFile(path.join(h.root, 'runs', ended[0]!, 'RUN.md'), 'utf8');
+    const summary = scanRunSummary(text)!;
+    entries.set(low(1), { stamp: 'one', summary: { ...summary, id: low(1) } });
+    entries.set(low(2), { stamp: 'two', summary: { ...summary, id: low(2), state: 'active', outcome: null } });
+    expect([entries.has(low(1)), entries.isOpen(low(1)), entries.stampOf(low(1))]).toEqual([true, false, 'one']);
+    expect([entries.has(low(2)), entries.isOpen(low(2)), entries.stampOf(low(2))]).toEqual([true, true, 'two']);
+    expect(entries.has(low(3))).toBe(false);
+    for (const id of ended) expect(entries.stampOf(id)).toBeUndefined();
+    // Saved: the ended run's entry is in the file, and only its id in memory.
+    await entries.save(cursor);
+    expect([entries.has(low(1)), entries.stampOf(low(1))]).toEqual([true, undefined]);
+    expect(entries.stampOf(low(2))).toBe('two');
+    const after = await fresh();
+    const listedThere = after.entries.values().map((e) => `${e.summary.id} ${e.summary.state}`);
+    expect(listedThere.sort()).toEqual([...truth, `${low(1)} ${summary.state}`, `${low(2)} active`].sort());
+    // Gone again: from memory and, after a save, from the file.
+    expect(entries.delete(low(1))).toBe(true);
+    expect(entries.delete(low(2))).toBe(true);
+    expect([entries.has(low(1)), entries.has(low(2))]).toEqual([false, false]);
+    await entries.save(cursor);
+    expect(
+      (await fresh()).entries
+        .values()
+        .map((e) => `${e.summary.id} ${e.summary.state}`)
+        .sort(),
+    ).toEqual(truth);
   });
 
   it('is appended to, not rewritten, when runs start and end', async () => {
