@@ -10,9 +10,11 @@
  * same id for the receiver to de-duplicate on. Digests go out once per
  * interval per person (digests.ts). Time comes from the daemon's clock.
  */
+import { decodeTime } from 'ulid';
 import { OUTBOX_DIR } from '../board/layout.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
+import { PackedSet } from '../core/packed-set.js';
 import { boardBaseUrl } from '../core/public-url.js';
 import { servedAt } from '../board/served-at.js';
 import { ATTEMPT_MS, Lanes, PER_CHANNEL, within } from './attempts.js';
@@ -30,14 +32,34 @@ import { addToBacklog, channelOf, delivered, dueKeys, emptyBacklog, failed, isDu
 const SEND_WITHIN_MS = 24 * 3600_000;
 /** How long a finished notification stays in the outbox (for `workboard notifications`) before it is deleted. */
 export const KEEP_FINISHED_MS = 7 * 24 * 3600_000;
+/** How often the finished notifications are looked at for one past its keeping time: they are many, and age slowly. */
+const SWEEP_EVERY_MS = 3600_000;
+/** A run's notification's file name, '<run id>-n-<ULID>.json': the width finished names are packed at. */
+const ENTRY_NAME_LENGTH = 62;
 /** An attempt still going past its time (waiting on a lock) is looked at again this often, never sooner. */
 const RECHECK_MS = 1000;
+
+/** When a notification was made, from its file name's ULID ('…-n-<ULID>.json'); null for a name of another shape. */
+function madeAt(name: string): number | null {
+  const id = /-n-([0-9a-hjkmnp-tv-z]{26})\.json$/.exec(name)?.[1];
+  try {
+    return id === undefined ? null : decodeTime(id.toUpperCase());
+  } catch {
+    return null; // past ULID's greatest time
+  }
+}
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 export class Courier {
-  /** Entries whose every delivery has finished, with when each was made: never read again, only deleted when old. */
-  private readonly finished = new Map<string, number>();
+  /**
+   * Entries whose every delivery has finished: never read again, only
+   * deleted when old. Packed (a long-lived serve finishes thousands an hour
+   * and keeps each for a week), with no time kept: a sweep reads it from
+   * the name, or the entry.
+   */
+  private readonly finished = PackedSet.of(ENTRY_NAME_LENGTH, []);
+  private sweptAt = -Infinity;
   /**
    * Attempts started and not yet settled (an entry's delivery, or the digests),
    * with when each should have: the courier looks again then, as a failed
@@ -80,18 +102,15 @@ export class Courier {
     const digests: OutboxEntry[] = [];
     const now = this.now().getTime();
     const backlog = emptyBacklog();
+    if (now - this.sweptAt >= SWEEP_EVERY_MS) await this.sweep(now);
     for (const name of entryNames(this.board.state)) {
-      const made = this.finished.get(name);
-      if (made !== undefined) {
-        if (now - made > KEEP_FINISHED_MS) await this.forget(name);
-        continue;
-      }
+      if (this.finished.has(name)) continue;
       let entry = await readEntry(this.board.state, name);
       if (!entry) continue;
       if (!entry.deliveries) {
         // Nowhere to send it (no channel configured): it stays recorded as it is, and is not read again.
         if (Object.keys(planDeliveries(entry, this.board.manifest, entry.at)).length === 0) {
-          this.finished.set(name, Date.parse(entry.at));
+          this.finished.add(name);
           continue;
         }
         entry = (await this.plan(name)) ?? entry;
@@ -104,7 +123,7 @@ export class Courier {
           await this.forget(name);
           continue;
         }
-        if (!Object.keys(entry.deliveries ?? {}).some((k) => k.startsWith('digest:'))) this.finished.set(name, Date.parse(entry.at));
+        if (!Object.keys(entry.deliveries ?? {}).some((k) => k.startsWith('digest:'))) this.finished.add(name);
       }
       soonest(nextWake(entry, (key) => this.inFlight.has(attemptId(name, key))));
       if (Object.entries(entry.deliveries ?? {}).some(([k, d]) => k.startsWith('digest:') && !d.doneAt && !d.skipped)) digests.push(entry);
@@ -117,6 +136,17 @@ export class Courier {
     for (const settles of this.inFlight.values()) soonest(Math.max(settles, now + RECHECK_MS));
     this.backlog = backlog;
     return wake;
+  }
+
+  /** The finished notifications past their keeping time leave the outbox (one gone or unreadable since leaves the set). */
+  private async sweep(now: number): Promise<void> {
+    this.sweptAt = now;
+    const old: string[] = [];
+    for (const name of this.finished.values()) {
+      const made = madeAt(name) ?? Date.parse((await readEntry(this.board.state, name))?.at ?? '');
+      if (!(now - made <= KEEP_FINISHED_MS)) old.push(name);
+    }
+    for (const name of old) await this.forget(name);
   }
 
   /** A finished notification past its keeping time leaves the outbox. */

@@ -12,7 +12,7 @@
  * - `ended`: the ended and cancelled runs' entries (or `[id]`: no longer
  *   there), read only when every run is listed or looked at again; a run
  *   that could be among them is looked for by the ids alone
- *   (run-index-ended.ts, ended-ids.ts). A long-lived process keeps the
+ *   (run-index-ended.ts, core/packed-set.ts). A long-lived process keeps the
  *   entries of runs that end only until a save has appended them.
  * A save appends what changed; a file is rewritten whole only when most of
  * its lines are out of date. Saves are serialised by a lock and skipped when
@@ -22,7 +22,7 @@
 import type { ChangeCursor } from '../board/changes.js';
 import { INDEX_DIR, LEGACY_INDEX_FILE } from '../board/layout.js';
 import type { WorkState } from '../board/state.js';
-import { EndedIds } from './ended-ids.js';
+import { PackedSet } from '../core/packed-set.js';
 import { ENDED_FILE, isEntry, readEndedEntries, readEndedIds, type IndexEntry } from './run-index-ended.js';
 import { line, linesOf, records } from './run-index-lines.js';
 import { EndedSpill } from './run-index-spill.js';
@@ -40,6 +40,8 @@ export interface IndexCursor {
 }
 
 const OPEN_FILE = `${INDEX_DIR}/open`;
+/** 'r-' and a ULID (layout.ts RUN_ID_PATTERN): the width the ended ids are packed at. */
+const RUN_ID_LENGTH = 28;
 const VERSION = 5;
 const LOCK = 'run-index';
 
@@ -53,7 +55,7 @@ export class IndexEntries {
   /** Ended entries set while `ended` was not read, held until a save has appended them to the file. */
   private tail = new Map<string, IndexEntry>();
   /** While `ended` is not read: which runs are among the ended ones, by id alone. */
-  private endedIds = new EndedIds();
+  private endedIds = new PackedSet(RUN_ID_LENGTH);
   /** Ended entries in all, and the greatest id among them. */
   private endedCount = 0;
   private endedSum = 0;
@@ -84,7 +86,7 @@ export class IndexEntries {
     this.open = new Map();
     this.ended = new Map();
     this.tail = new Map();
-    this.endedIds = new EndedIds();
+    this.endedIds = new PackedSet(RUN_ID_LENGTH);
     this.endedCount = 0;
     this.endedSum = 0;
     this.endedMax = '';
@@ -144,7 +146,7 @@ export class IndexEntries {
     }
     for (const [id, e] of this.tail) ended.set(id, e);
     this.tail.clear();
-    this.endedIds = new EndedIds();
+    this.endedIds = new PackedSet(RUN_ID_LENGTH);
     this.ended = ended;
     this.endedCount = ended.size;
     this.endedSum = idSum(ended.keys());
@@ -275,7 +277,7 @@ export class IndexEntries {
    */
   releaseEnded(): void {
     if (!this.ended || !this.state || this.endedChanged.size > 0 || this.rewrite || this.broken || this.disk.n !== this.ended.size) return;
-    this.endedIds = EndedIds.of(this.ended.keys());
+    this.endedIds = PackedSet.of(RUN_ID_LENGTH, this.ended.keys());
     this.ended = null;
   }
 
@@ -375,7 +377,7 @@ export class IndexEntries {
     const len = spill.finish();
     this.spill = null;
     this.disk = { ino: inodeOf(state.stamp(ENDED_FILE)), len, lines: spill.ids.size, n: this.endedCount, max: this.endedMax, sum: this.endedSum };
-    this.endedIds = EndedIds.of(spill.ids);
+    this.endedIds = PackedSet.of(RUN_ID_LENGTH, spill.ids);
     this.ended = null;
   }
 

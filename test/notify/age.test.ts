@@ -35,9 +35,15 @@ it('news a courier first sees after a day is recorded, not sent; a finished noti
   expect(seen!.deliveries!.webhook).toMatchObject({ skipped: 'older than a day when a courier first saw it' });
   // (The approval went overdue meanwhile: that notification is new, and it is sent.)
   expect(hook.hooks.map((x) => x.id)).not.toContain(made!.id);
-  // A week after it was made, the courier deletes it.
+  // A copy under a name that does not say when it was made (as by hand): its own `at` is read when it is old enough to go.
+  const outbox = path.join(h.root, '.work/notifications');
+  const original = (await fs.readdir(outbox)).find((f) => f.includes(made!.id))!;
+  await fs.copyFile(path.join(outbox, original), path.join(outbox, 'board-kept-by-hand.json'));
+  await clocks.plan();
+  expect(await fs.readdir(outbox)).toContain('board-kept-by-hand.json');
+  // A week after it was made, the courier deletes both.
   await clocks.advance(6 * DAY);
   await clocks.plan();
-  const dir = await fs.readdir(path.join(h.root, '.work/notifications'));
-  expect(dir.filter((f) => f.includes(made!.id))).toEqual([]);
+  const dir = await fs.readdir(outbox);
+  expect(dir.filter((f) => f.includes(made!.id) || f === 'board-kept-by-hand.json')).toEqual([]);
 });

@@ -1,10 +1,10 @@
 /**
- * The ended runs' ids kept packed (service/ended-ids.ts): against a plain Set
- * given the same adds and removes, before and after the file's ids are read,
- * across folds. Pure: no disk.
+ * A packed set of fixed-width ids (core/packed-set.ts), as the run index keeps
+ * the ended runs' ids: against a plain Set given the same adds and removes,
+ * before and after the members kept elsewhere are read in, across folds.
  */
 import { describe, expect, it } from 'vitest';
-import { EndedIds } from '../../src/service/ended-ids.js';
+import { PackedSet } from '../../src/core/packed-set.js';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -29,14 +29,14 @@ function idOf(n: number): string {
 /** One of `pool` run ids: a small pool, so adds, removes and lookups meet. */
 const runId = (next: () => number, pool: number): string => idOf(Math.floor(next() * pool));
 
-describe('the ended ids, packed', () => {
+describe('a packed set of ids', () => {
   it('answers as a Set would, for every seed, across folds, with the file read first, late or never', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
       const next = rng(seed);
       const file = new Set<string>();
       for (let i = 0; i < 3000; i++) file.add(runId(next, 20_000));
       const model = new Set(file);
-      const ids = new EndedIds();
+      const ids = new PackedSet(28);
       // Seeds 1 and 2 read the file at once; the others after some changes (3 and 4) or only when they pile up (5).
       const fillAt = seed <= 2 ? 0 : seed <= 4 ? 2500 : Infinity;
       let filled = false;
@@ -65,11 +65,12 @@ describe('the ended ids, packed', () => {
         const id = idOf(i);
         expect(ids.has(id), `seed ${seed}: ${id}`).toBe(model.has(id));
       }
+      expect([...ids.values()].sort(), `seed ${seed}`).toEqual([...model].sort());
     }
   });
 
   it('says it wants the file once more ids are beside it than it keeps there, and not before', () => {
-    const ids = new EndedIds();
+    const ids = new PackedSet(28);
     const next = rng(9);
     let added = 0;
     while (!ids.wantsFile) {
@@ -82,13 +83,14 @@ describe('the ended ids, packed', () => {
   });
 
   it('keeps an id of another length beside the buffer, found and removed like the others', () => {
-    const ids = EndedIds.of(['r-short', 'r-00000000000000000000000001']);
+    const ids = PackedSet.of(28, ['r-short', 'r-00000000000000000000000001']);
     expect(ids.has('r-short')).toBe(true);
     expect(ids.has('r-00000000000000000000000001')).toBe(true);
     const next = rng(3);
     // Enough adds to fold: the short id stays known through it.
     for (let i = 0; i < 5000; i++) ids.add(runId(next, 1e12));
     expect(ids.has('r-short')).toBe(true);
+    expect([...ids.values()].filter((id) => id.length !== 28)).toEqual(['r-short']);
     ids.delete('r-short');
     ids.delete('r-00000000000000000000000001');
     for (let i = 0; i < 5000; i++) ids.add(runId(next, 1e12));
