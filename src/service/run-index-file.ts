@@ -177,15 +177,12 @@ export class IndexEntries {
     return this.open.has(id) || this.endedHas(id);
   }
 
-  isOpen(id: string): boolean {
-    return this.open.has(id);
+  /** An open run's summary as held (the same object `openValues` gives); undefined for a run not open. */
+  openSummary(id: string): RunSummary | undefined {
+    return this.open.get(id)?.summary;
   }
 
-  /**
-   * The stamp of the RUN.md a run's entry was read from; undefined when it
-   * has none, or its entry was let go after a save (then RUN.md is read
-   * again, which costs a file where looking it up costs every ended entry).
-   */
+  /** The stamp of the RUN.md a run's entry was read from; undefined when it has none, or it was let go after a save (then RUN.md is read again, not every ended entry). */
   stampOf(id: string): string | undefined {
     return (this.open.get(id) ?? (this.ended ? this.ended.get(id) : this.tail.get(id)))?.stamp;
   }

@@ -292,12 +292,35 @@ export class RunIndex {
   }
 
   private set(id: string, stamp: string, summary: RunSummary): void {
-    const wasOpen = this.entries.isOpen(id);
+    const wasOpen = this.entries.openSummary(id) !== undefined;
     this.entries.set(id, { stamp, summary });
     this.bare.delete(id);
     this.dirty = true;
     this.sorted = null;
-    if (wasOpen || isOpen(summary)) this.sortedOpen = null;
+    if (wasOpen || isOpen(summary)) this.openMoved(id);
+  }
+
+  /**
+   * One run came, went or changed among the open ones: the sorted list is
+   * copied with it put in place, not sorted again (a third of a millisecond
+   * at a thousand open runs, and get_work asks after every write). A copy,
+   * as a caller may still be walking the list it was given.
+   */
+  private openMoved(id: string): void {
+    const list = this.sortedOpen;
+    if (list === null) return;
+    let at = 0;
+    for (let hi = list.length; at < hi;) {
+      const mid = (at + hi) >>> 1;
+      if ((list[mid]?.id ?? id) < id) at = mid + 1;
+      else hi = mid;
+    }
+    const next = list.slice();
+    const summary = this.entries.openSummary(id);
+    const here = next[at]?.id === id;
+    if (summary) next.splice(at, here ? 1 : 0, summary);
+    else if (here) next.splice(at, 1);
+    this.sortedOpen = next;
   }
 
   /** The lines of RUN.md when they are as the board writes them, else the whole file read and checked; null when it cannot be read. */
@@ -315,11 +338,11 @@ export class RunIndex {
 
   /** Drop a run's entry; false (it has none now), for the callers that say whether a run has one. */
   private forget(id: string): false {
-    const wasOpen = this.entries.isOpen(id);
+    const wasOpen = this.entries.openSummary(id) !== undefined;
     if (this.entries.delete(id)) {
       this.dirty = true;
       this.sorted = null;
-      if (wasOpen) this.sortedOpen = null;
+      if (wasOpen) this.openMoved(id);
     }
     return false;
   }

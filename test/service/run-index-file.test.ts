@@ -166,8 +166,8 @@ describe('the run index on disk', () => {
     const summary = scanRunSummary(text)!;
     entries.set(low(1), { stamp: 'one', summary: { ...summary, id: low(1) } });
     entries.set(low(2), { stamp: 'two', summary: { ...summary, id: low(2), state: 'active', outcome: null } });
-    expect([entries.has(low(1)), entries.isOpen(low(1)), entries.stampOf(low(1))]).toEqual([true, false, 'one']);
-    expect([entries.has(low(2)), entries.isOpen(low(2)), entries.stampOf(low(2))]).toEqual([true, true, 'two']);
+    expect([entries.has(low(1)), entries.openSummary(low(1)), entries.stampOf(low(1))]).toEqual([true, undefined, 'one']);
+    expect([entries.has(low(2)), entries.openSummary(low(2))?.state, entries.stampOf(low(2))]).toEqual([true, 'active', 'two']);
     expect(entries.has(low(3))).toBe(false);
     for (const id of ended) expect(entries.stampOf(id)).toBeUndefined();
     // Saved: the ended run's entry is in the file, and only its id in memory.

@@ -184,4 +184,36 @@ describe('the run index across coordinators', () => {
     expect(listedFresh).not.toContain(c.run.id);
     await fs.rename(away(c.run.id), path.join(h.root, 'runs', c.run.id));
   });
+
+  it('keeps the open runs in id order, as a fresh index lists them, as runs start out of order and end, without changing a list already given', async () => {
+    const index = new RunIndex(await Board.open(h.root));
+    /** The open runs as each RUN.md says, in id order: read with a regular expression, not through an index. */
+    const openOnDisk = async () => {
+      const out: string[] = [];
+      for (const id of (await fs.readdir(path.join(h.root, 'runs'))).sort()) {
+        const text = await fs.readFile(path.join(h.root, 'runs', id, 'RUN.md'), 'utf8').catch(() => '');
+        if (/^state: (active|waiting)$/m.test(text)) out.push(id);
+      }
+      return out;
+    };
+    const listed = async () => (await index.openSummaries()).map((r) => r.id);
+    expect(await listed()).toEqual(await openOnDisk());
+    const started: string[] = [];
+    // Each start's time moves back and forth, so its id falls among the others, not after them.
+    for (const [i, shift] of [-50_000, 20_000, -5_000, 40_000, -30_000, 1_000].entries()) {
+      h.advance(shift);
+      started.push((await h.start('claim-review', { claimant: CAST.bob, amount: 40 + i })).run.id);
+      const given = await index.openSummaries();
+      const givenIds = given.map((r) => r.id);
+      expect(givenIds).toEqual(await openOnDisk());
+      if (i % 2 === 1) {
+        await h.ok('cancel', { runId: started[i - 1]!, reason: 'Test.' }, CAST.operator);
+        expect(await listed()).toEqual(await openOnDisk());
+        // The list given before the change is as it was.
+        expect(given.map((r) => r.id)).toEqual(givenIds);
+      }
+    }
+    expect(started.slice().sort()).not.toEqual(started);
+    expect(await listed()).toEqual((await new RunIndex(await Board.open(h.root)).openSummaries()).map((r) => r.id));
+  });
 });
