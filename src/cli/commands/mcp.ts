@@ -6,6 +6,7 @@ import { BoardError } from '../../board/errors.js';
 import type { Cli } from '../cli.js';
 import { EXIT } from '../output.js';
 import { VERSION } from '../version.js';
+import { boundHeapGrowth } from '../heap-growth.js';
 
 export function register(program: Command, cli: Cli): void {
   program
@@ -23,6 +24,7 @@ export function register(program: Command, cli: Cli): void {
       // Loaded here so every other command starts without the MCP SDK.
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
       const { createMcpServer } = await import('../../mcp/server.js');
+      boundHeapGrowth();
       const service = await Service.open(board, { evaluate });
       // This process lives as long as its agent: get_work then reuses what it read of each open run, as serve does.
       const stopWatching = service.watchOpenRuns();

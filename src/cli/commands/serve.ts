@@ -14,6 +14,7 @@ import type { Cli } from '../cli.js';
 import { VERSION } from '../version.js';
 import { STATE_DIR } from '../../board/layout.js';
 import { stopNetworkGit } from '../../git/repo.js';
+import { boundHeapGrowth } from '../heap-growth.js';
 
 /** Why the address could not be had, in words a person can act on. */
 function cannotListen(e: NodeJS.ErrnoException, where: string): string {
@@ -105,6 +106,7 @@ export function register(program: Command, cli: Cli): void {
  * second, letting calls in flight finish (graceful-close.ts).
  */
 export async function serveBoard(cli: Cli, board: Board, o: ServeOptions, announce?: (mcpUrl: string | null) => void | Promise<void>): Promise<void> {
+  boundHeapGrowth();
   /** `--http` or `--ops`: where to listen, as host (IPv6 without its brackets) and port. */
   const address = (flag: string, v: string | undefined) => {
     if (v === undefined) return null;
