@@ -28,6 +28,11 @@ function block(readme: string, name: string): string {
 }
 
 const registryUp = spawnSync('npm', ['ping'], { encoding: 'utf8', timeout: 20_000 }).status === 0;
+/**
+ * The machine's global npmrc (its CA file, proxy, registry). npm looks for it under the prefix, so with the
+ * prefix redirected it would be lost: on a machine whose TLS goes through its own CA every fetch then fails.
+ */
+const globalConfig = spawnSync('npm', ['config', 'get', 'globalconfig'], { encoding: 'utf8', timeout: 20_000 }).stdout.trim();
 
 /** The environment a newcomer's shell has, with npm's global prefix redirected to `prefix`. */
 function shellEnv(prefix: string): Record<string, string> {
@@ -37,6 +42,7 @@ function shellEnv(prefix: string): Record<string, string> {
     ...env,
     NO_COLOR: '1',
     npm_config_prefix: prefix,
+    ...(globalConfig === '' ? {} : { npm_config_globalconfig: globalConfig }),
     npm_config_fund: 'false',
     npm_config_audit: 'false',
     npm_config_update_notifier: 'false',
