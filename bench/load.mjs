@@ -6,8 +6,10 @@
 // Reports transitions/s, p50/p99 per tool, serve's RSS (VmRSS in /proc/<pid>/status)
 // sampled every 2 s, and how fast /healthz and /readyz answer under the load (asked every second). The soak section (`--only=soak`, `--soak-seconds=<s>`: 300 s, 45 s with --quick)
 // runs the same load that long on a board of its own and reports serve's RSS at the start, at 1 and
-// 5 minutes, at its peak and at the end, per minute with its slope after warm-up, and the RSS of a
-// cold serve started afterwards on the board the soak grew (what the runs added need by themselves).
+// 5 minutes, at its peak and at the end, per minute with its slope after warm-up and the live heap
+// after each of serve's full collections (serve runs with --trace-gc: what is live, apart from how
+// much V8 lets its heap grow), and the RSS of a cold serve started afterwards on the board the soak
+// grew (what the runs added need by themselves).
 // Serve is killed at the end.
 // WB_SERVE_PROF=<dir> starts serve with --cpu-prof into that folder, to see where its time goes.
 import { spawn } from 'node:child_process';
@@ -70,16 +72,35 @@ function cpuMs(pid) {
   }
 }
 
-/** `workboard serve --http 127.0.0.1:0` on the board: its process and the URL it printed. */
-async function startServe(dir, extra = []) {
+/** One full collection in `--trace-gc`'s words: the heap V8 held before and after it, and what was live after it (MB). */
+const MARK_COMPACT = /Mark-Compact [\d.]+ \(([\d.]+)\) -> ([\d.]+) \(([\d.]+)\) MB/;
+
+/**
+ * `workboard serve --http 127.0.0.1:0` on the board: its process and the URL it printed. `gcs`: with
+ * `traceGc`, each full collection as it is printed (when, live heap after it, heap V8 held), for the soak.
+ */
+async function startServe(dir, extra = [], traceGc = false) {
   const prof = process.env.WB_SERVE_PROF ? ['--cpu-prof', '--cpu-prof-dir=' + process.env.WB_SERVE_PROF] : [];
   // WB_SERVE_HEAP=<dir>: serve writes a heap snapshot into <dir> on each SIGUSR2 (its pid is printed).
   const heap = process.env.WB_SERVE_HEAP ? ['--heapsnapshot-signal=SIGUSR2', '--diagnostic-dir=' + process.env.WB_SERVE_HEAP] : [];
   // WB_SERVE_TRACE_GC=<file>: serve runs with --trace-gc, its output appended to <file> (the live heap after each full GC).
-  const gc = process.env.WB_SERVE_TRACE_GC ? ['--trace-gc'] : [];
+  const gc = process.env.WB_SERVE_TRACE_GC || traceGc ? ['--trace-gc'] : [];
   const child = spawn(process.execPath, [...prof, ...heap, ...gc, BIN, '--board', dir, 'serve', '--http', '127.0.0.1:0', '--ops', '127.0.0.1:0', ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  if (gc.length > 0) child.stdout.on('data', (d) => appendFileSync(process.env.WB_SERVE_TRACE_GC, d));
+  if (process.env.WB_SERVE_TRACE_GC) child.stdout.on('data', (d) => appendFileSync(process.env.WB_SERVE_TRACE_GC, d));
+  const gcs = [];
+  let partial = '';
+  if (traceGc) {
+    child.stdout.on('data', (d) => {
+      const text = partial + d;
+      const cut = text.lastIndexOf('\n');
+      partial = text.slice(cut + 1);
+      for (const l of text.slice(0, cut + 1).split('\n')) {
+        const m = MARK_COMPACT.exec(l);
+        if (m) gcs.push({ at: performance.now(), live: Number(m[2]), held: Math.max(Number(m[1]), Number(m[3])) });
+      }
+    });
+  }
   child.stderr.on('data', (d) => (out = (out + d).slice(-4000)));
   let said = '';
   const { url, ops } = await new Promise((resolve, reject) => {
@@ -94,7 +115,7 @@ async function startServe(dir, extra = []) {
   });
   const exited = new Promise((r) => child.once('exit', r));
   if (heap.length > 0) console.error(`serve pid ${child.pid}: kill -USR2 ${child.pid} writes a heap snapshot into ${process.env.WB_SERVE_HEAP}`);
-  return { child, url, ops, exited };
+  return { child, url, ops, exited, gcs };
 }
 
 async function stopServe({ child, exited }) {
@@ -200,7 +221,7 @@ async function coldServeRss(dir, agents, mira) {
 
 export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 }) {
   const { base, dir, agents, mira } = await setupBoard();
-  const serve = await startServe(dir, serveArgs);
+  const serve = await startServe(dir, serveArgs, soak);
   const pid = serve.child.pid;
   try {
     const idle = rssMb(pid);
@@ -215,6 +236,7 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
     const clientsCpu0 = process.cpuUsage();
     const t0 = performance.now();
     const until = t0 + seconds * 1000;
+    const gcsFrom = serve.gcs.length;
     const samples = [];
     const sample = () => samples.push({ t: (performance.now() - t0) / 1000, rss: rssMb(pid), transitions: stats.transitions });
     sample();
@@ -292,7 +314,9 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
         failed: probes.failed,
       },
     };
-    if (soak) result.soak = { ...soakOf(result), points: pointsOf(result), cold };
+    // Each full collection of the soak, at its second: what was live after it is the heap's own growth, apart from V8's sizing.
+    const gcs = serve.gcs.slice(gcsFrom).map((g) => ({ t: (g.at - t0) / 1000, live: g.live, held: g.held }));
+    if (soak) result.soak = { ...soakOf(result, gcs), points: pointsOf(result), cold, gcs };
     return { lines: lines(result), json: result };
   } finally {
     await stopServe(serve);
@@ -354,8 +378,8 @@ function pointsOf(r) {
   return [at('start', xs[0]), ...[60, 300].filter((t) => t <= r.seconds).map((t) => at(`${t / 60} min`, near(t))), at('peak', peak), at('end', xs.at(-1))];
 }
 
-/** Per minute: RSS min, max and at the minute's end, transitions in it; and the slope after warm-up. */
-function soakOf(r) {
+/** Per minute: RSS min, max and at the minute's end, the live heap after its full collections and the most heap V8 held, transitions in it; and the slope after warm-up. */
+function soakOf(r, gcs) {
   const count = Math.round(r.seconds / 60);
   // The first sample is the start; the last, taken once the clients stopped, belongs to the last minute.
   const minuteOf = (s) => Math.min(count, Math.max(1, Math.ceil(s.t / 60)));
@@ -365,7 +389,9 @@ function soakOf(r) {
     const xs = r.samples.slice(1).filter((s) => minuteOf(s) === m && s.rss !== null);
     const last = xs.at(-1);
     if (!last) continue;
-    minutes.push({ minute: m, min: Math.min(...xs.map((s) => s.rss)), max: Math.max(...xs.map((s) => s.rss)), end: last.rss, transitions: last.transitions - before.transitions });
+    const full = gcs.filter((g) => minuteOf(g) === m);
+    const live = full.length === 0 ? null : { min: Math.min(...full.map((g) => g.live)), max: Math.max(...full.map((g) => g.live)), held: Math.max(...full.map((g) => g.held)) };
+    minutes.push({ minute: m, min: Math.min(...xs.map((s) => s.rss)), max: Math.max(...xs.map((s) => s.rss)), end: last.rss, live, transitions: last.transitions - before.transitions });
     before = last;
   }
   const s = slope(r.samples, WARM_UP_S);
@@ -421,9 +447,11 @@ function lines(r) {
     ...s.points.map((p) => `| ${p.point} | ${f(p.t, 0)} | ${mb(p.rss)} | ${p.transitions} |`),
     ...(s.cold ? [`| cold serve on the grown board (${s.cold.runs} runs), after one cycle per client | – | ${mb(s.cold.rss)} | – |`] : []),
     '',
-    '| minute | RSS MB min | max | at the end | transitions |',
-    '|---|---|---|---|---|',
-    ...s.minutes.map((m) => `| ${m.minute} | ${mb(m.min)} | ${mb(m.max)} | ${mb(m.end)} | ${m.transitions} |`),
+    '| minute | RSS MB min | max | at the end | live heap after full collections, MB | heap V8 held, at most MB | transitions |',
+    '|---|---|---|---|---|---|---|',
+    ...s.minutes.map(
+      (m) => `| ${m.minute} | ${mb(m.min)} | ${mb(m.max)} | ${mb(m.end)} | ${m.live ? `${f(m.live.min, 1)}–${f(m.live.max, 1)}` : '–'} | ${m.live ? f(m.live.held, 1) : '–'} | ${m.transitions} |`,
+    ),
   );
   // The slope needs a minute of samples after warm-up.
   if (r.seconds >= WARM_UP_S + 60) {
