@@ -8,8 +8,9 @@
 // runs the same load that long on a board of its own and reports serve's RSS at the start, at 1 and
 // 5 minutes, at its peak and at the end, per minute with its slope after warm-up and the live heap
 // after each of serve's full collections (serve runs with --trace-gc: what is live, apart from how
-// much V8 lets its heap grow), and the RSS of a cold serve started afterwards on the board the soak
-// grew (what the runs added need by themselves).
+// much V8 lets its heap grow) and node's memory outside V8's heap (`external`, from /metrics), and
+// the RSS of a cold serve started afterwards on the board the soak grew (what the runs added need by
+// themselves).
 // Serve is killed at the end.
 // WB_SERVE_PROF=<dir> starts serve with --cpu-prof into that folder, to see where its time goes.
 import { spawn } from 'node:child_process';
@@ -237,6 +238,20 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
     const t0 = performance.now();
     const until = t0 + seconds * 1000;
     const gcsFrom = serve.gcs.length;
+    // The soak also reads serve's memory outside V8's heap (buffers, what native code holds) from /metrics every 30 s.
+    const external = [];
+    const externalReader = soak
+      ? setInterval(
+          () =>
+            void fetch(new URL('/metrics', serve.url))
+              .then((r) => r.text())
+              .then((text) => {
+                const m = /^nodejs_external_memory_bytes (\S+)$/m.exec(text);
+                if (m) external.push({ t: (performance.now() - t0) / 1000, mb: Number(m[1]) / 1024 / 1024 });
+              }),
+          30_000,
+        )
+      : null;
     const samples = [];
     const sample = () => samples.push({ t: (performance.now() - t0) / 1000, rss: rssMb(pid), transitions: stats.transitions });
     sample();
@@ -283,6 +298,7 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
       clearInterval(sampler);
       clearInterval(prober);
       if (scraper) clearInterval(scraper);
+      if (externalReader) clearInterval(externalReader);
     }
     const serveCpu = serveCpu0 === null ? null : cpuMs(pid) - serveCpu0;
     const clientsCpu = process.cpuUsage(clientsCpu0);
@@ -316,7 +332,7 @@ export async function loadSection({ seconds, soak, serveArgs = [], scrapeMs = 0 
     };
     // Each full collection of the soak, at its second: what was live after it is the heap's own growth, apart from V8's sizing.
     const gcs = serve.gcs.slice(gcsFrom).map((g) => ({ t: (g.at - t0) / 1000, live: g.live, held: g.held }));
-    if (soak) result.soak = { ...soakOf(result, gcs), points: pointsOf(result), cold, gcs };
+    if (soak) result.soak = { ...soakOf(result, gcs, external), points: pointsOf(result), cold, gcs, external };
     return { lines: lines(result), json: result };
   } finally {
     await stopServe(serve);
@@ -378,8 +394,8 @@ function pointsOf(r) {
   return [at('start', xs[0]), ...[60, 300].filter((t) => t <= r.seconds).map((t) => at(`${t / 60} min`, near(t))), at('peak', peak), at('end', xs.at(-1))];
 }
 
-/** Per minute: RSS min, max and at the minute's end, the live heap after its full collections and the most heap V8 held, transitions in it; and the slope after warm-up. */
-function soakOf(r, gcs) {
+/** Per minute: RSS min, max and at the minute's end, the live heap after its full collections, the most heap V8 held and the most memory outside it (node's `external`), transitions in it; and the slope after warm-up. */
+function soakOf(r, gcs, external) {
   const count = Math.round(r.seconds / 60);
   // The first sample is the start; the last, taken once the clients stopped, belongs to the last minute.
   const minuteOf = (s) => Math.min(count, Math.max(1, Math.ceil(s.t / 60)));
@@ -391,7 +407,16 @@ function soakOf(r, gcs) {
     if (!last) continue;
     const full = gcs.filter((g) => minuteOf(g) === m);
     const live = full.length === 0 ? null : { min: Math.min(...full.map((g) => g.live)), max: Math.max(...full.map((g) => g.live)), held: Math.max(...full.map((g) => g.held)) };
-    minutes.push({ minute: m, min: Math.min(...xs.map((s) => s.rss)), max: Math.max(...xs.map((s) => s.rss)), end: last.rss, live, transitions: last.transitions - before.transitions });
+    const outside = external.filter((e) => minuteOf(e) === m).map((e) => e.mb);
+    minutes.push({
+      minute: m,
+      min: Math.min(...xs.map((s) => s.rss)),
+      max: Math.max(...xs.map((s) => s.rss)),
+      end: last.rss,
+      live,
+      external: outside.length === 0 ? null : Math.max(...outside),
+      transitions: last.transitions - before.transitions,
+    });
     before = last;
   }
   const s = slope(r.samples, WARM_UP_S);
@@ -447,10 +472,11 @@ function lines(r) {
     ...s.points.map((p) => `| ${p.point} | ${f(p.t, 0)} | ${mb(p.rss)} | ${p.transitions} |`),
     ...(s.cold ? [`| cold serve on the grown board (${s.cold.runs} runs), after one cycle per client | – | ${mb(s.cold.rss)} | – |`] : []),
     '',
-    '| minute | RSS MB min | max | at the end | live heap after full collections, MB | heap V8 held, at most MB | transitions |',
-    '|---|---|---|---|---|---|---|',
+    '| minute | RSS MB min | max | at the end | live heap after full collections, MB | heap V8 held, at most MB | outside V8 heap, at most MB | transitions |',
+    '|---|---|---|---|---|---|---|---|',
     ...s.minutes.map(
-      (m) => `| ${m.minute} | ${mb(m.min)} | ${mb(m.max)} | ${mb(m.end)} | ${m.live ? `${f(m.live.min, 1)}–${f(m.live.max, 1)}` : '–'} | ${m.live ? f(m.live.held, 1) : '–'} | ${m.transitions} |`,
+      (m) =>
+        `| ${m.minute} | ${mb(m.min)} | ${mb(m.max)} | ${mb(m.end)} | ${m.live ? `${f(m.live.min, 1)}–${f(m.live.max, 1)}` : '–'} | ${m.live ? f(m.live.held, 1) : '–'} | ${m.external === null ? '–' : f(m.external, 1)} | ${m.transitions} |`,
     ),
   );
   // The slope needs a minute of samples after warm-up.
