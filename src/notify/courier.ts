@@ -10,7 +10,6 @@
  * same id for the receiver to de-duplicate on. Digests go out once per
  * interval per person (digests.ts). Time comes from the daemon's clock.
  */
-import { decodeTime } from 'ulid';
 import { OUTBOX_DIR } from '../board/layout.js';
 import type { Board } from '../board/board.js';
 import { BoardError } from '../board/errors.js';
@@ -24,7 +23,7 @@ import { postWebhook, webhookSecret } from './channels/webhook.js';
 import { postToSlack } from './channels/slack.js';
 import { Digests } from './digests.js';
 import { emailOf, webhookBody } from './message.js';
-import { deliveryLock, entryLock, entryNames, readEntry, statusOf, updateDelivery, writeEntry, type OutboxEntry } from './outbox.js';
+import { deliveryLock, entryLock, entryMadeAt, entryNames, type OutboxEntry, readEntry, RUN_ENTRY_NAME_LENGTH, statusOf, updateDelivery, writeEntry } from './outbox.js';
 import type { Notification } from './rules.js';
 import { addToBacklog, channelOf, delivered, dueKeys, emptyBacklog, failed, isDue, nextWake, personOf, personSkip, planDeliveries, skipped, type Backlog, type Channel } from './schedule.js';
 
@@ -34,20 +33,8 @@ const SEND_WITHIN_MS = 24 * 3600_000;
 export const KEEP_FINISHED_MS = 7 * 24 * 3600_000;
 /** How often the finished notifications are looked at for one past its keeping time: they are many, and age slowly. */
 const SWEEP_EVERY_MS = 3600_000;
-/** A run's notification's file name, '<run id>-n-<ULID>.json': the width finished names are packed at. */
-const ENTRY_NAME_LENGTH = 62;
 /** An attempt still going past its time (waiting on a lock) is looked at again this often, never sooner. */
 const RECHECK_MS = 1000;
-
-/** When a notification was made, from its file name's ULID ('…-n-<ULID>.json'); null for a name of another shape. */
-function madeAt(name: string): number | null {
-  const id = /-n-([0-9a-hjkmnp-tv-z]{26})\.json$/.exec(name)?.[1];
-  try {
-    return id === undefined ? null : decodeTime(id.toUpperCase());
-  } catch {
-    return null; // past ULID's greatest time
-  }
-}
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -58,7 +45,7 @@ export class Courier {
    * and keeps each for a week), with no time kept: a sweep reads it from
    * the name, or the entry.
    */
-  private readonly finished = PackedSet.of(ENTRY_NAME_LENGTH, []);
+  private readonly finished = PackedSet.of(RUN_ENTRY_NAME_LENGTH, []);
   private sweptAt = -Infinity;
   /**
    * Attempts started and not yet settled (an entry's delivery, or the digests),
@@ -143,7 +130,7 @@ export class Courier {
     this.sweptAt = now;
     const old: string[] = [];
     for (const name of this.finished.values()) {
-      const made = madeAt(name) ?? Date.parse((await readEntry(this.board.state, name))?.at ?? '');
+      const made = entryMadeAt(name) ?? Date.parse((await readEntry(this.board.state, name))?.at ?? '');
       if (!(now - made <= KEEP_FINISHED_MS)) old.push(name);
     }
     for (const name of old) await this.forget(name);

@@ -7,6 +7,7 @@
  */
 import { OUTBOX_DIR } from '../board/layout.js';
 import { sha256Hex } from '../core/hash.js';
+import { idLength, idTime } from '../core/ids.js';
 import type { StateRecord } from '../board/commit.js';
 import type { WorkState } from '../board/state.js';
 import type { Notification } from './rules.js';
@@ -33,6 +34,14 @@ export interface OutboxEntry extends Notification {
 /** An entry's file name in the outbox. */
 export function entryName(n: Pick<Notification, 'id' | 'runId'>): string {
   return `${n.runId ?? 'board'}-${n.id}.json`;
+}
+
+/** The length of a run's notification's file name, '<run id>-<notification id>.json'. */
+export const RUN_ENTRY_NAME_LENGTH = idLength('r') + 1 + idLength('n') + '.json'.length;
+
+/** When an entry's notification was made, from its file name; null for a name of another shape (made by hand). */
+export function entryMadeAt(name: string): number | null {
+  return name.endsWith('.json') ? idTime(name.slice(0, -'.json'.length)) : null;
 }
 
 export function entryFile(n: Pick<Notification, 'id' | 'runId'>): string {

@@ -22,6 +22,7 @@
 import type { ChangeCursor } from '../board/changes.js';
 import { INDEX_DIR, LEGACY_INDEX_FILE } from '../board/layout.js';
 import type { WorkState } from '../board/state.js';
+import { idLength } from '../core/ids.js';
 import { PackedSet } from '../core/packed-set.js';
 import { ENDED_FILE, isEntry, readEndedEntries, readEndedIds, type IndexEntry } from './run-index-ended.js';
 import { line, linesOf, records } from './run-index-lines.js';
@@ -40,8 +41,8 @@ export interface IndexCursor {
 }
 
 const OPEN_FILE = `${INDEX_DIR}/open`;
-/** 'r-' and a ULID (layout.ts RUN_ID_PATTERN): the width the ended ids are packed at. */
-const RUN_ID_LENGTH = 28;
+/** The width the ended runs' ids are packed at. */
+const RUN_ID_LENGTH = idLength('r');
 const VERSION = 5;
 const LOCK = 'run-index';
 
